@@ -1,0 +1,132 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "SuperAppGateway",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "gateway", targets: ["gateway"]),
+        .executable(name: "gatewayctl", targets: ["gatewayctl"]),
+        .library(name: "RedisClient", targets: ["RedisClient"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: [.defaults, "CommandLineArguments"]),
+        .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.0"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird.git", from: "2.1.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", "5.0.0"..<"7.0.0"),
+    ],
+    targets: [
+        // C bridge to libhiredis (RESP reader only).
+        .systemLibrary(
+            name: "CHiredis",
+            pkgConfig: "hiredis",
+            providers: [.apt(["libhiredis-dev"])]
+        ),
+        // Async Redis client: SwiftNIO channel + hiredis reader. Knows nothing of the gateway.
+        .target(
+            name: "RedisClient",
+            dependencies: [
+                "CHiredis",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Types, server stubs and client generated from OpenAPI/gateway.yaml.
+        .target(
+            name: "GatewayAPI",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ],
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+        // The domain: tenancy, cache, secrets. No HTTP framework types in its public API.
+        .target(
+            name: "GatewayCore",
+            dependencies: [
+                "RedisClient",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Hummingbird application: routes, middlewares, error mapping, configuration.
+        .target(
+            name: "GatewayServer",
+            dependencies: [
+                "GatewayAPI",
+                "GatewayCore",
+                "RedisClient",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // gatewayctl commands as a library, so tests drive the same code paths.
+        .target(
+            name: "GatewayCLI",
+            dependencies: [
+                "GatewayCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(name: "gateway", dependencies: ["GatewayServer"], swiftSettings: swiftSettings),
+        .executableTarget(name: "gatewayctl", dependencies: ["GatewayCLI"], swiftSettings: swiftSettings),
+        // Benchmarks (`make bench`): print figures, never run by the test suite.
+        .executableTarget(name: "redis-bench", dependencies: ["RedisClient"], path: "Benchmarks/redis-bench", swiftSettings: swiftSettings),
+
+        .testTarget(
+            name: "RedisClientTests",
+            dependencies: ["RedisClient", .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GatewayCoreTests",
+            dependencies: ["GatewayCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GatewayCLITests",
+            dependencies: ["GatewayCLI", "GatewayCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GatewayServerTests",
+            dependencies: [
+                "GatewayServer", "GatewayCore", "GatewayAPI", "GatewayCLI",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,33 @@
+import ArgumentParser
+
+/// `gatewayctl`: the operator CLI over the gateway's SQLite tenant store.
+struct RootCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gatewayctl",
+        abstract: "Administer SuperApp Gateway tenants in the gateway's SQLite database.",
+        discussion: """
+            gatewayctl edits the same database the gateway reads; running gateways pick up \
+            changes within a second. Secrets are sealed with the master key and masked in \
+            output unless --reveal is given.
+
+            Exit codes: 0 success, 1 failure, 2 invalid input (nothing written).
+
+            Shell completion: gatewayctl --generate-completion-script bash|zsh|fish
+            """,
+        subcommands: [MigrateCommand.self, TenantCommand.self]
+    )
+}
+
+/// `gatewayctl tenant ...`
+struct TenantCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tenant",
+        abstract: "Create, inspect, change, export and import tenants.",
+        subcommands: [
+            TenantCreateCommand.self, TenantListCommand.self, TenantShowCommand.self,
+            TenantUpdateCommand.self, TenantSuspendCommand.self, TenantResumeCommand.self,
+            TenantDeleteCommand.self, TenantExportCommand.self, TenantImportCommand.self,
+            TenantAuditCommand.self,
+        ]
+    )
+}

@@ -1,0 +1,46 @@
+import Foundation
+import GatewayCore
+
+/// A tenant as gatewayctl prints, exports and imports it.
+/// Missing sections/fields on import take the ``Tenant`` defaults.
+struct TenantDocument: Codable {
+    struct Platform: Codable {
+        var baseURL: String?
+        var projectID: String?
+        var subscriptionKey: SecretDocument?
+        var previewMode: Bool?
+        var requireSignatureVerification: Bool?
+    }
+
+    struct Provisioning: Codable {
+        var baseURL: String?
+        var superAppID: String?
+        var superAppVersion: String?
+        var apiKey: SecretDocument?
+    }
+
+    var id: String
+    var displayName: String
+    var status: TenantStatus?
+    var platform: Platform?
+    var provisioning: Provisioning?
+    var storageMaxSizeInBytes: Int64?
+    var cacheRules: ClientCacheRules?
+    var theme: Theme?
+    var cacheTTLs: CacheTTLs?
+    var configVersion: Int64?
+    var createdAt: Date?
+    var updatedAt: Date?
+}
+
+/// The file `tenant export` writes and `tenant import` reads.
+struct TenantExportFile: Codable {
+    static let formatName = "superapp-gateway/tenants"
+
+    var format: String?
+    var formatVersion: Int?
+    var exportedAt: Date?
+    /// `sealed` (open only with the same master key) or `plaintext` (`--reveal`).
+    var secrets: String?
+    var tenants: [TenantDocument]
+}

@@ -1,0 +1,72 @@
+import ArgumentParser
+import GatewayCore
+
+/// One flag per tenant field, for `tenant create` and `tenant update`.
+/// For optional text fields an empty value clears the field (`--platform-url ""`).
+struct TenantFieldOptions: ParsableArguments {
+    @Option(help: "Name shown to users (1-200 characters).") var displayName: String?
+    @Option(help: "Mini-app platform project id.") var projectID: String?
+    @Option(help: "Mini-app platform subscription key (sealed at rest).") var subscriptionKey: String?
+    @Option(help: "Mini-app platform base URL (absolute http/https).") var platformURL: String?
+    @Option(help: "Use the platform's preview endpoints (true/false).") var previewMode: Bool?
+    @Option(help: "Require verified bundle signatures (true/false).") var requireSignature: Bool?
+    @Option(help: "Provisioning service base URL (absolute http/https).") var provisioningURL: String?
+    @Option(help: "Super app id at the provisioning service.") var superAppID: String?
+    @Option(help: "Super app version at the provisioning service.") var superAppVersion: String?
+    @Option(help: "Provisioning API key (sealed at rest).") var provisioningAPIKey: String?
+    @Option(parsing: .unconditional, help: "Secure-storage cap per user per mini app, bytes (1-1000000000).") var storageMaxBytes: Int64?
+    @Option(parsing: .unconditional, help: "Max cached mini apps on clients (0 = unlimited, up to 100000).") var cacheMaxCount: Int?
+    @Option(parsing: .unconditional, help: "Max days since last use of a cached mini app (0 = no limit, up to 3650).") var cacheMaxDays: Int?
+    @Option(help: "Primary theme colour, #RRGGBB.") var primaryColor: String?
+    @Option(help: "Secondary theme colour, #RRGGBB.") var secondaryColor: String?
+    @Option(parsing: .unconditional, help: "Manifest cache TTL, seconds (1-604800).") var manifestTTL: Int?
+    @Option(parsing: .unconditional, help: "Catalog cache TTL, seconds (1-604800).") var catalogTTL: Int?
+    @Option(parsing: .unconditional, help: "Localization cache TTL, seconds (1-604800).") var localizationTTL: Int?
+    @Option(parsing: .unconditional, help: "Public key cache TTL, seconds (1-604800).") var publicKeyTTL: Int?
+
+    /// Whether no field flag was given.
+    var isEmpty: Bool {
+        let values: [Any?] = [
+            displayName, projectID, subscriptionKey, platformURL, previewMode, requireSignature,
+            provisioningURL, superAppID, superAppVersion, provisioningAPIKey, storageMaxBytes,
+            cacheMaxCount, cacheMaxDays, primaryColor, secondaryColor,
+            manifestTTL, catalogTTL, localizationTTL, publicKeyTTL,
+        ]
+        return values.allSatisfy { $0 == nil }
+    }
+
+    /// Copies every given flag into `tenant`; empty strings clear optional fields.
+    func apply(to tenant: inout Tenant) {
+        func optional(_ value: String?) -> String?? { value.map { $0.isEmpty ? nil : $0 } }
+        if let displayName { tenant.displayName = displayName }
+        if let value = optional(projectID) { tenant.platform.projectID = value }
+        if let value = optional(subscriptionKey) { tenant.platform.subscriptionKey = value.map(SecretValue.init) }
+        if let value = optional(platformURL) { tenant.platform.baseURL = value }
+        if let previewMode { tenant.platform.previewMode = previewMode }
+        if let requireSignature { tenant.platform.requireSignatureVerification = requireSignature }
+        if let value = optional(provisioningURL) { tenant.provisioning.baseURL = value }
+        if let value = optional(superAppID) { tenant.provisioning.superAppID = value }
+        if let value = optional(superAppVersion) { tenant.provisioning.superAppVersion = value }
+        if let value = optional(provisioningAPIKey) { tenant.provisioning.apiKey = value.map(SecretValue.init) }
+        if let storageMaxBytes { tenant.storageMaxSizeInBytes = storageMaxBytes }
+        if let cacheMaxCount { tenant.cacheRules.maxCount = cacheMaxCount }
+        if let cacheMaxDays { tenant.cacheRules.maxDays = cacheMaxDays }
+        if let primaryColor { tenant.theme.primaryColor = primaryColor }
+        if let secondaryColor { tenant.theme.secondaryColor = secondaryColor }
+        if let manifestTTL { tenant.cacheTTLs.manifestSeconds = manifestTTL }
+        if let catalogTTL { tenant.cacheTTLs.catalogSeconds = catalogTTL }
+        if let localizationTTL { tenant.cacheTTLs.localizationSeconds = localizationTTL }
+        if let publicKeyTTL { tenant.cacheTTLs.publicKeySeconds = publicKeyTTL }
+    }
+
+    /// Checks each given flag on its own, before any database is opened.
+    func validate() throws {
+        var probe = Tenant(id: "probe", displayName: displayName ?? "probe")
+        apply(to: &probe)
+        do {
+            try TenantValidator.validate(probe)
+        } catch {
+            throw ValidationError(error.flagMessage)
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import GatewayCore
+
+/// Human-readable renderings of tenants and audit rows. Secrets are masked unless `reveal`.
+enum TenantText {
+    static let timeStyle = Date.ISO8601FormatStyle()
+
+    static func time(_ date: Date) -> String { date.formatted(timeStyle) }
+
+    /// `tenant list`: ID / NAME / STATUS / VERSION / UPDATED.
+    static func list(_ tenants: [Tenant]) -> [String] {
+        var table = TextTable(header: ["ID", "NAME", "STATUS", "VERSION", "UPDATED"])
+        table.rows = tenants.map { [$0.id, oneLine($0.displayName, limit: 40), $0.status.rawValue, String($0.configVersion), time($0.updatedAt)] }
+        return table.lines
+    }
+
+    /// `tenant show`: every field, one per line, aligned.
+    static func show(_ tenant: Tenant, reveal: Bool) -> [String] {
+        var rows: [(String, String)] = TenantField.allCases.map { field in
+            (field.rawValue, value(of: field, in: tenant, reveal: reveal))
+        }
+        rows += [
+            ("configVersion", String(tenant.configVersion)),
+            ("createdAt", time(tenant.createdAt)),
+            ("updatedAt", time(tenant.updatedAt)),
+        ]
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.map { $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 }
+    }
+
+    /// `tenant audit`: AT / ACTION / ACTOR / VERSION / FIELDS.
+    static func audit(_ entries: [TenantAuditEntry]) -> [String] {
+        var table = TextTable(header: ["AT", "ACTION", "ACTOR", "VERSION", "FIELDS"])
+        table.rows = entries.map {
+            [time($0.at), $0.action, $0.actor, String($0.configVersion), $0.changedFields.isEmpty ? "-" : $0.changedFields.joined(separator: ",")]
+        }
+        return table.lines
+    }
+
+    static func value(of field: TenantField, in t: Tenant, reveal: Bool) -> String {
+        func text(_ value: String?) -> String { value.map { oneLine($0, limit: 200) } ?? "-" }
+        func secret(_ value: SecretValue?) -> String { value.map { reveal ? $0.plaintext : $0.masked } ?? "-" }
+        return switch field {
+        case .id: t.id
+        case .displayName: text(t.displayName)
+        case .status: t.status.rawValue
+        case .platformBaseURL: text(t.platform.baseURL)
+        case .platformProjectID: text(t.platform.projectID)
+        case .platformSubscriptionKey: secret(t.platform.subscriptionKey)
+        case .platformPreviewMode: String(t.platform.previewMode)
+        case .platformRequireSignatureVerification: String(t.platform.requireSignatureVerification)
+        case .provisioningBaseURL: text(t.provisioning.baseURL)
+        case .provisioningSuperAppID: text(t.provisioning.superAppID)
+        case .provisioningSuperAppVersion: text(t.provisioning.superAppVersion)
+        case .provisioningAPIKey: secret(t.provisioning.apiKey)
+        case .storageMaxSizeInBytes: String(t.storageMaxSizeInBytes)
+        case .cacheMaxCount: String(t.cacheRules.maxCount)
+        case .cacheMaxDays: String(t.cacheRules.maxDays)
+        case .themePrimaryColor: t.theme.primaryColor
+        case .themeSecondaryColor: t.theme.secondaryColor
+        case .manifestTTL: String(t.cacheTTLs.manifestSeconds)
+        case .catalogTTL: String(t.cacheTTLs.catalogSeconds)
+        case .localizationTTL: String(t.cacheTTLs.localizationSeconds)
+        case .publicKeyTTL: String(t.cacheTTLs.publicKeySeconds)
+        }
+    }
+
+    /// Cuts `text` to `limit` characters (with `…`) and keeps it on one line.
+    static func oneLine(_ text: String, limit: Int) -> String {
+        let flat = text.replacingOccurrences(of: "\n", with: " ")
+        return flat.count > limit ? String(flat.prefix(limit - 1)) + "…" : flat
+    }
+}

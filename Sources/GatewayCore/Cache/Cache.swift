@@ -1,0 +1,25 @@
+/// A byte cache shared by the gateway's features: Redis in production and tests, an
+/// in-process LRU without a Redis URL.
+///
+/// Values are the serialized answer bytes, served as-is on a hit. Implementations
+/// report their failures as thrown errors; callers decide whether a cache failure is
+/// fatal (usually not: they fall through to the source).
+public protocol Cache: Sendable {
+    /// Short name for logs and readiness: `redis` or `memory`.
+    var kind: String { get }
+    /// The stored bytes, or nil on a miss or after expiry.
+    func get(_ key: String) async throws -> [UInt8]?
+    /// Stores `value` under `key` for `ttl`.
+    func set(_ key: String, _ value: [UInt8], ttl: Duration) async throws
+    /// Stores only when the key is absent; true when stored. (Locks, single-use markers.)
+    func setIfAbsent(_ key: String, _ value: [UInt8], ttl: Duration) async throws -> Bool
+    /// Reads and removes in one step (single-use artefacts such as authorization codes).
+    func take(_ key: String) async throws -> [UInt8]?
+    /// Removes keys; returns how many existed.
+    @discardableResult
+    func delete(_ keys: [String]) async throws -> Int
+    /// Adds `by` to an integer counter, creating it with `ttl` when absent; returns the new value.
+    func increment(_ key: String, by: Int64, ttl: Duration) async throws -> Int64
+    /// Checks the backing store answers (readiness).
+    func ping() async throws
+}

@@ -1,0 +1,56 @@
+import RedisClient
+
+/// ``Cache`` over a real Redis through ``RedisClient`` (shared across replicas).
+public struct RedisCache: Cache {
+    private let client: RedisClient
+    /// Prefix of every key, so several gateways (or tests) can share one Redis.
+    private let namespace: String
+
+    public var kind: String { "redis" }
+
+    public init(client: RedisClient, namespace: String = "gw:") {
+        self.client = client
+        self.namespace = namespace
+    }
+
+    public func get(_ key: String) async throws -> [UInt8]? {
+        try await client.get(namespace + key)
+    }
+
+    public func set(_ key: String, _ value: [UInt8], ttl: Duration) async throws {
+        _ = try await client.set(namespace + key, value, expiration: .milliseconds(Self.milliseconds(ttl)))
+    }
+
+    public func setIfAbsent(_ key: String, _ value: [UInt8], ttl: Duration) async throws -> Bool {
+        try await client.set(namespace + key, value, expiration: .milliseconds(Self.milliseconds(ttl)), condition: .ifNotExists)
+    }
+
+    public func take(_ key: String) async throws -> [UInt8]? {
+        try await client.getdel(namespace + key)
+    }
+
+    @discardableResult
+    public func delete(_ keys: [String]) async throws -> Int {
+        guard !keys.isEmpty else { return 0 }
+        return try await client.del(keys.map { namespace + $0 })
+    }
+
+    /// INCRBY, then PEXPIRE only when this call created the counter (value == by), so a
+    /// fixed window keeps the expiry it started with.
+    public func increment(_ key: String, by: Int64, ttl: Duration) async throws -> Int64 {
+        let value = try await client.incrby(namespace + key, by)
+        if value == by {
+            _ = try await client.pexpire(namespace + key, milliseconds: Self.milliseconds(ttl))
+        }
+        return value
+    }
+
+    public func ping() async throws {
+        try await client.ping()
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int {
+        let parts = duration.components
+        return max(1, Int(parts.seconds) * 1000 + Int(parts.attoseconds / 1_000_000_000_000_000))
+    }
+}

@@ -1,0 +1,56 @@
+/// A refusal the gateway answers with an RFC 9457 problem document.
+///
+/// `code` is stable and machine-readable (clients switch on it); `title` is a short
+/// human summary of the kind; `detail` explains this occurrence and never contains
+/// secrets or internals.
+public struct GatewayProblem: Error, Sendable, Equatable {
+    public var status: Int
+    public var code: String
+    public var title: String
+    public var detail: String?
+    /// Extra response headers (e.g. `Retry-After`, `WWW-Authenticate`).
+    public var headers: [(name: String, value: String)]
+
+    public init(status: Int, code: String, title: String, detail: String? = nil, headers: [(name: String, value: String)] = []) {
+        self.status = status
+        self.code = code
+        self.title = title
+        self.detail = detail
+        self.headers = headers
+    }
+
+    public static func == (lhs: GatewayProblem, rhs: GatewayProblem) -> Bool {
+        lhs.status == rhs.status && lhs.code == rhs.code && lhs.title == rhs.title && lhs.detail == rhs.detail
+            && lhs.headers.map(\.name) == rhs.headers.map(\.name) && lhs.headers.map(\.value) == rhs.headers.map(\.value)
+    }
+}
+
+extension GatewayProblem {
+    public static func tenantNotFound(_ id: String) -> GatewayProblem {
+        GatewayProblem(status: 404, code: "tenant_not_found", title: "Tenant not found", detail: "No tenant is registered under this id.")
+    }
+
+    public static func tenantSuspended(_ id: String) -> GatewayProblem {
+        GatewayProblem(status: 403, code: "tenant_suspended", title: "Tenant suspended", detail: "This tenant is suspended; its routes are not served.")
+    }
+
+    public static func invalidTenantID() -> GatewayProblem {
+        GatewayProblem(status: 404, code: "tenant_not_found", title: "Tenant not found", detail: "Tenant ids are 2-63 characters of a-z, 0-9 and '-'.")
+    }
+
+    public static func invalidRequest(_ detail: String) -> GatewayProblem {
+        GatewayProblem(status: 400, code: "invalid_request", title: "Invalid request", detail: detail)
+    }
+
+    public static func notFound() -> GatewayProblem {
+        GatewayProblem(status: 404, code: "not_found", title: "Not found", detail: "No route matches this path.")
+    }
+
+    public static func methodNotAllowed() -> GatewayProblem {
+        GatewayProblem(status: 405, code: "method_not_allowed", title: "Method not allowed")
+    }
+
+    public static func internalError() -> GatewayProblem {
+        GatewayProblem(status: 500, code: "internal_error", title: "Internal error", detail: "The gateway failed to answer; the request id identifies it in the logs.")
+    }
+}

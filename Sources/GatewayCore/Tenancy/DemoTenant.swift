@@ -1,0 +1,21 @@
+/// The tenant a fresh installation starts with, so `make run` serves something.
+public enum DemoTenant {
+    /// The demo tenant's id.
+    public static let id = "demo"
+    /// The demo tenant's display name.
+    public static let displayName = "Demo Super App"
+
+    /// Creates tenant `demo` ("Demo Super App", no upstream URLs yet) when the store has
+    /// no tenants. Returns whether it created it (false also when another process won
+    /// the race).
+    @discardableResult
+    public static func seedIfEmpty(store: any TenantStore, actor: String) async throws -> Bool {
+        guard try await store.allTenants().isEmpty else { return false }
+        do {
+            try await store.create(Tenant(id: id, displayName: displayName), actor: actor)
+            return true
+        } catch TenantStoreError.alreadyExists {
+            return false
+        }
+    }
+}

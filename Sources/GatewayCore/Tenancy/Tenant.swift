@@ -1,0 +1,138 @@
+import Foundation
+
+/// One super-app tenant: who it is, where its upstreams live and how its clients behave.
+///
+/// Secrets (`PlatformSettings.subscriptionKey`, `ProvisioningSettings.apiKey`) are held
+/// in memory as ``SecretValue`` so that printing or logging a tenant never reveals them;
+/// stores seal them before they reach disk.
+public struct Tenant: Sendable, Equatable, Codable {
+    /// Slug, `[a-z0-9][a-z0-9-]{1,62}`; see ``TenantID``.
+    public var id: String
+    public var displayName: String
+    public var status: TenantStatus
+    public var platform: PlatformSettings
+    public var provisioning: ProvisioningSettings
+    /// Secure-storage cap per user per mini app, key + value bytes.
+    public var storageMaxSizeInBytes: Int64
+    public var cacheRules: ClientCacheRules
+    public var theme: Theme
+    public var cacheTTLs: CacheTTLs
+    /// Bumped by the store on every change; part of every cache key of the tenant.
+    public var configVersion: Int64
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    /// Default secure-storage cap (bytes), as the mini-app SDKs document it.
+    public static let defaultStorageMaxSizeInBytes: Int64 = 2_000_000
+
+    public init(
+        id: String,
+        displayName: String,
+        status: TenantStatus = .active,
+        platform: PlatformSettings = PlatformSettings(),
+        provisioning: ProvisioningSettings = ProvisioningSettings(),
+        storageMaxSizeInBytes: Int64 = Tenant.defaultStorageMaxSizeInBytes,
+        cacheRules: ClientCacheRules = ClientCacheRules(),
+        theme: Theme = Theme(),
+        cacheTTLs: CacheTTLs = CacheTTLs(),
+        configVersion: Int64 = 1,
+        createdAt: Date = Date(),
+        updatedAt: Date = Date()
+    ) {
+        self.id = id
+        self.displayName = displayName
+        self.status = status
+        self.platform = platform
+        self.provisioning = provisioning
+        self.storageMaxSizeInBytes = storageMaxSizeInBytes
+        self.cacheRules = cacheRules
+        self.theme = theme
+        self.cacheTTLs = cacheTTLs
+        self.configVersion = configVersion
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}
+
+/// Whether a tenant's routes are served.
+public enum TenantStatus: String, Sendable, Codable, CaseIterable {
+    case active
+    case suspended
+}
+
+/// The tenant's mini-app platform (the "RAS" style API).
+public struct PlatformSettings: Sendable, Equatable, Codable {
+    public var baseURL: String?
+    public var projectID: String?
+    public var subscriptionKey: SecretValue?
+    public var previewMode: Bool
+    public var requireSignatureVerification: Bool
+
+    public init(
+        baseURL: String? = nil,
+        projectID: String? = nil,
+        subscriptionKey: SecretValue? = nil,
+        previewMode: Bool = false,
+        requireSignatureVerification: Bool = false
+    ) {
+        self.baseURL = baseURL
+        self.projectID = projectID
+        self.subscriptionKey = subscriptionKey
+        self.previewMode = previewMode
+        self.requireSignatureVerification = requireSignatureVerification
+    }
+}
+
+/// The tenant's provisioning service (Mini App Center style).
+public struct ProvisioningSettings: Sendable, Equatable, Codable {
+    public var baseURL: String?
+    public var superAppID: String?
+    public var superAppVersion: String?
+    public var apiKey: SecretValue?
+
+    public init(baseURL: String? = nil, superAppID: String? = nil, superAppVersion: String? = nil, apiKey: SecretValue? = nil) {
+        self.baseURL = baseURL
+        self.superAppID = superAppID
+        self.superAppVersion = superAppVersion
+        self.apiKey = apiKey
+    }
+}
+
+/// Client-side cache rules for mini-app bundles.
+public struct ClientCacheRules: Sendable, Equatable, Codable {
+    /// Maximum cached mini apps; 0 = unlimited.
+    public var maxCount: Int
+    /// Maximum days since last use; 0 = no limit.
+    public var maxDays: Int
+
+    public init(maxCount: Int = 0, maxDays: Int = 0) {
+        self.maxCount = maxCount
+        self.maxDays = maxDays
+    }
+}
+
+/// Host-app theme colours, `#RRGGBB`.
+public struct Theme: Sendable, Equatable, Codable {
+    public var primaryColor: String
+    public var secondaryColor: String
+
+    public init(primaryColor: String = "#BF0000", secondaryColor: String = "#FFFFFF") {
+        self.primaryColor = primaryColor
+        self.secondaryColor = secondaryColor
+    }
+}
+
+/// How long the gateway keeps each kind of upstream answer, in seconds.
+public struct CacheTTLs: Sendable, Equatable, Codable {
+    public var manifestSeconds: Int
+    public var catalogSeconds: Int
+    public var localizationSeconds: Int
+    public var publicKeySeconds: Int
+
+    public init(manifestSeconds: Int = 300, catalogSeconds: Int = 60, localizationSeconds: Int = 300, publicKeySeconds: Int = 86_400) {
+        self.manifestSeconds = manifestSeconds
+        self.catalogSeconds = catalogSeconds
+        self.localizationSeconds = localizationSeconds
+        self.publicKeySeconds = publicKeySeconds
+    }
+}

@@ -1,0 +1,70 @@
+/// Every configurable field of a ``Tenant``, named by its dotted path.
+///
+/// Used in validation errors, audit rows (changed field names, never values) and by the
+/// CLI to map fields to flags.
+public enum TenantField: String, Sendable, CaseIterable, Codable {
+    case id
+    case displayName
+    case status
+    case platformBaseURL = "platform.baseURL"
+    case platformProjectID = "platform.projectID"
+    case platformSubscriptionKey = "platform.subscriptionKey"
+    case platformPreviewMode = "platform.previewMode"
+    case platformRequireSignatureVerification = "platform.requireSignatureVerification"
+    case provisioningBaseURL = "provisioning.baseURL"
+    case provisioningSuperAppID = "provisioning.superAppID"
+    case provisioningSuperAppVersion = "provisioning.superAppVersion"
+    case provisioningAPIKey = "provisioning.apiKey"
+    case storageMaxSizeInBytes
+    case cacheMaxCount = "cacheRules.maxCount"
+    case cacheMaxDays = "cacheRules.maxDays"
+    case themePrimaryColor = "theme.primaryColor"
+    case themeSecondaryColor = "theme.secondaryColor"
+    case manifestTTL = "cacheTTLs.manifestSeconds"
+    case catalogTTL = "cacheTTLs.catalogSeconds"
+    case localizationTTL = "cacheTTLs.localizationSeconds"
+    case publicKeyTTL = "cacheTTLs.publicKeySeconds"
+
+    /// Whether the field holds a secret (sealed at rest, masked in output).
+    public var isSecret: Bool {
+        self == .platformSubscriptionKey || self == .provisioningAPIKey
+    }
+
+    /// The authenticated context a secret of this field is sealed under, binding the
+    /// sealed value to one tenant and one field: `tenant:<id>:<field path>`.
+    public func sealingContext(tenantID: String) -> String {
+        "tenant:\(tenantID):\(rawValue)"
+    }
+
+    /// The fields whose values differ between `old` and `new`, in declaration order.
+    public static func changes(from old: Tenant, to new: Tenant) -> [TenantField] {
+        allCases.filter { $0.comparable(old) != $0.comparable(new) }
+    }
+
+    /// The field's value in a form only meant for equality checks.
+    func comparable(_ t: Tenant) -> String? {
+        switch self {
+        case .id: t.id
+        case .displayName: t.displayName
+        case .status: t.status.rawValue
+        case .platformBaseURL: t.platform.baseURL
+        case .platformProjectID: t.platform.projectID
+        case .platformSubscriptionKey: t.platform.subscriptionKey?.plaintext
+        case .platformPreviewMode: String(t.platform.previewMode)
+        case .platformRequireSignatureVerification: String(t.platform.requireSignatureVerification)
+        case .provisioningBaseURL: t.provisioning.baseURL
+        case .provisioningSuperAppID: t.provisioning.superAppID
+        case .provisioningSuperAppVersion: t.provisioning.superAppVersion
+        case .provisioningAPIKey: t.provisioning.apiKey?.plaintext
+        case .storageMaxSizeInBytes: String(t.storageMaxSizeInBytes)
+        case .cacheMaxCount: String(t.cacheRules.maxCount)
+        case .cacheMaxDays: String(t.cacheRules.maxDays)
+        case .themePrimaryColor: t.theme.primaryColor
+        case .themeSecondaryColor: t.theme.secondaryColor
+        case .manifestTTL: String(t.cacheTTLs.manifestSeconds)
+        case .catalogTTL: String(t.cacheTTLs.catalogSeconds)
+        case .localizationTTL: String(t.cacheTTLs.localizationSeconds)
+        case .publicKeyTTL: String(t.cacheTTLs.publicKeySeconds)
+        }
+    }
+}

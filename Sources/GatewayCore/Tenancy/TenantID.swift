@@ -1,0 +1,30 @@
+/// Tenant id rules: a slug `^[a-z0-9][a-z0-9-]{1,62}$` (2–63 characters), safe in URLs
+/// (`/t/{tenant}`), cache keys and file names.
+public enum TenantID {
+    /// Shortest allowed id.
+    public static let minLength = 2
+    /// Longest allowed id.
+    public static let maxLength = 63
+
+    /// Whether `id` is a valid tenant id.
+    public static func isValid(_ id: String) -> Bool {
+        let bytes = Array(id.utf8)
+        guard (minLength ... maxLength).contains(bytes.count), let first = bytes.first else { return false }
+        guard isLowerAlnum(first) else { return false }
+        return bytes.dropFirst().allSatisfy { isLowerAlnum($0) || $0 == UInt8(ascii: "-") }
+    }
+
+    /// Throws a ``TenantValidationError`` on field `.id` unless `id` is valid.
+    public static func validate(_ id: String) throws(TenantValidationError) {
+        guard isValid(id) else {
+            throw TenantValidationError(
+                field: .id,
+                problem: "must be 2-63 characters of a-z, 0-9 and '-', starting with a letter or digit, got \(TenantValidationError.quote(id))"
+            )
+        }
+    }
+
+    private static func isLowerAlnum(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a") ... UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0") ... UInt8(ascii: "9")).contains(byte)
+    }
+}

@@ -1,0 +1,56 @@
+import GRDB
+
+/// The versioned schema of the tenant store. Append new migrations; never edit old ones.
+enum TenantMigrations {
+    /// Names of all migrations, in order.
+    static var names: [String] { migrator.migrations }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-tenants") { db in
+            try db.create(table: "tenants") { t in
+                t.primaryKey("id", .text)
+                t.column("display_name", .text).notNull()
+                t.column("status", .text).notNull()
+                t.column("platform_base_url", .text)
+                t.column("platform_project_id", .text)
+                t.column("platform_subscription_key_sealed", .text)
+                t.column("platform_preview_mode", .boolean).notNull()
+                t.column("platform_require_signature", .boolean).notNull()
+                t.column("provisioning_base_url", .text)
+                t.column("provisioning_super_app_id", .text)
+                t.column("provisioning_super_app_version", .text)
+                t.column("provisioning_api_key_sealed", .text)
+                t.column("storage_max_size_bytes", .integer).notNull()
+                t.column("cache_max_count", .integer).notNull()
+                t.column("cache_max_days", .integer).notNull()
+                t.column("theme_primary_color", .text).notNull()
+                t.column("theme_secondary_color", .text).notNull()
+                t.column("ttl_manifest_seconds", .integer).notNull()
+                t.column("ttl_catalog_seconds", .integer).notNull()
+                t.column("ttl_localization_seconds", .integer).notNull()
+                t.column("ttl_public_key_seconds", .integer).notNull()
+                t.column("config_version", .integer).notNull()
+                t.column("created_at_ms", .integer).notNull()
+                t.column("updated_at_ms", .integer).notNull()
+            }
+            // Audit rows outlive their tenant (deletes are audited too): no foreign key.
+            try db.create(table: "tenant_audit") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("tenant_id", .text).notNull().indexed()
+                t.column("action", .text).notNull()
+                t.column("changed_fields", .text).notNull()
+                t.column("actor", .text).notNull()
+                t.column("at_ms", .integer).notNull()
+                t.column("config_version", .integer).notNull()
+            }
+            // One row; `change_counter` is bumped by every write transaction.
+            try db.create(table: "store_state") { t in
+                t.primaryKey("id", .integer).check { $0 == 1 }
+                t.column("change_counter", .integer).notNull()
+            }
+            try db.execute(sql: "INSERT INTO store_state (id, change_counter) VALUES (1, 0)")
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import GRDB
+
+/// One row of the `tenants` table: a ``Tenant`` flattened, secrets sealed.
+struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "tenants"
+
+    var id: String
+    var displayName: String
+    var status: String
+    var platformBaseURL: String?
+    var platformProjectID: String?
+    var platformSubscriptionKeySealed: String?
+    var platformPreviewMode: Bool
+    var platformRequireSignature: Bool
+    var provisioningBaseURL: String?
+    var provisioningSuperAppID: String?
+    var provisioningSuperAppVersion: String?
+    var provisioningAPIKeySealed: String?
+    var storageMaxSizeBytes: Int64
+    var cacheMaxCount: Int
+    var cacheMaxDays: Int
+    var themePrimaryColor: String
+    var themeSecondaryColor: String
+    var ttlManifestSeconds: Int
+    var ttlCatalogSeconds: Int
+    var ttlLocalizationSeconds: Int
+    var ttlPublicKeySeconds: Int
+    var configVersion: Int64
+    var createdAtMs: Int64
+    var updatedAtMs: Int64
+
+    enum CodingKeys: String, CodingKey {
+        case id, status
+        case displayName = "display_name"
+        case platformBaseURL = "platform_base_url"
+        case platformProjectID = "platform_project_id"
+        case platformSubscriptionKeySealed = "platform_subscription_key_sealed"
+        case platformPreviewMode = "platform_preview_mode"
+        case platformRequireSignature = "platform_require_signature"
+        case provisioningBaseURL = "provisioning_base_url"
+        case provisioningSuperAppID = "provisioning_super_app_id"
+        case provisioningSuperAppVersion = "provisioning_super_app_version"
+        case provisioningAPIKeySealed = "provisioning_api_key_sealed"
+        case storageMaxSizeBytes = "storage_max_size_bytes"
+        case cacheMaxCount = "cache_max_count"
+        case cacheMaxDays = "cache_max_days"
+        case themePrimaryColor = "theme_primary_color"
+        case themeSecondaryColor = "theme_secondary_color"
+        case ttlManifestSeconds = "ttl_manifest_seconds"
+        case ttlCatalogSeconds = "ttl_catalog_seconds"
+        case ttlLocalizationSeconds = "ttl_localization_seconds"
+        case ttlPublicKeySeconds = "ttl_public_key_seconds"
+        case configVersion = "config_version"
+        case createdAtMs = "created_at_ms"
+        case updatedAtMs = "updated_at_ms"
+    }
+
+    static func context(tenantID: String, field: TenantField) -> String {
+        field.sealingContext(tenantID: tenantID)
+    }
+
+    init(_ t: Tenant, sealer: SecretSealer) throws {
+        id = t.id
+        displayName = t.displayName
+        status = t.status.rawValue
+        platformBaseURL = t.platform.baseURL
+        platformProjectID = t.platform.projectID
+        platformSubscriptionKeySealed = try t.platform.subscriptionKey.map {
+            try sealer.seal($0.plaintext, context: Self.context(tenantID: t.id, field: .platformSubscriptionKey))
+        }
+        platformPreviewMode = t.platform.previewMode
+        platformRequireSignature = t.platform.requireSignatureVerification
+        provisioningBaseURL = t.provisioning.baseURL
+        provisioningSuperAppID = t.provisioning.superAppID
+        provisioningSuperAppVersion = t.provisioning.superAppVersion
+        provisioningAPIKeySealed = try t.provisioning.apiKey.map {
+            try sealer.seal($0.plaintext, context: Self.context(tenantID: t.id, field: .provisioningAPIKey))
+        }
+        storageMaxSizeBytes = t.storageMaxSizeInBytes
+        cacheMaxCount = t.cacheRules.maxCount
+        cacheMaxDays = t.cacheRules.maxDays
+        themePrimaryColor = t.theme.primaryColor
+        themeSecondaryColor = t.theme.secondaryColor
+        ttlManifestSeconds = t.cacheTTLs.manifestSeconds
+        ttlCatalogSeconds = t.cacheTTLs.catalogSeconds
+        ttlLocalizationSeconds = t.cacheTTLs.localizationSeconds
+        ttlPublicKeySeconds = t.cacheTTLs.publicKeySeconds
+        configVersion = t.configVersion
+        createdAtMs = StoreClock.milliseconds(t.createdAt)
+        updatedAtMs = StoreClock.milliseconds(t.updatedAt)
+    }
+
+    func tenant(sealer: SecretSealer) throws -> Tenant {
+        let subscriptionKey = try platformSubscriptionKeySealed.map {
+            SecretValue(try sealer.open($0, context: Self.context(tenantID: id, field: .platformSubscriptionKey)))
+        }
+        let apiKey = try provisioningAPIKeySealed.map {
+            SecretValue(try sealer.open($0, context: Self.context(tenantID: id, field: .provisioningAPIKey)))
+        }
+        return Tenant(
+            id: id,
+            displayName: displayName,
+            status: TenantStatus(rawValue: status) ?? .suspended,
+            platform: PlatformSettings(
+                baseURL: platformBaseURL, projectID: platformProjectID, subscriptionKey: subscriptionKey,
+                previewMode: platformPreviewMode, requireSignatureVerification: platformRequireSignature
+            ),
+            provisioning: ProvisioningSettings(
+                baseURL: provisioningBaseURL, superAppID: provisioningSuperAppID,
+                superAppVersion: provisioningSuperAppVersion, apiKey: apiKey
+            ),
+            storageMaxSizeInBytes: storageMaxSizeBytes,
+            cacheRules: ClientCacheRules(maxCount: cacheMaxCount, maxDays: cacheMaxDays),
+            theme: Theme(primaryColor: themePrimaryColor, secondaryColor: themeSecondaryColor),
+            cacheTTLs: CacheTTLs(
+                manifestSeconds: ttlManifestSeconds, catalogSeconds: ttlCatalogSeconds,
+                localizationSeconds: ttlLocalizationSeconds, publicKeySeconds: ttlPublicKeySeconds
+            ),
+            configVersion: configVersion,
+            createdAt: StoreClock.date(createdAtMs),
+            updatedAt: StoreClock.date(updatedAtMs)
+        )
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// The source of truth for tenant configuration (SQLite through GRDB by default).
+///
+/// Every write bumps the tenant's `configVersion`, stamps `updatedAt`, and records an
+/// audit row naming the actor. Implementations are safe to use from many processes
+/// (gatewayctl writes while the gateway reads).
+public protocol TenantStore: Sendable {
+    /// All tenants, sorted by id.
+    func allTenants() async throws -> [Tenant]
+    /// One tenant, or nil when there is none with that id.
+    func tenant(id: String) async throws -> Tenant?
+    /// Inserts a new tenant (configVersion 1). Throws ``TenantStoreError/alreadyExists(_:)``.
+    @discardableResult
+    func create(_ tenant: Tenant, actor: String) async throws -> Tenant
+    /// Applies `change` to the stored tenant inside one transaction, bumps configVersion.
+    /// Throws ``TenantStoreError/notFound(_:)``; the closure may throw to abort (nothing written).
+    @discardableResult
+    func update(id: String, actor: String, _ change: @Sendable (inout Tenant) throws -> Void) async throws -> Tenant
+    /// Removes a tenant and everything it owns. Throws ``TenantStoreError/notFound(_:)``.
+    func delete(id: String, actor: String) async throws
+    /// Replaces/creates all given tenants in ONE transaction: all or nothing.
+    func importTenants(_ tenants: [Tenant], actor: String) async throws
+    /// Audit rows, newest first.
+    func auditLog(tenantID: String?, limit: Int) async throws -> [TenantAuditEntry]
+    /// A number that changes whenever any tenant changes (from any process); cheap to read.
+    func changeToken() async throws -> Int64
+    /// Cheap liveness check for readiness probes.
+    func ping() async throws
+}
+
+/// What a tenant store refuses.
+public enum TenantStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    case notFound(String)
+    case alreadyExists(String)
+    case invalid(String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let id): "tenant '\(id)' not found"
+        case .alreadyExists(let id): "tenant '\(id)' already exists"
+        case .invalid(let reason): reason
+        }
+    }
+}
+
+/// One audited change: what, when, by whom.
+public struct TenantAuditEntry: Sendable, Equatable, Codable {
+    public var id: Int64
+    public var tenantID: String
+    public var action: String
+    /// Names of the fields that changed (never their secret values).
+    public var changedFields: [String]
+    public var actor: String
+    public var at: Date
+    public var configVersion: Int64
+
+    public init(id: Int64, tenantID: String, action: String, changedFields: [String], actor: String, at: Date, configVersion: Int64) {
+        self.id = id
+        self.tenantID = tenantID
+        self.action = action
+        self.changedFields = changedFields
+        self.actor = actor
+        self.at = at
+        self.configVersion = configVersion
+    }
+}

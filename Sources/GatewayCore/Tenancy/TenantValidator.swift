@@ -1,0 +1,101 @@
+import Foundation
+
+/// Checks a ``Tenant`` before any store writes it. Every rule is also callable per
+/// field, so the CLI can check a flag before touching the database.
+public enum TenantValidator {
+    public static let displayNameMaxLength = 200
+    public static let urlMaxLength = 2048
+    public static let identifierMaxLength = 256
+    public static let secretMaxLength = 1024
+    public static let storageRange: ClosedRange<Int64> = 1 ... 1_000_000_000
+    public static let cacheMaxCountRange: ClosedRange<Int> = 0 ... 100_000
+    public static let cacheMaxDaysRange: ClosedRange<Int> = 0 ... 3650
+    public static let ttlRange: ClosedRange<Int> = 1 ... 604_800
+
+    /// Throws the first problem found, in field order.
+    public static func validate(_ t: Tenant) throws(TenantValidationError) {
+        try TenantID.validate(t.id)
+        try validateDisplayName(t.displayName)
+        try validateURL(t.platform.baseURL, field: .platformBaseURL)
+        try validateIdentifier(t.platform.projectID, field: .platformProjectID)
+        try validateSecret(t.platform.subscriptionKey?.plaintext, field: .platformSubscriptionKey)
+        try validateURL(t.provisioning.baseURL, field: .provisioningBaseURL)
+        try validateIdentifier(t.provisioning.superAppID, field: .provisioningSuperAppID)
+        try validateIdentifier(t.provisioning.superAppVersion, field: .provisioningSuperAppVersion)
+        try validateSecret(t.provisioning.apiKey?.plaintext, field: .provisioningAPIKey)
+        try validateRange(t.storageMaxSizeInBytes, storageRange, field: .storageMaxSizeInBytes)
+        try validateRange(t.cacheRules.maxCount, cacheMaxCountRange, field: .cacheMaxCount)
+        try validateRange(t.cacheRules.maxDays, cacheMaxDaysRange, field: .cacheMaxDays)
+        try validateColor(t.theme.primaryColor, field: .themePrimaryColor)
+        try validateColor(t.theme.secondaryColor, field: .themeSecondaryColor)
+        try validateRange(t.cacheTTLs.manifestSeconds, ttlRange, field: .manifestTTL)
+        try validateRange(t.cacheTTLs.catalogSeconds, ttlRange, field: .catalogTTL)
+        try validateRange(t.cacheTTLs.localizationSeconds, ttlRange, field: .localizationTTL)
+        try validateRange(t.cacheTTLs.publicKeySeconds, ttlRange, field: .publicKeyTTL)
+    }
+
+    /// 1–200 characters, no control characters.
+    public static func validateDisplayName(_ value: String) throws(TenantValidationError) {
+        try validateText(value, field: .displayName, maxLength: displayNameMaxLength)
+    }
+
+    /// nil, or an absolute http/https URL with a host, at most 2048 characters, no whitespace.
+    public static func validateURL(_ value: String?, field: TenantField) throws(TenantValidationError) {
+        guard let value else { return }
+        let problem = TenantValidationError(field: field, problem: "must be an absolute http(s) URL, got \(TenantValidationError.quote(value))")
+        guard value.count <= urlMaxLength else {
+            throw TenantValidationError(field: field, problem: "must be at most \(urlMaxLength) characters, got \(value.count)")
+        }
+        guard !value.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control }),
+              let components = URLComponents(string: value),
+              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = components.host, !host.isEmpty
+        else { throw problem }
+    }
+
+    /// nil, or 1–256 printable characters (project id, super app id and version).
+    public static func validateIdentifier(_ value: String?, field: TenantField) throws(TenantValidationError) {
+        guard let value else { return }
+        try validateText(value, field: field, maxLength: identifierMaxLength)
+    }
+
+    /// nil, or 1–1024 characters without control characters. Never echoes the value.
+    public static func validateSecret(_ value: String?, field: TenantField) throws(TenantValidationError) {
+        guard let value else { return }
+        guard !value.isEmpty, value.count <= secretMaxLength else {
+            throw TenantValidationError(field: field, problem: "must be 1-\(secretMaxLength) characters, got \(value.count)")
+        }
+        guard !containsControl(value) else {
+            throw TenantValidationError(field: field, problem: "must not contain control characters")
+        }
+    }
+
+    /// `#RRGGBB` (hex digits, either case).
+    public static func validateColor(_ value: String, field: TenantField) throws(TenantValidationError) {
+        let bytes = Array(value.utf8)
+        let isHex: (UInt8) -> Bool = { (48 ... 57).contains($0) || (65 ... 70).contains($0) || (97 ... 102).contains($0) }
+        guard bytes.count == 7, bytes[0] == UInt8(ascii: "#"), bytes.dropFirst().allSatisfy(isHex) else {
+            throw TenantValidationError(field: field, problem: "must be a colour like #RRGGBB, got \(TenantValidationError.quote(value))")
+        }
+    }
+
+    /// `value` within `range` (inclusive).
+    public static func validateRange<T: BinaryInteger>(_ value: T, _ range: ClosedRange<T>, field: TenantField) throws(TenantValidationError) {
+        guard range.contains(value) else {
+            throw TenantValidationError(field: field, problem: "must be between \(range.lowerBound) and \(range.upperBound), got \(value)")
+        }
+    }
+
+    private static func validateText(_ value: String, field: TenantField, maxLength: Int) throws(TenantValidationError) {
+        guard !value.isEmpty, value.count <= maxLength else {
+            throw TenantValidationError(field: field, problem: "must be 1-\(maxLength) characters, got \(value.count)")
+        }
+        guard !containsControl(value) else {
+            throw TenantValidationError(field: field, problem: "must not contain control characters, got \(TenantValidationError.quote(value))")
+        }
+    }
+
+    private static func containsControl(_ value: String) -> Bool {
+        value.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+}

@@ -1,0 +1,24 @@
+import GatewayCore
+import ServiceLifecycle
+
+/// Keeps the in-memory tenant snapshot fresh until the server shuts down.
+struct TenantDirectoryService: Service {
+    let directory: TenantDirectory
+
+    func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            try await directory.run()
+        }
+    }
+}
+
+/// Runs a shutdown action once the service group shuts down (closing Redis connections
+/// after the HTTP server has drained).
+struct ShutdownActionService: Service {
+    let action: @Sendable () async -> Void
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await action()
+    }
+}

@@ -1,0 +1,58 @@
+import GatewayAPI
+import GatewayCore
+import Hummingbird
+import Logging
+import OpenAPIHummingbird
+import ServiceLifecycle
+
+/// What the HTTP layer needs, built once at start (see ``GatewayBootstrap``) or by tests.
+public struct GatewayServices: Sendable {
+    public let directory: TenantDirectory
+    public let cache: any Cache
+    public let metrics: GatewayMetrics
+    public let readiness: ReadinessProbe
+
+    public init(directory: TenantDirectory, cache: any Cache, metrics: GatewayMetrics, readiness: ReadinessProbe) {
+        self.directory = directory
+        self.cache = cache
+        self.metrics = metrics
+        self.readiness = readiness
+    }
+}
+
+/// Builds the Hummingbird application: middlewares in order (request id → metrics →
+/// problem mapping → tenant resolution) around the OpenAPI-generated routes.
+public enum GatewayApplication {
+    public typealias Context = BasicRequestContext
+
+    public static func makeRouter(services: GatewayServices) throws -> Router<Context> {
+        let router = Router(context: Context.self)
+        router.add(middleware: RequestIDMiddleware())
+        router.add(middleware: HTTPMetricsMiddleware(metrics: services.metrics))
+        router.add(middleware: ProblemMiddleware())
+        router.add(middleware: TenantResolutionMiddleware(directory: services.directory))
+        let handler = GatewayAPIHandler(directory: services.directory, metrics: services.metrics, readiness: services.readiness)
+        try handler.registerHandlers(on: router)
+        return router
+    }
+
+    /// - Parameters:
+    ///   - backgroundServices: run beside the server and shut down with it (tenant reload, Redis).
+    ///   - onServerRunning: called with the bound port once listening (port 0 picks a free one).
+    public static func make(
+        host: String,
+        port: Int,
+        services: GatewayServices,
+        backgroundServices: [any Service] = [],
+        logger: Logger,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws -> some ApplicationProtocol {
+        Application(
+            router: try makeRouter(services: services),
+            configuration: .init(address: .hostname(host, port: port), serverName: "superapp-gateway"),
+            services: backgroundServices,
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
+            logger: logger
+        )
+    }
+}

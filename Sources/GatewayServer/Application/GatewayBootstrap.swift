@@ -1,0 +1,61 @@
+import Foundation
+import GatewayCore
+import Logging
+import RedisClient
+import ServiceLifecycle
+
+/// Opens everything a gateway process needs from its configuration: master key, SQLite
+/// tenant store (migrated; `demo` seeded in development when empty), cache (Redis when a
+/// URL is configured, else in-process), tenant snapshot, metrics and readiness checks.
+public struct GatewayBootstrap: Sendable {
+    public let services: GatewayServices
+    public let store: SQLiteTenantStore
+    /// Services that run beside the HTTP server (tenant reload, Redis shutdown).
+    public let backgroundServices: [any Service]
+
+    public static func start(configuration: GatewayConfiguration, metrics: GatewayMetrics = GatewayMetrics(), logger: Logger) async throws -> GatewayBootstrap {
+        let development = configuration.environment == .development
+        let (masterKey, keySource) = try MasterKey.resolve(
+            base64: configuration.masterKeyBase64,
+            file: configuration.masterKeyFile,
+            databasePath: configuration.databasePath,
+            developmentMode: development
+        )
+        if case .generated(let path) = keySource {
+            logger.warning("DEVELOPMENT MODE: generated a new master key at \(path). Secrets sealed with it are lost if it is lost; set GATEWAY_MASTER_KEY in production.")
+        }
+        let store = try SQLiteTenantStore.open(path: configuration.databasePath, sealer: SecretSealer(masterKey: masterKey))
+        if development, try await DemoTenant.seedIfEmpty(store: store, actor: "gateway") {
+            logger.notice("seeded tenant '\(DemoTenant.id)' into an empty database", metadata: ["database": "\(configuration.databasePath)"])
+        }
+        let directory = TenantDirectory(store: store, pollInterval: configuration.tenantReloadInterval, logger: logger)
+        try await directory.reload()
+
+        var background: [any Service] = [TenantDirectoryService(directory: directory)]
+        var checks = [ReadinessProbe.Check(name: "sqlite") { try await store.ping() }]
+        let cache: any Cache
+        if let url = configuration.redisURL {
+            let client = RedisClient(configuration: try RedisConfiguration(url: url), logger: logger)
+            cache = RedisCache(client: client)
+            checks.append(ReadinessProbe.Check(name: "redis") { try await client.ping() })
+            background.append(ShutdownActionService { await client.shutdown() })
+            logger.info("cache: Redis", metadata: ["redis": "\(redactedRedisURL(url))"])
+        } else {
+            cache = MemoryCache()
+            logger.notice("cache: in-process (no GATEWAY_REDIS_URL); answers are not shared across replicas")
+        }
+        let services = GatewayServices(
+            directory: directory,
+            cache: InstrumentedCache(cache, factory: metrics.factory),
+            metrics: metrics,
+            readiness: ReadinessProbe(checks: checks)
+        )
+        return GatewayBootstrap(services: services, store: store, backgroundServices: background)
+    }
+
+    /// The Redis URL with any password replaced, for logs.
+    static func redactedRedisURL(_ url: String) -> String {
+        guard let at = url.lastIndex(of: "@"), let schemeEnd = url.range(of: "://") else { return url }
+        return url[..<schemeEnd.upperBound] + "•••@" + url[url.index(after: at)...]
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import Logging
+import Metrics
+import Prometheus
+
+/// `gateway serve [flags]`: the whole process, from configuration to graceful shutdown
+/// on SIGTERM/SIGINT. Returns the exit code (2 for unusable configuration).
+public enum GatewayCommand {
+    public static func main(arguments: [String], environment: [String: String]) async -> Int32 {
+        let verb = arguments.dropFirst().first
+        if verb == nil || verb == "--help" || verb == "-h" || verb == "help" {
+            print(usage)
+            return verb == nil ? 2 : 0
+        }
+        guard verb == "serve" else {
+            FileHandle.standardError.write(Data("error: unknown command '\(verb!)'; try `gateway serve --help`\n".utf8))
+            return 2
+        }
+        if arguments.contains("--help") || arguments.contains("-h") {
+            print(usage)
+            return 0
+        }
+        let configuration: GatewayConfiguration
+        do {
+            configuration = try await GatewayConfiguration.load(arguments: arguments, environment: environment)
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            return 2
+        }
+        LoggingSystem.bootstrap { label in
+            switch configuration.logFormat {
+            case .json:
+                return JSONLogHandler(label: label, level: configuration.logLevel)
+            case .text:
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = configuration.logLevel
+                return handler
+            }
+        }
+        let logger = Logger(label: "gateway")
+        let metrics = GatewayMetrics()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics.registry))
+        do {
+            let bootstrap = try await GatewayBootstrap.start(configuration: configuration, metrics: metrics, logger: logger)
+            let app = try GatewayApplication.make(
+                host: configuration.host,
+                port: configuration.port,
+                services: bootstrap.services,
+                backgroundServices: bootstrap.backgroundServices,
+                logger: logger
+            )
+            try await app.runService()
+            return 0
+        } catch {
+            logger.critical("gateway stopped: \(error)")
+            return 1
+        }
+    }
+
+    static var usage: String {
+        let rows = GatewaySetting.all.map { setting in
+            let flag = setting.flag.padding(toLength: 22, withPad: " ", startingAt: 0)
+            let variable = setting.environmentVariable.padding(toLength: 28, withPad: " ", startingAt: 0)
+            let fallback = setting.defaultValue.map { " (default: \($0))" } ?? ""
+            return "  \(flag)\(variable)\(setting.summary)\(fallback)"
+        }
+        return """
+            USAGE: gateway serve [options]
+
+            SuperApp Gateway: multi-tenant backend-for-frontend for mobile super apps.
+            Precedence: flags > GATEWAY_* environment > --config-file JSON > defaults.
+
+            OPTIONS (flag, environment variable, meaning):
+            \(rows.joined(separator: "\n"))
+            """
+    }
+}

@@ -1,0 +1,77 @@
+import Configuration
+import Foundation
+import Logging
+import SystemPackage
+
+extension GatewayConfiguration {
+    /// Resolves settings with precedence: command-line flags > `GATEWAY_*` environment >
+    /// JSON config file (`--config-file`) > defaults.
+    public static func load(arguments: [String], environment: [String: String]) async throws -> GatewayConfiguration {
+        let flags = CommandLineArgumentsProvider(arguments: arguments, secretsSpecifier: .specific([GatewaySetting.masterKey.flag]))
+        let gatewayEnvironment = Dictionary(
+            uniqueKeysWithValues: environment.compactMap { name, value in
+                name.hasPrefix("GATEWAY_") ? (String(name.dropFirst("GATEWAY_".count)), value) : nil
+            }
+        )
+        let variables = EnvironmentVariablesProvider(
+            environmentVariables: gatewayEnvironment,
+            secretsSpecifier: .specific(["MASTER_KEY"])
+        )
+        var providers: [any ConfigProvider] = [flags, variables]
+        let early = ConfigReader(providers: providers)
+        if let file = early.string(forKey: ["config", "file"]) {
+            do {
+                providers.append(try await FileProvider<JSONSnapshot>(filePath: FilePath(file)))
+            } catch {
+                throw ConfigurationError(setting: .configFile, reason: "cannot read JSON config file \(file): \(error)")
+            }
+        }
+        return try resolve(ConfigReader(providers: providers))
+    }
+
+    static func resolve(_ reader: ConfigReader) throws -> GatewayConfiguration {
+        var configuration = GatewayConfiguration()
+        func string(_ setting: GatewaySetting) -> String? {
+            reader.string(forKey: ConfigKey(setting.key.split(separator: ".").map(String.init)), isSecret: setting.isSecret).flatMap { $0.isEmpty ? nil : $0 }
+        }
+        func int(_ setting: GatewaySetting, in range: ClosedRange<Int>) throws -> Int? {
+            guard let text = string(setting) else { return nil }
+            guard let value = Int(text), range.contains(value) else {
+                throw ConfigurationError(setting: setting, reason: "expected a whole number in \(range.lowerBound)...\(range.upperBound), got \"\(text)\"")
+            }
+            return value
+        }
+        func choice<T: RawRepresentable>(_ setting: GatewaySetting, _: T.Type) throws -> T? where T.RawValue == String {
+            guard let text = string(setting) else { return nil }
+            guard let value = T(rawValue: text.lowercased()) else {
+                throw ConfigurationError(setting: setting, reason: "unknown value \"\(text)\"")
+            }
+            return value
+        }
+
+        if let host = string(.httpHost) { configuration.host = host }
+        if let port = try int(.httpPort, in: 0...65_535) { configuration.port = port }
+        if let url = string(.publicBaseURL) {
+            guard let parsed = URL(string: url), let scheme = parsed.scheme, ["http", "https"].contains(scheme), parsed.host != nil else {
+                throw ConfigurationError(setting: .publicBaseURL, reason: "must be an absolute http(s) URL, got \"\(url)\"")
+            }
+            configuration.publicBaseURL = url
+        }
+        if let path = string(.databasePath) { configuration.databasePath = path }
+        if let url = string(.redisURL) {
+            guard url.hasPrefix("redis://") else {
+                throw ConfigurationError(setting: .redisURL, reason: "must start with redis://")
+            }
+            configuration.redisURL = url
+        }
+        configuration.masterKeyBase64 = string(.masterKey)
+        configuration.masterKeyFile = string(.masterKeyFile)
+        if let environment = try choice(.environment, Environment.self) { configuration.environment = environment }
+        if let level = try choice(.logLevel, Logger.Level.self) { configuration.logLevel = level }
+        if let format = try choice(.logFormat, LogFormat.self) { configuration.logFormat = format }
+        if let milliseconds = try int(.tenantReloadInterval, in: 50...60_000) {
+            configuration.tenantReloadInterval = .milliseconds(milliseconds)
+        }
+        return configuration
+    }
+}

@@ -1,0 +1,69 @@
+import Logging
+
+/// The resolved settings of one gateway process.
+public struct GatewayConfiguration: Sendable, Equatable {
+    public enum Environment: String, Sendable, Equatable {
+        case development
+        case production
+    }
+
+    public enum LogFormat: String, Sendable, Equatable {
+        case text
+        case json
+    }
+
+    public var host: String
+    public var port: Int
+    /// Explicit public base URL; nil means derive from host and bound port.
+    public var publicBaseURL: String?
+    public var databasePath: String
+    public var redisURL: String?
+    public var masterKeyBase64: String?
+    public var masterKeyFile: String?
+    public var environment: Environment
+    public var logLevel: Logger.Level
+    public var logFormat: LogFormat
+    public var tenantReloadInterval: Duration
+
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        publicBaseURL: String? = nil,
+        databasePath: String = "./.gateway/gateway.sqlite",
+        redisURL: String? = nil,
+        masterKeyBase64: String? = nil,
+        masterKeyFile: String? = nil,
+        environment: Environment = .development,
+        logLevel: Logger.Level = .info,
+        logFormat: LogFormat = .text,
+        tenantReloadInterval: Duration = .milliseconds(500)
+    ) {
+        self.host = host
+        self.port = port
+        self.publicBaseURL = publicBaseURL
+        self.databasePath = databasePath
+        self.redisURL = redisURL
+        self.masterKeyBase64 = masterKeyBase64
+        self.masterKeyFile = masterKeyFile
+        self.environment = environment
+        self.logLevel = logLevel
+        self.logFormat = logFormat
+        self.tenantReloadInterval = tenantReloadInterval
+    }
+
+    /// The issuer base: the configured public URL, else `http://host:port`.
+    public func publicBaseURL(boundPort: Int) -> String {
+        if let publicBaseURL { return publicBaseURL.hasSuffix("/") ? String(publicBaseURL.dropLast()) : publicBaseURL }
+        return "http://\(host):\(boundPort)"
+    }
+}
+
+/// A setting whose value cannot be used; `gateway serve` prints it and exits 2.
+public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let setting: GatewaySetting
+    public let reason: String
+
+    public var description: String {
+        "\(setting.flag) / \(setting.environmentVariable): \(reason)"
+    }
+}

@@ -1,0 +1,45 @@
+/// Every setting `gateway serve` reads, with its configuration key, environment variable,
+/// command-line flag, default and meaning. One table serves the loader, `--help`, the
+/// README and the Deploy/ check.
+public struct GatewaySetting: Sendable, Hashable {
+    /// Dotted configuration key, e.g. `http.port` (file key path; flag `--http-port`).
+    public let key: String
+    /// Environment variable, e.g. `GATEWAY_HTTP_PORT`.
+    public let environmentVariable: String
+    /// Command-line flag, e.g. `--http-port`.
+    public let flag: String
+    /// Default shown in help (nil: unset).
+    public let defaultValue: String?
+    public let summary: String
+    public let isSecret: Bool
+
+    init(_ key: String, env: String, default defaultValue: String?, secret: Bool = false, _ summary: String) {
+        self.key = key
+        self.environmentVariable = "GATEWAY_" + env
+        self.flag = "--" + key.replacingOccurrences(of: ".", with: "-")
+        self.defaultValue = defaultValue
+        self.summary = summary
+        self.isSecret = secret
+    }
+}
+
+extension GatewaySetting {
+    public static let httpHost = GatewaySetting("http.host", env: "HTTP_HOST", default: "127.0.0.1", "Address to listen on.")
+    public static let httpPort = GatewaySetting("http.port", env: "HTTP_PORT", default: "8080", "Port to listen on (0 = any free port).")
+    public static let publicBaseURL = GatewaySetting("public.base.url", env: "PUBLIC_BASE_URL", default: nil, "Base URL clients use; issuers are {this}/t/{tenant}. Default http://{host}:{port}.")
+    public static let databasePath = GatewaySetting("database.path", env: "DATABASE_PATH", default: "./.gateway/gateway.sqlite", "SQLite file with tenants and durable state.")
+    public static let redisURL = GatewaySetting("redis.url", env: "REDIS_URL", default: nil, "redis://[:password@]host:port/db; unset = in-process cache.")
+    public static let masterKey = GatewaySetting("master.key", env: "MASTER_KEY", default: nil, secret: true, "Base64 of 32 bytes that seal secrets at rest.")
+    public static let masterKeyFile = GatewaySetting("master.key.file", env: "MASTER_KEY_FILE", default: nil, "File holding the base64 master key.")
+    public static let environment = GatewaySetting("environment", env: "ENVIRONMENT", default: "development", "development (generates a dev master key, seeds a demo tenant) or production.")
+    public static let logLevel = GatewaySetting("log.level", env: "LOG_LEVEL", default: "info", "trace, debug, info, notice, warning, error, critical.")
+    public static let logFormat = GatewaySetting("log.format", env: "LOG_FORMAT", default: "text", "text or json.")
+    public static let configFile = GatewaySetting("config.file", env: "CONFIG_FILE", default: nil, "Optional JSON file with these keys (nested objects).")
+    public static let tenantReloadInterval = GatewaySetting("tenants.reload.ms", env: "TENANTS_RELOAD_MS", default: "500", "How often the tenant snapshot checks SQLite for changes.")
+
+    /// All settings, in help order.
+    public static let all: [GatewaySetting] = [
+        .httpHost, .httpPort, .publicBaseURL, .databasePath, .redisURL, .masterKey, .masterKeyFile,
+        .environment, .logLevel, .logFormat, .configFile, .tenantReloadInterval,
+    ]
+}

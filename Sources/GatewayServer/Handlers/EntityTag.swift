@@ -1,0 +1,19 @@
+import Foundation
+
+/// Strong entity tags and `If-None-Match` matching (RFC 9110 §13.1.2, weak comparison).
+enum EntityTag {
+    /// The tag of an answer that changes only with the tenant's configVersion.
+    static func forConfigVersion(_ version: Int64) -> String {
+        "\"cfg-\(version)\""
+    }
+
+    /// True when `ifNoneMatch` (a list of tags, or `*`) names `etag`.
+    static func matches(_ ifNoneMatch: String?, _ etag: String) -> Bool {
+        guard let ifNoneMatch else { return false }
+        let bare = etag.hasPrefix("W/") ? String(etag.dropFirst(2)) : etag
+        return ifNoneMatch.split(separator: ",").contains { candidate in
+            let trimmed = candidate.trimmingCharacters(in: .whitespaces)
+            return trimmed == "*" || trimmed == bare || trimmed == "W/" + bare
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import CoreMetrics
+import Prometheus
+import Synchronization
+
+/// The gateway's Prometheus registry and the HTTP instruments, injected (no global
+/// bootstrap needed, so several gateways can run in one test process).
+public final class GatewayMetrics: Sendable {
+    /// Registry rendered by `GET /metrics`.
+    public let registry: PrometheusCollectorRegistry
+    /// swift-metrics factory over the same registry, for GatewayCore instruments.
+    public let factory: any MetricsFactory
+
+    struct RouteKey: Hashable {
+        let route: String
+        let method: String
+        let status: Int
+    }
+
+    struct RouteInstruments: Sendable {
+        let requests: Prometheus.Counter
+        let duration: DurationHistogram
+    }
+
+    private let routes = Mutex<[RouteKey: RouteInstruments]>([:])
+
+    static let latencyBuckets: [Duration] = [
+        .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
+        .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
+        .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5),
+    ]
+
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.registry = registry
+        self.factory = PrometheusMetricsFactory(registry: registry)
+    }
+
+    /// Counts one answered request and records its latency, by route template and status.
+    func recordRequest(route: String, method: String, status: Int, duration: Duration) {
+        let key = RouteKey(route: route, method: method, status: status)
+        let instruments = routes.withLock { cache in
+            if let found = cache[key] { return found }
+            let labels = [("route", route), ("method", method), ("status", String(status))]
+            let made = RouteInstruments(
+                requests: registry.makeCounter(name: "gateway_http_requests_total", labels: labels),
+                duration: registry.makeDurationHistogram(name: "gateway_http_request_duration_seconds", labels: labels, buckets: Self.latencyBuckets)
+            )
+            cache[key] = made
+            return made
+        }
+        instruments.requests.increment()
+        instruments.duration.recordNanoseconds(duration.nanoseconds)
+    }
+}
+
+extension Duration {
+    var nanoseconds: Int64 {
+        let parts = components
+        return parts.seconds * 1_000_000_000 + parts.attoseconds / 1_000_000_000
+    }
+}

@@ -1,0 +1,47 @@
+import GatewayCore
+import Hummingbird
+import OpenAPIRuntime
+
+/// Turns every error that reaches it into an RFC 9457 problem response: gateway refusals
+/// keep their status and code; contract violations found by the generated server become
+/// 4xx; anything else is a logged 500 whose body reveals nothing internal.
+struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            let problem = Self.problem(for: error)
+            if problem.status >= 500 {
+                context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
+            }
+            return ProblemResponse.make(problem)
+        }
+    }
+
+    static func problem(for error: any Error) -> GatewayProblem {
+        switch error {
+        case let problem as GatewayProblem:
+            return problem
+        case let serverError as ServerError:
+            if let problem = serverError.underlyingError as? GatewayProblem { return problem }
+            let status = Int(serverError.httpStatus.code)
+            guard (400..<500).contains(status) else { return .internalError() }
+            return GatewayProblem(
+                status: status,
+                code: status == 406 ? "not_acceptable" : status == 415 ? "unsupported_media_type" : "invalid_request",
+                title: "Invalid request",
+                detail: String(serverError.causeDescription.prefix(300))
+            )
+        case let httpError as HTTPError:
+            switch httpError.status {
+            case .notFound: return .notFound()
+            case .methodNotAllowed: return .methodNotAllowed()
+            case let status where (400..<500).contains(Int(status.code)):
+                return GatewayProblem(status: Int(status.code), code: "invalid_request", title: status.reasonPhrase, detail: httpError.body)
+            default: return .internalError()
+            }
+        default:
+            return .internalError()
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// Honours a well-formed incoming `X-Request-Id` (else makes one), puts it on the logger
+/// and the response, and opens the ``RequestScope`` for the rest of the chain.
+struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
+    static var headerName: HTTPField.Name { HTTPField.Name("X-Request-Id")! }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let requestID = request.headers[Self.headerName].flatMap(Self.accept) ?? Self.generate()
+        var context = context
+        context.logger[metadataKey: "request_id"] = .string(requestID)
+        let scope = RequestScope(requestID: requestID, logger: context.logger, tenant: nil)
+        var response = try await RequestScope.$current.withValue(scope) {
+            try await next(request, context)
+        }
+        response.headers[Self.headerName] = requestID
+        return response
+    }
+
+    /// Accepts 1–128 characters of `[A-Za-z0-9._:-]`, so ids never inject into logs.
+    static func accept(_ candidate: String) -> String? {
+        guard (1...128).contains(candidate.utf8.count) else { return nil }
+        let allowed = candidate.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: ":"), UInt8(ascii: "-"):
+                true
+            default:
+                false
+            }
+        }
+        return allowed ? candidate : nil
+    }
+
+    static func generate() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let high = generator.next() as UInt64
+        let low = generator.next() as UInt64
+        return hex(high) + hex(low)
+    }
+
+    private static func hex(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}

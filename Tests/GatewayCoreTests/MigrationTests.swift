@@ -1,0 +1,32 @@
+import Foundation
+import Testing
+@testable import GatewayCore
+
+@Suite struct MigrationTests {
+    @Test func migratesAnEmptyFileAndCreatesItsFolder() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.file("nested/deeper/gateway.sqlite")
+        let store = try SQLiteTenantStore(path: path, sealer: Fixtures.sealer, migrate: false)
+        #expect(try store.appliedMigrations().isEmpty)
+        try store.migrate()
+        #expect(try store.appliedMigrations() == ["v1-tenants"])
+        #expect(SQLiteTenantStore.knownMigrations == ["v1-tenants"])
+        #expect(FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func migratingTwiceIsANoOp() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try Fixtures.store(folder)
+        try await store.create(Tenant(id: "acme", displayName: "Acme"), actor: "t")
+        let token = try await store.changeToken()
+        try store.migrate()
+        try store.migrate()
+        let reopened = try Fixtures.store(folder)
+        #expect(try reopened.appliedMigrations() == ["v1-tenants"])
+        #expect(try await reopened.changeToken() == token)
+        #expect(try await reopened.allTenants().map(\.id) == ["acme"])
+        try await reopened.ping()
+    }
+}

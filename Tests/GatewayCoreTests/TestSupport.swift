@@ -1,0 +1,51 @@
+import Foundation
+@testable import GatewayCore
+
+/// A fresh folder under the system temp dir; tests `defer { folder.remove() }`.
+struct TemporaryFolder: Sendable {
+    let path: String
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("gateway-core-tests-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    func file(_ name: String) -> String { path + "/" + name }
+}
+
+enum Fixtures {
+    /// A fixed master key so several store instances (like several processes) agree.
+    static let key = try! MasterKey(base64: Data(repeating: 7, count: 32).base64EncodedString())
+    static let sealer = SecretSealer(masterKey: key)
+
+    /// A tenant with every field set to a non-default value.
+    static func fullTenant(id: String = "acme") -> Tenant {
+        Tenant(
+            id: id,
+            displayName: "Acme Super App ✓",
+            status: .suspended,
+            platform: PlatformSettings(
+                baseURL: "https://ras.example.com/api", projectID: "project-42",
+                subscriptionKey: SecretValue("ras-K1-SECRET-MARKER"), previewMode: true,
+                requireSignatureVerification: true
+            ),
+            provisioning: ProvisioningSettings(
+                baseURL: "http://prov.example.com:8080/v2", superAppID: "super-1",
+                superAppVersion: "3.2.1", apiKey: SecretValue("API-KEY-SECRET-MARKER")
+            ),
+            storageMaxSizeInBytes: 12_345,
+            cacheRules: ClientCacheRules(maxCount: 17, maxDays: 30),
+            theme: Theme(primaryColor: "#123456", secondaryColor: "#abcdef"),
+            cacheTTLs: CacheTTLs(manifestSeconds: 11, catalogSeconds: 12, localizationSeconds: 13, publicKeySeconds: 14)
+        )
+    }
+
+    static func store(_ folder: TemporaryFolder, name: String = "gateway.sqlite") throws -> SQLiteTenantStore {
+        try SQLiteTenantStore.open(path: folder.file(name), sealer: sealer)
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import GatewayServer
+import Testing
+import Yams
+
+/// Deploy/ files are not run here (no Docker engine), so they are parsed and checked:
+/// every `GATEWAY_*` variable they set must be one the configuration loader knows.
+@Suite("Deploy files")
+struct DeployFilesTests {
+    static let known = Set(GatewaySetting.all.map(\.environmentVariable))
+
+    @Test("docker-compose.yml parses and sets only known GATEWAY_* variables")
+    func compose() throws {
+        let document = try #require(try Yams.load(yaml: RepositoryFile.text("Deploy/docker-compose.yml")) as? [String: Any])
+        let services = try #require(document["services"] as? [String: Any])
+        let gateway = try #require(services["gateway"] as? [String: Any])
+        let environment = try #require(gateway["environment"] as? [String: Any])
+        #expect(environment["GATEWAY_REDIS_URL"] as? String == "redis://redis:6379/0")
+        try expectKnown(environment.keys, in: "docker-compose.yml")
+        #expect(services["redis"] != nil)
+        #expect((document["volumes"] as? [String: Any])?["gateway-data"] != nil)
+    }
+
+    @Test("Dockerfile is multi-stage, runs as non-root, has a healthcheck and known variables")
+    func dockerfile() throws {
+        let text = try RepositoryFile.text("Deploy/Dockerfile")
+        let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(lines.filter { $0.hasPrefix("FROM ") }.count >= 2)
+        #expect(lines.contains { $0.hasPrefix("USER ") && !$0.hasSuffix("root") })
+        #expect(lines.contains { $0.hasPrefix("HEALTHCHECK") })
+        #expect(text.contains("libhiredis"))
+        #expect(text.contains("libsqlite3"))
+        let variables = Self.gatewayVariables(in: text)
+        #expect(!variables.isEmpty)
+        try expectKnown(variables, in: "Dockerfile")
+    }
+
+    @Test("example env file and Kubernetes manifests set only known variables")
+    func envAndKubernetes() throws {
+        let env = try RepositoryFile.text("Deploy/gateway.env.example")
+        let envNames = env.split(separator: "\n")
+            .filter { !$0.hasPrefix("#") && $0.contains("=") }
+            .map { String($0.split(separator: "=", maxSplits: 1)[0]) }
+        #expect(!envNames.isEmpty)
+        try expectKnown(envNames, in: "gateway.env.example")
+
+        for file in ["Deploy/kubernetes/gateway.yaml", "Deploy/kubernetes/redis.yaml"] {
+            let documents = try Array(Yams.load_all(yaml: RepositoryFile.text(file)))
+            #expect(!documents.isEmpty)
+            for case let document as [String: Any] in documents {
+                #expect(document["kind"] is String, "every manifest in \(file) names its kind")
+                if let data = document["data"] as? [String: Any] { try expectKnown(data.keys, in: file) }
+                if let data = document["stringData"] as? [String: Any] { try expectKnown(data.keys, in: file) }
+            }
+        }
+    }
+
+    @Test("the example JSON config loads through the real loader")
+    func exampleConfig() async throws {
+        let path = RepositoryFile.url("Deploy/config.example.json").path
+        let configuration = try await GatewayConfiguration.load(arguments: ["gateway", "--config-file", path], environment: [:])
+        #expect(configuration.host == "0.0.0.0")
+        #expect(configuration.redisURL == "redis://redis:6379/0")
+        #expect(configuration.environment == .production)
+        #expect(configuration.logFormat == .json)
+    }
+
+    @Test("README documents every setting")
+    func readmeListsSettings() throws {
+        let readme = try RepositoryFile.text("README.md")
+        for setting in GatewaySetting.all {
+            #expect(readme.contains(setting.environmentVariable), "README misses \(setting.environmentVariable)")
+            #expect(readme.contains(setting.flag), "README misses \(setting.flag)")
+        }
+    }
+
+    static func gatewayVariables(in text: String) -> [String] {
+        let pattern = try! NSRegularExpression(pattern: "GATEWAY_[A-Z0-9_]+")
+        let range = NSRange(text.startIndex..., in: text)
+        return pattern.matches(in: text, range: range).compactMap { Range($0.range, in: text).map { String(text[$0]) } }
+    }
+
+    private func expectKnown(_ names: some Sequence<String>, in file: String) throws {
+        for name in names where name.hasPrefix("GATEWAY_") {
+            #expect(Self.known.contains(name), "\(file) sets \(name), which the gateway does not read")
+        }
+    }
+}

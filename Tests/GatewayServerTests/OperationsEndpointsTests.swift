@@ -1,0 +1,68 @@
+import AsyncHTTPClient
+import Foundation
+import GatewayAPI
+import NIOCore
+import Testing
+
+@Suite("Operations endpoints")
+struct OperationsEndpointsTests {
+    @Test("healthz, readyz (SQLite + Redis when configured) and metrics")
+    func probesAndMetrics() async throws {
+        try await GatewayHarness.withGateway { harness, client, _ in
+            #expect(try await client.getHealth().ok.body.json.status == .ok)
+
+            let readiness = try await client.getReadiness().ok.body.json
+            #expect(readiness.status == .ready)
+            let names = readiness.checks.map(\.name)
+            #expect(names.contains("sqlite"))
+            #expect(names.contains("redis") == (harness.configuration.redisURL != nil))
+
+            _ = try await client.getHostConfig(path: .init(tenant: "demo"))
+            _ = try await client.getHostConfig(path: .init(tenant: "nobody-here"))
+            let text = try await client.getMetrics().ok.body.plainText
+            let metrics = try await String(collecting: text, upTo: 1 << 20)
+            #expect(metrics.contains(#"gateway_http_requests_total{route="/t/{tenant}/v1/host-config",method="GET",status="200"}"#) || metrics.contains(#"route="/t/:tenant/v1/host-config""#))
+            #expect(metrics.contains("status=\"404\""))
+            #expect(metrics.contains("gateway_http_request_duration_seconds_bucket"))
+            #expect(!metrics.contains("nobody-here"), "raw paths must not become labels")
+        }
+    }
+
+    @Test("X-Request-Id is honoured when well-formed, replaced otherwise, and named in problems")
+    func requestIDs() async throws {
+        try await GatewayHarness.withGateway { _, _, port in
+            let http = HTTPClient.shared
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/t/nobody-here/v1/host-config")
+            request.headers.add(name: "X-Request-Id", value: "abc-123")
+            let response = try await http.execute(request, timeout: .seconds(5))
+            #expect(response.headers.first(name: "X-Request-Id") == "abc-123")
+            #expect(response.headers.first(name: "Content-Type") == "application/problem+json")
+            let body = try await response.body.collect(upTo: 1 << 16)
+            #expect(String(buffer: body).contains("urn:request:abc-123"))
+
+            var hostile = HTTPClientRequest(url: "http://127.0.0.1:\(port)/healthz")
+            hostile.headers.add(name: "X-Request-Id", value: "evil id with spaces")
+            let replaced = try await http.execute(hostile, timeout: .seconds(5))
+            let id = try #require(replaced.headers.first(name: "X-Request-Id"))
+            #expect(id != "evil id with spaces")
+            #expect(id.count == 32)
+        }
+    }
+
+    @Test("unknown routes and methods are problem+json, not bare errors")
+    func unknownRoutes() async throws {
+        try await GatewayHarness.withGateway { _, _, port in
+            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/nowhere"), timeout: .seconds(5))
+            #expect(response.status == .notFound)
+            #expect(response.headers.first(name: "Content-Type") == "application/problem+json")
+            let body = String(buffer: try await response.body.collect(upTo: 1 << 16))
+            #expect(body.contains(#""code":"not_found""#))
+
+            var post = HTTPClientRequest(url: "http://127.0.0.1:\(port)/healthz")
+            post.method = .DELETE
+            let wrongMethod = try await HTTPClient.shared.execute(post, timeout: .seconds(5))
+            #expect((400..<500).contains(wrongMethod.status.code))
+            #expect(wrongMethod.headers.first(name: "Content-Type") == "application/problem+json")
+        }
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import RedisClient
+import Testing
+
+extension IntegrationTests {
+    @Suite("Timeouts, server loss and reconnection")
+    struct ResilienceTests {
+        @Test func reconnectsAfterServerKilledAndRestarted() async throws {
+            let server = try await RedisTestServer.start()
+            var configuration = server.configuration()
+            configuration.reconnectInitialBackoff = .milliseconds(20)
+            configuration.reconnectMaxBackoff = .milliseconds(500)
+            let client = RedisClient(configuration: configuration)
+            for index in 0..<20 {
+                #expect(try await client.set("k\(index)", "v"))
+            }
+
+            // Keep commands in flight while the server dies.
+            let load = Task {
+                var failures: [RedisError] = []
+                for index in 0..<2_000 {
+                    do {
+                        _ = try await client.incr("counter\(index % 10)")
+                    } catch let error as RedisError {
+                        failures.append(error)
+                    }
+                    if Task.isCancelled { break }
+                }
+                return failures
+            }
+            try await Task.sleep(for: .milliseconds(30))
+            try await server.killAndWait()
+
+            // While the server is down, commands fail fast with connectionFailed (never hang).
+            let clock = ContinuousClock()
+            for _ in 0..<3 {
+                let start = clock.now
+                await #expect {
+                    try await client.ping()
+                } throws: { error in
+                    guard case RedisError.connectionFailed = error else { return false }
+                    return true
+                }
+                #expect(clock.now - start < .seconds(1))
+            }
+
+            try await server.restart()
+            let failures = try await load.value
+            print("while redis was killed and restarted, \(failures.count) of 2000 commands failed (all connectionFailed)")
+            for failure in failures {
+                guard case .connectionFailed = failure else {
+                    Issue.record("in-flight command failed with \(failure), expected connectionFailed")
+                    continue
+                }
+            }
+
+            // The client reconnects by itself; retry until the backoff window has passed.
+            let deadline = clock.now + .seconds(10)
+            var recovered = false
+            while clock.now < deadline {
+                do {
+                    try await client.ping()
+                    recovered = true
+                    break
+                } catch RedisError.connectionFailed {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
+            #expect(recovered)
+            // Every pool slot works again.
+            for index in 0..<20 {
+                #expect(try await client.set("after\(index)", "v\(index)"))
+                #expect(try await client.getString("after\(index)") == "v\(index)")
+            }
+            await client.shutdown()
+            server.kill()
+        }
+
+        @Test func stoppedServerTimesOutThenRecovers() async throws {
+            let server = try await RedisTestServer.start()
+            var configuration = server.configuration()
+            configuration.commandTimeout = .milliseconds(200)
+            configuration.poolSize = 1
+            let client = RedisClient(configuration: configuration)
+            try await client.ping()
+
+            server.pause()
+            let clock = ContinuousClock()
+            let start = clock.now
+            let first = Task { try await client.ping() }
+            let second = Task { try await client.get("k") }
+            await #expect(throws: RedisError.timeout) { try await first.value }
+            let elapsed = clock.now - start
+            // The second command was pipelined behind the first; the connection is dropped once
+            // the first times out, so it fails too (timeout or connectionFailed, never a hang).
+            await #expect(throws: RedisError.self) { _ = try await second.value }
+            #expect(elapsed >= .milliseconds(190))
+            #expect(elapsed < .milliseconds(1_000), "timeout took \(elapsed)")
+            print("command timed out after \(elapsed) (commandTimeout 200 ms)")
+
+            server.resume()
+            let deadline = clock.now + .seconds(5)
+            var recovered = false
+            while clock.now < deadline, !recovered {
+                do {
+                    try await client.ping()
+                    recovered = true
+                } catch {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+            }
+            #expect(recovered)
+            #expect(try await client.set("k", "v"))
+            #expect(try await client.getString("k") == "v")
+            await client.shutdown()
+            server.kill()
+        }
+
+        @Test func silentListenerTimesOut() async throws {
+            // Accepts connections and never answers.
+            let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .childChannelOption(.autoRead, value: false)
+                .bind(host: "127.0.0.1", port: 0)
+                .get()
+            let port = try #require(listener.localAddress?.port)
+            var configuration = RedisConfiguration(host: "127.0.0.1", port: port)
+            configuration.commandTimeout = .milliseconds(200)
+            let client = RedisClient(configuration: configuration)
+            let clock = ContinuousClock()
+            for _ in 0..<3 {
+                let start = clock.now
+                await #expect(throws: RedisError.timeout) { try await client.ping() }
+                #expect(clock.now - start < .milliseconds(1_000))
+            }
+            await client.shutdown()
+            try await listener.close()
+        }
+
+        @Test func garbageReplyIsAProtocolError() async throws {
+            let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(GarbageResponder())
+                    }
+                }
+                .bind(host: "127.0.0.1", port: 0)
+                .get()
+            let port = try #require(listener.localAddress?.port)
+            let client = RedisClient(configuration: RedisConfiguration(host: "127.0.0.1", port: port))
+            await #expect {
+                try await client.ping()
+            } throws: { error in
+                guard case RedisError.protocolError = error else { return false }
+                return true
+            }
+            await client.shutdown()
+            try await listener.close()
+        }
+
+        @Test func nothingListeningFailsFast() async throws {
+            let port = try await RedisTestServer.freePort()
+            let client = RedisClient(configuration: RedisConfiguration(host: "127.0.0.1", port: port))
+            let clock = ContinuousClock()
+            let start = clock.now
+            for _ in 0..<5 {
+                await #expect {
+                    try await client.ping()
+                } throws: { error in
+                    guard case RedisError.connectionFailed = error else { return false }
+                    return true
+                }
+            }
+            #expect(clock.now - start < .seconds(2))
+            await client.shutdown()
+        }
+    }
+}
+
+/// Answers every read with bytes that are not RESP.
+private final class GarbageResponder: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(string: "?garbage\r\n")), promise: nil)
+    }
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the gateway builds and runs with, when missing.
+# Usage: scripts/install-deps.sh [--with-test-tools]
+set -euo pipefail
+packages=(redis-server libhiredis-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev pkg-config)
+if [[ "${1:-}" == "--with-test-tools" ]]; then packages+=(wrk); fi
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+if [[ "${1:-}" == "--with-test-tools" ]]; then
+  python3 -m pip install --quiet --disable-pip-version-check -r scripts/test-requirements.txt
+fi
