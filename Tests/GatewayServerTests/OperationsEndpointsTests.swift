@@ -61,7 +61,8 @@ struct OperationsEndpointsTests {
             var post = HTTPClientRequest(url: "http://127.0.0.1:\(port)/healthz")
             post.method = .DELETE
             let wrongMethod = try await HTTPClient.shared.execute(post, timeout: .seconds(5))
-            #expect((400..<500).contains(wrongMethod.status.code))
+            #expect(wrongMethod.status == .methodNotAllowed)
+            #expect(wrongMethod.headers.first(name: "Allow")?.contains("GET") == true)
             #expect(wrongMethod.headers.first(name: "Content-Type") == "application/problem+json")
         }
     }

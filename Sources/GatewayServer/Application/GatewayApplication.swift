@@ -27,11 +27,15 @@ public enum GatewayApplication {
 
     public static func makeRouter(services: GatewayServices) throws -> Router<Context> {
         let router = Router(context: Context.self)
+        let handler = GatewayAPIHandler(directory: services.directory, metrics: services.metrics, readiness: services.readiness)
+        var routes = RouteTable()
+        // Register into a throwaway router first to learn the route table the problem
+        // middleware needs; middlewares must be added before the real registration.
+        try handler.registerHandlers(on: RecordingTransport(base: Router(context: Context.self)) { routes.add(method: $0, template: $1) })
         router.add(middleware: RequestIDMiddleware())
         router.add(middleware: HTTPMetricsMiddleware(metrics: services.metrics))
-        router.add(middleware: ProblemMiddleware())
+        router.add(middleware: ProblemMiddleware(routes: routes))
         router.add(middleware: TenantResolutionMiddleware(directory: services.directory))
-        let handler = GatewayAPIHandler(directory: services.directory, metrics: services.metrics, readiness: services.readiness)
         try handler.registerHandlers(on: router)
         return router
     }

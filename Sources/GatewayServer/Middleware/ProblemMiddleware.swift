@@ -6,9 +6,17 @@ import OpenAPIRuntime
 /// keep their status and code; contract violations found by the generated server become
 /// 4xx; anything else is a logged 500 whose body reveals nothing internal.
 struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
+    let routes: RouteTable
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            let allowed = routes.allowedMethods(for: request.uri.path)
+            guard !allowed.isEmpty else { return ProblemResponse.make(.notFound()) }
+            var problem = GatewayProblem.methodNotAllowed()
+            problem.headers.append((name: "Allow", value: allowed.map(\.rawValue).joined(separator: ", ")))
+            return ProblemResponse.make(problem)
         } catch {
             let problem = Self.problem(for: error)
             if problem.status >= 500 {
