@@ -38,31 +38,9 @@ enum TenantText {
     }
 
     static func value(of field: TenantField, in t: Tenant, reveal: Bool) -> String {
-        func text(_ value: String?) -> String { value.map { oneLine($0, limit: 200) } ?? "-" }
-        func secret(_ value: SecretValue?) -> String { value.map { reveal ? $0.plaintext : $0.masked } ?? "-" }
-        return switch field {
-        case .id: t.id
-        case .displayName: text(t.displayName)
-        case .status: t.status.rawValue
-        case .platformBaseURL: text(t.platform.baseURL)
-        case .platformProjectID: text(t.platform.projectID)
-        case .platformSubscriptionKey: secret(t.platform.subscriptionKey)
-        case .platformPreviewMode: String(t.platform.previewMode)
-        case .platformRequireSignatureVerification: String(t.platform.requireSignatureVerification)
-        case .provisioningBaseURL: text(t.provisioning.baseURL)
-        case .provisioningSuperAppID: text(t.provisioning.superAppID)
-        case .provisioningSuperAppVersion: text(t.provisioning.superAppVersion)
-        case .provisioningAPIKey: secret(t.provisioning.apiKey)
-        case .storageMaxSizeInBytes: String(t.storageMaxSizeInBytes)
-        case .cacheMaxCount: String(t.cacheRules.maxCount)
-        case .cacheMaxDays: String(t.cacheRules.maxDays)
-        case .themePrimaryColor: t.theme.primaryColor
-        case .themeSecondaryColor: t.theme.secondaryColor
-        case .manifestTTL: String(t.cacheTTLs.manifestSeconds)
-        case .catalogTTL: String(t.cacheTTLs.catalogSeconds)
-        case .localizationTTL: String(t.cacheTTLs.localizationSeconds)
-        case .publicKeyTTL: String(t.cacheTTLs.publicKeySeconds)
-        }
+        guard let plain = field.plainValue(in: t) else { return "-" }
+        if field.isSecret { return reveal ? plain : SecretValue(plain).masked }
+        return oneLine(plain, limit: 200)
     }
 
     /// Cuts `text` to `limit` characters (with `…`) and keeps it on one line.

@@ -38,11 +38,12 @@ public enum TenantField: String, Sendable, CaseIterable, Codable {
 
     /// The fields whose values differ between `old` and `new`, in declaration order.
     public static func changes(from old: Tenant, to new: Tenant) -> [TenantField] {
-        allCases.filter { $0.comparable(old) != $0.comparable(new) }
+        allCases.filter { $0.plainValue(in: old) != $0.plainValue(in: new) }
     }
 
-    /// The field's value in a form only meant for equality checks.
-    func comparable(_ t: Tenant) -> String? {
+    /// The field's value as text, nil when unset. Secret fields come back in PLAINTEXT:
+    /// mask them (``SecretValue/masked``) before they reach any output.
+    public func plainValue(in t: Tenant) -> String? {
         switch self {
         case .id: t.id
         case .displayName: t.displayName
