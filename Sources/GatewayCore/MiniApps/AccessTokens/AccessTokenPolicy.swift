@@ -1,6 +1,8 @@
 /// A mini app's request for an access token.
 public struct AccessTokenRequest: Sendable, Equatable, Codable {
+    /// Requested audience.
     public var audience: String
+    /// Requested scopes.
     public var scopes: [String]
 
     public init(audience: String, scopes: [String]) {

@@ -2,15 +2,21 @@ import Foundation
 
 /// An issued mini-app access token.
 public struct MiniAppAccessToken: Sendable, Equatable {
+    /// The signed JWT.
     public var token: String
+    /// Expiry (`validUntil` in ms since epoch on the wire).
     public var validUntil: Date
+    /// The granted audience.
     public var audience: String
+    /// The granted scopes (as requested).
     public var scopes: [String]
 }
 
 /// A refused access-token request, carrying the SDK error type and message.
 public struct AccessTokenDenied: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The SDK error type (`type.rawValue` goes in the body).
     public var type: AccessTokenErrorType
+    /// Human-readable reason.
     public var message: String
 
     public var description: String { "\(type.rawValue): \(message)" }

@@ -1,6 +1,8 @@
 /// An event refused in a batch, by its index in the batch.
 public struct AnalyticsRejection: Sendable, Equatable, Codable {
+    /// Position in the batch (0-based).
     public var index: Int
+    /// Why it was refused.
     public var reasons: [String]
 
     public init(index: Int, reasons: [String]) {
@@ -22,6 +24,7 @@ public enum AnalyticsBatchError: Error, Sendable, Equatable, CustomStringConvert
 
 /// Validates a batch: valid events are kept, invalid ones rejected by index with reasons.
 public struct AnalyticsBatchValidator: Sendable {
+    /// Most events per batch.
     public var maxBatch = 100
     public var maxIDLength = 200
     public var maxTextLength = 200

@@ -4,7 +4,9 @@ import Metrics
 
 /// What happened to a batch.
 public struct AnalyticsIngestResult: Sendable, Equatable, Codable {
+    /// Events stored.
     public var accepted: Int
+    /// Events refused, by batch index.
     public var rejected: [AnalyticsRejection]
 }
 

@@ -14,9 +14,13 @@ public protocol AnalyticsStore: Sendable {
 
 /// One summary row.
 public struct AnalyticsCount: Sendable, Equatable, Codable {
+    /// The mini app.
     public var miniAppID: String
+    /// SDK or mini-app event.
     public var kind: AnalyticsEvent.Kind
+    /// SDK event name or mini-app eventType.
     public var type: String
+    /// Events counted.
     public var count: Int
 
     public init(miniAppID: String, kind: AnalyticsEvent.Kind, type: String, count: Int) {

@@ -15,8 +15,11 @@ public protocol ConsentStore: Sendable {
 
 /// One stored answer.
 public struct ConsentRecord: Sendable, Equatable, Codable {
+    /// The custom permission name.
     public var permission: String
+    /// ALLOWED or DENIED.
     public var status: ConsentStatus
+    /// When the status last changed.
     public var updatedAt: Date
 
     public init(permission: String, status: ConsentStatus, updatedAt: Date) {
@@ -28,6 +31,7 @@ public struct ConsentRecord: Sendable, Equatable, Codable {
 
 /// The user's answers for one mini app.
 public struct MiniAppConsents: Sendable, Equatable, Codable {
+    /// The mini app.
     public var miniAppID: String
     /// Sorted by permission name.
     public var records: [ConsentRecord]

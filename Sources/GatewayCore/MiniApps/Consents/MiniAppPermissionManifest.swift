@@ -6,7 +6,9 @@ import Foundation
 public struct MiniAppPermissionManifest: Sendable, Equatable, Codable {
     /// One declared permission and the mini app's (localized) reason.
     public struct Permission: Sendable, Equatable, Codable {
+        /// Custom permission name.
         public var name: String
+        /// Why the mini app asks, in the manifest's language.
         public var reason: String?
 
         public init(name: String, reason: String? = nil) {
@@ -17,7 +19,9 @@ public struct MiniAppPermissionManifest: Sendable, Equatable, Codable {
 
     /// An audience and the scopes the mini app may request for it.
     public struct AccessTokenPermission: Sendable, Equatable, Codable {
+        /// Audience, matched exactly.
         public var audience: String
+        /// Scopes that may be requested for the audience.
         public var scopes: [String]
 
         public init(audience: String, scopes: [String]) {
@@ -26,10 +30,15 @@ public struct MiniAppPermissionManifest: Sendable, Equatable, Codable {
         }
     }
 
+    /// The mini app.
     public var miniAppID: String
+    /// The mini-app version the manifest belongs to.
     public var versionID: String
+    /// `reqPermissions`: all must be ALLOWED before launch.
     public var required: [Permission]
+    /// `optPermissions`.
     public var optional: [Permission]
+    /// `accessTokenPermissions`: audiences and their scopes.
     public var accessTokenPermissions: [AccessTokenPermission]
 
     public init(miniAppID: String, versionID: String, required: [Permission] = [], optional: [Permission] = [], accessTokenPermissions: [AccessTokenPermission] = []) {

@@ -19,9 +19,13 @@ public protocol LocalizationStore: Sendable {
 
 /// One override.
 public struct LocalizationOverride: Sendable, Equatable, Codable {
+    /// Canonical locale.
     public var locale: String
+    /// SDK message key.
     public var key: String
+    /// The text.
     public var value: String
+    /// Last change.
     public var updatedAt: Date
 
     public init(locale: String, key: String, value: String, updatedAt: Date) {

@@ -39,10 +39,15 @@ public struct SecureStorageSize: Sendable, Equatable, Codable {
 
 /// One owner's usage, for operators.
 public struct SecureStorageUsage: Sendable, Equatable, Codable {
+    /// The user (token `sub`).
     public var userID: String
+    /// The mini app.
     public var miniAppID: String
+    /// UTF-8 key + value bytes stored.
     public var usedBytes: Int64
+    /// Number of stored keys.
     public var itemCount: Int
+    /// Last write or consent change for this mini app.
     public var lastUsedAt: Date
 
     public init(userID: String, miniAppID: String, usedBytes: Int64, itemCount: Int, lastUsedAt: Date) {
