@@ -73,6 +73,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
+            resources: [.copy("Resources/localization-en.json")],
             swiftSettings: swiftSettings
         ),
         // Hummingbird application: routes, middlewares, error mapping, configuration.
@@ -113,7 +114,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GatewayCoreTests",
-            dependencies: ["GatewayCore"],
+            dependencies: ["GatewayCore", "RedisClient", .product(name: "MetricsTestKit", package: "swift-metrics"), .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

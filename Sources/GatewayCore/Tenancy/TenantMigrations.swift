@@ -51,6 +51,7 @@ enum TenantMigrations {
             }
             try db.execute(sql: "INSERT INTO store_state (id, change_counter) VALUES (1, 0)")
         }
+        UserStateMigrations.register(in: &migrator)
         return migrator
     }
 }

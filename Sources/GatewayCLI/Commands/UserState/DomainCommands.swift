@@ -1,0 +1,99 @@
+import ArgumentParser
+import GatewayCore
+
+/// `gatewayctl domain ...`
+struct DomainCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "domain",
+        abstract: "Web domains of a tenant: deep links and apple-app-site-association.",
+        subcommands: [DomainAddCommand.self, DomainListCommand.self, DomainRemoveCommand.self]
+    )
+}
+
+/// `gatewayctl domain add --tenant T --host H --app-id TEAM.bundle [--app-id ...]`
+struct DomainAddCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a host (or app ids to a host) of a tenant.")
+
+    @OptionGroup var tenant: TenantOption
+    @Option(help: "Host name, e.g. app.example.com.") var host: String
+    @Option(name: .customLong("app-id"), help: "Apple app id TEAMID.bundle.id (repeatable).") var appIDs: [String] = []
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        do {
+            _ = try TenantDomainError.host(host)
+            for id in appIDs { try TenantDomainError.check(appID: id) }
+        } catch {
+            throw ValidationError(error.description)
+        }
+        if appIDs.isEmpty { throw ValidationError("give at least one --app-id TEAMID.bundle.id") }
+    }
+
+    func run() async throws {
+        let context = try CLIContext.require()
+        let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
+        let store = SQLiteTenantDomainStore(database: state.access.store)
+        let domain = try await UserStateAccess.mapErrors { try await store.add(host: host, tenantID: tenant.tenant, appIDs: appIDs) }
+        if global.json {
+            try context.printJSON(domain)
+        } else {
+            context.print("tenant \(tenant.tenant) serves \(domain.host) for \(domain.appIDs.joined(separator: ", "))")
+        }
+    }
+}
+
+/// `gatewayctl domain list [--tenant T]`
+struct DomainListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List domains (of one tenant, or all).")
+
+    @Option(help: "Only this tenant.") var tenant: String?
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        if let tenant, !TenantID.isValid(tenant) { throw ValidationError("--tenant must be a tenant id (2-63 of a-z, 0-9, '-')") }
+    }
+
+    func run() async throws {
+        let context = try CLIContext.require()
+        let access = try StoreAccess(global, context: context)
+        let domains = try await SQLiteTenantDomainStore(database: access.store).domains(tenantID: tenant)
+        if global.json {
+            try context.printJSON(domains)
+            return
+        }
+        var table = TextTable(header: ["HOST", "TENANT", "APP IDS"])
+        table.rows = domains.map { [$0.host, $0.tenantID, $0.appIDs.joined(separator: ",")] }
+        table.lines.forEach(context.print)
+    }
+}
+
+/// `gatewayctl domain remove --tenant T --host H`
+struct DomainRemoveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a host from a tenant.")
+
+    @OptionGroup var tenant: TenantOption
+    @Option(help: "Host name.") var host: String
+    @OptionGroup var global: GlobalOptions
+
+    private struct Report: Encodable {
+        var removed: String
+        var tenant: String
+    }
+
+    func validate() throws {
+        do { _ = try TenantDomainError.host(host) } catch { throw ValidationError(error.description) }
+    }
+
+    func run() async throws {
+        let context = try CLIContext.require()
+        let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
+        let store = SQLiteTenantDomainStore(database: state.access.store)
+        try await UserStateAccess.mapErrors { try await store.remove(host: host, tenantID: tenant.tenant) }
+        let canonical = host.lowercased()
+        if global.json {
+            try context.printJSON(Report(removed: canonical, tenant: tenant.tenant))
+        } else {
+            context.print("removed \(canonical) from tenant \(tenant.tenant)")
+        }
+    }
+}

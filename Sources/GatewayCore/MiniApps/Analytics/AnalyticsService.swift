@@ -1,0 +1,82 @@
+import Foundation
+import Logging
+import Metrics
+
+/// What happened to a batch.
+public struct AnalyticsIngestResult: Sendable, Equatable, Codable {
+    /// Events stored.
+    public var accepted: Int
+    /// Events refused, by batch index.
+    public var rejected: [AnalyticsRejection]
+}
+
+/// Accepts analytics batches: validates, stores the valid events and counts them in
+/// `gateway_analytics_events_total{tenant, mini_app, kind, type}`.
+public struct AnalyticsService: Sendable {
+    /// The counter's label.
+    public static let counterLabel = "gateway_analytics_events_total"
+
+    private let store: any AnalyticsStore
+    private let metrics: any MetricsFactory
+    private let validator: AnalyticsBatchValidator
+    private let now: @Sendable () -> Date
+
+    public init(store: any AnalyticsStore, metrics: any MetricsFactory, validator: AnalyticsBatchValidator = AnalyticsBatchValidator(), now: @escaping @Sendable () -> Date = { Date() }) {
+        self.store = store
+        self.metrics = metrics
+        self.validator = validator
+        self.now = now
+    }
+
+    /// Keeps the valid events of `inputs` and reports the others by index. Throws
+    /// ``AnalyticsBatchError`` for a batch over the limit (nothing kept).
+    public func ingest(tenantID: String, _ inputs: [AnalyticsEventInput]) async throws -> AnalyticsIngestResult {
+        let (accepted, rejected) = try validator.validate(inputs)
+        try await store.append(accepted, tenantID: tenantID, receivedAt: now())
+        for event in accepted {
+            Counter(label: Self.counterLabel, dimensions: [
+                ("tenant", tenantID), ("mini_app", event.miniAppID), ("kind", event.kind.rawValue), ("type", event.type),
+            ], factory: metrics).increment()
+        }
+        return AnalyticsIngestResult(accepted: accepted.count, rejected: rejected)
+    }
+
+    /// Counts since `since`.
+    public func summary(tenantID: String, since: Date) async throws -> [AnalyticsCount] {
+        try await store.summary(tenantID: tenantID, since: since)
+    }
+}
+
+/// Deletes analytics older than `keepDays`, once per `interval` until cancelled.
+public struct AnalyticsRetention: Sendable {
+    private let store: any AnalyticsStore
+    private let keepDays: Int
+    private let interval: Duration
+    private let logger: Logger
+
+    public init(store: any AnalyticsStore, keepDays: Int = 30, interval: Duration = .seconds(3600), logger: Logger) {
+        self.store = store
+        self.keepDays = max(1, keepDays)
+        self.interval = interval
+        self.logger = logger
+    }
+
+    /// Deletes once now; returns how many events were removed.
+    @discardableResult
+    public func purge(now: Date = Date()) async throws -> Int {
+        try await store.deleteReceived(before: now.addingTimeInterval(-Double(keepDays) * 86_400))
+    }
+
+    /// Purges every `interval` until the task is cancelled; failures are logged, never thrown.
+    public func run() async {
+        while !Task.isCancelled {
+            do {
+                let removed = try await purge()
+                logger.debug("analytics retention", metadata: ["removed": "\(removed)", "keepDays": "\(keepDays)"])
+            } catch {
+                logger.warning("analytics retention failed", metadata: ["error": "\(error)"])
+            }
+            do { try await Task.sleep(for: interval) } catch { return }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+/// Reads and changes a user's consents, validating changes against the mini app's manifest.
+public struct ConsentService: Sendable {
+    private let store: any ConsentStore
+
+    public init(store: any ConsentStore) {
+        self.store = store
+    }
+
+    /// The user's consents for `manifest`'s mini app.
+    public func view(_ owner: UserMiniAppKey, manifest: MiniAppPermissionManifest) async throws -> ConsentView {
+        ConsentView(consents: try await store.consents(of: owner), manifest: manifest)
+    }
+
+    /// Stores `changes` when every name is a known custom permission the manifest
+    /// declares; otherwise throws ``ConsentError/invalidPermissions(unknown:undeclared:)``
+    /// and stores nothing.
+    public func update(_ owner: UserMiniAppKey, manifest: MiniAppPermissionManifest, changes: [String: ConsentStatus]) async throws -> ConsentView {
+        try Self.validate(changes.keys, manifest: manifest)
+        let stored = try await store.setConsents(changes, for: owner)
+        return ConsentView(consents: stored, manifest: manifest)
+    }
+
+    /// The mini apps the user has used, most recent first, each read against its manifest
+    /// when `manifest` returns one (else `nil`: the caller shows the raw answers).
+    public func userMiniApps(
+        tenantID: String, userID: String,
+        manifest: (String) async throws -> MiniAppPermissionManifest?
+    ) async throws -> [UserMiniAppEntry] {
+        var result: [UserMiniAppEntry] = []
+        for consents in try await store.userMiniApps(tenantID: tenantID, userID: userID) {
+            let view = try await manifest(consents.miniAppID).map { ConsentView(consents: consents, manifest: $0) }
+            result.append(UserMiniAppEntry(consents: consents, view: view))
+        }
+        return result
+    }
+
+    /// Throws unless every name is known and declared by `manifest`.
+    public static func validate(_ names: some Sequence<String>, manifest: MiniAppPermissionManifest) throws(ConsentError) {
+        let declared = manifest.declaredNames
+        var unknown: [String] = []
+        var undeclared: [String] = []
+        for name in names {
+            if CustomPermission(rawValue: name) == nil {
+                unknown.append(name)
+            } else if !declared.contains(name) {
+                undeclared.append(name)
+            }
+        }
+        guard unknown.isEmpty, undeclared.isEmpty else {
+            throw .invalidPermissions(unknown: unknown.sorted(), undeclared: undeclared.sorted())
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// A web domain a tenant's universal links and AASA file are served for.
+public struct TenantDomain: Sendable, Equatable, Codable {
+    /// Lowercase DNS host name, no port.
+    public var host: String
+    public var tenantID: String
+    /// Apple app ids `TEAMID.bundle.id` allowed for applinks and webcredentials.
+    public var appIDs: [String]
+    public var createdAt: Date
+
+    public init(host: String, tenantID: String, appIDs: [String], createdAt: Date = Date()) {
+        self.host = host
+        self.tenantID = tenantID
+        self.appIDs = appIDs
+        self.createdAt = createdAt
+    }
+}
+
+/// What domain operations refuse.
+public enum TenantDomainError: Error, Sendable, Equatable, CustomStringConvertible {
+    case invalidHost(String)
+    case invalidAppID(String)
+    case hostTaken(host: String, tenantID: String)
+    case notFound(host: String)
+
+    public var description: String {
+        switch self {
+        case .invalidHost(let host): "invalid host \"\(host.prefix(80))\" (a DNS name such as app.example.com, no scheme or port)"
+        case .invalidAppID(let id): "invalid app id \"\(id.prefix(80))\" (expected TEAMID.bundle.id, TEAMID = 10 letters/digits)"
+        case .hostTaken(let host, let tenant): "host \(host) already belongs to tenant \(tenant)"
+        case .notFound(let host): "host \(host) is not configured for this tenant"
+        }
+    }
+
+    /// The canonical (lowercased) host, or a thrown ``invalidHost(_:)``.
+    public static func host(_ host: String) throws(TenantDomainError) -> String {
+        let lower = host.lowercased()
+        let labels = lower.split(separator: ".", omittingEmptySubsequences: false)
+        let valid = lower.utf8.count <= 253 && labels.count >= 2 && labels.allSatisfy { label in
+            (1 ... 63).contains(label.count) && label.first != "-" && label.last != "-"
+                && label.utf8.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 45 }
+        }
+        guard valid else { throw .invalidHost(host) }
+        return lower
+    }
+
+    /// Throws unless `appID` is `TEAMID.bundle` (TEAMID: 10 of A-Z 0-9; bundle: letters, digits, `.`, `-`).
+    public static func check(appID: String) throws(TenantDomainError) {
+        let parts = appID.split(separator: ".", maxSplits: 1)
+        let ok = parts.count == 2 && parts[0].count == 10
+            && parts[0].utf8.allSatisfy { ($0 >= 65 && $0 <= 90) || ($0 >= 48 && $0 <= 57) }
+            && (1 ... 155).contains(parts[1].count) && !parts[1].hasPrefix(".") && !parts[1].hasSuffix(".")
+            && parts[1].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }
+        if !ok { throw .invalidAppID(appID) }
+    }
+}
+
+/// Host → tenant mapping with app ids.
+public protocol TenantDomainStore: Sendable {
+    /// Adds `host` to `tenantID` or, when it already belongs to it, adds the app ids.
+    /// Throws ``TenantDomainError/hostTaken(host:tenantID:)`` for another tenant's host.
+    @discardableResult
+    func add(host: String, tenantID: String, appIDs: [String]) async throws -> TenantDomain
+    /// Removes `host` from `tenantID`; throws ``TenantDomainError/notFound(host:)``.
+    func remove(host: String, tenantID: String) async throws
+    /// The domain for a request's Host (nil when unknown).
+    func domain(host: String) async throws -> TenantDomain?
+    /// Domains of one tenant (nil: all), sorted by host.
+    func domains(tenantID: String?) async throws -> [TenantDomain]
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Logging
+import MetricsTestKit
+import Testing
+@testable import GatewayCore
+
+@Suite struct AnalyticsTests {
+    static let good: [AnalyticsEventInput] = [
+        .init(name: "mini_app_open", miniAppID: "app-1", versionID: "v1", projectID: "p1"),
+        .init(miniAppID: "app-1", eventType: "click", actionType: "add", pageName: "cart", componentName: "button", elementType: "btn", data: ["sku": "42"]),
+        .init(name: "mini_app_signature_validation_fail", miniAppID: "app-2"),
+    ]
+
+    @Test func partialBatchKeepsValidEventsAndRejectsByIndex() async throws {
+        let fx = try await UserStateFixture()
+        defer { fx.remove() }
+        let metrics = TestMetrics()
+        let store = SQLiteAnalyticsStore(database: fx.database)
+        let service = AnalyticsService(store: store, metrics: metrics)
+        let batch: [AnalyticsEventInput] = [
+            Self.good[0],
+            .init(miniAppID: "app-1", eventType: "hover"),
+            Self.good[1],
+            .init(name: "open_app", miniAppID: "app-1"),
+            .init(name: "mini_app_close"),
+            .init(name: "mini_app_close", miniAppID: "app-1", eventType: "click"),
+            .init(miniAppID: "app-1", eventType: "click", actionType: "explode"),
+            Self.good[2],
+        ]
+        let result = try await service.ingest(tenantID: "acme", batch)
+        #expect(result.accepted == 3)
+        #expect(result.rejected.map(\.index) == [1, 3, 4, 5, 6])
+        #expect(result.rejected.allSatisfy { !$0.reasons.isEmpty })
+        #expect(result.rejected.first { $0.index == 4 }?.reasons == ["miniAppId is required"])
+
+        let summary = try await service.summary(tenantID: "acme", since: Date().addingTimeInterval(-60))
+        #expect(summary == [
+            AnalyticsCount(miniAppID: "app-1", kind: .miniApp, type: "click", count: 1),
+            AnalyticsCount(miniAppID: "app-1", kind: .sdk, type: "mini_app_open", count: 1),
+            AnalyticsCount(miniAppID: "app-2", kind: .sdk, type: "mini_app_signature_validation_fail", count: 1),
+        ])
+        #expect(try await service.summary(tenantID: "beta", since: .distantPast).isEmpty)
+        let counter = try metrics.expectCounter(AnalyticsService.counterLabel, [
+            ("tenant", "acme"), ("mini_app", "app-1"), ("kind", "sdk"), ("type", "mini_app_open"),
+        ])
+        #expect(counter.totalValue == 1)
+    }
+
+    @Test func batchOverTheLimitIsRefusedWhole() async throws {
+        let fx = try await UserStateFixture()
+        defer { fx.remove() }
+        let service = AnalyticsService(store: SQLiteAnalyticsStore(database: fx.database), metrics: TestMetrics())
+        let batch = Array(repeating: Self.good[0], count: 101)
+        await #expect(throws: AnalyticsBatchError.tooManyEvents(count: 101, max: 100)) { try await service.ingest(tenantID: "acme", batch) }
+        #expect(try await service.summary(tenantID: "acme", since: .distantPast).isEmpty)
+        #expect(try await service.ingest(tenantID: "acme", Array(batch.prefix(100))).accepted == 100)
+    }
+
+    @Test func retentionDeletesOldEvents() async throws {
+        let fx = try await UserStateFixture()
+        defer { fx.remove() }
+        let store = SQLiteAnalyticsStore(database: fx.database)
+        let now = Date()
+        let old = AnalyticsService(store: store, metrics: TestMetrics(), now: { now.addingTimeInterval(-40 * 86_400) })
+        let fresh = AnalyticsService(store: store, metrics: TestMetrics(), now: { now })
+        _ = try await old.ingest(tenantID: "acme", Self.good)
+        _ = try await fresh.ingest(tenantID: "acme", [Self.good[0]])
+        let retention = AnalyticsRetention(store: store, keepDays: 30, logger: Logger(label: "test"))
+        #expect(try await retention.purge(now: now) == 3)
+        #expect(try await store.summary(tenantID: "acme", since: .distantPast).map(\.count) == [1])
+    }
+}
