@@ -67,7 +67,7 @@ import Testing
         #expect(revealed["apiKey"] as? [String: String] == ["plaintext": "API-KEY-SECRET-c3d4"])
 
         let migrate = try #require(try await ctl.run(["migrate", "--json"]).json() as? [String: Any])
-        #expect(migrate["applied"] as? [String] == ["v1-tenants"])
+        #expect(migrate["applied"] as? [String] == ["v1-tenants", "v2-auth"])
         #expect(migrate["newlyApplied"] as? [String] == [])
     }
 
@@ -76,9 +76,9 @@ import Testing
         defer { ctl.remove() }
         let first = await ctl.run(["migrate"])
         #expect(first.code == 0)
-        #expect(first.output == "applied v1-tenants to \(ctl.databasePath)\n")
+        #expect(first.output == "applied v1-tenants, v2-auth to \(ctl.databasePath)\n")
         let second = await ctl.run(["migrate"])
-        #expect(second.output == "database \(ctl.databasePath) is up to date (v1-tenants)\n")
+        #expect(second.output == "database \(ctl.databasePath) is up to date (v1-tenants, v2-auth)\n")
     }
 
     @Test func helpExitsZeroAndCompletionIsAvailable() async throws {

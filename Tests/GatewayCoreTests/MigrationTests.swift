@@ -10,8 +10,8 @@ import Testing
         let store = try SQLiteTenantStore(path: path, sealer: Fixtures.sealer, migrate: false)
         #expect(try store.appliedMigrations().isEmpty)
         try store.migrate()
-        #expect(try store.appliedMigrations() == ["v1-tenants"])
-        #expect(SQLiteTenantStore.knownMigrations == ["v1-tenants"])
+        #expect(try store.appliedMigrations() == ["v1-tenants", "v2-auth"])
+        #expect(SQLiteTenantStore.knownMigrations == ["v1-tenants", "v2-auth"])
         #expect(FileManager.default.fileExists(atPath: path))
     }
 
@@ -24,7 +24,7 @@ import Testing
         try store.migrate()
         try store.migrate()
         let reopened = try Fixtures.store(folder)
-        #expect(try reopened.appliedMigrations() == ["v1-tenants"])
+        #expect(try reopened.appliedMigrations() == ["v1-tenants", "v2-auth"])
         #expect(try await reopened.changeToken() == token)
         #expect(try await reopened.allTenants().map(\.id) == ["acme"])
         try await reopened.ping()

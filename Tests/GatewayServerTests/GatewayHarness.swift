@@ -63,11 +63,20 @@ struct GatewayHarness {
             let port = try #require(testClient.port)
             let client = Client(
                 serverURL: URL(string: "http://127.0.0.1:\(port)")!,
-                transport: AsyncHTTPClientTransport()
+                transport: AsyncHTTPClientTransport(configuration: .init(client: TestHTTP.noRedirects))
             )
             return try await body(harness, client, port)
         }
     }
+}
+
+/// An HTTP client that never follows redirects (OAuth tests inspect `Location`). Lives
+/// for the whole test process.
+enum TestHTTP {
+    static let noRedirects = HTTPClient(
+        eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+        configuration: .init(redirectConfiguration: .disallow)
+    )
 }
 
 /// Polls `condition` every 50 ms until it holds or `timeout` passes; returns whether it held.

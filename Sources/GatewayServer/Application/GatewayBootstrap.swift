@@ -10,6 +10,8 @@ import ServiceLifecycle
 public struct GatewayBootstrap: Sendable {
     public let services: GatewayServices
     public let store: SQLiteTenantStore
+    /// Clients, users, signing keys and refresh families (same database file).
+    public let authStore: SQLiteAuthStore
     /// Services that run beside the HTTP server (tenant reload, Redis shutdown).
     public let backgroundServices: [any Service]
 
@@ -44,13 +46,24 @@ public struct GatewayBootstrap: Sendable {
             cache = MemoryCache()
             logger.notice("cache: in-process (no GATEWAY_REDIS_URL); answers are not shared across replicas")
         }
+        let instrumented = InstrumentedCache(cache, factory: metrics.factory)
+        let authStore = SQLiteAuthStore(tenants: store)
+        if development, try await DemoAuth.seedIfMissing(
+            store: authStore, tenantID: DemoTenant.id,
+            passwordFile: URL(fileURLWithPath: configuration.databasePath).deletingLastPathComponent().appendingPathComponent("demo-user.txt").path,
+            logger: logger) {
+            logger.notice("seeded OAuth client '\(DemoAuth.clientID)' and user '\(DemoAuth.username)' into tenant '\(DemoTenant.id)' (development only)")
+        }
         let services = GatewayServices(
             directory: directory,
-            cache: InstrumentedCache(cache, factory: metrics.factory),
+            cache: instrumented,
             metrics: metrics,
-            readiness: ReadinessProbe(checks: checks)
+            readiness: ReadinessProbe(checks: checks),
+            auth: AuthorizationServer(store: authStore, cache: instrumented),
+            issuerBase: IssuerBase(publicBaseURL: configuration.publicBaseURL, host: configuration.host, port: configuration.port),
+            csrf: CSRFTokens(masterKey: masterKey)
         )
-        return GatewayBootstrap(services: services, store: store, backgroundServices: background)
+        return GatewayBootstrap(services: services, store: store, authStore: authStore, backgroundServices: background)
     }
 
     /// The Redis URL with any password replaced, for logs.
