@@ -42,6 +42,7 @@ struct GatewayHarness {
     /// Starts the gateway, runs `body` with the harness and a generated client, stops it.
     static func withGateway<T: Sendable>(
         useRedis: Bool = true,
+        seedDemoSignIn: Bool = false,
         _ body: @Sendable (GatewayHarness, Client, Int) async throws -> T
     ) async throws -> T {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gw-\(UUID().uuidString)")
@@ -50,7 +51,7 @@ struct GatewayHarness {
         let configuration = configuration(in: folder, useRedis: useRedis)
         var logger = Logger(label: "test-gateway")
         logger.logLevel = .warning
-        let bootstrap = try await GatewayBootstrap.start(configuration: configuration, logger: logger)
+        let bootstrap = try await GatewayBootstrap.start(configuration: configuration, seedDemoSignIn: seedDemoSignIn, logger: logger)
         let app = try GatewayApplication.make(
             host: configuration.host,
             port: 0,

@@ -89,7 +89,7 @@ struct OAuthFlowTests {
             // Without (or with a forged) CSRF token the form post is refused.
             form.csrfToken = "1.forged"
             let forged = try await client.postAuthorize(path: .init(tenant: "demo"), headers: .init(accept: [.init(contentType: .html)]), body: .urlEncodedForm(form))
-            _ = try forged.badRequest
+            _ = try forged.forbidden
         }
     }
 
@@ -124,7 +124,7 @@ struct OAuthFlowTests {
             let viaPAR = Components.Schemas.AuthorizeForm(clientId: kit.clientID, requestUri: created.requestUri, username: kit.username, password: kit.password)
             let first = try await kit.nativeLogin(viaPAR).ok.body.json.redirectTo
             #expect(first.contains("code="))
-            _ = try await kit.nativeLogin(viaPAR).badRequest
+            _ = try await kit.nativeLogin(viaPAR).forbidden
         }
     }
 
@@ -141,6 +141,48 @@ struct OAuthFlowTests {
                 return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
             }
             #expect(successes == 1)
+        }
+    }
+}
+
+@Suite("Introspection")
+struct IntrospectionTests {
+    @Test("confidential clients introspect; inactive tokens answer active:false only; public clients are refused")
+    func introspect() async throws {
+        try await GatewayHarness.withGateway { harness, client, port in
+            let kit = OAuthTestKit(harness: harness, client: client, port: port)
+            try await kit.setUp()
+            let secret = ClientSecret.generate()
+            try await kit.store.addClient(OAuthClient(tenantID: "demo", clientID: "rs", confidential: true, redirectURIs: ["https://rs.example/cb"]), secretHash: secret.hash)
+            let tokens = try await kit.tokens()
+            let active = try await client.introspectToken(path: .init(tenant: "demo"), body: .urlEncodedForm(.init(token: tokens.accessToken, clientId: "rs", clientSecret: secret.secret))).ok.body.json
+            #expect(active.active)
+            #expect(active.clientId == kit.clientID)
+            let inactive = try await client.introspectToken(path: .init(tenant: "demo"), body: .urlEncodedForm(.init(token: "garbage", clientId: "rs", clientSecret: secret.secret))).ok.body.json
+            #expect(inactive == .init(active: false))
+            _ = try await client.introspectToken(path: .init(tenant: "demo"), body: .urlEncodedForm(.init(token: tokens.accessToken, clientId: kit.clientID))).unauthorized
+            _ = try await client.introspectToken(path: .init(tenant: "demo"), body: .urlEncodedForm(.init(token: tokens.accessToken, clientId: "rs", clientSecret: "wrong"))).unauthorized
+        }
+    }
+}
+
+@Suite("Development seed")
+struct DemoSignInTests {
+    @Test("development mode seeds demo-app and user demo; the password is in demo-user.txt (0600) and signs in")
+    func demoSignIn() async throws {
+        try await GatewayHarness.withGateway(seedDemoSignIn: true) { harness, client, port in
+            let file = harness.folder.appendingPathComponent("demo-user.txt").path
+            let attributes = try FileManager.default.attributesOfItem(atPath: file)
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+            let text = try String(contentsOfFile: file, encoding: .utf8)
+            let password = try #require(text.split(separator: "\n").first { $0.hasPrefix("password: ") }).dropFirst("password: ".count)
+            var kit = OAuthTestKit(harness: harness, client: client, port: port)
+            kit.clientID = DemoAuth.clientID
+            kit.redirectURI = "http://127.0.0.1:8765/callback"
+            kit.username = DemoAuth.username
+            kit.password = String(password)
+            let tokens = try await kit.tokens()
+            #expect(try jwtClaims(tokens.idToken)["preferred_username"] == "demo")
         }
     }
 }

@@ -110,7 +110,7 @@ struct OAuthRefusalTests {
         try await withKit { kit in
             let out = try await kit.client.getAuthorize(path: .init(tenant: "demo"), query: .init(
                 responseType: "code", clientId: kit.clientID, redirectUri: "https://evil.example/cb", codeChallenge: OAuthTestKit.challenge, codeChallengeMethod: "S256"))
-            _ = try out.badRequest
+            _ = try out.forbidden
         }
     }
 
@@ -130,7 +130,7 @@ struct OAuthRefusalTests {
     @Test("an unknown client gets an error page")
     func unknownClient() async throws {
         try await withKit { kit in
-            _ = try await kit.nativeLogin(kit.form(clientID: "nobody")).badRequest
+            _ = try await kit.nativeLogin(kit.form(clientID: "nobody")).forbidden
             #expect(try OAuthTestKit.errorCode(try await kit.exchange("x", clientID: "nobody")) == "invalid_client")
         }
     }

@@ -18,7 +18,8 @@ struct OAuthTestKit {
     var tenant = "demo"
     var clientID = "test-app"
     var redirectURI = "com.example.app:/callback"
-    var username = "alice"
+    // Unique per kit: login-throttle counters live in the shared Redis of the test run.
+    var username = "alice-" + UUID().uuidString.prefix(8).lowercased()
     var password = "correct horse battery"
 
     static let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"

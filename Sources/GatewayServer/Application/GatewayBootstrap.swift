@@ -15,7 +15,9 @@ public struct GatewayBootstrap: Sendable {
     /// Services that run beside the HTTP server (tenant reload, Redis shutdown).
     public let backgroundServices: [any Service]
 
-    public static func start(configuration: GatewayConfiguration, metrics: GatewayMetrics = GatewayMetrics(), logger: Logger) async throws -> GatewayBootstrap {
+    /// - Parameter seedDemoSignIn: in development, also seed the `demo` tenant's client and
+    ///   user (scrypt work; tests that do not sign in as `demo` turn it off).
+    public static func start(configuration: GatewayConfiguration, metrics: GatewayMetrics = GatewayMetrics(), seedDemoSignIn: Bool = true, logger: Logger) async throws -> GatewayBootstrap {
         let development = configuration.environment == .development
         let (masterKey, keySource) = try MasterKey.resolve(
             base64: configuration.masterKeyBase64,
@@ -48,7 +50,7 @@ public struct GatewayBootstrap: Sendable {
         }
         let instrumented = InstrumentedCache(cache, factory: metrics.factory)
         let authStore = SQLiteAuthStore(tenants: store)
-        if development, try await DemoAuth.seedIfMissing(
+        if development, seedDemoSignIn, try await DemoAuth.seedIfMissing(
             store: authStore, tenantID: DemoTenant.id,
             passwordFile: URL(fileURLWithPath: configuration.databasePath).deletingLastPathComponent().appendingPathComponent("demo-user.txt").path,
             logger: logger) {

@@ -18,7 +18,8 @@ enum PublicOperations {
         let template = (["", "t", "{tenant}"] + segments.dropFirst(3).map(String.init)).joined(separator: "/")
         if protectedOutsideAPI.contains(template) { return true }
         guard segments[3] == "v1" else { return false }
-        let effective = method == "HEAD" ? "GET" : method
-        return !list.contains { $0.method == effective && $0.path == template }
+        // A public path stays public under every method, so undeclared methods reach
+        // routing and answer 405 instead of 401.
+        return !list.contains { $0.path == template }
     }
 }

@@ -10,6 +10,10 @@ extension GatewayAPIHandler {
                                            codeChallenge: q.codeChallenge, codeChallengeMethod: q.codeChallengeMethod, prompt: q.prompt, loginHint: q.loginHint,
                                            acrValues: q.acrValues, requestURI: q.requestUri)
         let issuer = issuerBase.issuer(tenantID: tenant.id)
+        if let tooLong = Self.overlongParameter(request) {
+            return .badRequest(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy),
+                                     body: .html(.init(LoginPage.error("The \(tooLong) parameter is too long.")))))
+        }
         do {
             let validated = try await auth.validate(request, tenantID: tenant.id, consumePAR: false)
             let html = LoginPage.form(tenantName: tenant.displayName, action: "/t/\(tenant.id)/oauth2/authorize", request: request,
@@ -18,7 +22,7 @@ extension GatewayAPIHandler {
         } catch let failure as AuthorizationFailure {
             switch failure {
             case .errorPage(let message):
-                return .badRequest(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy), body: .html(.init(LoginPage.error(message)))))
+                return .forbidden(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy), body: .html(.init(LoginPage.error(message)))))
             case .redirect(let error, let redirectURI, let state):
                 return .found(.init(headers: .init(location: AuthorizationServer.errorRedirect(error, redirectURI: redirectURI, state: state, issuer: issuer))))
             }
@@ -34,8 +38,8 @@ extension GatewayAPIHandler {
                                            loginHint: form.loginHint, acrValues: form.acrValues, requestURI: form.requestUri)
         let issuer = issuerBase.issuer(tenantID: tenant.id)
         func page(_ message: String) -> Operations.PostAuthorize.Output {
-            wantsJSON ? .badRequest(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(error: "invalid_request", errorDescription: message))))
-                : .badRequest(.init(headers: .init(cacheControl: "no-store"), body: .html(.init(LoginPage.error(message)))))
+            wantsJSON ? .forbidden(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(error: "invalid_request", errorDescription: message))))
+                : .forbidden(.init(headers: .init(cacheControl: "no-store"), body: .html(.init(LoginPage.error(message)))))
         }
         func redirect(_ location: String) -> Operations.PostAuthorize.Output {
             wantsJSON ? .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(redirectTo: location)))) : .seeOther(.init(headers: .init(location: location)))
@@ -95,6 +99,16 @@ extension GatewayAPIHandler {
             if error.status == 401 { return .unauthorized(.init(body: .json(Self.errorBody(error)))) }
             return .badRequest(.init(body: .json(Self.errorBody(error))))
         }
+    }
+
+    /// The first parameter longer than the contract allows (the generated server does not check maxLength).
+    static func overlongParameter(_ r: AuthorizationRequest) -> String? {
+        let limits: [(String, String?, Int)] = [
+            ("response_type", r.responseType, 64), ("client_id", r.clientID, 128), ("redirect_uri", r.redirectURI, 2048), ("scope", r.scope, 1024),
+            ("state", r.state, 1024), ("nonce", r.nonce, 1024), ("code_challenge", r.codeChallenge, 256), ("code_challenge_method", r.codeChallengeMethod, 16),
+            ("prompt", r.prompt, 64), ("login_hint", r.loginHint, 256), ("acr_values", r.acrValues, 256), ("request_uri", r.requestURI, 256),
+        ]
+        return limits.first { ($0.1?.count ?? 0) > $0.2 }?.0
     }
 
     static func csrfBinding(_ tenantID: String, _ v: ValidatedAuthorization) -> String {
