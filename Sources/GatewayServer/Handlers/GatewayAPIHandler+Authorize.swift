@@ -104,8 +104,8 @@ extension GatewayAPIHandler {
     /// The first parameter longer than the contract allows (the generated server does not check maxLength).
     static func overlongParameter(_ r: AuthorizationRequest) -> String? {
         let limits: [(String, String?, Int)] = [
-            ("response_type", r.responseType, 64), ("client_id", r.clientID, 128), ("redirect_uri", r.redirectURI, 2048), ("scope", r.scope, 1024),
-            ("state", r.state, 1024), ("nonce", r.nonce, 1024), ("code_challenge", r.codeChallenge, 256), ("code_challenge_method", r.codeChallengeMethod, 16),
+            ("response_type", r.responseType, 64), ("client_id", r.clientID, 128), ("redirect_uri", r.redirectURI, 1024), ("scope", r.scope, 512),
+            ("state", r.state, 512), ("nonce", r.nonce, 512), ("code_challenge", r.codeChallenge, 256), ("code_challenge_method", r.codeChallengeMethod, 16),
             ("prompt", r.prompt, 64), ("login_hint", r.loginHint, 256), ("acr_values", r.acrValues, 256), ("request_uri", r.requestURI, 256),
         ]
         return limits.first { ($0.1?.count ?? 0) > $0.2 }?.0

@@ -36,7 +36,7 @@ extension GatewayAPIHandler {
     private func logout(idTokenHint: String?, postLogoutRedirectURI: String?, state: String?, clientID: String?) async throws -> LogoutOutcome {
         let tenant = try RequestScope.requireTenant()
         let issuer = issuerBase.issuer(tenantID: tenant.id)
-        if (idTokenHint?.count ?? 0) > 8192 || (postLogoutRedirectURI?.count ?? 0) > 2048 || (state?.count ?? 0) > 1024 || (clientID?.count ?? 0) > 128 {
+        if (idTokenHint?.count ?? 0) > 2048 || (postLogoutRedirectURI?.count ?? 0) > 1024 || (state?.count ?? 0) > 512 || (clientID?.count ?? 0) > 128 {
             return .malformed(LoginPage.error("A logout parameter is too long."))
         }
         var subject: String?
