@@ -51,7 +51,10 @@ struct GatewayHarness {
         let configuration = configuration(in: folder, useRedis: useRedis)
         var logger = Logger(label: "test-gateway")
         logger.logLevel = .warning
-        let bootstrap = try await GatewayBootstrap.start(configuration: configuration, seedDemoSignIn: seedDemoSignIn, logger: logger)
+        let bootstrap = try await GatewayBootstrap.start(
+            configuration: configuration, seedDemoSignIn: seedDemoSignIn,
+            // Cheaper scrypt for the decoy checks of unknown users: the suite runs many gateways at once.
+            passwordHasher: PasswordHasher(logN: 12), logger: logger)
         let app = try GatewayApplication.make(
             host: configuration.host,
             port: 0,

@@ -5,7 +5,9 @@ import GatewayCore
 import GatewayServer
 import Testing
 
-@Suite("OAuth refusals, one test each")
+/// Serialized: each test runs a gateway; running them one at a time keeps the 2-core CI
+/// machine responsive for the timing-sensitive suites that run beside this one.
+@Suite("OAuth refusals, one test each", .serialized)
 struct OAuthRefusalTests {
     /// Runs `body` with a kit whose client and user are registered in tenant demo.
     func withKit(_ body: @Sendable @escaping (OAuthTestKit) async throws -> Void) async throws {
@@ -144,6 +146,19 @@ struct OAuthRefusalTests {
             #expect(try OAuthTestKit.errorCode(try await kit.refresh(rotated.refreshToken)) == "invalid_grant")
             #expect(try await kit.me(authorization: "Bearer \(rotated.accessToken)").status == 401)
             #expect(try await kit.me(authorization: "Bearer \(tokens.accessToken)").status == 401)
+        }
+    }
+
+    @Test("a disabled user's refresh token is refused and its family revoked; the user cannot sign in")
+    func disabledUser() async throws {
+        try await withKit { kit in
+            let tokens = try await kit.tokens()
+            var user = try #require(try await kit.store.user(tenantID: "demo", username: kit.username))
+            user.disabled = true
+            try await kit.store.updateUser(user)
+            #expect(try OAuthTestKit.errorCode(try await kit.refresh(tokens.refreshToken)) == "invalid_grant")
+            #expect(try await kit.me(authorization: "Bearer \(tokens.accessToken)").status == 401)
+            _ = try await kit.nativeLogin(kit.form()).unauthorized
         }
     }
 

@@ -46,6 +46,8 @@ public actor KeyRing {
     /// The public key for `kid` when it is an active key of the tenant; reloads once on a miss.
     public func verificationKey(tenantID: String, kid: String) async throws -> P256.Signing.PublicKey? {
         if let key = try await activeKeys(tenantID: tenantID).first(where: { $0.kid == kid }) { return key.privateKey.publicKey }
+        // Reload at most once a second, so tokens with made-up kids cannot hammer SQLite.
+        guard let entry = entries[tenantID], ContinuousClock.now - entry.loadedAt >= .seconds(1) else { return nil }
         entries[tenantID] = nil
         return try await activeKeys(tenantID: tenantID).first(where: { $0.kid == kid })?.privateKey.publicKey
     }

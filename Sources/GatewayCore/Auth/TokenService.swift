@@ -72,6 +72,18 @@ public struct TokenService: Sendable {
     /// `refresh_token` grant: rotation with reuse detection.
     public func refresh(issuer: String, client: OAuthClient, refreshToken: String, dpopJKT: String?) async throws -> TokenResponse {
         let issuedAt = now()
+        // Checks that must not burn the token: DPoP binding and the user still being enabled.
+        if let family = try await refreshStore.family(ofTokenHash: Self.hash(refreshToken)), !family.revoked,
+           family.tenantID == client.tenantID, family.clientID == client.clientID {
+            if let bound = family.dpopJKT, bound != dpopJKT {
+                throw OAuthError.invalidDPoPProof("refresh token is bound to another DPoP key")
+            }
+            let user = try await users.user(tenantID: family.tenantID, subject: family.subject)
+            if user == nil || user?.disabled == true {
+                try await revokeFamily(family.familyID, tenantID: family.tenantID)
+                throw OAuthError.invalidGrant("the user is disabled or removed")
+            }
+        }
         let newToken = Base64URL.random(byteCount: 32)
         let outcome = try await refreshStore.rotate(tokenHash: Self.hash(refreshToken), tenantID: client.tenantID, clientID: client.clientID, newHash: Self.hash(newToken),
                                                     now: issuedAt, idleExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshIdleLifetimeSeconds)))

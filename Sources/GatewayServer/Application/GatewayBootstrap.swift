@@ -15,9 +15,13 @@ public struct GatewayBootstrap: Sendable {
     /// Services that run beside the HTTP server (tenant reload, Redis shutdown).
     public let backgroundServices: [any Service]
 
-    /// - Parameter seedDemoSignIn: in development, also seed the `demo` tenant's client and
-    ///   user (scrypt work; tests that do not sign in as `demo` turn it off).
-    public static func start(configuration: GatewayConfiguration, metrics: GatewayMetrics = GatewayMetrics(), seedDemoSignIn: Bool = true, logger: Logger) async throws -> GatewayBootstrap {
+    /// - Parameters:
+    ///   - seedDemoSignIn: in development, also seed the `demo` tenant's client and user
+    ///     (scrypt work; tests that do not sign in as `demo` turn it off).
+    ///   - passwordHasher: the scrypt cost for new hashes and for the decoy check of unknown
+    ///     users (stored hashes carry their own cost).
+    public static func start(configuration: GatewayConfiguration, metrics: GatewayMetrics = GatewayMetrics(), seedDemoSignIn: Bool = true,
+                             passwordHasher: PasswordHasher = PasswordHasher(), logger: Logger) async throws -> GatewayBootstrap {
         let development = configuration.environment == .development
         let (masterKey, keySource) = try MasterKey.resolve(
             base64: configuration.masterKeyBase64,
@@ -61,7 +65,7 @@ public struct GatewayBootstrap: Sendable {
             cache: instrumented,
             metrics: metrics,
             readiness: ReadinessProbe(checks: checks),
-            auth: AuthorizationServer(store: authStore, cache: instrumented),
+            auth: AuthorizationServer(store: authStore, cache: instrumented, hasher: passwordHasher),
             issuerBase: IssuerBase(publicBaseURL: configuration.publicBaseURL, host: configuration.host, port: configuration.port),
             csrf: CSRFTokens(masterKey: masterKey)
         )

@@ -39,7 +39,7 @@ extension GatewayAPIHandler {
         let issuer = issuerBase.issuer(tenantID: tenant.id)
         func page(_ message: String) -> Operations.PostAuthorize.Output {
             wantsJSON ? .forbidden(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(error: "invalid_request", errorDescription: message))))
-                : .forbidden(.init(headers: .init(cacheControl: "no-store"), body: .html(.init(LoginPage.error(message)))))
+                : .forbidden(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy), body: .html(.init(LoginPage.error(message)))))
         }
         func redirect(_ location: String) -> Operations.PostAuthorize.Output {
             wantsJSON ? .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(redirectTo: location)))) : .seeOther(.init(headers: .init(location: location)))
@@ -59,7 +59,7 @@ extension GatewayAPIHandler {
                 }
                 let html = LoginPage.form(tenantName: tenant.displayName, action: "/t/\(tenant.id)/oauth2/authorize", request: request,
                                           csrf: csrf.issue(binding: Self.csrfBinding(tenant.id, validated)), username: username, error: message)
-                return .unauthorized(.init(headers: .init(cacheControl: "no-store"), body: .html(.init(html))))
+                return .unauthorized(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy), body: .html(.init(html))))
             }
             if request.requestURI != nil {
                 validated = try await auth.validate(request, tenantID: tenant.id, consumePAR: true)
