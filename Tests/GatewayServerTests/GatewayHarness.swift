@@ -54,7 +54,9 @@ struct GatewayHarness {
         let bootstrap = try await GatewayBootstrap.start(
             configuration: configuration, seedDemoSignIn: seedDemoSignIn,
             // Cheaper scrypt for the decoy checks of unknown users: the suite runs many gateways at once.
-            passwordHasher: PasswordHasher(logN: 12), logger: logger)
+            passwordHasher: PasswordHasher(logN: 12),
+            // Every test signs in from 127.0.0.1 against the shared Redis: only the per-user limit applies.
+            loginLimits: .init(perUser: 5, perAddress: 1_000_000), logger: logger)
         let app = try GatewayApplication.make(
             host: configuration.host,
             port: 0,

@@ -20,7 +20,7 @@ public struct AuthorizationServer: Sendable {
     public static let requestURIPrefix = "urn:ietf:params:oauth:request_uri:"
 
     public init(clients: any ClientStore, users: any UserStore, refreshTokens: any RefreshTokenStore, keys: KeyRing, cache: any Cache,
-                hasher: PasswordHasher = PasswordHasher(), memo: VerifiedTokenMemo? = VerifiedTokenMemo()) {
+                hasher: PasswordHasher = PasswordHasher(), memo: VerifiedTokenMemo? = VerifiedTokenMemo(), loginLimits: LoginThrottle.Limits = .init()) {
         self.clients = clients
         self.users = users
         self.keys = keys
@@ -30,13 +30,14 @@ public struct AuthorizationServer: Sendable {
         self.tokens = TokenService(keys: keys, refreshStore: refreshTokens, users: users, codes: codes, revoked: revoked)
         self.verifier = TokenVerifier(keys: keys, revoked: revoked, memo: memo)
         self.dpop = DPoPVerifier(cache: cache)
-        self.throttle = LoginThrottle(cache: cache)
+        self.throttle = LoginThrottle(cache: cache, limits: loginLimits)
         self.hasher = hasher
     }
 
     /// The same stores for everything (``SQLiteAuthStore``).
-    public init(store: SQLiteAuthStore, cache: any Cache, hasher: PasswordHasher = PasswordHasher(), memo: VerifiedTokenMemo? = VerifiedTokenMemo()) {
-        self.init(clients: store, users: store, refreshTokens: store, keys: KeyRing(store: store), cache: cache, hasher: hasher, memo: memo)
+    public init(store: SQLiteAuthStore, cache: any Cache, hasher: PasswordHasher = PasswordHasher(), memo: VerifiedTokenMemo? = VerifiedTokenMemo(),
+                loginLimits: LoginThrottle.Limits = .init()) {
+        self.init(clients: store, users: store, refreshTokens: store, keys: KeyRing(store: store), cache: cache, hasher: hasher, memo: memo, loginLimits: loginLimits)
     }
 
     // MARK: authorization requests

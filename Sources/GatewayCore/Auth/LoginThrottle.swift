@@ -3,10 +3,25 @@ import Foundation
 /// Counts failed logins per (tenant, username) and per (tenant, client address) in the
 /// ``Cache``; over the limit, logins are refused with the same answer as a bad password.
 public struct LoginThrottle: Sendable {
+    /// Failed attempts allowed per window.
+    public struct Limits: Sendable {
+        public var perUser: Int64
+        public var perAddress: Int64
+
+        public init(perUser: Int64 = 5, perAddress: Int64 = 50) {
+            self.perUser = perUser
+            self.perAddress = perAddress
+        }
+    }
+
     let cache: any Cache
     public let perUser: Int64
     public let perAddress: Int64
     public let window: Duration
+
+    public init(cache: any Cache, limits: Limits, window: Duration = .seconds(900)) {
+        self.init(cache: cache, perUser: limits.perUser, perAddress: limits.perAddress, window: window)
+    }
 
     public init(cache: any Cache, perUser: Int64 = 5, perAddress: Int64 = 50, window: Duration = .seconds(900)) {
         self.cache = cache

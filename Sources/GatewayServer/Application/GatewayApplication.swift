@@ -32,7 +32,7 @@ public struct GatewayServices: Sendable {
 /// Builds the Hummingbird application: middlewares in order (request id → metrics →
 /// problem mapping → tenant resolution → bearer-token protection) around the OpenAPI-generated routes.
 public enum GatewayApplication {
-    public typealias Context = BasicRequestContext
+    public typealias Context = GatewayRequestContext
 
     public static func makeRouter(services: GatewayServices) throws -> Router<Context> {
         let router = Router(context: Context.self)

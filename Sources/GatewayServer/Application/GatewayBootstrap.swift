@@ -20,8 +20,9 @@ public struct GatewayBootstrap: Sendable {
     ///     (scrypt work; tests that do not sign in as `demo` turn it off).
     ///   - passwordHasher: the scrypt cost for new hashes and for the decoy check of unknown
     ///     users (stored hashes carry their own cost).
+    ///   - loginLimits: failed sign-ins allowed per user and per client address in 15 minutes.
     public static func start(configuration: GatewayConfiguration, metrics: GatewayMetrics = GatewayMetrics(), seedDemoSignIn: Bool = true,
-                             passwordHasher: PasswordHasher = PasswordHasher(), logger: Logger) async throws -> GatewayBootstrap {
+                             passwordHasher: PasswordHasher = PasswordHasher(), loginLimits: LoginThrottle.Limits = .init(), logger: Logger) async throws -> GatewayBootstrap {
         let development = configuration.environment == .development
         let (masterKey, keySource) = try MasterKey.resolve(
             base64: configuration.masterKeyBase64,
@@ -65,7 +66,7 @@ public struct GatewayBootstrap: Sendable {
             cache: instrumented,
             metrics: metrics,
             readiness: ReadinessProbe(checks: checks),
-            auth: AuthorizationServer(store: authStore, cache: instrumented, hasher: passwordHasher),
+            auth: AuthorizationServer(store: authStore, cache: instrumented, hasher: passwordHasher, loginLimits: loginLimits),
             issuerBase: IssuerBase(publicBaseURL: configuration.publicBaseURL, host: configuration.host, port: configuration.port),
             csrf: CSRFTokens(masterKey: masterKey)
         )

@@ -14,6 +14,8 @@ public struct RequestScope: Sendable {
     public var principal: AccessTokenClaims?
     /// The raw `Authorization` header (OAuth endpoints read HTTP Basic client credentials from it).
     public var authorization: String?
+    /// The peer IP address (login throttling per client address).
+    public var clientAddress: String?
 
     public init(requestID: String, logger: Logger, tenant: Tenant? = nil) {
         self.requestID = requestID

@@ -15,6 +15,7 @@ struct BearerAuthMiddleware<Context: RequestContext>: RouterMiddleware {
         guard var scope = RequestScope.current, let tenant = scope.tenant else { return try await next(request, context) }
         let authorization = request.headers[.authorization]
         scope.authorization = authorization
+        scope.clientAddress = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress
         if PublicOperations.requiresToken(method: request.method.rawValue, path: request.uri.path) {
             let issuer = issuerBase.issuer(tenantID: tenant.id)
             do {

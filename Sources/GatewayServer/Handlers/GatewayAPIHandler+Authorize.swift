@@ -52,7 +52,7 @@ extension GatewayAPIHandler {
                 }
             }
             let username = form.username ?? ""
-            guard let user = try await auth.authenticate(tenantID: tenant.id, username: username, password: form.password ?? "", address: nil) else {
+            guard let user = try await auth.authenticate(tenantID: tenant.id, username: username, password: form.password ?? "", address: RequestScope.current?.clientAddress) else {
                 let message = "Incorrect username or password, or too many attempts. Please try again later."
                 if wantsJSON {
                     return .unauthorized(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(error: "access_denied", errorDescription: message))))
