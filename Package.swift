@@ -90,6 +90,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -106,6 +107,7 @@ let package = Package(
         .executableTarget(name: "gatewayctl", dependencies: ["GatewayCLI"], swiftSettings: swiftSettings),
         // Benchmarks (`make bench`): print figures, never run by the test suite.
         .executableTarget(name: "redis-bench", dependencies: ["RedisClient"], path: "Benchmarks/redis-bench", swiftSettings: swiftSettings),
+        .executableTarget(name: "auth-bench", dependencies: ["GatewayCore", "RedisClient"], path: "Benchmarks/auth-bench", swiftSettings: swiftSettings),
 
         .testTarget(
             name: "RedisClientTests",
@@ -130,6 +132,10 @@ let package = Package(
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),

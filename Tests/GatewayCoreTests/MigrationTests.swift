@@ -13,6 +13,7 @@ import Testing
         #expect(try store.appliedMigrations() == SQLiteTenantStore.knownMigrations)
         #expect(SQLiteTenantStore.knownMigrations.first == "v1-tenants")
         #expect(SQLiteTenantStore.knownMigrations.contains("userstate-v1"))
+        #expect(SQLiteTenantStore.knownMigrations.contains("v2-auth"))
         #expect(FileManager.default.fileExists(atPath: path))
     }
 

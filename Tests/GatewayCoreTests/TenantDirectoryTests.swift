@@ -4,8 +4,9 @@ import Testing
 @testable import GatewayCore
 
 @Suite struct TenantDirectoryTests {
-    /// Polls `condition` every 20 ms for up to `limit`; returns whether it became true.
-    func eventually(within limit: Duration = .seconds(2), _ condition: () -> Bool) async throws -> Bool {
+    /// Polls `condition` every 20 ms for up to `limit` (10 s: the poll is 50 ms, the slack
+    /// is for a loaded 2-core CI machine running the whole suite in parallel).
+    func eventually(within limit: Duration = .seconds(10), _ condition: () -> Bool) async throws -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now + limit
         while clock.now < deadline {

@@ -42,6 +42,7 @@ struct GatewayHarness {
     /// Starts the gateway, runs `body` with the harness and a generated client, stops it.
     static func withGateway<T: Sendable>(
         useRedis: Bool = true,
+        seedDemoSignIn: Bool = false,
         _ body: @Sendable (GatewayHarness, Client, Int) async throws -> T
     ) async throws -> T {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gw-\(UUID().uuidString)")
@@ -50,7 +51,12 @@ struct GatewayHarness {
         let configuration = configuration(in: folder, useRedis: useRedis)
         var logger = Logger(label: "test-gateway")
         logger.logLevel = .warning
-        let bootstrap = try await GatewayBootstrap.start(configuration: configuration, logger: logger)
+        let bootstrap = try await GatewayBootstrap.start(
+            configuration: configuration, seedDemoSignIn: seedDemoSignIn,
+            // Cheaper scrypt for the decoy checks of unknown users: the suite runs many gateways at once.
+            passwordHasher: PasswordHasher(logN: 12),
+            // Every test signs in from 127.0.0.1 against the shared Redis: only the per-user limit applies.
+            loginLimits: .init(perUser: 5, perAddress: 1_000_000), logger: logger)
         let app = try GatewayApplication.make(
             host: configuration.host,
             port: 0,
@@ -63,11 +69,20 @@ struct GatewayHarness {
             let port = try #require(testClient.port)
             let client = Client(
                 serverURL: URL(string: "http://127.0.0.1:\(port)")!,
-                transport: AsyncHTTPClientTransport()
+                transport: AsyncHTTPClientTransport(configuration: .init(client: TestHTTP.noRedirects))
             )
             return try await body(harness, client, port)
         }
     }
+}
+
+/// An HTTP client that never follows redirects (OAuth tests inspect `Location`). Lives
+/// for the whole test process.
+enum TestHTTP {
+    static let noRedirects = HTTPClient(
+        eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+        configuration: .init(redirectConfiguration: .disallow)
+    )
 }
 
 /// Polls `condition` every 50 ms until it holds or `timeout` passes; returns whether it held.

@@ -51,6 +51,9 @@ enum TenantMigrations {
             }
             try db.execute(sql: "INSERT INTO store_state (id, change_counter) VALUES (1, 0)")
         }
+        migrator.registerMigration("v2-auth") { db in
+            try AuthMigration.apply(db)
+        }
         UserStateMigrations.register(in: &migrator)
         return migrator
     }

@@ -11,23 +11,33 @@ public struct GatewayServices: Sendable {
     public let cache: any Cache
     public let metrics: GatewayMetrics
     public let readiness: ReadinessProbe
+    /// The authorization server of every tenant.
+    public let auth: AuthorizationServer
+    /// Where issuers come from.
+    public let issuerBase: IssuerBase
+    /// CSRF tokens of the sign-in form.
+    public let csrf: CSRFTokens
 
-    public init(directory: TenantDirectory, cache: any Cache, metrics: GatewayMetrics, readiness: ReadinessProbe) {
+    public init(directory: TenantDirectory, cache: any Cache, metrics: GatewayMetrics, readiness: ReadinessProbe, auth: AuthorizationServer, issuerBase: IssuerBase, csrf: CSRFTokens) {
         self.directory = directory
         self.cache = cache
         self.metrics = metrics
         self.readiness = readiness
+        self.auth = auth
+        self.issuerBase = issuerBase
+        self.csrf = csrf
     }
 }
 
 /// Builds the Hummingbird application: middlewares in order (request id → metrics →
-/// problem mapping → tenant resolution) around the OpenAPI-generated routes.
+/// problem mapping → tenant resolution → bearer-token protection) around the OpenAPI-generated routes.
 public enum GatewayApplication {
-    public typealias Context = BasicRequestContext
+    public typealias Context = GatewayRequestContext
 
     public static func makeRouter(services: GatewayServices) throws -> Router<Context> {
         let router = Router(context: Context.self)
-        let handler = GatewayAPIHandler(directory: services.directory, metrics: services.metrics, readiness: services.readiness)
+        let handler = GatewayAPIHandler(directory: services.directory, metrics: services.metrics, readiness: services.readiness,
+                                        auth: services.auth, issuerBase: services.issuerBase, csrf: services.csrf)
         var routes = RouteTable()
         // Register into a throwaway router first to learn the route table the problem
         // middleware needs; middlewares must be added before the real registration.
@@ -36,6 +46,7 @@ public enum GatewayApplication {
         router.add(middleware: HTTPMetricsMiddleware(metrics: services.metrics))
         router.add(middleware: ProblemMiddleware(routes: routes))
         router.add(middleware: TenantResolutionMiddleware(directory: services.directory))
+        router.add(middleware: BearerAuthMiddleware(auth: services.auth, issuerBase: services.issuerBase))
         try handler.registerHandlers(on: router)
         return router
     }
@@ -55,7 +66,11 @@ public enum GatewayApplication {
             router: try makeRouter(services: services),
             configuration: .init(address: .hostname(host, port: port), serverName: "superapp-gateway"),
             services: backgroundServices,
-            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? port
+                services.issuerBase.bound(port: bound)
+                await onServerRunning(bound)
+            },
             logger: logger
         )
     }

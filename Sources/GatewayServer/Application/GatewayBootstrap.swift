@@ -10,10 +10,19 @@ import ServiceLifecycle
 public struct GatewayBootstrap: Sendable {
     public let services: GatewayServices
     public let store: SQLiteTenantStore
+    /// Clients, users, signing keys and refresh families (same database file).
+    public let authStore: SQLiteAuthStore
     /// Services that run beside the HTTP server (tenant reload, Redis shutdown).
     public let backgroundServices: [any Service]
 
-    public static func start(configuration: GatewayConfiguration, metrics: GatewayMetrics = GatewayMetrics(), logger: Logger) async throws -> GatewayBootstrap {
+    /// - Parameters:
+    ///   - seedDemoSignIn: in development, also seed the `demo` tenant's client and user
+    ///     (scrypt work; tests that do not sign in as `demo` turn it off).
+    ///   - passwordHasher: the scrypt cost for new hashes and for the decoy check of unknown
+    ///     users (stored hashes carry their own cost).
+    ///   - loginLimits: failed sign-ins allowed per user and per client address in 15 minutes.
+    public static func start(configuration: GatewayConfiguration, metrics: GatewayMetrics = GatewayMetrics(), seedDemoSignIn: Bool = true,
+                             passwordHasher: PasswordHasher = PasswordHasher(), loginLimits: LoginThrottle.Limits = .init(), logger: Logger) async throws -> GatewayBootstrap {
         let development = configuration.environment == .development
         let (masterKey, keySource) = try MasterKey.resolve(
             base64: configuration.masterKeyBase64,
@@ -44,13 +53,24 @@ public struct GatewayBootstrap: Sendable {
             cache = MemoryCache()
             logger.notice("cache: in-process (no GATEWAY_REDIS_URL); answers are not shared across replicas")
         }
+        let instrumented = InstrumentedCache(cache, factory: metrics.factory)
+        let authStore = SQLiteAuthStore(tenants: store)
+        if development, seedDemoSignIn, try await DemoAuth.seedIfMissing(
+            store: authStore, tenantID: DemoTenant.id,
+            passwordFile: URL(fileURLWithPath: configuration.databasePath).deletingLastPathComponent().appendingPathComponent("demo-user.txt").path,
+            logger: logger) {
+            logger.notice("seeded OAuth client '\(DemoAuth.clientID)' and user '\(DemoAuth.username)' into tenant '\(DemoTenant.id)' (development only)")
+        }
         let services = GatewayServices(
             directory: directory,
-            cache: InstrumentedCache(cache, factory: metrics.factory),
+            cache: instrumented,
             metrics: metrics,
-            readiness: ReadinessProbe(checks: checks)
+            readiness: ReadinessProbe(checks: checks),
+            auth: AuthorizationServer(store: authStore, cache: instrumented, hasher: passwordHasher, loginLimits: loginLimits),
+            issuerBase: IssuerBase(publicBaseURL: configuration.publicBaseURL, host: configuration.host, port: configuration.port),
+            csrf: CSRFTokens(masterKey: masterKey)
         )
-        return GatewayBootstrap(services: services, store: store, backgroundServices: background)
+        return GatewayBootstrap(services: services, store: store, authStore: authStore, backgroundServices: background)
     }
 
     /// The Redis URL with any password replaced, for logs.

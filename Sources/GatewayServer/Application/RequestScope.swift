@@ -10,6 +10,12 @@ public struct RequestScope: Sendable {
     public var logger: Logger
     /// The tenant of a `/t/{tenant}/...` path, resolved from the in-memory snapshot.
     public var tenant: Tenant?
+    /// The verified access token of a protected operation (see ``BearerAuthMiddleware``).
+    public var principal: AccessTokenClaims?
+    /// The raw `Authorization` header (OAuth endpoints read HTTP Basic client credentials from it).
+    public var authorization: String?
+    /// The peer IP address (login throttling per client address).
+    public var clientAddress: String?
 
     public init(requestID: String, logger: Logger, tenant: Tenant? = nil) {
         self.requestID = requestID
@@ -23,6 +29,12 @@ public struct RequestScope: Sendable {
     static func requireTenant() throws -> Tenant {
         guard let tenant = current?.tenant else { throw GatewayProblem.internalError() }
         return tenant
+    }
+
+    /// The authenticated principal; a protected handler reaching here without one is a wiring bug.
+    static func requirePrincipal() throws -> AccessTokenClaims {
+        guard let principal = current?.principal else { throw GatewayProblem.internalError() }
+        return principal
     }
 
     static var logger: Logger {

@@ -7,4 +7,7 @@ struct GatewayAPIHandler: APIProtocol {
     let directory: TenantDirectory
     let metrics: GatewayMetrics
     let readiness: ReadinessProbe
+    let auth: AuthorizationServer
+    let issuerBase: IssuerBase
+    let csrf: CSRFTokens
 }

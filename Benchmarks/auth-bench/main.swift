@@ -1,0 +1,101 @@
+// Measures the authorization server's token paths in-process (no HTTP): authorization-code
+// exchanges/s and refreshes/s (SQLite WAL file + Redis at REDIS_URL, else the in-process
+// cache), and the per-call cost of access-token verification with and without the memo.
+// Usage: auth-bench [operations=2000] [concurrency=16]
+import Foundation
+import GatewayCore
+import RedisClient
+import Synchronization
+
+let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }
+let operations = arguments.count > 0 ? arguments[0] : 2000
+let concurrency = arguments.count > 1 ? arguments[1] : 16
+
+let folder = FileManager.default.temporaryDirectory.appendingPathComponent("auth-bench-\(UUID().uuidString)")
+try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: folder) }
+let tenants = try SQLiteTenantStore(path: folder.appendingPathComponent("bench.sqlite").path, sealer: SecretSealer(masterKey: .generate()))
+try await tenants.create(Tenant(id: "bench", displayName: "Bench"), actor: "bench")
+let store = SQLiteAuthStore(tenants: tenants)
+let cache: any Cache
+var redis: RedisClient?
+if let url = ProcessInfo.processInfo.environment["REDIS_URL"] {
+    let client = RedisClient(configuration: try RedisConfiguration(url: url))
+    try await client.ping()
+    redis = client
+    cache = RedisCache(client: client)
+} else {
+    cache = MemoryCache()
+}
+let client = OAuthClient(tenantID: "bench", clientID: "bench-app", redirectURIs: ["https://app.example/cb"])
+try await store.addClient(client, secretHash: nil)
+let user = LocalUser(tenantID: "bench", username: "u", passwordHash: try PasswordHasher(logN: 10).hash("password-123"))
+try await store.addUser(user)
+let server = AuthorizationServer(store: store, cache: cache)
+let issuer = "https://gw.example/t/bench"
+let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+let grant = AuthorizationGrant(tenantID: "bench", clientID: "bench-app", redirectURI: "https://app.example/cb", codeChallenge: PKCE.challenge(for: verifier),
+                               subject: user.subject, scope: "openid profile", nonce: "n", authTime: 0)
+
+func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+
+func measure(_ name: String, count: Int, _ body: @escaping @Sendable (Int) async throws -> Void) async throws -> Double {
+    let perTask = max(1, count / concurrency)
+    let start = ContinuousClock.now
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for t in 0..<concurrency {
+            group.addTask { for i in 0..<perTask { try await body(t * perTask + i) } }
+        }
+        try await group.waitForAll()
+    }
+    let rate = Double(perTask * concurrency) / seconds(ContinuousClock.now - start)
+    print("\(name): \(Int(rate)) /s (\(perTask * concurrency) ops, concurrency \(concurrency), cache \(cache.kind))")
+    return rate
+}
+
+// Warm the key ring.
+_ = try await server.keys.signingKey(tenantID: "bench")
+
+// 1. Authorization-code exchanges (issue code + redeem + PKCE + refresh family + 2 JWTs).
+let codes = try await withThrowingTaskGroup(of: String.self) { group in
+    for _ in 0..<operations { group.addTask { try await server.codes.issue(grant) } }
+    var all: [String] = []
+    for try await code in group { all.append(code) }
+    return all
+}
+let refreshTokens = RefreshBox()
+_ = try await measure("authorization_code exchanges", count: operations) { i in
+    let r = try await server.tokens.exchangeCode(issuer: issuer, client: client, code: codes[i], redirectURI: "https://app.example/cb", verifier: verifier, dpopJKT: nil)
+    refreshTokens.set(i, r.refreshToken)
+}
+
+// 2. Refreshes (each task rotates its own chain).
+_ = try await measure("refresh_token rotations", count: operations) { i in
+    let t = (i / max(1, operations / concurrency))
+    let token = refreshTokens.get(t)
+    let r = try await server.tokens.refresh(issuer: issuer, client: client, refreshToken: token, dpopJKT: nil)
+    refreshTokens.set(t, r.refreshToken)
+}
+
+// 3. Verification cost, single task, with and without the memo.
+let access = try await server.tokens.exchangeCode(issuer: issuer, client: client, code: try await server.codes.issue(grant), redirectURI: "https://app.example/cb", verifier: verifier, dpopJKT: nil).accessToken
+let revoked = RevokedTokens(cache: cache)
+for (label, memo) in [("without memo", nil), ("with memo", VerifiedTokenMemo())] as [(String, VerifiedTokenMemo?)] {
+    let verifierService = TokenVerifier(keys: server.keys, revoked: revoked, memo: memo)
+    let n = 5000
+    var start = ContinuousClock.now
+    for _ in 0..<n { _ = try await verifierService.verifySignatureAndClaims(access, issuer: issuer, tenantID: "bench") }
+    let signatureOnly = seconds(ContinuousClock.now - start) / Double(n) * 1e6
+    start = ContinuousClock.now
+    for _ in 0..<n { _ = try await verifierService.verify(access, issuer: issuer, tenantID: "bench") }
+    let full = seconds(ContinuousClock.now - start) / Double(n) * 1e6
+    print("token verification \(label): \(String(format: "%.1f", signatureOnly)) µs (signature + claims), \(String(format: "%.1f", full)) µs (+ revocation lookup in \(cache.kind))")
+}
+await redis?.shutdown()
+
+/// Per-task refresh token chains.
+final class RefreshBox: Sendable {
+    private let tokens = Mutex<[Int: String]>([:])
+    func set(_ i: Int, _ token: String) { tokens.withLock { $0[i] = token } }
+    func get(_ i: Int) -> String { tokens.withLock { $0[i]! } }
+}

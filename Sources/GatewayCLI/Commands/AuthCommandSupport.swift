@@ -1,0 +1,25 @@
+import ArgumentParser
+import Foundation
+import GatewayCore
+
+/// `--tenant T` of the auth commands, checked before anything is opened.
+struct TenantOption: ParsableArguments {
+    @Option(help: ArgumentHelp("Tenant id.", valueName: "id"))
+    var tenant: String
+
+    func validate() throws {
+        do { try TenantID.validate(tenant) } catch { throw ValidationError(error.flagMessage) }
+    }
+}
+
+/// Opens the tenant and auth stores and checks the tenant exists.
+struct AuthAccess {
+    let access: StoreAccess
+    let auth: SQLiteAuthStore
+
+    init(_ global: GlobalOptions, tenant: String, context: CLIContext) async throws {
+        access = try StoreAccess(global, context: context)
+        auth = SQLiteAuthStore(tenants: access.store)
+        _ = try await TenantCommandSupport.require(tenant, in: access.store)
+    }
+}

@@ -1,0 +1,143 @@
+import ArgumentParser
+import Foundation
+import GatewayCore
+
+/// `gatewayctl client add|list|show|update|remove --tenant T`
+struct ClientCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "client",
+        abstract: "Manage a tenant's OAuth clients.",
+        subcommands: [ClientAddCommand.self, ClientListCommand.self, ClientShowCommand.self, ClientUpdateCommand.self, ClientRemoveCommand.self]
+    )
+}
+
+/// Settings flags shared by add and update.
+struct ClientSettingOptions: ParsableArguments {
+    @Option(name: .customLong("redirect-uri"), help: "Redirect URI (repeatable; exact match, loopback may differ in port).") var redirectURIs: [String] = []
+    @Option(name: .customLong("post-logout-redirect-uri"), help: "Post-logout redirect URI (repeatable).") var postLogoutRedirectURIs: [String] = []
+    @Option(name: .customLong("scope"), help: "Allowed scope (repeatable; default openid profile email offline_access).") var scopes: [String] = []
+    @Flag(name: .customLong("require-par"), inversion: .prefixedNo, help: "Require pushed authorization requests.") var requirePAR: Bool?
+    @Flag(name: .customLong("dpop"), inversion: .prefixedNo, help: "Bind tokens with DPoP (proof required).") var dpop: Bool?
+    @Option(name: .customLong("access-token-lifetime"), help: "Access-token lifetime in seconds (default 600).") var accessLifetime: Int?
+    @Option(name: .customLong("refresh-idle-lifetime"), help: "Refresh-token idle lifetime in seconds (default 7 days).") var refreshIdle: Int?
+    @Option(name: .customLong("refresh-absolute-lifetime"), help: "Refresh-family absolute lifetime in seconds (default 30 days).") var refreshAbsolute: Int?
+
+    func apply(to client: inout OAuthClient) {
+        if !redirectURIs.isEmpty { client.redirectURIs = redirectURIs }
+        if !postLogoutRedirectURIs.isEmpty { client.postLogoutRedirectURIs = postLogoutRedirectURIs }
+        if !scopes.isEmpty { client.allowedScopes = scopes }
+        if let requirePAR { client.requirePAR = requirePAR }
+        if let dpop { client.dpopBound = dpop }
+        if let accessLifetime { client.accessTokenLifetimeSeconds = accessLifetime }
+        if let refreshIdle { client.refreshIdleLifetimeSeconds = refreshIdle }
+        if let refreshAbsolute { client.refreshAbsoluteLifetimeSeconds = refreshAbsolute }
+    }
+}
+
+enum ClientText {
+    static func lines(_ c: OAuthClient) -> [String] {
+        [
+            "client \(c.clientID) (\(c.confidential ? "confidential" : "public")) in tenant \(c.tenantID)",
+            "  redirect URIs:        \(c.redirectURIs.joined(separator: " "))",
+            "  post-logout URIs:     \(c.postLogoutRedirectURIs.joined(separator: " "))",
+            "  scopes:               \(c.allowedScopes.joined(separator: " "))",
+            "  require PAR:          \(c.requirePAR)",
+            "  DPoP:                 \(c.dpopBound)",
+            "  lifetimes (s):        access \(c.accessTokenLifetimeSeconds), refresh idle \(c.refreshIdleLifetimeSeconds), absolute \(c.refreshAbsoluteLifetimeSeconds)",
+        ]
+    }
+
+    static func validate(_ c: OAuthClient) throws {
+        do { try c.validate() } catch { throw CLIError.invalid("\(error)") }
+    }
+}
+
+struct ClientAddCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "add", abstract: "Register a client (public unless --confidential; the secret is printed once).")
+    @OptionGroup var tenant: TenantOption
+    @Option(name: .customLong("client-id"), help: "Client id.") var clientID: String
+    @Flag(help: "Confidential client: generates a secret, printed once, stored hashed.") var confidential = false
+    @OptionGroup var settings: ClientSettingOptions
+    @OptionGroup var global: GlobalOptions
+
+    private struct Created: Encodable {
+        var client: OAuthClient
+        var clientSecret: String?
+    }
+
+    func run() async throws {
+        let context = try CLIContext.require()
+        var client = OAuthClient(tenantID: tenant.tenant, clientID: clientID, confidential: confidential, redirectURIs: [])
+        settings.apply(to: &client)
+        try ClientText.validate(client)
+        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
+        let secret = confidential ? ClientSecret.generate() : nil
+        try await a.auth.addClient(client, secretHash: secret?.hash)
+        if global.json {
+            try context.printJSON(Created(client: client, clientSecret: secret?.secret))
+        } else {
+            context.print("added \(client.confidential ? "confidential" : "public") client \(client.clientID) to tenant \(client.tenantID)")
+            if let secret { context.print("client secret (shown once, store it now): \(secret.secret)") }
+        }
+    }
+}
+
+struct ClientListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List a tenant's clients.")
+    @OptionGroup var tenant: TenantOption
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let context = try CLIContext.require()
+        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
+        let clients = try await a.auth.clients(tenantID: tenant.tenant)
+        if global.json { try context.printJSON(clients); return }
+        for c in clients { context.print("\(c.clientID)  \(c.confidential ? "confidential" : "public")  \(c.redirectURIs.joined(separator: " "))") }
+    }
+}
+
+struct ClientShowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one client (never its secret).")
+    @OptionGroup var tenant: TenantOption
+    @Option(name: .customLong("client-id"), help: "Client id.") var clientID: String
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let context = try CLIContext.require()
+        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
+        guard let client = try await a.auth.client(tenantID: tenant.tenant, clientID: clientID) else { throw CLIError.invalid("no client \(clientID) in tenant \(tenant.tenant)") }
+        if global.json { try context.printJSON(client) } else { ClientText.lines(client).forEach(context.print) }
+    }
+}
+
+struct ClientUpdateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "update", abstract: "Change a client's settings (list flags replace the list).")
+    @OptionGroup var tenant: TenantOption
+    @Option(name: .customLong("client-id"), help: "Client id.") var clientID: String
+    @OptionGroup var settings: ClientSettingOptions
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let context = try CLIContext.require()
+        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
+        guard var client = try await a.auth.client(tenantID: tenant.tenant, clientID: clientID) else { throw CLIError.invalid("no client \(clientID) in tenant \(tenant.tenant)") }
+        settings.apply(to: &client)
+        try ClientText.validate(client)
+        try await a.auth.updateClient(client)
+        if global.json { try context.printJSON(client) } else { context.print("updated client \(clientID) of tenant \(tenant.tenant)") }
+    }
+}
+
+struct ClientRemoveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a client.")
+    @OptionGroup var tenant: TenantOption
+    @Option(name: .customLong("client-id"), help: "Client id.") var clientID: String
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let context = try CLIContext.require()
+        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
+        try await a.auth.removeClient(tenantID: tenant.tenant, clientID: clientID)
+        context.print("removed client \(clientID) from tenant \(tenant.tenant)")
+    }
+}

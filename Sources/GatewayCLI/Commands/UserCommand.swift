@@ -1,0 +1,114 @@
+import ArgumentParser
+import Foundation
+import GatewayCore
+
+/// `gatewayctl user add|list|passwd|disable --tenant T`
+struct UserCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "user",
+        abstract: "Manage a tenant's local users (scrypt-hashed passwords).",
+        subcommands: [UserAddCommand.self, UserListCommand.self, UserPasswdCommand.self, UserDisableCommand.self]
+    )
+}
+
+struct UserDocument: Encodable {
+    var username: String
+    var subject: String
+    var name: String?
+    var email: String?
+    var picture: String?
+    var disabled: Bool
+
+    init(_ u: LocalUser) {
+        username = u.username; subject = u.subject; name = u.name; email = u.email; picture = u.picture; disabled = u.disabled
+    }
+}
+
+enum PasswordInput {
+    /// The first line of standard input; at least 8 characters.
+    static func read(_ context: CLIContext) throws -> String {
+        let data = try context.standardInput()
+        let text = String(decoding: data, as: UTF8.self)
+        let line = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: "\r")) } ?? ""
+        guard line.count >= 8, line.count <= 1024 else { throw CLIError.invalid("the password on standard input must be 8-1024 characters") }
+        return line
+    }
+}
+
+struct UserAddCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a user; the password is read from standard input.")
+    @OptionGroup var tenant: TenantOption
+    @Option(help: "Username (1-200 characters, no spaces).") var username: String
+    @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input (required).") var passwordStdin = false
+    @Option(help: "Display name.") var name: String?
+    @Option(help: "E-mail address.") var email: String?
+    @Option(help: "Picture URL.") var picture: String?
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        guard (1...200).contains(username.count), !username.contains(where: { $0.isWhitespace }) else { throw ValidationError("--username must be 1-200 characters without spaces") }
+        guard passwordStdin else { throw ValidationError("--password-stdin is required (passwords are never taken from arguments)") }
+    }
+
+    func run() async throws {
+        let context = try CLIContext.require()
+        let password = try PasswordInput.read(context)
+        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
+        let user = LocalUser(tenantID: tenant.tenant, username: username, name: name, email: email, picture: picture, passwordHash: try PasswordHasher().hash(password))
+        try await a.auth.addUser(user)
+        if global.json { try context.printJSON(UserDocument(user)) } else { context.print("added user \(username) (sub \(user.subject)) to tenant \(tenant.tenant)") }
+    }
+}
+
+struct UserListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List users.")
+    @OptionGroup var tenant: TenantOption
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let context = try CLIContext.require()
+        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
+        let users = try await a.auth.users(tenantID: tenant.tenant).map(UserDocument.init)
+        if global.json { try context.printJSON(users); return }
+        for u in users { context.print("\(u.username)  \(u.subject)\(u.disabled ? "  disabled" : "")") }
+    }
+}
+
+struct UserPasswdCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "passwd", abstract: "Set a user's password from standard input.")
+    @OptionGroup var tenant: TenantOption
+    @Option(help: "Username.") var username: String
+    @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input (required).") var passwordStdin = false
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        guard passwordStdin else { throw ValidationError("--password-stdin is required (passwords are never taken from arguments)") }
+    }
+
+    func run() async throws {
+        let context = try CLIContext.require()
+        let password = try PasswordInput.read(context)
+        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
+        guard var user = try await a.auth.user(tenantID: tenant.tenant, username: username) else { throw CLIError.invalid("no user \(username) in tenant \(tenant.tenant)") }
+        user.passwordHash = try PasswordHasher().hash(password)
+        try await a.auth.updateUser(user)
+        context.print("changed the password of \(username)")
+    }
+}
+
+struct UserDisableCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "disable", abstract: "Disable (or with --enable, re-enable) a user's sign-in.")
+    @OptionGroup var tenant: TenantOption
+    @Option(help: "Username.") var username: String
+    @Flag(help: "Re-enable instead.") var enable = false
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let context = try CLIContext.require()
+        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
+        guard var user = try await a.auth.user(tenantID: tenant.tenant, username: username) else { throw CLIError.invalid("no user \(username) in tenant \(tenant.tenant)") }
+        user.disabled = !enable
+        try await a.auth.updateUser(user)
+        context.print("\(enable ? "enabled" : "disabled") user \(username)")
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+
+/// The verified claims of an access token: who, for which client, what scope.
+public struct AccessTokenClaims: Sendable, Equatable {
+    public var issuer: String
+    public var subject: String
+    public var clientID: String
+    public var tenantID: String
+    public var scope: String
+    public var jti: String
+    public var issuedAt: Date
+    public var expiresAt: Date
+    /// `cnf.jkt` when DPoP-bound.
+    public var dpopJKT: String?
+}
+
+/// Why a token or proof was refused (mapped to `WWW-Authenticate` error codes).
+public enum TokenRejection: Error, Sendable, Equatable {
+    /// `invalid_token` with a human detail.
+    case invalidToken(String)
+    /// `invalid_dpop_proof`.
+    case invalidDPoPProof(String)
+    /// No token at all.
+    case missing
+
+    public var detail: String {
+        switch self {
+        case .invalidToken(let d), .invalidDPoPProof(let d): d
+        case .missing: "an access token is required"
+        }
+    }
+}

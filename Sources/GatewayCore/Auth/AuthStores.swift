@@ -1,0 +1,94 @@
+import Foundation
+
+/// Durable signing keys of tenants.
+public protocol SigningKeyStore: Sendable {
+    /// Every key of `tenantID` (active and retired), newest first.
+    func signingKeys(tenantID: String) async throws -> [SigningKey]
+    /// Adds a key.
+    func addSigningKey(_ key: SigningKey) async throws
+    /// Marks a key retired (no longer published); throws `notFound` for an unknown kid.
+    func retireSigningKey(tenantID: String, kid: String) async throws
+}
+
+/// Registered OAuth clients.
+public protocol ClientStore: Sendable {
+    func client(tenantID: String, clientID: String) async throws -> OAuthClient?
+    func clients(tenantID: String) async throws -> [OAuthClient]
+    /// Inserts (throws `alreadyExists`) with an optional secret hash.
+    func addClient(_ client: OAuthClient, secretHash: String?) async throws
+    func updateClient(_ client: OAuthClient) async throws
+    func removeClient(tenantID: String, clientID: String) async throws
+    /// The stored secret hash of a confidential client.
+    func clientSecretHash(tenantID: String, clientID: String) async throws -> String?
+}
+
+/// Local users.
+public protocol UserStore: Sendable {
+    func user(tenantID: String, username: String) async throws -> LocalUser?
+    func user(tenantID: String, subject: String) async throws -> LocalUser?
+    func users(tenantID: String) async throws -> [LocalUser]
+    func addUser(_ user: LocalUser) async throws
+    func updateUser(_ user: LocalUser) async throws
+}
+
+/// A refresh-token family as stored (the token itself is only kept hashed).
+public struct RefreshFamily: Sendable, Equatable {
+    public var familyID: String
+    public var tenantID: String
+    public var clientID: String
+    public var subject: String
+    public var scope: String
+    public var nonce: String?
+    public var dpopJKT: String?
+    public var revoked: Bool
+    public var createdAt: Date
+    public var absoluteExpiry: Date
+
+    public init(familyID: String, tenantID: String, clientID: String, subject: String, scope: String, nonce: String?, dpopJKT: String?, revoked: Bool = false, createdAt: Date, absoluteExpiry: Date) {
+        self.familyID = familyID
+        self.tenantID = tenantID
+        self.clientID = clientID
+        self.subject = subject
+        self.scope = scope
+        self.nonce = nonce
+        self.dpopJKT = dpopJKT
+        self.revoked = revoked
+        self.createdAt = createdAt
+        self.absoluteExpiry = absoluteExpiry
+    }
+}
+
+/// What happened when a refresh token was presented for rotation.
+public enum RefreshRotation: Sendable, Equatable {
+    /// The token was active: it is now rotated and `newHash` is the family's active token.
+    case rotated(RefreshFamily)
+    /// Unknown hash, or the family is revoked / past its lifetimes.
+    case invalid
+    /// A rotated token came back: the family is now revoked; these access-token jtis (with exp) must be revoked too.
+    case reused(family: RefreshFamily, accessTokens: [(jti: String, expiresAt: Date)])
+
+    public static func == (a: RefreshRotation, b: RefreshRotation) -> Bool {
+        switch (a, b) {
+        case (.rotated(let x), .rotated(let y)): x == y
+        case (.invalid, .invalid): true
+        case (.reused(let x, _), .reused(let y, _)): x == y
+        default: false
+        }
+    }
+}
+
+/// Durable refresh-token families.
+public protocol RefreshTokenStore: Sendable {
+    /// Creates a family with its first token.
+    func createFamily(_ family: RefreshFamily, tokenHash: String, idleExpiry: Date) async throws
+    /// Atomically rotates `tokenHash` to `newHash` (single winner under concurrency).
+    func rotate(tokenHash: String, tenantID: String, clientID: String, newHash: String, now: Date, idleExpiry: Date) async throws -> RefreshRotation
+    /// Records an access token issued from a family.
+    func recordAccessToken(familyID: String, jti: String, expiresAt: Date) async throws
+    /// The family of a token hash (any state), when known.
+    func family(ofTokenHash tokenHash: String) async throws -> RefreshFamily?
+    /// Revokes a family; returns its unexpired access tokens.
+    func revokeFamily(_ familyID: String, now: Date) async throws -> [(jti: String, expiresAt: Date)]
+    /// Revokes every family of a subject for a client (logout).
+    func revokeFamilies(tenantID: String, subject: String, now: Date) async throws -> [(jti: String, expiresAt: Date)]
+}

@@ -1,0 +1,64 @@
+import Crypto
+import Foundation
+
+/// What an authorization code stands for; stored in the ``Cache`` under the code's hash.
+public struct AuthorizationGrant: Sendable, Codable, Equatable {
+    public var tenantID: String
+    public var clientID: String
+    public var redirectURI: String
+    public var codeChallenge: String
+    public var subject: String
+    public var scope: String
+    public var nonce: String?
+    public var authTime: Int64
+
+    public init(tenantID: String, clientID: String, redirectURI: String, codeChallenge: String, subject: String, scope: String, nonce: String?, authTime: Int64) {
+        self.tenantID = tenantID
+        self.clientID = clientID
+        self.redirectURI = redirectURI
+        self.codeChallenge = codeChallenge
+        self.subject = subject
+        self.scope = scope
+        self.nonce = nonce
+        self.authTime = authTime
+    }
+}
+
+/// Single-use authorization codes (≤ 60 s) in the cache; a consumed code leaves a marker
+/// naming the refresh family it produced, so a replay can revoke what it issued.
+public struct AuthorizationCodes: Sendable {
+    /// Lifetime of a code.
+    public static let lifetime: Duration = .seconds(60)
+    let cache: any Cache
+
+    public init(cache: any Cache) {
+        self.cache = cache
+    }
+
+    static func hash(_ code: String) -> String {
+        Base64URL.encode(SHA256.hash(data: Data(code.utf8)))
+    }
+
+    /// Issues a fresh code for `grant`.
+    public func issue(_ grant: AuthorizationGrant, lifetime: Duration = AuthorizationCodes.lifetime) async throws -> String {
+        let code = Base64URL.random(byteCount: 32)
+        try await cache.set("oauth:code:\(grant.tenantID):\(Self.hash(code))", Array(try JSONEncoder().encode(grant)), ttl: lifetime)
+        return code
+    }
+
+    /// Takes the grant once; nil when unknown, expired or already used.
+    public func redeem(_ code: String, tenantID: String) async throws -> AuthorizationGrant? {
+        guard let bytes = try await cache.take("oauth:code:\(tenantID):\(Self.hash(code))") else { return nil }
+        return try JSONDecoder().decode(AuthorizationGrant.self, from: Data(bytes))
+    }
+
+    /// Remembers that `code` produced `familyID` (for replay revocation), for 10 minutes.
+    public func markUsed(_ code: String, tenantID: String, familyID: String) async throws {
+        try await cache.set("oauth:code-used:\(tenantID):\(Self.hash(code))", Array(familyID.utf8), ttl: .seconds(600))
+    }
+
+    /// The family a used code produced, when it was used recently.
+    public func familyOfUsedCode(_ code: String, tenantID: String) async throws -> String? {
+        try await cache.get("oauth:code-used:\(tenantID):\(Self.hash(code))").map { String(decoding: $0, as: UTF8.self) }
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+
+/// The authorization server of every tenant: request validation, PAR, sign-in, code
+/// issuance, client authentication and the token service, over injected stores and cache.
+public struct AuthorizationServer: Sendable {
+    public let clients: any ClientStore
+    public let users: any UserStore
+    public let keys: KeyRing
+    public let codes: AuthorizationCodes
+    public let tokens: TokenService
+    public let verifier: TokenVerifier
+    public let dpop: DPoPVerifier
+    public let throttle: LoginThrottle
+    public let hasher: PasswordHasher
+    let cache: any Cache
+
+    /// PAR request lifetime.
+    public static let parLifetime = 60
+    /// The `request_uri` prefix of RFC 9126.
+    public static let requestURIPrefix = "urn:ietf:params:oauth:request_uri:"
+
+    public init(clients: any ClientStore, users: any UserStore, refreshTokens: any RefreshTokenStore, keys: KeyRing, cache: any Cache,
+                hasher: PasswordHasher = PasswordHasher(), memo: VerifiedTokenMemo? = VerifiedTokenMemo(), loginLimits: LoginThrottle.Limits = .init()) {
+        self.clients = clients
+        self.users = users
+        self.keys = keys
+        self.cache = cache
+        self.codes = AuthorizationCodes(cache: cache)
+        let revoked = RevokedTokens(cache: cache)
+        self.tokens = TokenService(keys: keys, refreshStore: refreshTokens, users: users, codes: codes, revoked: revoked)
+        self.verifier = TokenVerifier(keys: keys, revoked: revoked, memo: memo)
+        self.dpop = DPoPVerifier(cache: cache)
+        self.throttle = LoginThrottle(cache: cache, limits: loginLimits)
+        self.hasher = hasher
+    }
+
+    /// The same stores for everything (``SQLiteAuthStore``).
+    public init(store: SQLiteAuthStore, cache: any Cache, hasher: PasswordHasher = PasswordHasher(), memo: VerifiedTokenMemo? = VerifiedTokenMemo(),
+                loginLimits: LoginThrottle.Limits = .init()) {
+        self.init(clients: store, users: store, refreshTokens: store, keys: KeyRing(store: store), cache: cache, hasher: hasher, memo: memo, loginLimits: loginLimits)
+    }
+
+    // MARK: authorization requests
+
+    /// Validates an authorization request (resolving a PAR `request_uri` first when `consumePAR`).
+    /// With `pushed` true the request is being pushed (PAR endpoint) and the PAR requirement holds.
+    public func validate(_ input: AuthorizationRequest, tenantID: String, consumePAR: Bool, pushed: Bool = false) async throws -> ValidatedAuthorization {
+        var request = input
+        var viaPAR = pushed
+        if let requestURI = input.requestURI {
+            guard requestURI.hasPrefix(Self.requestURIPrefix), let clientID = input.clientID else {
+                throw AuthorizationFailure.errorPage("The request_uri is invalid.")
+            }
+            let key = "oauth:par:\(tenantID):\(requestURI.dropFirst(Self.requestURIPrefix.count))"
+            let bytes = consumePAR ? try await cache.take(key) : try await cache.get(key)
+            guard let bytes, let stored = try? JSONDecoder().decode(AuthorizationRequest.self, from: Data(bytes)), stored.clientID == clientID else {
+                throw AuthorizationFailure.errorPage("The request_uri is unknown, expired or already used.")
+            }
+            request = stored
+            viaPAR = true
+        }
+        guard let clientID = request.clientID, !clientID.isEmpty, clientID.count <= 128,
+              let client = try await clients.client(tenantID: tenantID, clientID: clientID) else {
+            throw AuthorizationFailure.errorPage("Unknown client.")
+        }
+        let redirectURI: String
+        if let given = request.redirectURI {
+            guard client.acceptsRedirect(given) else { throw AuthorizationFailure.errorPage("The redirect_uri is not registered for this client.") }
+            redirectURI = given
+        } else {
+            guard client.redirectURIs.count == 1 else { throw AuthorizationFailure.errorPage("redirect_uri is required.") }
+            redirectURI = client.redirectURIs[0]
+        }
+        func bounce(_ error: OAuthError) -> AuthorizationFailure { .redirect(error, redirectURI: redirectURI, state: request.state) }
+        if client.requirePAR, !viaPAR { throw bounce(.invalidRequest("this client must use pushed authorization requests")) }
+        guard request.responseType == "code" else { throw bounce(OAuthError("unsupported_response_type", "response_type must be code")) }
+        guard let challenge = request.codeChallenge else { throw bounce(.invalidRequest("code_challenge is required (PKCE)")) }
+        guard request.codeChallengeMethod == "S256" else { throw bounce(.invalidRequest("code_challenge_method must be S256")) }
+        guard PKCE.isValidChallenge(challenge) else { throw bounce(.invalidRequest("code_challenge must be 43 characters of base64url")) }
+        let requested = (request.scope ?? "openid").split(separator: " ").map(String.init)
+        let allowed = Set(client.allowedScopes + ["openid"])
+        if let bad = requested.first(where: { !allowed.contains($0) }) { throw bounce(.invalidScope("scope '\(bad)' is not allowed for this client")) }
+        var scopes = requested.isEmpty ? ["openid"] : requested
+        if !scopes.contains("openid") { scopes.insert("openid", at: 0) }
+        if request.prompt == "none" { throw bounce(OAuthError("login_required", "the user must sign in")) }
+        return ValidatedAuthorization(client: client, redirectURI: redirectURI, request: request, scope: scopes.joined(separator: " "))
+    }
+
+    /// Stores a pushed authorization request; returns its `request_uri`.
+    public func push(_ request: AuthorizationRequest, client: OAuthClient) async throws -> String {
+        var stored = request
+        stored.requestURI = nil
+        stored.clientID = client.clientID
+        let id = Base64URL.random(byteCount: 24)
+        try await cache.set("oauth:par:\(client.tenantID):\(id)", Array(try JSONEncoder().encode(stored)), ttl: .seconds(Self.parLifetime))
+        return Self.requestURIPrefix + id
+    }
+
+    // MARK: sign-in
+
+    /// Checks credentials with throttling; the same failure for unknown users, wrong
+    /// passwords, disabled users and throttled attempts.
+    public func authenticate(tenantID: String, username: String, password: String, address: String?) async throws -> LocalUser? {
+        let hasher = self.hasher
+        guard await throttle.allows(tenantID: tenantID, username: username, address: address) else {
+            await Task.detached { hasher.dummyVerify(password) }.value
+            return nil
+        }
+        let user = username.isEmpty || username.count > 200 ? nil : try await users.user(tenantID: tenantID, username: username)
+        let ok: Bool = await Task.detached {
+            guard let user else { hasher.dummyVerify(password); return false }
+            return hasher.verify(password, against: user.passwordHash) && !user.disabled
+        }.value
+        guard ok, let user else {
+            await throttle.recordFailure(tenantID: tenantID, username: username, address: address)
+            return nil
+        }
+        return user
+    }
+
+    /// Issues a code for a signed-in user; returns the redirect URL with code, state and iss.
+    public func completeAuthorization(_ auth: ValidatedAuthorization, user: LocalUser, issuer: String, now: Date = Date()) async throws -> String {
+        let grant = AuthorizationGrant(tenantID: auth.client.tenantID, clientID: auth.client.clientID, redirectURI: auth.redirectURI,
+                                       codeChallenge: auth.request.codeChallenge ?? "", subject: user.subject, scope: auth.scope,
+                                       nonce: auth.request.nonce, authTime: Int64(now.timeIntervalSince1970))
+        let code = try await codes.issue(grant)
+        return Self.redirect(auth.redirectURI, ["code": code, "state": auth.request.state, "iss": issuer])
+    }
+
+    /// `uri` with query parameters appended (nil values skipped).
+    public static func redirect(_ uri: String, _ parameters: KeyValuePairs<String, String?>) -> String {
+        var components = URLComponents(string: uri) ?? URLComponents()
+        var items = components.queryItems ?? []
+        for (name, value) in parameters { if let value { items.append(URLQueryItem(name: name, value: value)) } }
+        components.percentEncodedQuery = items.map { "\(Self.formEncode($0.name))=\(Self.formEncode($0.value ?? ""))" }.joined(separator: "&")
+        return components.string ?? uri
+    }
+
+    static func formEncode(_ s: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return s.addingPercentEncoding(withAllowedCharacters: allowed) ?? s
+    }
+
+    /// The redirect for an error per RFC 6749 §4.1.2.1.
+    public static func errorRedirect(_ error: OAuthError, redirectURI: String, state: String?, issuer: String) -> String {
+        redirect(redirectURI, ["error": error.code, "error_description": error.description, "state": state, "iss": issuer])
+    }
+
+    // MARK: clients
+
+    /// Authenticates the client at the token, revocation and introspection endpoints:
+    /// public clients send `client_id` only; confidential ones add `client_secret`.
+    public func authenticateClient(tenantID: String, clientID: String?, secret: String?, requireConfidential: Bool = false) async throws -> OAuthClient {
+        guard let clientID, !clientID.isEmpty, clientID.count <= 128, let client = try await clients.client(tenantID: tenantID, clientID: clientID) else {
+            throw OAuthError.invalidClient("client authentication failed")
+        }
+        if client.confidential {
+            guard let secret, let hash = try await clients.clientSecretHash(tenantID: tenantID, clientID: clientID),
+                  ClientSecret.verify(secret, hash: hash) else { throw OAuthError.invalidClient("client authentication failed") }
+        } else if requireConfidential {
+            throw OAuthError.invalidClient("this endpoint requires a confidential client")
+        }
+        return client
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import Logging
+
+/// Development-only seed of the `demo` tenant's sign-in: a public PKCE client `demo-app`
+/// (loopback redirect `http://127.0.0.1/callback`, any port) and a user `demo` whose random
+/// password is written once to `demo-user.txt` (mode 0600) beside the database — never logged.
+public enum DemoAuth {
+    public static let clientID = "demo-app"
+    public static let username = "demo"
+    public static let redirectURI = "http://127.0.0.1/callback"
+
+    /// Seeds client and user when the tenant exists and they do not; true when seeded.
+    public static func seedIfMissing(store: SQLiteAuthStore, tenantID: String, passwordFile: String? = nil, logger: Logger) async throws -> Bool {
+        let tenantExists = try await store.pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM tenants WHERE id = ?", arguments: [tenantID]) ?? false
+        }
+        guard tenantExists, try await store.client(tenantID: tenantID, clientID: clientID) == nil else { return false }
+        try await store.addClient(OAuthClient(tenantID: tenantID, clientID: clientID, redirectURIs: [redirectURI],
+                                              postLogoutRedirectURIs: ["http://127.0.0.1/logged-out"]), secretHash: nil)
+        if try await store.user(tenantID: tenantID, username: username) == nil {
+            let password = Base64URL.random(byteCount: 12)
+            try await store.addUser(LocalUser(tenantID: tenantID, username: username, name: "Demo User", email: "demo@example.invalid",
+                                              passwordHash: try PasswordHasher().hash(password)))
+            if let passwordFile {
+                FileManager.default.createFile(atPath: passwordFile, contents: Data("username: \(username)\npassword: \(password)\n".utf8), attributes: [.posixPermissions: 0o600])
+                logger.notice("demo user '\(username)': password written to \(passwordFile) (development only)")
+            }
+        }
+        return true
+    }
+}

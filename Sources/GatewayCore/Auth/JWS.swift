@@ -1,0 +1,53 @@
+import Crypto
+import Foundation
+
+/// Compact JWS with ES256 (RFC 7515/7518), the only algorithm the gateway signs or accepts.
+public enum JWS {
+    /// A parsed, not yet verified, compact JWS.
+    public struct Parsed: Sendable {
+        /// The decoded protected header.
+        public let header: [String: JSONValue]
+        /// The raw payload bytes.
+        public let payload: Data
+        /// `header.payload` as sent (the signing input).
+        public let signingInput: String
+        /// The raw signature bytes.
+        public let signature: Data
+    }
+
+    /// Why a JWS was refused.
+    public enum Failure: Error, Sendable, Equatable {
+        case malformed
+        case unsupportedAlgorithm
+        case badSignature
+    }
+
+    /// Signs `claims` with `key`, header `{alg: ES256, typ, kid}` (+ `extraHeader`).
+    public static func sign(claims: [String: JSONValue], typ: String, kid: String?, key: P256.Signing.PrivateKey, extraHeader: [String: JSONValue] = [:]) throws -> String {
+        var header: [String: JSONValue] = ["alg": "ES256", "typ": .string(typ)]
+        if let kid { header["kid"] = .string(kid) }
+        for (k, v) in extraHeader { header[k] = v }
+        let input = Base64URL.encode(try JSONValue.object(header).encoded()) + "." + Base64URL.encode(try JSONValue.object(claims).encoded())
+        let signature = try key.signature(for: Data(input.utf8))
+        return input + "." + Base64URL.encode(signature.rawRepresentation)
+    }
+
+    /// Splits and decodes a compact JWS; checks nothing cryptographic.
+    public static func parse(_ token: String) throws -> Parsed {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, token.utf8.count <= 16_384,
+              let headerData = Base64URL.decode(parts[0]), let payload = Base64URL.decode(parts[1]),
+              let signature = Base64URL.decode(parts[2]),
+              case .object(let header)? = try? JSONValue.decode(headerData)
+        else { throw Failure.malformed }
+        return Parsed(header: header, payload: payload, signingInput: String(parts[0]) + "." + String(parts[1]), signature: signature)
+    }
+
+    /// Verifies an ES256 signature of `parsed` with `key`; any other `alg` (none, HS*, RS*) is refused.
+    public static func verify(_ parsed: Parsed, key: P256.Signing.PublicKey) throws {
+        guard parsed.header["alg"]?.stringValue == "ES256" else { throw Failure.unsupportedAlgorithm }
+        guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: parsed.signature),
+              key.isValidSignature(signature, for: Data(parsed.signingInput.utf8))
+        else { throw Failure.badSignature }
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+
+/// A user of the embedded identity store of a tenant.
+public struct LocalUser: Sendable, Equatable {
+    public var tenantID: String
+    public var username: String
+    /// The stable `sub` claim (random, never the username).
+    public var subject: String
+    public var name: String?
+    public var email: String?
+    public var picture: String?
+    public var disabled: Bool
+    /// The scrypt hash (see ``PasswordHasher``); never logged.
+    public var passwordHash: String
+
+    public init(tenantID: String, username: String, subject: String = UUID().uuidString.lowercased(), name: String? = nil, email: String? = nil, picture: String? = nil, disabled: Bool = false, passwordHash: String) {
+        self.tenantID = tenantID
+        self.username = username
+        self.subject = subject
+        self.name = name
+        self.email = email
+        self.picture = picture
+        self.disabled = disabled
+        self.passwordHash = passwordHash
+    }
+}

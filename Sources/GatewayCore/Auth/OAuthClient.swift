@@ -1,0 +1,101 @@
+import Foundation
+
+/// A registered OAuth client of one tenant.
+public struct OAuthClient: Sendable, Codable, Equatable {
+    public var tenantID: String
+    public var clientID: String
+    /// Confidential clients authenticate with a secret (stored hashed, shown once).
+    public var confidential: Bool
+    public var redirectURIs: [String]
+    public var postLogoutRedirectURIs: [String]
+    /// Scopes the client may request; `openid` is always allowed.
+    public var allowedScopes: [String]
+    /// Refuse authorization requests that did not come through PAR.
+    public var requirePAR: Bool
+    /// Bind tokens to a DPoP key (RFC 9449): the token endpoint demands a proof.
+    public var dpopBound: Bool
+    public var accessTokenLifetimeSeconds: Int
+    public var refreshIdleLifetimeSeconds: Int
+    public var refreshAbsoluteLifetimeSeconds: Int
+
+    public init(
+        tenantID: String, clientID: String, confidential: Bool = false, redirectURIs: [String],
+        postLogoutRedirectURIs: [String] = [], allowedScopes: [String] = ["openid", "profile", "email", "offline_access"],
+        requirePAR: Bool = false, dpopBound: Bool = false, accessTokenLifetimeSeconds: Int = 600,
+        refreshIdleLifetimeSeconds: Int = 7 * 86_400, refreshAbsoluteLifetimeSeconds: Int = 30 * 86_400
+    ) {
+        self.tenantID = tenantID
+        self.clientID = clientID
+        self.confidential = confidential
+        self.redirectURIs = redirectURIs
+        self.postLogoutRedirectURIs = postLogoutRedirectURIs
+        self.allowedScopes = allowedScopes
+        self.requirePAR = requirePAR
+        self.dpopBound = dpopBound
+        self.accessTokenLifetimeSeconds = accessTokenLifetimeSeconds
+        self.refreshIdleLifetimeSeconds = refreshIdleLifetimeSeconds
+        self.refreshAbsoluteLifetimeSeconds = refreshAbsoluteLifetimeSeconds
+    }
+
+    /// Exact string match with a registered redirect URI; a loopback `http` redirect
+    /// (127.0.0.1 / [::1]) may differ only in its port (RFC 8252 §7.3).
+    public func acceptsRedirect(_ uri: String) -> Bool {
+        if redirectURIs.contains(uri) { return true }
+        guard let candidate = LoopbackURI(uri) else { return false }
+        return redirectURIs.compactMap(LoopbackURI.init).contains { $0.withoutPort == candidate.withoutPort }
+    }
+
+    /// Exact match with a registered post-logout redirect URI.
+    public func acceptsPostLogoutRedirect(_ uri: String) -> Bool {
+        postLogoutRedirectURIs.contains(uri)
+    }
+
+    /// Checks the registration: ids, URI syntax, lifetimes.
+    public func validate() throws {
+        func fail(_ m: String) throws -> Never { throw AuthStoreError.invalid(m) }
+        if !(1...128).contains(clientID.count) || clientID.unicodeScalars.contains(where: { !(0x21...0x7E).contains($0.value) }) {
+            try fail("--client-id must be 1-128 printable ASCII characters without spaces")
+        }
+        if redirectURIs.isEmpty { try fail("at least one --redirect-uri is required") }
+        for uri in redirectURIs + postLogoutRedirectURIs {
+            guard let url = URLComponents(string: uri), let scheme = url.scheme, url.fragment == nil else {
+                try fail("redirect URI '\(uri)' is not an absolute URI without fragment")
+            }
+            if scheme == "http", LoopbackURI(uri) == nil, url.host != "localhost" {
+                try fail("redirect URI '\(uri)': plain http is only allowed for loopback addresses")
+            }
+        }
+        for scope in allowedScopes where scope.isEmpty || scope.contains(" ") { try fail("invalid --scope '\(scope)'") }
+        for (name, value) in [("access-token", accessTokenLifetimeSeconds), ("refresh-idle", refreshIdleLifetimeSeconds), ("refresh-absolute", refreshAbsoluteLifetimeSeconds)] where value < 1 {
+            try fail("--\(name)-lifetime must be a positive number of seconds")
+        }
+    }
+}
+
+/// An `http://127.0.0.1[:port]/...` or `http://[::1][:port]/...` URI split for port-insensitive comparison.
+struct LoopbackURI: Equatable {
+    let withoutPort: String
+
+    init?(_ uri: String) {
+        guard let c = URLComponents(string: uri), c.scheme == "http", let host = c.host, host == "127.0.0.1" || host == "[::1]" || host == "::1" else { return nil }
+        var copy = c
+        copy.port = nil
+        guard let s = copy.string else { return nil }
+        withoutPort = s
+    }
+}
+
+/// Why an auth store refused a write.
+public enum AuthStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    case invalid(String)
+    case notFound(String)
+    case alreadyExists(String)
+
+    public var description: String {
+        switch self {
+        case .invalid(let m): m
+        case .notFound(let m): "\(m) not found"
+        case .alreadyExists(let m): "\(m) already exists"
+        }
+    }
+}

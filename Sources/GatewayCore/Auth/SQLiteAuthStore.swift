@@ -1,0 +1,215 @@
+import Crypto
+import Foundation
+import GRDB
+
+/// The auth stores on the tenant database file (same `DatabasePool` as ``SQLiteTenantStore``).
+/// Private signing keys are sealed with the master key; client secrets, passwords and
+/// refresh tokens are stored as hashes only.
+public final class SQLiteAuthStore: SigningKeyStore, ClientStore, UserStore, RefreshTokenStore {
+    let pool: DatabasePool
+    let sealer: SecretSealer
+
+    /// Shares the pool and sealer of `tenants` (migrations already applied by it).
+    public init(tenants: SQLiteTenantStore) {
+        self.pool = tenants.pool
+        self.sealer = tenants.sealer
+    }
+
+    static func ms(_ d: Date) -> Int64 { Int64((d.timeIntervalSince1970 * 1000).rounded()) }
+    static func date(_ ms: Int64) -> Date { Date(timeIntervalSince1970: Double(ms) / 1000) }
+
+    // MARK: signing keys
+
+    public func signingKeys(tenantID: String) async throws -> [SigningKey] {
+        let sealer = self.sealer
+        let rows = try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM auth_signing_keys WHERE tenant_id = ? ORDER BY created_at_ms DESC, rowid DESC", arguments: [tenantID])
+        }
+        return try rows.map { row in
+            let kid: String = row["kid"]
+            let pem = try sealer.open(row["private_key_sealed"], context: "tenant:\(tenantID):signing-key:\(kid)")
+            return SigningKey(tenantID: tenantID, kid: kid, state: SigningKey.State(rawValue: row["state"]) ?? .retired,
+                              createdAt: Self.date(row["created_at_ms"]), privateKey: try P256.Signing.PrivateKey(pemRepresentation: pem))
+        }
+    }
+
+    public func addSigningKey(_ key: SigningKey) async throws {
+        let sealed = try sealer.seal(key.privateKey.pemRepresentation, context: "tenant:\(key.tenantID):signing-key:\(key.kid)")
+        try await pool.write { db in
+            try db.execute(sql: "INSERT INTO auth_signing_keys (kid, tenant_id, state, private_key_sealed, created_at_ms) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [key.kid, key.tenantID, key.state.rawValue, sealed, Self.ms(key.createdAt)])
+        }
+    }
+
+    public func retireSigningKey(tenantID: String, kid: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE auth_signing_keys SET state = 'retired' WHERE tenant_id = ? AND kid = ?", arguments: [tenantID, kid])
+            if db.changesCount == 0 { throw AuthStoreError.notFound("signing key \(kid)") }
+        }
+    }
+
+    // MARK: clients
+
+    private static let coder = (JSONEncoder(), JSONDecoder())
+
+    public func client(tenantID: String, clientID: String) async throws -> OAuthClient? {
+        let doc = try await pool.read { db in
+            try String.fetchOne(db, sql: "SELECT document FROM auth_clients WHERE tenant_id = ? AND client_id = ?", arguments: [tenantID, clientID])
+        }
+        return try doc.map { try JSONDecoder().decode(OAuthClient.self, from: Data($0.utf8)) }
+    }
+
+    public func clients(tenantID: String) async throws -> [OAuthClient] {
+        let docs = try await pool.read { db in
+            try String.fetchAll(db, sql: "SELECT document FROM auth_clients WHERE tenant_id = ? ORDER BY client_id", arguments: [tenantID])
+        }
+        return try docs.map { try JSONDecoder().decode(OAuthClient.self, from: Data($0.utf8)) }
+    }
+
+    public func addClient(_ client: OAuthClient, secretHash: String?) async throws {
+        try client.validate()
+        let doc = String(decoding: try JSONEncoder().encode(client), as: UTF8.self)
+        try await pool.write { db in
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM auth_clients WHERE tenant_id = ? AND client_id = ?", arguments: [client.tenantID, client.clientID]) == true {
+                throw AuthStoreError.alreadyExists("client \(client.clientID)")
+            }
+            try db.execute(sql: "INSERT INTO auth_clients (tenant_id, client_id, document, secret_hash, created_at_ms) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [client.tenantID, client.clientID, doc, secretHash, Self.ms(Date())])
+        }
+    }
+
+    public func updateClient(_ client: OAuthClient) async throws {
+        try client.validate()
+        let doc = String(decoding: try JSONEncoder().encode(client), as: UTF8.self)
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE auth_clients SET document = ? WHERE tenant_id = ? AND client_id = ?", arguments: [doc, client.tenantID, client.clientID])
+            if db.changesCount == 0 { throw AuthStoreError.notFound("client \(client.clientID)") }
+        }
+    }
+
+    public func removeClient(tenantID: String, clientID: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM auth_clients WHERE tenant_id = ? AND client_id = ?", arguments: [tenantID, clientID])
+            if db.changesCount == 0 { throw AuthStoreError.notFound("client \(clientID)") }
+        }
+    }
+
+    public func clientSecretHash(tenantID: String, clientID: String) async throws -> String? {
+        try await pool.read { db in
+            try String.fetchOne(db, sql: "SELECT secret_hash FROM auth_clients WHERE tenant_id = ? AND client_id = ?", arguments: [tenantID, clientID])
+        }
+    }
+
+    // MARK: users
+
+    private static func user(_ row: Row) -> LocalUser {
+        LocalUser(tenantID: row["tenant_id"], username: row["username"], subject: row["subject"], name: row["name"], email: row["email"],
+                  picture: row["picture"], disabled: row["disabled"], passwordHash: row["password_hash"])
+    }
+
+    public func user(tenantID: String, username: String) async throws -> LocalUser? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM auth_users WHERE tenant_id = ? AND username = ?", arguments: [tenantID, username]).map(Self.user)
+        }
+    }
+
+    public func user(tenantID: String, subject: String) async throws -> LocalUser? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM auth_users WHERE tenant_id = ? AND subject = ?", arguments: [tenantID, subject]).map(Self.user)
+        }
+    }
+
+    public func users(tenantID: String) async throws -> [LocalUser] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM auth_users WHERE tenant_id = ? ORDER BY username", arguments: [tenantID]).map(Self.user)
+        }
+    }
+
+    public func addUser(_ user: LocalUser) async throws {
+        try await pool.write { db in
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM auth_users WHERE tenant_id = ? AND username = ?", arguments: [user.tenantID, user.username]) == true {
+                throw AuthStoreError.alreadyExists("user \(user.username)")
+            }
+            try db.execute(sql: "INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, picture, disabled, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           arguments: [user.tenantID, user.username, user.subject, user.passwordHash, user.name, user.email, user.picture, user.disabled, Self.ms(Date())])
+        }
+    }
+
+    public func updateUser(_ user: LocalUser) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE auth_users SET password_hash = ?, name = ?, email = ?, picture = ?, disabled = ? WHERE tenant_id = ? AND username = ?",
+                           arguments: [user.passwordHash, user.name, user.email, user.picture, user.disabled, user.tenantID, user.username])
+            if db.changesCount == 0 { throw AuthStoreError.notFound("user \(user.username)") }
+        }
+    }
+
+    // MARK: refresh families
+
+    private static func family(_ row: Row) -> RefreshFamily {
+        RefreshFamily(familyID: row["family_id"], tenantID: row["tenant_id"], clientID: row["client_id"], subject: row["subject"], scope: row["scope"],
+                      nonce: row["nonce"], dpopJKT: row["dpop_jkt"], revoked: row["revoked"], createdAt: date(row["created_at_ms"]), absoluteExpiry: date(row["absolute_expiry_ms"]))
+    }
+
+    public func createFamily(_ f: RefreshFamily, tokenHash: String, idleExpiry: Date) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "INSERT INTO auth_refresh_families (family_id, tenant_id, client_id, subject, scope, nonce, dpop_jkt, revoked, created_at_ms, absolute_expiry_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           arguments: [f.familyID, f.tenantID, f.clientID, f.subject, f.scope, f.nonce, f.dpopJKT, f.revoked, Self.ms(f.createdAt), Self.ms(f.absoluteExpiry)])
+            try db.execute(sql: "INSERT INTO auth_refresh_tokens (token_hash, family_id, state, idle_expiry_ms) VALUES (?, ?, 'active', ?)",
+                           arguments: [tokenHash, f.familyID, Self.ms(idleExpiry)])
+        }
+    }
+
+    public func rotate(tokenHash: String, tenantID: String, clientID: String, newHash: String, now: Date, idleExpiry: Date) async throws -> RefreshRotation {
+        try await pool.write { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT f.*, t.state AS token_state, t.idle_expiry_ms FROM auth_refresh_tokens t JOIN auth_refresh_families f USING (family_id)
+                WHERE t.token_hash = ?
+                """, arguments: [tokenHash]) else { return .invalid }
+            let family = Self.family(row)
+            guard family.tenantID == tenantID, family.clientID == clientID else { return .invalid }
+            if family.revoked { return .invalid }
+            let state: String = row["token_state"]
+            if state != "active" {
+                let tokens = try Self.revoke(db, familyID: family.familyID, now: now)
+                return .reused(family: family, accessTokens: tokens)
+            }
+            let idle: Int64 = row["idle_expiry_ms"]
+            guard idle > Self.ms(now), family.absoluteExpiry > now else { return .invalid }
+            try db.execute(sql: "UPDATE auth_refresh_tokens SET state = 'rotated' WHERE token_hash = ?", arguments: [tokenHash])
+            try db.execute(sql: "INSERT INTO auth_refresh_tokens (token_hash, family_id, state, idle_expiry_ms) VALUES (?, ?, 'active', ?)",
+                           arguments: [newHash, family.familyID, Self.ms(min(idleExpiry, family.absoluteExpiry))])
+            return .rotated(family)
+        }
+    }
+
+    public func recordAccessToken(familyID: String, jti: String, expiresAt: Date) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM auth_family_access_tokens WHERE family_id = ? AND expires_at_ms < ?", arguments: [familyID, Self.ms(Date())])
+            try db.execute(sql: "INSERT INTO auth_family_access_tokens (family_id, jti, expires_at_ms) VALUES (?, ?, ?)", arguments: [familyID, jti, Self.ms(expiresAt)])
+        }
+    }
+
+    public func family(ofTokenHash tokenHash: String) async throws -> RefreshFamily? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT f.* FROM auth_refresh_tokens t JOIN auth_refresh_families f USING (family_id) WHERE t.token_hash = ?", arguments: [tokenHash]).map(Self.family)
+        }
+    }
+
+    public func revokeFamily(_ familyID: String, now: Date) async throws -> [(jti: String, expiresAt: Date)] {
+        try await pool.write { db in try Self.revoke(db, familyID: familyID, now: now) }
+    }
+
+    public func revokeFamilies(tenantID: String, subject: String, now: Date) async throws -> [(jti: String, expiresAt: Date)] {
+        try await pool.write { db in
+            let ids = try String.fetchAll(db, sql: "SELECT family_id FROM auth_refresh_families WHERE tenant_id = ? AND subject = ? AND revoked = 0", arguments: [tenantID, subject])
+            return try ids.flatMap { try Self.revoke(db, familyID: $0, now: now) }
+        }
+    }
+
+    private static func revoke(_ db: Database, familyID: String, now: Date) throws -> [(jti: String, expiresAt: Date)] {
+        try db.execute(sql: "UPDATE auth_refresh_families SET revoked = 1 WHERE family_id = ?", arguments: [familyID])
+        try db.execute(sql: "UPDATE auth_refresh_tokens SET state = 'revoked' WHERE family_id = ?", arguments: [familyID])
+        return try Row.fetchAll(db, sql: "SELECT jti, expires_at_ms FROM auth_family_access_tokens WHERE family_id = ? AND expires_at_ms > ?", arguments: [familyID, ms(now)])
+            .map { (jti: $0["jti"], expiresAt: date($0["expires_at_ms"])) }
+    }
+}

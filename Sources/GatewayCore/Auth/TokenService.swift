@@ -1,0 +1,164 @@
+import Crypto
+import Foundation
+
+/// A successful token-endpoint answer.
+public struct TokenResponse: Sendable, Equatable {
+    public var accessToken: String
+    /// `Bearer`, or `DPoP` when bound.
+    public var tokenType: String
+    public var expiresIn: Int
+    public var refreshToken: String
+    public var idToken: String
+    public var scope: String
+}
+
+/// Issues RFC 9068 access tokens, OIDC id_tokens and rotating refresh tokens.
+///
+/// Refresh rotation has no grace period: of concurrent uses of one refresh token exactly
+/// one rotates it; every other use is a reuse, which revokes the whole family (including
+/// the winner's new tokens), as RFC 9700 §4.14.2 recommends for public clients.
+public struct TokenService: Sendable {
+    let keys: KeyRing
+    let refreshStore: any RefreshTokenStore
+    let users: any UserStore
+    let codes: AuthorizationCodes
+    let revoked: RevokedTokens
+    let now: @Sendable () -> Date
+
+    public init(keys: KeyRing, refreshStore: any RefreshTokenStore, users: any UserStore, codes: AuthorizationCodes, revoked: RevokedTokens, now: @escaping @Sendable () -> Date = Date.init) {
+        self.keys = keys
+        self.refreshStore = refreshStore
+        self.users = users
+        self.codes = codes
+        self.revoked = revoked
+        self.now = now
+    }
+
+    static func hash(_ token: String) -> String {
+        Base64URL.encode(SHA256.hash(data: Data(token.utf8)))
+    }
+
+    /// The audience of access tokens: the tenant's mini-app API.
+    public static func audience(issuer: String) -> String { issuer + "/v1" }
+
+    /// `authorization_code` grant.
+    public func exchangeCode(issuer: String, client: OAuthClient, code: String, redirectURI: String?, verifier: String?, dpopJKT: String?) async throws -> TokenResponse {
+        let tenantID = client.tenantID
+        guard let grant = try await codes.redeem(code, tenantID: tenantID) else {
+            if let familyID = try await codes.familyOfUsedCode(code, tenantID: tenantID) {
+                try await revokeFamily(familyID, tenantID: tenantID)
+                throw OAuthError.invalidGrant("authorization code already used; tokens issued from it are revoked")
+            }
+            throw OAuthError.invalidGrant("authorization code is invalid or expired")
+        }
+        guard grant.clientID == client.clientID else { throw OAuthError.invalidGrant("authorization code was issued to another client") }
+        guard let redirectURI, redirectURI == grant.redirectURI else { throw OAuthError.invalidGrant("redirect_uri does not match the authorization request") }
+        guard let verifier else { throw OAuthError.invalidGrant("code_verifier is required") }
+        guard PKCE.isValidVerifier(verifier) else { throw OAuthError.invalidGrant("code_verifier must be 43-128 characters of [A-Za-z0-9-._~]") }
+        guard PKCE.verify(verifier: verifier, challenge: grant.codeChallenge) else { throw OAuthError.invalidGrant("code_verifier does not match code_challenge") }
+        if client.dpopBound, dpopJKT == nil { throw OAuthError.invalidDPoPProof("this client must present a DPoP proof") }
+
+        let issuedAt = now()
+        let familyID = UUID().uuidString.lowercased()
+        let refresh = Base64URL.random(byteCount: 32)
+        let family = RefreshFamily(familyID: familyID, tenantID: tenantID, clientID: client.clientID, subject: grant.subject, scope: grant.scope,
+                                   nonce: grant.nonce, dpopJKT: dpopJKT, createdAt: issuedAt,
+                                   absoluteExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshAbsoluteLifetimeSeconds)))
+        try await refreshStore.createFamily(family, tokenHash: Self.hash(refresh), idleExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshIdleLifetimeSeconds)))
+        try await codes.markUsed(code, tenantID: tenantID, familyID: familyID)
+        return try await issue(issuer: issuer, client: client, family: family, refreshToken: refresh, authTime: grant.authTime, at: issuedAt)
+    }
+
+    /// `refresh_token` grant: rotation with reuse detection.
+    public func refresh(issuer: String, client: OAuthClient, refreshToken: String, dpopJKT: String?) async throws -> TokenResponse {
+        let issuedAt = now()
+        // Checks that must not burn the token: DPoP binding and the user still being enabled.
+        if let family = try await refreshStore.family(ofTokenHash: Self.hash(refreshToken)), !family.revoked,
+           family.tenantID == client.tenantID, family.clientID == client.clientID {
+            if let bound = family.dpopJKT, bound != dpopJKT {
+                throw OAuthError.invalidDPoPProof("refresh token is bound to another DPoP key")
+            }
+            let user = try await users.user(tenantID: family.tenantID, subject: family.subject)
+            if user == nil || user?.disabled == true {
+                try await revokeFamily(family.familyID, tenantID: family.tenantID)
+                throw OAuthError.invalidGrant("the user is disabled or removed")
+            }
+        }
+        let newToken = Base64URL.random(byteCount: 32)
+        let outcome = try await refreshStore.rotate(tokenHash: Self.hash(refreshToken), tenantID: client.tenantID, clientID: client.clientID, newHash: Self.hash(newToken),
+                                                    now: issuedAt, idleExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshIdleLifetimeSeconds)))
+        switch outcome {
+        case .invalid:
+            throw OAuthError.invalidGrant("refresh token is invalid, expired or revoked")
+        case .reused(let family, let tokens):
+            for token in tokens { try await revoked.revoke(tenantID: family.tenantID, jti: token.jti, expiresAt: token.expiresAt) }
+            throw OAuthError.invalidGrant("refresh token was already used; its family is revoked")
+        case .rotated(let family):
+            if let bound = family.dpopJKT, bound != dpopJKT {
+                throw OAuthError.invalidDPoPProof("refresh token is bound to another DPoP key")
+            }
+            return try await issue(issuer: issuer, client: client, family: family, refreshToken: newToken, authTime: nil, at: issuedAt)
+        }
+    }
+
+    /// RFC 7009: a refresh token revokes its family; an access token is marked revoked.
+    /// Unknown or foreign tokens are ignored (the endpoint answers 200 anyway).
+    public func revoke(token: String, client: OAuthClient, verifier: TokenVerifier, issuer: String) async throws {
+        if let family = try await refreshStore.family(ofTokenHash: Self.hash(token)), family.tenantID == client.tenantID, family.clientID == client.clientID {
+            try await revokeFamily(family.familyID, tenantID: client.tenantID)
+            return
+        }
+        if let claims = try? await verifier.verifySignatureAndClaims(token, issuer: issuer, tenantID: client.tenantID), claims.clientID == client.clientID {
+            try await revoked.revoke(tenantID: client.tenantID, jti: claims.jti, expiresAt: claims.expiresAt)
+        }
+    }
+
+    /// Revokes a family and its access tokens.
+    public func revokeFamily(_ familyID: String, tenantID: String) async throws {
+        for token in try await refreshStore.revokeFamily(familyID, now: now()) {
+            try await revoked.revoke(tenantID: tenantID, jti: token.jti, expiresAt: token.expiresAt)
+        }
+    }
+
+    /// Logout: revokes every family of `subject` in the tenant.
+    public func revokeSessions(tenantID: String, subject: String) async throws {
+        for token in try await refreshStore.revokeFamilies(tenantID: tenantID, subject: subject, now: now()) {
+            try await revoked.revoke(tenantID: tenantID, jti: token.jti, expiresAt: token.expiresAt)
+        }
+    }
+
+    private func issue(issuer: String, client: OAuthClient, family: RefreshFamily, refreshToken: String, authTime: Int64?, at issuedAt: Date) async throws -> TokenResponse {
+        let key = try await keys.signingKey(tenantID: client.tenantID)
+        let iat = Int64(issuedAt.timeIntervalSince1970)
+        let exp = iat + Int64(client.accessTokenLifetimeSeconds)
+        let jti = Base64URL.random(byteCount: 16)
+        var claims: [String: JSONValue] = [
+            "iss": .string(issuer), "sub": .string(family.subject), "aud": .string(Self.audience(issuer: issuer)),
+            "client_id": .string(client.clientID), "iat": .number(Double(iat)), "exp": .number(Double(exp)),
+            "jti": .string(jti), "scope": .string(family.scope), "tenant": .string(client.tenantID),
+        ]
+        if let jkt = family.dpopJKT { claims["cnf"] = .object(["jkt": .string(jkt)]) }
+        let accessToken = try JWS.sign(claims: claims, typ: "at+jwt", kid: key.kid, key: key.privateKey)
+        try await refreshStore.recordAccessToken(familyID: family.familyID, jti: jti, expiresAt: Date(timeIntervalSince1970: TimeInterval(exp)))
+
+        var id: [String: JSONValue] = [
+            "iss": .string(issuer), "sub": .string(family.subject), "aud": .string(client.clientID), "azp": .string(client.clientID),
+            "iat": .number(Double(iat)), "exp": .number(Double(exp)),
+            "at_hash": .string(Base64URL.encode(SHA256.hash(data: Data(accessToken.utf8)).prefix(16))),
+        ]
+        if let authTime { id["auth_time"] = .number(Double(authTime)) }
+        if let nonce = family.nonce { id["nonce"] = .string(nonce) }
+        let scopes = Set(family.scope.split(separator: " ").map(String.init))
+        if let user = try await users.user(tenantID: client.tenantID, subject: family.subject) {
+            if scopes.contains("profile") {
+                if let name = user.name { id["name"] = .string(name) }
+                if let picture = user.picture { id["picture"] = .string(picture) }
+                id["preferred_username"] = .string(user.username)
+            }
+            if scopes.contains("email"), let email = user.email { id["email"] = .string(email) }
+        }
+        let idToken = try JWS.sign(claims: id, typ: "JWT", kid: key.kid, key: key.privateKey)
+        return TokenResponse(accessToken: accessToken, tokenType: family.dpopJKT == nil ? "Bearer" : "DPoP", expiresIn: client.accessTokenLifetimeSeconds,
+                             refreshToken: refreshToken, idToken: idToken, scope: family.scope)
+    }
+}

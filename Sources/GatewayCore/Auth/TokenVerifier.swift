@@ -1,0 +1,61 @@
+import Foundation
+
+/// Verifies access tokens of one tenant: ES256 signature by an active key of THAT tenant,
+/// `typ: at+jwt`, `iss` = the tenant's issuer, `aud`, `exp` (60 s skew), `tenant`, not revoked,
+/// and the DPoP proof when bound. Signature results are memoised (``VerifiedTokenMemo``).
+public struct TokenVerifier: Sendable {
+    /// Allowed clock skew on `exp`/`iat`.
+    public static let skew: TimeInterval = 60
+    let keys: KeyRing
+    let revoked: RevokedTokens
+    let memo: VerifiedTokenMemo?
+    let now: @Sendable () -> Date
+
+    public init(keys: KeyRing, revoked: RevokedTokens, memo: VerifiedTokenMemo?, now: @escaping @Sendable () -> Date = Date.init) {
+        self.keys = keys
+        self.revoked = revoked
+        self.memo = memo
+        self.now = now
+    }
+
+    /// Full verification for an API call.
+    public func verify(_ token: String, issuer: String, tenantID: String) async throws -> AccessTokenClaims {
+        let claims = try await verifySignatureAndClaims(token, issuer: issuer, tenantID: tenantID)
+        if try await revoked.isRevoked(tenantID: tenantID, jti: claims.jti) { throw TokenRejection.invalidToken("the access token was revoked") }
+        return claims
+    }
+
+    /// Everything but the revocation check (memoised).
+    public func verifySignatureAndClaims(_ token: String, issuer: String, tenantID: String) async throws -> AccessTokenClaims {
+        let current = now()
+        if let memo, let hit = memo.get(token, now: current) {
+            guard hit.issuer == issuer, hit.tenantID == tenantID else { throw TokenRejection.invalidToken("the access token was issued by another tenant") }
+            guard hit.expiresAt.addingTimeInterval(Self.skew) > current else { throw TokenRejection.invalidToken("the access token expired") }
+            return hit
+        }
+        let parsed: JWS.Parsed
+        do { parsed = try JWS.parse(token) } catch { throw TokenRejection.invalidToken("the access token is malformed") }
+        guard parsed.header["alg"]?.stringValue == "ES256" else { throw TokenRejection.invalidToken("unsupported token algorithm") }
+        let typ = parsed.header["typ"]?.stringValue?.lowercased()
+        guard typ == "at+jwt" || typ == "application/at+jwt" else { throw TokenRejection.invalidToken("the token is not an access token (typ)") }
+        guard case .object(let c)? = try? JSONValue.decode(parsed.payload),
+              let iss = c["iss"]?.stringValue, let sub = c["sub"]?.stringValue, let clientID = c["client_id"]?.stringValue,
+              let tenant = c["tenant"]?.stringValue, let jti = c["jti"]?.stringValue, let exp = c["exp"]?.int64Value, let iat = c["iat"]?.int64Value
+        else { throw TokenRejection.invalidToken("the access token lacks required claims") }
+        guard iss == issuer, tenant == tenantID else { throw TokenRejection.invalidToken("the access token was issued by another tenant") }
+        guard let kid = parsed.header["kid"]?.stringValue, let key = try await keys.verificationKey(tenantID: tenantID, kid: kid) else {
+            throw TokenRejection.invalidToken("the access token was not signed by a key of this tenant")
+        }
+        do { try JWS.verify(parsed, key: key) } catch { throw TokenRejection.invalidToken("bad token signature") }
+        let audience = TokenService.audience(issuer: issuer)
+        let audOK = c["aud"]?.stringValue == audience || (c["aud"].flatMap { if case .array(let a) = $0 { a.contains(.string(audience)) } else { false } } ?? false)
+        guard audOK else { throw TokenRejection.invalidToken("the access token is for another audience") }
+        let expiresAt = Date(timeIntervalSince1970: TimeInterval(exp))
+        guard expiresAt.addingTimeInterval(Self.skew) > current else { throw TokenRejection.invalidToken("the access token expired") }
+        let claims = AccessTokenClaims(issuer: iss, subject: sub, clientID: clientID, tenantID: tenant, scope: c["scope"]?.stringValue ?? "", jti: jti,
+                                       issuedAt: Date(timeIntervalSince1970: TimeInterval(iat)), expiresAt: expiresAt,
+                                       dpopJKT: c["cnf"]?.objectValue?["jkt"]?.stringValue)
+        memo?.put(token, claims, now: current)
+        return claims
+    }
+}

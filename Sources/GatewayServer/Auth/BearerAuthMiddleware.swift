@@ -1,0 +1,62 @@
+import Foundation
+import HTTPTypes
+import GatewayCore
+import Hummingbird
+
+/// Protects `/t/{tenant}/v1/*` (except ``PublicOperations``) and `/oauth2/userinfo`: the
+/// `Authorization: Bearer` (or `DPoP` + proof) token must be valid for THAT tenant; the
+/// verified claims ride in ``RequestScope/principal``. Refusals are 401 problem documents
+/// with `WWW-Authenticate`. Also records the raw `Authorization` header for OAuth endpoints.
+struct BearerAuthMiddleware<Context: RequestContext>: RouterMiddleware {
+    let auth: AuthorizationServer
+    let issuerBase: IssuerBase
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard var scope = RequestScope.current, let tenant = scope.tenant else { return try await next(request, context) }
+        let authorization = request.headers[.authorization]
+        scope.authorization = authorization
+        scope.clientAddress = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress
+        if PublicOperations.requiresToken(method: request.method.rawValue, path: request.uri.path) {
+            let issuer = issuerBase.issuer(tenantID: tenant.id)
+            do {
+                scope.principal = try await verify(request, authorization: authorization, issuer: issuer, tenantID: tenant.id)
+            } catch let rejection as TokenRejection {
+                throw Self.problem(rejection)
+            }
+        }
+        return try await RequestScope.$current.withValue(scope) { try await next(request, context) }
+    }
+
+    private func verify(_ request: Request, authorization: String?, issuer: String, tenantID: String) async throws -> AccessTokenClaims {
+        guard let authorization, let space = authorization.firstIndex(of: " ") else { throw TokenRejection.missing }
+        let scheme = authorization[..<space].lowercased()
+        let token = authorization[authorization.index(after: space)...].trimmingCharacters(in: .whitespaces)
+        guard scheme == "bearer" || scheme == "dpop", !token.isEmpty else { throw TokenRejection.missing }
+        let claims = try await auth.verifier.verify(token, issuer: issuer, tenantID: tenantID)
+        if let jkt = claims.dpopJKT {
+            guard scheme == "dpop" else { throw TokenRejection.invalidToken("this access token is DPoP-bound; use the DPoP scheme with a proof") }
+            let proofs = request.headers[values: HTTPField.Name("DPoP")!]
+            guard proofs.count == 1 else { throw TokenRejection.invalidDPoPProof("exactly one DPoP proof is required") }
+            let url = issuerBase.baseURL + request.uri.path
+            let proofJKT = try await auth.dpop.verify(proof: proofs[0], method: request.method.rawValue, url: url, accessToken: token)
+            guard proofJKT == jkt else { throw TokenRejection.invalidDPoPProof("the DPoP proof key does not match the token binding") }
+        } else if scheme == "dpop" {
+            throw TokenRejection.invalidToken("this access token is not DPoP-bound")
+        }
+        return claims
+    }
+
+    static func problem(_ rejection: TokenRejection) -> GatewayProblem {
+        let challenge: String
+        switch rejection {
+        case .missing:
+            challenge = #"Bearer realm="gateway", DPoP algs="ES256""#
+        case .invalidToken(let detail):
+            challenge = #"Bearer error="invalid_token", error_description=""# + detail.replacingOccurrences(of: "\"", with: "'") + #"", DPoP algs="ES256""#
+        case .invalidDPoPProof(let detail):
+            challenge = #"DPoP error="invalid_dpop_proof", error_description=""# + detail.replacingOccurrences(of: "\"", with: "'") + #"", algs="ES256""#
+        }
+        let code = rejection == .missing ? "unauthorized" : (rejection.detail.contains("DPoP") ? "invalid_dpop_proof" : "invalid_token")
+        return GatewayProblem(status: 401, code: code, title: "Unauthorized", detail: rejection.detail, headers: [(name: "WWW-Authenticate", value: challenge)])
+    }
+}

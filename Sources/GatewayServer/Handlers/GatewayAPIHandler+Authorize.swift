@@ -1,0 +1,133 @@
+import Foundation
+import GatewayAPI
+import GatewayCore
+
+extension GatewayAPIHandler {
+    func getAuthorize(_ input: Operations.GetAuthorize.Input) async throws -> Operations.GetAuthorize.Output {
+        let tenant = try RequestScope.requireTenant()
+        let q = input.query
+        let request = AuthorizationRequest(responseType: q.responseType, clientID: q.clientId, redirectURI: q.redirectUri, scope: q.scope, state: q.state, nonce: q.nonce,
+                                           codeChallenge: q.codeChallenge, codeChallengeMethod: q.codeChallengeMethod, prompt: q.prompt, loginHint: q.loginHint,
+                                           acrValues: q.acrValues, requestURI: q.requestUri)
+        let issuer = issuerBase.issuer(tenantID: tenant.id)
+        if let tooLong = Self.overlongParameter(request) {
+            return .badRequest(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy),
+                                     body: .html(.init(LoginPage.error("The \(tooLong) parameter is too long.")))))
+        }
+        do {
+            let validated = try await auth.validate(request, tenantID: tenant.id, consumePAR: false)
+            let html = LoginPage.form(tenantName: tenant.displayName, action: "/t/\(tenant.id)/oauth2/authorize", request: request,
+                                      csrf: csrf.issue(binding: Self.csrfBinding(tenant.id, validated)), username: validated.request.loginHint, error: nil)
+            return .ok(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy), body: .html(.init(html))))
+        } catch let failure as AuthorizationFailure {
+            switch failure {
+            case .errorPage(let message):
+                return .forbidden(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy), body: .html(.init(LoginPage.error(message)))))
+            case .redirect(let error, let redirectURI, let state):
+                return .found(.init(headers: .init(location: AuthorizationServer.errorRedirect(error, redirectURI: redirectURI, state: state, issuer: issuer))))
+            }
+        }
+    }
+
+    func postAuthorize(_ input: Operations.PostAuthorize.Input) async throws -> Operations.PostAuthorize.Output {
+        let tenant = try RequestScope.requireTenant()
+        guard case .urlEncodedForm(let form) = input.body else { throw GatewayProblem.invalidRequest("expected a form") }
+        let wantsJSON = input.headers.accept.contains { $0.contentType == .json } && !input.headers.accept.contains { $0.contentType == .html }
+        let request = AuthorizationRequest(responseType: form.responseType, clientID: form.clientId, redirectURI: form.redirectUri, scope: form.scope, state: form.state,
+                                           nonce: form.nonce, codeChallenge: form.codeChallenge, codeChallengeMethod: form.codeChallengeMethod, prompt: form.prompt,
+                                           loginHint: form.loginHint, acrValues: form.acrValues, requestURI: form.requestUri)
+        let issuer = issuerBase.issuer(tenantID: tenant.id)
+        func page(_ message: String) -> Operations.PostAuthorize.Output {
+            wantsJSON ? .forbidden(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(error: "invalid_request", errorDescription: message))))
+                : .forbidden(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy), body: .html(.init(LoginPage.error(message)))))
+        }
+        func redirect(_ location: String) -> Operations.PostAuthorize.Output {
+            wantsJSON ? .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(redirectTo: location)))) : .seeOther(.init(headers: .init(location: location)))
+        }
+        do {
+            var validated = try await auth.validate(request, tenantID: tenant.id, consumePAR: false)
+            if !wantsJSON {
+                guard let token = form.csrfToken, csrf.verify(token, binding: Self.csrfBinding(tenant.id, validated)) else {
+                    return page("The sign-in form expired or was not submitted from this site. Please start again.")
+                }
+            }
+            let username = form.username ?? ""
+            guard let user = try await auth.authenticate(tenantID: tenant.id, username: username, password: form.password ?? "", address: RequestScope.current?.clientAddress) else {
+                let message = "Incorrect username or password, or too many attempts. Please try again later."
+                if wantsJSON {
+                    return .unauthorized(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(error: "access_denied", errorDescription: message))))
+                }
+                let html = LoginPage.form(tenantName: tenant.displayName, action: "/t/\(tenant.id)/oauth2/authorize", request: request,
+                                          csrf: csrf.issue(binding: Self.csrfBinding(tenant.id, validated)), username: username, error: message)
+                return .unauthorized(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy), body: .html(.init(html))))
+            }
+            if request.requestURI != nil {
+                validated = try await auth.validate(request, tenantID: tenant.id, consumePAR: true)
+            }
+            return redirect(try await auth.completeAuthorization(validated, user: user, issuer: issuer))
+        } catch let failure as AuthorizationFailure {
+            switch failure {
+            case .errorPage(let message):
+                return page(message)
+            case .redirect(let error, let redirectURI, let state):
+                return redirect(AuthorizationServer.errorRedirect(error, redirectURI: redirectURI, state: state, issuer: issuer))
+            }
+        }
+    }
+
+    func pushAuthorizationRequest(_ input: Operations.PushAuthorizationRequest.Input) async throws -> Operations.PushAuthorizationRequest.Output {
+        let tenant = try RequestScope.requireTenant()
+        guard case .urlEncodedForm(let form) = input.body else { throw GatewayProblem.invalidRequest("expected a form") }
+        do {
+            let (clientID, secret) = Self.clientCredentials(form.clientId, form.clientSecret)
+            let client = try await auth.authenticateClient(tenantID: tenant.id, clientID: clientID, secret: secret)
+            guard form.requestUri == nil else { throw OAuthError.invalidRequest("request_uri is not allowed in a pushed request") }
+            let request = AuthorizationRequest(responseType: form.responseType, clientID: client.clientID, redirectURI: form.redirectUri, scope: form.scope, state: form.state,
+                                               nonce: form.nonce, codeChallenge: form.codeChallenge, codeChallengeMethod: form.codeChallengeMethod, prompt: form.prompt,
+                                               loginHint: form.loginHint, acrValues: form.acrValues)
+            do {
+                _ = try await auth.validate(request, tenantID: tenant.id, consumePAR: false, pushed: true)
+            } catch let failure as AuthorizationFailure {
+                switch failure {
+                case .errorPage(let message): throw OAuthError.invalidRequest(message)
+                case .redirect(let error, _, _): throw error
+                }
+            }
+            let requestURI = try await auth.push(request, client: client)
+            return .created(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(requestUri: requestURI, expiresIn: AuthorizationServer.parLifetime))))
+        } catch let error as OAuthError {
+            if error.status == 401 { return .unauthorized(.init(body: .json(Self.errorBody(error)))) }
+            return .badRequest(.init(body: .json(Self.errorBody(error))))
+        }
+    }
+
+    /// The first parameter longer than the contract allows (the generated server does not check maxLength).
+    static func overlongParameter(_ r: AuthorizationRequest) -> String? {
+        let limits: [(String, String?, Int)] = [
+            ("response_type", r.responseType, 64), ("client_id", r.clientID, 128), ("redirect_uri", r.redirectURI, 1024), ("scope", r.scope, 512),
+            ("state", r.state, 512), ("nonce", r.nonce, 512), ("code_challenge", r.codeChallenge, 256), ("code_challenge_method", r.codeChallengeMethod, 16),
+            ("prompt", r.prompt, 64), ("login_hint", r.loginHint, 256), ("acr_values", r.acrValues, 256), ("request_uri", r.requestURI, 256),
+        ]
+        return limits.first { ($0.1?.count ?? 0) > $0.2 }?.0
+    }
+
+    static func csrfBinding(_ tenantID: String, _ v: ValidatedAuthorization) -> String {
+        "\(tenantID)|\(v.client.clientID)|\(v.redirectURI)"
+    }
+
+    static func errorBody(_ error: OAuthError) -> Components.Schemas.OAuthError {
+        .init(error: error.code, errorDescription: error.description)
+    }
+
+    /// Client credentials from the form, else from `Authorization: Basic` (RFC 6749 §2.3.1).
+    static func clientCredentials(_ formID: String?, _ formSecret: String?) -> (String?, String?) {
+        if let header = RequestScope.current?.authorization, header.lowercased().hasPrefix("basic "),
+           let data = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+           let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":") {
+            let id = String(text[..<colon]).removingPercentEncoding
+            let secret = String(text[text.index(after: colon)...]).removingPercentEncoding
+            return (id, secret)
+        }
+        return (formID, formSecret)
+    }
+}

@@ -1,0 +1,60 @@
+import GatewayAPI
+import GatewayCore
+
+extension GatewayAPIHandler {
+    func getOpenIDConfiguration(_ input: Operations.GetOpenIDConfiguration.Input) async throws -> Operations.GetOpenIDConfiguration.Output {
+        let tenant = try RequestScope.requireTenant()
+        let iss = issuerBase.issuer(tenantID: tenant.id)
+        let body = Components.Schemas.ServerMetadata(
+            issuer: iss,
+            authorizationEndpoint: iss + "/oauth2/authorize",
+            tokenEndpoint: iss + "/oauth2/token",
+            jwksUri: iss + "/.well-known/jwks.json",
+            pushedAuthorizationRequestEndpoint: iss + "/oauth2/par",
+            requirePushedAuthorizationRequests: false,
+            revocationEndpoint: iss + "/oauth2/revoke",
+            introspectionEndpoint: iss + "/oauth2/introspect",
+            userinfoEndpoint: iss + "/oauth2/userinfo",
+            endSessionEndpoint: iss + "/oauth2/logout",
+            responseTypesSupported: ["code"],
+            responseModesSupported: ["query"],
+            grantTypesSupported: ["authorization_code", "refresh_token"],
+            subjectTypesSupported: ["public"],
+            idTokenSigningAlgValuesSupported: ["ES256"],
+            tokenEndpointAuthMethodsSupported: ["none", "client_secret_post", "client_secret_basic"],
+            scopesSupported: ["openid", "profile", "email", "offline_access"],
+            claimsSupported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "name", "picture", "email", "preferred_username"],
+            codeChallengeMethodsSupported: ["S256"],
+            authorizationResponseIssParameterSupported: true,
+            dpopSigningAlgValuesSupported: ["ES256"]
+        )
+        return .ok(.init(body: .json(body)))
+    }
+
+    func getJWKS(_ input: Operations.GetJWKS.Input) async throws -> Operations.GetJWKS.Output {
+        let tenant = try RequestScope.requireTenant()
+        let keys = try await auth.keys.activeKeys(tenantID: tenant.id).map { key in
+            let jwk = key.publicJWK
+            return Components.Schemas.Jwk(kty: "EC", crv: "P-256", x: jwk["x"]?.stringValue ?? "", y: jwk["y"]?.stringValue ?? "", kid: key.kid, use: "sig", alg: "ES256")
+        }
+        return .ok(.init(body: .json(.init(keys: keys))))
+    }
+
+    func getMe(_ input: Operations.GetMe.Input) async throws -> Operations.GetMe.Output {
+        let tenant = try RequestScope.requireTenant()
+        let principal = try RequestScope.requirePrincipal()
+        let user = try await auth.users.user(tenantID: tenant.id, subject: principal.subject)
+        return .ok(.init(body: .json(.init(sub: principal.subject, tenant: tenant.id, name: user?.name, picture: user?.picture,
+                                           email: user?.email, preferredUsername: user?.username))))
+    }
+
+    func getUserInfo(_ input: Operations.GetUserInfo.Input) async throws -> Operations.GetUserInfo.Output {
+        let tenant = try RequestScope.requireTenant()
+        let principal = try RequestScope.requirePrincipal()
+        let scopes = Set(principal.scope.split(separator: " "))
+        let user = try await auth.users.user(tenantID: tenant.id, subject: principal.subject)
+        let profile = scopes.contains("profile")
+        return .ok(.init(body: .json(.init(sub: principal.subject, name: profile ? user?.name : nil, picture: profile ? user?.picture : nil,
+                                           email: scopes.contains("email") ? user?.email : nil, preferredUsername: profile ? user?.username : nil))))
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import GatewayAPI
+import GatewayCore
+
+extension GatewayAPIHandler {
+    func postToken(_ input: Operations.PostToken.Input) async throws -> Operations.PostToken.Output {
+        let tenant = try RequestScope.requireTenant()
+        guard case .urlEncodedForm(let form) = input.body else { throw GatewayProblem.invalidRequest("expected a form") }
+        let issuer = issuerBase.issuer(tenantID: tenant.id)
+        do {
+            let (clientID, secret) = Self.clientCredentials(form.clientId, form.clientSecret)
+            let client = try await auth.authenticateClient(tenantID: tenant.id, clientID: clientID, secret: secret)
+            var jkt: String?
+            if let proof = input.headers.dPoP {
+                do {
+                    jkt = try await auth.dpop.verify(proof: proof, method: "POST", url: issuer + "/oauth2/token", accessToken: nil)
+                } catch let rejection as TokenRejection {
+                    throw OAuthError.invalidDPoPProof(rejection.detail)
+                }
+            } else if client.dpopBound {
+                throw OAuthError.invalidDPoPProof("this client must present a DPoP proof")
+            }
+            let response: TokenResponse
+            switch form.grantType {
+            case "authorization_code":
+                guard let code = form.code, !code.isEmpty else { throw OAuthError.invalidRequest("code is required") }
+                response = try await auth.tokens.exchangeCode(issuer: issuer, client: client, code: code, redirectURI: form.redirectUri, verifier: form.codeVerifier, dpopJKT: jkt)
+            case "refresh_token":
+                guard let refresh = form.refreshToken, !refresh.isEmpty else { throw OAuthError.invalidRequest("refresh_token is required") }
+                response = try await auth.tokens.refresh(issuer: issuer, client: client, refreshToken: refresh, dpopJKT: jkt)
+            case nil:
+                throw OAuthError.invalidRequest("grant_type is required")
+            default:
+                throw OAuthError.unsupportedGrantType("only authorization_code and refresh_token are supported")
+            }
+            let body = Components.Schemas.TokenResponse(accessToken: response.accessToken, tokenType: .init(rawValue: response.tokenType) ?? .bearer,
+                                                        expiresIn: response.expiresIn, refreshToken: response.refreshToken, idToken: response.idToken, scope: response.scope)
+            return .ok(.init(headers: .init(cacheControl: "no-store", pragma: "no-cache"), body: .json(body)))
+        } catch let error as OAuthError {
+            if error.status == 401 { return .unauthorized(.init(headers: .init(cacheControl: "no-store"), body: .json(Self.errorBody(error)))) }
+            return .badRequest(.init(headers: .init(cacheControl: "no-store"), body: .json(Self.errorBody(error))))
+        }
+    }
+
+    func revokeToken(_ input: Operations.RevokeToken.Input) async throws -> Operations.RevokeToken.Output {
+        let tenant = try RequestScope.requireTenant()
+        guard case .urlEncodedForm(let form) = input.body else { throw GatewayProblem.invalidRequest("expected a form") }
+        do {
+            let (clientID, secret) = Self.clientCredentials(form.clientId, form.clientSecret)
+            let client = try await auth.authenticateClient(tenantID: tenant.id, clientID: clientID, secret: secret)
+            guard let token = form.token, !token.isEmpty else { throw OAuthError.invalidRequest("token is required") }
+            try await auth.tokens.revoke(token: token, client: client, verifier: auth.verifier, issuer: issuerBase.issuer(tenantID: tenant.id))
+            return .ok(.init(headers: .init(cacheControl: "no-store")))
+        } catch let error as OAuthError {
+            if error.status == 401 { return .unauthorized(.init(headers: .init(cacheControl: "no-store"), body: .json(Self.errorBody(error)))) }
+            return .badRequest(.init(headers: .init(cacheControl: "no-store"), body: .json(Self.errorBody(error))))
+        }
+    }
+
+    func introspectToken(_ input: Operations.IntrospectToken.Input) async throws -> Operations.IntrospectToken.Output {
+        let tenant = try RequestScope.requireTenant()
+        guard case .urlEncodedForm(let form) = input.body else { throw GatewayProblem.invalidRequest("expected a form") }
+        do {
+            let (clientID, secret) = Self.clientCredentials(form.clientId, form.clientSecret)
+            _ = try await auth.authenticateClient(tenantID: tenant.id, clientID: clientID, secret: secret, requireConfidential: true)
+            guard let token = form.token, !token.isEmpty else { throw OAuthError.invalidRequest("token is required") }
+            let inactive = Operations.IntrospectToken.Output.ok(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(active: false))))
+            guard let claims = try? await auth.verifier.verify(token, issuer: issuerBase.issuer(tenantID: tenant.id), tenantID: tenant.id),
+                  claims.expiresAt > Date() else { return inactive }
+            return .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(
+                active: true, scope: claims.scope, clientId: claims.clientID, sub: claims.subject,
+                exp: Int64(claims.expiresAt.timeIntervalSince1970), iat: Int64(claims.issuedAt.timeIntervalSince1970),
+                iss: claims.issuer, jti: claims.jti, tokenType: claims.dpopJKT == nil ? "Bearer" : "DPoP"))))
+        } catch let error as OAuthError {
+            if error.status == 401 { return .unauthorized(.init(headers: .init(cacheControl: "no-store"), body: .json(Self.errorBody(error)))) }
+            return .badRequest(.init(headers: .init(cacheControl: "no-store"), body: .json(Self.errorBody(error))))
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import GatewayCLI
+import GatewayCore
+import Testing
+
+@Suite("gatewayctl keys, client and user")
+struct AuthCLITests {
+    func harness() async throws -> CLIHarness {
+        let ctl = try CLIHarness()
+        let created = await ctl.run(["tenant", "create", "acme", "--display-name", "Acme"])
+        #expect(created.code == 0, "\(created.error)")
+        return ctl
+    }
+
+    @Test("keys rotate adds an active key; list shows it; retire refuses the only key and retires an older one")
+    func keys() async throws {
+        let ctl = try await harness()
+        defer { ctl.remove() }
+        #expect(await ctl.run(["keys", "rotate", "--tenant", "acme"]).code == 0)
+        #expect(await ctl.run(["keys", "rotate", "--tenant", "acme"]).code == 0)
+        let list = await ctl.run(["keys", "list", "--tenant", "acme", "--json"])
+        let keys = try #require(try list.json() as? [[String: Any]])
+        #expect(keys.count == 2)
+        #expect(keys.first?["signing"] as? Bool == true)
+        let older = try #require(keys.last?["kid"] as? String)
+        #expect(await ctl.run(["keys", "retire", "--tenant", "acme", "--kid", older]).code == 0)
+        let newer = try #require(keys.first?["kid"] as? String)
+        let refused = await ctl.run(["keys", "retire", "--tenant", "acme", "--kid", newer])
+        #expect(refused.code == 2)
+        #expect(refused.error.hasPrefix("error: "))
+    }
+
+    @Test("client add: public by default; --confidential prints the secret once and stores only its hash")
+    func clients() async throws {
+        let ctl = try await harness()
+        defer { ctl.remove() }
+        let added = await ctl.run(["client", "add", "--tenant", "acme", "--client-id", "ios", "--redirect-uri", "com.acme.app:/cb", "--redirect-uri", "http://127.0.0.1/cb", "--dpop"])
+        #expect(added.code == 0, "\(added.error)")
+        let secretRun = await ctl.run(["client", "add", "--tenant", "acme", "--client-id", "backend", "--redirect-uri", "https://acme.example/cb", "--confidential", "--json"])
+        let doc = try #require(try secretRun.json() as? [String: Any])
+        let secret = try #require(doc["clientSecret"] as? String)
+        let show = await ctl.run(["client", "show", "--tenant", "acme", "--client-id", "backend"])
+        #expect(!show.output.contains(secret))
+        let data = try Data(contentsOf: URL(fileURLWithPath: ctl.databasePath))
+        #expect(data.range(of: Data(secret.utf8)) == nil)
+        let store = SQLiteAuthStore(tenants: try ctl.store())
+        let hash = try #require(try await store.clientSecretHash(tenantID: "acme", clientID: "backend"))
+        #expect(ClientSecret.verify(secret, hash: hash))
+        #expect(try await store.client(tenantID: "acme", clientID: "ios")?.dpopBound == true)
+        #expect(await ctl.run(["client", "update", "--tenant", "acme", "--client-id", "ios", "--require-par"]).code == 0)
+        #expect(try await store.client(tenantID: "acme", clientID: "ios")?.requirePAR == true)
+        #expect(await ctl.run(["client", "remove", "--tenant", "acme", "--client-id", "ios"]).code == 0)
+        #expect(try await store.client(tenantID: "acme", clientID: "ios") == nil)
+    }
+
+    @Test("bad client input exits 2 with one line and writes nothing")
+    func badClient() async throws {
+        let ctl = try await harness()
+        defer { ctl.remove() }
+        for args in [["client", "add", "--tenant", "acme", "--client-id", "x"],
+                     ["client", "add", "--tenant", "acme", "--client-id", "x", "--redirect-uri", "http://evil.example/cb"],
+                     ["client", "add", "--tenant", "nope", "--client-id", "x", "--redirect-uri", "https://a.example/cb"],
+                     ["client", "add", "--tenant", "acme", "--client-id", "x", "--redirect-uri", "https://a.example/cb", "--access-token-lifetime", "0"]] {
+            let r = await ctl.run(args)
+            #expect(r.code == 2, "\(args)")
+            #expect(r.error.split(separator: "\n").count == 1, "\(r.error)")
+        }
+        #expect(try await SQLiteAuthStore(tenants: try ctl.store()).clients(tenantID: "acme").isEmpty)
+    }
+
+    @Test("user add reads the password from stdin, hashes it with scrypt; passwd and disable work")
+    func users() async throws {
+        let ctl = try await harness()
+        defer { ctl.remove() }
+        let added = await ctl.run(["user", "add", "--tenant", "acme", "--username", "alice", "--password-stdin", "--name", "Alice"], stdin: "first-password\n")
+        #expect(added.code == 0, "\(added.error)")
+        let store = SQLiteAuthStore(tenants: try ctl.store())
+        let alice = try #require(try await store.user(tenantID: "acme", username: "alice"))
+        #expect(alice.passwordHash.hasPrefix("scrypt$"))
+        #expect(PasswordHasher().verify("first-password", against: alice.passwordHash))
+        #expect(await ctl.run(["user", "passwd", "--tenant", "acme", "--username", "alice", "--password-stdin"], stdin: "second-password\n").code == 0)
+        #expect(await ctl.run(["user", "disable", "--tenant", "acme", "--username", "alice"]).code == 0)
+        let changed = try #require(try await store.user(tenantID: "acme", username: "alice"))
+        #expect(PasswordHasher().verify("second-password", against: changed.passwordHash))
+        #expect(changed.disabled)
+        #expect(await ctl.run(["user", "add", "--tenant", "acme", "--username", "bob", "--password-stdin"], stdin: "short\n").code == 2)
+        #expect(await ctl.run(["user", "add", "--tenant", "acme", "--username", "bob"]).code == 2)
+        let list = await ctl.run(["user", "list", "--tenant", "acme"])
+        #expect(list.output.contains("alice"))
+        #expect(!list.output.contains("scrypt"))
+    }
+}

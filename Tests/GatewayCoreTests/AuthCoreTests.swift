@@ -1,0 +1,80 @@
+import Crypto
+import Foundation
+import GatewayCore
+import Testing
+
+@Suite("Auth building blocks")
+struct AuthCoreTests {
+    @Test("RFC 7636 Appendix B: S256 challenge of the example verifier")
+    func rfc7636Vector() {
+        let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+        #expect(PKCE.challenge(for: verifier) == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
+        #expect(PKCE.verify(verifier: verifier, challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"))
+    }
+
+    @Test("verifier grammar: 43-128 unreserved characters")
+    func verifierGrammar() {
+        #expect(!PKCE.isValidVerifier(String(repeating: "a", count: 42)))
+        #expect(PKCE.isValidVerifier(String(repeating: "a", count: 43)))
+        #expect(PKCE.isValidVerifier(String(repeating: "~", count: 128)))
+        #expect(!PKCE.isValidVerifier(String(repeating: "a", count: 129)))
+        #expect(!PKCE.isValidVerifier(String(repeating: "a", count: 42) + "+"))
+    }
+
+    @Test("ES256 JWS round trip; alg none and tampering are refused")
+    func jws() throws {
+        let key = P256.Signing.PrivateKey()
+        let token = try JWS.sign(claims: ["sub": "x"], typ: "at+jwt", kid: "k", key: key)
+        try JWS.verify(try JWS.parse(token), key: key.publicKey)
+        let parts = token.split(separator: ".")
+        let none = Base64URL.encode(Data(#"{"alg":"none"}"#.utf8)) + "." + parts[1] + "."
+        #expect(throws: JWS.Failure.unsupportedAlgorithm) { try JWS.verify(try JWS.parse(none), key: key.publicKey) }
+        let tampered = parts[0] + "." + Base64URL.encode(Data(#"{"sub":"y"}"#.utf8)) + "." + parts[2]
+        #expect(throws: JWS.Failure.badSignature) { try JWS.verify(try JWS.parse(tampered), key: key.publicKey) }
+    }
+
+    @Test("redirect URIs: exact match; loopback differs only in port")
+    func redirects() {
+        let client = OAuthClient(tenantID: "t", clientID: "c", redirectURIs: ["https://app.example/cb", "http://127.0.0.1/callback"])
+        #expect(client.acceptsRedirect("https://app.example/cb"))
+        #expect(!client.acceptsRedirect("https://app.example/cb/"))
+        #expect(!client.acceptsRedirect("https://app.example/cbx"))
+        #expect(!client.acceptsRedirect("https://app.example/cb?x=1"))
+        #expect(!client.acceptsRedirect("https://app.example.evil/cb"))
+        #expect(client.acceptsRedirect("http://127.0.0.1:4711/callback"))
+        #expect(!client.acceptsRedirect("http://127.0.0.1:4711/callback2"))
+        #expect(!client.acceptsRedirect("https://app.example:8443/cb"))
+    }
+
+    @Test("scrypt password hashes verify only the right password")
+    func passwords() throws {
+        let hasher = PasswordHasher(logN: 10)
+        let hash = try hasher.hash("s3cret-password")
+        #expect(hash.hasPrefix("scrypt$10$8$1$"))
+        #expect(hasher.verify("s3cret-password", against: hash))
+        #expect(!hasher.verify("s3cret-passwore", against: hash))
+        #expect(try hasher.hash("s3cret-password") != hash)
+    }
+
+    @Test("JWK thumbprint follows RFC 7638 member order")
+    func thumbprint() throws {
+        let key = P256.Signing.PrivateKey()
+        let jwk = JWK.publicJWK(key.publicKey)
+        #expect(JWK.p256PublicKey(jwk)?.rawRepresentation == key.publicKey.rawRepresentation)
+        #expect(JWK.thumbprint(key.publicKey).count == 43)
+    }
+
+    @Test("login throttle: per user, and per client address across usernames")
+    func throttle() async {
+        let throttle = LoginThrottle(cache: MemoryCache(), perUser: 2, perAddress: 3)
+        #expect(await throttle.allows(tenantID: "t", username: "a", address: "10.0.0.1"))
+        await throttle.recordFailure(tenantID: "t", username: "a", address: "10.0.0.1")
+        await throttle.recordFailure(tenantID: "t", username: "A", address: "10.0.0.2")
+        #expect(!(await throttle.allows(tenantID: "t", username: "a", address: "10.0.0.9")))
+        await throttle.recordFailure(tenantID: "t", username: "b", address: "10.0.0.1")
+        await throttle.recordFailure(tenantID: "t", username: "c", address: "10.0.0.1")
+        #expect(!(await throttle.allows(tenantID: "t", username: "d", address: "10.0.0.1")))
+        #expect(await throttle.allows(tenantID: "t", username: "d", address: "10.0.0.2"))
+        #expect(await throttle.allows(tenantID: "other", username: "a", address: "10.0.0.1"))
+    }
+}

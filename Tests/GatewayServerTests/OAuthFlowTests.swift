@@ -1,0 +1,188 @@
+import AsyncHTTPClient
+import Foundation
+import GatewayAPI
+import GatewayCore
+import GatewayServer
+import NIOCore
+import Testing
+
+@Suite("OAuth flows end to end (generated client, real sockets)")
+struct OAuthFlowTests {
+    @Test("discovery and JWKS describe the tenant issuer; the first key is created on first use")
+    func discovery() async throws {
+        try await GatewayHarness.withGateway { _, client, port in
+            let meta = try await client.getOpenIDConfiguration(path: .init(tenant: "demo")).ok.body.json
+            #expect(meta.issuer == "http://127.0.0.1:\(port)/t/demo")
+            #expect(meta.codeChallengeMethodsSupported == ["S256"])
+            #expect(meta.authorizationResponseIssParameterSupported == true)
+            #expect(meta.dpopSigningAlgValuesSupported == ["ES256"])
+            #expect(meta.pushedAuthorizationRequestEndpoint == "http://127.0.0.1:\(port)/t/demo/oauth2/par")
+            let jwks = try await client.getJWKS(path: .init(tenant: "demo")).ok.body.json
+            #expect(jwks.keys.count == 1)
+            #expect(jwks.keys.first?.crv == "P-256")
+        }
+    }
+
+    @Test("native JSON login → code → token → /v1/me → refresh → rotated refresh → revoke → logout")
+    func nativeFlow() async throws {
+        try await GatewayHarness.withGateway { harness, client, port in
+            let kit = OAuthTestKit(harness: harness, client: client, port: port)
+            try await kit.setUp()
+            let tokens = try await kit.tokens()
+            #expect(tokens.tokenType == .bearer)
+            let header = try jwtHeader(tokens.accessToken)
+            #expect(header["typ"] == "at+jwt")
+            #expect(header["alg"] == "ES256")
+            let claims = try jwtClaims(tokens.accessToken)
+            for name in ["iss", "sub", "aud", "client_id", "iat", "exp", "jti", "scope", "tenant"] { #expect(claims[name] != nil, "missing \(name)") }
+            #expect(claims["iss"]?.stringValue == kit.issuer)
+            #expect(try jwtClaims(tokens.idToken)["nonce"] == "n-1")
+
+            let me = try await kit.authorizedClient("Bearer \(tokens.accessToken)").getMe(path: .init(tenant: "demo")).ok.body.json
+            #expect(me.name == "Alice")
+            #expect(me.sub == claims["sub"]?.stringValue)
+            let info = try await kit.authorizedClient("Bearer \(tokens.accessToken)").getUserInfo(path: .init(tenant: "demo")).ok.body.json
+            #expect(info.email == "alice@example.test")
+
+            let refreshed = try await kit.refresh(tokens.refreshToken).ok.body.json
+            #expect(refreshed.refreshToken != tokens.refreshToken)
+            #expect(try jwtClaims(refreshed.idToken)["nonce"] == "n-1")
+            let again = try await kit.refresh(refreshed.refreshToken).ok.body.json
+
+            _ = try await client.revokeToken(path: .init(tenant: "demo"), body: .urlEncodedForm(.init(token: again.refreshToken, clientId: kit.clientID))).ok
+            #expect(try OAuthTestKit.errorCode(try await kit.refresh(again.refreshToken)) == "invalid_grant")
+            #expect(try await kit.me(authorization: "Bearer \(again.accessToken)").status == 401)
+
+            let second = try await kit.tokens()
+            let logout = try await client.getLogout(path: .init(tenant: "demo"), query: .init(idTokenHint: second.idToken, postLogoutRedirectUri: "com.example.app:/bye", state: "s"))
+            #expect(try logout.found.headers.location == "com.example.app:/bye?state=s")
+            #expect(try OAuthTestKit.errorCode(try await kit.refresh(second.refreshToken)) == "invalid_grant")
+        }
+    }
+
+    @Test("browser form: GET renders an accessible form with CSRF token and CSP; POST signs in and 303s with code, state, iss")
+    func browserFlow() async throws {
+        try await GatewayHarness.withGateway { harness, client, port in
+            let kit = OAuthTestKit(harness: harness, client: client, port: port)
+            try await kit.setUp()
+            let page = try await client.getAuthorize(path: .init(tenant: "demo"), query: .init(
+                responseType: "code", clientId: kit.clientID, redirectUri: kit.redirectURI, scope: "openid profile", state: "st-1", nonce: "n-1",
+                codeChallenge: OAuthTestKit.challenge, codeChallengeMethod: "S256")).ok
+            #expect(page.headers.contentSecurityPolicy?.contains("default-src 'none'") == true)
+            let html = try await String(collecting: try page.body.html, upTo: 1 << 20)
+            #expect(html.contains("<label for=\"username\">"))
+            #expect(html.contains("<label for=\"password\">"))
+            let csrf = try #require(html.range(of: #"name="csrf_token" value="([^"]+)""#, options: .regularExpression).map { String(html[$0]).components(separatedBy: "value=\"")[1].dropLast() }.map(String.init))
+
+            var form = kit.form()
+            form.scope = "openid profile"
+            form.csrfToken = csrf
+            let post = try await client.postAuthorize(path: .init(tenant: "demo"), headers: .init(accept: [.init(contentType: .html)]), body: .urlEncodedForm(form))
+            let location = try post.seeOther.headers.location
+            let items = try #require(URLComponents(string: location)?.queryItems)
+            #expect(location.hasPrefix(kit.redirectURI + "?"))
+            #expect(items.first { $0.name == "state" }?.value == "st-1")
+            #expect(items.first { $0.name == "iss" }?.value == kit.issuer)
+            let code = try #require(items.first { $0.name == "code" }?.value)
+            _ = try await kit.exchange(code).ok
+
+            // Without (or with a forged) CSRF token the form post is refused.
+            form.csrfToken = "1.forged"
+            let forged = try await client.postAuthorize(path: .init(tenant: "demo"), headers: .init(accept: [.init(contentType: .html)]), body: .urlEncodedForm(form))
+            _ = try forged.forbidden
+        }
+    }
+
+    @Test("wrong password and unknown user get the same answer; repeated failures are throttled")
+    func loginFailures() async throws {
+        try await GatewayHarness.withGateway { harness, client, port in
+            let kit = OAuthTestKit(harness: harness, client: client, port: port)
+            try await kit.setUp()
+            let wrong = try await kit.nativeLogin(kit.form(password: "nope-nope")).unauthorized.body.json
+            let unknown = try await kit.nativeLogin(kit.form(username: "mallory", password: "nope-nope")).unauthorized.body.json
+            #expect(wrong == unknown)
+            for _ in 0..<5 { _ = try await kit.nativeLogin(kit.form(password: "nope-nope")) }
+            // Now even the right password is refused, with the same answer.
+            #expect(try await kit.nativeLogin(kit.form()).unauthorized.body.json == wrong)
+        }
+    }
+
+    @Test("PAR: request_uri works once; a client requiring PAR refuses plain requests")
+    func par() async throws {
+        try await GatewayHarness.withGateway { harness, client, port in
+            var kit = OAuthTestKit(harness: harness, client: client, port: port)
+            kit.clientID = "par-app"
+            try await kit.setUp { $0.requirePAR = true }
+            let plain = try await kit.nativeLogin(kit.form())
+            #expect(try plain.ok.body.json.redirectTo.contains("error=invalid_request"))
+            var pushed = kit.form()
+            pushed.username = nil
+            pushed.password = nil
+            let created = try await client.pushAuthorizationRequest(path: .init(tenant: "demo"), body: .urlEncodedForm(pushed)).created.body.json
+            #expect(created.requestUri.hasPrefix("urn:ietf:params:oauth:request_uri:"))
+            #expect(created.expiresIn == 60)
+            let viaPAR = Components.Schemas.AuthorizeForm(clientId: kit.clientID, requestUri: created.requestUri, username: kit.username, password: kit.password)
+            let first = try await kit.nativeLogin(viaPAR).ok.body.json.redirectTo
+            #expect(first.contains("code="))
+            _ = try await kit.nativeLogin(viaPAR).forbidden
+        }
+    }
+
+    @Test("50 parallel refreshes of one token: exactly one succeeds (and the reuse revokes the family)")
+    func parallelRefresh() async throws {
+        try await GatewayHarness.withGateway { harness, client, port in
+            let kit = OAuthTestKit(harness: harness, client: client, port: port)
+            try await kit.setUp()
+            let tokens = try await kit.tokens()
+            let successes = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<50 {
+                    group.addTask { if case .ok = try await kit.refresh(tokens.refreshToken) { return true } else { return false } }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(successes == 1)
+        }
+    }
+}
+
+@Suite("Introspection")
+struct IntrospectionTests {
+    @Test("confidential clients introspect; inactive tokens answer active:false only; public clients are refused")
+    func introspect() async throws {
+        try await GatewayHarness.withGateway { harness, client, port in
+            let kit = OAuthTestKit(harness: harness, client: client, port: port)
+            try await kit.setUp()
+            let secret = ClientSecret.generate()
+            try await kit.store.addClient(OAuthClient(tenantID: "demo", clientID: "rs", confidential: true, redirectURIs: ["https://rs.example/cb"]), secretHash: secret.hash)
+            let tokens = try await kit.tokens()
+            let active = try await client.introspectToken(path: .init(tenant: "demo"), body: .urlEncodedForm(.init(token: tokens.accessToken, clientId: "rs", clientSecret: secret.secret))).ok.body.json
+            #expect(active.active)
+            #expect(active.clientId == kit.clientID)
+            let inactive = try await client.introspectToken(path: .init(tenant: "demo"), body: .urlEncodedForm(.init(token: "garbage", clientId: "rs", clientSecret: secret.secret))).ok.body.json
+            #expect(inactive == .init(active: false))
+            _ = try await client.introspectToken(path: .init(tenant: "demo"), body: .urlEncodedForm(.init(token: tokens.accessToken, clientId: kit.clientID))).unauthorized
+            _ = try await client.introspectToken(path: .init(tenant: "demo"), body: .urlEncodedForm(.init(token: tokens.accessToken, clientId: "rs", clientSecret: "wrong"))).unauthorized
+        }
+    }
+}
+
+@Suite("Development seed")
+struct DemoSignInTests {
+    @Test("development mode seeds demo-app and user demo; the password is in demo-user.txt (0600) and signs in")
+    func demoSignIn() async throws {
+        try await GatewayHarness.withGateway(seedDemoSignIn: true) { harness, client, port in
+            let file = harness.folder.appendingPathComponent("demo-user.txt").path
+            let attributes = try FileManager.default.attributesOfItem(atPath: file)
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+            let text = try String(contentsOfFile: file, encoding: .utf8)
+            let password = try #require(text.split(separator: "\n").first { $0.hasPrefix("password: ") }).dropFirst("password: ".count)
+            var kit = OAuthTestKit(harness: harness, client: client, port: port)
+            kit.clientID = DemoAuth.clientID
+            kit.redirectURI = "http://127.0.0.1:8765/callback"
+            kit.username = DemoAuth.username
+            kit.password = String(password)
+            let tokens = try await kit.tokens()
+            #expect(try jwtClaims(tokens.idToken)["preferred_username"] == "demo")
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+@testable import GatewayServer
+import Testing
+import Yams
+
+@Suite("Public operations match the contract")
+struct PublicOperationsTests {
+    @Test("operations under /t/{tenant}/v1 declaring security: [] are exactly PublicOperations.list; the others declare a scheme")
+    func publicListMatchesContract() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("OpenAPI/gateway.yaml")
+        let document = try #require(try Yams.load(yaml: String(contentsOf: url, encoding: .utf8)) as? [String: Any])
+        let paths = try #require(document["paths"] as? [String: Any])
+        var declaredPublic: Set<String> = []
+        var declaredProtected: Set<String> = []
+        for (path, item) in paths where path.hasPrefix("/t/{tenant}/v1/") {
+            for (method, op) in (item as? [String: Any]) ?? [:] {
+                guard let op = op as? [String: Any], let security = op["security"] as? [Any] else {
+                    Issue.record("\(method.uppercased()) \(path) declares no security")
+                    continue
+                }
+                let key = "\(method.uppercased()) \(path)"
+                if security.isEmpty { declaredPublic.insert(key) } else { declaredProtected.insert(key) }
+            }
+        }
+        #expect(declaredPublic == Set(PublicOperations.list.map { "\($0.method) \($0.path)" }))
+        for op in declaredProtected {
+            let parts = op.split(separator: " ")
+            #expect(PublicOperations.requiresToken(method: String(parts[0]), path: String(parts[1]).replacingOccurrences(of: "{tenant}", with: "demo")))
+        }
+        #expect(!declaredProtected.isEmpty)
+    }
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""A third-party OAuth client (authlib's OAuth2Session) against a live gateway.
+
+Usage: authlib_pkce.py BASE_URL TENANT CLIENT_ID REDIRECT_URI USERNAME PASSWORD
+Reads discovery, builds a PKCE (S256) authorization URL with authlib, signs in with the
+native JSON form post, exchanges the code, calls /v1/me, refreshes (rotation) and revokes.
+Prints one "ok <step>" line per step; exits non-zero on the first failure.
+"""
+import sys
+from urllib.parse import urlparse, parse_qs
+
+import requests
+from authlib.common.security import generate_token
+from authlib.integrations.requests_client import OAuth2Session
+
+
+def main():
+    base, tenant, client_id, redirect_uri, username, password = sys.argv[1:7]
+    issuer = f"{base}/t/{tenant}"
+    meta = requests.get(f"{issuer}/.well-known/openid-configuration", timeout=10).json()
+    assert meta["issuer"] == issuer, meta
+    assert meta["code_challenge_methods_supported"] == ["S256"], meta
+    print("ok discovery")
+
+    session = OAuth2Session(client_id, redirect_uri=redirect_uri, scope="openid profile",
+                            code_challenge_method="S256", token_endpoint_auth_method="none")
+    verifier = generate_token(64)
+    url, state = session.create_authorization_url(meta["authorization_endpoint"], code_verifier=verifier, nonce="authlib-nonce")
+    params = {k: v[0] for k, v in parse_qs(urlparse(url).query).items()}
+    assert params["code_challenge_method"] == "S256"
+    params.update(username=username, password=password)
+    answer = requests.post(meta["authorization_endpoint"], data=params, headers={"Accept": "application/json"}, timeout=10)
+    answer.raise_for_status()
+    redirect_to = answer.json()["redirect_to"]
+    query = parse_qs(urlparse(redirect_to).query)
+    assert query["iss"] == [issuer], query
+    assert query["state"] == [state], query
+    print("ok authorize")
+
+    token = session.fetch_token(meta["token_endpoint"], authorization_response=redirect_to, code_verifier=verifier)
+    assert token["token_type"] == "Bearer" and "id_token" in token and "refresh_token" in token, token
+    print("ok token")
+
+    me = session.get(f"{issuer}/v1/me", timeout=10)
+    me.raise_for_status()
+    assert me.json()["preferred_username"] == username, me.text
+    print("ok api")
+
+    first_refresh = token["refresh_token"]
+    refreshed = session.refresh_token(meta["token_endpoint"], refresh_token=first_refresh)
+    assert refreshed["refresh_token"] != first_refresh and "id_token" in refreshed, refreshed
+    print("ok refresh")
+
+    revoked = session.revoke_token(meta["revocation_endpoint"], token=refreshed["refresh_token"], token_type_hint="refresh_token")
+    assert revoked.status_code == 200, revoked.text
+    again = requests.post(meta["token_endpoint"], data={"grant_type": "refresh_token", "refresh_token": refreshed["refresh_token"], "client_id": client_id}, timeout=10)
+    assert again.status_code == 400 and again.json()["error"] == "invalid_grant", again.text
+    print("ok revoke")
+
+
+if __name__ == "__main__":
+    main()
