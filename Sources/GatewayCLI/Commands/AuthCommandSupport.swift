@@ -2,16 +2,6 @@ import ArgumentParser
 import Foundation
 import GatewayCore
 
-/// `--tenant T` of the auth commands, checked before anything is opened.
-struct TenantOption: ParsableArguments {
-    @Option(help: ArgumentHelp("Tenant id.", valueName: "id"))
-    var tenant: String
-
-    func validate() throws {
-        do { try TenantID.validate(tenant) } catch { throw ValidationError(error.flagMessage) }
-    }
-}
-
 /// Opens the tenant and auth stores and checks the tenant exists.
 struct AuthAccess {
     let access: StoreAccess

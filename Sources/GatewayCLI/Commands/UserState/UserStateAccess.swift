@@ -1,19 +1,6 @@
 import ArgumentParser
 import GatewayCore
 
-/// `--tenant T` of the user-state commands, checked before anything is opened.
-struct TenantOption: ParsableArguments {
-    @Option(help: "Tenant id.") var tenant: String
-
-    func validate() throws {
-        do {
-            try TenantID.validate(tenant)
-        } catch {
-            throw ValidationError(error.flagMessage.replacingOccurrences(of: "tenant id", with: "--tenant"))
-        }
-    }
-}
-
 /// Opens the database and checks the tenant exists (exit 2 when it does not).
 struct UserStateAccess {
     let access: StoreAccess
