@@ -23,31 +23,66 @@ struct GatewayHarness {
         return try SQLiteTenantStore.open(path: configuration.databasePath, sealer: SecretSealer(masterKey: key))
     }
 
+    /// Creates `tenant` through an operator store and waits until the gateway serves it.
+    func createTenant(_ tenant: Tenant) async throws {
+        try await operatorStore().create(tenant, actor: "test")
+        let directory = bootstrap.services.directory
+        let seen = await eventually { directory.tenant(tenant.id) != nil }
+        #expect(seen, "tenant \(tenant.id) not loaded")
+    }
+
+    /// Changes a tenant through an operator store and waits until the snapshot has it.
+    func updateTenant(_ id: String, _ change: @escaping @Sendable (inout Tenant) -> Void) async throws {
+        let before = bootstrap.services.directory.tenant(id)?.configVersion ?? 0
+        _ = try await operatorStore().update(id: id, actor: "test", change)
+        let directory = bootstrap.services.directory
+        let seen = await eventually { (directory.tenant(id)?.configVersion ?? 0) > before }
+        #expect(seen, "tenant \(id) change not loaded")
+    }
+
+    /// A tenant whose platform is `fake`.
+    static func tenant(_ id: String, on fake: FakePlatform, preview: Bool = false, requireSignature: Bool = false, manifestTTL: Int = 300) -> Tenant {
+        Tenant(
+            id: id,
+            displayName: id.capitalized,
+            platform: PlatformSettings(
+                baseURL: fake.baseURL, projectID: fake.projectID, subscriptionKey: SecretValue(fake.subscriptionKey),
+                previewMode: preview, requireSignatureVerification: requireSignature
+            ),
+            cacheTTLs: CacheTTLs(manifestSeconds: manifestTTL, catalogSeconds: manifestTTL)
+        )
+    }
+
     /// A fixed test key (32 bytes of 0x2A), so operator stores and gatewayctl runs agree.
     static let masterKeyBase64 = Data(repeating: 42, count: 32).base64EncodedString()
 
-    static func configuration(in folder: URL, useRedis: Bool = true) -> GatewayConfiguration {
+    static func configuration(in folder: URL, useRedis: Bool = true, redisURL: String? = nil, upstreamBudget: Duration = .seconds(5), rateLimits: RateLimiter.Limits = .init()) -> GatewayConfiguration {
         GatewayConfiguration(
             host: "127.0.0.1",
             port: 0,
             databasePath: folder.appendingPathComponent("gateway.sqlite").path,
-            redisURL: useRedis ? ProcessInfo.processInfo.environment["REDIS_URL"] : nil,
+            redisURL: redisURL ?? (useRedis ? ProcessInfo.processInfo.environment["REDIS_URL"] : nil),
             masterKeyBase64: masterKeyBase64,
             environment: .development,
             logLevel: .warning,
-            tenantReloadInterval: .milliseconds(100)
+            tenantReloadInterval: .milliseconds(100),
+            upstreamBudget: upstreamBudget,
+            rateLimits: rateLimits
         )
     }
 
     /// Starts the gateway, runs `body` with the harness and a generated client, stops it.
     static func withGateway<T: Sendable>(
         useRedis: Bool = true,
+        redisURL: String? = nil,
+        upstreamBudget: Duration = .seconds(5),
+        rateLimits: RateLimiter.Limits = .init(),
         _ body: @Sendable (GatewayHarness, Client, Int) async throws -> T
     ) async throws -> T {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gw-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let configuration = configuration(in: folder, useRedis: useRedis)
+        let configuration = configuration(in: folder, useRedis: useRedis, redisURL: redisURL, upstreamBudget: upstreamBudget, rateLimits: rateLimits)
         var logger = Logger(label: "test-gateway")
         logger.logLevel = .warning
         let bootstrap = try await GatewayBootstrap.start(configuration: configuration, logger: logger)

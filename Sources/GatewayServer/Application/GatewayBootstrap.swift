@@ -44,13 +44,37 @@ public struct GatewayBootstrap: Sendable {
             cache = MemoryCache()
             logger.notice("cache: in-process (no GATEWAY_REDIS_URL); answers are not shared across replicas")
         }
+        let instrumented = InstrumentedCache(cache, factory: metrics.factory)
+        let http = UpstreamHTTPClientFactory.make(connectionsPerHost: configuration.upstreamConnectionsPerHost)
+        // Shut down after the HTTP server drained (services stop in reverse order).
+        background.insert(ShutdownActionService { try? await http.shutdown() }, at: 1)
+        let guards = UpstreamGuards()
+        let platform = RoutingPlatformClient(remote: ResilientPlatformClient(base: HTTPPlatformClient(client: http), guards: guards))
+        let provisioning = ResilientProvisioningClient(base: HTTPProvisioningClient(client: http), guards: guards)
+        let answers = AnswerCache(cache: instrumented, factory: metrics.factory, logger: logger)
         let services = GatewayServices(
             directory: directory,
-            cache: InstrumentedCache(cache, factory: metrics.factory),
+            cache: instrumented,
             metrics: metrics,
-            readiness: ReadinessProbe(checks: checks)
+            readiness: ReadinessProbe(checks: checks),
+            miniApps: MiniAppService(platform: platform, provisioning: provisioning, answers: answers, demoCatalog: demoCatalog(configuration.demoCatalogPath, logger: logger)),
+            upstreamBudget: configuration.upstreamBudget,
+            homePartBudget: configuration.homePartBudget,
+            rateLimits: configuration.rateLimits
         )
         return GatewayBootstrap(services: services, store: store, backgroundServices: background)
+    }
+
+    /// The demo catalog folder as an absolute path, when it exists.
+    static func demoCatalog(_ path: String?, logger: Logger) -> String? {
+        guard let path else { return nil }
+        let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true))
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            logger.notice("no demo catalog at \(url.path); tenant 'demo' has no mini apps until it gets a platform")
+            return nil
+        }
+        return url.standardizedFileURL.path
     }
 
     /// The Redis URL with any password replaced, for logs.

@@ -10,11 +10,14 @@ public struct RequestScope: Sendable {
     public var logger: Logger
     /// The tenant of a `/t/{tenant}/...` path, resolved from the in-memory snapshot.
     public var tenant: Tenant?
+    /// The authenticated user (token `sub`), filled by the auth middleware once it exists.
+    public var subject: String?
 
-    public init(requestID: String, logger: Logger, tenant: Tenant? = nil) {
+    public init(requestID: String, logger: Logger, tenant: Tenant? = nil, subject: String? = nil) {
         self.requestID = requestID
         self.logger = logger
         self.tenant = tenant
+        self.subject = subject
     }
 
     @TaskLocal public static var current: RequestScope?

@@ -7,4 +7,10 @@ struct GatewayAPIHandler: APIProtocol {
     let directory: TenantDirectory
     let metrics: GatewayMetrics
     let readiness: ReadinessProbe
+    /// Mini-app operations (platform fan-out through the answer cache).
+    let miniApps: MiniAppService?
+    /// Time budget of one request for its upstream calls.
+    let upstreamBudget: Duration
+    /// Deadline of each `/home` part (inside the request budget).
+    let homePartBudget: Duration
 }
