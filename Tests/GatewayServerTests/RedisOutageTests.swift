@@ -13,7 +13,8 @@ struct RedisOutageTests {
         redis.arguments = ["redis-server", "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
         redis.standardOutput = FileHandle.nullDevice
         try redis.run()
-        defer { if redis.isRunning { redis.terminate() } }
+        // SIGKILL: the test process ignores SIGTERM (ServiceLifecycle), and children inherit that.
+        defer { if redis.isRunning { kill(redis.processIdentifier, SIGKILL) } }
         try await Task.sleep(for: .milliseconds(300))
         try await FakePlatform.with { fake in
             fake.seedHello()
@@ -22,8 +23,9 @@ struct RedisOutageTests {
                 try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
                 let path = Operations.GetMiniAppManifest.Input.Path(tenant: id, id: "hello", versionId: "v1")
                 _ = try await client.getMiniAppManifest(path: path).ok
-                redis.terminate()
-                redis.waitUntilExit()
+                kill(redis.processIdentifier, SIGKILL)
+                // Poll instead of waitUntilExit(), which blocks a cooperative thread.
+                for _ in 0..<40 where redis.isRunning { try await Task.sleep(for: .milliseconds(50)) }
                 for _ in 0..<3 {
                     _ = try await client.getMiniAppManifest(path: path).ok
                     _ = try await client.getMiniApp(path: .init(tenant: id, id: "hello")).ok

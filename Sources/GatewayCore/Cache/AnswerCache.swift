@@ -74,10 +74,11 @@ public final class AnswerCache: Sendable {
         let locked: Bool
         do {
             locked = try await cache.setIfAbsent(lockKey, [1], ttl: lockTTL)
+            // Another replica holds the lock: give it a moment to store its answer.
+            if !locked, let answer = await waitForOtherReplica(key) { return answer }
         } catch {
-            locked = false
+            locked = false  // cache down: load without waiting (single-flight still holds in-process)
         }
-        if !locked, let answer = await waitForOtherReplica(key) { return answer }
         do {
             let answer = stamp(try await load(), policy: policy)
             do {
