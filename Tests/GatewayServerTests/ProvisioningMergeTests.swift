@@ -48,8 +48,10 @@ struct ProvisioningMergeTests {
 
                     let bad = try await client.listMiniApps(path: .init(tenant: id), query: .init(filter: ["rating:like:4"]))
                     #expect(try bad.badRequest.body.applicationProblemJson.code == "invalid_request")
-                    let noRadius = try await client.listMiniApps(path: .init(tenant: id), query: .init(near: "35.6,139.7"))
-                    #expect(try noRadius.badRequest.body.applicationProblemJson.code == "invalid_request")
+                    let offMap = try await client.listMiniApps(path: .init(tenant: id), query: .init(near: "95.6,139.7"))
+                    #expect(try offMap.badRequest.body.applicationProblemJson.code == "invalid_request")
+                    let several = try await client.listMiniApps(path: .init(tenant: id), query: .init(filter: ["region:equals:jp,uk"]))
+                    #expect(try several.badRequest.body.applicationProblemJson.code == "invalid_request")
 
                     provisioning.state.withLock { $0.failStatus = 500 }
                     let failing = try await client.listMiniApps(path: .init(tenant: id), query: .init(tag: "retail"))

@@ -59,11 +59,22 @@ public struct ProvisioningFilter: Sendable, Equatable {
 
     /// Parses `field:operator:value[,value]`; nil when malformed.
     public init?(parsing text: String) {
-        let parts = text.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[0].isEmpty, let op = Operator(rawValue: String(parts[1])), !parts[2].isEmpty else { return nil }
-        let values = parts[2].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        // Split on Unicode scalars, not Characters: a combining mark after ':' or ','
+        // would otherwise merge with it into one grapheme.
+        let scalars = Array(text.unicodeScalars)
+        let parts = scalars.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty,
+              let op = Operator(rawValue: Self.string(parts[1])), !parts[2].isEmpty
+        else { return nil }
+        let values = parts[2].split(separator: ",", omittingEmptySubsequences: false).map(Self.string)
         guard !values.contains(where: \.isEmpty), op == .in || values.count == 1 else { return nil }
-        self.init(field: String(parts[0]), op: op, values: values)
+        self.init(field: Self.string(parts[0]), op: op, values: values)
+    }
+
+    private static func string(_ scalars: ArraySlice<Unicode.Scalar>) -> String {
+        var result = ""
+        result.unicodeScalars.append(contentsOf: scalars)
+        return result
     }
 
     /// The wire form, `field:operator:value[,value]`.
