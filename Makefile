@@ -1,5 +1,5 @@
 # SuperApp Gateway. Two commands for a newcomer: `make run` and `make test`.
-.PHONY: run test build deps fuzz clean
+.PHONY: run test build deps fuzz clean bench
 
 SWIFT ?= swift
 
@@ -13,6 +13,10 @@ run: deps
 ## Everything CI runs: deps, a throwaway redis-server, contract fuzzing, the Swift suite.
 test:
 	scripts/test.sh
+
+## Release build + wrk figures (cached manifest vs bare route, /home, stampede, RSS); see docs/benchmarks.md.
+bench: deps
+	scripts/bench.sh
 
 build: deps
 	$(SWIFT) build

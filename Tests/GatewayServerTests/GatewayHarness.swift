@@ -16,6 +16,8 @@ struct GatewayHarness {
     let configuration: GatewayConfiguration
     let bootstrap: GatewayBootstrap
     let folder: URL
+    /// Signed-in test users, one per tenant (see ``SignedInUserMiddleware``).
+    let users: SignedInUsers
 
     /// A second store on the same file: what `gatewayctl` (another process) writes through.
     func operatorStore() throws -> SQLiteTenantStore {
@@ -23,19 +25,53 @@ struct GatewayHarness {
         return try SQLiteTenantStore.open(path: configuration.databasePath, sealer: SecretSealer(masterKey: key))
     }
 
+    /// Creates `tenant` through an operator store and waits until the gateway serves it.
+    func createTenant(_ tenant: Tenant, signIn: Bool = true) async throws {
+        try await operatorStore().create(tenant, actor: "test")
+        let directory = bootstrap.services.directory
+        let seen = await eventually { directory.tenant(tenant.id) != nil }
+        #expect(seen, "tenant \(tenant.id) not loaded")
+        // Sign the tenant's test user in now, so timed requests do not pay for it.
+        if signIn, tenant.status == .active { _ = try await users.accessToken(tenant: tenant.id) }
+    }
+
+    /// Changes a tenant through an operator store and waits until the snapshot has it.
+    func updateTenant(_ id: String, _ change: @escaping @Sendable (inout Tenant) -> Void) async throws {
+        let before = bootstrap.services.directory.tenant(id)?.configVersion ?? 0
+        _ = try await operatorStore().update(id: id, actor: "test", change)
+        let directory = bootstrap.services.directory
+        let seen = await eventually { (directory.tenant(id)?.configVersion ?? 0) > before }
+        #expect(seen, "tenant \(id) change not loaded")
+    }
+
+    /// A tenant whose platform is `fake`.
+    static func tenant(_ id: String, on fake: FakePlatform, preview: Bool = false, requireSignature: Bool = false, manifestTTL: Int = 300) -> Tenant {
+        Tenant(
+            id: id,
+            displayName: id.capitalized,
+            platform: PlatformSettings(
+                baseURL: fake.baseURL, projectID: fake.projectID, subscriptionKey: SecretValue(fake.subscriptionKey),
+                previewMode: preview, requireSignatureVerification: requireSignature
+            ),
+            cacheTTLs: CacheTTLs(manifestSeconds: manifestTTL, catalogSeconds: manifestTTL)
+        )
+    }
+
     /// A fixed test key (32 bytes of 0x2A), so operator stores and gatewayctl runs agree.
     static let masterKeyBase64 = Data(repeating: 42, count: 32).base64EncodedString()
 
-    static func configuration(in folder: URL, useRedis: Bool = true) -> GatewayConfiguration {
+    static func configuration(in folder: URL, useRedis: Bool = true, redisURL: String? = nil, upstreamBudget: Duration = .seconds(5), rateLimits: RateLimiter.Limits = .init()) -> GatewayConfiguration {
         GatewayConfiguration(
             host: "127.0.0.1",
             port: 0,
             databasePath: folder.appendingPathComponent("gateway.sqlite").path,
-            redisURL: useRedis ? ProcessInfo.processInfo.environment["REDIS_URL"] : nil,
+            redisURL: redisURL ?? (useRedis ? ProcessInfo.processInfo.environment["REDIS_URL"] : nil),
             masterKeyBase64: masterKeyBase64,
             environment: .development,
             logLevel: .warning,
-            tenantReloadInterval: .milliseconds(100)
+            tenantReloadInterval: .milliseconds(100),
+            upstreamBudget: upstreamBudget,
+            rateLimits: rateLimits
         )
     }
 
@@ -43,12 +79,15 @@ struct GatewayHarness {
     static func withGateway<T: Sendable>(
         useRedis: Bool = true,
         seedDemoSignIn: Bool = false,
+        redisURL: String? = nil,
+        upstreamBudget: Duration = .seconds(5),
+        rateLimits: RateLimiter.Limits = .init(),
         _ body: @Sendable (GatewayHarness, Client, Int) async throws -> T
     ) async throws -> T {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gw-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let configuration = configuration(in: folder, useRedis: useRedis)
+        let configuration = configuration(in: folder, useRedis: useRedis, redisURL: redisURL, upstreamBudget: upstreamBudget, rateLimits: rateLimits)
         var logger = Logger(label: "test-gateway")
         logger.logLevel = .warning
         let bootstrap = try await GatewayBootstrap.start(
@@ -64,12 +103,15 @@ struct GatewayHarness {
             backgroundServices: bootstrap.backgroundServices,
             logger: logger
         )
-        let harness = GatewayHarness(configuration: configuration, bootstrap: bootstrap, folder: folder)
         return try await app.test(.live) { testClient in
             let port = try #require(testClient.port)
+            let users = SignedInUsers(port: port)
+            let harness = GatewayHarness(configuration: configuration, bootstrap: bootstrap, folder: folder, users: users)
+            users.attach(harness)
             let client = Client(
                 serverURL: URL(string: "http://127.0.0.1:\(port)")!,
-                transport: AsyncHTTPClientTransport(configuration: .init(client: TestHTTP.noRedirects))
+                transport: AsyncHTTPClientTransport(configuration: .init(client: TestHTTP.noRedirects)),
+                middlewares: [SignedInUserMiddleware(users: users)]
             )
             return try await body(harness, client, port)
         }

@@ -19,9 +19,15 @@ public struct TokenVerifier: Sendable {
     }
 
     /// Full verification for an API call.
+    ///
+    /// The revocation lookup fails OPEN: when the revocation store (Redis) cannot answer,
+    /// a token whose signature, issuer, type and expiry verify is accepted, so a Redis
+    /// outage does not take the whole API down; the exposure is bounded by the access-token
+    /// lifetime and the failure is counted (`gateway_cache_errors_total`).
     public func verify(_ token: String, issuer: String, tenantID: String) async throws -> AccessTokenClaims {
         let claims = try await verifySignatureAndClaims(token, issuer: issuer, tenantID: tenantID)
-        if try await revoked.isRevoked(tenantID: tenantID, jti: claims.jti) { throw TokenRejection.invalidToken("the access token was revoked") }
+        let isRevoked = (try? await revoked.isRevoked(tenantID: tenantID, jti: claims.jti)) ?? false
+        if isRevoked { throw TokenRejection.invalidToken("the access token was revoked") }
         return claims
     }
 

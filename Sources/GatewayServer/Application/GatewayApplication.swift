@@ -17,8 +17,22 @@ public struct GatewayServices: Sendable {
     public let issuerBase: IssuerBase
     /// CSRF tokens of the sign-in form.
     public let csrf: CSRFTokens
+    /// The mini-app operations; nil answers them with 500 (a wiring bug).
+    public let miniApps: MiniAppService?
+    /// Time budget of one request for its upstream calls (deadline propagated to each call).
+    public let upstreamBudget: Duration
+    /// Deadline of each `/home` part.
+    public let homePartBudget: Duration
+    /// Request limits per tenant and per client (0 = off).
+    public let rateLimits: RateLimiter.Limits
 
-    public init(directory: TenantDirectory, cache: any Cache, metrics: GatewayMetrics, readiness: ReadinessProbe, auth: AuthorizationServer, issuerBase: IssuerBase, csrf: CSRFTokens) {
+    public init(
+        directory: TenantDirectory, cache: any Cache, metrics: GatewayMetrics, readiness: ReadinessProbe,
+        auth: AuthorizationServer, issuerBase: IssuerBase, csrf: CSRFTokens,
+        miniApps: MiniAppService? = nil, upstreamBudget: Duration = .seconds(5), homePartBudget: Duration = .milliseconds(800), rateLimits: RateLimiter.Limits = .init()
+    ) {
+        self.rateLimits = rateLimits
+        self.homePartBudget = homePartBudget
         self.directory = directory
         self.cache = cache
         self.metrics = metrics
@@ -26,6 +40,8 @@ public struct GatewayServices: Sendable {
         self.auth = auth
         self.issuerBase = issuerBase
         self.csrf = csrf
+        self.miniApps = miniApps
+        self.upstreamBudget = upstreamBudget
     }
 }
 
@@ -36,8 +52,12 @@ public enum GatewayApplication {
 
     public static func makeRouter(services: GatewayServices) throws -> Router<Context> {
         let router = Router(context: Context.self)
-        let handler = GatewayAPIHandler(directory: services.directory, metrics: services.metrics, readiness: services.readiness,
-                                        auth: services.auth, issuerBase: services.issuerBase, csrf: services.csrf)
+        let handler = GatewayAPIHandler(
+            directory: services.directory, metrics: services.metrics, readiness: services.readiness,
+            auth: services.auth, issuerBase: services.issuerBase, csrf: services.csrf,
+            miniApps: services.miniApps, upstreamBudget: services.upstreamBudget,
+            homePartBudget: services.homePartBudget
+        )
         var routes = RouteTable()
         // Register into a throwaway router first to learn the route table the problem
         // middleware needs; middlewares must be added before the real registration.
@@ -47,6 +67,7 @@ public enum GatewayApplication {
         router.add(middleware: ProblemMiddleware(routes: routes))
         router.add(middleware: TenantResolutionMiddleware(directory: services.directory))
         router.add(middleware: BearerAuthMiddleware(auth: services.auth, issuerBase: services.issuerBase))
+        router.add(middleware: RateLimitMiddleware(limiter: RateLimiter(cache: services.cache, limits: services.rateLimits)))
         try handler.registerHandlers(on: router)
         return router
     }

@@ -61,6 +61,13 @@ public struct GatewayBootstrap: Sendable {
             logger: logger) {
             logger.notice("seeded OAuth client '\(DemoAuth.clientID)' and user '\(DemoAuth.username)' into tenant '\(DemoTenant.id)' (development only)")
         }
+        let http = UpstreamHTTPClientFactory.make(connectionsPerHost: configuration.upstreamConnectionsPerHost)
+        // Shut down after the HTTP server drained (services stop in reverse order).
+        background.insert(ShutdownActionService { try? await http.shutdown() }, at: 1)
+        let guards = UpstreamGuards()
+        let platform = RoutingPlatformClient(remote: ResilientPlatformClient(base: HTTPPlatformClient(client: http), guards: guards))
+        let provisioning = ResilientProvisioningClient(base: HTTPProvisioningClient(client: http), guards: guards)
+        let answers = AnswerCache(cache: instrumented, factory: metrics.factory, logger: logger)
         let services = GatewayServices(
             directory: directory,
             cache: instrumented,
@@ -68,9 +75,25 @@ public struct GatewayBootstrap: Sendable {
             readiness: ReadinessProbe(checks: checks),
             auth: AuthorizationServer(store: authStore, cache: instrumented, hasher: passwordHasher, loginLimits: loginLimits),
             issuerBase: IssuerBase(publicBaseURL: configuration.publicBaseURL, host: configuration.host, port: configuration.port),
-            csrf: CSRFTokens(masterKey: masterKey)
+            csrf: CSRFTokens(masterKey: masterKey),
+            miniApps: MiniAppService(platform: platform, provisioning: provisioning, answers: answers, demoCatalog: demoCatalog(configuration.demoCatalogPath, logger: logger)),
+            upstreamBudget: configuration.upstreamBudget,
+            homePartBudget: configuration.homePartBudget,
+            rateLimits: configuration.rateLimits
         )
         return GatewayBootstrap(services: services, store: store, authStore: authStore, backgroundServices: background)
+    }
+
+    /// The demo catalog folder as an absolute path, when it exists.
+    static func demoCatalog(_ path: String?, logger: Logger) -> String? {
+        guard let path else { return nil }
+        let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true))
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            logger.notice("no demo catalog at \(url.path); tenant 'demo' has no mini apps until it gets a platform")
+            return nil
+        }
+        return url.standardizedFileURL.path
     }
 
     /// The Redis URL with any password replaced, for logs.

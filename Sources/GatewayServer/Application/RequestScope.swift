@@ -16,6 +16,8 @@ public struct RequestScope: Sendable {
     public var authorization: String?
     /// The peer IP address (login throttling per client address).
     public var clientAddress: String?
+    /// The authenticated user (token `sub`) of a protected operation.
+    public var subject: String? { principal?.subject }
 
     public init(requestID: String, logger: Logger, tenant: Tenant? = nil) {
         self.requestID = requestID

@@ -72,6 +72,17 @@ extension GatewayConfiguration {
         if let milliseconds = try int(.tenantReloadInterval, in: 50...60_000) {
             configuration.tenantReloadInterval = .milliseconds(milliseconds)
         }
+        if let milliseconds = try int(.upstreamBudget, in: 50...120_000) {
+            configuration.upstreamBudget = .milliseconds(milliseconds)
+        }
+        if let connections = try int(.upstreamConnections, in: 1...10_000) {
+            configuration.upstreamConnectionsPerHost = connections
+        }
+        if let limit = try int(.rateLimitTenant, in: 0...10_000_000) { configuration.rateLimits.perTenant = limit }
+        if let limit = try int(.rateLimitClient, in: 0...10_000_000) { configuration.rateLimits.perClient = limit }
+        if let catalog = string(.demoCatalog) {
+            configuration.demoCatalogPath = catalog.isEmpty ? nil : catalog
+        }
         return configuration
     }
 }

@@ -1,3 +1,4 @@
+import GatewayCore
 import Logging
 
 /// The resolved settings of one gateway process.
@@ -24,6 +25,16 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var logLevel: Logger.Level
     public var logFormat: LogFormat
     public var tenantReloadInterval: Duration
+    /// Time budget of one client request for its upstream calls.
+    public var upstreamBudget: Duration
+    /// Connections per upstream host in the shared HTTP client (AsyncHTTPClient's default of 8 is too low for fan-out).
+    public var upstreamConnectionsPerHost: Int
+    /// Deadline of each part of `/home`.
+    public var homePartBudget: Duration
+    /// Folder served as tenant `demo`'s platform while it has none (nil = off).
+    public var demoCatalogPath: String?
+    /// Request limits per tenant / client per minute (0 = off).
+    public var rateLimits: RateLimiter.Limits
 
     public init(
         host: String = "127.0.0.1",
@@ -36,8 +47,18 @@ public struct GatewayConfiguration: Sendable, Equatable {
         environment: Environment = .development,
         logLevel: Logger.Level = .info,
         logFormat: LogFormat = .text,
-        tenantReloadInterval: Duration = .milliseconds(500)
+        tenantReloadInterval: Duration = .milliseconds(500),
+        upstreamBudget: Duration = .seconds(5),
+        upstreamConnectionsPerHost: Int = 64,
+        homePartBudget: Duration = .milliseconds(800),
+        demoCatalogPath: String? = "Deploy/demo",
+        rateLimits: RateLimiter.Limits = .init()
     ) {
+        self.rateLimits = rateLimits
+        self.demoCatalogPath = demoCatalogPath
+        self.homePartBudget = homePartBudget
+        self.upstreamBudget = upstreamBudget
+        self.upstreamConnectionsPerHost = upstreamConnectionsPerHost
         self.host = host
         self.port = port
         self.publicBaseURL = publicBaseURL

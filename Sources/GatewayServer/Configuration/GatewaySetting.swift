@@ -36,10 +36,16 @@ extension GatewaySetting {
     public static let logFormat = GatewaySetting("log.format", env: "LOG_FORMAT", default: "text", "text or json.")
     public static let configFile = GatewaySetting("config.file", env: "CONFIG_FILE", default: nil, "Optional JSON file with these keys (nested objects).")
     public static let tenantReloadInterval = GatewaySetting("tenants.reload.ms", env: "TENANTS_RELOAD_MS", default: "500", "How often the tenant snapshot checks SQLite for changes.")
+    public static let upstreamBudget = GatewaySetting("upstream.budget.ms", env: "UPSTREAM_BUDGET_MS", default: "5000", "Time budget of one request for its upstream calls (deadline of every upstream call).")
+    public static let upstreamConnections = GatewaySetting("upstream.connections.per.host", env: "UPSTREAM_CONNECTIONS_PER_HOST", default: "64", "Connections per upstream host in the shared HTTP client.")
+    public static let demoCatalog = GatewaySetting("demo.catalog", env: "DEMO_CATALOG", default: "Deploy/demo", "Folder served as the platform of tenant `demo` while it has no platform URL (relative to the working directory; empty = off).")
+    public static let rateLimitTenant = GatewaySetting("rate.limit.tenant", env: "RATE_LIMIT_TENANT", default: "0", "Requests per minute per tenant (0 = unlimited).")
+    public static let rateLimitClient = GatewaySetting("rate.limit.client", env: "RATE_LIMIT_CLIENT", default: "0", "Requests per minute per tenant and client id (0 = unlimited).")
 
     /// All settings, in help order.
     public static let all: [GatewaySetting] = [
         .httpHost, .httpPort, .publicBaseURL, .databasePath, .redisURL, .masterKey, .masterKeyFile,
         .environment, .logLevel, .logFormat, .configFile, .tenantReloadInterval,
+        .upstreamBudget, .upstreamConnections, .demoCatalog, .rateLimitTenant, .rateLimitClient,
     ]
 }

@@ -8,7 +8,12 @@ extension GatewayAPIHandler {
         if EntityTag.matches(input.headers.ifNoneMatch, etag) {
             return .notModified(.init(headers: .init(eTag: etag)))
         }
-        let body = Components.Schemas.HostConfig(
+        return .ok(.init(headers: .init(eTag: etag), body: .json(Self.hostConfig(tenant))))
+    }
+
+    /// The public, non-secret settings of `tenant`.
+    static func hostConfig(_ tenant: Tenant) -> Components.Schemas.HostConfig {
+        Components.Schemas.HostConfig(
             tenant: tenant.id,
             displayName: tenant.displayName,
             theme: .init(primaryColor: tenant.theme.primaryColor, secondaryColor: tenant.theme.secondaryColor),
@@ -17,6 +22,5 @@ extension GatewayAPIHandler {
             storageMaxSizeInBytes: tenant.storageMaxSizeInBytes,
             configVersion: tenant.configVersion
         )
-        return .ok(.init(headers: .init(eTag: etag), body: .json(body)))
     }
 }

@@ -10,4 +10,10 @@ struct GatewayAPIHandler: APIProtocol {
     let auth: AuthorizationServer
     let issuerBase: IssuerBase
     let csrf: CSRFTokens
+    /// Mini-app operations (platform fan-out through the answer cache).
+    let miniApps: MiniAppService?
+    /// Time budget of one request for its upstream calls.
+    let upstreamBudget: Duration
+    /// Deadline of each `/home` part (inside the request budget).
+    let homePartBudget: Duration
 }

@@ -19,8 +19,11 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return ProblemResponse.make(problem)
         } catch {
             let problem = Self.problem(for: error)
-            if problem.status >= 500 {
+            if problem.code == GatewayProblem.internalError().code {
                 context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
+            } else if problem.status >= 500 {
+                // Upstream trouble mapped to a declared problem: a warning, without the request dump.
+                context.logger.warning("upstream problem", metadata: ["code": "\(problem.code)", "status": "\(problem.status)"])
             }
             return ProblemResponse.make(problem)
         }

@@ -1,0 +1,126 @@
+import Logging
+import Metrics
+
+/// Cache-aside for gateway answers over any ``Cache`` (Redis or in-process).
+///
+/// - fresh hit: the stored bytes, untouched.
+/// - stale within stale-while-revalidate: the stored bytes, and one background refresh.
+/// - miss: ONE load per key in this process (``SingleFlight``); across replicas a short
+///   lock (`SET NX PX`) lets one replica load while the others wait briefly for its answer.
+/// - load failed: a stale copy within stale-if-error stands in when the failure allows it.
+/// - 404/422 answers are stored for the policy's negative TTL.
+/// Cache failures never fail a request: they count as misses and the upstream answers.
+public final class AnswerCache: Sendable {
+    /// A loaded answer before it gets its cache metadata.
+    public struct Loaded: Sendable {
+        public var status: Int
+        public var body: [UInt8]
+
+        public init(status: Int, body: [UInt8]) {
+            self.status = status
+            self.body = body
+        }
+    }
+
+    private let cache: any Cache
+    private let flights = SingleFlight<CachedAnswer>()
+    private let lockTTL: Duration
+    private let lockWait: Duration
+    private let logger: Logger
+    private let staleServed: Counter
+    private let refreshes: Counter
+
+    public init(cache: any Cache, lockTTL: Duration = .seconds(2), lockWait: Duration = .milliseconds(500), factory: any MetricsFactory, logger: Logger) {
+        self.cache = cache
+        self.lockTTL = lockTTL
+        self.lockWait = lockWait
+        self.logger = logger
+        staleServed = Counter(label: "gateway_answer_stale_served_total", factory: factory)
+        refreshes = Counter(label: "gateway_answer_refreshes_total", factory: factory)
+    }
+
+    /// The answer for `key`, from the cache when possible, else from `load`.
+    public func answer(_ key: String, policy: CachePolicy, load: @escaping @Sendable () async throws -> Loaded) async throws -> CachedAnswer {
+        let cached = await read(key)
+        let now = CachedAnswer.now()
+        if let cached {
+            if now < cached.freshUntil { return cached }
+            if now < cached.staleUntil {
+                refreshInBackground(key, policy: policy, load: load)
+                return cached
+            }
+        }
+        do {
+            return try await flights.run(key) { try await self.fill(key, policy: policy, load: load) }
+        } catch {
+            guard let upstream = UpstreamError.underlying(error), upstream.allowsStale,
+                  let cached, CachedAnswer.now() < cached.errorUntil
+            else { throw error }
+            staleServed.increment()
+            logger.warning("serving stale answer", metadata: ["cache_key": "\(key)", "upstream_error": "\(error)"])
+            return cached
+        }
+    }
+
+    private func refreshInBackground(_ key: String, policy: CachePolicy, load: @escaping @Sendable () async throws -> Loaded) {
+        refreshes.increment()
+        Task {
+            _ = try? await self.flights.run(key) { try await self.fill(key, policy: policy, load: load) }
+        }
+    }
+
+    private func fill(_ key: String, policy: CachePolicy, load: @escaping @Sendable () async throws -> Loaded) async throws -> CachedAnswer {
+        let lockKey = key + ":lock"
+        let locked: Bool
+        do {
+            locked = try await cache.setIfAbsent(lockKey, [1], ttl: lockTTL)
+            // Another replica holds the lock: give it a moment to store its answer.
+            if !locked, let answer = await waitForOtherReplica(key) { return answer }
+        } catch {
+            locked = false  // cache down: load without waiting (single-flight still holds in-process)
+        }
+        do {
+            let answer = stamp(try await load(), policy: policy)
+            do {
+                let lifetime = max(answer.staleUntil, answer.errorUntil) - answer.storedAt
+                try await cache.set(key, CacheEnvelope.encode(answer), ttl: .milliseconds(max(1, lifetime)))
+            } catch {
+                logger.debug("cache write failed", metadata: ["cache_key": "\(key)"])
+            }
+            if locked { _ = try? await cache.delete([lockKey]) }
+            return answer
+        } catch {
+            if locked { _ = try? await cache.delete([lockKey]) }
+            throw error
+        }
+    }
+
+    /// Another replica holds the lock: poll for its answer until `lockWait` passes.
+    private func waitForOtherReplica(_ key: String) async -> CachedAnswer? {
+        let until = ContinuousClock.now + lockWait
+        while ContinuousClock.now < until {
+            try? await Task.sleep(for: .milliseconds(20))
+            if let answer = await read(key), CachedAnswer.now() < answer.freshUntil { return answer }
+        }
+        return nil
+    }
+
+    private func read(_ key: String) async -> CachedAnswer? {
+        guard let bytes = try? await cache.get(key) else { return nil }
+        return CacheEnvelope.decode(bytes)
+    }
+
+    private func stamp(_ loaded: Loaded, policy: CachePolicy) -> CachedAnswer {
+        let now = CachedAnswer.now()
+        if loaded.status != 200 {
+            let until = now + CachePolicy.milliseconds(policy.negative)
+            return CachedAnswer(status: loaded.status, body: loaded.body, storedAt: now, freshUntil: until, staleUntil: until, errorUntil: until)
+        }
+        let fresh = now + CachePolicy.milliseconds(policy.fresh)
+        return CachedAnswer(
+            status: 200, body: loaded.body, storedAt: now, freshUntil: fresh,
+            staleUntil: fresh + CachePolicy.milliseconds(policy.staleWhileRevalidate),
+            errorUntil: fresh + CachePolicy.milliseconds(policy.staleIfError)
+        )
+    }
+}

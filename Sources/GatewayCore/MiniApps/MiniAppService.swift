@@ -1,0 +1,126 @@
+/// The mini-app operations: platform answers through the tenant's cache, with the
+/// error mapping of the contract. Answers come back as ``CachedAnswer`` bytes ready to
+/// serve; refusals are thrown as ``GatewayProblem``s.
+public struct MiniAppService: Sendable {
+    /// The name of the upstream in problem details.
+    static let upstream = "mini-app platform"
+
+    let platform: any PlatformClient
+    let provisioning: (any ProvisioningClient)?
+    let answers: AnswerCache
+    let maxBundleBytes: Int
+    let demoCatalog: String?
+
+    /// - Parameter demoCatalog: folder served by ``LocalDirectoryPlatform`` to the `demo`
+    ///   tenant while it has no platform base URL (`make run` works offline).
+    public init(platform: any PlatformClient, provisioning: (any ProvisioningClient)? = nil, answers: AnswerCache, maxBundleBytes: Int = 64 << 20, demoCatalog: String? = nil) {
+        self.demoCatalog = demoCatalog
+        self.platform = platform
+        self.provisioning = provisioning
+        self.answers = answers
+        self.maxBundleBytes = maxBundleBytes
+    }
+
+    /// The latest published version of `id`.
+    public func miniApp(tenant: Tenant, id: String, deadline: ContinuousClock.Instant) async throws -> CachedAnswer {
+        let key = CacheKey.answer(tenant: tenant, kind: "info", [id])
+        return try await cached(key, policy: .ttl(seconds: tenant.cacheTTLs.catalogSeconds)) {
+            let infos = try await platform.miniAppInfo(id: id, try platformTarget(tenant), deadline: deadline)
+            guard let latest = infos.first(where: { $0.id == id }) ?? infos.first else {
+                return .init(status: 404, body: Array("no_published_version".utf8))
+            }
+            return .init(status: 200, body: try MiniAppAnswers.encode(MiniAppAnswers.MiniApp(latest)))
+        }
+    }
+
+    /// Permissions and metadata of one version; reasons fall back to the default language.
+    public func manifest(tenant: Tenant, id: String, versionID: String, lang: String?, deadline: ContinuousClock.Instant) async throws -> CachedAnswer {
+        let key = CacheKey.answer(tenant: tenant, kind: "manifest", [id, versionID, lang ?? ""])
+        return try await cached(key, policy: .ttl(seconds: tenant.cacheTTLs.manifestSeconds)) {
+            let target = try platformTarget(tenant)
+            var metadata = try await platform.metadata(id: id, versionID: versionID, lang: lang, target, deadline: deadline)
+            if lang != nil, Self.missesReasons(metadata) {
+                if let fallback = try? await platform.metadata(id: id, versionID: versionID, lang: nil, target, deadline: deadline) {
+                    metadata = Self.fillReasons(metadata, from: fallback)
+                }
+            }
+            let answer = MiniAppAnswers.Manifest(
+                miniAppId: id, versionId: versionID, lang: lang,
+                requiredPermissions: metadata.reqPermissions ?? [],
+                optionalPermissions: metadata.optPermissions ?? [],
+                accessTokenPermissions: metadata.accessTokenPermissions ?? [],
+                customMetaData: metadata.customMetaData ?? [:]
+            )
+            return .init(status: 200, body: try MiniAppAnswers.encode(answer))
+        }
+    }
+
+    /// Resolves a preview code (not cached: codes are short-lived and rare).
+    public func preview(tenant: Tenant, code: String, deadline: ContinuousClock.Instant) async throws -> [UInt8] {
+        do {
+            let preview = try await platform.preview(code: code, try platformTarget(tenant), deadline: deadline)
+            return try MiniAppAnswers.encode(MiniAppAnswers.Preview(miniApp: .init(preview.miniapp), host: preview.host))
+        } catch let error as UpstreamError {
+            throw error.problem(upstream: Self.upstream, notFoundCode: "preview_not_found")
+        }
+    }
+
+    /// Runs `load` through the answer cache; maps upstream failures and negative answers
+    /// to problems. An upstream 404 becomes a cached negative answer.
+    func cached(_ key: String, policy: CachePolicy, load: @escaping @Sendable () async throws -> AnswerCache.Loaded) async throws -> CachedAnswer {
+        let answer: CachedAnswer
+        do {
+            answer = try await answers.answer(key, policy: policy) {
+                do {
+                    return try await load()
+                } catch UpstreamError.notFound {
+                    return .init(status: 404, body: Array("miniapp_not_found".utf8))
+                }
+            }
+        } catch let error as UpstreamError {
+            throw error.problem(upstream: Self.upstream)
+        } catch let failure as ProvisioningFailure {
+            throw failure.error.problem(upstream: "provisioning service")
+        }
+        guard answer.status == 200 else { throw Self.problem(negative: answer) }
+        return answer
+    }
+
+    static func problem(negative answer: CachedAnswer) -> GatewayProblem {
+        switch String(decoding: answer.body, as: UTF8.self) {
+        case "no_published_version":
+            GatewayProblem(status: 404, code: "no_published_version", title: "No published version", detail: "This mini app has no published version.")
+        case "invalid_signature":
+            GatewayProblem(status: 422, code: "invalid_signature", title: "Invalid signature", detail: "The bundle's signature is missing or does not verify, and this tenant requires verification.")
+        default:
+            GatewayProblem(status: 404, code: "miniapp_not_found", title: "Mini app not found", detail: "The mini-app platform does not know this mini app or version.")
+        }
+    }
+
+    /// The tenant's platform: its configured API, or the demo catalog for `demo`.
+    func platformTarget(_ tenant: Tenant) throws -> PlatformTarget {
+        if tenant.id == DemoTenant.id, tenant.platform.baseURL == nil, let demoCatalog {
+            return PlatformTarget(tenantID: tenant.id, localDirectory: demoCatalog)
+        }
+        return try PlatformTarget(tenant: tenant)
+    }
+
+    static func missesReasons(_ metadata: PlatformMetadata) -> Bool {
+        ((metadata.reqPermissions ?? []) + (metadata.optPermissions ?? [])).contains { ($0.reason ?? "").isEmpty }
+    }
+
+    static func fillReasons(_ metadata: PlatformMetadata, from fallback: PlatformMetadata) -> PlatformMetadata {
+        let defaults = Dictionary(((fallback.reqPermissions ?? []) + (fallback.optPermissions ?? [])).map { ($0.name, $0.reason) }, uniquingKeysWith: { first, _ in first })
+        func fill(_ permissions: [PlatformMetadata.Permission]?) -> [PlatformMetadata.Permission]? {
+            permissions?.map { permission in
+                var filled = permission
+                if (filled.reason ?? "").isEmpty, let reason = defaults[permission.name] ?? nil { filled.reason = reason }
+                return filled
+            }
+        }
+        var result = metadata
+        result.reqPermissions = fill(metadata.reqPermissions)
+        result.optPermissions = fill(metadata.optPermissions)
+        return result
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import GatewayAPI
+import GatewayCore
+
+extension GatewayAPIHandler {
+    func listMiniApps(_ input: Operations.ListMiniApps.Input) async throws -> Operations.ListMiniApps.Output {
+        let q = input.query
+        try RequestValidation.length(q.text, 1...200, "text")
+        try RequestValidation.length(q.tag, 1...100, "tag")
+        try RequestValidation.range(q.start, 0...100_000, "start")
+        try RequestValidation.range(q.count, 1...100, "count")
+        let query = ProvisioningQuery(
+            text: q.text, tag: q.tag, location: try RequestValidation.location(near: q.near, radius: q.radius),
+            featured: q.featured ?? false, filters: try RequestValidation.filters(q.filter),
+            start: q.start ?? 0, count: q.count ?? 20
+        )
+        let (tenant, service, deadline) = try miniAppContext()
+        let answer = try await service.list(tenant: tenant, query: query, deadline: deadline)
+        if EntityTag.matches(input.headers.ifNoneMatch, answer.etag) { return .notModified(.init(headers: .init(eTag: answer.etag))) }
+        return .ok(.init(headers: .init(eTag: answer.etag), body: .json(try Self.decode(answer.body))))
+    }
+
+    func getMiniApp(_ input: Operations.GetMiniApp.Input) async throws -> Operations.GetMiniApp.Output {
+        try RequestValidation.identifier(input.path.id, "id")
+        let (tenant, service, deadline) = try miniAppContext()
+        let answer = try await service.miniApp(tenant: tenant, id: input.path.id, deadline: deadline)
+        if EntityTag.matches(input.headers.ifNoneMatch, answer.etag) { return .notModified(.init(headers: .init(eTag: answer.etag))) }
+        return .ok(.init(headers: .init(eTag: answer.etag), body: .json(try Self.decode(answer.body))))
+    }
+
+    func getMiniAppManifest(_ input: Operations.GetMiniAppManifest.Input) async throws -> Operations.GetMiniAppManifest.Output {
+        try RequestValidation.identifier(input.path.id, "id")
+        try RequestValidation.identifier(input.path.versionId, "versionId")
+        try RequestValidation.language(input.query.lang)
+        let (tenant, service, deadline) = try miniAppContext()
+        let answer = try await service.manifest(tenant: tenant, id: input.path.id, versionID: input.path.versionId, lang: input.query.lang, deadline: deadline)
+        if EntityTag.matches(input.headers.ifNoneMatch, answer.etag) { return .notModified(.init(headers: .init(eTag: answer.etag))) }
+        return .ok(.init(headers: .init(eTag: answer.etag), body: .json(try Self.decode(answer.body))))
+    }
+
+    func getMiniAppBundle(_ input: Operations.GetMiniAppBundle.Input) async throws -> Operations.GetMiniAppBundle.Output {
+        try RequestValidation.identifier(input.path.id, "id")
+        try RequestValidation.identifier(input.path.versionId, "versionId")
+        let (tenant, service, deadline) = try miniAppContext()
+        let answer = try await service.bundle(tenant: tenant, id: input.path.id, versionID: input.path.versionId, deadline: deadline)
+        if EntityTag.matches(input.headers.ifNoneMatch, answer.etag) { return .notModified(.init(headers: .init(eTag: answer.etag))) }
+        return .ok(.init(headers: .init(eTag: answer.etag), body: .json(try Self.decode(answer.body))))
+    }
+
+    func getPreview(_ input: Operations.GetPreview.Input) async throws -> Operations.GetPreview.Output {
+        try RequestValidation.previewCode(input.path.code)
+        let (tenant, service, deadline) = try miniAppContext()
+        let bytes = try await service.preview(tenant: tenant, code: input.path.code, deadline: deadline)
+        return .ok(.init(body: .json(try Self.decode(bytes))))
+    }
+
+    /// The tenant, the service and this request's upstream deadline.
+    private func miniAppContext() throws -> (Tenant, MiniAppService, ContinuousClock.Instant) {
+        let tenant = try RequestScope.requireTenant()
+        guard let miniApps else { throw GatewayProblem.internalError() }
+        return (tenant, miniApps, ContinuousClock.now + upstreamBudget)
+    }
+
+    /// Our own answer bytes into the generated type (they were encoded from the same schema).
+    static func decode<T: Decodable>(_ bytes: [UInt8]) throws -> T {
+        try JSONDecoder().decode(T.self, from: Data(bytes))
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import GatewayCore
+
+/// Enforces the constraints `OpenAPI/gateway.yaml` declares on inputs (the generated
+/// server checks types, not patterns or ranges): a violation is 400 `invalid_request`.
+enum RequestValidation {
+    static func identifier(_ value: String, _ name: String) throws {
+        guard (1...128).contains(value.utf8.count),
+              value.utf8.allSatisfy({ isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") })
+        else { throw GatewayProblem.invalidRequest("`\(name)` must be 1-128 characters of A-Z, a-z, 0-9, '.', '_' and '-'.") }
+    }
+
+    static func previewCode(_ value: String) throws {
+        guard (1...64).contains(value.utf8.count),
+              value.utf8.allSatisfy({ isAlphanumeric($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") })
+        else { throw GatewayProblem.invalidRequest("`code` must be 1-64 characters of A-Z, a-z, 0-9, '_' and '-'.") }
+    }
+
+    static func language(_ value: String?) throws {
+        guard let value else { return }
+        guard value.utf8.count <= 35, matches(#"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$"#, value) else {
+            throw GatewayProblem.invalidRequest("`lang` must be a language tag such as `en` or `ja-JP`.")
+        }
+    }
+
+    static func range(_ value: Int?, _ range: ClosedRange<Int>, _ name: String) throws {
+        guard let value else { return }
+        guard range.contains(value) else { throw GatewayProblem.invalidRequest("`\(name)` must be in \(range.lowerBound)...\(range.upperBound).") }
+    }
+
+    /// Lengths in code points, as JSON Schema counts them.
+    static func length(_ value: String?, _ range: ClosedRange<Int>, _ name: String) throws {
+        guard let value else { return }
+        guard range.contains(value.unicodeScalars.count) else { throw GatewayProblem.invalidRequest("`\(name)` must be \(range.lowerBound)-\(range.upperBound) characters.") }
+    }
+
+    /// The patterns of `OpenAPI/gateway.yaml`, matched against the WHOLE value.
+    static let nearPattern = #"^-?(90(\.0{1,8})?|[1-8]?[0-9](\.[0-9]{1,8})?),-?(180(\.0{1,8})?|(1[0-7][0-9]|[1-9]?[0-9])(\.[0-9]{1,8})?)$"#
+    static let filterPattern = #"^[A-Za-z0-9_.]{1,64}:((equals|notEquals|greater|greaterOrEquals|less|lessOrEquals|contains):[^,]+|in:[^,]+(,[^,]+)*)$"#
+
+    /// `near=lat,lon` (+ `radius`, default 5000 m) → a location; `radius` alone is ignored.
+    static func location(near: String?, radius: Int?) throws -> ProvisioningQuery.Location? {
+        try range(radius, 1...1_000_000, "radius")
+        guard let near else { return nil }
+        let parts = near.split(separator: ",")
+        guard near.count <= 40, matches(nearPattern, near), parts.count == 2,
+              let lat = Double(parts[0]), let lon = Double(parts[1])
+        else { throw GatewayProblem.invalidRequest("`near` must be `lat,lon` in decimal degrees.") }
+        return .init(latitude: lat, longitude: lon, radiusMetres: Double(radius ?? 5000))
+    }
+
+    static func filters(_ values: [String]?) throws -> [ProvisioningFilter] {
+        let values = values ?? []
+        guard values.count <= 10 else { throw GatewayProblem.invalidRequest("At most 10 `filter` values.") }
+        return try values.map { text in
+            guard text.unicodeScalars.count <= 200, matches(filterPattern, text), let filter = ProvisioningFilter(parsing: text) else {
+                throw GatewayProblem.invalidRequest("`filter` must be `field:operator:value[,value]` (several values only with `in`).")
+            }
+            return filter
+        }
+    }
+
+    /// True when `pattern` matches all of `value` (not just up to a trailing newline).
+    static func matches(_ pattern: String, _ value: String) -> Bool {
+        guard let regex = try? NSRegularExpression(pattern: pattern) else { return false }
+        let whole = NSRange(value.startIndex..., in: value)
+        guard let match = regex.firstMatch(in: value, range: whole) else { return false }
+        return match.range == whole
+    }
+
+    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+    }
+}

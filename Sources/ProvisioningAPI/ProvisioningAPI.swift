@@ -1,0 +1,1 @@
+// Types and client generated from OpenAPI/upstreams/provisioning.yaml (the gateway's provisioning contract).

@@ -1,0 +1,64 @@
+import Foundation
+import Metrics
+import Logging
+import Synchronization
+import Testing
+@testable import GatewayCore
+
+@Suite("Answer cache: envelope, single-flight, negative caching, stale-if-error")
+struct AnswerCacheTests {
+    static func makeCache() -> AnswerCache {
+        AnswerCache(cache: MemoryCache(), factory: NOOPMetricsHandler.instance, logger: Logger(label: "test"))
+    }
+
+    @Test("the envelope round-trips and rejects garbage")
+    func envelope() {
+        let answer = CachedAnswer(status: 200, body: Array("{\"a\":1}".utf8), storedAt: 1, freshUntil: 2, staleUntil: 3, errorUntil: 4)
+        #expect(CacheEnvelope.decode(CacheEnvelope.encode(answer)) == answer)
+        #expect(CacheEnvelope.decode([1, 2, 3]) == nil)
+    }
+
+    @Test("1,000 concurrent misses of one key share one load")
+    func singleFlight() async throws {
+        let cache = Self.makeCache()
+        let loads = Counted()
+        let policy = CachePolicy.ttl(seconds: 60)
+        try await withThrowingTaskGroup(of: CachedAnswer.self) { group in
+            for _ in 0..<1000 {
+                group.addTask {
+                    try await cache.answer("k", policy: policy) {
+                        loads.value.withLock { $0 += 1 }
+                        try await Task.sleep(for: .milliseconds(100))
+                        return .init(status: 200, body: [1, 2, 3])
+                    }
+                }
+            }
+            for try await answer in group { #expect(answer.body == [1, 2, 3]) }
+        }
+        #expect(loads.value.withLock { $0 } == 1)
+    }
+
+    @Test("a stale copy stands in for an upstream failure; a 4xx-like failure does not")
+    func staleIfError() async throws {
+        let cache = Self.makeCache()
+        let policy = CachePolicy(fresh: .zero, staleWhileRevalidate: .zero, staleIfError: .seconds(60))
+        _ = try await cache.answer("k", policy: policy) { .init(status: 200, body: [7]) }
+        try await Task.sleep(for: .milliseconds(5))
+        let stale = try await cache.answer("k", policy: policy) { throw UpstreamError.serverError(status: 503) }
+        #expect(stale.body == [7])
+        await #expect(throws: UpstreamError.rateLimited(retryAfter: nil)) {
+            try await cache.answer("k", policy: policy) { throw UpstreamError.rateLimited(retryAfter: nil) }
+        }
+    }
+
+    @Test("cache keys carry tenant and configVersion; parts are escaped")
+    func keys() {
+        let tenant = Tenant(id: "acme", displayName: "Acme", configVersion: 7)
+        #expect(CacheKey.answer(tenant: tenant, kind: "manifest", ["a:b", "v1", ""]) == "gw:v1:acme:7:manifest:a%3Ab:v1:")
+    }
+}
+
+/// A shared counter for concurrent closures.
+final class Counted: Sendable {
+    let value = Mutex(0)
+}

@@ -1,0 +1,101 @@
+import Foundation
+import GatewayCore
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import Synchronization
+
+/// A fake mini-app platform: a real Hummingbird server on a free port that follows the
+/// platform contract of DESIGN.md (paths, `apiKey: ras-…`, both error body shapes,
+/// `Signature` header), records every request and injects faults.
+final class FakePlatform: Sendable {
+    struct Recorded: Sendable {
+        let path: String
+        let query: [String: String]
+        let headers: [String: String]
+    }
+
+    enum Fault: Sendable {
+        case status(Int, retryAfter: String? = nil)
+        case malformed
+        case delay(Duration)
+    }
+
+    struct State: Sendable {
+        var apps: [PlatformMiniAppInfo] = []
+        /// Overrides of `?miniAppId=` answers (e.g. `[]` = no published version).
+        var infos: [String: [PlatformMiniAppInfo]] = [:]
+        /// Key `id/version/lang` (lang empty = default language).
+        var metadata: [String: PlatformMetadata] = [:]
+        var fileManifests: [String: PlatformFileManifest] = [:]
+        var keys: [String: PlatformPublicKey] = [:]
+        var files: [String: [UInt8]] = [:]
+        var previews: [String: PlatformPreview] = [:]
+        var fault: Fault?
+        /// How many more requests get `fault` (nil = every request).
+        var faultCount: Int?
+        var requests: [Recorded] = []
+    }
+
+    let projectID = "proj-1"
+    let subscriptionKey = "sub-key-123"
+    let state = Mutex(State())
+    private let task: Task<Void, any Error>
+    let port: Int
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+    var requests: [Recorded] { state.withLock { $0.requests } }
+
+    func requests(matching suffix: String) -> [Recorded] {
+        requests.filter { $0.path.hasSuffix(suffix) || $0.path.contains(suffix) }
+    }
+
+    func set(_ update: (inout State) -> Void) {
+        state.withLock { update(&$0) }
+    }
+
+    func injectFault(_ fault: Fault?, count: Int? = nil) {
+        state.withLock {
+            $0.fault = fault
+            $0.faultCount = count
+        }
+    }
+
+    private init(task: Task<Void, any Error>, port: Int) {
+        self.task = task
+        self.port = port
+    }
+
+    /// Starts a fake, runs `body`, stops it.
+    static func with<T: Sendable>(_ body: @Sendable (FakePlatform) async throws -> T) async throws -> T {
+        let fake = try await start()
+        defer { fake.task.cancel() }
+        return try await body(fake)
+    }
+
+    static func start() async throws -> FakePlatform {
+        let holder = Mutex<FakePlatform?>(nil)
+        let (portStream, portContinuation) = AsyncStream<Int>.makeStream()
+        let router = Router()
+        router.add(middleware: FakePlatformResponder { holder.withLock { $0 } })
+        var logger = Logger(label: "fake-platform")
+        logger.logLevel = .critical
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+        let task = Task { try await app.runService() }
+        var iterator = portStream.makeAsyncIterator()
+        guard let port = await iterator.next() else { throw CancellationError() }
+        let fake = FakePlatform(task: task, port: port)
+        holder.withLock { $0 = fake }
+        return fake
+    }
+
+    func stop() {
+        task.cancel()
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import GatewayAPI
+import GatewayCore
+import Testing
+
+@Suite("/home fans out concurrently and answers partially")
+struct HomeTests {
+    @Test("all parts present → complete")
+    func complete() async throws {
+        try await FakePlatform.with { fake in
+            fake.seedHello()
+            try await GatewayHarness.withGateway { harness, client, _ in
+                let id = uniqueTenantID("home")
+                try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
+                let home = try await client.getHome(path: .init(tenant: id)).ok.body.json
+                #expect(home.complete)
+                #expect(home.missing.isEmpty)
+                #expect(home.hostConfig.tenant == id)
+                #expect(home.featured?.map(\.id) == ["alpha", "hello"])
+            }
+        }
+    }
+
+    @Test("one slow part → still 200, complete: false, missing: [featured], within its deadline")
+    func slowPart() async throws {
+        try await FakePlatform.with { fake in
+            fake.seedHello()
+            fake.injectFault(.delay(.seconds(3)))
+            try await GatewayHarness.withGateway { harness, client, _ in
+                let id = uniqueTenantID("homeslow")
+                try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
+                let started = ContinuousClock.now
+                let home = try await client.getHome(path: .init(tenant: id)).ok.body.json
+                #expect(ContinuousClock.now - started < .milliseconds(2000))
+                #expect(!home.complete)
+                #expect(home.missing == [.featured])
+                #expect(home.featured == nil)
+                #expect(home.hostConfig.tenant == id)
+            }
+        }
+    }
+}

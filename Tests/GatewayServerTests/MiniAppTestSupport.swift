@@ -1,0 +1,35 @@
+import Foundation
+import GatewayAPI
+import GatewayCore
+
+/// A tenant id no other test (sharing the same Redis) uses.
+func uniqueTenantID(_ prefix: String) -> String {
+    prefix + "-" + String(UUID().uuidString.lowercased().prefix(8))
+}
+
+extension FakePlatform {
+    /// One published mini app `hello` (version v1) with metadata in the default language and Japanese.
+    func seedHello() {
+        set { state in
+            state.apps = [
+                PlatformMiniAppInfo(id: "hello", displayName: "Hello", icon: "https://cdn.example/hello.png", version: .init(versionTag: "1.0.0", versionId: "v1"), promotionalText: "Says hello"),
+                PlatformMiniAppInfo(id: "alpha", displayName: "Alpha", version: .init(versionTag: "2.0", versionId: "a2")),
+            ]
+            state.infos["draft"] = []
+            state.metadata["hello/v1/"] = PlatformMetadata(
+                reqPermissions: [.init(name: "rakuten.miniapp.user.USER_NAME", reason: "To greet you")],
+                optPermissions: [.init(name: "rakuten.miniapp.device.LOCATION", reason: "To find shops")],
+                accessTokenPermissions: [.init(audience: "rae", scopes: ["idinfo_read_openid"])],
+                customMetaData: ["hostAppRandomTestKey": "metadata value"]
+            )
+            state.metadata["hello/v1/ja"] = PlatformMetadata(
+                reqPermissions: [.init(name: "rakuten.miniapp.user.USER_NAME", reason: "挨拶のため")],
+                optPermissions: [.init(name: "rakuten.miniapp.device.LOCATION", reason: nil)],
+                accessTokenPermissions: [.init(audience: "rae", scopes: ["idinfo_read_openid"])],
+                customMetaData: [:]
+            )
+            state.fileManifests["hello/v1"] = PlatformFileManifest(files: ["\(baseURL)/files/hello-v1.zip", "\(baseURL)/files/index.html"], publicKeyID: nil, signature: nil)
+            state.previews["PREVIEW1"] = PlatformPreview(miniapp: state.apps[0], host: ["id": .string("host-1"), "name": .string("Preview Host")])
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import GatewayAPI
+import GatewayCore
+import Testing
+
+@Suite("Redis dying mid-test never fails a request the upstream can answer")
+struct RedisOutageTests {
+    @Test("requests are answered from the upstream after redis-server is killed")
+    func redisStopped() async throws {
+        let port = try freeTCPPort()
+        let redis = Process()
+        redis.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        redis.arguments = ["redis-server", "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        redis.standardOutput = FileHandle.nullDevice
+        try redis.run()
+        // SIGKILL: the test process ignores SIGTERM (ServiceLifecycle), and children inherit that.
+        defer { if redis.isRunning { kill(redis.processIdentifier, SIGKILL) } }
+        try await Task.sleep(for: .milliseconds(300))
+        try await FakePlatform.with { fake in
+            fake.seedHello()
+            try await GatewayHarness.withGateway(redisURL: "redis://127.0.0.1:\(port)/0") { harness, client, _ in
+                let id = uniqueTenantID("redis")
+                try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
+                let path = Operations.GetMiniAppManifest.Input.Path(tenant: id, id: "hello", versionId: "v1")
+                _ = try await client.getMiniAppManifest(path: path).ok
+                kill(redis.processIdentifier, SIGKILL)
+                // Poll instead of waitUntilExit(), which blocks a cooperative thread.
+                for _ in 0..<40 where redis.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+                for _ in 0..<3 {
+                    _ = try await client.getMiniAppManifest(path: path).ok
+                    _ = try await client.getMiniApp(path: .init(tenant: id, id: "hello")).ok
+                }
+                #expect(fake.requests(matching: "/metadata").count >= 2)
+            }
+        }
+    }
+}
+
+/// A TCP port that was free a moment ago.
+func freeTCPPort() throws -> Int {
+    let output = Pipe()
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", "-c", "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])"]
+    process.standardOutput = output
+    try process.run()
+    process.waitUntilExit()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    guard let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw CancellationError() }
+    return port
+}

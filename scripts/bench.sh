@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# `make bench`: builds the gateway and a bare Hummingbird route (release unless
+# BENCH_MODE=debug), then in ONE run prints:
+#   (a) wrk against a cached manifest GET through the full stack (tenant `demo`, served
+#       from the Deploy/demo catalog, then from the answer cache) and
+#   (b) wrk against the bare route returning the same bytes (64 connections, 2 threads);
+#   /home p50 with the platform delayed 20 ms; 1,000 concurrent cold requests for one
+#   manifest → upstream calls; gateway RSS after load.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${BENCH_MODE:-release}
+duration=${BENCH_DURATION:-10s}
+swift build -c "$mode" --product gateway
+swift build -c "$mode" --product gatewayctl
+swift build -c "$mode" --product bare-route
+bin=.build/$mode
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+wait_for() { for _ in $(seq 1 100); do curl -fsS "$1" >/dev/null 2>&1 && return 0; sleep 0.1; done; echo "not up: $1" >&2; return 1; }
+
+export GATEWAY_DATABASE_PATH="$work/gateway.sqlite"
+export GATEWAY_MASTER_KEY=$(head -c 32 /dev/urandom | base64)
+export GATEWAY_LOG_LEVEL=error
+if command -v redis-server >/dev/null; then
+  redis_port=$(scripts/free-port.sh)
+  redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no >"$work/redis.log" 2>&1 &
+  pids+=($!)
+  export GATEWAY_REDIS_URL="redis://127.0.0.1:$redis_port/0"
+  for _ in $(seq 1 50); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+fi
+upstream_port=$(scripts/free-port.sh)
+python3 scripts/bench-upstream.py "$upstream_port" 20 &
+pids+=($!)
+gw_port=$(scripts/free-port.sh)
+GATEWAY_HTTP_PORT=$gw_port "$bin/gateway" serve >"$work/gateway.log" 2>&1 &
+gw_pid=$!
+pids+=($gw_pid)
+wait_for "http://127.0.0.1:$gw_port/healthz"
+"$bin/gatewayctl" tenant create bench --display-name Bench --platform-url "http://127.0.0.1:$upstream_port" \
+  --project-id P1 --subscription-key bench-key --catalog-ttl 1 --manifest-ttl 300 >/dev/null
+base="http://127.0.0.1:$gw_port"
+wait_for "$base/t/bench/v1/host-config"
+
+manifest="$base/t/demo/v1/miniapps/hello/versions/v1/manifest"
+curl -fsS "$manifest" >"$work/body.json"
+bare_port=$(scripts/free-port.sh)
+"$bin/bare-route" "$bare_port" "$work/body.json" >/dev/null 2>&1 &
+pids+=($!)
+wait_for "http://127.0.0.1:$bare_port/bare"
+
+figures() { # label url connections
+  local out; out=$(wrk -t2 -c"$3" -d"$duration" --latency "$2")
+  printf '%-34s %10s req/s   p50 %8s   p99 %8s\n' "$1" \
+    "$(awk '/Requests\/sec/ {print $2}' <<<"$out")" "$(awk '$1=="50%" {print $2}' <<<"$out")" "$(awk '$1=="99%" {print $2}' <<<"$out")"
+}
+echo "mode: $mode, cache: ${GATEWAY_REDIS_URL:+redis}${GATEWAY_REDIS_URL:-memory}, $(nproc) cores, wrk $duration"
+figures "(a) cached manifest, full stack" "$manifest" 64
+figures "(b) bare Hummingbird route" "http://127.0.0.1:$bare_port/bare" 64
+figures "/home (platform +20 ms, 8 conns)" "$base/t/bench/v1/home" 8
+burst=$(python3 scripts/bench-burst.py "$base/t/bench/v1/miniapps/app1/versions/v1/manifest" 1000)
+calls=$(curl -fsS "http://127.0.0.1:$upstream_port/count" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("/host/P1/miniapp/app1/version/v1/metadata", 0))')
+echo "1000 concurrent cold requests: statuses $burst, upstream calls $calls"
+echo "gateway RSS after load: $(( $(ps -o rss= -p "$gw_pid") / 1024 )) MiB"
