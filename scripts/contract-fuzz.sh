@@ -14,8 +14,11 @@ export GATEWAY_LOG_LEVEL=warning
 gateway=$!
 trap 'kill $gateway 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+# Protected operations are fuzzed as the development demo user (seeded with its client).
+GATEWAY_FUZZ_TOKEN=$(python3 scripts/demo-token.py "http://127.0.0.1:$port" "$work/fuzz/demo-user.txt")
+export GATEWAY_FUZZ_TOKEN
 status=0
-schemathesis run OpenAPI/gateway.yaml \
+schemathesis --config-file scripts/schemathesis.toml run OpenAPI/gateway.yaml \
   --url "http://127.0.0.1:$port" \
   --checks all \
   --max-examples "${FUZZ_MAX_EXAMPLES:-60}" \
