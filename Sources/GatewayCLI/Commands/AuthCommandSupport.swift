@@ -12,4 +12,12 @@ struct AuthAccess {
         auth = SQLiteAuthStore(tenants: access.store)
         _ = try await TenantCommandSupport.require(tenant, in: access.store)
     }
+
+    /// The client `clientID` of `tenant`, or an exit-2 error naming both.
+    func requireClient(tenant: String, clientID: String) async throws -> OAuthClient {
+        guard let client = try await auth.client(tenantID: tenant, clientID: clientID) else {
+            throw CLIError.invalid("no client \(clientID) in tenant \(tenant)")
+        }
+        return client
+    }
 }

@@ -105,7 +105,7 @@ struct ClientShowCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try CLIContext.require()
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        guard let client = try await a.auth.client(tenantID: tenant.tenant, clientID: clientID) else { throw CLIError.invalid("no client \(clientID) in tenant \(tenant.tenant)") }
+        let client = try await a.requireClient(tenant: tenant.tenant, clientID: clientID)
         if global.json { try context.printJSON(client) } else { ClientText.lines(client).forEach(context.print) }
     }
 }
@@ -120,7 +120,7 @@ struct ClientUpdateCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try CLIContext.require()
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        guard var client = try await a.auth.client(tenantID: tenant.tenant, clientID: clientID) else { throw CLIError.invalid("no client \(clientID) in tenant \(tenant.tenant)") }
+        var client = try await a.requireClient(tenant: tenant.tenant, clientID: clientID)
         settings.apply(to: &client)
         try ClientText.validate(client)
         try await a.auth.updateClient(client)
