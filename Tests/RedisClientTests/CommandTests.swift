@@ -50,9 +50,12 @@ extension IntegrationTests {
             #expect(try await client.set(p + "ex", "v", expiration: .seconds(100)))
             let ttl = try await client.send("TTL", .bytes(bytes(p + "ex")))
             #expect((1...100).contains(ttl.integer ?? -1))
-            #expect(try await client.set(p + "px", bytes("v"), expiration: .milliseconds(50), condition: .ifNotExists))
-            #expect(try await client.exists([p + "px"]) == 1)
-            try await Task.sleep(for: .milliseconds(200))
+            // PX: the server holds a millisecond TTL (checked with PTTL, not a race against the
+            // clock), and the key is gone once it has passed.
+            #expect(try await client.set(p + "px", bytes("v"), expiration: .milliseconds(1000), condition: .ifNotExists))
+            let pttl = try await client.send("PTTL", .bytes(bytes(p + "px")))
+            #expect((1...1000).contains(pttl.integer ?? -1))
+            try await Task.sleep(for: .milliseconds(1500))
             #expect(try await client.get(p + "px") == nil)
 
             // GETDEL

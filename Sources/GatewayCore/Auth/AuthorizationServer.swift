@@ -1,4 +1,5 @@
 import Foundation
+import NIOPosix
 
 /// The authorization server of every tenant: request validation, PAR, sign-in, code
 /// issuance, client authentication and the token service, over injected stores and cache.
@@ -102,15 +103,17 @@ public struct AuthorizationServer: Sendable {
     /// passwords, disabled users and throttled attempts.
     public func authenticate(tenantID: String, username: String, password: String, address: String?) async throws -> LocalUser? {
         let hasher = self.hasher
+        // scrypt is deliberately expensive (~32 MiB, tens of ms): it runs on NIO's blocking
+        // thread pool, never on the cooperative pool that serves every other request.
         guard await throttle.allows(tenantID: tenantID, username: username, address: address) else {
-            await Task.detached { hasher.dummyVerify(password) }.value
+            try await NIOThreadPool.singleton.runIfActive { hasher.dummyVerify(password) }
             return nil
         }
         let user = username.isEmpty || username.count > 200 ? nil : try await users.user(tenantID: tenantID, username: username)
-        let ok: Bool = await Task.detached {
+        let ok: Bool = try await NIOThreadPool.singleton.runIfActive {
             guard let user else { hasher.dummyVerify(password); return false }
             return hasher.verify(password, against: user.passwordHash) && !user.disabled
-        }.value
+        }
         guard ok, let user else {
             await throttle.recordFailure(tenantID: tenantID, username: username, address: address)
             return nil
