@@ -62,7 +62,7 @@ struct GatewayHarness {
     /// A fixed test key (32 bytes of 0x2A), so operator stores and gatewayctl runs agree.
     static let masterKeyBase64 = Data(repeating: 42, count: 32).base64EncodedString()
 
-    static func configuration(in folder: URL, useRedis: Bool = true, redisURL: String? = nil, upstreamBudget: Duration = .seconds(5), rateLimits: RateLimiter.Limits = .init()) -> GatewayConfiguration {
+    static func configuration(in folder: URL, useRedis: Bool = true, redisURL: String? = nil, upstreamBudget: Duration = .seconds(5), rateLimits: RateLimiter.Limits = .init(), homePartBudget: Duration = .milliseconds(800)) -> GatewayConfiguration {
         GatewayConfiguration(
             host: "127.0.0.1",
             port: 0,
@@ -73,6 +73,7 @@ struct GatewayHarness {
             logLevel: .warning,
             tenantReloadInterval: .milliseconds(100),
             upstreamBudget: upstreamBudget,
+            homePartBudget: homePartBudget,
             rateLimits: rateLimits
         )
     }
@@ -84,12 +85,13 @@ struct GatewayHarness {
         redisURL: String? = nil,
         upstreamBudget: Duration = .seconds(5),
         rateLimits: RateLimiter.Limits = .init(),
+        homePartBudget: Duration = .milliseconds(800),
         _ body: @Sendable (GatewayHarness, Client, Int) async throws -> T
     ) async throws -> T {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gw-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let configuration = configuration(in: folder, useRedis: useRedis, redisURL: redisURL, upstreamBudget: upstreamBudget, rateLimits: rateLimits)
+        let configuration = configuration(in: folder, useRedis: useRedis, redisURL: redisURL, upstreamBudget: upstreamBudget, rateLimits: rateLimits, homePartBudget: homePartBudget)
         var logger = Logger(label: "test-gateway")
         logger.logLevel = .warning
         let bootstrap = try await GatewayBootstrap.start(

@@ -106,7 +106,7 @@ struct MiniAppWireTests {
 
     @Test("the demo tenant is served offline from Deploy/demo (LocalDirectoryPlatform), signature verified")
     func demoCatalog() async throws {
-        try await GatewayHarness.withGateway { _, client, _ in
+        try await GatewayHarness.withGateway(homePartBudget: .seconds(5)) { _, client, _ in
             let list = try await client.listMiniApps(path: .init(tenant: "demo")).ok.body.json
             #expect(list.items.map(\.id) == ["hello", "weather"])
             let manifest = try await client.getMiniAppManifest(path: .init(tenant: "demo", id: "hello", versionId: "v1"), query: .init(lang: "ja")).ok.body.json
