@@ -47,24 +47,31 @@ wait_for "http://127.0.0.1:$gw_port/healthz"
   --project-id P1 --subscription-key bench-key --catalog-ttl 1 --manifest-ttl 300 >/dev/null
 base="http://127.0.0.1:$gw_port"
 wait_for "$base/t/bench/v1/host-config"
+# Every mini-app operation needs a bearer token: sign real users in, as a client would.
+"$bin/gatewayctl" client add --tenant bench --client-id bench-app --redirect-uri http://127.0.0.1/callback >/dev/null
+printf 'username: bench\npassword: bench-password-%s\n' "$RANDOM$RANDOM" >"$work/bench-user.txt"
+awk '/^password: / {print $2}' "$work/bench-user.txt" | "$bin/gatewayctl" user add --tenant bench --username bench --password-stdin >/dev/null
+demo_auth="Authorization: Bearer $(python3 scripts/demo-token.py "$base" "$work/demo-user.txt")"
+bench_auth="Authorization: Bearer $(python3 scripts/demo-token.py "$base" "$work/bench-user.txt" bench bench-app)"
 
 manifest="$base/t/demo/v1/miniapps/hello/versions/v1/manifest"
-curl -fsS "$manifest" >"$work/body.json"
+curl -fsS -H "$demo_auth" "$manifest" >"$work/body.json"
 bare_port=$(scripts/free-port.sh)
 "$bin/bare-route" "$bare_port" "$work/body.json" >/dev/null 2>&1 &
 pids+=($!)
 wait_for "http://127.0.0.1:$bare_port/bare"
 
-figures() { # label url connections
-  local out; out=$(wrk -t2 -c"$3" -d"$duration" --latency "$2")
+figures() { # label url connections [header]
+  local out; out=$(wrk -t2 -c"$3" -d"$duration" --latency ${4:+-H "$4"} "$2")
   printf '%-34s %10s req/s   p50 %8s   p99 %8s\n' "$1" \
     "$(awk '/Requests\/sec/ {print $2}' <<<"$out")" "$(awk '$1=="50%" {print $2}' <<<"$out")" "$(awk '$1=="99%" {print $2}' <<<"$out")"
 }
-echo "mode: $mode, cache: ${GATEWAY_REDIS_URL:+redis}${GATEWAY_REDIS_URL:-memory}, $(nproc) cores, wrk $duration"
-figures "(a) cached manifest, full stack" "$manifest" 64
+cache_kind=memory; [[ -n "${GATEWAY_REDIS_URL:-}" ]] && cache_kind=redis
+echo "mode: $mode, cache: $cache_kind, $(nproc) cores, wrk $duration, bearer tokens on every mini-app request"
+figures "(a) cached manifest, full stack" "$manifest" 64 "$demo_auth"
 figures "(b) bare Hummingbird route" "http://127.0.0.1:$bare_port/bare" 64
-figures "/home (platform +20 ms, 8 conns)" "$base/t/bench/v1/home" 8
-burst=$(python3 scripts/bench-burst.py "$base/t/bench/v1/miniapps/app1/versions/v1/manifest" 1000)
+figures "/home (platform +20 ms, 8 conns)" "$base/t/bench/v1/home" 8 "$bench_auth"
+burst=$(python3 scripts/bench-burst.py "$base/t/bench/v1/miniapps/app1/versions/v1/manifest" 1000 "${bench_auth#Authorization: }")
 calls=$(curl -fsS "http://127.0.0.1:$upstream_port/count" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("/host/P1/miniapp/app1/version/v1/metadata", 0))')
 echo "1000 concurrent cold requests: statuses $burst, upstream calls $calls"
 echo "gateway RSS after load: $(( $(ps -o rss= -p "$gw_pid") / 1024 )) MiB"
