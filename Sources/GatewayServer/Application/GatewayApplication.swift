@@ -47,6 +47,7 @@ public enum GatewayApplication {
         router.add(middleware: ProblemMiddleware(routes: routes))
         router.add(middleware: TenantResolutionMiddleware(directory: services.directory))
         router.add(middleware: BearerAuthMiddleware(auth: services.auth, issuerBase: services.issuerBase))
+        router.add(middleware: HeaderDecodingMiddleware())
         try handler.registerHandlers(on: router)
         return router
     }
