@@ -209,3 +209,28 @@ struct OAuthRawHTTPTests {
         }
     }
 }
+
+@Suite("Signing-key rotation")
+struct KeyRotationTests {
+    @Test("after a rotation JWKS publishes both keys, new tokens use the new kid, tokens in flight still verify")
+    func rotation() async throws {
+        try await GatewayHarness.withGateway { harness, client, port in
+            let kit = OAuthTestKit(harness: harness, client: client, port: port)
+            try await kit.setUp()
+            let before = try await kit.tokens()
+            let oldKid = try jwtHeader(before.accessToken)["kid"]?.stringValue
+            // What `gatewayctl keys rotate` does, through an operator store on the same file.
+            let operatorAuth = SQLiteAuthStore(tenants: try harness.operatorStore())
+            let newKey = SigningKey.generate(tenantID: "demo")
+            try await operatorAuth.addSigningKey(newKey)
+            #expect(try await eventually(within: .seconds(10)) {
+                try await client.getJWKS(path: .init(tenant: "demo")).ok.body.json.keys.count == 2
+            })
+            let after = try await kit.tokens()
+            #expect(try jwtHeader(after.accessToken)["kid"]?.stringValue == newKey.kid)
+            #expect(oldKid != newKey.kid)
+            #expect(try await kit.me(authorization: "Bearer \(before.accessToken)").status == 200)
+            #expect(try await kit.me(authorization: "Bearer \(after.accessToken)").status == 200)
+        }
+    }
+}
