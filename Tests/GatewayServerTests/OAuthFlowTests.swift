@@ -186,3 +186,51 @@ struct DemoSignInTests {
         }
     }
 }
+
+@Suite("Raw HTTP details a browser sees")
+struct OAuthRawHTTPTests {
+    @Test("Location, Content-Security-Policy and ETag go out unencoded (browsers follow the redirect)")
+    func rawHeaders() async throws {
+        try await GatewayHarness.withGateway { harness, client, port in
+            let kit = OAuthTestKit(harness: harness, client: client, port: port)
+            try await kit.setUp()
+            let base = "http://127.0.0.1:\(port)/t/demo"
+            let query = "response_type=code&client_id=\(kit.clientID)&redirect_uri=http%3A%2F%2F127.0.0.1%3A9999%2Fcallback&code_challenge_method=plain&state=abc"
+            let redirect = try await TestHTTP.noRedirects.execute(HTTPClientRequest(url: "\(base)/oauth2/authorize?\(query)"), timeout: .seconds(10))
+            #expect(redirect.status.code == 302)
+            let location = try #require(redirect.headers.first(name: "Location"))
+            #expect(location.hasPrefix("http://127.0.0.1:9999/callback?error=invalid_request&"))
+            #expect(URLComponents(string: location)?.queryItems?.first { $0.name == "iss" }?.value == "\(base)")
+            let page = try await TestHTTP.noRedirects.execute(HTTPClientRequest(url: "\(base)/oauth2/authorize?\(query.replacingOccurrences(of: "plain", with: "S256"))&code_challenge=\(OAuthTestKit.challenge)"), timeout: .seconds(10))
+            #expect(page.status.code == 200)
+            #expect(page.headers.first(name: "Content-Security-Policy")?.hasPrefix("default-src 'none';") == true)
+            let host = try await TestHTTP.noRedirects.execute(HTTPClientRequest(url: "\(base)/v1/host-config"), timeout: .seconds(10))
+            #expect(host.headers.first(name: "ETag") == "\"cfg-1\"")
+        }
+    }
+}
+
+@Suite("Signing-key rotation")
+struct KeyRotationTests {
+    @Test("after a rotation JWKS publishes both keys, new tokens use the new kid, tokens in flight still verify")
+    func rotation() async throws {
+        try await GatewayHarness.withGateway { harness, client, port in
+            let kit = OAuthTestKit(harness: harness, client: client, port: port)
+            try await kit.setUp()
+            let before = try await kit.tokens()
+            let oldKid = try jwtHeader(before.accessToken)["kid"]?.stringValue
+            // What `gatewayctl keys rotate` does, through an operator store on the same file.
+            let operatorAuth = SQLiteAuthStore(tenants: try harness.operatorStore())
+            let newKey = SigningKey.generate(tenantID: "demo")
+            try await operatorAuth.addSigningKey(newKey)
+            #expect(try await eventually(within: .seconds(10)) {
+                try await client.getJWKS(path: .init(tenant: "demo")).ok.body.json.keys.count == 2
+            })
+            let after = try await kit.tokens()
+            #expect(try jwtHeader(after.accessToken)["kid"]?.stringValue == newKey.kid)
+            #expect(oldKid != newKey.kid)
+            #expect(try await kit.me(authorization: "Bearer \(before.accessToken)").status == 200)
+            #expect(try await kit.me(authorization: "Bearer \(after.accessToken)").status == 200)
+        }
+    }
+}

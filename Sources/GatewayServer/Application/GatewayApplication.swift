@@ -68,6 +68,7 @@ public enum GatewayApplication {
         router.add(middleware: TenantResolutionMiddleware(directory: services.directory))
         router.add(middleware: BearerAuthMiddleware(auth: services.auth, issuerBase: services.issuerBase))
         router.add(middleware: RateLimitMiddleware(limiter: RateLimiter(cache: services.cache, limits: services.rateLimits)))
+        router.add(middleware: HeaderDecodingMiddleware())
         try handler.registerHandlers(on: router)
         return router
     }
