@@ -15,25 +15,15 @@ swift build -c "$mode" --product gatewayctl
 swift build -c "$mode" --product bare-route
 bin=.build/$mode
 
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+source scripts/lib.sh
 wait_for() { for _ in $(seq 1 100); do curl -fsS "$1" >/dev/null 2>&1 && return 0; sleep 0.1; done; echo "not up: $1" >&2; return 1; }
 
 export GATEWAY_DATABASE_PATH="$work/gateway.sqlite"
 export GATEWAY_MASTER_KEY=$(head -c 32 /dev/urandom | base64)
 export GATEWAY_LOG_LEVEL=error
 if command -v redis-server >/dev/null; then
-  redis_port=$(scripts/free-port.sh)
-  redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no >"$work/redis.log" 2>&1 &
-  pids+=($!)
+  start_redis
   export GATEWAY_REDIS_URL="redis://127.0.0.1:$redis_port/0"
-  for _ in $(seq 1 50); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.1; done
 fi
 upstream_port=$(scripts/free-port.sh)
 python3 scripts/bench-upstream.py "$upstream_port" 20 &
