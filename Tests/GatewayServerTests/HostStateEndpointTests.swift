@@ -18,13 +18,15 @@ struct HostStateEndpointTests {
                 .init(miniAppId: "hello", eventType: "nonsense", actionType: "open"),
                 .init(miniAppId: "hello", eventType: "click", actionType: "open", pageName: "home", componentName: "button"),
                 .init(name: "mini_app_close"),
+                .init(name: "mini_app_open", miniAppId: "hello", occurredAt: "yesterday"),
+                .init(name: "mini_app_open", miniAppId: "hello", occurredAt: "2026-11-22T10:00:00.5Z"),
             ]
             let result = try await client.postAnalytics(path: .init(tenant: id), body: .json(.init(events: events))).ok.body.json
-            #expect(result.accepted == 2)
-            #expect(result.rejected.map(\.index) == [1, 3])
+            #expect(result.accepted == 3)
+            #expect(result.rejected.map(\.index) == [1, 3, 4])
             #expect(result.rejected.allSatisfy { !$0.reasons.isEmpty })
             let counts = try await SQLiteAnalyticsStore(database: harness.bootstrap.store).summary(tenantID: id, since: Date().addingTimeInterval(-60))
-            #expect(counts.reduce(0) { $0 + $1.count } == 2)
+            #expect(counts.reduce(0) { $0 + $1.count } == 3)
 
             let tooMany = Array(repeating: Components.Schemas.AnalyticsEvent(name: "mini_app_open", miniAppId: "hello"), count: 101)
             let refused = try await client.postAnalytics(path: .init(tenant: id), body: .json(.init(events: tooMany)))

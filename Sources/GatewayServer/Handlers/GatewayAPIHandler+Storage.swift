@@ -24,7 +24,7 @@ extension GatewayAPIHandler {
     func deleteMiniAppStorageItems(_ input: Operations.DeleteMiniAppStorageItems.Input) async throws -> Operations.DeleteMiniAppStorageItems.Output {
         try RequestValidation.identifier(input.path.id, "id")
         let keys = input.query.key
-        guard (1...1_000).contains(keys.count) else { throw GatewayProblem.invalidRequest("`key` must be given 1-1000 times.") }
+        guard (1...50).contains(keys.count) else { throw GatewayProblem.invalidRequest("`key` must be given 1-50 times.") }
         for key in keys { try Self.storageKey(key) }
         let (owner, tenant, services) = try userStateContext(miniAppID: input.path.id)
         let size = try await Self.storage { try await services.storage.delete(keys: keys, tenant: tenant, userID: owner.userID, miniAppID: owner.miniAppID) }
