@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import GatewayAPI
 import GatewayCore
@@ -31,6 +32,29 @@ struct StorageEndpointTests {
             #expect(try await client.getMiniAppStorageSize(path: .init(tenant: id, id: "hello")).ok.body.json.used == 0)
             // A key outside the contract's pattern.
             _ = try await client.getMiniAppStorageItem(path: .init(tenant: id, id: "hello", key: "bad key")).badRequest
+        }
+    }
+
+    @Test("a query item without '=' is a 400 problem; storage/all allows DELETE only (the literal route wins over storage/{key})")
+    func routingEdges() async throws {
+        try await GatewayHarness.withGateway { harness, client, port in
+            let id = uniqueTenantID("store")
+            try await harness.createTenant(Tenant(id: id, displayName: "Storage"))
+            // Sign the harness user in, then reuse the token on raw requests.
+            _ = try await client.getMiniAppStorageSize(path: .init(tenant: id, id: "hello")).ok
+            let token = try await harness.users.accessToken(tenant: id)
+            for (method, path, status, allow) in [
+                ("DELETE", "/t/\(id)/v1/me/miniapps/hello/storage?key", 400, nil as String?),
+                ("OPTIONS", "/t/\(id)/v1/me/miniapps/hello/storage/all", 405, "DELETE"),
+            ] {
+                var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+                request.method = method == "DELETE" ? .DELETE : .OPTIONS
+                request.headers.add(name: "Authorization", value: "Bearer \(token)")
+                let response = try await TestHTTP.noRedirects.execute(request, timeout: .seconds(10))
+                #expect(Int(response.status.code) == status)
+                #expect(response.headers.first(name: "Content-Type") == "application/problem+json")
+                if let allow { #expect(response.headers.first(name: "Allow") == allow) }
+            }
         }
     }
 
