@@ -29,7 +29,7 @@ struct GatewayHarness {
     func createTenant(_ tenant: Tenant, signIn: Bool = true) async throws {
         try await operatorStore().create(tenant, actor: "test")
         let directory = bootstrap.services.directory
-        let seen = await eventually { directory.tenant(tenant.id) != nil }
+        let seen = await eventually(within: .seconds(10)) { directory.tenant(tenant.id) != nil }
         #expect(seen, "tenant \(tenant.id) not loaded")
         // Sign the tenant's test user in now, so timed requests do not pay for it.
         if signIn, tenant.status == .active { _ = try await users.accessToken(tenant: tenant.id) }
@@ -40,7 +40,7 @@ struct GatewayHarness {
         let before = bootstrap.services.directory.tenant(id)?.configVersion ?? 0
         _ = try await operatorStore().update(id: id, actor: "test", change)
         let directory = bootstrap.services.directory
-        let seen = await eventually { (directory.tenant(id)?.configVersion ?? 0) > before }
+        let seen = await eventually(within: .seconds(10)) { (directory.tenant(id)?.configVersion ?? 0) > before }
         #expect(seen, "tenant \(id) change not loaded")
     }
 
