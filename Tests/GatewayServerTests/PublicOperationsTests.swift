@@ -29,4 +29,13 @@ struct PublicOperationsTests {
         }
         #expect(!declaredProtected.isEmpty)
     }
+
+    @Test("templated public paths match one segment only")
+    func templatedPublicPaths() {
+        #expect(!PublicOperations.requiresToken(method: "GET", path: "/t/demo/v1/localizations/ja-JP"))
+        #expect(!PublicOperations.requiresToken(method: "GET", path: "/t/demo/v1/links/resolve"))
+        #expect(PublicOperations.requiresToken(method: "GET", path: "/t/demo/v1/localizations/ja/extra"))
+        #expect(PublicOperations.requiresToken(method: "GET", path: "/t/demo/v1/localizations/"))
+        #expect(PublicOperations.requiresToken(method: "GET", path: "/t/demo/v1/me/miniapps"))
+    }
 }

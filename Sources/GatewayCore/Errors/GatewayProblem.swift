@@ -10,8 +10,12 @@ public struct GatewayProblem: Error, Sendable, Equatable {
     public var detail: String?
     /// Extra response headers (e.g. `Retry-After`, `WWW-Authenticate`).
     public var headers: [(name: String, value: String)]
+    /// Extension members of the problem document (RFC 9457 §3.2), e.g. `errorType` and
+    /// `message` of a refused mini-app access token; never overrides the standard members.
+    public var members: [String: JSONValue]
 
-    public init(status: Int, code: String, title: String, detail: String? = nil, headers: [(name: String, value: String)] = []) {
+    public init(status: Int, code: String, title: String, detail: String? = nil, headers: [(name: String, value: String)] = [], members: [String: JSONValue] = [:]) {
+        self.members = members
         self.status = status
         self.code = code
         self.title = title
@@ -22,6 +26,7 @@ public struct GatewayProblem: Error, Sendable, Equatable {
     public static func == (lhs: GatewayProblem, rhs: GatewayProblem) -> Bool {
         lhs.status == rhs.status && lhs.code == rhs.code && lhs.title == rhs.title && lhs.detail == rhs.detail
             && lhs.headers.map(\.name) == rhs.headers.map(\.name) && lhs.headers.map(\.value) == rhs.headers.map(\.value)
+            && lhs.members == rhs.members
     }
 }
 

@@ -22,3 +22,14 @@ struct ShutdownActionService: Service {
         await action()
     }
 }
+
+/// Deletes analytics past their retention, hourly, until the server shuts down.
+struct AnalyticsRetentionService: Service {
+    let retention: AnalyticsRetention
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await retention.run()
+        }
+    }
+}

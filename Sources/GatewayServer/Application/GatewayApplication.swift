@@ -25,12 +25,16 @@ public struct GatewayServices: Sendable {
     public let homePartBudget: Duration
     /// Request limits per tenant and per client (0 = off).
     public let rateLimits: RateLimiter.Limits
+    /// Consents and mini-app access tokens; nil answers them with 500 (a wiring bug).
+    public let userState: UserStateServices?
 
     public init(
         directory: TenantDirectory, cache: any Cache, metrics: GatewayMetrics, readiness: ReadinessProbe,
         auth: AuthorizationServer, issuerBase: IssuerBase, csrf: CSRFTokens,
-        miniApps: MiniAppService? = nil, upstreamBudget: Duration = .seconds(5), homePartBudget: Duration = .milliseconds(800), rateLimits: RateLimiter.Limits = .init()
+        miniApps: MiniAppService? = nil, upstreamBudget: Duration = .seconds(5), homePartBudget: Duration = .milliseconds(800), rateLimits: RateLimiter.Limits = .init(),
+        userState: UserStateServices? = nil
     ) {
+        self.userState = userState
         self.rateLimits = rateLimits
         self.homePartBudget = homePartBudget
         self.directory = directory
@@ -56,7 +60,7 @@ public enum GatewayApplication {
             directory: services.directory, metrics: services.metrics, readiness: services.readiness,
             auth: services.auth, issuerBase: services.issuerBase, csrf: services.csrf,
             miniApps: services.miniApps, upstreamBudget: services.upstreamBudget,
-            homePartBudget: services.homePartBudget
+            homePartBudget: services.homePartBudget, userState: services.userState
         )
         var routes = RouteTable()
         // Register into a throwaway router first to learn the route table the problem

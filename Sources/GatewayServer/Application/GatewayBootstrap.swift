@@ -68,19 +68,23 @@ public struct GatewayBootstrap: Sendable {
         let platform = RoutingPlatformClient(remote: ResilientPlatformClient(base: HTTPPlatformClient(client: http), guards: guards))
         let provisioning = ResilientProvisioningClient(base: HTTPProvisioningClient(client: http), guards: guards)
         let answers = AnswerCache(cache: instrumented, factory: metrics.factory, logger: logger)
+        let auth = AuthorizationServer(store: authStore, cache: instrumented, hasher: passwordHasher, loginLimits: loginLimits)
+        let issuerBase = IssuerBase(publicBaseURL: configuration.publicBaseURL, host: configuration.host, port: configuration.port)
         let services = GatewayServices(
             directory: directory,
             cache: instrumented,
             metrics: metrics,
             readiness: ReadinessProbe(checks: checks),
-            auth: AuthorizationServer(store: authStore, cache: instrumented, hasher: passwordHasher, loginLimits: loginLimits),
-            issuerBase: IssuerBase(publicBaseURL: configuration.publicBaseURL, host: configuration.host, port: configuration.port),
+            auth: auth,
+            issuerBase: issuerBase,
             csrf: CSRFTokens(masterKey: masterKey),
             miniApps: MiniAppService(platform: platform, provisioning: provisioning, answers: answers, demoCatalog: demoCatalog(configuration.demoCatalogPath, logger: logger)),
             upstreamBudget: configuration.upstreamBudget,
             homePartBudget: configuration.homePartBudget,
-            rateLimits: configuration.rateLimits
+            rateLimits: configuration.rateLimits,
+            userState: try UserStateServices.make(store: store, cache: instrumented, keys: auth.keys, issuerBase: issuerBase, metrics: metrics)
         )
+        background.append(AnalyticsRetentionService(retention: AnalyticsRetention(store: SQLiteAnalyticsStore(database: store), logger: logger)))
         return GatewayBootstrap(services: services, store: store, authStore: authStore, backgroundServices: background)
     }
 

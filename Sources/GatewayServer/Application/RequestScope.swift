@@ -16,6 +16,8 @@ public struct RequestScope: Sendable {
     public var authorization: String?
     /// The peer IP address (login throttling per client address).
     public var clientAddress: String?
+    /// The request's `Host` (HTTP/1.1 header or HTTP/2 `:authority`), for per-host documents.
+    public var host: String?
     /// The authenticated user (token `sub`) of a protected operation.
     public var subject: String? { principal?.subject }
 

@@ -16,11 +16,26 @@ struct RouteTable: Sendable {
     }
 
     /// Methods registered for templates matching `path`; empty when no template matches.
+    /// Like the router's trie, a literal segment wins over a `{parameter}` at the same
+    /// position (`storage/all` is not also `storage/{key}`).
     func allowedMethods(for path: String) -> [HTTPRequest.Method] {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
-        var methods = routes.filter { Self.matches($0.segments, segments) }.map(\.method)
+        let matching = routes.filter { Self.matches($0.segments, segments) }
+        let best = matching.map { Self.literals($0.segments) }.max { Self.isMoreSpecific($1, than: $0) }
+        var methods = matching.filter { Self.literals($0.segments) == best }.map(\.method)
         if methods.contains(.get) { methods.append(.head) }
         return methods
+    }
+
+    /// Per segment: true when literal.
+    private static func literals(_ template: [Substring]) -> [Bool] {
+        template.map { !($0.hasPrefix("{") && $0.hasSuffix("}")) }
+    }
+
+    /// Whether `lhs` has a literal at the first position where the two differ.
+    private static func isMoreSpecific(_ lhs: [Bool], than rhs: [Bool]) -> Bool {
+        guard let index = lhs.indices.first(where: { $0 < rhs.count && lhs[$0] != rhs[$0] }) else { return false }
+        return lhs[index]
     }
 
     private static func matches(_ template: [Substring], _ path: [Substring]) -> Bool {

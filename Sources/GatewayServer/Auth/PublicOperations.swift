@@ -5,6 +5,8 @@ enum PublicOperations {
     /// (method, path template) pairs.
     static let list: [(method: String, path: String)] = [
         ("GET", "/t/{tenant}/v1/host-config"),
+        ("GET", "/t/{tenant}/v1/localizations/{locale}"),
+        ("GET", "/t/{tenant}/v1/links/resolve"),
     ]
 
     /// Protected path templates outside `/v1/`.
@@ -20,6 +22,16 @@ enum PublicOperations {
         guard segments[3] == "v1" else { return false }
         // A public path stays public under every method, so undeclared methods reach
         // routing and answer 405 instead of 401.
-        return !list.contains { $0.path == template }
+        return !list.contains { matches(template: $0.path, path: template) }
+    }
+
+    /// Segment-wise match where a `{name}` segment of `template` matches any one non-empty segment.
+    static func matches(template: String, path: String) -> Bool {
+        let expected = template.split(separator: "/", omittingEmptySubsequences: false)
+        let actual = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard expected.count == actual.count else { return false }
+        return zip(expected, actual).allSatisfy { pattern, segment in
+            pattern == segment || (pattern.hasPrefix("{") && pattern.hasSuffix("}") && !segment.isEmpty)
+        }
     }
 }

@@ -16,4 +16,6 @@ struct GatewayAPIHandler: APIProtocol {
     let upstreamBudget: Duration
     /// Deadline of each `/home` part (inside the request budget).
     let homePartBudget: Duration
+    /// Consents and mini-app access tokens.
+    let userState: UserStateServices?
 }

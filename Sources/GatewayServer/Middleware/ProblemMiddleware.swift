@@ -20,13 +20,20 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch {
             let problem = Self.problem(for: error)
             if problem.code == GatewayProblem.internalError().code {
-                context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
+                context.logger.error("request failed", metadata: ["error": "\(Self.loggable(error))"])
             } else if problem.status >= 500 {
                 // Upstream trouble mapped to a declared problem: a warning, without the request dump.
                 context.logger.warning("upstream problem", metadata: ["code": "\(problem.code)", "status": "\(problem.status)"])
             }
             return ProblemResponse.make(problem)
         }
+    }
+
+    /// What to log of an unexpected error: never the request dump of a `ServerError`
+    /// (it carries the `Authorization` header).
+    static func loggable(_ error: any Error) -> String {
+        guard let serverError = error as? ServerError else { return String(reflecting: error) }
+        return "operation \(serverError.operationID): \(String(reflecting: serverError.underlyingError))"
     }
 
     static func problem(for error: any Error) -> GatewayProblem {
@@ -36,6 +43,11 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         case let serverError as ServerError:
             if let problem = serverError.underlyingError as? GatewayProblem { return problem }
             let status = Int(serverError.httpStatus.code)
+            // The request could not be decoded into the operation's input (e.g. a query
+            // item without `=`): the client's fault, not ours.
+            if status == 500, serverError.operationInput == nil {
+                return .invalidRequest("The request's parameters could not be parsed.")
+            }
             guard (400..<500).contains(status) else { return .internalError() }
             return GatewayProblem(
                 status: status,

@@ -14,6 +14,13 @@ enum ProblemResponse {
         let instance: String?
     }
 
+    /// The standard members plus `members` (standard ones win on a name clash).
+    private static func encode(_ body: Body, members: [String: JSONValue], encoder: JSONEncoder) throws -> Data {
+        guard !members.isEmpty else { return try encoder.encode(body) }
+        let standard = try JSONDecoder().decode([String: JSONValue].self, from: try encoder.encode(body))
+        return try encoder.encode(members.merging(standard) { _, standard in standard })
+    }
+
     static let typeBase = "https://superapp-gateway.dev/problems/"
 
     static func make(_ problem: GatewayProblem) -> Response {
@@ -27,7 +34,7 @@ enum ProblemResponse {
         )
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let bytes = (try? encoder.encode(body)) ?? Data(#"{"code":"internal_error","status":500,"title":"Internal error","type":"about:blank"}"#.utf8)
+        let bytes = (try? encode(body, members: problem.members, encoder: encoder)) ?? Data(#"{"code":"internal_error","status":500,"title":"Internal error","type":"about:blank"}"#.utf8)
         var headers: HTTPFields = [.contentType: "application/problem+json", .cacheControl: "no-store"]
         for header in problem.headers {
             if let name = HTTPField.Name(header.name) { headers[name] = header.value }

@@ -11,7 +11,8 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
         let requestID = request.headers[Self.headerName].flatMap(Self.accept) ?? Self.generate()
         var context = context
         context.logger[metadataKey: "request_id"] = .string(requestID)
-        let scope = RequestScope(requestID: requestID, logger: context.logger, tenant: nil)
+        var scope = RequestScope(requestID: requestID, logger: context.logger, tenant: nil)
+        scope.host = request.head.authority
         var response = try await RequestScope.$current.withValue(scope) {
             try await next(request, context)
         }

@@ -1,0 +1,53 @@
+import GatewayCore
+
+/// The per-user mini-app state services (issue 5): consents, mini-app access tokens,
+/// secure storage, analytics, localization and deep links.
+public struct UserStateServices: Sendable {
+    /// Consents, validated against manifests.
+    public let consents: ConsentService
+    /// Access-token rules, answer cache and minting.
+    public let accessTokens: MiniAppAccessTokenService
+    /// Secure storage with the tenant's cap.
+    public let storage: SecureStorageService
+    /// Analytics batches.
+    public let analytics: AnalyticsService
+    /// Localized SDK texts (Redis-cached bundles) and locale negotiation.
+    public let localizations: LocalizationBundleCache
+    /// Locale negotiation (`Accept-Language`).
+    public let localizationResolver: LocalizationResolver
+    /// Deep links and AASA documents.
+    public let links: DeepLinkService
+
+    public init(
+        consents: ConsentService, accessTokens: MiniAppAccessTokenService, storage: SecureStorageService, analytics: AnalyticsService,
+        localizations: LocalizationBundleCache, localizationResolver: LocalizationResolver, links: DeepLinkService
+    ) {
+        self.localizations = localizations
+        self.localizationResolver = localizationResolver
+        self.links = links
+        self.consents = consents
+        self.accessTokens = accessTokens
+        self.storage = storage
+        self.analytics = analytics
+    }
+
+    /// Builds the services on the tenant store's SQLite file, the shared cache and the
+    /// tenants' signing keys.
+    public static func make(store: SQLiteTenantStore, cache: any Cache, keys: KeyRing, issuerBase: IssuerBase, metrics: GatewayMetrics) throws -> UserStateServices {
+        let consentStore = SQLiteConsentStore(database: store)
+        let localizationStore = SQLiteLocalizationStore(database: store)
+        let resolver = LocalizationResolver(defaults: try LocalizationDefaults.builtIn(), store: localizationStore)
+        return UserStateServices(
+            consents: ConsentService(store: consentStore),
+            accessTokens: MiniAppAccessTokenService(
+                consents: consentStore, answers: AccessTokenAnswerCache(cache: cache),
+                minter: SigningKeyTokenMinter(keys: keys, issuer: { issuerBase.issuer(tenantID: $0) })
+            ),
+            storage: SecureStorageService(store: SQLiteSecureStorageStore(database: store)),
+            analytics: AnalyticsService(store: SQLiteAnalyticsStore(database: store), metrics: metrics.factory),
+            localizations: LocalizationBundleCache(cache: cache, resolver: resolver, store: localizationStore),
+            localizationResolver: resolver,
+            links: DeepLinkService(domains: SQLiteTenantDomainStore(database: store))
+        )
+    }
+}

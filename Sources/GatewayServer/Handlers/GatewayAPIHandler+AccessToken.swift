@@ -1,0 +1,30 @@
+import Foundation
+import GatewayAPI
+import GatewayCore
+
+extension GatewayAPIHandler {
+    func issueMiniAppAccessToken(_ input: Operations.IssueMiniAppAccessToken.Input) async throws -> Operations.IssueMiniAppAccessToken.Output {
+        try RequestValidation.identifier(input.path.id, "id")
+        guard case .json(let body) = input.body else { throw GatewayProblem.invalidRequest("Expected a JSON body.") }
+        try RequestValidation.length(body.audience, 1...256, "audience")
+        guard body.scopes.count <= 50 else { throw GatewayProblem.invalidRequest("`scopes` holds at most 50 entries.") }
+        for scope in body.scopes { try RequestValidation.length(scope, 1...256, "scopes[]") }
+        let (owner, tenant, services) = try userStateContext(miniAppID: input.path.id)
+        let manifest = try await permissionManifest(tenant: tenant, id: input.path.id, lang: nil)
+        do {
+            let token = try await services.accessTokens.issue(
+                tenant: tenant, userID: owner.userID, manifest: manifest,
+                request: AccessTokenRequest(audience: body.audience, scopes: body.scopes)
+            )
+            return .ok(.init(body: .json(.init(
+                token: token.token, validUntil: Int64((token.validUntil.timeIntervalSince1970 * 1000).rounded()),
+                scopes: .init(audience: token.audience, scopes: token.scopes)
+            ))))
+        } catch let denied as AccessTokenDenied {
+            throw GatewayProblem(
+                status: 403, code: "access_token_denied", title: "Access token denied", detail: denied.message,
+                members: ["errorType": .string(denied.type.rawValue), "message": .string(denied.message)]
+            )
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import GatewayAPI
+import GatewayCore
+
+extension GatewayAPIHandler {
+    func getMiniAppPermissions(_ input: Operations.GetMiniAppPermissions.Input) async throws -> Operations.GetMiniAppPermissions.Output {
+        try RequestValidation.identifier(input.path.id, "id")
+        try RequestValidation.language(input.query.lang)
+        let (owner, tenant, services) = try userStateContext(miniAppID: input.path.id)
+        let manifest = try await permissionManifest(tenant: tenant, id: input.path.id, lang: input.query.lang)
+        let view = try await services.consents.view(owner, manifest: manifest)
+        return .ok(.init(body: .json(Self.permissions(view, versionID: manifest.versionID))))
+    }
+
+    func putMiniAppPermissions(_ input: Operations.PutMiniAppPermissions.Input) async throws -> Operations.PutMiniAppPermissions.Output {
+        try RequestValidation.identifier(input.path.id, "id")
+        try RequestValidation.language(input.query.lang)
+        guard case .json(let body) = input.body else { throw GatewayProblem.invalidRequest("Expected a JSON body.") }
+        guard body.permissions.count <= 50 else { throw GatewayProblem.invalidRequest("`permissions` holds at most 50 entries.") }
+        var changes: [String: ConsentStatus] = [:]
+        for entry in body.permissions {
+            try RequestValidation.identifier(entry.name, "permissions[].name")
+            changes[entry.name] = entry.status == .allowed ? .allowed : .denied
+        }
+        let (owner, tenant, services) = try userStateContext(miniAppID: input.path.id)
+        let manifest = try await permissionManifest(tenant: tenant, id: input.path.id, lang: input.query.lang)
+        do {
+            let view = try await services.consents.update(owner, manifest: manifest, changes: changes)
+            return .ok(.init(body: .json(Self.permissions(view, versionID: manifest.versionID))))
+        } catch let error as ConsentError {
+            throw Self.problem(error)
+        }
+    }
+
+    func listUserMiniApps(_ input: Operations.ListUserMiniApps.Input) async throws -> Operations.ListUserMiniApps.Output {
+        try RequestValidation.language(input.query.lang)
+        let tenant = try RequestScope.requireTenant()
+        let principal = try RequestScope.requirePrincipal()
+        guard let services = userState else { throw GatewayProblem.internalError() }
+        let entries = try await services.consents.userMiniApps(tenantID: tenant.id, userID: principal.subject) { id in
+            try? await permissionManifest(tenant: tenant, id: id, lang: input.query.lang)
+        }
+        let items = entries.map { entry in
+            Components.Schemas.UserMiniApp(
+                miniAppId: entry.consents.miniAppID, lastUsedAt: entry.consents.lastUsedAt,
+                consents: entry.consents.records.map { .init(name: $0.permission, status: Self.status($0.status)) },
+                mayLaunch: entry.view?.mayLaunch, consentVersion: entry.consents.version
+            )
+        }
+        return .ok(.init(body: .json(.init(items: items))))
+    }
+
+    /// The caller's state key for `miniAppID`, the tenant and the services.
+    func userStateContext(miniAppID: String) throws -> (UserMiniAppKey, Tenant, UserStateServices) {
+        let tenant = try RequestScope.requireTenant()
+        let principal = try RequestScope.requirePrincipal()
+        guard let userState else { throw GatewayProblem.internalError() }
+        return (UserMiniAppKey(tenantID: tenant.id, userID: principal.subject, miniAppID: miniAppID), tenant, userState)
+    }
+
+    /// The latest published version's permission manifest (cached answers).
+    func permissionManifest(tenant: Tenant, id: String, lang: String?) async throws -> MiniAppPermissionManifest {
+        guard let miniApps else { throw GatewayProblem.internalError() }
+        return try await miniApps.permissionManifest(tenant: tenant, id: id, lang: lang, deadline: ContinuousClock.now + upstreamBudget)
+    }
+
+    static func permissions(_ view: ConsentView, versionID: String) -> Components.Schemas.MiniAppPermissions {
+        Components.Schemas.MiniAppPermissions(
+            miniAppId: view.miniAppID, versionId: versionID,
+            items: view.items.map {
+                .init(name: $0.name, title: $0.title, description: $0.description, reason: $0.reason, required: $0.required,
+                      status: $0.status.map(Self.status), updatedAt: $0.updatedAt)
+            },
+            mayLaunch: view.mayLaunch, consentVersion: view.consentVersion
+        )
+    }
+
+    static func status(_ status: ConsentStatus) -> Components.Schemas.ConsentStatus {
+        status == .allowed ? .allowed : .denied
+    }
+
+    /// 422 `invalid_permissions` listing both kinds of refused names.
+    static func problem(_ error: ConsentError) -> GatewayProblem {
+        switch error {
+        case .invalidPermissions(let unknown, let undeclared):
+            GatewayProblem(
+                status: 422, code: "invalid_permissions", title: "Invalid permissions", detail: error.description,
+                members: ["unknownPermissions": .array(unknown.map(JSONValue.string)), "undeclaredPermissions": .array(undeclared.map(JSONValue.string))]
+            )
+        }
+    }
+}

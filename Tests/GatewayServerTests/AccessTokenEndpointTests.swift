@@ -1,0 +1,100 @@
+import Crypto
+import Foundation
+import GatewayAPI
+import GatewayCore
+import Testing
+
+@Suite("Mini-app access tokens over HTTP: the documented rules, SDK error types, tenant-signed JWTs")
+struct AccessTokenEndpointTests {
+    private static let accessToken = CustomPermission.accessToken.rawValue
+
+    private static func request(_ audience: String, _ scopes: [String]) -> Operations.IssueMiniAppAccessToken.Input.Body {
+        .json(.init(audience: audience, scopes: scopes))
+    }
+
+    private static func errorType(_ out: Operations.IssueMiniAppAccessToken.Output) throws -> Components.Schemas.Problem.ErrorTypePayload? {
+        let problem = try out.forbidden.body.applicationProblemJson
+        #expect(problem.code == "access_token_denied")
+        #expect((problem.message?.count ?? 0) > 0)
+        return problem.errorType
+    }
+
+    @Test("a consent flip changes the answer at once, despite the answer cache")
+    func consentFlip() async throws {
+        try await FakePlatform.with { fake in
+            fake.seedHelloWithAccessToken()
+            try await GatewayHarness.withGateway { harness, client, _ in
+                let id = uniqueTenantID("ats")
+                try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
+                let path = Operations.IssueMiniAppAccessToken.Input.Path(tenant: id, id: "hello")
+                let good = Self.request("rae", ["idinfo_read_openid"])
+
+                #expect(try Self.errorType(try await client.issueMiniAppAccessToken(path: path, body: good)) == .authorizationFailureError)
+                _ = try await client.putMiniAppPermissions(path: .init(tenant: id, id: "hello"), body: permissionUpdate([(Self.accessToken, .allowed)])).ok
+                let issued = try await client.issueMiniAppAccessToken(path: path, body: good).ok.body.json
+                #expect(issued.scopes.audience == "rae")
+                #expect(issued.scopes.scopes == ["idinfo_read_openid"])
+                let now = Int64(Date().timeIntervalSince1970 * 1000)
+                #expect(issued.validUntil > now && issued.validUntil <= now + 300_000 + 2_000)
+
+                _ = try await client.putMiniAppPermissions(path: .init(tenant: id, id: "hello"), body: permissionUpdate([(Self.accessToken, .denied)])).ok
+                #expect(try Self.errorType(try await client.issueMiniAppAccessToken(path: path, body: good)) == .authorizationFailureError)
+                _ = try await client.putMiniAppPermissions(path: .init(tenant: id, id: "hello"), body: permissionUpdate([(Self.accessToken, .allowed)])).ok
+                _ = try await client.issueMiniAppAccessToken(path: path, body: good).ok
+            }
+        }
+    }
+
+    @Test("empty scopes, a scope superset and an unknown audience are refused with the SDK's types")
+    func refusals() async throws {
+        try await FakePlatform.with { fake in
+            fake.seedHelloWithAccessToken()
+            try await GatewayHarness.withGateway { harness, client, _ in
+                let id = uniqueTenantID("ats")
+                try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
+                _ = try await client.putMiniAppPermissions(path: .init(tenant: id, id: "hello"), body: permissionUpdate([(Self.accessToken, .allowed)])).ok
+                let path = Operations.IssueMiniAppAccessToken.Input.Path(tenant: id, id: "hello")
+                #expect(try Self.errorType(try await client.issueMiniAppAccessToken(path: path, body: Self.request("rae", []))) == .scopesNotSupportedError)
+                #expect(try Self.errorType(try await client.issueMiniAppAccessToken(path: path, body: Self.request("rae", ["idinfo_read_openid", "memberinfo_read_point"]))) == .scopesNotSupportedError)
+                #expect(try Self.errorType(try await client.issueMiniAppAccessToken(path: path, body: Self.request("RAE", ["idinfo_read_openid"]))) == .audienceNotSupportedError)
+                #expect(try Self.errorType(try await client.issueMiniAppAccessToken(path: path, body: Self.request("other", ["idinfo_read_openid"]))) == .audienceNotSupportedError)
+            }
+        }
+    }
+
+    @Test("the token is an ES256 JWT verifiable with the tenant's JWKS, with aud, scope, sub, azp, iss, jti and ≤ 5 min lifetime")
+    func tokenVerifiesAgainstJWKS() async throws {
+        try await FakePlatform.with { fake in
+            fake.seedHelloWithAccessToken()
+            try await GatewayHarness.withGateway { harness, client, port in
+                let id = uniqueTenantID("ats")
+                try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
+                _ = try await client.putMiniAppPermissions(path: .init(tenant: id, id: "hello"), body: permissionUpdate([(Self.accessToken, .allowed)])).ok
+                let token = try await client.issueMiniAppAccessToken(path: .init(tenant: id, id: "hello"), body: Self.request("rae", ["idinfo_read_openid"])).ok.body.json.token
+                let subject = try await client.getMe(path: .init(tenant: id)).ok.body.json.sub
+
+                let parsed = try JWS.parse(token)
+                #expect(parsed.header["alg"]?.stringValue == "ES256")
+                let kid = try #require(parsed.header["kid"]?.stringValue)
+                let jwks = try await client.getJWKS(path: .init(tenant: id)).ok.body.json
+                let jwk = try #require(jwks.keys.first { $0.kid == kid })
+                let x = try #require(Base64URL.decode(jwk.x))
+                let y = try #require(Base64URL.decode(jwk.y))
+                try JWS.verify(parsed, key: try P256.Signing.PublicKey(rawRepresentation: x + y))
+
+                let claims = try jwtClaims(token)
+                #expect(claims["aud"]?.stringValue == "rae")
+                #expect(claims["scope"]?.stringValue == "idinfo_read_openid")
+                #expect(claims["azp"]?.stringValue == "hello")
+                #expect(claims["sub"]?.stringValue == subject)
+                #expect(claims["iss"]?.stringValue == "http://127.0.0.1:\(port)/t/\(id)")
+                #expect((claims["jti"]?.stringValue?.count ?? 0) >= 16)
+                guard case .number(let iat) = claims["iat"], case .number(let exp) = claims["exp"] else {
+                    Issue.record("iat/exp missing")
+                    return
+                }
+                #expect(exp - iat <= 300 && exp > iat)
+            }
+        }
+    }
+}
