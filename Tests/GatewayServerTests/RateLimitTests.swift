@@ -12,6 +12,7 @@ struct RateLimitTests {
             let id = uniqueTenantID("rl")
             // No sign-in: its OAuth requests would count against the 3-request tenant budget.
             try await harness.createTenant(Tenant(id: id, displayName: "Limited"), signIn: false)
+            try await startWellInsideRateWindow()
             for _ in 0..<3 { _ = try await client.getHostConfig(path: .init(tenant: id)).ok }
             let limited = try await client.getHostConfig(path: .init(tenant: id)).tooManyRequests
             let seconds = try #require(limited.headers.retryAfter.flatMap(Int.init))
@@ -25,6 +26,7 @@ struct RateLimitTests {
         try await GatewayHarness.withGateway(rateLimits: .init(perClient: 2)) { harness, _, port in
             let id = uniqueTenantID("rlc")
             try await harness.createTenant(Tenant(id: id, displayName: "Limited"))
+            try await startWellInsideRateWindow()
             func status(_ clientID: String) async throws -> (UInt, String?) {
                 var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/t/\(id)/v1/host-config")
                 request.headers.add(name: "X-Client-Id", value: clientID)
@@ -40,4 +42,11 @@ struct RateLimitTests {
             #expect(try await status("app-b").0 == 200)
         }
     }
+}
+
+/// Rate-limit windows are fixed 60 s slices of wall-clock time: start well inside one, so
+/// a test's few requests cannot straddle a boundary (which would reset the count).
+func startWellInsideRateWindow() async throws {
+    let intoWindow = Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 60)
+    if intoWindow > 40 { try await Task.sleep(for: .milliseconds(Int((60.2 - intoWindow) * 1000))) }
 }
