@@ -91,13 +91,18 @@ extension IntegrationTests {
             let start = clock.now
             let first = Task { try await client.ping() }
             let second = Task { try await client.get("k") }
-            await #expect(throws: RedisError.timeout) { try await first.value }
+            // Both commands are pipelined on the one connection, in whichever order the tasks
+            // ran: the head times out, then the connection is dropped and the other fails too
+            // (timeout or connectionFailed), never a hang.
+            let outcomes: [RedisError?] = [
+                await { do { try await first.value; return nil } catch { return error as? RedisError } }(),
+                await { do { _ = try await second.value; return nil } catch { return error as? RedisError } }(),
+            ]
             let elapsed = clock.now - start
-            // The second command was pipelined behind the first; the connection is dropped once
-            // the first times out, so it fails too (timeout or connectionFailed, never a hang).
-            await #expect(throws: RedisError.self) { _ = try await second.value }
+            #expect(outcomes.contains(.timeout), "outcomes: \(outcomes)")
+            #expect(outcomes.allSatisfy { $0 == .timeout || $0.map { if case .connectionFailed = $0 { true } else { false } } == true })
             #expect(elapsed >= .milliseconds(190))
-            #expect(elapsed < .milliseconds(1_000), "timeout took \(elapsed)")
+            #expect(elapsed < .milliseconds(2_000), "timeout took \(elapsed)")
             print("command timed out after \(elapsed) (commandTimeout 200 ms)")
 
             server.resume()
