@@ -78,3 +78,15 @@ struct AuthCoreTests {
         #expect(await throttle.allows(tenantID: "other", username: "a", address: "10.0.0.1"))
     }
 }
+
+@Suite("Signing key ids")
+struct SigningKeyIDTests {
+    @Test("kids never start with '-' or '_' (a command line would read them as flags)")
+    func kidsStartWithALetter() {
+        for _ in 0..<200 {
+            let kid = SigningKey.generate(tenantID: "acme").kid
+            #expect(kid.first?.isLetter == true, "\(kid)")
+            #expect(kid.count == 16)
+        }
+    }
+}

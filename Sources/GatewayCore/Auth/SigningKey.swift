@@ -24,10 +24,12 @@ public struct SigningKey: Sendable {
         self.privateKey = privateKey
     }
 
-    /// A fresh key; kid = first 16 chars of the RFC 7638 thumbprint.
+    /// A fresh key; kid = `k` + the first 15 chars of the RFC 7638 thumbprint. The letter
+    /// keeps a kid from starting with `-` (base64url), which a command line would read as
+    /// a flag (`gatewayctl keys retire --kid -x…`).
     public static func generate(tenantID: String, now: Date = Date()) -> SigningKey {
         let key = P256.Signing.PrivateKey()
-        return SigningKey(tenantID: tenantID, kid: String(JWK.thumbprint(key.publicKey).prefix(16)), state: .active, createdAt: now, privateKey: key)
+        return SigningKey(tenantID: tenantID, kid: "k" + JWK.thumbprint(key.publicKey).prefix(15), state: .active, createdAt: now, privateKey: key)
     }
 
     /// The public JWK (`kty, crv, x, y, kid, use, alg`).
