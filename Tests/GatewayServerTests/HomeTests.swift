@@ -12,11 +12,16 @@ struct HomeTests {
             try await GatewayHarness.withGateway(homePartBudget: .seconds(5)) { harness, client, _ in
                 let id = uniqueTenantID("home")
                 try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
-                let home = try await client.getHome(path: .init(tenant: id)).ok.body.json
+                let home = try await client.getHome(path: .init(tenant: id), headers: .init(acceptLanguage: "ja-JP, en;q=0.5")).ok.body.json
                 #expect(home.complete)
                 #expect(home.missing.isEmpty)
                 #expect(home.hostConfig.tenant == id)
                 #expect(home.featured?.map(\.id) == ["alpha", "hello"])
+                // No Japanese texts exist for this tenant: negotiation falls back to English,
+                // and the bundle carries the built-in SDK texts.
+                let localization = try #require(home.localization)
+                #expect(localization.locale == "en")
+                #expect(!localization.entries.additionalProperties.isEmpty)
             }
         }
     }

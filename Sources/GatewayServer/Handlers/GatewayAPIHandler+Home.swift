@@ -2,9 +2,11 @@ import GatewayAPI
 import GatewayCore
 
 extension GatewayAPIHandler {
-    /// Host config (local, always present) and the featured mini apps (platform catalog,
-    /// cached) concurrently; a late or failed part is listed in `missing`, never a 5xx.
+    /// Host config (local, always present), the featured mini apps (platform catalog,
+    /// cached) and the localization bundle for `Accept-Language`, concurrently; a late or
+    /// failed part is listed in `missing`, never a 5xx.
     func getHome(_ input: Operations.GetHome.Input) async throws -> Operations.GetHome.Output {
+        try RequestValidation.length(input.headers.acceptLanguage, 0...1000, "Accept-Language")
         let tenant = try RequestScope.requireTenant()
         let partBudget = min(upstreamBudget, homePartBudget)
         async let featured = Self.withinBudget(partBudget) { () -> [Components.Schemas.MiniApp]? in
@@ -14,14 +16,25 @@ extension GatewayAPIHandler {
             let list: Components.Schemas.MiniAppList = try Self.decode(answer.body)
             return list.items
         }
+        let userState = self.userState
+        let acceptLanguage = input.headers.acceptLanguage
+        async let localization = Self.withinBudget(partBudget) { () -> Components.Schemas.Localization? in
+            guard let userState else { return nil }
+            let locale = try await userState.localizationResolver.negotiate(tenantID: tenant.id, acceptLanguage: acceptLanguage)
+            let bundle = try await userState.localizations.bundle(tenant: tenant, locale: locale)
+            return .init(locale: bundle.locale, chain: bundle.chain, entries: .init(additionalProperties: bundle.entries))
+        }
         let featuredItems = await featured
+        let localizationBundle = await localization
         var missing: [Components.Schemas.Home.MissingPayloadPayload] = []
         if featuredItems == nil { missing.append(.featured) }
+        if localizationBundle == nil { missing.append(.localization) }
         let body = Components.Schemas.Home(
             complete: missing.isEmpty,
             missing: missing,
             hostConfig: Self.hostConfig(tenant),
-            featured: featuredItems
+            featured: featuredItems,
+            localization: localizationBundle
         )
         return .ok(.init(body: .json(body)))
     }
