@@ -6,9 +6,10 @@ public enum TenantID {
     /// Longest allowed id.
     public static let maxLength = 63
 
-    /// Whether `id` is a valid tenant id.
-    public static func isValid(_ id: String) -> Bool {
-        let bytes = Array(id.utf8)
+    /// Whether `id` is a valid tenant id. Allocation-free, so the per-request tenant
+    /// resolution can check a path segment (`Substring`) directly.
+    public static func isValid(_ id: some StringProtocol) -> Bool {
+        let bytes = id.utf8
         guard (minLength ... maxLength).contains(bytes.count), let first = bytes.first else { return false }
         guard isLowerAlnum(first) else { return false }
         return bytes.dropFirst().allSatisfy { isLowerAlnum($0) || $0 == UInt8(ascii: "-") }

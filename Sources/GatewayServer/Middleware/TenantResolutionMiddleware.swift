@@ -11,7 +11,7 @@ struct TenantResolutionMiddleware<Context: RequestContext>: RouterMiddleware {
         guard let segment = Self.tenantSegment(of: request.uri.path) else {
             return try await next(request, context)
         }
-        guard TenantIDSyntax.isValid(segment) else {
+        guard TenantID.isValid(segment) else {
             throw GatewayProblem(status: 400, code: "invalid_tenant_id", title: "Invalid tenant id", detail: "Tenant ids are 2-63 characters of a-z, 0-9 and '-', starting with a letter or digit.")
         }
         let id = String(segment)
@@ -30,14 +30,5 @@ struct TenantResolutionMiddleware<Context: RequestContext>: RouterMiddleware {
         guard path.hasPrefix("/t/") else { return nil }
         let rest = path.dropFirst(3)
         return rest.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).first
-    }
-}
-
-/// The tenant slug grammar `[a-z0-9][a-z0-9-]{1,62}` checked without allocation.
-enum TenantIDSyntax {
-    static func isValid(_ id: Substring) -> Bool {
-        let bytes = id.utf8
-        guard (2...63).contains(bytes.count), let first = bytes.first, first != UInt8(ascii: "-") else { return false }
-        return bytes.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-") }
     }
 }
