@@ -56,9 +56,45 @@ struct AnswerCacheTests {
         let tenant = Tenant(id: "acme", displayName: "Acme", configVersion: 7)
         #expect(CacheKey.answer(tenant: tenant, kind: "manifest", ["a:b", "v1", ""]) == "gw:v1:acme:7:manifest:a%3Ab:v1:")
     }
+
+    @Test("near copy: a hot answer is served without the shared cache, only within its lifetime and while fresh")
+    func nearCopy() async throws {
+        let shared = MemoryCache()
+        let cache = AnswerCache(cache: shared, near: NearAnswers(lifetime: .milliseconds(200)), factory: NOOPMetricsHandler.instance, logger: Logger(label: "test"))
+        let loads = Counted()
+        let load: @Sendable () async throws -> AnswerCache.Loaded = {
+            let n = loads.value.withLock { $0 += 1; return $0 }
+            return .init(status: 200, body: [UInt8(n)])
+        }
+        let policy = CachePolicy.ttl(seconds: 60)
+        #expect(try await cache.answer("k", policy: policy, load: load).body == [1])
+        // Gone from the shared cache: the near copy still answers, with no load.
+        try await shared.delete(["k"])
+        #expect(try await cache.answer("k", policy: policy, load: load).body == [1])
+        #expect(loads.value.withLock { $0 } == 1)
+        // Past the near lifetime the shared cache is asked again (a miss → one load).
+        try await Task.sleep(for: .milliseconds(250))
+        #expect(try await cache.answer("k", policy: policy, load: load).body == [2])
+
+        // Never past freshness: a 0 s fresh window is never served from the near copy.
+        let short = CachePolicy(fresh: .zero, staleWhileRevalidate: .zero, staleIfError: .zero)
+        _ = try await cache.answer("s", policy: short, load: load)
+        _ = try await cache.answer("s", policy: short, load: load)
+        #expect(loads.value.withLock { $0 } == 4)
+    }
+
+    @Test("near copy: bounded, and a zero lifetime turns it off")
+    func nearBounds() {
+        let near = NearAnswers(capacity: 10, lifetime: .seconds(5))
+        let answer = CachedAnswer(status: 200, body: [1], storedAt: 0, freshUntil: 10_000, staleUntil: 10_000, errorUntil: 10_000)
+        for i in 0..<25 { near.put("k\(i)", answer, now: 0) }
+        #expect(near.count <= 10)
+        #expect(near.get("k24", now: 4_999) == answer)
+        #expect(near.get("k24", now: 5_000) == nil)
+        #expect(!NearAnswers(lifetime: .zero).isEnabled)
+    }
 }
 
-/// A shared counter for concurrent closures.
 final class Counted: Sendable {
     let value = Mutex(0)
 }

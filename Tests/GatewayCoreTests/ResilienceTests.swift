@@ -7,7 +7,10 @@ import Testing
 struct ResilienceTests {
     @Test("opens on a failure rate over the window, half-opens after the open time, closes on a good probe")
     func breakerCycle() async throws {
-        let breaker = CircuitBreaker(configuration: .init(window: .seconds(10), minimumCalls: 4, failureRatio: 0.5, openDuration: .milliseconds(200), halfOpenProbes: 1))
+        let transitions = Mutex<[CircuitBreaker.Phase]>([])
+        let breaker = CircuitBreaker(configuration: .init(window: .seconds(10), minimumCalls: 4, failureRatio: 0.5, openDuration: .milliseconds(200), halfOpenProbes: 1)) { phase in
+            transitions.withLock { $0.append(phase) }
+        }
         for failure in [false, true, false, true] {
             #expect(breaker.acquire())
             breaker.record(failure: failure)
@@ -25,6 +28,7 @@ struct ResilienceTests {
         breaker.record(failure: false)
         #expect(breaker.phase == .closed)
         #expect(breaker.acquire())
+        #expect(transitions.withLock { $0 } == [.open, .halfOpen, .open, .halfOpen, .closed])
     }
 
     @Test("an open breaker refuses calls without running them")

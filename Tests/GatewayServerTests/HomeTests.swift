@@ -17,6 +17,7 @@ struct HomeTests {
                 #expect(home.missing.isEmpty)
                 #expect(home.hostConfig.tenant == id)
                 #expect(home.featured?.map(\.id) == ["alpha", "hello"])
+                #expect(home.recent?.isEmpty == true)  // the user has used nothing yet
                 // No Japanese texts exist for this tenant: negotiation falls back to English,
                 // and the bundle carries the built-in SDK texts.
                 let localization = try #require(home.localization)
@@ -41,6 +42,29 @@ struct HomeTests {
                 #expect(home.missing == [.featured])
                 #expect(home.featured == nil)
                 #expect(home.hostConfig.tenant == id)
+            }
+        }
+    }
+
+    @Test("recent: the user's mini apps, most recent first, with mayLaunch; another user sees none")
+    func recentMiniApps() async throws {
+        try await FakePlatform.with { fake in
+            fake.seedHello()
+            try await GatewayHarness.withGateway(homePartBudget: .seconds(5)) { harness, client, port in
+                let id = uniqueTenantID("homerecent")
+                try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
+                _ = try await client.putMiniAppPermissions(
+                    path: .init(tenant: id, id: "hello"),
+                    body: permissionUpdate([("rakuten.miniapp.user.USER_NAME", .allowed)])
+                ).ok
+                let home = try await client.getHome(path: .init(tenant: id)).ok.body.json
+                #expect(home.complete)
+                let recent = try #require(home.recent)
+                #expect(recent.map(\.miniAppId) == ["hello"])
+                #expect(recent.first?.mayLaunch == true)
+                #expect(recent.first?.consents.map(\.name) == ["rakuten.miniapp.user.USER_NAME"])
+                let bob = try await harness.secondUser(tenant: id, client: client, port: port)
+                #expect(try await bob.client.getHome(path: .init(tenant: id)).ok.body.json.recent?.isEmpty == true)
             }
         }
     }

@@ -20,14 +20,16 @@ public struct AuthorizationServer: Sendable {
     /// The `request_uri` prefix of RFC 9126.
     public static let requestURIPrefix = "urn:ietf:params:oauth:request_uri:"
 
+    /// - Parameter revocations: how revoked token ids are shared; by default they live in `cache`.
     public init(clients: any ClientStore, users: any UserStore, refreshTokens: any RefreshTokenStore, keys: KeyRing, cache: any Cache,
-                hasher: PasswordHasher = PasswordHasher(), memo: VerifiedTokenMemo? = VerifiedTokenMemo(), loginLimits: LoginThrottle.Limits = .init()) {
+                hasher: PasswordHasher = PasswordHasher(), memo: VerifiedTokenMemo? = VerifiedTokenMemo(), loginLimits: LoginThrottle.Limits = .init(),
+                revocations: RevokedTokens? = nil) {
         self.clients = clients
         self.users = users
         self.keys = keys
         self.cache = cache
         self.codes = AuthorizationCodes(cache: cache)
-        let revoked = RevokedTokens(cache: cache)
+        let revoked = revocations ?? RevokedTokens(cache: cache)
         self.tokens = TokenService(keys: keys, refreshStore: refreshTokens, users: users, codes: codes, revoked: revoked)
         self.verifier = TokenVerifier(keys: keys, revoked: revoked, memo: memo)
         self.dpop = DPoPVerifier(cache: cache)
@@ -37,8 +39,9 @@ public struct AuthorizationServer: Sendable {
 
     /// The same stores for everything (``SQLiteAuthStore``).
     public init(store: SQLiteAuthStore, cache: any Cache, hasher: PasswordHasher = PasswordHasher(), memo: VerifiedTokenMemo? = VerifiedTokenMemo(),
-                loginLimits: LoginThrottle.Limits = .init()) {
-        self.init(clients: store, users: store, refreshTokens: store, keys: KeyRing(store: store), cache: cache, hasher: hasher, memo: memo, loginLimits: loginLimits)
+                loginLimits: LoginThrottle.Limits = .init(), revocations: RevokedTokens? = nil) {
+        self.init(clients: store, users: store, refreshTokens: store, keys: KeyRing(store: store), cache: cache, hasher: hasher, memo: memo,
+                  loginLimits: loginLimits, revocations: revocations)
     }
 
     // MARK: authorization requests

@@ -3,6 +3,8 @@ import Metrics
 
 /// Cache-aside for gateway answers over any ``Cache`` (Redis or in-process).
 ///
+/// - near hit: a fresh answer read from the shared cache less than the near lifetime
+///   ago (``NearAnswers``), with no round trip.
 /// - fresh hit: the stored bytes, untouched.
 /// - stale within stale-while-revalidate: the stored bytes, and one background refresh.
 /// - miss: ONE load per key in this process (``SingleFlight``); across replicas a short
@@ -23,28 +25,44 @@ public final class AnswerCache: Sendable {
     }
 
     private let cache: any Cache
+    private let near: NearAnswers
     private let flights = SingleFlight<CachedAnswer>()
     private let lockTTL: Duration
     private let lockWait: Duration
     private let logger: Logger
     private let staleServed: Counter
     private let refreshes: Counter
+    private let nearHits: Counter
 
-    public init(cache: any Cache, lockTTL: Duration = .seconds(2), lockWait: Duration = .milliseconds(500), factory: any MetricsFactory, logger: Logger) {
+    /// - Parameter near: hot answers kept in process; pass `NearAnswers(lifetime: .zero)` to
+    ///   ask the shared cache every time.
+    public init(
+        cache: any Cache, near: NearAnswers = NearAnswers(), lockTTL: Duration = .seconds(2), lockWait: Duration = .milliseconds(500),
+        factory: any MetricsFactory, logger: Logger
+    ) {
         self.cache = cache
+        self.near = near
         self.lockTTL = lockTTL
         self.lockWait = lockWait
         self.logger = logger
         staleServed = Counter(label: "gateway_answer_stale_served_total", factory: factory)
         refreshes = Counter(label: "gateway_answer_refreshes_total", factory: factory)
+        nearHits = Counter(label: "gateway_answer_near_hits_total", factory: factory)
     }
 
     /// The answer for `key`, from the cache when possible, else from `load`.
     public func answer(_ key: String, policy: CachePolicy, load: @escaping @Sendable () async throws -> Loaded) async throws -> CachedAnswer {
+        if near.isEnabled, let hot = near.get(key, now: CachedAnswer.now()) {
+            nearHits.increment()
+            return hot
+        }
         let cached = await read(key)
         let now = CachedAnswer.now()
         if let cached {
-            if now < cached.freshUntil { return cached }
+            if now < cached.freshUntil {
+                if near.isEnabled { near.put(key, cached, now: now) }
+                return cached
+            }
             if now < cached.staleUntil {
                 refreshInBackground(key, policy: policy, load: load)
                 return cached
@@ -84,6 +102,7 @@ public final class AnswerCache: Sendable {
             do {
                 let lifetime = max(answer.staleUntil, answer.errorUntil) - answer.storedAt
                 try await cache.set(key, CacheEnvelope.encode(answer), ttl: .milliseconds(max(1, lifetime)))
+                if near.isEnabled { near.put(key, answer, now: answer.storedAt) }
             } catch {
                 logger.debug("cache write failed", metadata: ["cache_key": "\(key)"])
             }

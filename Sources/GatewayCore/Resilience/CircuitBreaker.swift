@@ -7,7 +7,7 @@ import Synchronization
 /// opens for `openDuration` (calls are refused at once). Then it is half-open: up to
 /// `halfOpenProbes` calls pass; a success closes it, a failure opens it again.
 public final class CircuitBreaker: Sendable {
-    public struct Configuration: Sendable {
+    public struct Configuration: Sendable, Equatable {
         public var window: Duration
         public var minimumCalls: Int
         public var failureRatio: Double
@@ -39,9 +39,12 @@ public final class CircuitBreaker: Sendable {
 
     private let configuration: Configuration
     private let state: Mutex<State>
+    private let onTransition: @Sendable (Phase) -> Void
 
-    public init(configuration: Configuration = Configuration()) {
+    /// - Parameter onTransition: told each new phase (metrics), outside the breaker's lock.
+    public init(configuration: Configuration = Configuration(), onTransition: @escaping @Sendable (Phase) -> Void = { _ in }) {
         self.configuration = configuration
+        self.onTransition = onTransition
         state = Mutex(State(windowStart: .now))
     }
 
@@ -56,37 +59,40 @@ public final class CircuitBreaker: Sendable {
     /// Asks to make a call; false means refuse it (circuit open or probes taken).
     public func acquire() -> Bool {
         let now = ContinuousClock.now
-        return state.withLock { state in
+        let (allowed, changed) = state.withLock { state -> (Bool, Phase?) in
             switch state.phase {
             case .closed:
-                return true
+                return (true, nil)
             case .open:
-                guard let until = state.openUntil, now >= until else { return false }
+                guard let until = state.openUntil, now >= until else { return (false, nil) }
                 state.phase = .halfOpen
                 state.probesInFlight = 1
-                return true
+                return (true, .halfOpen)
             case .halfOpen:
-                guard state.probesInFlight < configuration.halfOpenProbes else { return false }
+                guard state.probesInFlight < configuration.halfOpenProbes else { return (false, nil) }
                 state.probesInFlight += 1
-                return true
+                return (true, nil)
             }
         }
+        if let changed { onTransition(changed) }
+        return allowed
     }
 
     /// Reports the outcome of a call that ``acquire()`` allowed.
     public func record(failure: Bool) {
         let now = ContinuousClock.now
-        state.withLock { state in
+        let changed = state.withLock { state -> Phase? in
             switch state.phase {
             case .halfOpen:
                 state.probesInFlight = max(0, state.probesInFlight - 1)
                 if failure {
                     open(&state, now: now)
-                } else {
-                    state = State(windowStart: now)
+                    return .open
                 }
+                state = State(windowStart: now)
+                return .closed
             case .open:
-                break
+                return nil
             case .closed:
                 if now - state.windowStart >= configuration.window {
                     state.windowStart = now
@@ -98,9 +104,12 @@ public final class CircuitBreaker: Sendable {
                 if state.calls >= configuration.minimumCalls,
                    Double(state.failures) / Double(state.calls) >= configuration.failureRatio {
                     open(&state, now: now)
+                    return .open
                 }
+                return nil
             }
         }
+        if let changed { onTransition(changed) }
     }
 
     private func open(_ state: inout State, now: ContinuousClock.Instant) {

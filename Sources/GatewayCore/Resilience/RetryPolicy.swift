@@ -1,6 +1,6 @@
 /// Retries for idempotent GETs: at most `maxAttempts` in all, full-jitter exponential
 /// backoff (`baseDelay * 2^n`, capped at `maxDelay`), never past the deadline.
-public struct RetryPolicy: Sendable {
+public struct RetryPolicy: Sendable, Equatable {
     public var maxAttempts: Int
     public var baseDelay: Duration
     public var maxDelay: Duration

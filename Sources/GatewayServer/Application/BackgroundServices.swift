@@ -1,4 +1,5 @@
 import GatewayCore
+import Logging
 import ServiceLifecycle
 
 /// Keeps the in-memory tenant snapshot fresh until the server shuts down.
@@ -30,6 +31,32 @@ struct AnalyticsRetentionService: Service {
     func run() async throws {
         await cancelWhenGracefulShutdown {
             await retention.run()
+        }
+    }
+}
+
+/// Keeps this replica's ``RevocationMirror`` complete: follows the feed, and after a
+/// break (Redis restart, network) waits with backoff and follows again. While it is
+/// broken, token checks ask Redis directly.
+struct RevocationFeedService: Service {
+    let feed: any RevocationFeed
+    let mirror: RevocationMirror
+    let logger: Logger
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            var delay = Duration.milliseconds(100)
+            while !Task.isCancelled {
+                do {
+                    try await feed.follow(into: mirror)
+                } catch {
+                    if Task.isCancelled { return }
+                    logger.warning("revocation feed broken; asking Redis per request until it is back", metadata: ["error": "\(error)"])
+                }
+                try? await Task.sleep(for: delay)
+                delay = min(delay * 2, .seconds(5))
+                if mirror.isSynced { delay = .milliseconds(100) }
+            }
         }
     }
 }

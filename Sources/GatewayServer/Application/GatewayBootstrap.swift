@@ -43,11 +43,17 @@ public struct GatewayBootstrap: Sendable {
         var background: [any Service] = [TenantDirectoryService(directory: directory)]
         var checks = [ReadinessProbe.Check(name: "sqlite") { try await store.ping() }]
         let cache: any Cache
+        var revocationFeed: (any RevocationFeed)?
+        let revocationMirror = RevocationMirror()
         if let url = configuration.redisURL {
             let client = RedisClient(configuration: try RedisConfiguration(url: url), logger: logger)
             cache = RedisCache(client: client)
+            let feed = RedisRevocationFeed(client: client)
+            revocationFeed = feed
             checks.append(ReadinessProbe.Check(name: "redis") { try await client.ping() })
             background.append(ShutdownActionService { await client.shutdown() })
+            // Signalled before the client shuts down (services stop in reverse order).
+            background.append(RevocationFeedService(feed: feed, mirror: revocationMirror, logger: logger))
             logger.info("cache: Redis", metadata: ["redis": "\(redactedRedisURL(url))"])
         } else {
             cache = MemoryCache()
@@ -64,11 +70,13 @@ public struct GatewayBootstrap: Sendable {
         let http = UpstreamHTTPClientFactory.make(connectionsPerHost: configuration.upstreamConnectionsPerHost)
         // Shut down after the HTTP server drained (services stop in reverse order).
         background.insert(ShutdownActionService { try? await http.shutdown() }, at: 1)
-        let guards = UpstreamGuards()
+        let guards = UpstreamGuards(configuration: configuration.upstreamGuards, factory: metrics.factory)
         let platform = RoutingPlatformClient(remote: ResilientPlatformClient(base: HTTPPlatformClient(client: http), guards: guards))
         let provisioning = ResilientProvisioningClient(base: HTTPProvisioningClient(client: http), guards: guards)
-        let answers = AnswerCache(cache: instrumented, factory: metrics.factory, logger: logger)
-        let auth = AuthorizationServer(store: authStore, cache: instrumented, hasher: passwordHasher, loginLimits: loginLimits)
+        let answers = AnswerCache(cache: instrumented, near: NearAnswers(lifetime: configuration.nearCacheLifetime), factory: metrics.factory, logger: logger)
+        let auth = AuthorizationServer(
+            store: authStore, cache: instrumented, hasher: passwordHasher, loginLimits: loginLimits,
+            revocations: RevokedTokens(cache: instrumented, feed: revocationFeed, mirror: revocationMirror))
         let issuerBase = IssuerBase(publicBaseURL: configuration.publicBaseURL, host: configuration.host, port: configuration.port)
         let services = GatewayServices(
             directory: directory,

@@ -78,6 +78,12 @@ extension GatewayConfiguration {
         if let connections = try int(.upstreamConnections, in: 1...10_000) {
             configuration.upstreamConnectionsPerHost = connections
         }
+        if let inFlight = try int(.upstreamMaxInFlight, in: 1...100_000) { configuration.upstreamGuards.maxInFlight = inFlight }
+        if let percent = try int(.breakerFailureRatio, in: 1...100) { configuration.upstreamGuards.breaker.failureRatio = Double(percent) / 100 }
+        if let milliseconds = try int(.breakerOpenMilliseconds, in: 100...600_000) {
+            configuration.upstreamGuards.breaker.openDuration = .milliseconds(milliseconds)
+        }
+        if let milliseconds = try int(.cacheNearMilliseconds, in: 0...60_000) { configuration.nearCacheLifetime = .milliseconds(milliseconds) }
         if let limit = try int(.rateLimitTenant, in: 0...10_000_000) { configuration.rateLimits.perTenant = limit }
         if let limit = try int(.rateLimitClient, in: 0...10_000_000) { configuration.rateLimits.perClient = limit }
         if let catalog = string(.demoCatalog) {

@@ -35,6 +35,10 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var demoCatalogPath: String?
     /// Request limits per tenant / client per minute (0 = off).
     public var rateLimits: RateLimiter.Limits
+    /// Circuit breaker, bulkhead and retries of every tenant × upstream.
+    public var upstreamGuards: UpstreamGuards.Configuration
+    /// How long a hot answer read from Redis is served from memory (``NearAnswers``; zero = off).
+    public var nearCacheLifetime: Duration
 
     public init(
         host: String = "127.0.0.1",
@@ -52,8 +56,12 @@ public struct GatewayConfiguration: Sendable, Equatable {
         upstreamConnectionsPerHost: Int = 64,
         homePartBudget: Duration = .milliseconds(800),
         demoCatalogPath: String? = "Deploy/demo",
-        rateLimits: RateLimiter.Limits = .init()
+        rateLimits: RateLimiter.Limits = .init(),
+        upstreamGuards: UpstreamGuards.Configuration = .init(),
+        nearCacheLifetime: Duration = .seconds(1)
     ) {
+        self.upstreamGuards = upstreamGuards
+        self.nearCacheLifetime = nearCacheLifetime
         self.rateLimits = rateLimits
         self.demoCatalogPath = demoCatalogPath
         self.homePartBudget = homePartBudget

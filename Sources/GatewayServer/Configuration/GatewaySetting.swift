@@ -39,6 +39,10 @@ extension GatewaySetting {
     public static let upstreamBudget = GatewaySetting("upstream.budget.ms", env: "UPSTREAM_BUDGET_MS", default: "5000", "Time budget of one request for its upstream calls (deadline of every upstream call).")
     public static let upstreamConnections = GatewaySetting("upstream.connections.per.host", env: "UPSTREAM_CONNECTIONS_PER_HOST", default: "64", "Connections per upstream host in the shared HTTP client.")
     public static let demoCatalog = GatewaySetting("demo.catalog", env: "DEMO_CATALOG", default: "Deploy/demo", "Folder served as the platform of tenant `demo` while it has no platform URL (relative to the working directory; empty = off).")
+    public static let cacheNearMilliseconds = GatewaySetting("cache.near.ms", env: "CACHE_NEAR_MS", default: "1000", "How long a hot answer read from Redis is served from process memory (while fresh; 0 = always ask Redis).")
+    public static let breakerFailureRatio = GatewaySetting("upstream.breaker.failure.percent", env: "UPSTREAM_BREAKER_FAILURE_PERCENT", default: "50", "Failed upstream calls (per tenant × upstream, 10 s window, at least 10 calls) that open the circuit, in percent.")
+    public static let breakerOpenMilliseconds = GatewaySetting("upstream.breaker.open.ms", env: "UPSTREAM_BREAKER_OPEN_MS", default: "5000", "How long an open circuit refuses calls before a half-open probe.")
+    public static let upstreamMaxInFlight = GatewaySetting("upstream.max.in.flight", env: "UPSTREAM_MAX_IN_FLIGHT", default: "256", "Bulkhead: concurrent calls per tenant × upstream; more wait.")
     public static let rateLimitTenant = GatewaySetting("rate.limit.tenant", env: "RATE_LIMIT_TENANT", default: "0", "Requests per minute per tenant (0 = unlimited).")
     public static let rateLimitClient = GatewaySetting("rate.limit.client", env: "RATE_LIMIT_CLIENT", default: "0", "Requests per minute per tenant and client id (0 = unlimited).")
 
@@ -46,6 +50,7 @@ extension GatewaySetting {
     public static let all: [GatewaySetting] = [
         .httpHost, .httpPort, .publicBaseURL, .databasePath, .redisURL, .masterKey, .masterKeyFile,
         .environment, .logLevel, .logFormat, .configFile, .tenantReloadInterval,
-        .upstreamBudget, .upstreamConnections, .demoCatalog, .rateLimitTenant, .rateLimitClient,
+        .upstreamBudget, .upstreamConnections, .upstreamMaxInFlight, .breakerFailureRatio, .breakerOpenMilliseconds,
+        .cacheNearMilliseconds, .demoCatalog, .rateLimitTenant, .rateLimitClient,
     ]
 }

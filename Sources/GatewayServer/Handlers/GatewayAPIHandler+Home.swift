@@ -3,8 +3,9 @@ import GatewayCore
 
 extension GatewayAPIHandler {
     /// Host config (local, always present), the featured mini apps (platform catalog,
-    /// cached) and the localization bundle for `Accept-Language`, concurrently; a late or
-    /// failed part is listed in `missing`, never a 5xx.
+    /// cached), the user's recent mini apps (SQLite, manifests from the answer cache) and
+    /// the localization bundle for `Accept-Language`, concurrently; a late or failed part
+    /// is listed in `missing`, never a 5xx.
     func getHome(_ input: Operations.GetHome.Input) async throws -> Operations.GetHome.Output {
         try RequestValidation.length(input.headers.acceptLanguage, 0...1000, "Accept-Language")
         let tenant = try RequestScope.requireTenant()
@@ -24,19 +25,36 @@ extension GatewayAPIHandler {
             let bundle = try await userState.localizations.bundle(tenant: tenant, locale: locale)
             return .init(locale: bundle.locale, chain: bundle.chain, entries: .init(additionalProperties: bundle.entries))
         }
+        let subject = RequestScope.current?.principal?.subject
+        async let recent = Self.withinBudget(partBudget) { () -> [Components.Schemas.UserMiniApp]? in
+            guard let userState, let subject else { return nil }
+            return try await recentMiniApps(tenant: tenant, userID: subject, services: userState)
+        }
         let featuredItems = await featured
         let localizationBundle = await localization
+        let recentItems = await recent
         var missing: [Components.Schemas.Home.MissingPayloadPayload] = []
         if featuredItems == nil { missing.append(.featured) }
         if localizationBundle == nil { missing.append(.localization) }
+        if recentItems == nil { missing.append(.recent) }
         let body = Components.Schemas.Home(
             complete: missing.isEmpty,
             missing: missing,
             hostConfig: Self.hostConfig(tenant),
             featured: featuredItems,
+            recent: recentItems,
             localization: localizationBundle
         )
         return .ok(.init(body: .json(body)))
+    }
+
+    /// The user's 10 most recently used mini apps; `mayLaunch` is left out for an app
+    /// whose manifest cannot be read in time.
+    private func recentMiniApps(tenant: Tenant, userID: String, services: UserStateServices) async throws -> [Components.Schemas.UserMiniApp] {
+        let entries = try await services.consents.userMiniApps(tenantID: tenant.id, userID: userID, limit: 10) { id in
+            try? await permissionManifest(tenant: tenant, id: id, lang: nil)
+        }
+        return entries.map(Self.userMiniApp)
     }
 
     /// `operation`'s value, or nil when it throws or `budget` passes first.

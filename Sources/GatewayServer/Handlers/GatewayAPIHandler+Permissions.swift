@@ -40,14 +40,16 @@ extension GatewayAPIHandler {
         let entries = try await services.consents.userMiniApps(tenantID: tenant.id, userID: principal.subject) { id in
             try? await permissionManifest(tenant: tenant, id: id, lang: input.query.lang)
         }
-        let items = entries.map { entry in
-            Components.Schemas.UserMiniApp(
-                miniAppId: entry.consents.miniAppID, lastUsedAt: entry.consents.lastUsedAt,
-                consents: entry.consents.records.map { .init(name: $0.permission, status: Self.status($0.status)) },
-                mayLaunch: entry.view?.mayLaunch, consentVersion: entry.consents.version
-            )
-        }
-        return .ok(.init(body: .json(.init(items: items))))
+        return .ok(.init(body: .json(.init(items: entries.map(Self.userMiniApp)))))
+    }
+
+    /// One of the user's mini apps as the contract shows it.
+    static func userMiniApp(_ entry: UserMiniAppEntry) -> Components.Schemas.UserMiniApp {
+        Components.Schemas.UserMiniApp(
+            miniAppId: entry.consents.miniAppID, lastUsedAt: entry.consents.lastUsedAt,
+            consents: entry.consents.records.map { .init(name: $0.permission, status: status($0.status)) },
+            mayLaunch: entry.view?.mayLaunch, consentVersion: entry.consents.version
+        )
     }
 
     /// The caller's state key for `miniAppID`, the tenant and the services.

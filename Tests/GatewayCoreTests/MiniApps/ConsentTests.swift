@@ -74,5 +74,9 @@ import Testing
         let entries = try await service.userMiniApps(tenantID: "acme", userID: "alice") { $0 == "app-1" ? manifest : nil }
         #expect(entries.first { $0.consents.miniAppID == "app-1" }?.view?.mayLaunch == true)
         #expect(entries.first { $0.consents.miniAppID == "app-2" }?.view == nil)
+        // A limit keeps the most recently used ones (app-1 touched after app-2).
+        try await store.touch(alice)
+        #expect(try await store.userMiniApps(tenantID: "acme", userID: "alice", limit: 1).map(\.miniAppID) == ["app-1"])
+        #expect(try await service.userMiniApps(tenantID: "acme", userID: "alice", limit: 2) { _ in nil }.map(\.consents.miniAppID) == ["app-1", "app-2"])
     }
 }

@@ -20,18 +20,23 @@ public struct ConsentService: Sendable {
         return ConsentView(consents: stored, manifest: manifest)
     }
 
-    /// The mini apps the user has used, most recent first, each read against its manifest
-    /// when `manifest` returns one (else `nil`: the caller shows the raw answers).
+    /// The mini apps the user has used, most recent first (at most `limit` when given),
+    /// each read against its manifest when `manifest` returns one (else `nil`: the caller
+    /// shows the raw answers). Manifests are read concurrently.
     public func userMiniApps(
-        tenantID: String, userID: String,
-        manifest: (String) async throws -> MiniAppPermissionManifest?
+        tenantID: String, userID: String, limit: Int? = nil,
+        manifest: @escaping @Sendable (String) async throws -> MiniAppPermissionManifest?
     ) async throws -> [UserMiniAppEntry] {
-        var result: [UserMiniAppEntry] = []
-        for consents in try await store.userMiniApps(tenantID: tenantID, userID: userID) {
-            let view = try await manifest(consents.miniAppID).map { ConsentView(consents: consents, manifest: $0) }
-            result.append(UserMiniAppEntry(consents: consents, view: view))
+        let used = try await store.userMiniApps(tenantID: tenantID, userID: userID, limit: limit)
+        let views = try await withThrowingTaskGroup(of: (Int, ConsentView?).self) { group in
+            for (index, consents) in used.enumerated() {
+                group.addTask { (index, try await manifest(consents.miniAppID).map { ConsentView(consents: consents, manifest: $0) }) }
+            }
+            var views = [ConsentView?](repeating: nil, count: used.count)
+            for try await (index, view) in group { views[index] = view }
+            return views
         }
-        return result
+        return zip(used, views).map { UserMiniAppEntry(consents: $0, view: $1) }
     }
 
     /// Throws unless every name is known and declared by `manifest`.

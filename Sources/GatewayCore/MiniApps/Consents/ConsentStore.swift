@@ -7,10 +7,18 @@ public protocol ConsentStore: Sendable {
     /// Writes the given answers; when any status changes, bumps the consent version.
     @discardableResult
     func setConsents(_ changes: [String: ConsentStatus], for owner: UserMiniAppKey) async throws -> MiniAppConsents
-    /// The mini apps the user has used (any consent or storage), most recently used first.
-    func userMiniApps(tenantID: String, userID: String) async throws -> [MiniAppConsents]
+    /// The mini apps the user has used (any consent or storage), most recently used first;
+    /// at most `limit` of them when given.
+    func userMiniApps(tenantID: String, userID: String, limit: Int?) async throws -> [MiniAppConsents]
     /// Records that the user used the mini app now (creates the entry).
     func touch(_ owner: UserMiniAppKey) async throws
+}
+
+extension ConsentStore {
+    /// Every mini app the user has used, most recently used first.
+    public func userMiniApps(tenantID: String, userID: String) async throws -> [MiniAppConsents] {
+        try await userMiniApps(tenantID: tenantID, userID: userID, limit: nil)
+    }
 }
 
 /// One stored answer.

@@ -35,12 +35,12 @@ public final class SQLiteConsentStore: ConsentStore {
         }
     }
 
-    public func userMiniApps(tenantID: String, userID: String) async throws -> [MiniAppConsents] {
+    public func userMiniApps(tenantID: String, userID: String, limit: Int?) async throws -> [MiniAppConsents] {
         try await pool.read { db in
             let ids = try String.fetchAll(db, sql: """
                 SELECT miniapp_id FROM user_miniapps WHERE tenant_id = ? AND user_id = ?
-                ORDER BY last_used_at_ms DESC, miniapp_id
-                """, arguments: [tenantID, userID])
+                ORDER BY last_used_at_ms DESC, miniapp_id LIMIT ?
+                """, arguments: [tenantID, userID, limit.map { max(0, $0) } ?? -1])
             return try ids.map { try Self.read(db, UserMiniAppKey(tenantID: tenantID, userID: userID, miniAppID: $0)) }
         }
     }
