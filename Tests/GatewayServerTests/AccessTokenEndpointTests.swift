@@ -97,4 +97,47 @@ struct AccessTokenEndpointTests {
             }
         }
     }
+
+    @Test("issued tokens introspect active; DELETE …/access-tokens and withdrawing ACCESS_TOKEN revoke them")
+    func revocation() async throws {
+        try await FakePlatform.with { fake in
+            fake.seedHelloWithAccessToken()
+            try await GatewayHarness.withGateway { harness, client, port in
+                let id = uniqueTenantID("atrev")
+                try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
+                let secret = ClientSecret.generate()
+                try await harness.bootstrap.authStore.addClient(
+                    OAuthClient(tenantID: id, clientID: "rs", confidential: true, redirectURIs: ["https://rs.example/cb"]), secretHash: secret.hash)
+                func introspect(_ token: String) async throws -> Components.Schemas.Introspection {
+                    try await client.introspectToken(path: .init(tenant: id), body: .urlEncodedForm(.init(token: token, clientId: "rs", clientSecret: secret.secret))).ok.body.json
+                }
+                let path = Operations.IssueMiniAppAccessToken.Input.Path(tenant: id, id: "hello")
+                _ = try await client.putMiniAppPermissions(path: .init(tenant: id, id: "hello"), body: permissionUpdate([(Self.accessToken, .allowed)])).ok
+                let first = try await client.issueMiniAppAccessToken(path: path, body: Self.request("rae", ["idinfo_read_openid"])).ok.body.json
+                let second = try await client.issueMiniAppAccessToken(path: path, body: Self.request("rae", ["idinfo_read_openid"])).ok.body.json
+
+                let seen = try await introspect(first.token)
+                #expect(seen.active)
+                #expect(seen.aud == "rae")
+                #expect(seen.azp == "hello")
+                #expect(seen.scope == "idinfo_read_openid")
+                #expect(seen.clientId == nil)
+
+                let revoked = try await client.revokeMiniAppAccessTokens(path: .init(tenant: id, id: "hello")).ok.body.json
+                #expect(revoked.revoked == 2)
+                #expect(try await introspect(first.token) == .init(active: false))
+                #expect(try await introspect(second.token) == .init(active: false))
+
+                // Withdrawing the consent revokes a token issued after the DELETE, too.
+                let third = try await client.issueMiniAppAccessToken(path: path, body: Self.request("rae", ["idinfo_read_openid"])).ok.body.json
+                #expect(try await introspect(third.token).active)
+                _ = try await client.putMiniAppPermissions(path: .init(tenant: id, id: "hello"), body: permissionUpdate([(Self.accessToken, .denied)])).ok
+                #expect(try await introspect(third.token) == .init(active: false))
+                // A mini-app token is never a bearer token of the gateway's API.
+                var kit = OAuthTestKit(harness: harness, client: client, port: port)
+                kit.tenant = id
+                #expect(try await kit.me(authorization: "Bearer " + third.token).status == 401)
+            }
+        }
+    }
 }

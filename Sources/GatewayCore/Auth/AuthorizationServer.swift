@@ -13,6 +13,8 @@ public struct AuthorizationServer: Sendable {
     public let dpop: DPoPVerifier
     public let throttle: LoginThrottle
     public let hasher: PasswordHasher
+    /// Revoked token ids (the gateway's access tokens and mini-app tokens).
+    public let revocations: RevokedTokens
     let cache: any Cache
 
     /// PAR request lifetime.
@@ -30,6 +32,7 @@ public struct AuthorizationServer: Sendable {
         self.cache = cache
         self.codes = AuthorizationCodes(cache: cache)
         let revoked = revocations ?? RevokedTokens(cache: cache)
+        self.revocations = revoked
         self.tokens = TokenService(keys: keys, refreshStore: refreshTokens, users: users, codes: codes, revoked: revoked)
         self.verifier = TokenVerifier(keys: keys, revoked: revoked, memo: memo)
         self.dpop = DPoPVerifier(cache: cache)

@@ -39,20 +39,11 @@ public struct TokenVerifier: Sendable {
             guard hit.expiresAt.addingTimeInterval(Self.skew) > current else { throw TokenRejection.invalidToken("the access token expired") }
             return hit
         }
-        let parsed: JWS.Parsed
-        do { parsed = try JWS.parse(token) } catch { throw TokenRejection.invalidToken("the access token is malformed") }
-        guard parsed.header["alg"]?.stringValue == "ES256" else { throw TokenRejection.invalidToken("unsupported token algorithm") }
-        let typ = parsed.header["typ"]?.stringValue?.lowercased()
-        guard typ == "at+jwt" || typ == "application/at+jwt" else { throw TokenRejection.invalidToken("the token is not an access token (typ)") }
-        guard case .object(let c)? = try? JSONValue.decode(parsed.payload),
-              let iss = c["iss"]?.stringValue, let sub = c["sub"]?.stringValue, let clientID = c["client_id"]?.stringValue,
+        let c = try await signedClaims(token, tenantID: tenantID)
+        guard let iss = c["iss"]?.stringValue, let sub = c["sub"]?.stringValue, let clientID = c["client_id"]?.stringValue,
               let tenant = c["tenant"]?.stringValue, let jti = c["jti"]?.stringValue, let exp = c["exp"]?.int64Value, let iat = c["iat"]?.int64Value
         else { throw TokenRejection.invalidToken("the access token lacks required claims") }
         guard iss == issuer, tenant == tenantID else { throw TokenRejection.invalidToken("the access token was issued by another tenant") }
-        guard let kid = parsed.header["kid"]?.stringValue, let key = try await keys.verificationKey(tenantID: tenantID, kid: kid) else {
-            throw TokenRejection.invalidToken("the access token was not signed by a key of this tenant")
-        }
-        do { try JWS.verify(parsed, key: key) } catch { throw TokenRejection.invalidToken("bad token signature") }
         let audience = TokenService.audience(issuer: issuer)
         let audOK = c["aud"]?.stringValue == audience || (c["aud"].flatMap { if case .array(let a) = $0 { a.contains(.string(audience)) } else { false } } ?? false)
         guard audOK else { throw TokenRejection.invalidToken("the access token is for another audience") }
@@ -64,4 +55,49 @@ public struct TokenVerifier: Sendable {
         memo?.put(token, claims, now: current)
         return claims
     }
+
+    /// A mini-app access token of this tenant (`azp` = mini-app id, any audience), checked
+    /// like an access token: signature by an active key of the tenant, issuer, expiry and
+    /// revocation (failing open like ``verify(_:issuer:tenantID:)``).
+    public func verifyMiniAppToken(_ token: String, issuer: String, tenantID: String) async throws -> MiniAppTokenClaims {
+        let c = try await signedClaims(token, tenantID: tenantID)
+        guard let iss = c["iss"]?.stringValue, let sub = c["sub"]?.stringValue, let azp = c["azp"]?.stringValue, c["client_id"] == nil,
+              let aud = c["aud"]?.stringValue, let tenant = c["tenant"]?.stringValue, let jti = c["jti"]?.stringValue,
+              let exp = c["exp"]?.int64Value, let iat = c["iat"]?.int64Value
+        else { throw TokenRejection.invalidToken("not a mini-app access token") }
+        guard iss == issuer, tenant == tenantID else { throw TokenRejection.invalidToken("the token was issued by another tenant") }
+        let expiresAt = Date(timeIntervalSince1970: TimeInterval(exp))
+        guard expiresAt > now() else { throw TokenRejection.invalidToken("the token expired") }
+        if (try? await revoked.isRevoked(tenantID: tenantID, jti: jti)) ?? false { throw TokenRejection.invalidToken("the token was revoked") }
+        return MiniAppTokenClaims(issuer: iss, subject: sub, miniAppID: azp, audience: aud, scope: c["scope"]?.stringValue ?? "", jti: jti,
+                                  issuedAt: Date(timeIntervalSince1970: TimeInterval(iat)), expiresAt: expiresAt)
+    }
+
+    /// The payload of an ES256 `at+jwt` whose signature verifies with an active key of `tenantID`.
+    private func signedClaims(_ token: String, tenantID: String) async throws -> [String: JSONValue] {
+        let parsed: JWS.Parsed
+        do { parsed = try JWS.parse(token) } catch { throw TokenRejection.invalidToken("the access token is malformed") }
+        guard parsed.header["alg"]?.stringValue == "ES256" else { throw TokenRejection.invalidToken("unsupported token algorithm") }
+        let typ = parsed.header["typ"]?.stringValue?.lowercased()
+        guard typ == "at+jwt" || typ == "application/at+jwt" else { throw TokenRejection.invalidToken("the token is not an access token (typ)") }
+        guard case .object(let claims)? = try? JSONValue.decode(parsed.payload) else { throw TokenRejection.invalidToken("the access token lacks required claims") }
+        guard let kid = parsed.header["kid"]?.stringValue, let key = try await keys.verificationKey(tenantID: tenantID, kid: kid) else {
+            throw TokenRejection.invalidToken("the access token was not signed by a key of this tenant")
+        }
+        do { try JWS.verify(parsed, key: key) } catch { throw TokenRejection.invalidToken("bad token signature") }
+        return claims
+    }
+}
+
+/// The claims of a verified mini-app access token.
+public struct MiniAppTokenClaims: Sendable, Equatable {
+    public var issuer: String
+    public var subject: String
+    /// `azp`: the mini app the token was issued for.
+    public var miniAppID: String
+    public var audience: String
+    public var scope: String
+    public var jti: String
+    public var issuedAt: Date
+    public var expiresAt: Date
 }

@@ -13,6 +13,18 @@ enum UserStateMigrations {
             try createAnalyticsTable(db)
             try createConfigTables(db)
         }
+        // Issued mini-app access-token ids, so they can be revoked before they expire.
+        migrator.registerMigration("userstate-v2-miniapp-tokens") { db in
+            try db.create(table: "miniapp_tokens") { t in
+                tenantColumn(t)
+                t.column("user_id", .text).notNull()
+                t.column("miniapp_id", .text).notNull()
+                t.column("jti", .text).notNull()
+                t.column("expires_at_ms", .integer).notNull()
+                t.primaryKey(["tenant_id", "jti"])
+            }
+            try db.create(index: "miniapp_tokens_owner", on: "miniapp_tokens", columns: ["tenant_id", "user_id", "miniapp_id"])
+        }
     }
 
     private static func tenantColumn(_ t: TableDefinition) {

@@ -73,7 +73,7 @@ public enum GatewayApplication {
         router.add(middleware: BearerAuthMiddleware(auth: services.auth, issuerBase: services.issuerBase))
         router.add(middleware: RateLimitMiddleware(limiter: RateLimiter(cache: services.cache, limits: services.rateLimits)))
         router.add(middleware: HeaderDecodingMiddleware())
-        try handler.registerHandlers(on: router)
+        try handler.registerHandlers(on: router, middlewares: [StoredAnswerMiddleware(handler: handler)])
         return router
     }
 

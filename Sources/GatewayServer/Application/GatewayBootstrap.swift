@@ -90,7 +90,7 @@ public struct GatewayBootstrap: Sendable {
             upstreamBudget: configuration.upstreamBudget,
             homePartBudget: configuration.homePartBudget,
             rateLimits: configuration.rateLimits,
-            userState: try UserStateServices.make(store: store, cache: instrumented, keys: auth.keys, issuerBase: issuerBase, metrics: metrics)
+            userState: try UserStateServices.make(store: store, cache: instrumented, keys: auth.keys, revocations: auth.revocations, issuerBase: issuerBase, metrics: metrics)
         )
         background.append(AnalyticsRetentionService(retention: AnalyticsRetention(store: SQLiteAnalyticsStore(database: store), logger: logger)))
         return GatewayBootstrap(services: services, store: store, authStore: authStore, backgroundServices: background)

@@ -33,7 +33,9 @@ public struct UserStateServices: Sendable {
 
     /// Builds the services on the tenant store's SQLite file, the shared cache and the
     /// tenants' signing keys.
-    public static func make(store: SQLiteTenantStore, cache: any Cache, keys: KeyRing, issuerBase: IssuerBase, metrics: GatewayMetrics) throws -> UserStateServices {
+    public static func make(
+        store: SQLiteTenantStore, cache: any Cache, keys: KeyRing, revocations: RevokedTokens, issuerBase: IssuerBase, metrics: GatewayMetrics
+    ) throws -> UserStateServices {
         let consentStore = SQLiteConsentStore(database: store)
         let localizationStore = SQLiteLocalizationStore(database: store)
         let resolver = LocalizationResolver(defaults: try LocalizationDefaults.builtIn(), store: localizationStore)
@@ -41,7 +43,8 @@ public struct UserStateServices: Sendable {
             consents: ConsentService(store: consentStore),
             accessTokens: MiniAppAccessTokenService(
                 consents: consentStore, answers: AccessTokenAnswerCache(cache: cache),
-                minter: SigningKeyTokenMinter(keys: keys, issuer: { issuerBase.issuer(tenantID: $0) })
+                minter: SigningKeyTokenMinter(keys: keys, issuer: { issuerBase.issuer(tenantID: $0) }),
+                ledger: SQLiteMiniAppTokenLedger(database: store), revocations: revocations
             ),
             storage: SecureStorageService(store: SQLiteSecureStorageStore(database: store)),
             analytics: AnalyticsService(store: SQLiteAnalyticsStore(database: store), metrics: metrics.factory),

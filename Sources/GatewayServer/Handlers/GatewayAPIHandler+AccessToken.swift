@@ -27,4 +27,11 @@ extension GatewayAPIHandler {
             )
         }
     }
+
+    func revokeMiniAppAccessTokens(_ input: Operations.RevokeMiniAppAccessTokens.Input) async throws -> Operations.RevokeMiniAppAccessTokens.Output {
+        try RequestValidation.identifier(input.path.id, "id")
+        let (owner, _, services) = try userStateContext(miniAppID: input.path.id)
+        let count = try await services.accessTokens.revokeAll(owner)
+        return .ok(.init(body: .json(.init(revoked: count))))
+    }
 }

@@ -21,30 +21,48 @@ extension GatewayAPIHandler {
     }
 
     func getMiniApp(_ input: Operations.GetMiniApp.Input) async throws -> Operations.GetMiniApp.Output {
-        try RequestValidation.identifier(input.path.id, "id")
-        let (tenant, service, deadline) = try miniAppContext()
-        let answer = try await service.miniApp(tenant: tenant, id: input.path.id, deadline: deadline)
+        let answer = try await miniAppAnswer(id: input.path.id)
         if EntityTag.matches(input.headers.ifNoneMatch, answer.etag) { return .notModified(.init(headers: .init(eTag: answer.etag))) }
         return .ok(.init(headers: .init(eTag: answer.etag), body: .json(try Self.decode(answer.body))))
     }
 
     func getMiniAppManifest(_ input: Operations.GetMiniAppManifest.Input) async throws -> Operations.GetMiniAppManifest.Output {
-        try RequestValidation.identifier(input.path.id, "id")
-        try RequestValidation.identifier(input.path.versionId, "versionId")
-        try RequestValidation.language(input.query.lang)
-        let (tenant, service, deadline) = try miniAppContext()
-        let answer = try await service.manifest(tenant: tenant, id: input.path.id, versionID: input.path.versionId, lang: input.query.lang, deadline: deadline)
+        let answer = try await manifestAnswer(id: input.path.id, versionID: input.path.versionId, lang: input.query.lang)
         if EntityTag.matches(input.headers.ifNoneMatch, answer.etag) { return .notModified(.init(headers: .init(eTag: answer.etag))) }
         return .ok(.init(headers: .init(eTag: answer.etag), body: .json(try Self.decode(answer.body))))
     }
 
     func getMiniAppBundle(_ input: Operations.GetMiniAppBundle.Input) async throws -> Operations.GetMiniAppBundle.Output {
-        try RequestValidation.identifier(input.path.id, "id")
-        try RequestValidation.identifier(input.path.versionId, "versionId")
-        let (tenant, service, deadline) = try miniAppContext()
-        let answer = try await service.bundle(tenant: tenant, id: input.path.id, versionID: input.path.versionId, deadline: deadline)
+        let answer = try await bundleAnswer(id: input.path.id, versionID: input.path.versionId)
         if EntityTag.matches(input.headers.ifNoneMatch, answer.etag) { return .notModified(.init(headers: .init(eTag: answer.etag))) }
         return .ok(.init(headers: .init(eTag: answer.etag), body: .json(try Self.decode(answer.body))))
+    }
+
+    // The validated answers behind the operations above; ``StoredAnswerMiddleware`` serves
+    // the same answers' bytes without the typed round trip.
+
+    /// `getMiniApp`: the latest published version of `id`.
+    func miniAppAnswer(id: String) async throws -> CachedAnswer {
+        try RequestValidation.identifier(id, "id")
+        let (tenant, service, deadline) = try miniAppContext()
+        return try await service.miniApp(tenant: tenant, id: id, deadline: deadline)
+    }
+
+    /// `getMiniAppManifest`.
+    func manifestAnswer(id: String, versionID: String, lang: String?) async throws -> CachedAnswer {
+        try RequestValidation.identifier(id, "id")
+        try RequestValidation.identifier(versionID, "versionId")
+        try RequestValidation.language(lang)
+        let (tenant, service, deadline) = try miniAppContext()
+        return try await service.manifest(tenant: tenant, id: id, versionID: versionID, lang: lang, deadline: deadline)
+    }
+
+    /// `getMiniAppBundle`.
+    func bundleAnswer(id: String, versionID: String) async throws -> CachedAnswer {
+        try RequestValidation.identifier(id, "id")
+        try RequestValidation.identifier(versionID, "versionId")
+        let (tenant, service, deadline) = try miniAppContext()
+        return try await service.bundle(tenant: tenant, id: id, versionID: versionID, deadline: deadline)
     }
 
     func getPreview(_ input: Operations.GetPreview.Input) async throws -> Operations.GetPreview.Output {

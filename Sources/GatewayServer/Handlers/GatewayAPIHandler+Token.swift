@@ -65,8 +65,14 @@ extension GatewayAPIHandler {
             _ = try await auth.authenticateClient(tenantID: tenant.id, clientID: clientID, secret: secret, requireConfidential: true)
             guard let token = form.token, !token.isEmpty else { throw OAuthError.invalidRequest("token is required") }
             let inactive = Operations.IntrospectToken.Output.ok(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(active: false))))
-            guard let claims = try? await auth.verifier.verify(token, issuer: issuerBase.issuer(tenantID: tenant.id), tenantID: tenant.id),
-                  claims.expiresAt > Date() else { return inactive }
+            let issuer = issuerBase.issuer(tenantID: tenant.id)
+            guard let claims = try? await auth.verifier.verify(token, issuer: issuer, tenantID: tenant.id), claims.expiresAt > Date() else {
+                guard let miniApp = try? await auth.verifier.verifyMiniAppToken(token, issuer: issuer, tenantID: tenant.id) else { return inactive }
+                return .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(
+                    active: true, scope: miniApp.scope, sub: miniApp.subject, aud: miniApp.audience, azp: miniApp.miniAppID,
+                    exp: Int64(miniApp.expiresAt.timeIntervalSince1970), iat: Int64(miniApp.issuedAt.timeIntervalSince1970),
+                    iss: miniApp.issuer, jti: miniApp.jti, tokenType: "Bearer"))))
+            }
             return .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(
                 active: true, scope: claims.scope, clientId: claims.clientID, sub: claims.subject,
                 exp: Int64(claims.expiresAt.timeIntervalSince1970), iat: Int64(claims.issuedAt.timeIntervalSince1970),

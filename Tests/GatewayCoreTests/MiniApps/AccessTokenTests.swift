@@ -8,17 +8,18 @@ import Testing
 struct TestES256Minter: MiniAppTokenMinter {
     let key = P256.Signing.PrivateKey()
 
-    func mint(tenant: Tenant, subject: String, miniAppID: String, audience: String, scopes: [String], lifetime: Duration) async throws -> (token: String, validUntil: Date) {
+    func mint(tenant: Tenant, subject: String, miniAppID: String, audience: String, scopes: [String], lifetime: Duration) async throws -> MintedToken {
+        let jti = UUID().uuidString
         let validUntil = Date().addingTimeInterval(Double(lifetime.components.seconds))
         let header = #"{"alg":"ES256","typ":"JWT"}"#
         let claims: [String: Any] = [
             "iss": "https://gateway.test/t/\(tenant.id)", "sub": subject, "aud": audience, "azp": miniAppID,
-            "scope": scopes.joined(separator: " "), "exp": Int(validUntil.timeIntervalSince1970), "jti": UUID().uuidString,
+            "scope": scopes.joined(separator: " "), "exp": Int(validUntil.timeIntervalSince1970), "jti": jti,
         ]
         let payload = try JSONSerialization.data(withJSONObject: claims, options: .sortedKeys)
         let input = Self.base64URL(Data(header.utf8)) + "." + Self.base64URL(payload)
         let signature = try key.signature(for: Data(input.utf8)).rawRepresentation
-        return (input + "." + Self.base64URL(signature), validUntil)
+        return MintedToken(token: input + "." + Self.base64URL(signature), jti: jti, validUntil: validUntil)
     }
 
     static func base64URL(_ data: Data) -> String {
@@ -116,5 +117,42 @@ struct TestES256Minter: MiniAppTokenMinter {
         narrowed.accessTokenPermissions.removeLast()
         let answer = try await service.answer(tenant: tenant, userID: "alice", manifest: narrowed, request: request)
         #expect(denied(.audienceNotSupported, answer))
+    }
+
+    @Test("issued token ids are recorded; revokeAll revokes the live ones of that user and mini app only")
+    func revokeAll() async throws {
+        let fx = try await UserStateFixture()
+        defer { fx.remove() }
+        let (cache, client) = try TestCaches.make()
+        defer { if let client { Task { await client.shutdown() } } }
+        let consents = SQLiteConsentStore(database: fx.database)
+        let ledger = SQLiteMiniAppTokenLedger(database: fx.database)
+        let revocations = RevokedTokens(cache: cache)
+        let service = MiniAppAccessTokenService(
+            consents: consents, answers: AccessTokenAnswerCache(cache: cache), minter: TestES256Minter(), ledger: ledger, revocations: revocations
+        )
+        let tenant = try await fx.tenant()
+        let alice = UserMiniAppKey(tenantID: "acme", userID: "alice", miniAppID: "app-1")
+        let bob = UserMiniAppKey(tenantID: "acme", userID: "bob", miniAppID: "app-1")
+        for owner in [alice, bob] { try await consents.setConsents([token: .allowed], for: owner) }
+        let request = AccessTokenRequest(audience: "rae", scopes: ["memberinfo_read_point"])
+        let first = try await service.issue(tenant: tenant, userID: "alice", manifest: manifest, request: request)
+        let second = try await service.issue(tenant: tenant, userID: "alice", manifest: manifest, request: request)
+        let bobs = try await service.issue(tenant: tenant, userID: "bob", manifest: manifest, request: request)
+        // An already expired entry is not revoked again.
+        try await ledger.record(alice, jti: "expired", expiresAt: Date().addingTimeInterval(-10))
+
+        #expect(try await service.revokeAll(alice) == 2)
+        for issued in [first, second] {
+            #expect(try await revocations.isRevoked(tenantID: "acme", jti: Self.jti(issued.token)))
+        }
+        #expect(try await !revocations.isRevoked(tenantID: "acme", jti: Self.jti(bobs.token)))
+        #expect(try await service.revokeAll(alice) == 0)
+    }
+
+    static func jti(_ token: String) throws -> String {
+        let payload = try #require(TestES256Minter.decode(token.split(separator: ".")[1]))
+        let claims = try #require(try JSONSerialization.jsonObject(with: payload) as? [String: Any])
+        return try #require(claims["jti"] as? String)
     }
 }

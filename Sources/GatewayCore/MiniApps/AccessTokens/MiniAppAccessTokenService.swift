@@ -32,8 +32,18 @@ public struct MiniAppAccessTokenService: Sendable {
     private let answers: AccessTokenAnswerCache
     private let minter: any MiniAppTokenMinter
     private let lifetime: Duration
+    private let ledger: (any MiniAppTokenLedger)?
+    private let revocations: RevokedTokens?
 
-    public init(consents: any ConsentStore, answers: AccessTokenAnswerCache, minter: any MiniAppTokenMinter, lifetime: Duration = .seconds(300)) {
+    /// - Parameters:
+    ///   - ledger: where issued token ids are kept so ``revokeAll(_:)`` can revoke them.
+    ///   - revocations: the revoked-id list the token verifiers consult.
+    public init(
+        consents: any ConsentStore, answers: AccessTokenAnswerCache, minter: any MiniAppTokenMinter, lifetime: Duration = .seconds(300),
+        ledger: (any MiniAppTokenLedger)? = nil, revocations: RevokedTokens? = nil
+    ) {
+        self.ledger = ledger
+        self.revocations = revocations
         self.consents = consents
         self.answers = answers
         self.minter = minter
@@ -60,7 +70,20 @@ public struct MiniAppAccessTokenService: Sendable {
                 tenant: tenant, subject: userID, miniAppID: manifest.miniAppID,
                 audience: request.audience, scopes: request.scopes, lifetime: lifetime
             )
+            let owner = UserMiniAppKey(tenantID: tenant.id, userID: userID, miniAppID: manifest.miniAppID)
+            try await ledger?.record(owner, jti: minted.jti, expiresAt: minted.validUntil)
             return MiniAppAccessToken(token: minted.token, validUntil: minted.validUntil, audience: request.audience, scopes: request.scopes)
         }
+    }
+
+    /// Revokes every live token issued to `owner` (its user, for its mini app); returns how many.
+    @discardableResult
+    public func revokeAll(_ owner: UserMiniAppKey, now: Date = Date()) async throws -> Int {
+        guard let ledger, let revocations else { return 0 }
+        let live = try await ledger.takeLive(owner, now: now)
+        for token in live {
+            try await revocations.revoke(tenantID: owner.tenantID, jti: token.jti, expiresAt: token.expiresAt, now: now)
+        }
+        return live.count
     }
 }

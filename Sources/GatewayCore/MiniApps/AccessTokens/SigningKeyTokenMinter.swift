@@ -15,18 +15,19 @@ public struct SigningKeyTokenMinter: MiniAppTokenMinter {
         self.now = now
     }
 
-    public func mint(tenant: Tenant, subject: String, miniAppID: String, audience: String, scopes: [String], lifetime: Duration) async throws -> (token: String, validUntil: Date) {
+    public func mint(tenant: Tenant, subject: String, miniAppID: String, audience: String, scopes: [String], lifetime: Duration) async throws -> MintedToken {
         let key = try await keys.signingKey(tenantID: tenant.id)
         let seconds = min(max(lifetime.components.seconds, 1), MiniAppAccessTokenService.maxLifetime.components.seconds)
         let iat = Int64(now().timeIntervalSince1970)
         let exp = iat + seconds
+        let jti = Base64URL.random(byteCount: 16)
         let claims: [String: JSONValue] = [
             "iss": .string(issuer(tenant.id)), "sub": .string(subject), "aud": .string(audience),
             "azp": .string(miniAppID), "scope": .string(scopes.joined(separator: " ")),
             "iat": .number(Double(iat)), "exp": .number(Double(exp)),
-            "jti": .string(Base64URL.random(byteCount: 16)), "tenant": .string(tenant.id),
+            "jti": .string(jti), "tenant": .string(tenant.id),
         ]
         let token = try JWS.sign(claims: claims, typ: "at+jwt", kid: key.kid, key: key.privateKey)
-        return (token, Date(timeIntervalSince1970: TimeInterval(exp)))
+        return MintedToken(token: token, jti: jti, validUntil: Date(timeIntervalSince1970: TimeInterval(exp)))
     }
 }
