@@ -58,7 +58,12 @@ figures() { # label url connections [header]
 }
 cache_kind=memory; [[ -n "${GATEWAY_REDIS_URL:-}" ]] && cache_kind=redis
 echo "mode: $mode, cache: $cache_kind, $(nproc) cores, wrk $duration, bearer tokens on every mini-app request"
+if [[ -n "${BENCH_PROFILE:-}" ]]; then  # BENCH_PROFILE=file: perf samples of the gateway during (a)
+  perf record -e cpu-clock -F 999 -g -p "$gw_pid" -o "$BENCH_PROFILE" -- sleep 8 >/dev/null 2>&1 &
+  perf_pid=$!
+fi
 figures "(a) cached manifest, full stack" "$manifest" 64 "$demo_auth"
+[[ -n "${perf_pid:-}" ]] && wait "$perf_pid"
 figures "(b) bare Hummingbird route" "http://127.0.0.1:$bare_port/bare" 64
 figures "/home (platform +20 ms, 8 conns)" "$base/t/bench/v1/home" 8 "$bench_auth"
 burst=$(python3 scripts/bench-burst.py "$base/t/bench/v1/miniapps/app1/versions/v1/manifest" 1000 "${bench_auth#Authorization: }")

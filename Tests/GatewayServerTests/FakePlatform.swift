@@ -20,6 +20,8 @@ final class FakePlatform: Sendable {
         case status(Int, retryAfter: String? = nil)
         case malformed
         case delay(Duration)
+        /// Sends the response head and part of a body, then drops the connection.
+        case reset
     }
 
     struct State: Sendable {

@@ -33,6 +33,11 @@ struct FakePlatformResponder: RouterMiddleware {
             return Self.json(200, #"{"manifest": [unterminated"#)
         case .delay(let duration):
             try await Task.sleep(for: duration)
+        case .reset:
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody { writer in
+                try await writer.write(ByteBuffer(string: #"{"partial":"#))
+                throw ConnectionDropped()
+            })
         case nil:
             break
         }
@@ -92,3 +97,6 @@ struct FakePlatformResponder: RouterMiddleware {
         Response(status: .init(code: status), headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 }
+
+/// Thrown by the fake's body writer: the server closes the connection mid-answer.
+struct ConnectionDropped: Error {}

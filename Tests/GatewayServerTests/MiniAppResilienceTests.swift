@@ -60,6 +60,27 @@ struct MiniAppResilienceTests {
         }
     }
 
+    @Test("a connection dropped mid-answer is retried; when it keeps dropping → 502 naming the platform")
+    func connectionReset() async throws {
+        try await FakePlatform.with { fake in
+            fake.seedHello()
+            try await GatewayHarness.withGateway { harness, client, _ in
+                let id = uniqueTenantID("reset")
+                try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
+                fake.injectFault(.reset, count: 1)
+                let recovered = try await client.getMiniApp(path: .init(tenant: id, id: "hello")).ok.body.json
+                #expect(recovered.id == "hello")
+                #expect(fake.requests.filter { $0.query["miniAppId"] == "hello" }.count == 2)
+
+                fake.injectFault(.reset)
+                let failed = try await client.getMiniApp(path: .init(tenant: id, id: "alpha")).badGateway.body.applicationProblemJson
+                #expect(failed.code == "upstream_unavailable")
+                #expect(failed.detail?.contains("platform") == true)
+                fake.injectFault(nil)
+            }
+        }
+    }
+
     @Test("an upstream slower than the request budget → 504 upstream_timeout")
     func timeout() async throws {
         try await FakePlatform.with { fake in

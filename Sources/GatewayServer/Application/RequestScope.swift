@@ -6,8 +6,16 @@ import Logging
 public struct RequestScope: Sendable {
     /// The request id echoed in `X-Request-Id` and in every log line.
     public var requestID: String
-    /// Logger carrying `request_id` (and `tenant` once resolved).
-    public var logger: Logger
+    /// The server's logger, without this request's metadata.
+    public var baseLogger: Logger
+    /// Logger carrying `request_id` (and `tenant` once resolved). Built when something
+    /// logs: setting logger metadata on every request costs a re-render in text logging.
+    public var logger: Logger {
+        var logger = baseLogger
+        logger[metadataKey: "request_id"] = .string(requestID)
+        if let tenant { logger[metadataKey: "tenant"] = .string(tenant.id) }
+        return logger
+    }
     /// The tenant of a `/t/{tenant}/...` path, resolved from the in-memory snapshot.
     public var tenant: Tenant?
     /// The verified access token of a protected operation (see ``BearerAuthMiddleware``).
@@ -23,7 +31,7 @@ public struct RequestScope: Sendable {
 
     public init(requestID: String, logger: Logger, tenant: Tenant? = nil) {
         self.requestID = requestID
-        self.logger = logger
+        self.baseLogger = logger
         self.tenant = tenant
     }
 

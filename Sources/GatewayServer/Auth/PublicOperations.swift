@@ -12,26 +12,32 @@ enum PublicOperations {
     /// Protected path templates outside `/v1/`.
     static let protectedOutsideAPI: [String] = ["/t/{tenant}/oauth2/userinfo"]
 
-    /// Whether a request needs a token: under `/t/{tenant}/v1/` (or a protected OAuth path) and not listed public.
+    /// The templates above, split into segments once.
+    private static let publicTemplates = list.map { segments($0.path) }
+    private static let protectedTemplates = protectedOutsideAPI.map(segments)
+
+    /// Whether a request needs a token: under `/t/{tenant}/v1/` (or a protected OAuth path)
+    /// and not listed public. Runs on every request: one split, no other allocation.
     static func requiresToken(method: String, path: String) -> Bool {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        let actual = segments(path)
         // "", "t", tenant, ...
-        guard segments.count >= 4, segments[1] == "t" else { return false }
-        let template = (["", "t", "{tenant}"] + segments.dropFirst(3).map(String.init)).joined(separator: "/")
-        if protectedOutsideAPI.contains(template) { return true }
-        guard segments[3] == "v1" else { return false }
+        guard actual.count >= 4, actual[1] == "t" else { return false }
+        if protectedTemplates.contains(where: { matches($0, actual) }) { return true }
+        guard actual[3] == "v1" else { return false }
         // A public path stays public under every method, so undeclared methods reach
         // routing and answer 405 instead of 401.
-        return !list.contains { matches(template: $0.path, path: template) }
+        return !publicTemplates.contains { matches($0, actual) }
+    }
+
+    private static func segments(_ path: String) -> [Substring] {
+        path.split(separator: "/", omittingEmptySubsequences: false)
     }
 
     /// Segment-wise match where a `{name}` segment of `template` matches any one non-empty segment.
-    static func matches(template: String, path: String) -> Bool {
-        let expected = template.split(separator: "/", omittingEmptySubsequences: false)
-        let actual = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard expected.count == actual.count else { return false }
-        return zip(expected, actual).allSatisfy { pattern, segment in
-            pattern == segment || (pattern.hasPrefix("{") && pattern.hasSuffix("}") && !segment.isEmpty)
+    private static func matches(_ template: [Substring], _ actual: [Substring]) -> Bool {
+        guard template.count == actual.count else { return false }
+        return zip(template, actual).allSatisfy { pattern, segment in
+            pattern == segment || (pattern.first == "{" && pattern.last == "}" && !segment.isEmpty)
         }
     }
 }

@@ -43,13 +43,13 @@ struct StoredAnswerMiddleware: ServerMiddleware {
     /// percent-encodes string headers).
     static func header(_ name: HTTPField.Name, _ request: HTTPRequest) -> String? {
         guard let raw = request.headerFields[name] else { return nil }
-        return raw.contains("%") ? raw.removingPercentEncoding ?? raw : raw
+        return raw.utf8.contains(UInt8(ascii: "%")) ? raw.removingPercentEncoding ?? raw : raw
     }
 
     /// A path parameter, percent-decoded as the generated code decodes it.
     static func parameter(_ name: String, _ metadata: ServerRequestMetadata) -> String {
         let raw = metadata.pathParameters[name].map(String.init) ?? ""
-        return raw.contains("%") ? raw.removingPercentEncoding ?? raw : raw
+        return raw.utf8.contains(UInt8(ascii: "%")) ? raw.removingPercentEncoding ?? raw : raw
     }
 
     /// The first value of query item `name` (form style: `+` is a space), or nil.
@@ -57,8 +57,9 @@ struct StoredAnswerMiddleware: ServerMiddleware {
         guard let path, let mark = path.firstIndex(of: "?") else { return nil }
         for item in path[path.index(after: mark)...].split(separator: "&") {
             guard let equals = item.firstIndex(of: "="), item[..<equals] == name else { continue }
-            let value = item[item.index(after: equals)...].replacingOccurrences(of: "+", with: " ")
-            return value.removingPercentEncoding ?? value
+            var value = String(item[item.index(after: equals)...])
+            if value.utf8.contains(UInt8(ascii: "+")) { value = value.replacingOccurrences(of: "+", with: " ") }
+            return value.utf8.contains(UInt8(ascii: "%")) ? value.removingPercentEncoding ?? value : value
         }
         return nil
     }

@@ -15,7 +15,7 @@ struct HeaderDecodingMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
         for name in Self.names {
-            guard let value = response.headers[name], value.contains("%"), let decoded = value.removingPercentEncoding else { continue }
+            guard let value = response.headers[name], value.utf8.contains(UInt8(ascii: "%")), let decoded = value.removingPercentEncoding else { continue }
             response.headers[name] = decoded
         }
         return response

@@ -20,10 +20,10 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch {
             let problem = Self.problem(for: error)
             if problem.code == GatewayProblem.internalError().code {
-                context.logger.error("request failed", metadata: ["error": "\(Self.loggable(error))"])
+                RequestScope.logger.error("request failed", metadata: ["error": "\(Self.loggable(error))"])
             } else if problem.status >= 500 {
                 // Upstream trouble mapped to a declared problem: a warning, without the request dump.
-                context.logger.warning("upstream problem", metadata: ["code": "\(problem.code)", "status": "\(problem.status)"])
+                RequestScope.logger.warning("upstream problem", metadata: ["code": "\(problem.code)", "status": "\(problem.status)"])
             }
             return ProblemResponse.make(problem)
         }

@@ -9,8 +9,7 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let requestID = request.headers[Self.headerName].flatMap(Self.accept) ?? Self.generate()
-        var context = context
-        context.logger[metadataKey: "request_id"] = .string(requestID)
+        // The id reaches log lines through `RequestScope.logger` (built only when logging).
         var scope = RequestScope(requestID: requestID, logger: context.logger, tenant: nil)
         scope.host = request.head.authority
         var response = try await RequestScope.$current.withValue(scope) {
@@ -36,15 +35,17 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
         return allowed ? candidate : nil
     }
 
+    /// 32 lower-case hex digits of randomness.
     static func generate() -> String {
         var generator = SystemRandomNumberGenerator()
-        let high = generator.next() as UInt64
-        let low = generator.next() as UInt64
-        return hex(high) + hex(low)
-    }
-
-    private static func hex(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+        let words = (generator.next() as UInt64, generator.next() as UInt64)
+        let digits = Array("0123456789abcdef".utf8)
+        return String(unsafeUninitializedCapacity: 32) { buffer in
+            for index in 0..<32 {
+                let word = index < 16 ? words.0 : words.1
+                buffer[index] = digits[Int(truncatingIfNeeded: word >> (UInt64(15 - index % 16) * 4)) & 0xF]
+            }
+            return 32
+        }
     }
 }

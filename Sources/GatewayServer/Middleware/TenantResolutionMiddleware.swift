@@ -19,7 +19,6 @@ struct TenantResolutionMiddleware<Context: RequestContext>: RouterMiddleware {
         guard tenant.status == TenantStatus.active else { throw GatewayProblem.tenantSuspended(id) }
         var scope = RequestScope.current ?? RequestScope(requestID: RequestIDMiddleware<Context>.generate(), logger: context.logger)
         scope.tenant = tenant
-        scope.logger[metadataKey: "tenant"] = .string(tenant.id)
         return try await RequestScope.$current.withValue(scope) {
             try await next(request, context)
         }
