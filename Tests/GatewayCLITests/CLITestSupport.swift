@@ -69,5 +69,7 @@ struct CLIHarness {
         "--primary-color", "#112233",
         "--secondary-color", "#445566",
         "--manifest-ttl", "11", "--catalog-ttl", "12", "--localization-ttl", "13", "--public-key-ttl", "14",
+        "--host-min-version", "2.1", "--host-latest-version", "2.4.0", "--host-update-url", "https://apps.example.com/acme",
+        "--flag", "beta.checkout=true", "--flag", "dark-mode=false",
     ]
 }

@@ -17,7 +17,7 @@ struct TenantCreateCommand: AsyncParsableCommand {
         // Checked here, not in validate(), so an unknown flag is reported first.
         guard fields.displayName != nil else { throw CLIError.invalid("--display-name is required") }
         var tenant = Tenant(id: tenantID.id, displayName: fields.displayName ?? tenantID.id)
-        fields.apply(to: &tenant)
+        try fields.apply(to: &tenant)
         try TenantCommandSupport.validate(tenant)
         let access = try StoreAccess(global, context: context)
         let created = try await access.store.create(tenant, actor: access.actor)

@@ -19,7 +19,7 @@ struct TenantUpdateCommand: AsyncParsableCommand {
         let fields = self.fields
         let old = try await TenantCommandSupport.require(tenantID.id, in: access.store)
         let updated = try await access.store.update(id: tenantID.id, actor: access.actor) { tenant in
-            fields.apply(to: &tenant)
+            try fields.apply(to: &tenant)
             try TenantCommandSupport.validate(tenant)
         }
         let changed = TenantField.changes(from: old, to: updated)

@@ -25,6 +25,10 @@ extension TenantField {
         case .catalogTTL: "--catalog-ttl"
         case .localizationTTL: "--localization-ttl"
         case .publicKeyTTL: "--public-key-ttl"
+        case .hostAppMinimumVersion: "--host-min-version"
+        case .hostAppLatestVersion: "--host-latest-version"
+        case .hostAppUpdateURL: "--host-update-url"
+        case .featureFlags: "--flag"
         }
     }
 }

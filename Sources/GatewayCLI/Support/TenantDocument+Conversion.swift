@@ -32,6 +32,8 @@ extension TenantDocument {
         cacheRules = tenant.cacheRules
         theme = tenant.theme
         cacheTTLs = tenant.cacheTTLs
+        hostApp = tenant.hostApp
+        featureFlags = tenant.featureFlags
         configVersion = tenant.configVersion
         createdAt = tenant.createdAt
         updatedAt = tenant.updatedAt
@@ -75,6 +77,8 @@ extension TenantDocument {
             cacheRules: cacheRules ?? defaults.cacheRules,
             theme: theme ?? defaults.theme,
             cacheTTLs: cacheTTLs ?? defaults.cacheTTLs,
+            hostApp: hostApp ?? defaults.hostApp,
+            featureFlags: featureFlags ?? defaults.featureFlags,
             configVersion: configVersion ?? 1,
             createdAt: createdAt ?? now,
             updatedAt: updatedAt ?? now

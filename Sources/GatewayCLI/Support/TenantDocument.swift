@@ -28,6 +28,8 @@ struct TenantDocument: Codable {
     var cacheRules: ClientCacheRules?
     var theme: Theme?
     var cacheTTLs: CacheTTLs?
+    var hostApp: HostAppVersionPolicy?
+    var featureFlags: [String: Bool]?
     var configVersion: Int64?
     var createdAt: Date?
     var updatedAt: Date?

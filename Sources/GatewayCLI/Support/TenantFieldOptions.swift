@@ -23,6 +23,11 @@ struct TenantFieldOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Catalog cache TTL, seconds (1-604800).") var catalogTTL: Int?
     @Option(parsing: .unconditional, help: "Localization cache TTL, seconds (1-604800).") var localizationTTL: Int?
     @Option(parsing: .unconditional, help: "Public key cache TTL, seconds (1-604800).") var publicKeyTTL: Int?
+    @Option(name: .customLong("host-min-version"), help: "Host-app version below which the app must update (like 2.1; empty clears).") var hostMinVersion: String?
+    @Option(name: .customLong("host-latest-version"), help: "Host-app version below which an update is recommended (like 2.4.0; empty clears).") var hostLatestVersion: String?
+    @Option(name: .customLong("host-update-url"), help: "Where users get the host-app update (absolute https URL; empty clears).") var hostUpdateURL: String?
+    @Option(name: .customLong("flag"), help: ArgumentHelp("Set a feature flag, name=true|false (repeatable).", valueName: "name=bool")) var setFlags: [String] = []
+    @Option(name: .customLong("unset-flag"), help: ArgumentHelp("Remove a feature flag (repeatable).", valueName: "name")) var unsetFlags: [String] = []
 
     /// Whether no field flag was given.
     var isEmpty: Bool {
@@ -31,12 +36,14 @@ struct TenantFieldOptions: ParsableArguments {
             provisioningURL, superAppID, superAppVersion, provisioningAPIKey, storageMaxBytes,
             cacheMaxCount, cacheMaxDays, primaryColor, secondaryColor,
             manifestTTL, catalogTTL, localizationTTL, publicKeyTTL,
+            hostMinVersion, hostLatestVersion, hostUpdateURL,
         ]
-        return values.allSatisfy { $0 == nil }
+        return values.allSatisfy { $0 == nil } && setFlags.isEmpty && unsetFlags.isEmpty
     }
 
     /// Copies every given flag into `tenant`; empty strings clear optional fields.
-    func apply(to tenant: inout Tenant) {
+    /// Throws ``CLIError/invalid(_:)`` for a malformed `--flag`/`--unset-flag` value.
+    func apply(to tenant: inout Tenant) throws {
         func optional(_ value: String?) -> String?? { value.map { $0.isEmpty ? nil : $0 } }
         if let displayName { tenant.displayName = displayName }
         if let value = optional(projectID) { tenant.platform.projectID = value }
@@ -57,16 +64,22 @@ struct TenantFieldOptions: ParsableArguments {
         if let catalogTTL { tenant.cacheTTLs.catalogSeconds = catalogTTL }
         if let localizationTTL { tenant.cacheTTLs.localizationSeconds = localizationTTL }
         if let publicKeyTTL { tenant.cacheTTLs.publicKeySeconds = publicKeyTTL }
+        if let value = optional(hostMinVersion) { tenant.hostApp.minimumVersion = value }
+        if let value = optional(hostLatestVersion) { tenant.hostApp.latestVersion = value }
+        if let value = optional(hostUpdateURL) { tenant.hostApp.updateURL = value }
+        try FeatureFlagChanges(set: setFlags, unset: unsetFlags).apply(to: &tenant.featureFlags)
     }
 
     /// Checks each given flag on its own, before any database is opened.
     func validate() throws {
         var probe = Tenant(id: "probe", displayName: displayName ?? "probe")
-        apply(to: &probe)
         do {
+            try apply(to: &probe)
             try TenantValidator.validate(probe)
-        } catch {
+        } catch let error as TenantValidationError {
             throw ValidationError(error.flagMessage)
+        } catch {
+            throw ValidationError("\(error)")
         }
     }
 }

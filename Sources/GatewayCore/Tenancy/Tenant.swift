@@ -17,6 +17,10 @@ public struct Tenant: Sendable, Equatable, Codable {
     public var cacheRules: ClientCacheRules
     public var theme: Theme
     public var cacheTTLs: CacheTTLs
+    /// Minimum and latest host-app versions and where to update.
+    public var hostApp: HostAppVersionPolicy
+    /// Feature flags for the host app, by name (`^[a-z][a-z0-9_.-]{0,63}$`, at most 100).
+    public var featureFlags: [String: Bool]
     /// Bumped by the store on every change; part of every cache key of the tenant.
     public var configVersion: Int64
     public var createdAt: Date
@@ -35,6 +39,8 @@ public struct Tenant: Sendable, Equatable, Codable {
         cacheRules: ClientCacheRules = ClientCacheRules(),
         theme: Theme = Theme(),
         cacheTTLs: CacheTTLs = CacheTTLs(),
+        hostApp: HostAppVersionPolicy = HostAppVersionPolicy(),
+        featureFlags: [String: Bool] = [:],
         configVersion: Int64 = 1,
         createdAt: Date = Date(),
         updatedAt: Date = Date()
@@ -48,6 +54,8 @@ public struct Tenant: Sendable, Equatable, Codable {
         self.cacheRules = cacheRules
         self.theme = theme
         self.cacheTTLs = cacheTTLs
+        self.hostApp = hostApp
+        self.featureFlags = featureFlags
         self.configVersion = configVersion
         self.createdAt = createdAt
         self.updatedAt = updatedAt

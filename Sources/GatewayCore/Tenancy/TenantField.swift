@@ -24,6 +24,10 @@ public enum TenantField: String, Sendable, CaseIterable, Codable {
     case catalogTTL = "cacheTTLs.catalogSeconds"
     case localizationTTL = "cacheTTLs.localizationSeconds"
     case publicKeyTTL = "cacheTTLs.publicKeySeconds"
+    case hostAppMinimumVersion = "hostApp.minimumVersion"
+    case hostAppLatestVersion = "hostApp.latestVersion"
+    case hostAppUpdateURL = "hostApp.updateURL"
+    case featureFlags
 
     /// Whether the field holds a secret (sealed at rest, masked in output).
     public var isSecret: Bool {
@@ -66,6 +70,15 @@ public enum TenantField: String, Sendable, CaseIterable, Codable {
         case .catalogTTL: String(t.cacheTTLs.catalogSeconds)
         case .localizationTTL: String(t.cacheTTLs.localizationSeconds)
         case .publicKeyTTL: String(t.cacheTTLs.publicKeySeconds)
+        case .hostAppMinimumVersion: t.hostApp.minimumVersion
+        case .hostAppLatestVersion: t.hostApp.latestVersion
+        case .hostAppUpdateURL: t.hostApp.updateURL
+        case .featureFlags: Self.flagsText(t.featureFlags)
         }
+    }
+
+    /// Feature flags as one line, sorted by name (`beta=true,dark-mode=false`); nil when none.
+    public static func flagsText(_ flags: [String: Bool]) -> String? {
+        flags.isEmpty ? nil : flags.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
     }
 }

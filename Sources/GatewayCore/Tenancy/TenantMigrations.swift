@@ -55,6 +55,15 @@ enum TenantMigrations {
             try AuthMigration.apply(db)
         }
         UserStateMigrations.register(in: &migrator)
+        migrator.registerMigration("v3-host-app") { db in
+            // Rows from before keep working: no version policy, no flags.
+            try db.alter(table: "tenants") { t in
+                t.add(column: "host_min_version", .text)
+                t.add(column: "host_latest_version", .text)
+                t.add(column: "host_update_url", .text)
+                t.add(column: "feature_flags", .text).notNull().defaults(to: "{}")
+            }
+        }
         return migrator
     }
 }

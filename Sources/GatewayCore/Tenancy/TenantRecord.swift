@@ -26,6 +26,11 @@ struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
     var ttlCatalogSeconds: Int
     var ttlLocalizationSeconds: Int
     var ttlPublicKeySeconds: Int
+    var hostMinimumVersion: String?
+    var hostLatestVersion: String?
+    var hostUpdateURL: String?
+    /// JSON object of flag name → Bool, keys sorted (`{}` when none).
+    var featureFlags: String
     var configVersion: Int64
     var createdAtMs: Int64
     var updatedAtMs: Int64
@@ -51,6 +56,10 @@ struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
         case ttlCatalogSeconds = "ttl_catalog_seconds"
         case ttlLocalizationSeconds = "ttl_localization_seconds"
         case ttlPublicKeySeconds = "ttl_public_key_seconds"
+        case hostMinimumVersion = "host_min_version"
+        case hostLatestVersion = "host_latest_version"
+        case hostUpdateURL = "host_update_url"
+        case featureFlags = "feature_flags"
         case configVersion = "config_version"
         case createdAtMs = "created_at_ms"
         case updatedAtMs = "updated_at_ms"
@@ -86,6 +95,10 @@ struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
         ttlCatalogSeconds = t.cacheTTLs.catalogSeconds
         ttlLocalizationSeconds = t.cacheTTLs.localizationSeconds
         ttlPublicKeySeconds = t.cacheTTLs.publicKeySeconds
+        hostMinimumVersion = t.hostApp.minimumVersion
+        hostLatestVersion = t.hostApp.latestVersion
+        hostUpdateURL = t.hostApp.updateURL
+        featureFlags = try Self.encodeFlags(t.featureFlags)
         configVersion = t.configVersion
         createdAtMs = StoreClock.milliseconds(t.createdAt)
         updatedAtMs = StoreClock.milliseconds(t.updatedAt)
@@ -117,9 +130,25 @@ struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
                 manifestSeconds: ttlManifestSeconds, catalogSeconds: ttlCatalogSeconds,
                 localizationSeconds: ttlLocalizationSeconds, publicKeySeconds: ttlPublicKeySeconds
             ),
+            hostApp: HostAppVersionPolicy(minimumVersion: hostMinimumVersion, latestVersion: hostLatestVersion, updateURL: hostUpdateURL),
+            featureFlags: try Self.decodeFlags(featureFlags, tenantID: id),
             configVersion: configVersion,
             createdAt: StoreClock.date(createdAtMs),
             updatedAt: StoreClock.date(updatedAtMs)
         )
+    }
+
+    static func encodeFlags(_ flags: [String: Bool]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(flags), as: UTF8.self)
+    }
+
+    static func decodeFlags(_ text: String, tenantID: String) throws -> [String: Bool] {
+        do {
+            return try JSONDecoder().decode([String: Bool].self, from: Data(text.utf8))
+        } catch {
+            throw TenantStoreError.invalid("tenant '\(tenantID)' has unreadable feature flags in the database: \(error)")
+        }
     }
 }

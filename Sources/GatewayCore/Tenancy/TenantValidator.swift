@@ -32,6 +32,8 @@ public enum TenantValidator {
         try validateRange(t.cacheTTLs.catalogSeconds, ttlRange, field: .catalogTTL)
         try validateRange(t.cacheTTLs.localizationSeconds, ttlRange, field: .localizationTTL)
         try validateRange(t.cacheTTLs.publicKeySeconds, ttlRange, field: .publicKeyTTL)
+        try validateHostApp(t.hostApp)
+        try validateFeatureFlags(t.featureFlags)
     }
 
     /// 1–200 characters, no control characters.

@@ -7,6 +7,13 @@ enum EntityTag {
         "\"cfg-\(version)\""
     }
 
+    /// The tag of an answer that changes with the configVersion and `variant` (a short
+    /// token such as an update verdict); nil = the plain configVersion tag.
+    static func forConfigVersion(_ version: Int64, variant: String?) -> String {
+        guard let variant else { return forConfigVersion(version) }
+        return "\"cfg-\(version)-\(variant)\""
+    }
+
     /// True when `ifNoneMatch` (a list of tags, or `*`) names `etag`.
     static func matches(_ ifNoneMatch: String?, _ etag: String) -> Bool {
         guard let ifNoneMatch else { return false }

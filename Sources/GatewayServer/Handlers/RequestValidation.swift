@@ -23,6 +23,15 @@ enum RequestValidation {
         }
     }
 
+    /// nil, or a host-app version (`HostAppVersion`'s grammar, as the contract declares it).
+    static func hostAppVersion(_ value: String?) throws -> HostAppVersion? {
+        guard let value else { return nil }
+        guard let version = HostAppVersion(value) else {
+            throw GatewayProblem.invalidRequest("`hostAppVersion` must be 1-4 dot-separated numbers of 1-6 digits, such as `2.4.0`.")
+        }
+        return version
+    }
+
     static func range(_ value: Int?, _ range: ClosedRange<Int>, _ name: String) throws {
         guard let value else { return }
         guard range.contains(value) else { throw GatewayProblem.invalidRequest("`\(name)` must be in \(range.lowerBound)...\(range.upperBound).") }

@@ -1,0 +1,14 @@
+import GRDB
+
+/// Internal hooks that let tests build a database file the way an older build left it.
+extension SQLiteTenantStore {
+    /// Applies the migrations up to and including `name`, none after it.
+    func migrate(upTo name: String) throws {
+        try TenantMigrations.migrator.migrate(pool, upTo: name)
+    }
+
+    /// Runs `sql` in one write transaction.
+    func execute(sql: String) throws {
+        try pool.write { db in try db.execute(sql: sql) }
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+@testable import GatewayCore
+
+@Suite struct HostAppStoreTests {
+    @Test func hostAppAndFlagsRoundTripThroughTwoInstances() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try Fixtures.store(folder)
+        let created = try await store.create(Fixtures.fullTenant(), actor: "alice")
+        #expect(created.hostApp == HostAppVersionPolicy(minimumVersion: "2.1", latestVersion: "2.4.0", updateURL: "https://apps.example.com/acme"))
+        #expect(created.featureFlags == ["beta.checkout": true, "dark-mode": false])
+        let other = try Fixtures.store(folder)
+        #expect(try await other.tenant(id: "acme") == created)
+    }
+
+    @Test func changesAreAuditedAndBumpTheConfigVersion() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try Fixtures.store(folder)
+        try await store.create(Tenant(id: "acme", displayName: "Acme"), actor: "alice")
+        let flagged = try await store.update(id: "acme", actor: "bob") { $0.featureFlags["beta"] = true }
+        #expect(flagged.configVersion == 2)
+        let flipped = try await store.update(id: "acme", actor: "bob") { $0.featureFlags["beta"] = false }
+        #expect(flipped.configVersion == 3)
+        let versions = try await store.update(id: "acme", actor: "carol") {
+            $0.hostApp = HostAppVersionPolicy(minimumVersion: "1.0", latestVersion: "1.2", updateURL: "https://apps.example.com")
+        }
+        #expect(versions.configVersion == 4)
+        let cleared = try await store.update(id: "acme", actor: "carol") { $0.hostApp.minimumVersion = nil }
+        #expect(cleared.hostApp.minimumVersion == nil)
+        let log = try await store.auditLog(tenantID: "acme", limit: 10)
+        #expect(log.map(\.changedFields) == [
+            ["hostApp.minimumVersion"],
+            ["hostApp.minimumVersion", "hostApp.latestVersion", "hostApp.updateURL"],
+            ["featureFlags"],
+            ["featureFlags"],
+            ["displayName"],
+        ])
+        #expect(log.map(\.configVersion) == [5, 4, 3, 2, 1])
+    }
+
+    @Test func invalidHostAppChangesWriteNothing() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try Fixtures.store(folder)
+        try await store.create(Tenant(id: "acme", displayName: "Acme", hostApp: HostAppVersionPolicy(latestVersion: "2.0")), actor: "t")
+        let token = try await store.changeToken()
+        await #expect(throws: TenantStoreError.self) {
+            try await store.update(id: "acme", actor: "t") { $0.hostApp.minimumVersion = "2.1" }
+        }
+        await #expect(throws: TenantStoreError.self) {
+            try await store.update(id: "acme", actor: "t") { $0.featureFlags["Bad Name"] = true }
+        }
+        #expect(try await store.changeToken() == token)
+        #expect(try await store.tenant(id: "acme")?.configVersion == 1)
+    }
+
+    @Test func aDatabaseFromBeforeTheHostAppMigrationOpensAndReads() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.file("old.sqlite")
+        let migrations = SQLiteTenantStore.knownMigrations
+        let hostAppIndex = try #require(migrations.firstIndex(of: "v3-host-app"))
+        let lastOld = migrations[hostAppIndex - 1]
+        do {
+            // The file as the previous build left it: its migrations, a tenant row of its columns.
+            let old = try SQLiteTenantStore(path: path, sealer: Fixtures.sealer, migrate: false)
+            try old.migrate(upTo: lastOld)
+            try old.execute(sql: """
+                INSERT INTO tenants (id, display_name, status, platform_preview_mode, platform_require_signature,
+                    storage_max_size_bytes, cache_max_count, cache_max_days, theme_primary_color, theme_secondary_color,
+                    ttl_manifest_seconds, ttl_catalog_seconds, ttl_localization_seconds, ttl_public_key_seconds,
+                    config_version, created_at_ms, updated_at_ms)
+                VALUES ('legacy', 'Legacy', 'active', 0, 1, 5000, 3, 7, '#000000', '#FFFFFF', 10, 20, 30, 40, 9,
+                    1700000000000, 1700000000000)
+                """)
+            #expect(try old.appliedMigrations() == Array(migrations[...(hostAppIndex - 1)]))
+        }
+        let store = try SQLiteTenantStore(path: path, sealer: Fixtures.sealer)
+        #expect(try store.appliedMigrations() == migrations)
+        let legacy = try #require(try await store.tenant(id: "legacy"))
+        #expect(legacy.hostApp == HostAppVersionPolicy())
+        #expect(legacy.featureFlags.isEmpty)
+        #expect(legacy.cacheRules == ClientCacheRules(maxCount: 3, maxDays: 7))
+        #expect(legacy.configVersion == 9)
+        let updated = try await store.update(id: "legacy", actor: "t") {
+            $0.featureFlags = ["beta": true]
+            $0.hostApp.latestVersion = "2.4"
+        }
+        #expect(updated.configVersion == 10)
+        #expect(try await SQLiteTenantStore(path: path, sealer: Fixtures.sealer).tenant(id: "legacy") == updated)
+    }
+}
