@@ -50,11 +50,14 @@ public struct GatewayServices: Sendable {
 }
 
 /// Builds the Hummingbird application: middlewares in order (request id → metrics →
-/// problem mapping → tenant resolution → bearer-token protection) around the OpenAPI-generated routes.
+/// problem mapping → tenant resolution → bearer-token protection → rate limits → stored
+/// answers of the hot reads → header decoding) around the OpenAPI-generated routes.
 public enum GatewayApplication {
     public typealias Context = GatewayRequestContext
 
-    public static func makeRouter(services: GatewayServices) throws -> Router<Context> {
+    /// - Parameter storedAnswers: serve the hot reads' cached bytes ahead of the router
+    ///   (``StoredAnswerMiddleware``); off only to compare with the generated handlers.
+    public static func makeRouter(services: GatewayServices, storedAnswers: Bool = true) throws -> Router<Context> {
         let router = Router(context: Context.self)
         let handler = GatewayAPIHandler(
             directory: services.directory, metrics: services.metrics, readiness: services.readiness,
@@ -72,8 +75,9 @@ public enum GatewayApplication {
         router.add(middleware: TenantResolutionMiddleware(directory: services.directory))
         router.add(middleware: BearerAuthMiddleware(auth: services.auth, issuerBase: services.issuerBase))
         router.add(middleware: RateLimitMiddleware(limiter: RateLimiter(cache: services.cache, limits: services.rateLimits)))
+        if storedAnswers { router.add(middleware: StoredAnswerMiddleware(handler: handler)) }
         router.add(middleware: HeaderDecodingMiddleware())
-        try handler.registerHandlers(on: router, middlewares: [StoredAnswerMiddleware(handler: handler)])
+        try handler.registerHandlers(on: router)
         return router
     }
 

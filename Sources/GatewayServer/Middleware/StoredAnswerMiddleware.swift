@@ -1,0 +1,69 @@
+import Foundation
+import GatewayCore
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Serves the cached answers of the hottest read operations of `OpenAPI/gateway.yaml` —
+/// `getMiniApp`, `getMiniAppManifest`, `getMiniAppBundle` — as their stored bytes, in one
+/// buffer, ahead of the router: a cache hit is never decoded into the generated types,
+/// re-encoded, and streamed through the OpenAPI transport.
+///
+/// It runs after tenant resolution, bearer verification and rate limiting, so the
+/// protections are the same. Validation and the answer come from the same
+/// ``GatewayAPIHandler`` functions the generated handlers call; `StoredAnswerParityTests`
+/// checks both paths give the same status, headers and bytes, and the contract fuzz runs
+/// through this path. Anything it does not recognise goes on to the router.
+struct StoredAnswerMiddleware<Context: RequestContext>: RouterMiddleware {
+    let handler: GatewayAPIHandler
+
+    /// The route templates (metrics labels), as the router would report them.
+    static var miniAppRoute: String { "/t/{tenant}/v1/miniapps/{id}" }
+    static var manifestRoute: String { "/t/{tenant}/v1/miniapps/{id}/versions/{versionId}/manifest" }
+    static var bundleRoute: String { "/t/{tenant}/v1/miniapps/{id}/versions/{versionId}/bundle" }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard request.method == .get, RequestScope.current?.tenant != nil else { return try await next(request, context) }
+        // "", "t", tenant, "v1", "miniapps", id [, "versions", versionId, "manifest" | "bundle"]
+        let segments = request.uri.path.split(separator: "/", omittingEmptySubsequences: false)
+        guard segments.count >= 6, segments[3] == "v1", segments[4] == "miniapps", !segments[5].isEmpty else {
+            return try await next(request, context)
+        }
+        let id = Self.decoded(segments[5])
+        let answer: CachedAnswer
+        switch segments.count {
+        case 6:
+            context.coreContext.endpointPath.value = Self.miniAppRoute
+            answer = try await handler.miniAppAnswer(id: id)
+        case 9 where segments[6] == "versions" && !segments[7].isEmpty && segments[8] == "manifest":
+            context.coreContext.endpointPath.value = Self.manifestRoute
+            answer = try await handler.manifestAnswer(id: id, versionID: Self.decoded(segments[7]), lang: Self.query("lang", request))
+        case 9 where segments[6] == "versions" && !segments[7].isEmpty && segments[8] == "bundle":
+            context.coreContext.endpointPath.value = Self.bundleRoute
+            answer = try await handler.bundleAnswer(id: id, versionID: Self.decoded(segments[7]))
+        default:
+            return try await next(request, context)
+        }
+        if EntityTag.matches(request.headers[.ifNoneMatch].map(Self.decoded), answer.etag) {
+            return Response(status: .notModified, headers: [.eTag: answer.etag])
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/json; charset=utf-8", .eTag: answer.etag],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body))
+        )
+    }
+
+    /// A path segment or header value, percent-decoded as the generated code decodes them
+    /// (its client percent-encodes string headers).
+    static func decoded(_ segment: some StringProtocol) -> String {
+        let raw = String(segment)
+        return raw.utf8.contains(UInt8(ascii: "%")) ? raw.removingPercentEncoding ?? raw : raw
+    }
+
+    /// The (percent-decoded) value of query item `name`, or nil. Any value that is not a
+    /// language tag is refused by validation, however it is spelled.
+    static func query(_ name: String, _ request: Request) -> String? {
+        request.uri.queryParameters[name[...]].map(String.init)
+    }
+}
