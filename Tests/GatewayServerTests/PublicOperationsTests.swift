@@ -37,5 +37,12 @@ struct PublicOperationsTests {
         #expect(PublicOperations.requiresToken(method: "GET", path: "/t/demo/v1/localizations/ja/extra"))
         #expect(PublicOperations.requiresToken(method: "GET", path: "/t/demo/v1/localizations/"))
         #expect(PublicOperations.requiresToken(method: "GET", path: "/t/demo/v1/me/miniapps"))
+        #expect(PublicOperations.requiresToken(method: "GET", path: "/t/demo/v1/host-config/"))
+        #expect(PublicOperations.requiresToken(method: "GET", path: "/t/demo/v1"))
+        #expect(PublicOperations.requiresToken(method: "GET", path: "/t/demo/oauth2/userinfo"))
+        #expect(!PublicOperations.requiresToken(method: "POST", path: "/t/demo/oauth2/token"))
+        #expect(!PublicOperations.requiresToken(method: "GET", path: "/t/demo/v10/me"))
+        #expect(!PublicOperations.requiresToken(method: "GET", path: "/healthz"))
+        #expect(!PublicOperations.requiresToken(method: "GET", path: "/t/demo"))
     }
 }

@@ -32,9 +32,7 @@ public enum GatewayCommand {
             case .json:
                 return JSONLogHandler(label: label, level: configuration.logLevel)
             case .text:
-                var handler = StreamLogHandler.standardError(label: label)
-                handler.logLevel = configuration.logLevel
-                return handler
+                return TextLogHandler(label: label, level: configuration.logLevel)
             }
         }
         let logger = Logger(label: "gateway")
