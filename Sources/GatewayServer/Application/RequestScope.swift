@@ -17,9 +17,28 @@ public struct RequestScope: Sendable {
         return logger
     }
     /// The tenant of a `/t/{tenant}/...` path, resolved from the in-memory snapshot.
-    public var tenant: Tenant?
+    public var tenant: Tenant? {
+        get { tenantBox?.value }
+        set { tenantBox = newValue.map(Box.init) }
+    }
     /// The verified access token of a protected operation (see ``BearerAuthMiddleware``).
-    public var principal: AccessTokenClaims?
+    public var principal: AccessTokenClaims? {
+        get { principalBox?.value }
+        set { principalBox = newValue.map(Box.init) }
+    }
+    /// The scope is copied by every task-local read and binding (several per request);
+    /// boxed, the tenant and claims cost one retain per copy instead of one per field.
+    private var tenantBox: Box<Tenant>?
+    private var principalBox: Box<AccessTokenClaims>?
+
+    /// An immutable value behind one reference.
+    private final class Box<Value: Sendable>: Sendable {
+        let value: Value
+        init(_ value: Value) { self.value = value }
+    }
+
+    /// Whether a tenant was resolved (no copy of it).
+    public var hasTenant: Bool { tenantBox != nil }
     /// The raw `Authorization` header (OAuth endpoints read HTTP Basic client credentials from it).
     public var authorization: String?
     /// The peer IP address (login throttling per client address).
@@ -32,7 +51,7 @@ public struct RequestScope: Sendable {
     public init(requestID: String, logger: Logger, tenant: Tenant? = nil) {
         self.requestID = requestID
         self.baseLogger = logger
-        self.tenant = tenant
+        self.tenantBox = tenant.map(Box.init)
     }
 
     @TaskLocal public static var current: RequestScope?

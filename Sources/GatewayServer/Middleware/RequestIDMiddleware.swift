@@ -2,10 +2,13 @@ import HTTPTypes
 import Hummingbird
 import Logging
 
+/// `X-Request-Id`, built once (a generic type cannot hold a stored static).
+private let requestIDHeader = HTTPField.Name("X-Request-Id")!
+
 /// Honours a well-formed incoming `X-Request-Id` (else makes one), puts it on the logger
 /// and the response, and opens the ``RequestScope`` for the rest of the chain.
 struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
-    static var headerName: HTTPField.Name { HTTPField.Name("X-Request-Id")! }
+    static var headerName: HTTPField.Name { requestIDHeader }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let requestID = request.headers[Self.headerName].flatMap(Self.accept) ?? Self.generate()

@@ -23,7 +23,7 @@ struct StoredAnswerMiddleware<Context: RequestContext>: RouterMiddleware {
     static var bundleRoute: String { "/t/{tenant}/v1/miniapps/{id}/versions/{versionId}/bundle" }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.method == .get, RequestScope.current?.tenant != nil else { return try await next(request, context) }
+        guard request.method == .get, RequestScope.current?.hasTenant == true else { return try await next(request, context) }
         // "", "t", tenant, "v1", "miniapps", id [, "versions", versionId, "manifest" | "bundle"]
         let segments = request.uri.path.split(separator: "/", omittingEmptySubsequences: false)
         guard segments.count >= 6, segments[3] == "v1", segments[4] == "miniapps", !segments[5].isEmpty else {
