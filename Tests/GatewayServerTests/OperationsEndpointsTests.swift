@@ -46,6 +46,11 @@ struct OperationsEndpointsTests {
             let id = try #require(replaced.headers.first(name: "X-Request-Id"))
             #expect(id != "evil id with spaces")
             #expect(id.count == 32)
+            // Generated ids: 32 hex digits, a different one per request.
+            let again = try await http.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/healthz"), timeout: .seconds(5))
+            let other = try #require(again.headers.first(name: "X-Request-Id"))
+            #expect(other != id)
+            #expect(other.allSatisfy { $0.isHexDigit && !$0.isUppercase })
         }
     }
 

@@ -69,7 +69,7 @@ public enum GatewayApplication {
         // Register into a throwaway router first to learn the route table the problem
         // middleware needs; middlewares must be added before the real registration.
         try handler.registerHandlers(on: RecordingTransport(base: Router(context: Context.self)) { routes.add(method: $0, template: $1) })
-        router.add(middleware: RequestIDMiddleware())
+        router.add(middleware: RequestIDMiddleware(ids: RequestIDSequence()))
         router.add(middleware: HTTPMetricsMiddleware(metrics: services.metrics))
         router.add(middleware: ProblemMiddleware(routes: routes))
         router.add(middleware: TenantResolutionMiddleware(directory: services.directory))

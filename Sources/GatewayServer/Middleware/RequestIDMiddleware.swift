@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import Logging
+import Synchronization
 
 /// `X-Request-Id`, built once (a generic type cannot hold a stored static).
 private let requestIDHeader = HTTPField.Name("X-Request-Id")!
@@ -8,10 +9,13 @@ private let requestIDHeader = HTTPField.Name("X-Request-Id")!
 /// Honours a well-formed incoming `X-Request-Id` (else makes one), puts it on the logger
 /// and the response, and opens the ``RequestScope`` for the rest of the chain.
 struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// Where new ids come from.
+    let ids: RequestIDSequence
+
     static var headerName: HTTPField.Name { requestIDHeader }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let requestID = request.headers[Self.headerName].flatMap(Self.accept) ?? Self.generate()
+        let requestID = request.headers[Self.headerName].flatMap(Self.accept) ?? ids.next()
         // The id reaches log lines through `RequestScope.logger` (built only when logging).
         var scope = RequestScope(requestID: requestID, logger: context.logger, tenant: nil)
         scope.host = request.head.authority
@@ -38,15 +42,35 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
         return allowed ? candidate : nil
     }
 
-    /// 32 lower-case hex digits of randomness.
+    /// 32 lower-case hex digits of randomness (outside the middleware's sequence).
     static func generate() -> String {
         var generator = SystemRandomNumberGenerator()
-        let words = (generator.next() as UInt64, generator.next() as UInt64)
-        let digits = Array("0123456789abcdef".utf8)
-        return String(unsafeUninitializedCapacity: 32) { buffer in
+        return RequestIDSequence.hex(generator.next(), generator.next())
+    }
+}
+
+/// Request ids of one server: a random 64-bit prefix drawn at start, then a counter — 32
+/// hex digits, unique across restarts and replicas without a `getrandom` syscall per request.
+final class RequestIDSequence: Sendable {
+    private let prefix: UInt64
+    private let counter = Atomic<UInt64>(0)
+
+    init() {
+        var generator = SystemRandomNumberGenerator()
+        prefix = generator.next()
+    }
+
+    func next() -> String {
+        Self.hex(prefix, counter.add(1, ordering: .relaxed).newValue)
+    }
+
+    /// `high` then `low`, 16 lower-case hex digits each.
+    static func hex(_ high: UInt64, _ low: UInt64) -> String {
+        String(unsafeUninitializedCapacity: 32) { buffer in
             for index in 0..<32 {
-                let word = index < 16 ? words.0 : words.1
-                buffer[index] = digits[Int(truncatingIfNeeded: word >> (UInt64(15 - index % 16) * 4)) & 0xF]
+                let word = index < 16 ? high : low
+                let nibble = UInt8(truncatingIfNeeded: word >> (UInt64(15 - index % 16) * 4)) & 0xF
+                buffer[index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
             }
             return 32
         }
