@@ -28,12 +28,7 @@ public enum GatewayCommand {
             return 2
         }
         LoggingSystem.bootstrap { label in
-            switch configuration.logFormat {
-            case .json:
-                return JSONLogHandler(label: label, level: configuration.logLevel)
-            case .text:
-                return TextLogHandler(label: label, level: configuration.logLevel)
-            }
+            LineLogHandler(label: label, level: configuration.logLevel, format: configuration.logFormat)
         }
         let logger = Logger(label: "gateway")
         let metrics = GatewayMetrics()
