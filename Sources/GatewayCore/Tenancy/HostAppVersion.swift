@@ -28,7 +28,7 @@ public struct HostAppVersion: Sendable, Hashable, Comparable, CustomStringConver
                 components.append(current)
                 current = 0
                 digits = 0
-            } else if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+            } else if ASCIIByte.isDigit(byte) {
                 guard digits < Self.maxDigits else { return nil }
                 current = current * 10 + Int(byte - UInt8(ascii: "0"))
                 digits += 1

@@ -11,8 +11,8 @@ public enum TenantID {
     public static func isValid(_ id: some StringProtocol) -> Bool {
         let bytes = id.utf8
         guard (minLength ... maxLength).contains(bytes.count), let first = bytes.first else { return false }
-        guard isLowerAlnum(first) else { return false }
-        return bytes.dropFirst().allSatisfy { isLowerAlnum($0) || $0 == UInt8(ascii: "-") }
+        guard ASCIIByte.isLowercaseLetterOrDigit(first) else { return false }
+        return bytes.dropFirst().allSatisfy { ASCIIByte.isLowercaseLetterOrDigit($0) || $0 == UInt8(ascii: "-") }
     }
 
     /// Throws a ``TenantValidationError`` on field `.id` unless `id` is valid.
@@ -23,9 +23,5 @@ public enum TenantID {
                 problem: "must be 2-63 characters of a-z, 0-9 and '-', starting with a letter or digit, got \(TenantValidationError.quote(id))"
             )
         }
-    }
-
-    private static func isLowerAlnum(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "a") ... UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0") ... UInt8(ascii: "9")).contains(byte)
     }
 }

@@ -70,14 +70,7 @@ extension TenantValidator {
     /// Whether `name` matches `^[a-z][a-z0-9_.-]{0,63}$`.
     public static func isFeatureFlagName(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
-        guard let first = bytes.first, bytes.count <= featureFlagNameMaxLength, isLowercase(first) else { return false }
-        return bytes.dropFirst().allSatisfy {
-            isLowercase($0) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
-                || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-")
-        }
-    }
-
-    private static func isLowercase(_ byte: UInt8) -> Bool {
-        byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")
+        guard let first = bytes.first, bytes.count <= featureFlagNameMaxLength, ASCIIByte.isLowercaseLetter(first) else { return false }
+        return bytes.dropFirst().allSatisfy { ASCIIByte.isLowercaseLetterOrDigit($0) || "_.-".utf8.contains($0) }
     }
 }

@@ -21,18 +21,10 @@ extension GatewayAPIHandler {
         ))
     }
 
-    /// The contract's locale pattern: a 2-3 letter language and up to three subtags of
-    /// 1-8 letters/digits, separated by `-` or `_`, at most 35 characters.
+    /// The contract's locale pattern: a tag ``LocaleTag`` accepts (a 2-3 letter language,
+    /// subtags of 1-8 letters/digits, `-` or `_`) with at most three subtags and 35 characters.
     static func isLocalePath(_ tag: String) -> Bool {
-        let parts = tag.split(separator: "-", omittingEmptySubsequences: false).flatMap { $0.split(separator: "_", omittingEmptySubsequences: false) }
-        guard tag.utf8.count <= 35, parts.count <= 4, let language = parts.first,
-              (2...3).contains(language.utf8.count), language.utf8.allSatisfy(Self.isASCIILetter) else { return false }
-        return parts.dropFirst().allSatisfy { part in
-            (1...8).contains(part.utf8.count) && part.utf8.allSatisfy { Self.isASCIILetter($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
-        }
-    }
-
-    private static func isASCIILetter(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+        let parts = tag.utf8.split(omittingEmptySubsequences: false) { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
+        return tag.utf8.count <= 35 && parts.count <= 4 && LocaleTag.normalize(tag) != nil
     }
 }

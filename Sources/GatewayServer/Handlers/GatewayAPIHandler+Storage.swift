@@ -47,10 +47,7 @@ extension GatewayAPIHandler {
 
     /// The contract's `StorageKey`: 1-256 characters of A-Z, a-z, 0-9, '.', '_', ':' and '-'.
     static func storageKey(_ key: String) throws {
-        guard (1...256).contains(key.utf8.count), key.utf8.allSatisfy({ byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || ".-_:".utf8.contains(byte)
-        }) else { throw GatewayProblem.invalidRequest("Storage keys are 1-256 characters of A-Z, a-z, 0-9, '.', '_', ':' and '-'.") }
+        guard (1...256).contains(key.utf8.count), key.utf8.allSatisfy({ ASCIIByte.isLetterOrDigit($0) || ".-_:".utf8.contains($0) }) else { throw GatewayProblem.invalidRequest("Storage keys are 1-256 characters of A-Z, a-z, 0-9, '.', '_', ':' and '-'.") }
     }
 
     /// Runs a storage call, mapping ``SecureStorageError`` to problems (413 `storage_full`,

@@ -6,13 +6,13 @@ import GatewayCore
 enum RequestValidation {
     static func identifier(_ value: String, _ name: String) throws {
         guard (1...128).contains(value.utf8.count),
-              value.utf8.allSatisfy({ isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") })
+              value.utf8.allSatisfy({ ASCIIByte.isLetterOrDigit($0) || "._-".utf8.contains($0) })
         else { throw GatewayProblem.invalidRequest("`\(name)` must be 1-128 characters of A-Z, a-z, 0-9, '.', '_' and '-'.") }
     }
 
     static func previewCode(_ value: String) throws {
         guard (1...64).contains(value.utf8.count),
-              value.utf8.allSatisfy({ isAlphanumeric($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") })
+              value.utf8.allSatisfy({ ASCIIByte.isLetterOrDigit($0) || "_-".utf8.contains($0) })
         else { throw GatewayProblem.invalidRequest("`code` must be 1-64 characters of A-Z, a-z, 0-9, '_' and '-'.") }
     }
 
@@ -75,10 +75,5 @@ enum RequestValidation {
         let whole = NSRange(value.startIndex..., in: value)
         guard let match = regex.firstMatch(in: value, range: whole) else { return false }
         return match.range == whole
-    }
-
-    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
-        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
     }
 }

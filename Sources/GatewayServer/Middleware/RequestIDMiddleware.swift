@@ -1,3 +1,4 @@
+import GatewayCore
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -29,16 +30,7 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Accepts 1–128 characters of `[A-Za-z0-9._:-]`, so ids never inject into logs.
     static func accept(_ candidate: String) -> String? {
         guard (1...128).contains(candidate.utf8.count) else { return nil }
-        let allowed = candidate.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: ":"), UInt8(ascii: "-"):
-                true
-            default:
-                false
-            }
-        }
+        let allowed = candidate.utf8.allSatisfy { ASCIIByte.isLetterOrDigit($0) || "._:-".utf8.contains($0) }
         return allowed ? candidate : nil
     }
 
