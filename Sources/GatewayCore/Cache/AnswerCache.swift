@@ -52,7 +52,7 @@ public final class AnswerCache: Sendable {
 
     /// The answer for `key`, from the cache when possible, else from `load`.
     public func answer(_ key: String, policy: CachePolicy, load: @escaping @Sendable () async throws -> Loaded) async throws -> CachedAnswer {
-        if near.isEnabled, let hot = near.get(key, now: CachedAnswer.now()) {
+        if let hot = near.get(key, now: CachedAnswer.now()) {
             nearHits.increment()
             return hot
         }
@@ -60,7 +60,7 @@ public final class AnswerCache: Sendable {
         let now = CachedAnswer.now()
         if let cached {
             if now < cached.freshUntil {
-                if near.isEnabled { near.put(key, cached, now: now) }
+                near.put(key, cached, now: now)
                 return cached
             }
             if now < cached.staleUntil {
@@ -102,7 +102,7 @@ public final class AnswerCache: Sendable {
             do {
                 let lifetime = max(answer.staleUntil, answer.errorUntil) - answer.storedAt
                 try await cache.set(key, CacheEnvelope.encode(answer), ttl: .milliseconds(max(1, lifetime)))
-                if near.isEnabled { near.put(key, answer, now: answer.storedAt) }
+                near.put(key, answer, now: answer.storedAt)
             } catch {
                 logger.debug("cache write failed", metadata: ["cache_key": "\(key)"])
             }

@@ -23,7 +23,8 @@ public final class NearAnswers: Sendable {
 
     /// The answer for `key` while it may be served from here.
     func get(_ key: String, now: Int64) -> CachedAnswer? {
-        state.withLock { entries in
+        guard isEnabled else { return nil }
+        return state.withLock { entries in
             guard let entry = entries[key] else { return nil }
             guard now < entry.until else {
                 entries[key] = nil
@@ -36,7 +37,7 @@ public final class NearAnswers: Sendable {
     /// Keeps `answer` while it is fresh, for at most the lifetime.
     func put(_ key: String, _ answer: CachedAnswer, now: Int64) {
         let until = min(answer.freshUntil, now + lifetimeMilliseconds)
-        guard until > now else { return }
+        guard isEnabled, until > now else { return }
         state.withLock { entries in
             if entries.count >= capacity, entries[key] == nil {
                 for stale in entries.keys.prefix(capacity / 2) { entries[stale] = nil }

@@ -47,15 +47,17 @@ struct RevocationFeedService: Service {
         await cancelWhenGracefulShutdown {
             var delay = Duration.milliseconds(100)
             while !Task.isCancelled {
+                let started = ContinuousClock.now
                 do {
                     try await feed.follow(into: mirror)
                 } catch {
                     if Task.isCancelled { return }
                     logger.warning("revocation feed broken; asking Redis per request until it is back", metadata: ["error": "\(error)"])
                 }
+                // A feed that ran a while had recovered: start the backoff afresh.
+                delay = ContinuousClock.now - started > .seconds(5) ? .milliseconds(100) : delay
                 try? await Task.sleep(for: delay)
                 delay = min(delay * 2, .seconds(5))
-                if mirror.isSynced { delay = .milliseconds(100) }
             }
         }
     }
