@@ -4,7 +4,8 @@
 #   (a) wrk against a cached manifest GET through the full stack (tenant `demo`, served
 #       from the Deploy/demo catalog, then from the answer cache) and
 #   (b) wrk against the bare route returning the same bytes (64 connections, 2 threads);
-#   /home p50 with the platform delayed 20 ms; 1,000 concurrent cold requests for one
+#   /home p50 with the platform delayed 20 ms (warm, under wrk; and cold: every upstream
+#   part a cache miss, one request at a time); 1,000 concurrent cold requests for one
 #   manifest → upstream calls; gateway RSS after load.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -66,7 +67,11 @@ figures "(a) cached manifest, full stack" "$manifest" 64 "$demo_auth"
 [[ -n "${perf_pid:-}" ]] && wait "$perf_pid"
 figures "(b) bare Hummingbird route" "http://127.0.0.1:$bare_port/bare" 64
 figures "/home (platform +20 ms, 8 conns)" "$base/t/bench/v1/home" 8 "$bench_auth"
+count_calls() { curl -fsS "http://127.0.0.1:$upstream_port/count" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("/host/P1/miniapp/app1/version/v1/metadata", 0))'; }
+calls_before=$(count_calls)
 burst=$(python3 scripts/bench-burst.py "$base/t/bench/v1/miniapps/app1/versions/v1/manifest" 1000 "${bench_auth#Authorization: }")
-calls=$(curl -fsS "http://127.0.0.1:$upstream_port/count" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("/host/P1/miniapp/app1/version/v1/metadata", 0))')
+calls=$(( $(count_calls) - calls_before ))
 echo "1000 concurrent cold requests: statuses $burst, upstream calls $calls"
+echo "/home one at a time, platform +20 ms, 3 recent apps, 20 rounds each: $(
+  python3 scripts/bench-home-cold.py "$base" "${bench_auth#Authorization: Bearer }" "$bin/gatewayctl" bench 20)"
 echo "gateway RSS after load: $(( $(ps -o rss= -p "$gw_pid") / 1024 )) MiB"

@@ -47,7 +47,7 @@ struct StoredAnswerParityTests {
                 var logger = Logger(label: "parity")
                 logger.logLevel = .critical
                 let generated = Application(
-                    router: try GatewayApplication.makeRouter(services: harness.bootstrap.services, storedAnswers: false),
+                    responder: try GatewayApplication.makeResponder(services: harness.bootstrap.services, storedAnswers: false),
                     configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger
                 )
                 try await generated.test(.live) { generatedClient in

@@ -7,19 +7,36 @@
 /// request's identifying inputs (ids validated by the contract; free text percent-escaped).
 public enum CacheKey {
     public static func answer(tenant: Tenant, kind: String, _ parts: [String]) -> String {
-        (["gw:v1", tenant.id, String(tenant.configVersion), kind] + parts.map(escape)).joined(separator: ":")
+        // Built by appending (runs on every cached read): no intermediate arrays.
+        var key = "gw:v1:"
+        key.reserveCapacity(48 + parts.reduce(0) { $0 + $1.utf8.count })
+        key += tenant.id
+        key += ":"
+        key += String(tenant.configVersion)
+        key += ":"
+        key += kind
+        for part in parts {
+            key += ":"
+            key += escape(part)
+        }
+        return key
     }
 
-    /// Keeps `:` and control characters out of a key part.
+    /// Keeps `:` and control characters out of a key part (`%XX`, so `%` itself too).
     static func escape(_ part: String) -> String {
+        guard part.utf8.contains(where: needsEscape) else { return part }
         var escaped = ""
         for scalar in part.unicodeScalars {
-            if scalar == ":" || scalar == "%" || scalar.value < 0x20 || scalar.value == 0x7F {
+            if scalar.isASCII, needsEscape(UInt8(scalar.value)) {
                 escaped += "%" + String(scalar.value, radix: 16, uppercase: true)
             } else {
                 escaped.unicodeScalars.append(scalar)
             }
         }
         return escaped
+    }
+
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: ":") || byte == UInt8(ascii: "%") || byte < 0x20 || byte == 0x7F
     }
 }

@@ -49,15 +49,14 @@ public struct GatewayServices: Sendable {
     }
 }
 
-/// Builds the Hummingbird application: middlewares in order (request id → metrics →
-/// problem mapping → tenant resolution → bearer-token protection → rate limits → stored
-/// answers of the hot reads → header decoding) around the OpenAPI-generated routes.
+/// Builds the Hummingbird application: the edge middlewares (see ``GatewayResponder``)
+/// ahead of the router of the OpenAPI-generated routes.
 public enum GatewayApplication {
     public typealias Context = GatewayRequestContext
 
     /// - Parameter storedAnswers: serve the hot reads' cached bytes ahead of the router
     ///   (``StoredAnswerMiddleware``); off only to compare with the generated handlers.
-    public static func makeRouter(services: GatewayServices, storedAnswers: Bool = true) throws -> Router<Context> {
+    public static func makeResponder(services: GatewayServices, storedAnswers: Bool = true) throws -> some HTTPResponder<Context> {
         let router = Router(context: Context.self)
         let handler = GatewayAPIHandler(
             directory: services.directory, metrics: services.metrics, readiness: services.readiness,
@@ -69,16 +68,20 @@ public enum GatewayApplication {
         // Register into a throwaway router first to learn the route table the problem
         // middleware needs; middlewares must be added before the real registration.
         try handler.registerHandlers(on: RecordingTransport(base: Router(context: Context.self)) { routes.add(method: $0, template: $1) })
-        router.add(middleware: RequestIDMiddleware(ids: RequestIDSequence()))
-        router.add(middleware: HTTPMetricsMiddleware(metrics: services.metrics))
-        router.add(middleware: ProblemMiddleware(routes: routes))
-        router.add(middleware: TenantResolutionMiddleware(directory: services.directory))
-        router.add(middleware: BearerAuthMiddleware(auth: services.auth, issuerBase: services.issuerBase))
-        router.add(middleware: RateLimitMiddleware(limiter: RateLimiter(cache: services.cache, limits: services.rateLimits)))
-        if storedAnswers { router.add(middleware: StoredAnswerMiddleware(handler: handler)) }
+        let problems = ProblemMiddleware(routes: routes)
+        router.add(middleware: problems)
         router.add(middleware: HeaderDecodingMiddleware())
         try handler.registerHandlers(on: router)
-        return router
+        return GatewayResponder(
+            requestIDs: RequestIDMiddleware(ids: RequestIDSequence()),
+            metrics: HTTPMetricsMiddleware(metrics: services.metrics),
+            problems: problems,
+            tenants: TenantResolutionMiddleware(directory: services.directory),
+            bearer: BearerAuthMiddleware(auth: services.auth, issuerBase: services.issuerBase),
+            rateLimits: RateLimitMiddleware(limiter: RateLimiter(cache: services.cache, limits: services.rateLimits)),
+            storedAnswers: storedAnswers ? StoredAnswerMiddleware(handler: handler) : nil,
+            router: router.buildResponder()
+        )
     }
 
     /// - Parameters:
@@ -93,7 +96,7 @@ public enum GatewayApplication {
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         Application(
-            router: try makeRouter(services: services),
+            responder: try makeResponder(services: services),
             configuration: .init(address: .hostname(host, port: port), serverName: "superapp-gateway"),
             services: backgroundServices,
             onServerRunning: { channel in

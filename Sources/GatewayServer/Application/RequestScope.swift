@@ -1,8 +1,10 @@
 import GatewayCore
 import Logging
+import NIOCore
 
-/// What the middlewares learned about the request in flight, handed to the OpenAPI
-/// handlers (which see only typed inputs) through a task-local value.
+/// What the edge middlewares learned about the request in flight. It rides in
+/// ``GatewayRequestContext/scope`` through the middlewares and is bound once, as a
+/// task-local value, for the OpenAPI handlers (which see only typed inputs).
 public struct RequestScope: Sendable {
     /// The request id echoed in `X-Request-Id` and in every log line.
     public var requestID: String
@@ -37,12 +39,15 @@ public struct RequestScope: Sendable {
         init(_ value: Value) { self.value = value }
     }
 
-    /// Whether a tenant was resolved (no copy of it).
-    public var hasTenant: Bool { tenantBox != nil }
     /// The raw `Authorization` header (OAuth endpoints read HTTP Basic client credentials from it).
     public var authorization: String?
+    /// The request's connection; its peer address is read only when asked for.
+    public var connection: (any Channel)?
     /// The peer IP address (login throttling per client address).
-    public var clientAddress: String?
+    public var clientAddress: String? { connection?.remoteAddress?.ipAddress }
+    /// The request's path, read once by ``GatewayResponder`` (Hummingbird builds a new
+    /// string on every `uri.path`).
+    public var path: String = ""
     /// The request's `Host` (HTTP/1.1 header or HTTP/2 `:authority`), for per-host documents.
     public var host: String?
     /// The authenticated user (token `sub`) of a protected operation.

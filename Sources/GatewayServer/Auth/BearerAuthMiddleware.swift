@@ -7,24 +7,25 @@ import Hummingbird
 /// `Authorization: Bearer` (or `DPoP` + proof) token must be valid for THAT tenant; the
 /// verified claims ride in ``RequestScope/principal``. Refusals are 401 problem documents
 /// with `WWW-Authenticate`. Also records the raw `Authorization` header for OAuth endpoints.
-struct BearerAuthMiddleware<Context: RequestContext>: RouterMiddleware {
+struct BearerAuthMiddleware: RouterMiddleware {
+    typealias Context = GatewayRequestContext
     let auth: AuthorizationServer
     let issuerBase: IssuerBase
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard var scope = RequestScope.current, let tenant = scope.tenant else { return try await next(request, context) }
-        let authorization = request.headers[.authorization]
-        scope.authorization = authorization
-        scope.clientAddress = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress
-        if PublicOperations.requiresToken(method: request.method.rawValue, path: request.uri.path) {
+        guard let tenant = context.scope.tenant else { return try await next(request, context) }
+        var context = context
+        let authorization = request.headers.value(of: .authorization)
+        context.scope.authorization = authorization
+        if PublicOperations.requiresToken(method: request.method.rawValue, path: context.scope.path) {
             let issuer = issuerBase.issuer(tenantID: tenant.id)
             do {
-                scope.principal = try await verify(request, authorization: authorization, issuer: issuer, tenantID: tenant.id)
+                context.scope.principal = try await verify(request, authorization: authorization, issuer: issuer, tenantID: tenant.id)
             } catch let rejection as TokenRejection {
                 throw Self.problem(rejection)
             }
         }
-        return try await RequestScope.$current.withValue(scope) { try await next(request, context) }
+        return try await next(request, context)
     }
 
     private func verify(_ request: Request, authorization: String?, issuer: String, tenantID: String) async throws -> AccessTokenClaims {

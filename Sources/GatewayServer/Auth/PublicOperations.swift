@@ -12,47 +12,59 @@ enum PublicOperations {
     /// Protected path templates outside `/v1/`.
     static let protectedOutsideAPI: [String] = ["/t/{tenant}/oauth2/userinfo"]
 
-    /// The templates above without their `/t/{tenant}` prefix.
-    private static let publicTails = list.map { String($0.path.dropFirst(tenantPrefix.count)) }
-    private static let protectedTails = protectedOutsideAPI.map { String($0.dropFirst(tenantPrefix.count)) }
+    /// The templates above without their `/t/{tenant}` prefix, split into segments.
+    private static let publicTails = list.map { PathTemplate(String($0.path.dropFirst(tenantPrefix.count))) }
+    private static let protectedTails = protectedOutsideAPI.map { PathTemplate(String($0.dropFirst(tenantPrefix.count))) }
     private static let tenantPrefix = "/t/{tenant}"
 
     /// Whether a request needs a token: under `/t/{tenant}/v1/` (or a protected OAuth path)
-    /// and not listed public. Runs on every request, so it walks the path's bytes without
-    /// allocating.
+    /// and not listed public. Runs on every request, so it compares the path's bytes in
+    /// place, without allocating.
     static func requiresToken(method: String, path: String) -> Bool {
-        let bytes = path.utf8
-        guard bytes.starts(with: "/t/".utf8) else { return false }
-        let tenantStart = bytes.index(bytes.startIndex, offsetBy: 3)
-        guard let slash = bytes[tenantStart...].firstIndex(of: UInt8(ascii: "/")), slash > tenantStart else { return false }
-        let tail = path[slash...]
-        if protectedTails.contains(where: { matches($0, tail) }) { return true }
-        guard tail == "/v1" || tail.hasPrefix("/v1/") else { return false }
-        // A public path stays public under every method, so undeclared methods reach
-        // routing and answer 405 instead of 401.
-        return !publicTails.contains { matches($0, tail) }
+        var path = path
+        return path.withUTF8(requiresToken)
     }
 
-    /// Segment-wise match where a `{name}` segment of `template` matches any one non-empty segment.
-    private static func matches(_ template: String, _ actual: Substring) -> Bool {
-        let slash = UInt8(ascii: "/")
-        var pattern = template.utf8[...]
-        var rest = actual.utf8[...]
-        while true {
-            let patternEnd = pattern.firstIndex(of: slash) ?? pattern.endIndex
-            let restEnd = rest.firstIndex(of: slash) ?? rest.endIndex
-            let expected = pattern[..<patternEnd]
-            let segment = rest[..<restEnd]
-            if expected.first == UInt8(ascii: "{") && expected.last == UInt8(ascii: "}") {
-                if segment.isEmpty { return false }
-            } else if !expected.elementsEqual(segment) {
+    private static func requiresToken(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.starts(with: "/t/".utf8) else { return false }
+        guard let slash = bytes[3...].firstIndex(of: PathTemplate.slash), slash > 3 else { return false }
+        let tail = UnsafeBufferPointer(rebasing: bytes[slash...])
+        if protectedTails.contains(where: { $0.matches(tail) }) { return true }
+        guard tail.elementsEqual("/v1".utf8) || tail.starts(with: "/v1/".utf8) else { return false }
+        // A public path stays public under every method, so undeclared methods reach
+        // routing and answer 405 instead of 401.
+        return !publicTails.contains { $0.matches(tail) }
+    }
+}
+
+/// A path template such as `/v1/localizations/{locale}`: a `{name}` segment matches any one
+/// non-empty segment, the others match their bytes.
+private struct PathTemplate: Sendable {
+    static let slash = UInt8(ascii: "/")
+    /// Each segment after the leading `/`: its bytes, or nil for a `{name}` segment.
+    let segments: [[UInt8]?]
+
+    init(_ template: String) {
+        segments = template.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { segment in
+            segment.hasPrefix("{") && segment.hasSuffix("}") ? nil : Array(segment.utf8)
+        }
+    }
+
+    /// Whether `path` (starting with `/`) has exactly these segments.
+    func matches(_ path: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard path.first == Self.slash else { return false }
+        var start = 1
+        for (index, expected) in segments.enumerated() {
+            let end = path[start...].firstIndex(of: Self.slash) ?? path.endIndex
+            guard (index == segments.count - 1) == (end == path.endIndex) else { return false }
+            let segment = UnsafeBufferPointer(rebasing: path[start..<end])
+            if let expected {
+                guard segment.elementsEqual(expected) else { return false }
+            } else if segment.isEmpty {
                 return false
             }
-            let patternDone = patternEnd == pattern.endIndex
-            let restDone = restEnd == rest.endIndex
-            if patternDone || restDone { return patternDone && restDone }
-            pattern = pattern[pattern.index(after: patternEnd)...]
-            rest = rest[rest.index(after: restEnd)...]
+            start = end + 1
         }
+        return true
     }
 }

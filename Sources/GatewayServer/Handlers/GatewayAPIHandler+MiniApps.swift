@@ -21,47 +21,48 @@ extension GatewayAPIHandler {
     }
 
     func getMiniApp(_ input: Operations.GetMiniApp.Input) async throws -> Operations.GetMiniApp.Output {
-        let answer = try await miniAppAnswer(id: input.path.id)
+        let answer = try await miniAppAnswer(id: input.path.id, tenant: RequestScope.requireTenant())
         if EntityTag.matches(input.headers.ifNoneMatch, answer.etag) { return .notModified(.init(headers: .init(eTag: answer.etag))) }
         return .ok(.init(headers: .init(eTag: answer.etag), body: .json(try Self.decode(answer.body))))
     }
 
     func getMiniAppManifest(_ input: Operations.GetMiniAppManifest.Input) async throws -> Operations.GetMiniAppManifest.Output {
-        let answer = try await manifestAnswer(id: input.path.id, versionID: input.path.versionId, lang: input.query.lang)
+        let answer = try await manifestAnswer(id: input.path.id, versionID: input.path.versionId, lang: input.query.lang, tenant: RequestScope.requireTenant())
         if EntityTag.matches(input.headers.ifNoneMatch, answer.etag) { return .notModified(.init(headers: .init(eTag: answer.etag))) }
         return .ok(.init(headers: .init(eTag: answer.etag), body: .json(try Self.decode(answer.body))))
     }
 
     func getMiniAppBundle(_ input: Operations.GetMiniAppBundle.Input) async throws -> Operations.GetMiniAppBundle.Output {
-        let answer = try await bundleAnswer(id: input.path.id, versionID: input.path.versionId)
+        let answer = try await bundleAnswer(id: input.path.id, versionID: input.path.versionId, tenant: RequestScope.requireTenant())
         if EntityTag.matches(input.headers.ifNoneMatch, answer.etag) { return .notModified(.init(headers: .init(eTag: answer.etag))) }
         return .ok(.init(headers: .init(eTag: answer.etag), body: .json(try Self.decode(answer.body))))
     }
 
     // The validated answers behind the operations above; ``StoredAnswerMiddleware`` serves
-    // the same answers' bytes without the typed round trip.
+    // the same answers' bytes without the typed round trip. The tenant is passed in: the
+    // middleware has it in its context, before any task-local binding.
 
     /// `getMiniApp`: the latest published version of `id`.
-    func miniAppAnswer(id: String) async throws -> CachedAnswer {
+    func miniAppAnswer(id: String, tenant: Tenant) async throws -> CachedAnswer {
         try RequestValidation.identifier(id, "id")
-        let (tenant, service, deadline) = try miniAppContext()
+        let (service, deadline) = try miniAppService()
         return try await service.miniApp(tenant: tenant, id: id, deadline: deadline)
     }
 
     /// `getMiniAppManifest`.
-    func manifestAnswer(id: String, versionID: String, lang: String?) async throws -> CachedAnswer {
+    func manifestAnswer(id: String, versionID: String, lang: String?, tenant: Tenant) async throws -> CachedAnswer {
         try RequestValidation.identifier(id, "id")
         try RequestValidation.identifier(versionID, "versionId")
         try RequestValidation.language(lang)
-        let (tenant, service, deadline) = try miniAppContext()
+        let (service, deadline) = try miniAppService()
         return try await service.manifest(tenant: tenant, id: id, versionID: versionID, lang: lang, deadline: deadline)
     }
 
     /// `getMiniAppBundle`.
-    func bundleAnswer(id: String, versionID: String) async throws -> CachedAnswer {
+    func bundleAnswer(id: String, versionID: String, tenant: Tenant) async throws -> CachedAnswer {
         try RequestValidation.identifier(id, "id")
         try RequestValidation.identifier(versionID, "versionId")
-        let (tenant, service, deadline) = try miniAppContext()
+        let (service, deadline) = try miniAppService()
         return try await service.bundle(tenant: tenant, id: id, versionID: versionID, deadline: deadline)
     }
 
@@ -74,9 +75,14 @@ extension GatewayAPIHandler {
 
     /// The tenant, the service and this request's upstream deadline.
     private func miniAppContext() throws -> (Tenant, MiniAppService, ContinuousClock.Instant) {
-        let tenant = try RequestScope.requireTenant()
+        let (service, deadline) = try miniAppService()
+        return (try RequestScope.requireTenant(), service, deadline)
+    }
+
+    /// The service and this request's upstream deadline.
+    private func miniAppService() throws -> (MiniAppService, ContinuousClock.Instant) {
         guard let miniApps else { throw GatewayProblem.internalError() }
-        return (tenant, miniApps, ContinuousClock.now + upstreamBudget)
+        return (miniApps, ContinuousClock.now + upstreamBudget)
     }
 
     /// Our own answer bytes into the generated type (they were encoded from the same schema).

@@ -2,7 +2,8 @@ import Hummingbird
 
 /// Records request count and latency by route template (never the raw path, so tenant
 /// ids and other parameters do not explode label cardinality) and status.
-struct HTTPMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
+struct HTTPMetricsMiddleware: RouterMiddleware {
+    typealias Context = GatewayRequestContext
     let metrics: GatewayMetrics
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

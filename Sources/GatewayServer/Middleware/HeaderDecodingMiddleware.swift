@@ -7,7 +7,8 @@ import Hummingbird
 /// browser follows). This restores the raw value of the contract's response headers that
 /// carry URLs, quotes or separators. Values are produced by the gateway itself, never
 /// echoed from the request unvalidated.
-struct HeaderDecodingMiddleware<Context: RequestContext>: RouterMiddleware {
+struct HeaderDecodingMiddleware: RouterMiddleware {
+    typealias Context = GatewayRequestContext
     static var names: [HTTPField.Name] {
         [.location, .contentSecurityPolicy, .eTag, .cacheControl, HTTPField.Name("Pragma")!]
     }

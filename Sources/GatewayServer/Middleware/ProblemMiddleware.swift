@@ -5,7 +5,8 @@ import OpenAPIRuntime
 /// Turns every error that reaches it into an RFC 9457 problem response: gateway refusals
 /// keep their status and code; contract violations found by the generated server become
 /// 4xx; anything else is a logged 500 whose body reveals nothing internal.
-struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
+struct ProblemMiddleware: RouterMiddleware {
+    typealias Context = GatewayRequestContext
     let routes: RouteTable
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -13,19 +14,19 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
             let allowed = routes.allowedMethods(for: request.uri.path)
-            guard !allowed.isEmpty else { return ProblemResponse.make(.notFound()) }
+            guard !allowed.isEmpty else { return ProblemResponse.make(.notFound(), requestID: context.scope.requestID) }
             var problem = GatewayProblem.methodNotAllowed()
             problem.headers.append((name: "Allow", value: allowed.map(\.rawValue).joined(separator: ", ")))
-            return ProblemResponse.make(problem)
+            return ProblemResponse.make(problem, requestID: context.scope.requestID)
         } catch {
             let problem = Self.problem(for: error)
             if problem.code == GatewayProblem.internalError().code {
-                RequestScope.logger.error("request failed", metadata: ["error": "\(Self.loggable(error))"])
+                context.scope.logger.error("request failed", metadata: ["error": "\(Self.loggable(error))"])
             } else if problem.status >= 500 {
                 // Upstream trouble mapped to a declared problem: a warning, without the request dump.
-                RequestScope.logger.warning("upstream problem", metadata: ["code": "\(problem.code)", "status": "\(problem.status)"])
+                context.scope.logger.warning("upstream problem", metadata: ["code": "\(problem.code)", "status": "\(problem.status)"])
             }
-            return ProblemResponse.make(problem)
+            return ProblemResponse.make(problem, requestID: context.scope.requestID)
         }
     }
 

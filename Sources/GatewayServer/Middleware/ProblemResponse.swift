@@ -23,14 +23,15 @@ enum ProblemResponse {
 
     static let typeBase = "https://superapp-gateway.dev/problems/"
 
-    static func make(_ problem: GatewayProblem) -> Response {
+    /// - Parameter requestID: named in `instance` as `urn:request:{id}` (none when empty).
+    static func make(_ problem: GatewayProblem, requestID: String) -> Response {
         let body = Body(
             type: typeBase + problem.code.replacingOccurrences(of: "_", with: "-"),
             title: problem.title,
             status: problem.status,
             detail: problem.detail,
             code: problem.code,
-            instance: RequestScope.current.map { "urn:request:" + $0.requestID }
+            instance: requestID.isEmpty ? nil : "urn:request:" + requestID
         )
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

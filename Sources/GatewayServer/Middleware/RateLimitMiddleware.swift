@@ -1,18 +1,22 @@
 import GatewayCore
+import HTTPTypes
 import Hummingbird
 
 /// Applies ``RateLimiter`` to tenant routes (after tenant resolution): per tenant, and
 /// per client id when one is known: the verified token's `client_id`, else `X-Client-Id`.
 /// Over the limit → 429 `rate_limited` with `Retry-After`.
-struct RateLimitMiddleware<Context: RequestContext>: RouterMiddleware {
+struct RateLimitMiddleware: RouterMiddleware {
+    typealias Context = GatewayRequestContext
     let limiter: RateLimiter
 
+    static let clientIDHeader = HTTPField.Name("X-Client-Id")!
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard limiter.isEnabled, let tenant = RequestScope.current?.tenant else {
+        guard limiter.isEnabled, let tenant = context.scope.tenant else {
             return try await next(request, context)
         }
-        let clientID = RequestScope.current?.principal?.clientID
-            ?? request.headers[.init("X-Client-Id")!].map { String($0.prefix(128)) }
+        let clientID = context.scope.principal?.clientID
+            ?? request.headers.value(of: Self.clientIDHeader).map { String($0.prefix(128)) }
         if case .limited(let seconds) = await limiter.check(tenantID: tenant.id, clientID: clientID) {
             throw GatewayProblem(
                 status: 429, code: "rate_limited", title: "Too many requests",

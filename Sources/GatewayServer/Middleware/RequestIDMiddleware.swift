@@ -4,25 +4,23 @@ import Hummingbird
 import Logging
 import Synchronization
 
-/// `X-Request-Id`, built once (a generic type cannot hold a stored static).
-private let requestIDHeader = HTTPField.Name("X-Request-Id")!
-
-/// Honours a well-formed incoming `X-Request-Id` (else makes one), puts it on the logger
-/// and the response, and opens the ``RequestScope`` for the rest of the chain.
-struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
+/// Honours a well-formed incoming `X-Request-Id` (else makes one), puts it in the
+/// ``RequestScope`` (and so on log lines) and on the response.
+struct RequestIDMiddleware: RouterMiddleware {
+    typealias Context = GatewayRequestContext
     /// Where new ids come from.
     let ids: RequestIDSequence
 
-    static var headerName: HTTPField.Name { requestIDHeader }
+    /// `X-Request-Id`.
+    static let headerName = HTTPField.Name("X-Request-Id")!
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let requestID = request.headers[Self.headerName].flatMap(Self.accept) ?? ids.next()
+        let requestID = request.headers.value(of: Self.headerName).flatMap(Self.accept) ?? ids.next()
         // The id reaches log lines through `RequestScope.logger` (built only when logging).
-        var scope = RequestScope(requestID: requestID, logger: context.logger, tenant: nil)
-        scope.host = request.head.authority
-        var response = try await RequestScope.$current.withValue(scope) {
-            try await next(request, context)
-        }
+        var context = context
+        context.scope.requestID = requestID
+        context.scope.host = request.head.authority
+        var response = try await next(request, context)
         response.headers[Self.headerName] = requestID
         return response
     }
@@ -32,12 +30,6 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
         guard (1...128).contains(candidate.utf8.count) else { return nil }
         let allowed = candidate.utf8.allSatisfy { ASCIIByte.isLetterOrDigit($0) || "._:-".utf8.contains($0) }
         return allowed ? candidate : nil
-    }
-
-    /// 32 lower-case hex digits of randomness (outside the middleware's sequence).
-    static func generate() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return RequestIDSequence.hex(generator.next(), generator.next())
     }
 }
 

@@ -6,16 +6,23 @@ import NIOCore
 
 /// Serves the cached answers of the hottest read operations of `OpenAPI/gateway.yaml` —
 /// `getMiniApp`, `getMiniAppManifest`, `getMiniAppBundle` — as their stored bytes, in one
-/// buffer, ahead of the router: a cache hit is never decoded into the generated types,
-/// re-encoded, and streamed through the OpenAPI transport.
+/// buffer, ahead of the router: a cache hit is never routed through the trie, decoded into
+/// the generated types, re-encoded, and streamed through the OpenAPI transport.
 ///
 /// It runs after tenant resolution, bearer verification and rate limiting, so the
 /// protections are the same. Validation and the answer come from the same
 /// ``GatewayAPIHandler`` functions the generated handlers call; `StoredAnswerParityTests`
 /// checks both paths give the same status, headers and bytes, and the contract fuzz runs
 /// through this path. Anything it does not recognise goes on to the router.
-struct StoredAnswerMiddleware<Context: RequestContext>: RouterMiddleware {
+final class StoredAnswerMiddleware: RouterMiddleware {
+    typealias Context = GatewayRequestContext
+    /// A class: the handler is a large value, and the responder's closures would copy it
+    /// (a retain per field) on every request.
     let handler: GatewayAPIHandler
+
+    init(handler: GatewayAPIHandler) {
+        self.handler = handler
+    }
 
     /// The route templates (metrics labels), as the router would report them.
     static var miniAppRoute: String { "/t/{tenant}/v1/miniapps/{id}" }
@@ -23,9 +30,9 @@ struct StoredAnswerMiddleware<Context: RequestContext>: RouterMiddleware {
     static var bundleRoute: String { "/t/{tenant}/v1/miniapps/{id}/versions/{versionId}/bundle" }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.method == .get, RequestScope.current?.hasTenant == true else { return try await next(request, context) }
+        guard request.method == .get, let tenant = context.scope.tenant else { return try await next(request, context) }
         // "", "t", tenant, "v1", "miniapps", id [, "versions", versionId, "manifest" | "bundle"]
-        let segments = request.uri.path.split(separator: "/", omittingEmptySubsequences: false)
+        let segments = context.scope.path.split(separator: "/", omittingEmptySubsequences: false)
         guard segments.count >= 6, segments[3] == "v1", segments[4] == "miniapps", !segments[5].isEmpty else {
             return try await next(request, context)
         }
@@ -34,17 +41,17 @@ struct StoredAnswerMiddleware<Context: RequestContext>: RouterMiddleware {
         switch segments.count {
         case 6:
             context.coreContext.endpointPath.value = Self.miniAppRoute
-            answer = try await handler.miniAppAnswer(id: id)
+            answer = try await handler.miniAppAnswer(id: id, tenant: tenant)
         case 9 where segments[6] == "versions" && !segments[7].isEmpty && segments[8] == "manifest":
             context.coreContext.endpointPath.value = Self.manifestRoute
-            answer = try await handler.manifestAnswer(id: id, versionID: Self.decoded(segments[7]), lang: Self.query("lang", request))
+            answer = try await handler.manifestAnswer(id: id, versionID: Self.decoded(segments[7]), lang: Self.query("lang", request), tenant: tenant)
         case 9 where segments[6] == "versions" && !segments[7].isEmpty && segments[8] == "bundle":
             context.coreContext.endpointPath.value = Self.bundleRoute
-            answer = try await handler.bundleAnswer(id: id, versionID: Self.decoded(segments[7]))
+            answer = try await handler.bundleAnswer(id: id, versionID: Self.decoded(segments[7]), tenant: tenant)
         default:
             return try await next(request, context)
         }
-        if EntityTag.matches(request.headers[.ifNoneMatch].map(Self.decoded), answer.etag) {
+        if EntityTag.matches(request.headers.value(of: .ifNoneMatch).map(Self.decoded), answer.etag) {
             return Response(status: .notModified, headers: [.eTag: answer.etag])
         }
         return Response(
@@ -64,6 +71,7 @@ struct StoredAnswerMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The (percent-decoded) value of query item `name`, or nil. Any value that is not a
     /// language tag is refused by validation, however it is spelled.
     static func query(_ name: String, _ request: Request) -> String? {
-        request.uri.queryParameters[name[...]].map(String.init)
+        guard request.uri.string.utf8.contains(UInt8(ascii: "?")) else { return nil }
+        return request.uri.queryParameters[name[...]].map(String.init)
     }
 }

@@ -1,0 +1,71 @@
+import Hummingbird
+
+/// The gateway's HTTP responder: the edge middlewares, in order, then the router.
+///
+/// request id → metrics → problem mapping → tenant resolution → bearer-token protection →
+/// rate limits → stored answers of the hot reads → (task-local ``RequestScope``) → router.
+///
+/// The edge runs ahead of route resolution, so a stored answer is written without walking
+/// the route trie, and the chain is statically typed (no existential middleware stack).
+/// The router keeps its own problem mapping and header decoding around the generated
+/// handlers: Hummingbird's router answers the errors it sees itself, and they must be
+/// problem documents too.
+///
+/// A class, so the closures of the chain capture one reference instead of copying every
+/// middleware (and its services) per request.
+final class GatewayResponder: HTTPResponder {
+    typealias Context = GatewayRequestContext
+
+    let requestIDs: RequestIDMiddleware
+    let metrics: HTTPMetricsMiddleware
+    let problems: ProblemMiddleware
+    let tenants: TenantResolutionMiddleware
+    let bearer: BearerAuthMiddleware
+    let rateLimits: RateLimitMiddleware
+    /// nil only to compare the generated handlers with the stored-answer path.
+    let storedAnswers: StoredAnswerMiddleware?
+    let router: RouterResponder<Context>
+
+    init(
+        requestIDs: RequestIDMiddleware, metrics: HTTPMetricsMiddleware, problems: ProblemMiddleware,
+        tenants: TenantResolutionMiddleware, bearer: BearerAuthMiddleware, rateLimits: RateLimitMiddleware,
+        storedAnswers: StoredAnswerMiddleware?, router: RouterResponder<Context>
+    ) {
+        self.requestIDs = requestIDs
+        self.metrics = metrics
+        self.problems = problems
+        self.tenants = tenants
+        self.bearer = bearer
+        self.rateLimits = rateLimits
+        self.storedAnswers = storedAnswers
+        self.router = router
+    }
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        var context = context
+        context.scope.path = request.uri.path
+        return try await requestIDs.handle(request, context: context) { request, context in
+            try await metrics.handle(request, context: context) { request, context in
+                try await problems.handle(request, context: context) { request, context in
+                    try await tenants.handle(request, context: context) { request, context in
+                        try await bearer.handle(request, context: context, next: afterAuthentication)
+                    }
+                }
+            }
+        }
+    }
+
+    private func afterAuthentication(_ request: Request, _ context: Context) async throws -> Response {
+        try await rateLimits.handle(request, context: context) { request, context in
+            guard let storedAnswers else { return try await route(request, context) }
+            return try await storedAnswers.handle(request, context: context, next: route)
+        }
+    }
+
+    /// The generated handlers see only typed inputs: they read the scope as a task-local value.
+    private func route(_ request: Request, _ context: Context) async throws -> Response {
+        try await RequestScope.$current.withValue(context.scope) {
+            try await router.respond(to: request, context: context)
+        }
+    }
+}
