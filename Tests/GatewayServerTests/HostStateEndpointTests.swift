@@ -28,6 +28,14 @@ struct HostStateEndpointTests {
             let counts = try await SQLiteAnalyticsStore(database: harness.bootstrap.store).summary(tenantID: id, since: Date().addingTimeInterval(-60))
             #expect(counts.reduce(0) { $0 + $1.count } == 3)
 
+            // Accepted `mini_app_open` events make their mini apps the user's recent ones;
+            // refused ones (index 4: a bad date) do not.
+            let recent = try await client.listUserMiniApps(path: .init(tenant: id)).ok.body.json
+            #expect(recent.items.map(\.miniAppId) == ["hello"])
+            let refusedOpen = try await client.postAnalytics(path: .init(tenant: id), body: .json(.init(events: [.init(name: "mini_app_open", miniAppId: "other", occurredAt: "yesterday")]))).ok.body.json
+            #expect(refusedOpen.accepted == 0)
+            #expect(try await client.listUserMiniApps(path: .init(tenant: id)).ok.body.json.items.map(\.miniAppId) == ["hello"])
+
             let tooMany = Array(repeating: Components.Schemas.AnalyticsEvent(name: "mini_app_open", miniAppId: "hello"), count: 101)
             let refused = try await client.postAnalytics(path: .init(tenant: id), body: .json(.init(events: tooMany)))
             #expect(try refused.unprocessableContent.body.applicationProblemJson.code == "too_many_events")

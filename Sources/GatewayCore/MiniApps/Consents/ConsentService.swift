@@ -6,6 +6,11 @@ public struct ConsentService: Sendable {
         self.store = store
     }
 
+    /// Records that the user opened the mini app now: it leads their recently used mini apps.
+    public func recordOpen(_ owner: UserMiniAppKey) async throws {
+        try await store.touch(owner)
+    }
+
     /// The user's consents for `manifest`'s mini app.
     public func view(_ owner: UserMiniAppKey, manifest: MiniAppPermissionManifest) async throws -> ConsentView {
         ConsentView(consents: try await store.consents(of: owner), manifest: manifest)
