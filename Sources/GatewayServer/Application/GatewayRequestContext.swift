@@ -14,7 +14,6 @@ public struct GatewayRequestContext: RequestContext, RemoteAddressRequestContext
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
-        self.scope = RequestScope(requestID: "", logger: source.logger)
-        self.scope.connection = source.channel
+        self.scope = RequestScope(requestID: "", logger: source.logger, connection: source.channel)
     }
 }

@@ -53,10 +53,10 @@ public struct RequestScope: Sendable {
     /// The authenticated user (token `sub`) of a protected operation.
     public var subject: String? { principal?.subject }
 
-    public init(requestID: String, logger: Logger, tenant: Tenant? = nil) {
+    public init(requestID: String, logger: Logger, connection: (any Channel)? = nil) {
         self.requestID = requestID
         self.baseLogger = logger
-        self.tenantBox = tenant.map(Box.init)
+        self.connection = connection
     }
 
     @TaskLocal public static var current: RequestScope?

@@ -13,7 +13,7 @@ struct ProblemMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
-            let allowed = routes.allowedMethods(for: request.uri.path)
+            let allowed = routes.allowedMethods(for: context.scope.path)
             guard !allowed.isEmpty else { return ProblemResponse.make(.notFound(), requestID: context.scope.requestID) }
             var problem = GatewayProblem.methodNotAllowed()
             problem.headers.append((name: "Allow", value: allowed.map(\.rawValue).joined(separator: ", ")))

@@ -71,7 +71,8 @@ final class StoredAnswerMiddleware: RouterMiddleware {
     /// The (percent-decoded) value of query item `name`, or nil. Any value that is not a
     /// language tag is refused by validation, however it is spelled.
     static func query(_ name: String, _ request: Request) -> String? {
-        guard request.uri.string.utf8.contains(UInt8(ascii: "?")) else { return nil }
+        // Without a query, skip the (generic, unspecialised) parameter-map lookup.
+        guard request.uri.query != nil else { return nil }
         return request.uri.queryParameters[name[...]].map(String.init)
     }
 }
