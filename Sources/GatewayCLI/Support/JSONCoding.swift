@@ -1,8 +1,8 @@
 import Foundation
+import GatewayCore
 
 /// JSON as gatewayctl reads and writes it: sorted keys, ISO 8601 dates with milliseconds.
 enum JSONCoding {
-    static let dateStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
     static let secondsStyle = Date.ISO8601FormatStyle()
 
     /// `2025-01-02T03:04:05.678Z`, milliseconds rounded (not truncated), so a date read
@@ -31,8 +31,7 @@ enum JSONCoding {
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
             let text = try container.decode(String.self)
-            if let date = try? dateStyle.parse(text) { return date }
-            if let date = try? Date.ISO8601FormatStyle().parse(text) { return date }
+            if let date = RFC3339.date(from: text) { return date }
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "expected an ISO 8601 date, got \"\(text)\"")
         }
         return decoder

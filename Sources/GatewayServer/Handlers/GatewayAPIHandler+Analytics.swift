@@ -19,7 +19,7 @@ extension GatewayAPIHandler {
         for (index, event) in body.events.enumerated() {
             var occurredAt: Date?
             if let text = event.occurredAt {
-                guard let date = Self.rfc3339(text) else {
+                guard let date = RFC3339.date(from: text) else {
                     early.append(AnalyticsRejection(index: index, reasons: ["occurredAt must be an RFC 3339 date-time"]))
                     continue
                 }
@@ -51,7 +51,7 @@ extension GatewayAPIHandler {
     private func recordOpens(_ inputs: [AnalyticsEventInput], rejected: [AnalyticsRejection], tenantID: String, userState: UserStateServices) async throws {
         guard let userID = RequestScope.current?.subject else { return }
         let refused = Set(rejected.map(\.index))
-        let opened = Set(inputs.indices.filter { !refused.contains($0) && inputs[$0].name == "mini_app_open" }.compactMap { inputs[$0].miniAppID })
+        let opened = Set(inputs.indices.filter { !refused.contains($0) && inputs[$0].name == AnalyticsVocabulary.miniAppOpen }.compactMap { inputs[$0].miniAppID })
         for miniAppID in opened.sorted() {
             try await userState.consents.recordOpen(UserMiniAppKey(tenantID: tenantID, userID: userID, miniAppID: miniAppID))
         }
@@ -59,14 +59,5 @@ extension GatewayAPIHandler {
 
     static func tooManyEvents(_ error: AnalyticsBatchError) -> GatewayProblem {
         GatewayProblem(status: 422, code: "too_many_events", title: "Too many events", detail: error.description)
-    }
-
-    /// An RFC 3339 date-time, with or without fractional seconds.
-    static func rfc3339(_ text: String) -> Date? {
-        let plain = ISO8601DateFormatter()
-        plain.formatOptions = [.withInternetDateTime]
-        let fractional = ISO8601DateFormatter()
-        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return plain.date(from: text) ?? fractional.date(from: text)
     }
 }

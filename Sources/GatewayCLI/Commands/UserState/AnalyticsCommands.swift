@@ -64,6 +64,6 @@ enum SinceParser {
             if let seconds, seconds <= limit { return now.addingTimeInterval(-Double(seconds)) }
             return nil
         }
-        return (try? JSONCoding.dateStyle.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text))
+        return RFC3339.date(from: text)
     }
 }
