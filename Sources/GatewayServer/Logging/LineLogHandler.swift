@@ -31,23 +31,24 @@ public struct LineLogHandler: LogHandler {
         var merged = metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
         if let extra = event.metadata { merged.merge(extra) { _, new in new } }
+        let timestamp = Date().formatted(.iso8601)
         let line: Data? = switch format {
-        case .json: json(event, merged)
-        case .text: text(event, merged)
+        case .json: json(event, merged, timestamp: timestamp)
+        case .text: text(event, merged, timestamp: timestamp)
         }
         guard var line else { return }
         line.append(UInt8(ascii: "\n"))
         FileHandle.standardError.write(line)
     }
 
-    private func text(_ event: LogEvent, _ metadata: Logger.Metadata) -> Data {
+    private func text(_ event: LogEvent, _ metadata: Logger.Metadata, timestamp: String) -> Data {
         let rendered = metadata.isEmpty ? "" : " " + metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        return Data("\(Date().formatted(.iso8601)) \(event.level) \(label):\(rendered) [\(event.source)] \(event.message)".utf8)
+        return Data("\(timestamp) \(event.level) \(label):\(rendered) [\(event.source)] \(event.message)".utf8)
     }
 
-    private func json(_ event: LogEvent, _ metadata: Logger.Metadata) -> Data? {
+    private func json(_ event: LogEvent, _ metadata: Logger.Metadata, timestamp: String) -> Data? {
         var object: [String: Any] = [
-            "ts": ISO8601DateFormatter().string(from: Date()),
+            "ts": timestamp,
             "level": event.level.rawValue,
             "label": label,
             "msg": event.message.description,
