@@ -33,7 +33,8 @@ final class FakePlatform: Sendable {
         var fileManifests: [String: PlatformFileManifest] = [:]
         var keys: [String: PlatformPublicKey] = [:]
         var files: [String: [UInt8]] = [:]
-        var previews: [String: PlatformPreview] = [:]
+        /// Preview-code answers as the platform sends them (its `host` carries the subscription key).
+        var previews: [String: JSONValue] = [:]
         var fault: Fault?
         /// How many more requests get `fault` (nil = every request).
         var faultCount: Int?

@@ -98,8 +98,8 @@ struct GatewayHarness {
             configuration: configuration, seedDemoSignIn: seedDemoSignIn,
             // Cheaper scrypt for the decoy checks of unknown users: the suite runs many gateways at once.
             passwordHasher: PasswordHasher(logN: 12),
-            // Every test signs in from 127.0.0.1 against the shared Redis: only the per-user limit applies.
-            loginLimits: .init(perUser: 5, perAddress: 1_000_000), logger: logger)
+            // Every test signs in from 127.0.0.1 against the shared Redis: no per-address slowdown.
+            loginPolicy: .init(addressFailuresBeforeSlowdown: .max), logger: logger)
         let app = try GatewayApplication.make(
             host: configuration.host,
             port: 0,
@@ -115,7 +115,7 @@ struct GatewayHarness {
             let client = Client(
                 serverURL: URL(string: "http://127.0.0.1:\(port)")!,
                 transport: AsyncHTTPClientTransport(configuration: .init(client: TestHTTP.noRedirects)),
-                middlewares: [SignedInUserMiddleware(users: users)]
+                middlewares: [SignedInUserMiddleware(users: users), RawHeaderValuesMiddleware()]
             )
             return try await body(harness, client, port)
         }

@@ -29,7 +29,12 @@ extension FakePlatform {
                 customMetaData: [:]
             )
             state.fileManifests["hello/v1"] = PlatformFileManifest(files: ["\(baseURL)/files/hello-v1.zip", "\(baseURL)/files/index.html"], publicKeyID: nil, signature: nil)
-            state.previews["PREVIEW1"] = PlatformPreview(miniapp: state.apps[0], host: ["id": .string("host-1"), "name": .string("Preview Host")])
+            // The platform's host object carries the host's key, in both spellings the SDKs know.
+            let miniapp = try! JSONValue.decode(JSONEncoder().encode(state.apps[0]))
+            state.previews["PREVIEW1"] = .object([
+                "miniapp": miniapp,
+                "host": .object(["id": "host-1", "name": "Preview Host", "subscriptionKey": "host-secret-key-1", "subscriptionkey": "host-secret-key-2"]),
+            ])
         }
     }
 }

@@ -60,15 +60,21 @@ struct OAuthFlowTests {
         }
     }
 
-    @Test("browser form: GET renders an accessible form with CSRF token and CSP; POST signs in and 303s with code, state, iss")
+    @Test("browser form: GET renders an accessible form with CSRF token, cookie and CSP; POST from the same browser signs in and 303s with code, state, iss")
     func browserFlow() async throws {
         try await GatewayHarness.withGateway { harness, client, port in
             let kit = OAuthTestKit(harness: harness, client: client, port: port)
             try await kit.setUp()
-            let page = try await client.getAuthorize(path: .init(tenant: "demo"), query: .init(
+            let jar = CookieJar()
+            let browser = Client.browser(port: port, jar: jar)
+            let page = try await browser.getAuthorize(path: .init(tenant: "demo"), query: .init(
                 responseType: "code", clientId: kit.clientID, redirectUri: kit.redirectURI, scope: "openid profile", state: "st-1", nonce: "n-1",
                 codeChallenge: OAuthTestKit.challenge, codeChallengeMethod: "S256")).ok
             #expect(page.headers.contentSecurityPolicy?.contains("default-src 'none'") == true)
+            // An http:// issuer (tests): a plain cookie; https issuers get `__Host-gw-csrf` + Secure.
+            let setCookie = try #require(page.headers.setCookie)
+            #expect(setCookie.hasPrefix("gw-csrf=") && setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict") && setCookie.contains("Path=/"))
+            #expect(jar.all["gw-csrf"] != nil)
             let html = try await String(collecting: try page.body.html, upTo: 1 << 20)
             #expect(html.contains("<label for=\"username\">"))
             #expect(html.contains("<label for=\"password\">"))
@@ -77,7 +83,16 @@ struct OAuthFlowTests {
             var form = kit.form()
             form.scope = "openid profile"
             form.csrfToken = csrf
-            let post = try await client.postAuthorize(path: .init(tenant: "demo"), headers: .init(accept: [.init(contentType: .html)]), body: .urlEncodedForm(form))
+            // The token is bound to the browser that got the form: without its cookie, or
+            // with another browser's cookie, the post is refused (no sign-in, no code).
+            let cookieless = try await client.postAuthorize(path: .init(tenant: "demo"), headers: .init(accept: [.init(contentType: .html)]), body: .urlEncodedForm(form))
+            _ = try cookieless.forbidden
+            let otherJar = CookieJar()
+            otherJar.set("gw-csrf", Base64URL.random(byteCount: 16))
+            let other = try await Client.browser(port: port, jar: otherJar).postAuthorize(path: .init(tenant: "demo"), headers: .init(accept: [.init(contentType: .html)]), body: .urlEncodedForm(form))
+            _ = try other.forbidden
+
+            let post = try await browser.postAuthorize(path: .init(tenant: "demo"), headers: .init(accept: [.init(contentType: .html)]), body: .urlEncodedForm(form))
             let location = try post.seeOther.headers.location
             let items = try #require(URLComponents(string: location)?.queryItems)
             #expect(location.hasPrefix(kit.redirectURI + "?"))
@@ -86,14 +101,14 @@ struct OAuthFlowTests {
             let code = try #require(items.first { $0.name == "code" }?.value)
             _ = try await kit.exchange(code).ok
 
-            // Without (or with a forged) CSRF token the form post is refused.
+            // A forged CSRF token is refused even with the right cookie.
             form.csrfToken = "1.forged"
-            let forged = try await client.postAuthorize(path: .init(tenant: "demo"), headers: .init(accept: [.init(contentType: .html)]), body: .urlEncodedForm(form))
+            let forged = try await browser.postAuthorize(path: .init(tenant: "demo"), headers: .init(accept: [.init(contentType: .html)]), body: .urlEncodedForm(form))
             _ = try forged.forbidden
         }
     }
 
-    @Test("wrong password and unknown user get the same answer; repeated failures are throttled")
+    @Test("wrong password and unknown user get the same answer; 30 rapid guesses are mostly throttled, the owner gets in after the wait")
     func loginFailures() async throws {
         try await GatewayHarness.withGateway { harness, client, port in
             let kit = OAuthTestKit(harness: harness, client: client, port: port)
@@ -101,9 +116,28 @@ struct OAuthFlowTests {
             let wrong = try await kit.nativeLogin(kit.form(password: "nope-nope")).unauthorized.body.json
             let unknown = try await kit.nativeLogin(kit.form(username: "mallory", password: "nope-nope")).unauthorized.body.json
             #expect(wrong == unknown)
-            for _ in 0..<5 { _ = try await kit.nativeLogin(kit.form(password: "nope-nope")) }
-            // Now even the right password is refused, with the same answer.
-            #expect(try await kit.nativeLogin(kit.form()).unauthorized.body.json == wrong)
+            // 30 guesses at one account from one address: the first few are checked, the rest
+            // are refused as throttled without a password check.
+            var checked = 1
+            var throttled: Operations.PostAuthorize.Output.TooManyRequests?
+            for _ in 0..<30 {
+                switch try await kit.nativeLogin(kit.form(password: "guess-guess")) {
+                case .unauthorized: checked += 1
+                case .tooManyRequests(let answer): throttled = answer
+                default: Issue.record("unexpected answer to a wrong password")
+                }
+            }
+            #expect(checked <= 6, "\(checked) of 31 guesses were checked")
+            let refusal = try #require(throttled)
+            #expect(try refusal.body.json.error == "temporarily_unavailable")
+            #expect(try refusal.body.json != wrong)
+            // Even the right password is held back now, with the throttled answer and a wait.
+            guard case .tooManyRequests(let held) = try await kit.nativeLogin(kit.form()) else { Issue.record("right password not held back"); return }
+            let wait = try #require(held.headers.retryAfter.flatMap { Int($0) })
+            #expect((1...300).contains(wait))
+            // Not a lockout: after the wait the owner signs in.
+            try await Task.sleep(for: .seconds(wait))
+            #expect(try await kit.nativeLogin(kit.form()).ok.body.json.redirectTo.contains("code="))
         }
     }
 

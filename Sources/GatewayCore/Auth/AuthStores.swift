@@ -43,8 +43,12 @@ public struct RefreshFamily: Sendable, Equatable {
     public var revoked: Bool
     public var createdAt: Date
     public var absoluteExpiry: Date
+    /// The login session the family belongs to (`sid`); nil for families from before sessions.
+    public var sessionID: String?
 
-    public init(familyID: String, tenantID: String, clientID: String, subject: String, scope: String, nonce: String?, dpopJKT: String?, revoked: Bool = false, createdAt: Date, absoluteExpiry: Date) {
+    public init(familyID: String, tenantID: String, clientID: String, subject: String, scope: String, nonce: String?, dpopJKT: String?, revoked: Bool = false, createdAt: Date, absoluteExpiry: Date,
+                sessionID: String? = nil) {
+        self.sessionID = sessionID
         self.familyID = familyID
         self.tenantID = tenantID
         self.clientID = clientID
@@ -89,6 +93,16 @@ public protocol RefreshTokenStore: Sendable {
     func family(ofTokenHash tokenHash: String) async throws -> RefreshFamily?
     /// Revokes a family; returns its unexpired access tokens.
     func revokeFamily(_ familyID: String, now: Date) async throws -> [(jti: String, expiresAt: Date)]
-    /// Revokes every family of a subject for a client (logout).
-    func revokeFamilies(tenantID: String, subject: String, now: Date) async throws -> [(jti: String, expiresAt: Date)]
+    /// Revokes every family `selection` names (logout); returns their unexpired access tokens.
+    func revokeFamilies(_ selection: RefreshFamilySelection, now: Date) async throws -> [(jti: String, expiresAt: Date)]
+}
+
+/// Which refresh families a logout ends.
+public enum RefreshFamilySelection: Sendable, Equatable {
+    /// Every family of a user in the tenant ("sign out everywhere").
+    case subject(tenantID: String, subject: String)
+    /// The families of one login session (`sid`).
+    case session(tenantID: String, subject: String, sessionID: String)
+    /// The families of a user at one client (an ID token from before sessions, without `sid`).
+    case client(tenantID: String, subject: String, clientID: String)
 }

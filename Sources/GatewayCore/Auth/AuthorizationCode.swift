@@ -11,8 +11,13 @@ public struct AuthorizationGrant: Sendable, Codable, Equatable {
     public var scope: String
     public var nonce: String?
     public var authTime: Int64
+    /// The login session this code ends (`sid` of its ID tokens); nil in codes issued
+    /// before sessions existed.
+    public var sessionID: String?
 
-    public init(tenantID: String, clientID: String, redirectURI: String, codeChallenge: String, subject: String, scope: String, nonce: String?, authTime: Int64) {
+    public init(tenantID: String, clientID: String, redirectURI: String, codeChallenge: String, subject: String, scope: String, nonce: String?, authTime: Int64,
+                sessionID: String? = nil) {
+        self.sessionID = sessionID
         self.tenantID = tenantID
         self.clientID = clientID
         self.redirectURI = redirectURI

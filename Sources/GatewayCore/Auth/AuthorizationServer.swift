@@ -13,6 +13,8 @@ public struct AuthorizationServer: Sendable {
     public let dpop: DPoPVerifier
     public let throttle: LoginThrottle
     public let hasher: PasswordHasher
+    /// RP-initiated logout.
+    public let logout: SessionLogout
     /// Revoked token ids (the gateway's access tokens and mini-app tokens).
     public let revocations: RevokedTokens
     let cache: any Cache
@@ -24,7 +26,7 @@ public struct AuthorizationServer: Sendable {
 
     /// - Parameter revocations: how revoked token ids are shared; by default they live in `cache`.
     public init(clients: any ClientStore, users: any UserStore, refreshTokens: any RefreshTokenStore, keys: KeyRing, cache: any Cache,
-                hasher: PasswordHasher = PasswordHasher(), memo: VerifiedTokenMemo? = VerifiedTokenMemo(), loginLimits: LoginThrottle.Limits = .init(),
+                hasher: PasswordHasher = PasswordHasher(), memo: VerifiedTokenMemo? = VerifiedTokenMemo(), loginPolicy: LoginThrottle.Policy = .init(),
                 revocations: RevokedTokens? = nil) {
         self.clients = clients
         self.users = users
@@ -36,15 +38,16 @@ public struct AuthorizationServer: Sendable {
         self.tokens = TokenService(keys: keys, refreshStore: refreshTokens, users: users, codes: codes, revoked: revoked)
         self.verifier = TokenVerifier(keys: keys, revoked: revoked, memo: memo)
         self.dpop = DPoPVerifier(cache: cache)
-        self.throttle = LoginThrottle(cache: cache, limits: loginLimits)
+        self.throttle = LoginThrottle(cache: cache, policy: loginPolicy)
         self.hasher = hasher
+        self.logout = SessionLogout(verifier: verifier, clients: clients, tokens: tokens)
     }
 
     /// The same stores for everything (``SQLiteAuthStore``).
     public init(store: SQLiteAuthStore, cache: any Cache, hasher: PasswordHasher = PasswordHasher(), memo: VerifiedTokenMemo? = VerifiedTokenMemo(),
-                loginLimits: LoginThrottle.Limits = .init(), revocations: RevokedTokens? = nil) {
+                loginPolicy: LoginThrottle.Policy = .init(), revocations: RevokedTokens? = nil) {
         self.init(clients: store, users: store, refreshTokens: store, keys: KeyRing(store: store), cache: cache, hasher: hasher, memo: memo,
-                  loginLimits: loginLimits, revocations: revocations)
+                  loginPolicy: loginPolicy, revocations: revocations)
     }
 
     // MARK: authorization requests
@@ -105,33 +108,38 @@ public struct AuthorizationServer: Sendable {
 
     // MARK: sign-in
 
-    /// Checks credentials with throttling; the same failure for unknown users, wrong
-    /// passwords, disabled users and throttled attempts.
-    public func authenticate(tenantID: String, username: String, password: String, address: String?) async throws -> LocalUser? {
+    /// Checks credentials under the ``LoginThrottle``: unknown users, wrong passwords and
+    /// disabled users get the same `.failed` after the same scrypt work; an attempt the
+    /// throttle holds back is `.throttled` without any password check.
+    public func authenticate(tenantID: String, username: String, password: String, address: String?) async throws -> SignInOutcome {
         let hasher = self.hasher
-        // scrypt is deliberately expensive (~32 MiB, tens of ms): it runs on NIO's blocking
-        // thread pool, never on the cooperative pool that serves every other request.
-        guard await throttle.allows(tenantID: tenantID, username: username, address: address) else {
-            try await NIOThreadPool.singleton.runIfActive { hasher.dummyVerify(password) }
-            return nil
+        switch await throttle.check(tenantID: tenantID, username: username, address: address) {
+        case .throttled(let retryAfter):
+            return .throttled(retryAfter: retryAfter)
+        case .proceed(let slowdown):
+            if slowdown > .zero { try await Task.sleep(for: slowdown) }
         }
         let user = username.isEmpty || username.count > 200 ? nil : try await users.user(tenantID: tenantID, username: username)
+        // scrypt is deliberately expensive (~32 MiB, tens of ms): it runs on NIO's blocking
+        // thread pool, never on the cooperative pool that serves every other request.
         let ok: Bool = try await NIOThreadPool.singleton.runIfActive {
             guard let user else { hasher.dummyVerify(password); return false }
             return hasher.verify(password, against: user.passwordHash) && !user.disabled
         }
         guard ok, let user else {
             await throttle.recordFailure(tenantID: tenantID, username: username, address: address)
-            return nil
+            return .failed
         }
-        return user
+        await throttle.recordSuccess(tenantID: tenantID, username: username, address: address)
+        return .signedIn(user)
     }
 
     /// Issues a code for a signed-in user; returns the redirect URL with code, state and iss.
+    /// Every sign-in starts a new login session (the `sid` of the ID tokens it leads to).
     public func completeAuthorization(_ auth: ValidatedAuthorization, user: LocalUser, issuer: String, now: Date = Date()) async throws -> String {
         let grant = AuthorizationGrant(tenantID: auth.client.tenantID, clientID: auth.client.clientID, redirectURI: auth.redirectURI,
                                        codeChallenge: auth.request.codeChallenge ?? "", subject: user.subject, scope: auth.scope,
-                                       nonce: auth.request.nonce, authTime: Int64(now.timeIntervalSince1970))
+                                       nonce: auth.request.nonce, authTime: Int64(now.timeIntervalSince1970), sessionID: Base64URL.random(byteCount: 16))
         let code = try await codes.issue(grant)
         return Self.redirect(auth.redirectURI, ["code": code, "state": auth.request.state, "iss": issuer])
     }
@@ -172,4 +180,13 @@ public struct AuthorizationServer: Sendable {
         }
         return client
     }
+}
+
+/// The result of a sign-in attempt.
+public enum SignInOutcome: Sendable {
+    case signedIn(LocalUser)
+    /// Unknown user, wrong password or disabled user (indistinguishable).
+    case failed
+    /// Held back by the ``LoginThrottle``; the password was not checked.
+    case throttled(retryAfter: Duration)
 }

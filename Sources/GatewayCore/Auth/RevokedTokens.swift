@@ -2,28 +2,56 @@ import Foundation
 
 /// Access-token ids revoked before their expiry, kept until they expire.
 ///
-/// Without a ``RevocationFeed`` they live in the ``Cache``. With one (Redis), they are
-/// recorded and announced through it, and ``isRevoked(tenantID:jti:)`` is answered
-/// from the in-process ``RevocationMirror`` while the mirror is synced, with no round
-/// trip; while it is not, the shared store is asked.
+/// With a durable ``RevocationStore`` (the gateway always has one), a revocation is
+/// written there first — so it survives a Redis restart and a replica started later
+/// refuses the token — then added to this process's ``RevocationMirror`` and announced
+/// through the ``RevocationFeed`` (Redis pub/sub) to the other replicas' mirrors. When
+/// the announcement fails (Redis down), the revocation still stands: the other replicas
+/// pick it up from the store (``RevocationSync`` polls it) and, while their own feed is
+/// broken, ask the store per request.
+///
+/// ``isRevoked(tenantID:jti:)`` answers from the mirror while it is complete (no round
+/// trip), else from the durable store, else from the feed or the cache.
+///
+/// Without a durable store (unit tests, benchmarks) the ids live in the feed, or in the
+/// ``Cache`` when there is no feed either.
 public struct RevokedTokens: Sendable {
     let cache: any Cache
     let feed: (any RevocationFeed)?
     let mirror: RevocationMirror?
+    let durable: (any RevocationStore)?
+    let onAnnounceFailure: @Sendable (any Error) -> Void
 
-    public init(cache: any Cache, feed: (any RevocationFeed)? = nil, mirror: RevocationMirror? = nil) {
+    /// - Parameters:
+    ///   - mirror: this process's copy; used when there is a feed or a durable store.
+    ///   - onAnnounceFailure: told when a durably recorded revocation could not be announced.
+    public init(cache: any Cache, feed: (any RevocationFeed)? = nil, mirror: RevocationMirror? = nil, durable: (any RevocationStore)? = nil,
+                onAnnounceFailure: @escaping @Sendable (any Error) -> Void = { _ in }) {
         self.cache = cache
         self.feed = feed
-        self.mirror = feed == nil ? nil : mirror
+        self.durable = durable
+        self.mirror = feed == nil && durable == nil ? nil : mirror
+        self.onAnnounceFailure = onAnnounceFailure
     }
 
     /// Marks `jti` revoked until `expiresAt` (+ clock skew).
+    /// - Throws: when the revocation could not be stored (durably, or in the feed or cache
+    ///   when there is no durable store); an announcement failure alone does not throw.
     public func revoke(tenantID: String, jti: String, expiresAt: Date, now: Date = Date()) async throws {
         let seconds = max(1, Int(expiresAt.timeIntervalSince(now).rounded(.up)) + 60)
-        let key = key(tenantID, jti)
-        if let feed {
-            let nowMS = Int64(now.timeIntervalSince1970 * 1000)
-            let until = nowMS + Int64(seconds) * 1000
+        let key = Self.key(tenantID, jti)
+        let nowMS = Int64(now.timeIntervalSince1970 * 1000)
+        let until = nowMS + Int64(seconds) * 1000
+        if let durable {
+            try await durable.record(key, until: until)
+            mirror?.add(key, until: until, now: nowMS)
+            guard let feed else { return }
+            do {
+                try await feed.record(key, until: until)
+            } catch {
+                onAnnounceFailure(error)
+            }
+        } else if let feed {
             try await feed.record(key, until: until)
             mirror?.add(key, until: until, now: nowMS)
         } else {
@@ -33,11 +61,13 @@ public struct RevokedTokens: Sendable {
 
     /// Whether `jti` is revoked.
     public func isRevoked(tenantID: String, jti: String) async throws -> Bool {
-        let key = key(tenantID, jti)
-        guard let feed else { return try await cache.get(key) != nil }
-        if let known = mirror?.lookup(key, now: CachedAnswer.now()) { return known }
-        return try await feed.isRecorded(key)
+        let key = Self.key(tenantID, jti)
+        let now = CachedAnswer.now()
+        if let known = mirror?.lookup(key, now: now) { return known }
+        if let durable { return try await durable.isRecorded(key, now: now) }
+        if let feed { return try await feed.isRecorded(key) }
+        return try await cache.get(key) != nil
     }
 
-    private func key(_ tenantID: String, _ jti: String) -> String { "oauth:revoked-jti:\(tenantID):\(jti)" }
+    static func key(_ tenantID: String, _ jti: String) -> String { "oauth:revoked-jti:\(tenantID):\(jti)" }
 }

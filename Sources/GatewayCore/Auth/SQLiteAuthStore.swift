@@ -147,13 +147,14 @@ public final class SQLiteAuthStore: SigningKeyStore, ClientStore, UserStore, Ref
 
     private static func family(_ row: Row) -> RefreshFamily {
         RefreshFamily(familyID: row["family_id"], tenantID: row["tenant_id"], clientID: row["client_id"], subject: row["subject"], scope: row["scope"],
-                      nonce: row["nonce"], dpopJKT: row["dpop_jkt"], revoked: row["revoked"], createdAt: date(row["created_at_ms"]), absoluteExpiry: date(row["absolute_expiry_ms"]))
+                      nonce: row["nonce"], dpopJKT: row["dpop_jkt"], revoked: row["revoked"], createdAt: date(row["created_at_ms"]), absoluteExpiry: date(row["absolute_expiry_ms"]),
+                      sessionID: row["session_id"])
     }
 
     public func createFamily(_ f: RefreshFamily, tokenHash: String, idleExpiry: Date) async throws {
         try await pool.write { db in
-            try db.execute(sql: "INSERT INTO auth_refresh_families (family_id, tenant_id, client_id, subject, scope, nonce, dpop_jkt, revoked, created_at_ms, absolute_expiry_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                           arguments: [f.familyID, f.tenantID, f.clientID, f.subject, f.scope, f.nonce, f.dpopJKT, f.revoked, Self.ms(f.createdAt), Self.ms(f.absoluteExpiry)])
+            try db.execute(sql: "INSERT INTO auth_refresh_families (family_id, tenant_id, client_id, subject, scope, nonce, dpop_jkt, revoked, created_at_ms, absolute_expiry_ms, session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           arguments: [f.familyID, f.tenantID, f.clientID, f.subject, f.scope, f.nonce, f.dpopJKT, f.revoked, Self.ms(f.createdAt), Self.ms(f.absoluteExpiry), f.sessionID])
             try db.execute(sql: "INSERT INTO auth_refresh_tokens (token_hash, family_id, state, idle_expiry_ms) VALUES (?, ?, 'active', ?)",
                            arguments: [tokenHash, f.familyID, Self.ms(idleExpiry)])
         }
@@ -199,9 +200,15 @@ public final class SQLiteAuthStore: SigningKeyStore, ClientStore, UserStore, Ref
         try await pool.write { db in try Self.revoke(db, familyID: familyID, now: now) }
     }
 
-    public func revokeFamilies(tenantID: String, subject: String, now: Date) async throws -> [(jti: String, expiresAt: Date)] {
-        try await pool.write { db in
-            let ids = try String.fetchAll(db, sql: "SELECT family_id FROM auth_refresh_families WHERE tenant_id = ? AND subject = ? AND revoked = 0", arguments: [tenantID, subject])
+    public func revokeFamilies(_ selection: RefreshFamilySelection, now: Date) async throws -> [(jti: String, expiresAt: Date)] {
+        let base = "SELECT family_id FROM auth_refresh_families WHERE tenant_id = ? AND subject = ? AND revoked = 0"
+        let (sql, arguments): (String, StatementArguments) = switch selection {
+        case .subject(let tenantID, let subject): (base, [tenantID, subject])
+        case .session(let tenantID, let subject, let sessionID): (base + " AND session_id = ?", [tenantID, subject, sessionID])
+        case .client(let tenantID, let subject, let clientID): (base + " AND client_id = ?", [tenantID, subject, clientID])
+        }
+        return try await pool.write { db in
+            let ids = try String.fetchAll(db, sql: sql, arguments: arguments)
             return try ids.flatMap { try Self.revoke(db, familyID: $0, now: now) }
         }
     }

@@ -63,7 +63,8 @@ public struct TokenService: Sendable {
         let refresh = Base64URL.random(byteCount: 32)
         let family = RefreshFamily(familyID: familyID, tenantID: tenantID, clientID: client.clientID, subject: grant.subject, scope: grant.scope,
                                    nonce: grant.nonce, dpopJKT: dpopJKT, createdAt: issuedAt,
-                                   absoluteExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshAbsoluteLifetimeSeconds)))
+                                   absoluteExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshAbsoluteLifetimeSeconds)),
+                                   sessionID: grant.sessionID)
         try await refreshStore.createFamily(family, tokenHash: Self.hash(refresh), idleExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshIdleLifetimeSeconds)))
         try await codes.markUsed(code, tenantID: tenantID, familyID: familyID)
         return try await issue(issuer: issuer, client: client, family: family, refreshToken: refresh, authTime: grant.authTime, at: issuedAt)
@@ -120,9 +121,13 @@ public struct TokenService: Sendable {
         }
     }
 
-    /// Logout: revokes every family of `subject` in the tenant.
-    public func revokeSessions(tenantID: String, subject: String) async throws {
-        for token in try await refreshStore.revokeFamilies(tenantID: tenantID, subject: subject, now: now()) {
+    /// Logout: revokes the families `selection` names and their access tokens.
+    public func revokeSessions(_ selection: RefreshFamilySelection) async throws {
+        let tenantID: String
+        switch selection {
+        case .subject(let tenant, _), .session(let tenant, _, _), .client(let tenant, _, _): tenantID = tenant
+        }
+        for token in try await refreshStore.revokeFamilies(selection, now: now()) {
             try await revoked.revoke(tenantID: tenantID, jti: token.jti, expiresAt: token.expiresAt)
         }
     }
@@ -147,6 +152,7 @@ public struct TokenService: Sendable {
             "at_hash": .string(Base64URL.encode(SHA256.hash(data: Data(accessToken.utf8)).prefix(16))),
         ]
         if let authTime { id["auth_time"] = .number(Double(authTime)) }
+        if let sessionID = family.sessionID { id["sid"] = .string(sessionID) }
         if let nonce = family.nonce { id["nonce"] = .string(nonce) }
         let scopes = Set(family.scope.split(separator: " ").map(String.init))
         if let user = try await users.user(tenantID: client.tenantID, subject: family.subject) {

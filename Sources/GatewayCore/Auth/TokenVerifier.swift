@@ -73,13 +73,31 @@ public struct TokenVerifier: Sendable {
                                   issuedAt: Date(timeIntervalSince1970: TimeInterval(iat)), expiresAt: expiresAt)
     }
 
-    /// The payload of an ES256 `at+jwt` whose signature verifies with an active key of `tenantID`.
-    private func signedClaims(_ token: String, tenantID: String) async throws -> [String: JSONValue] {
+    /// An ID token this tenant issued, as an `id_token_hint` (OpenID Connect RP-Initiated
+    /// Logout §2): `typ: JWT` (access and mini-app tokens are `at+jwt`), signed by an active
+    /// key of the tenant, `iss` = the tenant's issuer, one audience, and none of the claims
+    /// only access tokens carry. Expiry is NOT checked: an expired ID token is a valid hint.
+    public func verifyIDTokenHint(_ token: String, issuer: String, tenantID: String) async throws -> IDTokenHintClaims {
+        let c = try await signedClaims(token, tenantID: tenantID, types: ["jwt"])
+        guard c["iss"]?.stringValue == issuer else { throw TokenRejection.invalidToken("the ID token was issued by another issuer") }
+        guard c["client_id"] == nil, c["scope"] == nil, c["tenant"] == nil, c["cnf"] == nil else { throw TokenRejection.invalidToken("not an ID token") }
+        let audience: String? = switch c["aud"] {
+        case .string(let aud)?: aud
+        case .array(let list)? where list.count == 1: list[0].stringValue
+        default: nil
+        }
+        guard let sub = c["sub"]?.stringValue, let audience, c["iat"]?.int64Value != nil else { throw TokenRejection.invalidToken("the ID token lacks required claims") }
+        if let azp = c["azp"], azp.stringValue != audience { throw TokenRejection.invalidToken("the ID token's azp is not its audience") }
+        return IDTokenHintClaims(subject: sub, clientID: audience, sessionID: c["sid"]?.stringValue)
+    }
+
+    /// The payload of an ES256 JWT of one of `types` (lower case) whose signature verifies
+    /// with an active key of `tenantID`.
+    private func signedClaims(_ token: String, tenantID: String, types: Set<String> = ["at+jwt", "application/at+jwt"]) async throws -> [String: JSONValue] {
         let parsed: JWS.Parsed
         do { parsed = try JWS.parse(token) } catch { throw TokenRejection.invalidToken("the access token is malformed") }
         guard parsed.header["alg"]?.stringValue == "ES256" else { throw TokenRejection.invalidToken("unsupported token algorithm") }
-        let typ = parsed.header["typ"]?.stringValue?.lowercased()
-        guard typ == "at+jwt" || typ == "application/at+jwt" else { throw TokenRejection.invalidToken("the token is not an access token (typ)") }
+        guard let typ = parsed.header["typ"]?.stringValue?.lowercased(), types.contains(typ) else { throw TokenRejection.invalidToken("the token is not of the expected type (typ)") }
         guard case .object(let claims)? = try? JSONValue.decode(parsed.payload) else { throw TokenRejection.invalidToken("the access token lacks required claims") }
         guard let kid = parsed.header["kid"]?.stringValue, let key = try await keys.verificationKey(tenantID: tenantID, kid: kid) else {
             throw TokenRejection.invalidToken("the access token was not signed by a key of this tenant")
@@ -100,4 +118,13 @@ public struct MiniAppTokenClaims: Sendable, Equatable {
     public var jti: String
     public var issuedAt: Date
     public var expiresAt: Date
+}
+
+/// What an `id_token_hint` names: the user, the client it was issued to, its login session.
+public struct IDTokenHintClaims: Sendable, Equatable {
+    public var subject: String
+    /// `aud`: the client the ID token was issued to.
+    public var clientID: String
+    /// `sid`: nil in ID tokens from before login sessions.
+    public var sessionID: String?
 }

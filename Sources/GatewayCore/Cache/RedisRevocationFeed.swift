@@ -41,13 +41,16 @@ public struct RedisRevocationFeed: RevocationFeed {
         try await client.get(namespace + key) != nil
     }
 
-    public func follow(into mirror: RevocationMirror) async throws {
+    public func loadAll() async throws -> [String: Int64] {
+        Self.entries(try await client.send(["ZRANGEBYSCORE", indexKey, String(CachedAnswer.now()), "+inf", "WITHSCORES"]))
+    }
+
+    public func follow(into mirror: RevocationMirror, load: @escaping @Sendable () async throws -> [String: Int64]) async throws {
         let subscription = try await client.subscribe([channel])
         defer { mirror.unsynced() }
         try await withTaskCancellationHandler {
-            let now = CachedAnswer.now()
-            let reply = try await client.send(["ZRANGEBYSCORE", indexKey, String(now), "+inf", "WITHSCORES"])
-            mirror.synced(with: Self.entries(reply), now: now)
+            let entries = try await load()
+            mirror.synced(with: entries, now: CachedAnswer.now())
             for try await message in subscription {
                 guard let (key, until) = Self.parse(message.message) else { continue }
                 mirror.add(key, until: until, now: CachedAnswer.now())

@@ -74,7 +74,8 @@ public enum MiniAppAnswers {
 
     public struct Preview: Codable, Sendable, Equatable {
         public var miniApp: MiniApp
-        public var host: [String: JSONValue]
+        /// Only the host's id: the platform's host object also carries its secret key.
+        public var host: PlatformPreviewHost
     }
 
     static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {

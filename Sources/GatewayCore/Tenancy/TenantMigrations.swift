@@ -64,6 +64,14 @@ enum TenantMigrations {
                 t.add(column: "feature_flags", .text).notNull().defaults(to: "{}")
             }
         }
+        migrator.registerMigration("v4-sessions-revocations") { db in
+            // Login sessions (`sid`): families from before have none.
+            try db.alter(table: "auth_refresh_families") { t in
+                t.add(column: "session_id", .text)
+            }
+            try db.create(index: "auth_refresh_families_subject", on: "auth_refresh_families", columns: ["tenant_id", "subject"])
+            try RevocationMigration.apply(db)
+        }
         return migrator
     }
 }

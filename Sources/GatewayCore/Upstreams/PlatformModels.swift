@@ -78,13 +78,26 @@ public struct PlatformMetadata: Codable, Sendable, Equatable {
 }
 
 /// What a preview code resolves to.
+///
+/// The platform's `host` object also carries the host's subscription key
+/// (`subscriptionKey`; the iOS SDK decodes `subscriptionkey`). Only the members typed
+/// here are decoded, so the key never enters the gateway's answers.
 public struct PlatformPreview: Codable, Sendable, Equatable {
     public var miniapp: PlatformMiniAppInfo
-    public var host: [String: JSONValue]
+    public var host: PlatformPreviewHost
 
-    public init(miniapp: PlatformMiniAppInfo, host: [String: JSONValue]) {
+    public init(miniapp: PlatformMiniAppInfo, host: PlatformPreviewHost) {
         self.miniapp = miniapp
         self.host = host
+    }
+}
+
+/// The host a preview code is for: its id, nothing secret.
+public struct PlatformPreviewHost: Codable, Sendable, Equatable {
+    public var id: String?
+
+    public init(id: String?) {
+        self.id = id
     }
 }
 

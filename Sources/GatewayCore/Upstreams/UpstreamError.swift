@@ -23,6 +23,9 @@ public enum UpstreamError: Error, Sendable, Equatable {
     case circuitOpen
     /// The bulkhead for this tenant and upstream is full.
     case overloaded
+    /// A value meant for one path segment of an upstream URL is empty, `.` or `..`
+    /// (see ``UpstreamPathSegment``); nothing was sent.
+    case invalidPathSegment
 
     /// Connection errors and 5xx may be retried (GETs only); a 4xx never is.
     public var isRetryable: Bool {
@@ -75,6 +78,8 @@ public enum UpstreamError: Error, Sendable, Equatable {
             GatewayProblem(status: 503, code: "upstream_circuit_open", title: "Service unavailable", detail: "The \(upstream) is failing; calls are paused briefly.")
         case .overloaded:
             GatewayProblem(status: 503, code: "upstream_overloaded", title: "Service unavailable", detail: "Too many calls to the \(upstream) are in flight.")
+        case .invalidPathSegment:
+            .invalidRequest("An identifier sent to the \(upstream) may not be empty, '.' or '..'.")
         }
     }
 }

@@ -35,30 +35,16 @@ struct AnalyticsRetentionService: Service {
     }
 }
 
-/// Keeps this replica's ``RevocationMirror`` complete: follows the feed, and after a
-/// break (Redis restart, network) waits with backoff and follows again. While it is
-/// broken, token checks ask Redis directly.
-struct RevocationFeedService: Service {
-    let feed: any RevocationFeed
-    let mirror: RevocationMirror
-    let logger: Logger
+/// Keeps this replica's ``RevocationMirror`` complete (see ``RevocationSync``) until the
+/// server shuts down.
+struct RevocationSyncService: Service {
+    let sync: RevocationSync
+    /// Where the poll continues after ``RevocationSync/start()``.
+    let cursor: Int64
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
-            var delay = Duration.milliseconds(100)
-            while !Task.isCancelled {
-                let started = ContinuousClock.now
-                do {
-                    try await feed.follow(into: mirror)
-                } catch {
-                    if Task.isCancelled { return }
-                    logger.warning("revocation feed broken; asking Redis per request until it is back", metadata: ["error": "\(error)"])
-                }
-                // A feed that ran a while had recovered: start the backoff afresh.
-                delay = ContinuousClock.now - started > .seconds(5) ? .milliseconds(100) : delay
-                try? await Task.sleep(for: delay)
-                delay = min(delay * 2, .seconds(5))
-            }
+            await sync.run(from: cursor)
         }
     }
 }

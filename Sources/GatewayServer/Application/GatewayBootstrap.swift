@@ -20,9 +20,9 @@ public struct GatewayBootstrap: Sendable {
     ///     (scrypt work; tests that do not sign in as `demo` turn it off).
     ///   - passwordHasher: the scrypt cost for new hashes and for the decoy check of unknown
     ///     users (stored hashes carry their own cost).
-    ///   - loginLimits: failed sign-ins allowed per user and per client address in 15 minutes.
+    ///   - loginPolicy: how sign-in guessing is slowed (see ``LoginThrottle``).
     public static func start(configuration: GatewayConfiguration, metrics: GatewayMetrics = GatewayMetrics(), seedDemoSignIn: Bool = true,
-                             passwordHasher: PasswordHasher = PasswordHasher(), loginLimits: LoginThrottle.Limits = .init(), logger: Logger) async throws -> GatewayBootstrap {
+                             passwordHasher: PasswordHasher = PasswordHasher(), loginPolicy: LoginThrottle.Policy = .init(), logger: Logger) async throws -> GatewayBootstrap {
         let development = configuration.environment == .development
         let (masterKey, keySource) = try MasterKey.resolve(
             base64: configuration.masterKeyBase64,
@@ -52,14 +52,17 @@ public struct GatewayBootstrap: Sendable {
             revocationFeed = feed
             checks.append(ReadinessProbe.Check(name: "redis") { try await client.ping() })
             background.append(ShutdownActionService { await client.shutdown() })
-            // Signalled before the client shuts down (services stop in reverse order).
-            background.append(RevocationFeedService(feed: feed, mirror: revocationMirror, logger: logger))
             logger.info("cache: Redis", metadata: ["redis": "\(redactedRedisURL(url))"])
         } else {
             cache = MemoryCache()
             logger.notice("cache: in-process (no GATEWAY_REDIS_URL); answers are not shared across replicas")
         }
         let instrumented = InstrumentedCache(cache, factory: metrics.factory)
+        // Revocations: durable in the database, announced through Redis when there is one.
+        let durableRevocations = SQLiteRevocationStore(database: store)
+        let revocationSync = RevocationSync(mirror: revocationMirror, feed: revocationFeed, durable: durableRevocations, logger: logger)
+        // Signalled before the Redis client shuts down (services stop in reverse order).
+        background.append(RevocationSyncService(sync: revocationSync, cursor: try await revocationSync.start()))
         let authStore = SQLiteAuthStore(tenants: store)
         if development, seedDemoSignIn, try await DemoAuth.seedIfMissing(
             store: authStore, tenantID: DemoTenant.id,
@@ -75,8 +78,10 @@ public struct GatewayBootstrap: Sendable {
         let provisioning = ResilientProvisioningClient(base: HTTPProvisioningClient(client: http), guards: guards)
         let answers = AnswerCache(cache: instrumented, near: NearAnswers(lifetime: configuration.nearCacheLifetime), factory: metrics.factory, logger: logger)
         let auth = AuthorizationServer(
-            store: authStore, cache: instrumented, hasher: passwordHasher, loginLimits: loginLimits,
-            revocations: RevokedTokens(cache: instrumented, feed: revocationFeed, mirror: revocationMirror))
+            store: authStore, cache: instrumented, hasher: passwordHasher, loginPolicy: loginPolicy,
+            revocations: RevokedTokens(cache: instrumented, feed: revocationFeed, mirror: revocationMirror, durable: durableRevocations) { error in
+                logger.warning("revocation stored but not announced through Redis; other replicas read it from the database", metadata: ["error": "\(error)"])
+            })
         let issuerBase = IssuerBase(publicBaseURL: configuration.publicBaseURL, host: configuration.host, port: configuration.port)
         let services = GatewayServices(
             directory: directory,

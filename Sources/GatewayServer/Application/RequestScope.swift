@@ -1,4 +1,5 @@
 import GatewayCore
+import HTTPTypes
 import Logging
 import NIOCore
 
@@ -41,6 +42,16 @@ public struct RequestScope: Sendable {
 
     /// The raw `Authorization` header (OAuth endpoints read HTTP Basic client credentials from it).
     public var authorization: String?
+    /// The request's header fields exactly as sent. Handlers compare and validate header
+    /// values from here: the generated server percent-decodes the header parameters it
+    /// hands over, so `%22cfg-1%22` would match `"cfg-1"` and a `%`-escaped value would
+    /// pass a length check it fails as sent.
+    public var headers: HTTPFields = [:]
+
+    /// The value of header `name` as sent (several fields joined as HTTP joins them).
+    static func header(_ name: HTTPField.Name) -> String? {
+        current?.headers.value(of: name)
+    }
     /// The request's connection; its peer address is read only when asked for.
     public var connection: (any Channel)?
     /// The peer IP address (login throttling per client address).

@@ -16,9 +16,12 @@ extension GatewayAPIHandler {
         }
         do {
             let validated = try await auth.validate(request, tenantID: tenant.id, consumePAR: false)
+            let cookie = CSRFCookie(issuer: issuer)
+            let browser = cookie.valueOrNew(in: RequestScope.current?.headers ?? [:])
             let html = LoginPage.form(tenantName: tenant.displayName, action: "/t/\(tenant.id)/oauth2/authorize", request: request,
-                                      csrf: csrf.issue(binding: Self.csrfBinding(tenant.id, validated)), username: validated.request.loginHint, error: nil)
-            return .ok(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy), body: .html(.init(html))))
+                                      csrf: csrf.issue(binding: Self.csrfBinding(tenant.id, validated, browser: browser)), username: validated.request.loginHint, error: nil)
+            return .ok(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy, setCookie: cookie.setCookie(browser)),
+                             body: .html(.init(html))))
         } catch let failure as AuthorizationFailure {
             switch failure {
             case .errorPage(let message):
@@ -46,20 +49,44 @@ extension GatewayAPIHandler {
         }
         do {
             var validated = try await auth.validate(request, tenantID: tenant.id, consumePAR: false)
+            let cookie = CSRFCookie(issuer: issuer)
+            // The browser's cookie: the form's token is bound to it (native JSON posts have none).
+            let browser = cookie.value(in: RequestScope.current?.headers ?? [:])
             if !wantsJSON {
-                guard let token = form.csrfToken, csrf.verify(token, binding: Self.csrfBinding(tenant.id, validated)) else {
+                guard let browser, let token = form.csrfToken, csrf.verify(token, binding: Self.csrfBinding(tenant.id, validated, browser: browser)) else {
                     return page("The sign-in form expired or was not submitted from this site. Please start again.")
                 }
             }
             let username = form.username ?? ""
-            guard let user = try await auth.authenticate(tenantID: tenant.id, username: username, password: form.password ?? "", address: RequestScope.current?.clientAddress) else {
-                let message = "Incorrect username or password, or too many attempts. Please try again later."
+            /// The form again with `message`, and a token for the same browser.
+            func formAgain(_ message: String) -> (html: String, setCookie: String?) {
+                guard let browser else { return ("", nil) }
+                let html = LoginPage.form(tenantName: tenant.displayName, action: "/t/\(tenant.id)/oauth2/authorize", request: request,
+                                          csrf: csrf.issue(binding: Self.csrfBinding(tenant.id, validated, browser: browser)), username: username, error: message)
+                return (html, cookie.setCookie(browser))
+            }
+            let user: LocalUser
+            switch try await auth.authenticate(tenantID: tenant.id, username: username, password: form.password ?? "", address: RequestScope.current?.clientAddress) {
+            case .signedIn(let signedIn):
+                user = signedIn
+            case .failed:
+                let message = "Incorrect username or password."
                 if wantsJSON {
                     return .unauthorized(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(error: "access_denied", errorDescription: message))))
                 }
-                let html = LoginPage.form(tenantName: tenant.displayName, action: "/t/\(tenant.id)/oauth2/authorize", request: request,
-                                          csrf: csrf.issue(binding: Self.csrfBinding(tenant.id, validated)), username: username, error: message)
-                return .unauthorized(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy), body: .html(.init(html))))
+                let again = formAgain(message)
+                return .unauthorized(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy, setCookie: again.setCookie),
+                                           body: .html(.init(again.html))))
+            case .throttled(let retryAfter):
+                let seconds = max(1, Int((Double(retryAfter.components.seconds) + Double(retryAfter.components.attoseconds) / 1e18).rounded(.up)))
+                let message = "Too many sign-in attempts for this account from your network. Please wait \(seconds) second\(seconds == 1 ? "" : "s") and try again."
+                if wantsJSON {
+                    return .tooManyRequests(.init(headers: .init(cacheControl: "no-store", retryAfter: String(seconds)),
+                                                  body: .json(.init(error: "temporarily_unavailable", errorDescription: message))))
+                }
+                let again = formAgain(message)
+                return .tooManyRequests(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy, setCookie: again.setCookie,
+                                                             retryAfter: String(seconds)), body: .html(.init(again.html))))
             }
             if request.requestURI != nil {
                 validated = try await auth.validate(request, tenantID: tenant.id, consumePAR: true)
@@ -111,8 +138,10 @@ extension GatewayAPIHandler {
         return limits.first { ($0.1?.count ?? 0) > $0.2 }?.0
     }
 
-    static func csrfBinding(_ tenantID: String, _ v: ValidatedAuthorization) -> String {
-        "\(tenantID)|\(v.client.clientID)|\(v.redirectURI)"
+    /// What the sign-in form's CSRF token is bound to: the tenant, client and redirect URI
+    /// of the request, and the browser's ``CSRFCookie`` value.
+    static func csrfBinding(_ tenantID: String, _ v: ValidatedAuthorization, browser: String) -> String {
+        "authorize|\(tenantID)|\(v.client.clientID)|\(v.redirectURI)|\(browser)"
     }
 
     static func errorBody(_ error: OAuthError) -> Components.Schemas.OAuthError {

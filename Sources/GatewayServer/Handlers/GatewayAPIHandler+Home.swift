@@ -1,5 +1,6 @@
 import GatewayAPI
 import GatewayCore
+import HTTPTypes
 
 extension GatewayAPIHandler {
     /// Host config (local, always present), the featured mini apps (platform catalog,
@@ -7,7 +8,7 @@ extension GatewayAPIHandler {
     /// the localization bundle for `Accept-Language`, concurrently; a late or failed part
     /// is listed in `missing`, never a 5xx.
     func getHome(_ input: Operations.GetHome.Input) async throws -> Operations.GetHome.Output {
-        try RequestValidation.length(input.headers.acceptLanguage, 0...1000, "Accept-Language")
+        try RequestValidation.length(RequestScope.header(.acceptLanguage), 0...1000, "Accept-Language")
         let tenant = try RequestScope.requireTenant()
         let partBudget = min(upstreamBudget, homePartBudget)
         async let featured = Self.withinBudget(partBudget) { () -> [Components.Schemas.MiniApp]? in
@@ -18,7 +19,7 @@ extension GatewayAPIHandler {
             return list.items
         }
         let userState = self.userState
-        let acceptLanguage = input.headers.acceptLanguage
+        let acceptLanguage = RequestScope.header(.acceptLanguage)
         async let localization = Self.withinBudget(partBudget) { () -> Components.Schemas.Localization? in
             guard let userState else { return nil }
             let locale = try await userState.localizationResolver.negotiate(tenantID: tenant.id, acceptLanguage: acceptLanguage)

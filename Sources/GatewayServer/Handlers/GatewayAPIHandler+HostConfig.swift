@@ -1,5 +1,6 @@
 import GatewayAPI
 import GatewayCore
+import HTTPTypes
 
 extension GatewayAPIHandler {
     func getHostConfig(_ input: Operations.GetHostConfig.Input) async throws -> Operations.GetHostConfig.Output {
@@ -7,7 +8,7 @@ extension GatewayAPIHandler {
         let tenant = try RequestScope.requireTenant()
         let verdict = clientVersion.map { tenant.hostApp.verdict(for: $0) }
         let etag = EntityTag.forConfigVersion(tenant.configVersion, variant: verdict?.rawValue)
-        if EntityTag.matches(input.headers.ifNoneMatch, etag) {
+        if EntityTag.matches(RequestScope.header(.ifNoneMatch), etag) {
             return .notModified(.init(headers: .init(eTag: etag)))
         }
         return .ok(.init(headers: .init(eTag: etag), body: .json(Self.hostConfig(tenant, verdict: verdict))))

@@ -1,5 +1,6 @@
 import GatewayAPI
 import GatewayCore
+import HTTPTypes
 
 extension GatewayAPIHandler {
     func getLocalization(_ input: Operations.GetLocalization.Input) async throws -> Operations.GetLocalization.Output {
@@ -7,14 +8,14 @@ extension GatewayAPIHandler {
         guard requested == "auto" || Self.isLocalePath(requested) else {
             throw GatewayProblem.invalidRequest("`locale` must be a language tag such as `ja` or `ja-JP`, or `auto`.")
         }
-        try RequestValidation.length(input.headers.acceptLanguage, 0...1000, "Accept-Language")
+        try RequestValidation.length(RequestScope.header(.acceptLanguage), 0...1000, "Accept-Language")
         let tenant = try RequestScope.requireTenant()
         guard let userState else { throw GatewayProblem.internalError() }
         let locale = requested == "auto"
-            ? try await userState.localizationResolver.negotiate(tenantID: tenant.id, acceptLanguage: input.headers.acceptLanguage)
+            ? try await userState.localizationResolver.negotiate(tenantID: tenant.id, acceptLanguage: RequestScope.header(.acceptLanguage))
             : requested
         let bundle = try await userState.localizations.bundle(tenant: tenant, locale: locale)
-        if EntityTag.matches(input.headers.ifNoneMatch, bundle.etag) { return .notModified(.init(headers: .init(eTag: bundle.etag))) }
+        if EntityTag.matches(RequestScope.header(.ifNoneMatch), bundle.etag) { return .notModified(.init(headers: .init(eTag: bundle.etag))) }
         return .ok(.init(
             headers: .init(eTag: bundle.etag),
             body: .json(.init(locale: bundle.locale, chain: bundle.chain, entries: .init(additionalProperties: bundle.entries)))

@@ -5,8 +5,8 @@ import GatewayCore
 extension GatewayAPIHandler {
     func getLogout(_ input: Operations.GetLogout.Input) async throws -> Operations.GetLogout.Output {
         let q = input.query
-        switch try await logout(idTokenHint: q.idTokenHint, postLogoutRedirectURI: q.postLogoutRedirectUri, state: q.state, clientID: q.clientId) {
-        case .page(let html): return .ok(.init(body: .html(.init(html))))
+        switch try await logout(.init(idTokenHint: q.idTokenHint, postLogoutRedirectURI: q.postLogoutRedirectUri, state: q.state, clientID: q.clientId)) {
+        case .page(let html, let setCookie): return .ok(.init(headers: .init(setCookie: setCookie), body: .html(.init(html))))
         case .redirect(let location): return .found(.init(headers: .init(location: location)))
         case .refused(let html): return .forbidden(.init(body: .html(.init(html))))
         case .malformed(let html): return .badRequest(.init(body: .html(.init(html))))
@@ -16,50 +16,81 @@ extension GatewayAPIHandler {
     func postLogout(_ input: Operations.PostLogout.Input) async throws -> Operations.PostLogout.Output {
         var f = Components.Schemas.LogoutForm()
         if case .urlEncodedForm(let form) = input.body { f = form }
-        switch try await logout(idTokenHint: f.idTokenHint, postLogoutRedirectURI: f.postLogoutRedirectUri, state: f.state, clientID: f.clientId) {
-        case .page(let html): return .ok(.init(body: .html(.init(html))))
+        let request = LogoutRequest(idTokenHint: f.idTokenHint, postLogoutRedirectURI: f.postLogoutRedirectUri, state: f.state, clientID: f.clientId,
+                                    everywhere: f.everywhere == ._true, csrfToken: f.csrfToken)
+        switch try await logout(request) {
+        case .page(let html, let setCookie): return .ok(.init(headers: .init(setCookie: setCookie), body: .html(.init(html))))
         case .redirect(let location): return .found(.init(headers: .init(location: location)))
         case .refused(let html): return .forbidden(.init(body: .html(.init(html))))
         case .malformed(let html): return .badRequest(.init(body: .html(.init(html))))
         }
     }
 
+    private struct LogoutRequest {
+        var idTokenHint: String?
+        var postLogoutRedirectURI: String?
+        var state: String?
+        var clientID: String?
+        /// The "sign out everywhere" form of the signed-out page (POST only).
+        var everywhere = false
+        var csrfToken: String?
+    }
+
     private enum LogoutOutcome {
-        case page(String)
+        case page(String, setCookie: String?)
         case redirect(String)
         case refused(String)
         case malformed(String)
     }
 
-    /// RP-initiated logout: the id_token_hint (signed by this tenant; may be expired) names
-    /// the user and client; every refresh family of that user in the tenant is revoked.
-    private func logout(idTokenHint: String?, postLogoutRedirectURI: String?, state: String?, clientID: String?) async throws -> LogoutOutcome {
+    /// RP-initiated logout. A valid `id_token_hint` (an ID token of this tenant, possibly
+    /// expired) ends its login session; anything else as a hint is `invalid_request` and
+    /// nothing is revoked. The signed-out page offers "sign out everywhere", a form post
+    /// bound to this browser that ends every session of the user in the tenant.
+    private func logout(_ r: LogoutRequest) async throws -> LogoutOutcome {
         let tenant = try RequestScope.requireTenant()
         let issuer = issuerBase.issuer(tenantID: tenant.id)
-        if (idTokenHint?.count ?? 0) > 2048 || (postLogoutRedirectURI?.count ?? 0) > 1024 || (state?.count ?? 0) > 512 || (clientID?.count ?? 0) > 128 {
-            return .malformed(LoginPage.error("A logout parameter is too long."))
+        if (r.idTokenHint?.count ?? 0) > 2048 || (r.postLogoutRedirectURI?.count ?? 0) > 1024 || (r.state?.count ?? 0) > 512 || (r.clientID?.count ?? 0) > 128
+            || (r.csrfToken?.count ?? 0) > 256 {
+            return .malformed(LoginPage.error("invalid_request: a logout parameter is too long."))
         }
-        var subject: String?
-        var audience = clientID
-        if let hint = idTokenHint {
-            guard let parsed = try? JWS.parse(hint), let kid = parsed.header["kid"]?.stringValue,
-                  let key = try await auth.keys.verificationKey(tenantID: tenant.id, kid: kid), (try? JWS.verify(parsed, key: key)) != nil,
-                  case .object(let claims)? = try? JSONValue.decode(parsed.payload), claims["iss"]?.stringValue == issuer,
-                  let sub = claims["sub"]?.stringValue, let aud = claims["aud"]?.stringValue
-            else { return .refused(LoginPage.error("The id_token_hint is not valid for this tenant.")) }
-            if let clientID, clientID != aud { return .refused(LoginPage.error("client_id does not match the id_token_hint.")) }
-            subject = sub
-            audience = aud
+        var hint: IDTokenHintClaims?
+        if let token = r.idTokenHint {
+            do {
+                hint = try await auth.logout.hint(token, issuer: issuer, tenantID: tenant.id, clientID: r.clientID)
+            } catch let error as OAuthError {
+                return .malformed(LoginPage.error("\(error.code): \(error.description)."))
+            }
+        }
+        let cookie = CSRFCookie(issuer: issuer)
+        if r.everywhere {
+            guard let hint, let browser = cookie.value(in: RequestScope.current?.headers ?? [:]), let token = r.csrfToken,
+                  csrf.verify(token, binding: Self.logoutBinding(tenant.id, hint, browser: browser))
+            else { return .refused(LoginPage.error("The sign-out form expired or was not submitted from this site.")) }
+            try await auth.logout.endEverySession(hint, tenantID: tenant.id)
+            return .page(LoginPage.page(title: "Signed out", body: "<h1>You are signed out on all devices</h1>"), setCookie: nil)
         }
         var location: String?
-        if let uri = postLogoutRedirectURI {
-            guard let clientID = audience, let client = try await auth.clients.client(tenantID: tenant.id, clientID: clientID), client.acceptsPostLogoutRedirect(uri) else {
+        if let uri = r.postLogoutRedirectURI {
+            guard let clientID = hint?.clientID ?? r.clientID, let client = try await auth.clients.client(tenantID: tenant.id, clientID: clientID),
+                  client.acceptsPostLogoutRedirect(uri) else {
                 return .refused(LoginPage.error("The post_logout_redirect_uri is not registered for this client."))
             }
-            location = AuthorizationServer.redirect(uri, ["state": state])
+            location = AuthorizationServer.redirect(uri, ["state": r.state])
         }
-        if let subject { try await auth.tokens.revokeSessions(tenantID: tenant.id, subject: subject) }
+        if let hint { try await auth.logout.endSession(hint, tenantID: tenant.id) }
         if let location { return .redirect(location) }
-        return .page(LoginPage.page(title: "Signed out", body: "<h1>You are signed out</h1>"))
+        guard let hint, let token = r.idTokenHint else {
+            return .page(LoginPage.page(title: "Signed out", body: "<h1>You are signed out</h1>"), setCookie: nil)
+        }
+        let browser = cookie.valueOrNew(in: RequestScope.current?.headers ?? [:])
+        let form = LoginPage.signOutEverywhereForm(action: "/t/\(tenant.id)/oauth2/logout", idTokenHint: token,
+                                                   csrf: csrf.issue(binding: Self.logoutBinding(tenant.id, hint, browser: browser)))
+        return .page(LoginPage.page(title: "Signed out", body: "<h1>You are signed out</h1>" + form), setCookie: cookie.setCookie(browser))
+    }
+
+    /// What the "sign out everywhere" form's CSRF token is bound to.
+    static func logoutBinding(_ tenantID: String, _ hint: IDTokenHintClaims, browser: String) -> String {
+        "logout|\(tenantID)|\(hint.subject)|\(hint.sessionID ?? "-")|\(browser)"
     }
 }

@@ -19,7 +19,7 @@ extension GatewayAPIHandler {
         guard body.permissions.count <= 50 else { throw GatewayProblem.invalidRequest("`permissions` holds at most 50 entries.") }
         var changes: [String: ConsentStatus] = [:]
         for entry in body.permissions {
-            try RequestValidation.identifier(entry.name, "permissions[].name")
+            try RequestValidation.permissionName(entry.name)
             changes[entry.name] = entry.status == .allowed ? .allowed : .denied
         }
         let (owner, tenant, services) = try userStateContext(miniAppID: input.path.id)

@@ -50,6 +50,16 @@ enum LoginPage {
             """)
     }
 
+    /// The signed-out page's offer to end every session of the user.
+    static func signOutEverywhereForm(action: String, idTokenHint: String, csrf: String) -> String {
+        """
+        <p>You are signed out of this app on this device. Your other devices and apps stay signed in.</p>
+        <form method="post" action="\(escape(action))"><input type="hidden" name="id_token_hint" value="\(escape(idTokenHint))">\
+        <input type="hidden" name="everywhere" value="true"><input type="hidden" name="csrf_token" value="\(escape(csrf))">
+        <button type="submit">Sign out on all devices</button></form>
+        """
+    }
+
     static func error(_ message: String) -> String {
         page(title: "Sign-in error", body: "<h1>Sign-in error</h1><p role=\"alert\">\(escape(message))</p>")
     }

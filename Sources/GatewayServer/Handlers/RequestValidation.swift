@@ -4,10 +4,19 @@ import GatewayCore
 /// Enforces the constraints `OpenAPI/gateway.yaml` declares on inputs (the generated
 /// server checks types, not patterns or ranges): a violation is 400 `invalid_request`.
 enum RequestValidation {
+    /// A mini-app or version id: it becomes a path segment of the platform's URL, so the
+    /// dot segments `.` and `..` (any run of dots only) are refused.
     static func identifier(_ value: String, _ name: String) throws {
         guard (1...128).contains(value.utf8.count),
-              value.utf8.allSatisfy({ ASCIIByte.isLetterOrDigit($0) || "._-".utf8.contains($0) })
-        else { throw GatewayProblem.invalidRequest("`\(name)` must be 1-128 characters of A-Z, a-z, 0-9, '.', '_' and '-'.") }
+              value.utf8.allSatisfy({ ASCIIByte.isLetterOrDigit($0) || "._-".utf8.contains($0) }),
+              value.utf8.contains(where: { $0 != UInt8(ascii: ".") })
+        else { throw GatewayProblem.invalidRequest("`\(name)` must be 1-128 characters of A-Z, a-z, 0-9, '.', '_' and '-', and not only dots.") }
+    }
+
+    /// A permission name (`PermissionName`): never a path segment, so dots alone are fine.
+    static func permissionName(_ value: String) throws {
+        guard (1...128).contains(value.utf8.count), value.utf8.allSatisfy({ ASCIIByte.isLetterOrDigit($0) || "._-".utf8.contains($0) })
+        else { throw GatewayProblem.invalidRequest("`permissions[].name` must be 1-128 characters of A-Z, a-z, 0-9, '.', '_' and '-'.") }
     }
 
     static func previewCode(_ value: String) throws {

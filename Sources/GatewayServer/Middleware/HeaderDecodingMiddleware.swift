@@ -9,7 +9,7 @@ import Hummingbird
 /// echoed from the request unvalidated.
 struct HeaderDecodingMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
-    static let names: [HTTPField.Name] = [.location, .contentSecurityPolicy, .eTag, .cacheControl, HTTPField.Name("Pragma")!]
+    static let names: [HTTPField.Name] = [.location, .contentSecurityPolicy, .eTag, .cacheControl, HTTPField.Name("Pragma")!, .setCookie]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)

@@ -20,6 +20,7 @@ struct RequestIDMiddleware: RouterMiddleware {
         var context = context
         context.scope.requestID = requestID
         context.scope.host = request.head.authority
+        context.scope.headers = request.headers
         var response = try await next(request, context)
         response.headers[Self.headerName] = requestID
         return response

@@ -51,7 +51,7 @@ final class StoredAnswerMiddleware: RouterMiddleware {
         default:
             return try await next(request, context)
         }
-        if EntityTag.matches(request.headers.value(of: .ifNoneMatch).map(Self.decoded), answer.etag) {
+        if EntityTag.matches(request.headers.value(of: .ifNoneMatch), answer.etag) {
             return Response(status: .notModified, headers: [.eTag: answer.etag])
         }
         return Response(

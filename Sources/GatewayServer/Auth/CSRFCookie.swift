@@ -1,0 +1,49 @@
+import GatewayCore
+import HTTPTypes
+
+/// The cookie that binds a form's CSRF token to one browser: the token is an HMAC over the
+/// form's binding AND this cookie's random value, so a token lifted from one browser is
+/// worthless in another (login CSRF, session fixation through a planted form post).
+///
+/// Over https it is a `__Host-` cookie (Secure, Path=/, no Domain: only this origin can
+/// set or read it); an `http://` issuer (development) gets a plain `gw-csrf` cookie,
+/// because browsers refuse `Secure` cookies there. HttpOnly, SameSite=Strict, 15 minutes.
+struct CSRFCookie: Sendable {
+    let secure: Bool
+
+    init(issuer: String) {
+        secure = issuer.hasPrefix("https://")
+    }
+
+    var name: String { secure ? "__Host-gw-csrf" : "gw-csrf" }
+
+    /// A fresh random value.
+    static func newValue() -> String {
+        Base64URL.random(byteCount: 16)
+    }
+
+    /// The value the browser sent, when it has the shape of one of ours.
+    func value(in headers: HTTPFields) -> String? {
+        for field in headers where field.name == .cookie {
+            for pair in field.value.split(separator: ";") {
+                let trimmed = pair.drop { $0 == " " }
+                guard trimmed.hasPrefix(name + "=") else { continue }
+                let value = trimmed.dropFirst(name.count + 1)
+                if value.utf8.count == 22, value.utf8.allSatisfy({ ASCIIByte.isLetterOrDigit($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }) {
+                    return String(value)
+                }
+            }
+        }
+        return nil
+    }
+
+    /// The browser's value, or a new one.
+    func valueOrNew(in headers: HTTPFields) -> String {
+        value(in: headers) ?? Self.newValue()
+    }
+
+    /// The `Set-Cookie` header value.
+    func setCookie(_ value: String, maxAge: Int = 900) -> String {
+        "\(name)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
+    }
+}
