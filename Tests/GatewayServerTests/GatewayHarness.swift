@@ -7,6 +7,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import OpenAPIAsyncHTTPClient
+import ServiceLifecycle
 import Testing
 
 /// A real gateway for one test: fresh SQLite file in a temp folder, Redis from
@@ -62,10 +63,13 @@ struct GatewayHarness {
     /// A fixed test key (32 bytes of 0x2A), so operator stores and gatewayctl runs agree.
     static let masterKeyBase64 = Data(repeating: 42, count: 32).base64EncodedString()
 
-    static func configuration(in folder: URL, useRedis: Bool = true, redisURL: String? = nil, upstreamBudget: Duration = .seconds(5), rateLimits: RateLimiter.Limits = .init(), homePartBudget: Duration = .milliseconds(800)) -> GatewayConfiguration {
+    static func configuration(in folder: URL, useRedis: Bool = true, redisURL: String? = nil, upstreamBudget: Duration = .seconds(5), rateLimits: RateLimiter.Limits = .init(),
+                              homePartBudget: Duration = .milliseconds(800), connectionLimits: ConnectionLimits = .init(), bodyLimits: BodyLimits = .init(),
+                              publicBaseURL: String? = nil) -> GatewayConfiguration {
         GatewayConfiguration(
             host: "127.0.0.1",
             port: 0,
+            publicBaseURL: publicBaseURL,
             databasePath: folder.appendingPathComponent("gateway.sqlite").path,
             redisURL: redisURL ?? (useRedis ? ProcessInfo.processInfo.environment["REDIS_URL"] : nil),
             masterKeyBase64: masterKeyBase64,
@@ -74,7 +78,9 @@ struct GatewayHarness {
             tenantReloadInterval: .milliseconds(100),
             upstreamBudget: upstreamBudget,
             homePartBudget: homePartBudget,
-            rateLimits: rateLimits
+            rateLimits: rateLimits,
+            connectionLimits: connectionLimits,
+            bodyLimits: bodyLimits
         )
     }
 
@@ -86,13 +92,20 @@ struct GatewayHarness {
         upstreamBudget: Duration = .seconds(5),
         rateLimits: RateLimiter.Limits = .init(),
         homePartBudget: Duration = .milliseconds(800),
+        connectionLimits: ConnectionLimits = .init(),
+        bodyLimits: BodyLimits = .init(),
+        folder existing: URL? = nil,
+        publicBaseURL: String? = nil,
+        logger given: Logger? = nil,
         _ body: @Sendable (GatewayHarness, Client, Int) async throws -> T
     ) async throws -> T {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gw-\(UUID().uuidString)")
+        // A given folder (a database shared by gateways run one after the other) is the caller's to remove.
+        let folder = existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("gw-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let configuration = configuration(in: folder, useRedis: useRedis, redisURL: redisURL, upstreamBudget: upstreamBudget, rateLimits: rateLimits, homePartBudget: homePartBudget)
-        var logger = Logger(label: "test-gateway")
+        defer { if existing == nil { try? FileManager.default.removeItem(at: folder) } }
+        let configuration = configuration(in: folder, useRedis: useRedis, redisURL: redisURL, upstreamBudget: upstreamBudget, rateLimits: rateLimits, homePartBudget: homePartBudget,
+                                          connectionLimits: connectionLimits, bodyLimits: bodyLimits, publicBaseURL: publicBaseURL)
+        var logger = given ?? Logger(label: "test-gateway")
         logger.logLevel = .warning
         let bootstrap = try await GatewayBootstrap.start(
             configuration: configuration, seedDemoSignIn: seedDemoSignIn,
@@ -100,24 +113,41 @@ struct GatewayHarness {
             passwordHasher: PasswordHasher(logN: 12),
             // Every test signs in from 127.0.0.1 against the shared Redis: no per-address slowdown.
             loginPolicy: .init(addressFailuresBeforeSlowdown: .max), logger: logger)
+        let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         let app = try GatewayApplication.make(
             host: configuration.host,
             port: 0,
             services: bootstrap.services,
             backgroundServices: bootstrap.backgroundServices,
-            logger: logger
+            limits: configuration.connectionLimits,
+            logger: logger,
+            onServerRunning: { portContinuation.yield($0) }
         )
-        return try await app.test(.live) { testClient in
-            let port = try #require(testClient.port)
-            let users = SignedInUsers(port: port)
-            let harness = GatewayHarness(configuration: configuration, bootstrap: bootstrap, folder: folder, users: users)
-            users.attach(harness)
-            let client = Client(
-                serverURL: URL(string: "http://127.0.0.1:\(port)")!,
-                transport: AsyncHTTPClientTransport(configuration: .init(client: TestHTTP.noRedirects)),
-                middlewares: [SignedInUserMiddleware(users: users), RawHeaderValuesMiddleware()]
-            )
-            return try await body(harness, client, port)
+        // The application runs as in production (HummingbirdTesting's live mode rebuilds
+        // the configuration and drops the connection cap).
+        let serviceGroup = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await serviceGroup.run() }
+            do {
+                var iterator = ports.makeAsyncIterator()
+                guard let port = await iterator.next() else { throw CancellationError() }
+                let users = SignedInUsers(port: port)
+                let harness = GatewayHarness(configuration: configuration, bootstrap: bootstrap, folder: folder, users: users)
+                users.attach(harness)
+                let client = Client(
+                    serverURL: URL(string: "http://127.0.0.1:\(port)")!,
+                    transport: AsyncHTTPClientTransport(configuration: .init(client: TestHTTP.noRedirects)),
+                    middlewares: [SignedInUserMiddleware(users: users), RawHeaderValuesMiddleware()]
+                )
+                let value = try await body(harness, client, port)
+                await serviceGroup.triggerGracefulShutdown()
+                try await group.waitForAll()
+                return value
+            } catch {
+                await serviceGroup.triggerGracefulShutdown()
+                try? await group.waitForAll()
+                throw error
+            }
         }
     }
 }

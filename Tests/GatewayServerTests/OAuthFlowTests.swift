@@ -75,7 +75,7 @@ struct OAuthFlowTests {
             let setCookie = try #require(page.headers.setCookie)
             #expect(setCookie.hasPrefix("gw-csrf=") && setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict") && setCookie.contains("Path=/"))
             #expect(jar.all["gw-csrf"] != nil)
-            let html = try await String(collecting: try page.body.html, upTo: 1 << 20)
+            let html = try await String(collecting: try page.body.textHtmlCharsetUtf8, upTo: 1 << 20)
             #expect(html.contains("<label for=\"username\">"))
             #expect(html.contains("<label for=\"password\">"))
             let csrf = try #require(html.range(of: #"name="csrf_token" value="([^"]+)""#, options: .regularExpression).map { String(html[$0]).components(separatedBy: "value=\"")[1].dropLast() }.map(String.init))
@@ -85,14 +85,14 @@ struct OAuthFlowTests {
             form.csrfToken = csrf
             // The token is bound to the browser that got the form: without its cookie, or
             // with another browser's cookie, the post is refused (no sign-in, no code).
-            let cookieless = try await client.postAuthorize(path: .init(tenant: "demo"), headers: .init(accept: [.init(contentType: .html)]), body: .urlEncodedForm(form))
+            let cookieless = try await client.postAuthorize(path: .init(tenant: "demo"), headers: .init(accept: [.init(contentType: .textHtmlCharsetUtf8)]), body: .urlEncodedForm(form))
             _ = try cookieless.forbidden
             let otherJar = CookieJar()
             otherJar.set("gw-csrf", Base64URL.random(byteCount: 16))
-            let other = try await Client.browser(port: port, jar: otherJar).postAuthorize(path: .init(tenant: "demo"), headers: .init(accept: [.init(contentType: .html)]), body: .urlEncodedForm(form))
+            let other = try await Client.browser(port: port, jar: otherJar).postAuthorize(path: .init(tenant: "demo"), headers: .init(accept: [.init(contentType: .textHtmlCharsetUtf8)]), body: .urlEncodedForm(form))
             _ = try other.forbidden
 
-            let post = try await browser.postAuthorize(path: .init(tenant: "demo"), headers: .init(accept: [.init(contentType: .html)]), body: .urlEncodedForm(form))
+            let post = try await browser.postAuthorize(path: .init(tenant: "demo"), headers: .init(accept: [.init(contentType: .textHtmlCharsetUtf8)]), body: .urlEncodedForm(form))
             let location = try post.seeOther.headers.location
             let items = try #require(URLComponents(string: location)?.queryItems)
             #expect(location.hasPrefix(kit.redirectURI + "?"))
@@ -103,7 +103,7 @@ struct OAuthFlowTests {
 
             // A forged CSRF token is refused even with the right cookie.
             form.csrfToken = "1.forged"
-            let forged = try await browser.postAuthorize(path: .init(tenant: "demo"), headers: .init(accept: [.init(contentType: .html)]), body: .urlEncodedForm(form))
+            let forged = try await browser.postAuthorize(path: .init(tenant: "demo"), headers: .init(accept: [.init(contentType: .textHtmlCharsetUtf8)]), body: .urlEncodedForm(form))
             _ = try forged.forbidden
         }
     }
@@ -238,8 +238,31 @@ struct OAuthRawHTTPTests {
             let page = try await TestHTTP.noRedirects.execute(HTTPClientRequest(url: "\(base)/oauth2/authorize?\(query.replacingOccurrences(of: "plain", with: "S256"))&code_challenge=\(OAuthTestKit.challenge)"), timeout: .seconds(10))
             #expect(page.status.code == 200)
             #expect(page.headers.first(name: "Content-Security-Policy")?.hasPrefix("default-src 'none';") == true)
+            #expect(page.headers.first(name: "Content-Type") == "text/html; charset=utf-8")
+            #expect(page.headers.first(name: "Set-Cookie")?.contains("; Path=/; ") == true)
+            let loggedOut = try await RawHTTP.send(.GET, "\(base)/oauth2/logout")
+            #expect(loggedOut.headers.first(name: "Content-Type") == "text/html; charset=utf-8")
             let host = try await TestHTTP.noRedirects.execute(HTTPClientRequest(url: "\(base)/v1/host-config"), timeout: .seconds(10))
             #expect(host.headers.first(name: "ETag") == "\"cfg-1\"")
+        }
+    }
+
+    @Test("header values are validated and compared as sent, never percent-decoded first")
+    func headersAsSent() async throws {
+        try await GatewayHarness.withGateway(useRedis: false) { _, _, port in
+            let base = "http://127.0.0.1:\(port)/t/demo"
+            #expect(try await RawHTTP.send(.GET, "\(base)/v1/host-config", headers: [("If-None-Match", "\"cfg-1\"")]).status == 304)
+            #expect(try await RawHTTP.send(.GET, "\(base)/v1/host-config", headers: [("If-None-Match", "%22cfg-1%22")]).status == 200)
+            let bundle = try await RawHTTP.send(.GET, "\(base)/v1/localizations/en")
+            let etag = try #require(bundle.headers.first(name: "ETag"))
+            #expect(try await RawHTTP.send(.GET, "\(base)/v1/localizations/en", headers: [("If-None-Match", etag)]).status == 304)
+            let encoded = etag.replacingOccurrences(of: "\"", with: "%22")
+            #expect(try await RawHTTP.send(.GET, "\(base)/v1/localizations/en", headers: [("If-None-Match", encoded)]).status == 200)
+            // 3,001 characters as sent: over the 1,000 allowed (percent-decoding them first
+            // fails, and the value used to pass as absent).
+            let long = "%" + String(repeating: "z", count: 3000)
+            let refused = try await RawHTTP.send(.GET, "\(base)/v1/localizations/auto", headers: [("Accept-Language", long)])
+            #expect(refused.status == 400, "\(refused.status) \(refused.body)")
         }
     }
 }

@@ -26,7 +26,7 @@ struct OAuthTestKit {
     static let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
 
     var base: String { "http://127.0.0.1:\(port)" }
-    var issuer: String { "\(base)/t/\(tenant)" }
+    var issuer: String { "\(harness.configuration.publicBaseURL ?? base)/t/\(tenant)" }
     var store: SQLiteAuthStore { harness.bootstrap.authStore }
 
     /// Registers the client (with `configure`) and user.

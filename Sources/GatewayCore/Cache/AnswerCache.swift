@@ -11,7 +11,8 @@ import Metrics
 ///   lock (`SET NX PX`) lets one replica load while the others wait briefly for its answer.
 /// - load failed: a stale copy within stale-if-error stands in when the failure allows it.
 /// - 404/422 answers are stored for the policy's negative TTL.
-/// Cache failures never fail a request: they count as misses and the upstream answers.
+/// Cache failures never fail a request: they count as misses and the upstream answers;
+/// an answer the shared cache could not store is kept in process while it is fresh.
 public final class AnswerCache: Sendable {
     /// A loaded answer before it gets its cache metadata.
     public struct Loaded: Sendable {
@@ -33,13 +34,15 @@ public final class AnswerCache: Sendable {
     private let staleServed: Counter
     private let refreshes: Counter
     private let nearHits: Counter
+    private let warnings: WarningThrottle
 
     /// - Parameter near: hot answers kept in process; pass `NearAnswers(lifetime: .zero)` to
     ///   ask the shared cache every time.
     public init(
         cache: any Cache, near: NearAnswers = NearAnswers(), lockTTL: Duration = .seconds(2), lockWait: Duration = .milliseconds(500),
-        factory: any MetricsFactory, logger: Logger
+        factory: any MetricsFactory, logger: Logger, warnings: WarningThrottle = WarningThrottle()
     ) {
+        self.warnings = warnings
         self.cache = cache
         self.near = near
         self.lockTTL = lockTTL
@@ -75,7 +78,9 @@ public final class AnswerCache: Sendable {
                   let cached, CachedAnswer.now() < cached.errorUntil
             else { throw error }
             staleServed.increment()
-            logger.warning("serving stale answer", metadata: ["cache_key": "\(key)", "upstream_error": "\(error)"])
+            // One line per tenant × error per interval (an outage would log every request).
+            let tenant = key.split(separator: ":", maxSplits: 3).dropFirst(2).first.map(String.init) ?? "-"
+            warnings.warning(logger, "serving stale answers", kind: "\(tenant)|\(upstream)", metadata: ["cache_key": "\(key)", "upstream_error": "\(upstream)"])
             return cached
         }
     }
@@ -104,7 +109,10 @@ public final class AnswerCache: Sendable {
                 try await cache.set(key, CacheEnvelope.encode(answer), ttl: .milliseconds(max(1, lifetime)))
                 near.put(key, answer, now: answer.storedAt)
             } catch {
-                logger.debug("cache write failed", metadata: ["cache_key": "\(key)"])
+                // The shared cache is down: keep the answer in process while it is fresh, so
+                // hot keys do not reach the upstream on every request until it is back.
+                near.put(key, answer, now: answer.storedAt, wholeFreshness: true)
+                logger.debug("cache write failed; answer kept in process", metadata: ["cache_key": "\(key)"])
             }
             if locked { _ = try? await cache.delete([lockKey]) }
             return answer

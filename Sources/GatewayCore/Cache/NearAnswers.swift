@@ -34,9 +34,11 @@ public final class NearAnswers: Sendable {
         }
     }
 
-    /// Keeps `answer` while it is fresh, for at most the lifetime.
-    func put(_ key: String, _ answer: CachedAnswer, now: Int64) {
-        let until = min(answer.freshUntil, now + lifetimeMilliseconds)
+    /// Keeps `answer` while it is fresh, for at most the lifetime — or, with
+    /// `wholeFreshness` (the shared cache could not store it, so no other replica's refresh
+    /// can be missed), for as long as it is fresh.
+    func put(_ key: String, _ answer: CachedAnswer, now: Int64, wholeFreshness: Bool = false) {
+        let until = wholeFreshness ? answer.freshUntil : min(answer.freshUntil, now + lifetimeMilliseconds)
         guard isEnabled, until > now else { return }
         state.withLock { entries in
             if entries.count >= capacity, entries[key] == nil {

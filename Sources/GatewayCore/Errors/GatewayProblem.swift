@@ -55,6 +55,11 @@ extension GatewayProblem {
         GatewayProblem(status: 405, code: "method_not_allowed", title: "Method not allowed")
     }
 
+    /// A request body over the route's limit (413).
+    public static func payloadTooLarge(maximum: Int) -> GatewayProblem {
+        GatewayProblem(status: 413, code: "payload_too_large", title: "Payload too large", detail: "The request body is larger than this operation accepts (\(maximum) bytes).")
+    }
+
     public static func internalError() -> GatewayProblem {
         GatewayProblem(status: 500, code: "internal_error", title: "Internal error", detail: "The gateway failed to answer; the request id identifies it in the logs.")
     }

@@ -1,6 +1,7 @@
 import GatewayAPI
 import GatewayCore
 import Hummingbird
+import HummingbirdCore
 import Logging
 import OpenAPIHummingbird
 import ServiceLifecycle
@@ -27,14 +28,17 @@ public struct GatewayServices: Sendable {
     public let rateLimits: RateLimiter.Limits
     /// Consents and mini-app access tokens; nil answers them with 500 (a wiring bug).
     public let userState: UserStateServices?
+    /// The largest request body of each route.
+    public let bodyLimits: BodyLimits
 
     public init(
         directory: TenantDirectory, cache: any Cache, metrics: GatewayMetrics, readiness: ReadinessProbe,
         auth: AuthorizationServer, issuerBase: IssuerBase, csrf: CSRFTokens,
         miniApps: MiniAppService? = nil, upstreamBudget: Duration = .seconds(5), homePartBudget: Duration = .milliseconds(800), rateLimits: RateLimiter.Limits = .init(),
-        userState: UserStateServices? = nil
+        userState: UserStateServices? = nil, bodyLimits: BodyLimits = .init()
     ) {
         self.userState = userState
+        self.bodyLimits = bodyLimits
         self.rateLimits = rateLimits
         self.homePartBudget = homePartBudget
         self.directory = directory
@@ -68,7 +72,7 @@ public enum GatewayApplication {
         // Register into a throwaway router first to learn the route table the problem
         // middleware needs; middlewares must be added before the real registration.
         try handler.registerHandlers(on: RecordingTransport(base: Router(context: Context.self)) { routes.add(method: $0, template: $1) })
-        let problems = ProblemMiddleware(routes: routes)
+        let problems = ProblemMiddleware(routes: routes, warnings: WarningThrottle())
         router.add(middleware: problems)
         router.add(middleware: HeaderDecodingMiddleware())
         try handler.registerHandlers(on: router)
@@ -77,6 +81,7 @@ public enum GatewayApplication {
             metrics: HTTPMetricsMiddleware(metrics: services.metrics),
             problems: problems,
             tenants: TenantResolutionMiddleware(directory: services.directory),
+            bodyLimits: BodyLimitMiddleware(limits: services.bodyLimits),
             bearer: BearerAuthMiddleware(auth: services.auth, issuerBase: services.issuerBase),
             rateLimits: RateLimitMiddleware(limiter: RateLimiter(cache: services.cache, limits: services.rateLimits)),
             storedAnswers: storedAnswers ? StoredAnswerMiddleware(handler: handler) : nil,
@@ -87,17 +92,25 @@ public enum GatewayApplication {
     /// - Parameters:
     ///   - backgroundServices: run beside the server and shut down with it (tenant reload, Redis).
     ///   - onServerRunning: called with the bound port once listening (port 0 picks a free one).
+    ///   - limits: connection deadlines and the connection cap.
     public static func make(
         host: String,
         port: Int,
         services: GatewayServices,
         backgroundServices: [any Service] = [],
+        limits: ConnectionLimits = .init(),
         logger: Logger,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
-        Application(
+        let metrics = services.metrics
+        let maxConnections = limits.effectiveMaxConnections()
+        return Application(
             responder: try makeResponder(services: services),
-            configuration: .init(address: .hostname(host, port: port), serverName: "superapp-gateway"),
+            server: .guardedHTTP1(limits: limits) { phase in metrics.recordConnectionTimeout(phase) },
+            configuration: .init(
+                address: .hostname(host, port: port), serverName: "superapp-gateway", backlog: 1024,
+                availableConnectionsDelegate: MaximumAvailableConnections(maxConnections, logger: logger)
+            ),
             services: backgroundServices,
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port

@@ -79,8 +79,9 @@ public struct GatewayBootstrap: Sendable {
         let answers = AnswerCache(cache: instrumented, near: NearAnswers(lifetime: configuration.nearCacheLifetime), factory: metrics.factory, logger: logger)
         let auth = AuthorizationServer(
             store: authStore, cache: instrumented, hasher: passwordHasher, loginPolicy: loginPolicy,
-            revocations: RevokedTokens(cache: instrumented, feed: revocationFeed, mirror: revocationMirror, durable: durableRevocations) { error in
-                logger.warning("revocation stored but not announced through Redis; other replicas read it from the database", metadata: ["error": "\(error)"])
+            revocations: RevokedTokens(cache: instrumented, feed: revocationFeed, mirror: revocationMirror, durable: durableRevocations) { [announceWarnings = WarningThrottle()] error in
+                announceWarnings.warning(logger, "revocation stored but not announced through Redis; other replicas read it from the database",
+                                         kind: "revocation-announce", metadata: ["error": "\(error)"])
             })
         let issuerBase = IssuerBase(publicBaseURL: configuration.publicBaseURL, host: configuration.host, port: configuration.port)
         let services = GatewayServices(
@@ -95,7 +96,8 @@ public struct GatewayBootstrap: Sendable {
             upstreamBudget: configuration.upstreamBudget,
             homePartBudget: configuration.homePartBudget,
             rateLimits: configuration.rateLimits,
-            userState: try UserStateServices.make(store: store, cache: instrumented, keys: auth.keys, revocations: auth.revocations, issuerBase: issuerBase, metrics: metrics)
+            userState: try UserStateServices.make(store: store, cache: instrumented, keys: auth.keys, revocations: auth.revocations, issuerBase: issuerBase, metrics: metrics),
+            bodyLimits: configuration.bodyLimits
         )
         background.append(AnalyticsRetentionService(retention: AnalyticsRetention(store: SQLiteAnalyticsStore(database: store), logger: logger)))
         return GatewayBootstrap(services: services, store: store, authStore: authStore, backgroundServices: background)

@@ -40,6 +40,7 @@ public enum GatewayCommand {
                 port: configuration.port,
                 services: bootstrap.services,
                 backgroundServices: bootstrap.backgroundServices,
+                limits: configuration.connectionLimits,
                 logger: logger
             )
             try await app.runService()

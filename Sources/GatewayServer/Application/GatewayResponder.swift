@@ -2,8 +2,9 @@ import Hummingbird
 
 /// The gateway's HTTP responder: the edge middlewares, in order, then the router.
 ///
-/// request id → metrics → problem mapping → tenant resolution → bearer-token protection →
-/// rate limits → stored answers of the hot reads → (task-local ``RequestScope``) → router.
+/// request id → metrics → problem mapping → tenant resolution → body limit →
+/// bearer-token protection → rate limits → stored answers of the hot reads →
+/// (task-local ``RequestScope``) → router.
 ///
 /// The edge runs ahead of route resolution, so a stored answer is written without walking
 /// the route trie, and the chain is statically typed (no existential middleware stack).
@@ -20,6 +21,7 @@ final class GatewayResponder: HTTPResponder {
     let metrics: HTTPMetricsMiddleware
     let problems: ProblemMiddleware
     let tenants: TenantResolutionMiddleware
+    let bodyLimits: BodyLimitMiddleware
     let bearer: BearerAuthMiddleware
     let rateLimits: RateLimitMiddleware
     /// nil only to compare the generated handlers with the stored-answer path.
@@ -28,13 +30,14 @@ final class GatewayResponder: HTTPResponder {
 
     init(
         requestIDs: RequestIDMiddleware, metrics: HTTPMetricsMiddleware, problems: ProblemMiddleware,
-        tenants: TenantResolutionMiddleware, bearer: BearerAuthMiddleware, rateLimits: RateLimitMiddleware,
+        tenants: TenantResolutionMiddleware, bodyLimits: BodyLimitMiddleware, bearer: BearerAuthMiddleware, rateLimits: RateLimitMiddleware,
         storedAnswers: StoredAnswerMiddleware?, router: RouterResponder<Context>
     ) {
         self.requestIDs = requestIDs
         self.metrics = metrics
         self.problems = problems
         self.tenants = tenants
+        self.bodyLimits = bodyLimits
         self.bearer = bearer
         self.rateLimits = rateLimits
         self.storedAnswers = storedAnswers
@@ -48,7 +51,9 @@ final class GatewayResponder: HTTPResponder {
             try await metrics.handle(request, context: context) { request, context in
                 try await problems.handle(request, context: context) { request, context in
                     try await tenants.handle(request, context: context) { request, context in
-                        try await bearer.handle(request, context: context, next: afterAuthentication)
+                        try await bodyLimits.handle(request, context: context) { request, context in
+                            try await bearer.handle(request, context: context, next: afterAuthentication)
+                        }
                     }
                 }
             }

@@ -86,6 +86,13 @@ extension GatewayConfiguration {
         if let milliseconds = try int(.cacheNearMilliseconds, in: 0...60_000) { configuration.nearCacheLifetime = .milliseconds(milliseconds) }
         if let limit = try int(.rateLimitTenant, in: 0...10_000_000) { configuration.rateLimits.perTenant = limit }
         if let limit = try int(.rateLimitClient, in: 0...10_000_000) { configuration.rateLimits.perClient = limit }
+        if let milliseconds = try int(.headerTimeout, in: 100...600_000) { configuration.connectionLimits.headerTimeout = .milliseconds(milliseconds) }
+        if let milliseconds = try int(.bodyTimeout, in: 100...3_600_000) { configuration.connectionLimits.bodyTimeout = .milliseconds(milliseconds) }
+        if let milliseconds = try int(.idleTimeout, in: 100...3_600_000) { configuration.connectionLimits.idleTimeout = .milliseconds(milliseconds) }
+        if let connections = try int(.maxConnections, in: 0...1_000_000) { configuration.connectionLimits.maxConnections = connections == 0 ? nil : connections }
+        if let bytes = try int(.maxFormBytes, in: 1024...1_048_576) { configuration.bodyLimits.form = bytes }
+        if let bytes = try int(.maxJSONBytes, in: 1024...67_108_864) { configuration.bodyLimits.json = bytes }
+        if let bytes = try int(.maxAnalyticsBytes, in: 1024...67_108_864) { configuration.bodyLimits.analytics = bytes }
         if let catalog = string(.demoCatalog) {
             configuration.demoCatalogPath = catalog.isEmpty ? nil : catalog
         }

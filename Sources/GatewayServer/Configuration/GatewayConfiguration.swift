@@ -39,6 +39,10 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var upstreamGuards: UpstreamGuards.Configuration
     /// How long a hot answer read from Redis is served from memory (``NearAnswers``; zero = off).
     public var nearCacheLifetime: Duration
+    /// Connection deadlines and the connection cap.
+    public var connectionLimits: ConnectionLimits
+    /// The largest request body of each route.
+    public var bodyLimits: BodyLimits
 
     public init(
         host: String = "127.0.0.1",
@@ -58,8 +62,12 @@ public struct GatewayConfiguration: Sendable, Equatable {
         demoCatalogPath: String? = "Deploy/demo",
         rateLimits: RateLimiter.Limits = .init(),
         upstreamGuards: UpstreamGuards.Configuration = .init(),
-        nearCacheLifetime: Duration = .seconds(1)
+        nearCacheLifetime: Duration = .seconds(1),
+        connectionLimits: ConnectionLimits = .init(),
+        bodyLimits: BodyLimits = .init()
     ) {
+        self.connectionLimits = connectionLimits
+        self.bodyLimits = bodyLimits
         self.upstreamGuards = upstreamGuards
         self.nearCacheLifetime = nearCacheLifetime
         self.rateLimits = rateLimits

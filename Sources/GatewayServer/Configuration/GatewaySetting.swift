@@ -45,6 +45,13 @@ extension GatewaySetting {
     public static let upstreamMaxInFlight = GatewaySetting("upstream.max.in.flight", env: "UPSTREAM_MAX_IN_FLIGHT", default: "256", "Bulkhead: concurrent calls per tenant × upstream; more wait.")
     public static let rateLimitTenant = GatewaySetting("rate.limit.tenant", env: "RATE_LIMIT_TENANT", default: "0", "Requests per minute per tenant (0 = unlimited).")
     public static let rateLimitClient = GatewaySetting("rate.limit.client", env: "RATE_LIMIT_CLIENT", default: "0", "Requests per minute per tenant and client id (0 = unlimited).")
+    public static let headerTimeout = GatewaySetting("http.header.timeout.ms", env: "HTTP_HEADER_TIMEOUT_MS", default: "10000", "Time to send a request head, from the connection (or its first byte after idling); then the connection is closed.")
+    public static let bodyTimeout = GatewaySetting("http.body.timeout.ms", env: "HTTP_BODY_TIMEOUT_MS", default: "30000", "Time to send a request body after its head; then the connection is closed.")
+    public static let idleTimeout = GatewaySetting("http.idle.timeout.ms", env: "HTTP_IDLE_TIMEOUT_MS", default: "60000", "An idle keep-alive connection is closed after this long.")
+    public static let maxConnections = GatewaySetting("http.max.connections", env: "HTTP_MAX_CONNECTIONS", default: "0", "Client connections held at once (0 = the open-file limit less a reserve); at the cap new connections wait in the backlog.")
+    public static let maxFormBytes = GatewaySetting("http.max.form.bytes", env: "HTTP_MAX_FORM_BYTES", default: "8192", "Largest body of the OAuth form endpoints; larger: 413.")
+    public static let maxJSONBytes = GatewaySetting("http.max.json.bytes", env: "HTTP_MAX_JSON_BYTES", default: "65536", "Largest JSON body of the other operations (storage writes: the tenant's cap + 64 KiB); larger: 413.")
+    public static let maxAnalyticsBytes = GatewaySetting("http.max.analytics.bytes", env: "HTTP_MAX_ANALYTICS_BYTES", default: "524288", "Largest analytics batch body; larger: 413.")
 
     /// All settings, in help order.
     public static let all: [GatewaySetting] = [
@@ -52,5 +59,6 @@ extension GatewaySetting {
         .environment, .logLevel, .logFormat, .configFile, .tenantReloadInterval,
         .upstreamBudget, .upstreamConnections, .upstreamMaxInFlight, .breakerFailureRatio, .breakerOpenMilliseconds,
         .cacheNearMilliseconds, .demoCatalog, .rateLimitTenant, .rateLimitClient,
+        .headerTimeout, .bodyTimeout, .idleTimeout, .maxConnections, .maxFormBytes, .maxJSONBytes, .maxAnalyticsBytes,
     ]
 }

@@ -12,7 +12,7 @@ extension GatewayAPIHandler {
         let issuer = issuerBase.issuer(tenantID: tenant.id)
         if let tooLong = Self.overlongParameter(request) {
             return .badRequest(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy),
-                                     body: .html(.init(LoginPage.error("The \(tooLong) parameter is too long.")))))
+                                     body: .textHtmlCharsetUtf8(.init(LoginPage.error("The \(tooLong) parameter is too long.")))))
         }
         do {
             let validated = try await auth.validate(request, tenantID: tenant.id, consumePAR: false)
@@ -21,11 +21,11 @@ extension GatewayAPIHandler {
             let html = LoginPage.form(tenantName: tenant.displayName, action: "/t/\(tenant.id)/oauth2/authorize", request: request,
                                       csrf: csrf.issue(binding: Self.csrfBinding(tenant.id, validated, browser: browser)), username: validated.request.loginHint, error: nil)
             return .ok(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy, setCookie: cookie.setCookie(browser)),
-                             body: .html(.init(html))))
+                             body: .textHtmlCharsetUtf8(.init(html))))
         } catch let failure as AuthorizationFailure {
             switch failure {
             case .errorPage(let message):
-                return .forbidden(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy), body: .html(.init(LoginPage.error(message)))))
+                return .forbidden(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy), body: .textHtmlCharsetUtf8(.init(LoginPage.error(message)))))
             case .redirect(let error, let redirectURI, let state):
                 return .found(.init(headers: .init(location: AuthorizationServer.errorRedirect(error, redirectURI: redirectURI, state: state, issuer: issuer))))
             }
@@ -35,14 +35,14 @@ extension GatewayAPIHandler {
     func postAuthorize(_ input: Operations.PostAuthorize.Input) async throws -> Operations.PostAuthorize.Output {
         let tenant = try RequestScope.requireTenant()
         guard case .urlEncodedForm(let form) = input.body else { throw GatewayProblem.invalidRequest("expected a form") }
-        let wantsJSON = input.headers.accept.contains { $0.contentType == .json } && !input.headers.accept.contains { $0.contentType == .html }
+        let wantsJSON = input.headers.accept.contains { $0.contentType == .json } && !input.headers.accept.contains { $0.contentType == .textHtmlCharsetUtf8 }
         let request = AuthorizationRequest(responseType: form.responseType, clientID: form.clientId, redirectURI: form.redirectUri, scope: form.scope, state: form.state,
                                            nonce: form.nonce, codeChallenge: form.codeChallenge, codeChallengeMethod: form.codeChallengeMethod, prompt: form.prompt,
                                            loginHint: form.loginHint, acrValues: form.acrValues, requestURI: form.requestUri)
         let issuer = issuerBase.issuer(tenantID: tenant.id)
         func page(_ message: String) -> Operations.PostAuthorize.Output {
             wantsJSON ? .forbidden(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(error: "invalid_request", errorDescription: message))))
-                : .forbidden(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy), body: .html(.init(LoginPage.error(message)))))
+                : .forbidden(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy), body: .textHtmlCharsetUtf8(.init(LoginPage.error(message)))))
         }
         func redirect(_ location: String) -> Operations.PostAuthorize.Output {
             wantsJSON ? .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(redirectTo: location)))) : .seeOther(.init(headers: .init(location: location)))
@@ -76,7 +76,7 @@ extension GatewayAPIHandler {
                 }
                 let again = formAgain(message)
                 return .unauthorized(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy, setCookie: again.setCookie),
-                                           body: .html(.init(again.html))))
+                                           body: .textHtmlCharsetUtf8(.init(again.html))))
             case .throttled(let retryAfter):
                 let seconds = max(1, Int((Double(retryAfter.components.seconds) + Double(retryAfter.components.attoseconds) / 1e18).rounded(.up)))
                 let message = "Too many sign-in attempts for this account from your network. Please wait \(seconds) second\(seconds == 1 ? "" : "s") and try again."
@@ -86,7 +86,7 @@ extension GatewayAPIHandler {
                 }
                 let again = formAgain(message)
                 return .tooManyRequests(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy, setCookie: again.setCookie,
-                                                             retryAfter: String(seconds)), body: .html(.init(again.html))))
+                                                             retryAfter: String(seconds)), body: .textHtmlCharsetUtf8(.init(again.html))))
             }
             if request.requestURI != nil {
                 validated = try await auth.validate(request, tenantID: tenant.id, consumePAR: true)

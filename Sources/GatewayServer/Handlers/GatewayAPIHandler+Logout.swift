@@ -6,10 +6,10 @@ extension GatewayAPIHandler {
     func getLogout(_ input: Operations.GetLogout.Input) async throws -> Operations.GetLogout.Output {
         let q = input.query
         switch try await logout(.init(idTokenHint: q.idTokenHint, postLogoutRedirectURI: q.postLogoutRedirectUri, state: q.state, clientID: q.clientId)) {
-        case .page(let html, let setCookie): return .ok(.init(headers: .init(setCookie: setCookie), body: .html(.init(html))))
+        case .page(let html, let setCookie): return .ok(.init(headers: .init(setCookie: setCookie), body: .textHtmlCharsetUtf8(.init(html))))
         case .redirect(let location): return .found(.init(headers: .init(location: location)))
-        case .refused(let html): return .forbidden(.init(body: .html(.init(html))))
-        case .malformed(let html): return .badRequest(.init(body: .html(.init(html))))
+        case .refused(let html): return .forbidden(.init(body: .textHtmlCharsetUtf8(.init(html))))
+        case .malformed(let html): return .badRequest(.init(body: .textHtmlCharsetUtf8(.init(html))))
         }
     }
 
@@ -19,10 +19,10 @@ extension GatewayAPIHandler {
         let request = LogoutRequest(idTokenHint: f.idTokenHint, postLogoutRedirectURI: f.postLogoutRedirectUri, state: f.state, clientID: f.clientId,
                                     everywhere: f.everywhere == ._true, csrfToken: f.csrfToken)
         switch try await logout(request) {
-        case .page(let html, let setCookie): return .ok(.init(headers: .init(setCookie: setCookie), body: .html(.init(html))))
+        case .page(let html, let setCookie): return .ok(.init(headers: .init(setCookie: setCookie), body: .textHtmlCharsetUtf8(.init(html))))
         case .redirect(let location): return .found(.init(headers: .init(location: location)))
-        case .refused(let html): return .forbidden(.init(body: .html(.init(html))))
-        case .malformed(let html): return .badRequest(.init(body: .html(.init(html))))
+        case .refused(let html): return .forbidden(.init(body: .textHtmlCharsetUtf8(.init(html))))
+        case .malformed(let html): return .badRequest(.init(body: .textHtmlCharsetUtf8(.init(html))))
         }
     }
 

@@ -29,9 +29,22 @@ public final class GatewayMetrics: Sendable {
         .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5),
     ]
 
+    /// Connections closed for missing a deadline, by phase (see ``ConnectionDeadlines``).
+    private let connectionTimeouts: [ConnectionDeadlines.Phase: Prometheus.Counter]
+
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
         self.factory = PrometheusMetricsFactory(registry: registry)
+        var timeouts: [ConnectionDeadlines.Phase: Prometheus.Counter] = [:]
+        for (phase, name) in [(ConnectionDeadlines.Phase.awaitingHead, "header"), (.readingBody, "body"), (.responding, "response"), (.idle, "idle")] {
+            timeouts[phase] = registry.makeCounter(name: "gateway_http_connection_timeouts_total", labels: [("phase", name)])
+        }
+        connectionTimeouts = timeouts
+    }
+
+    /// Counts a connection closed for missing its deadline in `phase`.
+    func recordConnectionTimeout(_ phase: ConnectionDeadlines.Phase) {
+        connectionTimeouts[phase]?.increment()
     }
 
     /// Counts one answered request and records its latency, by route template and status.

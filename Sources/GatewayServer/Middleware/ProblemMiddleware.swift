@@ -2,32 +2,43 @@ import GatewayCore
 import Hummingbird
 import OpenAPIRuntime
 
-/// Turns every error that reaches it into an RFC 9457 problem response: gateway refusals
-/// keep their status and code; contract violations found by the generated server become
-/// 4xx; anything else is a logged 500 whose body reveals nothing internal.
+/// Turns every error that reaches it into an RFC 9457 problem response (on the OAuth
+/// endpoints, an RFC 6749 error: see ``OAuthErrorResponse``): gateway refusals keep their
+/// status and code; contract violations found by the generated server become 4xx; anything
+/// else is a logged 500 whose body reveals nothing internal.
 struct ProblemMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
     let routes: RouteTable
+    /// Upstream trouble is logged once per tenant × code × detail per interval, not per request.
+    let warnings: WarningThrottle
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
             let allowed = routes.allowedMethods(for: context.scope.path)
-            guard !allowed.isEmpty else { return ProblemResponse.make(.notFound(), requestID: context.scope.requestID) }
+            guard !allowed.isEmpty else { return Self.response(.notFound(), context) }
             var problem = GatewayProblem.methodNotAllowed()
             problem.headers.append((name: "Allow", value: allowed.map(\.rawValue).joined(separator: ", ")))
-            return ProblemResponse.make(problem, requestID: context.scope.requestID)
+            return Self.response(problem, context)
         } catch {
             let problem = Self.problem(for: error)
             if problem.code == GatewayProblem.internalError().code {
                 context.scope.logger.error("request failed", metadata: ["error": "\(Self.loggable(error))"])
             } else if problem.status >= 500 {
                 // Upstream trouble mapped to a declared problem: a warning, without the request dump.
-                context.scope.logger.warning("upstream problem", metadata: ["code": "\(problem.code)", "status": "\(problem.status)"])
+                warnings.warning(context.scope.logger, "upstream problem", kind: "\(context.scope.tenant?.id ?? "-")|\(problem.code)|\(problem.detail ?? "")",
+                                 metadata: ["code": "\(problem.code)", "status": "\(problem.status)", "detail": "\(problem.detail ?? "")"])
             }
-            return ProblemResponse.make(problem, requestID: context.scope.requestID)
+            return Self.response(problem, context)
         }
+    }
+
+    /// The error document for the request's endpoint.
+    static func response(_ problem: GatewayProblem, _ context: Context) -> Response {
+        OAuthErrorResponse.isOAuthEndpoint(context.scope.path)
+            ? OAuthErrorResponse.make(problem)
+            : ProblemResponse.make(problem, requestID: context.scope.requestID)
     }
 
     /// What to log of an unexpected error: never the request dump of a `ServerError`

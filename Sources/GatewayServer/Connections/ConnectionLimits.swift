@@ -1,0 +1,54 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What one client connection may hold: how long it may take to send a request's head and
+/// body, how long it may sit idle between requests, and how many connections the server
+/// keeps at once. A hostile client costs at most these, never what it chooses to send.
+public struct ConnectionLimits: Sendable, Equatable {
+    /// From a connection's first byte of a request (or from accepting it) to the end of the
+    /// request head; past it the connection is closed.
+    public var headerTimeout: Duration
+    /// From the end of the request head to the end of its body.
+    public var bodyTimeout: Duration
+    /// A keep-alive connection with no request in flight is closed after this long; it
+    /// also bounds the time to write a response once the request has been read.
+    public var idleTimeout: Duration
+    /// Connections held at once; at the cap the server stops accepting (new connections
+    /// wait in the listen backlog) until one closes. nil = derived from the descriptor limit.
+    public var maxConnections: Int?
+
+    public init(headerTimeout: Duration = .seconds(10), bodyTimeout: Duration = .seconds(30), idleTimeout: Duration = .seconds(60), maxConnections: Int? = nil) {
+        self.headerTimeout = headerTimeout
+        self.bodyTimeout = bodyTimeout
+        self.idleTimeout = idleTimeout
+        self.maxConnections = maxConnections
+    }
+
+    /// Descriptors kept free for everything but client connections (Redis, the database,
+    /// upstream connections, files), at least.
+    static let reservedDescriptors = 256
+
+    /// The cap in force: the configured one, never above what the descriptor limit leaves
+    /// after the reserve (so a full server still opens its own connections and files).
+    public func effectiveMaxConnections(descriptorLimit: Int = Self.descriptorLimit()) -> Int {
+        let reserve = max(Self.reservedDescriptors, descriptorLimit / 8)
+        let ceiling = max(32, descriptorLimit - reserve)
+        return min(maxConnections ?? ceiling, ceiling)
+    }
+
+    /// The soft limit on open descriptors, raised to the hard limit first (a server that
+    /// holds thousands of connections needs it, and raising the soft limit is allowed).
+    public static func descriptorLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        return Int(clamping: limit.rlim_cur)
+    }
+}

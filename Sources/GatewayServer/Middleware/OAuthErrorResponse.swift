@@ -1,0 +1,54 @@
+import Foundation
+import GatewayCore
+import HTTPTypes
+import Hummingbird
+
+/// The OAuth endpoints answer every error as RFC 6749 §5.2 JSON
+/// (`{"error", "error_description"}`), including the ones the gateway raises before or
+/// around their handlers (an unknown tenant, a body that cannot be parsed, one that is too
+/// large, a rate limit): clients of these endpoints parse nothing else.
+enum OAuthErrorResponse {
+    /// The endpoints under `/t/{tenant}/oauth2/` that speak RFC 6749 errors (UserInfo is a
+    /// protected resource: RFC 6750 errors in `WWW-Authenticate`, problem documents in the body).
+    static let endpoints: Set<Substring> = ["token", "revoke", "introspect", "par", "authorize", "logout"]
+
+    /// Whether `path` is one of ``endpoints`` of some tenant.
+    static func isOAuthEndpoint(_ path: String) -> Bool {
+        guard path.hasPrefix("/t/") else { return false }
+        let parts = path.dropFirst(3).split(separator: "/", omittingEmptySubsequences: false)
+        return parts.count == 3 && parts[1] == "oauth2" && endpoints.contains(parts[2])
+    }
+
+    /// The RFC 6749 error code for a problem's status.
+    static func code(for problem: GatewayProblem) -> String {
+        switch problem.status {
+        case 401: "invalid_client"
+        case 403: "access_denied"
+        case 429, 503: "temporarily_unavailable"
+        case 500...: "server_error"
+        default: "invalid_request"
+        }
+    }
+
+    private struct Body: Encodable {
+        let error: String
+        let errorDescription: String
+
+        enum CodingKeys: String, CodingKey {
+            case error
+            case errorDescription = "error_description"
+        }
+    }
+
+    static func make(_ problem: GatewayProblem) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let body = Body(error: code(for: problem), errorDescription: problem.detail ?? problem.title)
+        let bytes = (try? encoder.encode(body)) ?? Data(#"{"error":"server_error"}"#.utf8)
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"]
+        for header in problem.headers {
+            if let name = HTTPField.Name(header.name) { headers[name] = header.value }
+        }
+        return Response(status: HTTPResponse.Status(code: problem.status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import GatewayCore
+@testable import GatewayServer
+import Testing
+
+/// Request bodies are bounded per route before they are read; the OAuth endpoints answer
+/// every error, parse errors and oversize bodies included, as RFC 6749 JSON.
+@Suite("Request bodies: per-route limits, 413 without reading the rest; OAuth errors are RFC 6749 JSON")
+struct BodyLimitTests {
+    @Test("a declared 100 MB form to the token endpoint is refused at once (RFC 6749 JSON 413) and the connection closed")
+    func declaredTooLarge() async throws {
+        try await GatewayHarness.withGateway(useRedis: false) { _, _, port in
+            let connection = try await RawConnection.connect(port: port)
+            let started = ContinuousClock.now
+            try await connection.send("POST /t/demo/oauth2/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100000000\r\n\r\n")
+            try? await connection.send(String(repeating: "grant_type=refresh_token&", count: 400))
+            #expect(await connection.received("\"error\":\"invalid_request\"", within: .seconds(3)), "\(connection.text)")
+            #expect(connection.text.hasPrefix("HTTP/1.1 413"))
+            #expect(connection.text.contains("application/json"))
+            #expect(ContinuousClock.now - started < .seconds(2))
+            #expect(await connection.closed(within: .seconds(3)))
+        }
+    }
+
+    @Test("a chunked body is cut off as soon as it passes the limit")
+    func chunkedTooLarge() async throws {
+        try await GatewayHarness.withGateway(useRedis: false) { _, _, port in
+            let connection = try await RawConnection.connect(port: port)
+            try await connection.send("POST /t/demo/oauth2/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\n")
+            let chunk = String(repeating: "a", count: 4096)
+            for _ in 0..<4 { try? await connection.send(String(4096, radix: 16) + "\r\n" + chunk + "\r\n") }
+            #expect(await connection.received("HTTP/1.1 413", within: .seconds(3)), "\(connection.text)")
+            #expect(connection.text.contains("\"error\":\"invalid_request\""))
+            #expect(await connection.closed(within: .seconds(3)))
+        }
+    }
+
+    @Test("an analytics batch over its limit is 413 payload_too_large; a storage write sized by the tenant's cap is not cut at the JSON limit")
+    func routeLimits() async throws {
+        let limits = BodyLimits(form: 8 << 10, analytics: 32 << 10, json: 16 << 10)
+        try await GatewayHarness.withGateway(bodyLimits: limits) { harness, _, port in
+            let id = uniqueTenantID("body")
+            try await harness.createTenant(Tenant(id: id, displayName: "Body"))
+            let token = try await harness.users.accessToken(tenant: id)
+            let auth = [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")]
+            let events = String(repeating: #"{"type":"mini_app_open","miniAppId":"hello","occurredAt":"2026-01-01T00:00:00Z"},"#, count: 600)
+            let big = try await RawHTTP.send(.POST, "http://127.0.0.1:\(port)/t/\(id)/v1/analytics", headers: auth, body: Array("{\"events\":[\(events.dropLast())]}".utf8))
+            #expect(big.status == 413)
+            #expect(big.body.contains("payload_too_large"))
+            #expect(big.headers.first(name: "Content-Type") == "application/problem+json")
+
+            // 100 KB value, well under the tenant's 2 MB cap and over the 16 KB JSON limit.
+            let value = String(repeating: "v", count: 100_000)
+            let put = try await RawHTTP.send(.PUT, "http://127.0.0.1:\(port)/t/\(id)/v1/me/miniapps/hello/storage", headers: auth,
+                                             body: Array(#"{"items":{"k":"\#(value)"}}"#.utf8))
+            #expect(put.status != 413 || !put.body.contains("payload_too_large"), "\(put.status) \(put.body.prefix(200))")
+            // The same body to a JSON route is refused.
+            let permissions = try await RawHTTP.send(.PUT, "http://127.0.0.1:\(port)/t/\(id)/v1/me/miniapps/hello/permissions", headers: auth,
+                                                     body: Array(#"{"permissions":[],"pad":"\#(value)"}"#.utf8))
+            #expect(permissions.status == 413)
+        }
+    }
+
+    @Test("OAuth endpoints answer parse errors, unknown tenants and wrong methods as RFC 6749 JSON, never problem+json")
+    func oauthErrorsAreRFC6749() async throws {
+        try await GatewayHarness.withGateway(useRedis: false) { _, _, port in
+            let base = "http://127.0.0.1:\(port)"
+            let form = [("Content-Type", "application/x-www-form-urlencoded")]
+            let cases: [(String, String, [(String, String)], String?)] = [
+                ("/t/demo/oauth2/token", "POST", form, "grant_type=refresh_token&grant_type=authorization_code"),
+                ("/t/demo/oauth2/token", "POST", [("Content-Type", "application/json")], #"{"grant_type":"refresh_token"}"#),
+                ("/t/demo/oauth2/token", "POST", form, "grant_type=%ZZ"),
+                ("/t/demo/oauth2/revoke", "POST", form, "token=a&token=b"),
+                ("/t/demo/oauth2/introspect", "POST", form, "token=a&token=b"),
+                ("/t/demo/oauth2/par", "POST", form, "client_id=a&client_id=b"),
+                ("/t/no-such-tenant/oauth2/token", "POST", form, "grant_type=refresh_token"),
+                ("/t/demo/oauth2/token", "GET", [], nil),
+            ]
+            for (path, method, headers, body) in cases {
+                let answer = try await RawHTTP.send(.init(rawValue: method), base + path, headers: headers, body: body.map { Array($0.utf8) })
+                #expect((400..<500).contains(answer.status), "\(method) \(path) \(body ?? ""): \(answer.status)")
+                #expect(answer.headers.first(name: "Content-Type")?.hasPrefix("application/json") == true, "\(method) \(path) \(body ?? ""): \(answer.headers)")
+                let json = try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any]
+                #expect(json?["error"] is String, "\(method) \(path) \(body ?? ""): \(answer.body)")
+                #expect(json?["code"] == nil)
+            }
+        }
+    }
+
+    @Test("route limits: forms, analytics, JSON, and storage writes sized by the tenant's cap")
+    func limitTable() {
+        let limits = BodyLimits()
+        #expect(limits.maximum(method: "POST", path: "/t/acme/oauth2/token", tenant: nil) == 8 << 10)
+        #expect(limits.maximum(method: "POST", path: "/t/acme/v1/analytics", tenant: nil) == 512 << 10)
+        #expect(limits.maximum(method: "PUT", path: "/t/acme/v1/me/miniapps/x/permissions", tenant: nil) == 64 << 10)
+        let tenant = Tenant(id: "acme", displayName: "Acme", storageMaxSizeInBytes: 5_000_000)
+        #expect(limits.maximum(method: "PUT", path: "/t/acme/v1/me/miniapps/x/storage", tenant: tenant) == 5_000_000 + (64 << 10))
+        #expect(limits.maximum(method: "GET", path: "/healthz", tenant: nil) == 64 << 10)
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import GatewayServer
+import Testing
+
+/// Connection deadlines and the connection cap, against a live gateway on real sockets.
+@Suite("Connections: slow heads, slow bodies and idle sockets are closed; a full server recovers")
+struct ConnectionLimitTests {
+    static let short = ConnectionLimits(headerTimeout: .seconds(1), bodyTimeout: .seconds(1), idleTimeout: .milliseconds(1500))
+
+    @Test("a half-sent head is closed within the header timeout, even when it trickles in")
+    func slowHead() async throws {
+        try await GatewayHarness.withGateway(useRedis: false, connectionLimits: Self.short) { _, _, port in
+            let half = try await RawConnection.connect(port: port)
+            try await half.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            let started = ContinuousClock.now
+            #expect(await half.closed(within: .seconds(4)))
+            #expect(ContinuousClock.now - started >= .milliseconds(700))
+
+            let trickle = try await RawConnection.connect(port: port)
+            let head = Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n".utf8)
+            var sent = 0
+            let trickleStart = ContinuousClock.now
+            while trickle.isOpen, sent < head.count, ContinuousClock.now - trickleStart < .seconds(5) {
+                try? await trickle.send([head[sent]])
+                sent += 1
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            // Each byte is progress, but the head as a whole is late.
+            #expect(await trickle.closed(within: .seconds(2)))
+            #expect(ContinuousClock.now - trickleStart < .seconds(4))
+        }
+    }
+
+    @Test("a body that stalls is closed within the body timeout")
+    func slowBody() async throws {
+        try await GatewayHarness.withGateway(useRedis: false, connectionLimits: Self.short) { _, _, port in
+            let connection = try await RawConnection.connect(port: port)
+            try await connection.send("POST /t/demo/oauth2/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ngrant_type=")
+            #expect(await connection.closed(within: .seconds(4)))
+        }
+    }
+
+    @Test("an idle keep-alive connection is closed after the idle timeout, not before")
+    func idleKeepAlive() async throws {
+        try await GatewayHarness.withGateway(useRedis: false, connectionLimits: Self.short) { _, _, port in
+            let connection = try await RawConnection.connect(port: port)
+            try await connection.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            #expect(await connection.received("200 OK", within: .seconds(3)))
+            #expect(!(await connection.closed(within: .milliseconds(900))))
+            // A second request on the same connection is served and restarts the idle clock.
+            try await connection.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            #expect(await connection.received("HTTP/1.1 200 OK\r\n", within: .seconds(3)))
+            #expect(await connection.closed(within: .seconds(4)))
+        }
+    }
+
+    @Test("at the connection cap new connections wait, and are served once idle ones time out")
+    func cap() async throws {
+        let limits = ConnectionLimits(headerTimeout: .seconds(1), bodyTimeout: .seconds(1), idleTimeout: .seconds(1), maxConnections: 8)
+        try await GatewayHarness.withGateway(useRedis: false, connectionLimits: limits) { _, _, port in
+            var idle: [RawConnection] = []
+            for _ in 0..<20 { idle.append(try await RawConnection.connect(port: port)) }
+            try await Task.sleep(for: .milliseconds(200))
+            let started = ContinuousClock.now
+            let fresh = try await RawConnection.connect(port: port)
+            try await fresh.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            #expect(await fresh.received("HTTP/1.1 200 OK", within: .seconds(8)), "healthz not answered: \(fresh.text)")
+            // It waited for idle connections to time out (the cap held).
+            #expect(ContinuousClock.now - started >= .milliseconds(700))
+            for connection in idle { await connection.close() }
+            #expect(limits.effectiveMaxConnections(descriptorLimit: 2048) == 8)
+            #expect(ConnectionLimits().effectiveMaxConnections(descriptorLimit: 2048) == 1792)
+        }
+    }
+}
