@@ -6,7 +6,9 @@
 #   (b) wrk against the bare route returning the same bytes (64 connections, 2 threads);
 #   /home p50 with the platform delayed 20 ms (warm, under wrk; and cold: every upstream
 #   part a cache miss, one request at a time); 1,000 concurrent cold requests for one
-#   manifest → upstream calls; gateway RSS after load.
+#   manifest → upstream calls; gateway RSS after load; the token endpoint over HTTP (code
+#   exchanges/s and refreshes/s, 16 keep-alive connections, real form bodies) next to the
+#   same operations in-process, and an 8 KiB form (the largest allowed) under wrk.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${BENCH_MODE:-release}
@@ -14,6 +16,8 @@ duration=${BENCH_DURATION:-10s}
 swift build -c "$mode" --product gateway
 swift build -c "$mode" --product gatewayctl
 swift build -c "$mode" --product bare-route
+swift build -c "$mode" --product token-http-bench
+swift build -c "$mode" --product auth-bench
 bin=.build/$mode
 
 source scripts/lib.sh
@@ -75,3 +79,20 @@ echo "1000 concurrent cold requests: statuses $burst, upstream calls $calls"
 echo "/home one at a time, platform +20 ms, 3 recent apps, 20 rounds each: $(
   python3 scripts/bench-home-cold.py "$base" "${bench_auth#Authorization: Bearer }" "$bin/gatewayctl" bench 20)"
 echo "gateway RSS after load: $(( $(ps -o rss= -p "$gw_pid") / 1024 )) MiB"
+
+echo "--- token endpoint, same run: HTTP (form bodies, 16 keep-alive connections) vs in-process ---"
+if [[ -n "${GATEWAY_REDIS_URL:-}" ]]; then
+  REDIS_URL="$GATEWAY_REDIS_URL" "$bin/token-http-bench" "$base" "$GATEWAY_DATABASE_PATH" bench bench-app http://127.0.0.1/callback bench 4000 16
+else
+  echo "HTTP token figures need Redis (codes are minted into the gateway's shared cache)"
+fi
+env ${GATEWAY_REDIS_URL:+REDIS_URL="$GATEWAY_REDIS_URL"} "$bin/auth-bench" 4000 16 | grep -v "token verification"
+# The largest form the token endpoint accepts, parsed and refused (invalid_grant) per request.
+python3 - "$work/form8k.lua" <<'LUA'
+import sys
+body = "grant_type=refresh_token&client_id=bench-app&refresh_token=" + "x" * (8192 - 60)
+open(sys.argv[1], "w").write('wrk.method = "POST"\nwrk.body = "%s"\nwrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n' % body)
+LUA
+out=$(wrk -t2 -c16 -d"$duration" --latency -s "$work/form8k.lua" "$base/t/bench/oauth2/token")
+printf '%-34s %10s req/s   p50 %8s   p99 %8s\n' "8 KiB form to /oauth2/token (400)" \
+  "$(awk '/Requests\/sec/ {print $2}' <<<"$out")" "$(awk '$1=="50%" {print $2}' <<<"$out")" "$(awk '$1=="99%" {print $2}' <<<"$out")"

@@ -22,14 +22,18 @@ public final class SQLiteAuthStore: SigningKeyStore, ClientStore, UserStore, Ref
 
     public func signingKeys(tenantID: String) async throws -> [SigningKey] {
         let sealer = self.sealer
-        let rows = try await pool.read { db in
+        // The closure returns Sendable values: with `[Row]` Swift would pick GRDB's blocking
+        // `read`, which parks a cooperative thread until a reader is free — and under load
+        // every cooperative thread ends up parked there, waiting for readers that only a
+        // cooperative thread can release (a deadlock).
+        let rows: [(kid: String, state: String, sealed: String, createdAt: Int64)] = try await pool.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM auth_signing_keys WHERE tenant_id = ? ORDER BY created_at_ms DESC, rowid DESC", arguments: [tenantID])
+                .map { (kid: $0["kid"], state: $0["state"], sealed: $0["private_key_sealed"], createdAt: $0["created_at_ms"]) }
         }
         return try rows.map { row in
-            let kid: String = row["kid"]
-            let pem = try sealer.open(row["private_key_sealed"], context: "tenant:\(tenantID):signing-key:\(kid)")
-            return SigningKey(tenantID: tenantID, kid: kid, state: SigningKey.State(rawValue: row["state"]) ?? .retired,
-                              createdAt: Self.date(row["created_at_ms"]), privateKey: try P256.Signing.PrivateKey(pemRepresentation: pem))
+            let pem = try sealer.open(row.sealed, context: "tenant:\(tenantID):signing-key:\(row.kid)")
+            return SigningKey(tenantID: tenantID, kid: row.kid, state: SigningKey.State(rawValue: row.state) ?? .retired,
+                              createdAt: Self.date(row.createdAt), privateKey: try P256.Signing.PrivateKey(pemRepresentation: pem))
         }
     }
 
