@@ -1,7 +1,13 @@
 # SuperApp Gateway. Two commands for a newcomer: `make run` and `make test`.
 .PHONY: run test build deps fuzz clean bench
 
-SWIFT ?= swift
+# The toolchain: `swift` on PATH, else the /opt/swift install (as .ci/run uses); the
+# scripts run it from PATH, so its folder goes first.
+SWIFT ?= $(or $(shell command -v swift 2>/dev/null),$(wildcard /opt/swift/usr/bin/swift))
+ifeq ($(SWIFT),)
+$(error no Swift toolchain found: put swift (6.2 or newer; 6.3 tested) on PATH or install it under /opt/swift)
+endif
+export PATH := $(abspath $(dir $(SWIFT))):$(PATH)
 
 ## Install missing Debian packages, build, start the gateway on its embedded defaults
 ## (SQLite in ./.gateway, in-process cache, a `demo` tenant, http://127.0.0.1:8080).

@@ -22,7 +22,11 @@ public enum DemoAuth {
             try await store.addUser(LocalUser(tenantID: tenantID, username: username, name: "Demo User", email: "demo@example.invalid",
                                               passwordHash: try PasswordHasher().hash(password)))
             if let passwordFile {
-                FileManager.default.createFile(atPath: passwordFile, contents: Data("username: \(username)\npassword: \(password)\n".utf8), attributes: [.posixPermissions: 0o600])
+                guard FileManager.default.createFile(atPath: passwordFile, contents: Data("username: \(username)\npassword: \(password)\n".utf8),
+                                                     attributes: [.posixPermissions: 0o600]) else {
+                    logger.warning("demo user '\(username)': cannot write its password to \(passwordFile); set a new one with gatewayctl user passwd")
+                    return true
+                }
                 logger.notice("demo user '\(username)': password written to \(passwordFile) (development only)")
             }
         }

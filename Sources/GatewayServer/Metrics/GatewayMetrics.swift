@@ -37,9 +37,16 @@ public final class GatewayMetrics: Sendable {
         self.factory = PrometheusMetricsFactory(registry: registry)
         var timeouts: [ConnectionDeadlines.Phase: Prometheus.Counter] = [:]
         for (phase, name) in [(ConnectionDeadlines.Phase.awaitingHead, "header"), (.readingBody, "body"), (.responding, "response"), (.idle, "idle")] {
-            timeouts[phase] = registry.makeCounter(name: "gateway_http_connection_timeouts_total", labels: [("phase", name)])
+            timeouts[phase] = registry.makeCounter(
+                descriptor: Self.descriptor("gateway_http_connection_timeouts_total", "Client connections closed for missing a deadline, by phase."),
+                labels: [("phase", name)])
         }
         connectionTimeouts = timeouts
+    }
+
+    /// A metric named exactly `name` (no namespace or unit suffix) with its help text.
+    static func descriptor(_ name: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
     }
 
     /// Counts a connection closed for missing its deadline in `phase`.
@@ -54,8 +61,10 @@ public final class GatewayMetrics: Sendable {
             if let found = cache[key] { return found }
             let labels = [("route", route), ("method", method), ("status", String(status))]
             let made = RouteInstruments(
-                requests: registry.makeCounter(name: "gateway_http_requests_total", labels: labels),
-                duration: registry.makeDurationHistogram(name: "gateway_http_request_duration_seconds", labels: labels, buckets: Self.latencyBuckets)
+                requests: registry.makeCounter(descriptor: Self.descriptor("gateway_http_requests_total", "Answered requests by route template, method and status."), labels: labels),
+                duration: registry.makeDurationHistogram(
+                    descriptor: Self.descriptor("gateway_http_request_duration_seconds", "Request latency by route template, method and status."),
+                    labels: labels, buckets: Self.latencyBuckets)
             )
             cache[key] = made
             return made
