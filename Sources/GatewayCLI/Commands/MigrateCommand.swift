@@ -18,7 +18,7 @@ struct MigrateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let access = try StoreAccess(global, context: context, migrate: false)
+        let access = try StoreAccess(global, context: context, migrate: false, create: true)
         let before = try access.store.appliedMigrations()
         try access.store.migrate()
         let after = try access.store.appliedMigrations()

@@ -19,7 +19,7 @@ struct TenantCreateCommand: AsyncParsableCommand {
         var tenant = Tenant(id: tenantID.id, displayName: fields.displayName ?? tenantID.id)
         try fields.apply(to: &tenant)
         try TenantCommandSupport.validate(tenant)
-        let access = try StoreAccess(global, context: context)
+        let access = try StoreAccess(global, context: context, create: true)
         let created = try await access.store.create(tenant, actor: access.actor)
         if global.json {
             try context.printJSON(TenantDocument(created, secrets: .masked, sealer: nil))

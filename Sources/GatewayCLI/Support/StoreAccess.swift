@@ -8,9 +8,16 @@ struct StoreAccess {
     let sealer: SecretSealer
     let actor: String
 
-    init(_ options: GlobalOptions, context: CLIContext, migrate: Bool = true) throws {
+    /// - Parameter create: whether this command may create a missing database (only the
+    ///   commands that set up an installation: `migrate`, `tenant create`, `tenant import`).
+    ///   Every other command refuses a missing file before anything is written, so a typo
+    ///   in `--db` creates neither a database nor a development master key.
+    init(_ options: GlobalOptions, context: CLIContext, migrate: Bool = true, create: Bool = false) throws {
         let environment = context.environment
         let path = options.resolvedDatabasePath(environment)
+        if !create, !FileManager.default.fileExists(atPath: path) {
+            throw CLIError.failure("no database at \(path) (run `gatewayctl migrate` first, or point --db / GATEWAY_DATABASE_PATH at an existing one)")
+        }
         let production = environment["GATEWAY_ENVIRONMENT"]?.lowercased() == "production"
         let resolved: (key: MasterKey, source: MasterKeySource)
         if let file = options.masterKeyFile, !file.isEmpty {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Metrics
+import NIOCore
 import Prometheus
 
 /// `gateway serve [flags]`: the whole process, from configuration to graceful shutdown
@@ -44,11 +45,22 @@ public enum GatewayCommand {
                 logger: logger
             )
             try await app.runService()
+            logger.notice("gateway stopped cleanly")
             return 0
         } catch {
-            logger.critical("gateway stopped: \(error)")
+            logger.critical("gateway stopped: \(startupFailure(error, configuration: configuration))")
             return 1
         }
+    }
+
+    /// What to tell the operator about a failure to start: a taken port gets its address
+    /// and how to pick another, not NIO's `bind(descriptor:ptr:bytes:)` text.
+    static func startupFailure(_ error: any Error, configuration: GatewayConfiguration) -> String {
+        if let io = error as? IOError, io.errnoCode == EADDRINUSE {
+            return "cannot listen on \(configuration.host):\(configuration.port): the address is already in use. "
+                + "Stop what holds it, or choose another port with \(GatewaySetting.httpPort.flag) / \(GatewaySetting.httpPort.environmentVariable)."
+        }
+        return "\(error)"
     }
 
     static var usage: String {
