@@ -12,9 +12,13 @@ struct BodyLimitMiddleware: RouterMiddleware {
     let limits: BodyLimits
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        // HTTP/1.1: a request with neither Content-Length nor Transfer-Encoding has no body
+        // (RFC 9112 §6.3): nothing to bound, and the hot GETs skip the wrapper.
+        let declared = request.headers.value(of: .contentLength)
+        guard declared != nil || request.headers.value(of: .transferEncoding) != nil else { return try await next(request, context) }
         let maximum = limits.maximum(method: request.method.rawValue, path: context.scope.path, tenant: context.scope.tenant)
         let connection = context.scope.connection
-        if let declared = request.headers.value(of: .contentLength), let length = Int(declared), length > maximum {
+        if let declared, let length = Int(declared), length > maximum {
             Self.stopReading(connection)
             throw GatewayProblem.payloadTooLarge(maximum: maximum)
         }
