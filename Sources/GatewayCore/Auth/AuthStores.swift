@@ -105,4 +105,11 @@ public enum RefreshFamilySelection: Sendable, Equatable {
     case session(tenantID: String, subject: String, sessionID: String)
     /// The families of a user at one client (an ID token from before sessions, without `sid`).
     case client(tenantID: String, subject: String, clientID: String)
+
+    /// The tenant whose families are selected.
+    public var tenantID: String {
+        switch self {
+        case .subject(let tenantID, _), .session(let tenantID, _, _), .client(let tenantID, _, _): tenantID
+        }
+    }
 }

@@ -123,12 +123,8 @@ public struct TokenService: Sendable {
 
     /// Logout: revokes the families `selection` names and their access tokens.
     public func revokeSessions(_ selection: RefreshFamilySelection) async throws {
-        let tenantID: String
-        switch selection {
-        case .subject(let tenant, _), .session(let tenant, _, _), .client(let tenant, _, _): tenantID = tenant
-        }
         for token in try await refreshStore.revokeFamilies(selection, now: now()) {
-            try await revoked.revoke(tenantID: tenantID, jti: token.jti, expiresAt: token.expiresAt)
+            try await revoked.revoke(tenantID: selection.tenantID, jti: token.jti, expiresAt: token.expiresAt)
         }
     }
 

@@ -52,6 +52,11 @@ public struct RequestScope: Sendable {
     static func header(_ name: HTTPField.Name) -> String? {
         current?.headers.value(of: name)
     }
+
+    /// The current request's header fields as sent (empty outside a request).
+    static var requestHeaders: HTTPFields {
+        current?.headers ?? [:]
+    }
     /// The request's connection; its peer address is read only when asked for.
     public var connection: (any Channel)?
     /// The peer IP address (login throttling per client address).

@@ -17,7 +17,7 @@ extension GatewayAPIHandler {
         do {
             let validated = try await auth.validate(request, tenantID: tenant.id, consumePAR: false)
             let cookie = CSRFCookie(issuer: issuer)
-            let browser = cookie.valueOrNew(in: RequestScope.current?.headers ?? [:])
+            let browser = cookie.valueOrNew(in: RequestScope.requestHeaders)
             let html = LoginPage.form(tenantName: tenant.displayName, action: "/t/\(tenant.id)/oauth2/authorize", request: request,
                                       csrf: csrf.issue(binding: Self.csrfBinding(tenant.id, validated, browser: browser)), username: validated.request.loginHint, error: nil)
             return .ok(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy, setCookie: cookie.setCookie(browser)),
@@ -51,7 +51,7 @@ extension GatewayAPIHandler {
             var validated = try await auth.validate(request, tenantID: tenant.id, consumePAR: false)
             let cookie = CSRFCookie(issuer: issuer)
             // The browser's cookie: the form's token is bound to it (native JSON posts have none).
-            let browser = cookie.value(in: RequestScope.current?.headers ?? [:])
+            let browser = cookie.value(in: RequestScope.requestHeaders)
             if !wantsJSON {
                 guard let browser, let token = form.csrfToken, csrf.verify(token, binding: Self.csrfBinding(tenant.id, validated, browser: browser)) else {
                     return page("The sign-in form expired or was not submitted from this site. Please start again.")

@@ -64,7 +64,7 @@ extension GatewayAPIHandler {
         }
         let cookie = CSRFCookie(issuer: issuer)
         if r.everywhere {
-            guard let hint, let browser = cookie.value(in: RequestScope.current?.headers ?? [:]), let token = r.csrfToken,
+            guard let hint, let browser = cookie.value(in: RequestScope.requestHeaders), let token = r.csrfToken,
                   csrf.verify(token, binding: Self.logoutBinding(tenant.id, hint, browser: browser))
             else { return .refused(LoginPage.error("The sign-out form expired or was not submitted from this site.")) }
             try await auth.logout.endEverySession(hint, tenantID: tenant.id)
@@ -83,7 +83,7 @@ extension GatewayAPIHandler {
         guard let hint, let token = r.idTokenHint else {
             return .page(LoginPage.page(title: "Signed out", body: "<h1>You are signed out</h1>"), setCookie: nil)
         }
-        let browser = cookie.valueOrNew(in: RequestScope.current?.headers ?? [:])
+        let browser = cookie.valueOrNew(in: RequestScope.requestHeaders)
         let form = LoginPage.signOutEverywhereForm(action: "/t/\(tenant.id)/oauth2/logout", idTokenHint: token,
                                                    csrf: csrf.issue(binding: Self.logoutBinding(tenant.id, hint, browser: browser)))
         return .page(LoginPage.page(title: "Signed out", body: "<h1>You are signed out</h1>" + form), setCookie: cookie.setCookie(browser))
