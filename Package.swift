@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/jpsim/Yams.git", "5.0.0"..<"7.0.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
     ],
     targets: [
         // C bridge to libhiredis (RESP reader only).
@@ -89,12 +91,25 @@ let package = Package(
             resources: [.copy("Resources/localization-en.json")],
             swiftSettings: swiftSettings
         ),
+        // Every durable store on PostgreSQL (postgres-nio), selected by GATEWAY_DATABASE_URL.
+        .target(
+            name: "GatewayPostgres",
+            dependencies: [
+                "GatewayCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Hummingbird application: routes, middlewares, error mapping, configuration.
         .target(
             name: "GatewayServer",
             dependencies: [
                 "GatewayAPI",
                 "GatewayCore",
+                "GatewayPostgres",
                 "RedisClient",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -114,6 +129,7 @@ let package = Package(
             name: "GatewayCLI",
             dependencies: [
                 "GatewayCore",
+                "GatewayPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -124,7 +140,7 @@ let package = Package(
         .executableTarget(name: "bare-route", dependencies: [.product(name: "Hummingbird", package: "hummingbird")], path: "Benchmarks/bare-route", swiftSettings: swiftSettings),
         .executableTarget(name: "redis-bench", dependencies: ["RedisClient"], path: "Benchmarks/redis-bench", swiftSettings: swiftSettings),
         .executableTarget(name: "auth-bench", dependencies: ["GatewayCore", "RedisClient"], path: "Benchmarks/auth-bench", swiftSettings: swiftSettings),
-        .executableTarget(name: "token-http-bench", dependencies: ["GatewayCore", "RedisClient", .product(name: "AsyncHTTPClient", package: "async-http-client")],
+        .executableTarget(name: "token-http-bench", dependencies: ["GatewayCore", "GatewayPostgres", "RedisClient", .product(name: "AsyncHTTPClient", package: "async-http-client")],
                           path: "Benchmarks/token-http-bench", swiftSettings: swiftSettings),
 
         .testTarget(
@@ -136,6 +152,7 @@ let package = Package(
             name: "GatewayCoreTests",
             dependencies: [
                 "GatewayCore",
+                "GatewayPostgres",
                 "RedisClient",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -146,13 +163,13 @@ let package = Package(
         ),
         .testTarget(
             name: "GatewayCLITests",
-            dependencies: ["GatewayCLI", "GatewayCore"],
+            dependencies: ["GatewayCLI", "GatewayCore", "GatewayPostgres"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "GatewayServerTests",
             dependencies: [
-                "GatewayServer", "GatewayCore", "GatewayAPI", "GatewayCLI",
+                "GatewayServer", "GatewayCore", "GatewayAPI", "GatewayCLI", "GatewayPostgres",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -2,7 +2,9 @@
 # After sourcing: $work is a temp folder, every pid added to `pids` is killed on exit.
 work=$(mktemp -d)
 pids=()
+stops=()
 cleanup() {
+  for stop in "${stops[@]}"; do eval "$stop" >/dev/null 2>&1 || true; done
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$work"
@@ -15,4 +17,28 @@ start_redis() {
   redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --daemonize no >"$work/redis.log" 2>&1 &
   pids+=($!)
   for _ in $(seq 1 50); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+}
+
+# start_postgres: a throwaway PostgreSQL cluster on a free loopback port (password auth over
+# TCP, fsync off), with database `gateway`; sets postgres_url. As root (CI) the server runs
+# as the `postgres` user, which PostgreSQL requires. Needs Debian's `postgresql` package.
+start_postgres() {
+  local bin
+  bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+  [[ -x "$bin/initdb" ]] || { echo "start_postgres: no PostgreSQL server (apt-get install postgresql)" >&2; return 1; }
+  local port dir as=()
+  port=$(scripts/free-port.sh)
+  dir=$(mktemp -d /tmp/gateway-pg.XXXXXX)
+  chmod 755 "$dir"
+  mkdir -p "$dir/data" "$dir/socket"
+  echo "gateway-test-password" >"$dir/password"
+  if [[ $(id -u) -eq 0 ]]; then chown -R postgres "$dir"; as=(runuser -u postgres --); fi
+  "${as[@]}" "$bin/initdb" -D "$dir/data" -U gateway --pwfile="$dir/password" --auth-local=trust --auth-host=scram-sha-256 -E UTF8 >"$dir/initdb.log" 2>&1 \
+    || { cat "$dir/initdb.log" >&2; return 1; }
+  "${as[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+    -o "-p $port -k $dir/socket -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" start >/dev/null \
+    || { cat "$dir/server.log" >&2; return 1; }
+  stops+=("${as[*]} $bin/pg_ctl -D $dir/data -m immediate stop; rm -rf $dir")
+  "${as[@]}" "$bin/createdb" -h "$dir/socket" -p "$port" -U gateway gateway
+  postgres_url="postgres://gateway:gateway-test-password@127.0.0.1:${port}/gateway?sslmode=disable"
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `make test`: installs what the tests need, starts a throwaway redis-server on a free
-# port, fuzzes the live gateway against OpenAPI/gateway.yaml with schemathesis, runs
-# the whole Swift suite, and stops everything it started.
+# `make test`: installs what the tests need, starts a throwaway redis-server and a
+# throwaway PostgreSQL cluster on free ports, fuzzes the live gateway against
+# OpenAPI/gateway.yaml with schemathesis, runs the whole Swift suite (the store contract
+# on SQLite and on PostgreSQL), and stops everything it started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --with-test-tools
@@ -10,6 +11,9 @@ source scripts/lib.sh
 start_redis
 export REDIS_URL="redis://127.0.0.1:${redis_port}/0"
 echo "redis-server on ${REDIS_URL}"
+start_postgres
+export GATEWAY_TEST_POSTGRES_URL="$postgres_url"
+echo "PostgreSQL on ${postgres_url%%\?*}"
 
 swift build --build-tests
 scripts/contract-fuzz.sh "$work"

@@ -44,8 +44,10 @@ public enum Gatewayctl {
                     try sync.run()
                 }
             }
+            await context.openedStores.closeAll()
             return success
         } catch {
+            await context.openedStores.closeAll()
             return report(runError: error, output: output)
         }
     }

@@ -3,13 +3,13 @@ import Testing
 @testable import GatewayCore
 
 @Suite struct ConcurrentWriterTests {
-    @Test func separateStoresNeverLoseUpdates() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let first = try Fixtures.store(folder)
+    @Test(arguments: StoreBackend.available) func separateStoresNeverLoseUpdates(backend: StoreBackend) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        let first = database.stores.tenants
         try await first.create(Tenant(id: "acme", displayName: "Acme"), actor: "setup")
-        let writers = [first, try Fixtures.store(folder), try Fixtures.store(folder)]
-        let reader = try Fixtures.store(folder)
+        let writers = [first, try await database.another().tenants, try await database.another().tenants]
+        let reader = try await database.another().tenants
         let updatesPerWriter = 50
 
         try await withThrowingTaskGroup(of: Int.self) { group in

@@ -56,29 +56,24 @@ import Testing
         #expect(try await store.tenant(id: "acme")?.configVersion == 1)
     }
 
-    @Test func aDatabaseFromBeforeTheHostAppMigrationOpensAndReads() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let path = folder.file("old.sqlite")
+    @Test(arguments: StoreBackend.available) func aDatabaseFromBeforeTheHostAppMigrationOpensAndReads(backend: StoreBackend) async throws {
         let migrations = SQLiteTenantStore.knownMigrations
         let hostAppIndex = try #require(migrations.firstIndex(of: "v3-host-app"))
-        let lastOld = migrations[hostAppIndex - 1]
-        do {
-            // The file as the previous build left it: its migrations, a tenant row of its columns.
-            let old = try SQLiteTenantStore(path: path, sealer: Fixtures.sealer, migrate: false)
-            try old.migrate(upTo: lastOld)
-            try old.execute(sql: """
-                INSERT INTO tenants (id, display_name, status, platform_preview_mode, platform_require_signature,
-                    storage_max_size_bytes, cache_max_count, cache_max_days, theme_primary_color, theme_secondary_color,
-                    ttl_manifest_seconds, ttl_catalog_seconds, ttl_localization_seconds, ttl_public_key_seconds,
-                    config_version, created_at_ms, updated_at_ms)
-                VALUES ('legacy', 'Legacy', 'active', 0, 1, 5000, 3, 7, '#000000', '#FFFFFF', 10, 20, 30, 40, 9,
-                    1700000000000, 1700000000000)
-                """)
-            #expect(try old.appliedMigrations() == Array(migrations[...(hostAppIndex - 1)]))
-        }
-        let store = try SQLiteTenantStore(path: path, sealer: Fixtures.sealer)
-        #expect(try store.appliedMigrations() == migrations)
+        // The database as the previous build left it: its migrations, a tenant row of its columns.
+        let database = try await TestDatabase.make(backend, migrateUpTo: migrations[hostAppIndex - 1])
+        defer { database.remove() }
+        try await database.execute("""
+            INSERT INTO tenants (id, display_name, status, platform_preview_mode, platform_require_signature,
+                storage_max_size_bytes, cache_max_count, cache_max_days, theme_primary_color, theme_secondary_color,
+                ttl_manifest_seconds, ttl_catalog_seconds, ttl_localization_seconds, ttl_public_key_seconds,
+                config_version, created_at_ms, updated_at_ms)
+            VALUES ('legacy', 'Legacy', 'active', false, true, 5000, 3, 7, '#000000', '#FFFFFF', 10, 20, 30, 40, 9,
+                1700000000000, 1700000000000)
+            """)
+        #expect(try await database.stores.schema.applied() == Array(migrations[...(hostAppIndex - 1)]))
+        try await database.migrate()
+        let store = database.stores.tenants
+        #expect(try await database.stores.schema.applied() == migrations)
         let legacy = try #require(try await store.tenant(id: "legacy"))
         #expect(legacy.hostApp == HostAppVersionPolicy())
         #expect(legacy.featureFlags.isEmpty)
@@ -89,6 +84,6 @@ import Testing
             $0.hostApp.latestVersion = "2.4"
         }
         #expect(updated.configVersion == 10)
-        #expect(try await SQLiteTenantStore(path: path, sealer: Fixtures.sealer).tenant(id: "legacy") == updated)
+        #expect(try await database.another().tenants.tenant(id: "legacy") == updated)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayPostgres
 import Testing
 @testable import GatewayCore
 
@@ -30,5 +31,35 @@ import Testing
         #expect(try await reopened.changeToken() == token)
         #expect(try await reopened.allTenants().map(\.id) == ["acme"])
         try await reopened.ping()
+    }
+
+    @Test("both engines know the same migrations, by name, in order")
+    func enginesAgreeOnMigrations() {
+        #expect(PostgresStores.knownMigrations == SQLiteTenantStore.knownMigrations)
+    }
+
+    /// Three instances (processes) open one database at the same time: each migration is
+    /// applied once, and all of them end up on the current schema.
+    @Test(arguments: StoreBackend.available) func replicasMigratingTogetherApplyEachMigrationOnce(backend: StoreBackend) async throws {
+        let database = try await TestDatabase.make(backend, migrateUpTo: "v1-tenants")
+        defer { database.remove() }
+        try await database.execute("""
+            INSERT INTO tenants (id, display_name, status, platform_preview_mode, platform_require_signature,
+                storage_max_size_bytes, cache_max_count, cache_max_days, theme_primary_color, theme_secondary_color,
+                ttl_manifest_seconds, ttl_catalog_seconds, ttl_localization_seconds, ttl_public_key_seconds,
+                config_version, created_at_ms, updated_at_ms)
+            VALUES ('acme', 'Acme', 'active', false, true, 5000, 3, 7, '#000000', '#FFFFFF', 10, 20, 30, 40, 1,
+                1700000000000, 1700000000000)
+            """)
+        async let first: Void = database.migrate()
+        async let second = database.another()
+        async let third = database.another()
+        _ = try await (first, second, third)
+        let applied = try await database.stores.schema.applied()
+        #expect(applied == PostgresStores.knownMigrations)
+        #expect(try await database.stores.tenants.allTenants().map(\.id) == ["acme"])
+        if backend == .postgres {
+            #expect(try await database.integer("SELECT count(*) FROM gateway_schema_migrations") == Int64(applied.count))
+        }
     }
 }

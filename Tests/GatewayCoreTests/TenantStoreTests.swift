@@ -3,10 +3,10 @@ import Testing
 @testable import GatewayCore
 
 @Suite struct TenantStoreTests {
-    @Test func everyFieldRoundTrips() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let store = try Fixtures.store(folder)
+    @Test(arguments: StoreBackend.available) func everyFieldRoundTrips(backend: StoreBackend) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        let store = database.stores.tenants
         let created = try await store.create(Fixtures.fullTenant(), actor: "alice")
         var expected = Fixtures.fullTenant()
         expected.createdAt = created.createdAt
@@ -14,14 +14,14 @@ import Testing
         #expect(created == expected)
         #expect(try await store.tenant(id: "acme") == created)
         // A second instance (another process) reads the same thing.
-        let other = try Fixtures.store(folder)
+        let other = try await database.another().tenants
         #expect(try await other.allTenants() == [created])
     }
 
-    @Test func updateBumpsVersionStampsTimeAndAuditsFieldNames() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let store = try Fixtures.store(folder)
+    @Test(arguments: StoreBackend.available) func updateBumpsVersionStampsTimeAndAuditsFieldNames(backend: StoreBackend) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        let store = database.stores.tenants
         let created = try await store.create(Tenant(id: "acme", displayName: "Acme"), actor: "alice")
         try await Task.sleep(for: .milliseconds(5))
         let updated = try await store.update(id: "acme", actor: "bob") {
@@ -40,10 +40,10 @@ import Testing
         #expect(!log.contains { $0.changedFields.contains { $0.contains("ras-") } })
     }
 
-    @Test func refusesInvalidTenantsWritingNothing() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let store = try Fixtures.store(folder)
+    @Test(arguments: StoreBackend.available) func refusesInvalidTenantsWritingNothing(backend: StoreBackend) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        let store = database.stores.tenants
         try await store.create(Tenant(id: "acme", displayName: "Acme"), actor: "t")
         let token = try await store.changeToken()
         await #expect(throws: TenantStoreError.invalid("id must be 2-63 characters of a-z, 0-9 and '-', starting with a letter or digit, got \"A\"")) {
@@ -67,10 +67,10 @@ import Testing
         #expect(try await store.auditLog(tenantID: nil, limit: 100).count == 1)
     }
 
-    @Test func deleteChangesTheTokenAndKeepsTheAudit() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let store = try Fixtures.store(folder)
+    @Test(arguments: StoreBackend.available) func deleteChangesTheTokenAndKeepsTheAudit(backend: StoreBackend) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        let store = database.stores.tenants
         try await store.create(Tenant(id: "acme", displayName: "Acme"), actor: "t")
         let token = try await store.changeToken()
         try await store.delete(id: "acme", actor: "t")
@@ -80,10 +80,10 @@ import Testing
         await #expect(throws: TenantStoreError.notFound("acme")) { try await store.delete(id: "acme", actor: "t") }
     }
 
-    @Test func importIsAllOrNothing() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let store = try Fixtures.store(folder)
+    @Test(arguments: StoreBackend.available) func importIsAllOrNothing(backend: StoreBackend) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        let store = database.stores.tenants
         var bad = Tenant(id: "bad", displayName: "Bad")
         bad.platform.baseURL = "ftp://x"
         await #expect(throws: TenantStoreError.self) {
@@ -102,10 +102,10 @@ import Testing
         #expect(try await store.auditLog(tenantID: "beta", limit: 5).first?.action == "import")
     }
 
-    @Test func demoTenantIsSeededOnlyIntoAnEmptyStore() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let store = try Fixtures.store(folder)
+    @Test(arguments: StoreBackend.available) func demoTenantIsSeededOnlyIntoAnEmptyStore(backend: StoreBackend) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        let store = database.stores.tenants
         #expect(try await DemoTenant.seedIfEmpty(store: store, actor: "gateway"))
         #expect(try await store.tenant(id: "demo")?.displayName == "Demo Super App")
         #expect(try await store.tenant(id: "demo")?.platform.baseURL == nil)

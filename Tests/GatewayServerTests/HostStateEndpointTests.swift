@@ -25,7 +25,7 @@ struct HostStateEndpointTests {
             #expect(result.accepted == 3)
             #expect(result.rejected.map(\.index) == [1, 3, 4])
             #expect(result.rejected.allSatisfy { !$0.reasons.isEmpty })
-            let counts = try await SQLiteAnalyticsStore(database: harness.bootstrap.store).summary(tenantID: id, since: Date().addingTimeInterval(-60))
+            let counts = try await harness.bootstrap.stores.analytics.summary(tenantID: id, since: Date().addingTimeInterval(-60))
             #expect(counts.reduce(0) { $0 + $1.count } == 3)
 
             // Accepted `mini_app_open` events make their mini apps the user's recent ones;
@@ -47,7 +47,7 @@ struct HostStateEndpointTests {
         try await GatewayHarness.withGateway { harness, client, _ in
             let id = uniqueTenantID("l10n")
             try await harness.createTenant(Tenant(id: id, displayName: "L10n"))
-            let store = SQLiteLocalizationStore(database: harness.bootstrap.store)
+            let store = harness.bootstrap.stores.localization
             _ = try await store.set([Self.okKey: "はい"], tenantID: id, locale: "ja")
 
             let english = try await client.getLocalization(path: .init(tenant: id, locale: "en")).ok
@@ -78,7 +78,7 @@ struct HostStateEndpointTests {
         try await GatewayHarness.withGateway { harness, client, _ in
             let id = uniqueTenantID("links")
             try await harness.createTenant(Tenant(id: id, displayName: "Links"))
-            _ = try await SQLiteTenantDomainStore(database: harness.bootstrap.store).add(host: "links.\(id).example", tenantID: id, appIDs: ["ABCDE12345.com.example.app"])
+            _ = try await harness.bootstrap.stores.domains.add(host: "links.\(id).example", tenantID: id, appIDs: ["ABCDE12345.com.example.app"])
             let link = try await client.resolveDeepLink(path: .init(tenant: id), query: .init(url: "https://links.\(id).example/miniapp/hello?from=push#top")).ok.body.json
             #expect(link.miniAppId == "hello")
             #expect(link.query == "from=push")
@@ -95,7 +95,7 @@ struct HostStateEndpointTests {
         try await GatewayHarness.withGateway { harness, client, port in
             let id = uniqueTenantID("aasa")
             try await harness.createTenant(Tenant(id: id, displayName: "AASA"))
-            let domains = SQLiteTenantDomainStore(database: harness.bootstrap.store)
+            let domains = harness.bootstrap.stores.domains
             _ = try await domains.add(host: "one.\(id).example", tenantID: id, appIDs: ["TEAM111111.com.example.one"])
             _ = try await domains.add(host: "two.\(id).example", tenantID: id, appIDs: ["TEAM222222.com.example.two"])
 

@@ -27,7 +27,7 @@ struct OAuthTestKit {
 
     var base: String { "http://127.0.0.1:\(port)" }
     var issuer: String { "\(harness.configuration.publicBaseURL ?? base)/t/\(tenant)" }
-    var store: SQLiteAuthStore { harness.bootstrap.authStore }
+    var store: any AuthStore { harness.bootstrap.authStore }
 
     /// Registers the client (with `configure`) and user.
     func setUp(_ configure: (inout OAuthClient) -> Void = { _ in }) async throws {

@@ -5,11 +5,11 @@ import GatewayCore
 /// Opens the tenant and auth stores and checks the tenant exists.
 struct AuthAccess {
     let access: StoreAccess
-    let auth: SQLiteAuthStore
+    let auth: any AuthStore
 
     init(_ global: GlobalOptions, tenant: String, context: CLIContext) async throws {
-        access = try StoreAccess(global, context: context)
-        auth = SQLiteAuthStore(tenants: access.store)
+        access = try await StoreAccess.open(global, context: context)
+        auth = access.stores.auth
         _ = try await TenantCommandSupport.require(tenant, in: access.store)
     }
 

@@ -18,17 +18,19 @@ struct MigrateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let access = try StoreAccess(global, context: context, migrate: false, create: true)
-        let before = try access.store.appliedMigrations()
-        try access.store.migrate()
-        let after = try access.store.appliedMigrations()
+        let access = try await StoreAccess.open(global, context: context, migrate: false, create: true)
+        let schema = access.stores.schema
+        let before = try await schema.applied()
+        try await schema.migrate()
+        let after = try await schema.applied()
         let new = after.filter { !before.contains($0) }
+        let location = access.stores.location
         if global.json {
-            try context.printJSON(Report(database: access.store.path, applied: after, newlyApplied: new))
+            try context.printJSON(Report(database: location, applied: after, newlyApplied: new))
         } else if new.isEmpty {
-            context.print("database \(access.store.path) is up to date (\(after.joined(separator: ", ")))")
+            context.print("database \(location) is up to date (\(after.joined(separator: ", ")))")
         } else {
-            context.print("applied \(new.joined(separator: ", ")) to \(access.store.path)")
+            context.print("applied \(new.joined(separator: ", ")) to \(location)")
         }
     }
 }

@@ -4,7 +4,7 @@ import ArgumentParser
 struct RootCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gatewayctl",
-        abstract: "Administer SuperApp Gateway tenants in the gateway's SQLite database.",
+        abstract: "Administer SuperApp Gateway tenants in the gateway's database (SQLite file, or PostgreSQL with --database-url).",
         discussion: """
             gatewayctl edits the same database the gateway reads; running gateways pick up \
             changes within a second. Secrets are sealed with the master key and masked in \

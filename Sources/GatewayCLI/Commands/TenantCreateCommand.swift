@@ -19,7 +19,7 @@ struct TenantCreateCommand: AsyncParsableCommand {
         var tenant = Tenant(id: tenantID.id, displayName: fields.displayName ?? tenantID.id)
         try fields.apply(to: &tenant)
         try TenantCommandSupport.validate(tenant)
-        let access = try StoreAccess(global, context: context, create: true)
+        let access = try await StoreAccess.open(global, context: context, create: true)
         let created = try await access.store.create(tenant, actor: access.actor)
         if global.json {
             try context.printJSON(TenantDocument(created, secrets: .masked, sealer: nil))
@@ -41,7 +41,7 @@ enum TenantCommandSupport {
     }
 
     /// The tenant, or ``TenantStoreError/notFound(_:)``.
-    static func require(_ id: String, in store: some TenantStore) async throws -> Tenant {
+    static func require(_ id: String, in store: any TenantStore) async throws -> Tenant {
         guard let tenant = try await store.tenant(id: id) else { throw TenantStoreError.notFound(id) }
         return tenant
     }

@@ -19,7 +19,7 @@ struct TenantDeleteCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try CLIContext.require()
         guard yes else { throw CLIError.invalid("refusing to delete tenant \(tenantID.id) without --yes") }
-        let access = try StoreAccess(global, context: context)
+        let access = try await StoreAccess.open(global, context: context)
         try await access.store.delete(id: tenantID.id, actor: access.actor)
         if global.json {
             try context.printJSON(Report(deleted: tenantID.id))

@@ -28,7 +28,7 @@ struct TenantExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let access = try StoreAccess(global, context: context)
+        let access = try await StoreAccess.open(global, context: context)
         var tenants = try await access.store.allTenants()
         if !ids.isEmpty {
             for id in ids where !tenants.contains(where: { $0.id == id }) { throw TenantStoreError.notFound(id) }

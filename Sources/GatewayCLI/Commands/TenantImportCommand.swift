@@ -29,7 +29,7 @@ struct TenantImportCommand: AsyncParsableCommand {
         if let format = document.format, format != TenantExportFile.formatName {
             throw CLIError.invalid("\(file) has format \"\(format)\", expected \"\(TenantExportFile.formatName)\"")
         }
-        let access = try StoreAccess(global, context: context, create: true)
+        let access = try await StoreAccess.open(global, context: context, create: true)
         var tenants: [Tenant] = []
         for (index, item) in document.tenants.enumerated() {
             do {

@@ -10,7 +10,7 @@ struct TenantListCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let access = try StoreAccess(global, context: context)
+        let access = try await StoreAccess.open(global, context: context)
         let tenants = try await access.store.allTenants()
         if global.json {
             let presentation: SecretPresentation = reveal ? .plaintext : .masked
@@ -31,7 +31,7 @@ struct TenantShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let access = try StoreAccess(global, context: context)
+        let access = try await StoreAccess.open(global, context: context)
         let tenant = try await TenantCommandSupport.require(tenantID.id, in: access.store)
         if global.json {
             try context.printJSON(TenantDocument(tenant, secrets: reveal ? .plaintext : .masked, sealer: nil))
@@ -55,7 +55,7 @@ struct TenantAuditCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let access = try StoreAccess(global, context: context)
+        let access = try await StoreAccess.open(global, context: context)
         let entries = try await access.store.auditLog(tenantID: tenantID.id, limit: limit)
         if global.json {
             try context.printJSON(entries)

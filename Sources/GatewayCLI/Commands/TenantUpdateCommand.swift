@@ -15,7 +15,7 @@ struct TenantUpdateCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try CLIContext.require()
         guard !fields.isEmpty else { throw CLIError.invalid("nothing to update: give at least one field flag (see --help)") }
-        let access = try StoreAccess(global, context: context)
+        let access = try await StoreAccess.open(global, context: context)
         let fields = self.fields
         let old = try await TenantCommandSupport.require(tenantID.id, in: access.store)
         let updated = try await access.store.update(id: tenantID.id, actor: access.actor) { tenant in
@@ -59,7 +59,7 @@ struct TenantResumeCommand: AsyncParsableCommand {
 enum TenantStatusChange {
     static func apply(_ status: TenantStatus, id: String, global: GlobalOptions) async throws {
         let context = try CLIContext.require()
-        let access = try StoreAccess(global, context: context)
+        let access = try await StoreAccess.open(global, context: context)
         let verb = status == .suspended ? "suspended" : "resumed"
         let current = try await TenantCommandSupport.require(id, in: access.store)
         let result = current.status == status

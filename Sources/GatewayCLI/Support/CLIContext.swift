@@ -1,4 +1,6 @@
 import Foundation
+import GatewayCore
+import Synchronization
 
 /// What a running command may touch besides its arguments: environment, input, output.
 ///
@@ -8,6 +10,8 @@ struct CLIContext: Sendable {
     var environment: [String: String]
     var output: any CLIOutput
     var standardInput: @Sendable () throws -> Data
+    /// Stores the command opened; ``Gatewayctl`` closes them when the command ends.
+    let openedStores = OpenedStores()
 
     @TaskLocal static var current: CLIContext?
 
@@ -30,5 +34,19 @@ struct CLIContext: Sendable {
     /// Writes `value` as pretty JSON (sorted keys) to standard output.
     func printJSON(_ value: some Encodable) throws {
         print(try JSONCoding.encodeString(value))
+    }
+}
+
+/// The database connections a command holds, released when it ends.
+final class OpenedStores: Sendable {
+    private let stores = Mutex<[DurableStores]>([])
+
+    func add(_ opened: DurableStores) {
+        stores.withLock { $0.append(opened) }
+    }
+
+    /// Closes everything added, once.
+    func closeAll() async {
+        for opened in stores.withLock({ list in defer { list = [] }; return list }) { await opened.close() }
     }
 }

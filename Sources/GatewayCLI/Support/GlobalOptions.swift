@@ -16,6 +16,11 @@ struct GlobalOptions: ParsableArguments {
         valueName: "path"))
     var databasePath: String?
 
+    @Option(name: .customLong("database-url"), help: ArgumentHelp(
+        "PostgreSQL URL postgres://user:password@host:5432/db?sslmode=… (default: $GATEWAY_DATABASE_URL); wins over --db.",
+        valueName: "url"))
+    var databaseURL: String?
+
     @Option(name: .customLong("master-key-file"), help: ArgumentHelp(
         "File holding the base64 master key (default: $GATEWAY_MASTER_KEY, $GATEWAY_MASTER_KEY_FILE, else the development key master.key beside the database unless GATEWAY_ENVIRONMENT=production).",
         valueName: "path"))
@@ -32,6 +37,13 @@ struct GlobalOptions: ParsableArguments {
         if let databasePath, !databasePath.isEmpty { return databasePath }
         if let path = environment["GATEWAY_DATABASE_PATH"], !path.isEmpty { return path }
         return Self.defaultDatabasePath
+    }
+
+    /// The PostgreSQL URL after flags and environment (nil: SQLite).
+    func resolvedDatabaseURL(_ environment: [String: String]) -> String? {
+        if let databaseURL, !databaseURL.isEmpty { return databaseURL }
+        if let url = environment["GATEWAY_DATABASE_URL"], !url.isEmpty { return url }
+        return nil
     }
 
     /// The audit actor: `--actor`, else `USER`/`LOGNAME`, else the passwd entry of the uid.

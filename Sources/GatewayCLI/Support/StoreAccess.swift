@@ -1,23 +1,54 @@
 import Foundation
 import GatewayCore
+import GatewayPostgres
+import Logging
 
-/// Opens the tenant store the way the gateway does: same database path rules, same
-/// master-key resolution (development mode unless `GATEWAY_ENVIRONMENT=production`).
+/// Opens the durable stores the way the gateway does: PostgreSQL when a database URL is
+/// given (`--database-url`, `GATEWAY_DATABASE_URL`), else the SQLite file (same path rules);
+/// same master-key resolution (development mode unless `GATEWAY_ENVIRONMENT=production`).
+/// The stores are closed when the command ends (``CLIContext/openedStores``).
 struct StoreAccess {
-    let store: SQLiteTenantStore
+    let stores: DurableStores
     let sealer: SecretSealer
     let actor: String
 
-    /// - Parameter create: whether this command may create a missing database (only the
-    ///   commands that set up an installation: `migrate`, `tenant create`, `tenant import`).
-    ///   Every other command refuses a missing file before anything is written, so a typo
-    ///   in `--db` creates neither a database nor a development master key.
-    init(_ options: GlobalOptions, context: CLIContext, migrate: Bool = true, create: Bool = false) throws {
+    /// The tenant store.
+    var store: any TenantStore { stores.tenants }
+
+    /// - Parameters:
+    ///   - migrate: apply pending migrations on open (`gatewayctl migrate` reports them itself).
+    ///   - create: whether this command may create a missing database (only the commands
+    ///     that set up an installation: `migrate`, `tenant create`, `tenant import`). Every
+    ///     other command refuses a missing SQLite file (or a PostgreSQL database without the
+    ///     gateway's schema) before anything is written, so a typo creates nothing.
+    static func open(_ options: GlobalOptions, context: CLIContext, migrate: Bool = true, create: Bool = false) async throws -> StoreAccess {
         let environment = context.environment
         let path = options.resolvedDatabasePath(environment)
-        if !create, !FileManager.default.fileExists(atPath: path) {
+        let url = options.resolvedDatabaseURL(environment)
+        if url == nil, !create, !FileManager.default.fileExists(atPath: path) {
             throw CLIError.failure("no database at \(path) (run `gatewayctl migrate` first, or point --db / GATEWAY_DATABASE_PATH at an existing one)")
         }
+        let sealer = SecretSealer(masterKey: try masterKey(options, context: context, databasePath: path))
+        let stores: DurableStores
+        if let url {
+            do {
+                stores = try await PostgresStores.open(url: url, sealer: sealer, logger: Logger(label: "gatewayctl"), migrate: false)
+            } catch let error as PostgresURL.Invalid {
+                throw CLIError.invalid("--database-url: \(error.description)")
+            }
+            context.openedStores.add(stores)
+            if !create, try await stores.schema.applied().isEmpty {
+                throw CLIError.failure("the database at \(stores.location) has no gateway schema (run `gatewayctl migrate --database-url …` first)")
+            }
+            if migrate { try await stores.schema.migrate() }
+        } else {
+            stores = try SQLiteTenantStore(path: path, sealer: sealer, migrate: migrate).durableStores()
+        }
+        return StoreAccess(stores: stores, sealer: sealer, actor: options.resolvedActor(environment))
+    }
+
+    private static func masterKey(_ options: GlobalOptions, context: CLIContext, databasePath path: String) throws -> MasterKey {
+        let environment = context.environment
         let production = environment["GATEWAY_ENVIRONMENT"]?.lowercased() == "production"
         let resolved: (key: MasterKey, source: MasterKeySource)
         if let file = options.masterKeyFile, !file.isEmpty {
@@ -32,12 +63,10 @@ struct StoreAccess {
         }
         if case .generated(let keyPath) = resolved.source {
             context.printError(
-                "warning: generated a new DEVELOPMENT master key at \(keyPath); secrets in \(path) are sealed with it. "
+                "warning: generated a new DEVELOPMENT master key at \(keyPath); secrets in the database are sealed with it. "
                     + "Back it up, and set GATEWAY_MASTER_KEY or GATEWAY_MASTER_KEY_FILE in production."
             )
         }
-        sealer = SecretSealer(masterKey: resolved.key)
-        store = try SQLiteTenantStore(path: path, sealer: sealer, migrate: migrate)
-        actor = options.resolvedActor(environment)
+        return resolved.key
     }
 }

@@ -43,8 +43,8 @@ public struct AuthorizationServer: Sendable {
         self.logout = SessionLogout(verifier: verifier, clients: clients, tokens: tokens)
     }
 
-    /// The same stores for everything (``SQLiteAuthStore``).
-    public init(store: SQLiteAuthStore, cache: any Cache, hasher: PasswordHasher = PasswordHasher(), memo: VerifiedTokenMemo? = VerifiedTokenMemo(),
+    /// One backend for every auth store (``SQLiteAuthStore`` or the PostgreSQL one).
+    public init(store: any AuthStore, cache: any Cache, hasher: PasswordHasher = PasswordHasher(), memo: VerifiedTokenMemo? = VerifiedTokenMemo(),
                 loginPolicy: LoginThrottle.Policy = .init(), revocations: RevokedTokens? = nil) {
         self.init(clients: store, users: store, refreshTokens: store, keys: KeyRing(store: store), cache: cache, hasher: hasher, memo: memo,
                   loginPolicy: loginPolicy, revocations: revocations)

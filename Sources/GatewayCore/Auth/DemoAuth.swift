@@ -10,11 +10,8 @@ public enum DemoAuth {
     public static let redirectURI = "http://127.0.0.1/callback"
 
     /// Seeds client and user when the tenant exists and they do not; true when seeded.
-    public static func seedIfMissing(store: SQLiteAuthStore, tenantID: String, passwordFile: String? = nil, logger: Logger) async throws -> Bool {
-        let tenantExists = try await store.pool.read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM tenants WHERE id = ?", arguments: [tenantID]) ?? false
-        }
-        guard tenantExists, try await store.client(tenantID: tenantID, clientID: clientID) == nil else { return false }
+    public static func seedIfMissing(tenants: any TenantStore, store: any AuthStore, tenantID: String, passwordFile: String? = nil, logger: Logger) async throws -> Bool {
+        guard try await tenants.tenant(id: tenantID) != nil, try await store.client(tenantID: tenantID, clientID: clientID) == nil else { return false }
         try await store.addClient(OAuthClient(tenantID: tenantID, clientID: clientID, redirectURIs: [redirectURI],
                                               postLogoutRedirectURIs: ["http://127.0.0.1/logged-out"]), secretHash: nil)
         if try await store.user(tenantID: tenantID, username: username) == nil {

@@ -31,14 +31,14 @@ public final class SQLiteAuthStore: SigningKeyStore, ClientStore, UserStore, Ref
                 .map { (kid: $0["kid"], state: $0["state"], sealed: $0["private_key_sealed"], createdAt: $0["created_at_ms"]) }
         }
         return try rows.map { row in
-            let pem = try sealer.open(row.sealed, context: "tenant:\(tenantID):signing-key:\(row.kid)")
+            let pem = try sealer.open(row.sealed, context: SigningKey.sealingContext(tenantID: tenantID, kid: row.kid))
             return SigningKey(tenantID: tenantID, kid: row.kid, state: SigningKey.State(rawValue: row.state) ?? .retired,
                               createdAt: Self.date(row.createdAt), privateKey: try P256.Signing.PrivateKey(pemRepresentation: pem))
         }
     }
 
     public func addSigningKey(_ key: SigningKey) async throws {
-        let sealed = try sealer.seal(key.privateKey.pemRepresentation, context: "tenant:\(key.tenantID):signing-key:\(key.kid)")
+        let sealed = try sealer.seal(key.privateKey.pemRepresentation, context: SigningKey.sealingContext(tenantID: key.tenantID, kid: key.kid))
         try await pool.write { db in
             try db.execute(sql: "INSERT INTO auth_signing_keys (kid, tenant_id, state, private_key_sealed, created_at_ms) VALUES (?, ?, ?, ?, ?)",
                            arguments: [key.kid, key.tenantID, key.state.rawValue, sealed, Self.ms(key.createdAt)])
@@ -134,8 +134,13 @@ public final class SQLiteAuthStore: SigningKeyStore, ClientStore, UserStore, Ref
             if try Bool.fetchOne(db, sql: "SELECT 1 FROM auth_users WHERE tenant_id = ? AND username = ?", arguments: [user.tenantID, user.username]) == true {
                 throw AuthStoreError.alreadyExists("user \(user.username)")
             }
-            try db.execute(sql: "INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, picture, disabled, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                           arguments: [user.tenantID, user.username, user.subject, user.passwordHash, user.name, user.email, user.picture, user.disabled, Self.ms(Date())])
+            do {
+                try db.execute(sql: "INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, picture, disabled, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                               arguments: [user.tenantID, user.username, user.subject, user.passwordHash, user.name, user.email, user.picture, user.disabled, Self.ms(Date())])
+            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                // The other unique key: (tenant, subject).
+                throw AuthStoreError.alreadyExists("user with subject \(user.subject)")
+            }
         }
     }
 

@@ -20,7 +20,7 @@ public struct UserMiniAppKey: Sendable, Hashable, Codable, CustomStringConvertib
 
     /// An unambiguous encoding of `parts` (length-prefixed), for sealing contexts and
     /// cache keys, so no choice of ids can make two different keys collide.
-    static func canonical(_ parts: [String]) -> String {
+    package static func canonical(_ parts: [String]) -> String {
         parts.map { "\($0.utf8.count):\($0)" }.joined(separator: "|")
     }
 }

@@ -37,9 +37,10 @@ public final class SQLiteTenantStore: TenantStore {
     /// Names of every migration this build knows, in order (`v1-tenants`, ...).
     public static var knownMigrations: [String] { TenantMigrations.names }
 
-    /// Applies pending migrations; a no-op when the schema is current.
+    /// Applies pending migrations; a no-op when the schema is current. Holds an exclusive
+    /// lock on `<path>.migrate-lock`, so processes migrating together apply each migration once.
     public func migrate() throws {
-        try TenantMigrations.migrator.migrate(pool)
+        try FileLock.holding(path + ".migrate-lock") { try TenantMigrations.migrator.migrate(pool) }
     }
 
     /// Names of the migrations applied to this database file, in order.
@@ -78,7 +79,7 @@ public final class SQLiteTenantStore: TenantStore {
     }
 
     /// Validates, mapping a validation failure to ``TenantStoreError/invalid(_:)``.
-    static func validate(_ tenant: Tenant) throws {
+    package static func validate(_ tenant: Tenant) throws {
         do {
             try TenantValidator.validate(tenant)
         } catch {

@@ -2,17 +2,17 @@ import Foundation
 import GRDB
 
 /// One row of `tenant_audit`.
-struct TenantAuditRecord: Codable, FetchableRecord, MutablePersistableRecord {
-    static let databaseTableName = "tenant_audit"
+package struct TenantAuditRecord: Codable, FetchableRecord, MutablePersistableRecord {
+    package static let databaseTableName = "tenant_audit"
 
-    var id: Int64?
-    var tenantID: String
-    var action: String
+    package var id: Int64?
+    package var tenantID: String
+    package var action: String
     /// JSON array of field names.
-    var changedFields: String
-    var actor: String
-    var atMs: Int64
-    var configVersion: Int64
+    package var changedFields: String
+    package var actor: String
+    package var atMs: Int64
+    package var configVersion: Int64
 
     enum CodingKeys: String, CodingKey {
         case id, action, actor
@@ -22,7 +22,7 @@ struct TenantAuditRecord: Codable, FetchableRecord, MutablePersistableRecord {
         case configVersion = "config_version"
     }
 
-    init(tenantID: String, action: TenantAuditAction, fields: [TenantField], actor: String, at: Date, configVersion: Int64) {
+    package init(tenantID: String, action: TenantAuditAction, fields: [TenantField], actor: String, at: Date, configVersion: Int64) {
         self.tenantID = tenantID
         self.action = action.rawValue
         let names = fields.map(\.rawValue)
@@ -33,11 +33,11 @@ struct TenantAuditRecord: Codable, FetchableRecord, MutablePersistableRecord {
         self.configVersion = configVersion
     }
 
-    mutating func didInsert(_ inserted: InsertionSuccess) {
+    package mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
     }
 
-    var entry: TenantAuditEntry {
+    package var entry: TenantAuditEntry {
         let fields = (try? JSONDecoder().decode([String].self, from: Data(changedFields.utf8))) ?? []
         return TenantAuditEntry(
             id: id ?? 0, tenantID: tenantID, action: action, changedFields: fields,

@@ -2,8 +2,8 @@ import Foundation
 import GRDB
 
 /// One row of the `tenants` table: a ``Tenant`` flattened, secrets sealed.
-struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "tenants"
+package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
+    package static let databaseTableName = "tenants"
 
     var id: String
     var displayName: String
@@ -31,11 +31,11 @@ struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
     var hostUpdateURL: String?
     /// JSON object of flag name → Bool, keys sorted (`{}` when none).
     var featureFlags: String
-    var configVersion: Int64
+    package var configVersion: Int64
     var createdAtMs: Int64
     var updatedAtMs: Int64
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey, CaseIterable {
         case id, status
         case displayName = "display_name"
         case platformBaseURL = "platform_base_url"
@@ -69,7 +69,7 @@ struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
         field.sealingContext(tenantID: tenantID)
     }
 
-    init(_ t: Tenant, sealer: SecretSealer) throws {
+    package init(_ t: Tenant, sealer: SecretSealer) throws {
         id = t.id
         displayName = t.displayName
         status = t.status.rawValue
@@ -104,7 +104,7 @@ struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
         updatedAtMs = StoreClock.milliseconds(t.updatedAt)
     }
 
-    func tenant(sealer: SecretSealer) throws -> Tenant {
+    package func tenant(sealer: SecretSealer) throws -> Tenant {
         let subscriptionKey = try platformSubscriptionKeySealed.map {
             SecretValue(try sealer.open($0, context: Self.context(tenantID: id, field: .platformSubscriptionKey)))
         }

@@ -1,17 +1,20 @@
 import Foundation
 import GatewayCore
+import GatewayPostgres
 import Logging
 import RedisClient
 import ServiceLifecycle
 
-/// Opens everything a gateway process needs from its configuration: master key, SQLite
-/// tenant store (migrated; `demo` seeded in development when empty), cache (Redis when a
-/// URL is configured, else in-process), tenant snapshot, metrics and readiness checks.
+/// Opens everything a gateway process needs from its configuration: master key, durable
+/// stores (PostgreSQL when a database URL is set, else the SQLite file; migrated; `demo`
+/// seeded in development when empty), cache (Redis when a URL is configured, else
+/// in-process), tenant snapshot, metrics and readiness checks.
 public struct GatewayBootstrap: Sendable {
     public let services: GatewayServices
-    public let store: SQLiteTenantStore
-    /// Clients, users, signing keys and refresh families (same database file).
-    public let authStore: SQLiteAuthStore
+    /// Every durable store, on the configured backend.
+    public let stores: DurableStores
+    /// Clients, users, signing keys and refresh families (same database).
+    public var authStore: any AuthStore { stores.auth }
     /// Services that run beside the HTTP server (tenant reload, Redis shutdown).
     public let backgroundServices: [any Service]
 
@@ -33,15 +36,17 @@ public struct GatewayBootstrap: Sendable {
         if case .generated(let path) = keySource {
             logger.warning("DEVELOPMENT MODE: generated a new master key at \(path). Secrets sealed with it are lost if it is lost; set GATEWAY_MASTER_KEY in production.")
         }
-        let store = try SQLiteTenantStore.open(path: configuration.databasePath, sealer: SecretSealer(masterKey: masterKey))
+        let stores = try await openStores(configuration, sealer: SecretSealer(masterKey: masterKey), logger: logger)
+        let store = stores.tenants
         if development, try await DemoTenant.seedIfEmpty(store: store, actor: "gateway") {
-            logger.notice("seeded tenant '\(DemoTenant.id)' into an empty database", metadata: ["database": "\(configuration.databasePath)"])
+            logger.notice("seeded tenant '\(DemoTenant.id)' into an empty database", metadata: ["database": "\(stores.location)"])
         }
         let directory = TenantDirectory(store: store, pollInterval: configuration.tenantReloadInterval, logger: logger)
         try await directory.reload()
 
-        var background: [any Service] = [TenantDirectoryService(directory: directory)]
-        var checks = [ReadinessProbe.Check(name: "sqlite") { try await store.ping() }]
+        // Closed last (services stop in reverse order), after the HTTP server drained.
+        var background: [any Service] = [ShutdownActionService { await stores.close() }, TenantDirectoryService(directory: directory)]
+        var checks = [ReadinessProbe.Check(name: stores.backend) { try await store.ping() }]
         let cache: any Cache
         var revocationFeed: (any RevocationFeed)?
         let revocationMirror = RevocationMirror()
@@ -59,20 +64,20 @@ public struct GatewayBootstrap: Sendable {
         }
         let instrumented = InstrumentedCache(cache, factory: metrics.factory)
         // Revocations: durable in the database, announced through Redis when there is one.
-        let durableRevocations = SQLiteRevocationStore(database: store)
+        let durableRevocations = stores.revocations
         let revocationSync = RevocationSync(mirror: revocationMirror, feed: revocationFeed, durable: durableRevocations, logger: logger)
         // Signalled before the Redis client shuts down (services stop in reverse order).
         background.append(RevocationSyncService(sync: revocationSync, cursor: try await revocationSync.start()))
-        let authStore = SQLiteAuthStore(tenants: store)
+        let authStore = stores.auth
         if development, seedDemoSignIn, try await DemoAuth.seedIfMissing(
-            store: authStore, tenantID: DemoTenant.id,
+            tenants: store, store: authStore, tenantID: DemoTenant.id,
             passwordFile: URL(fileURLWithPath: configuration.databasePath).deletingLastPathComponent().appendingPathComponent("demo-user.txt").path,
             logger: logger) {
             logger.notice("seeded OAuth client '\(DemoAuth.clientID)' and user '\(DemoAuth.username)' into tenant '\(DemoTenant.id)' (development only)")
         }
         let http = UpstreamHTTPClientFactory.make(connectionsPerHost: configuration.upstreamConnectionsPerHost)
         // Shut down after the HTTP server drained (services stop in reverse order).
-        background.insert(ShutdownActionService { try? await http.shutdown() }, at: 1)
+        background.insert(ShutdownActionService { try? await http.shutdown() }, at: 2)
         let guards = UpstreamGuards(configuration: configuration.upstreamGuards, factory: metrics.factory)
         let platform = RoutingPlatformClient(remote: ResilientPlatformClient(base: HTTPPlatformClient(client: http), guards: guards))
         let provisioning = ResilientProvisioningClient(base: HTTPProvisioningClient(client: http), guards: guards)
@@ -96,11 +101,21 @@ public struct GatewayBootstrap: Sendable {
             upstreamBudget: configuration.upstreamBudget,
             homePartBudget: configuration.homePartBudget,
             rateLimits: configuration.rateLimits,
-            userState: try UserStateServices.make(store: store, cache: instrumented, keys: auth.keys, revocations: auth.revocations, issuerBase: issuerBase, metrics: metrics),
+            userState: try UserStateServices.make(stores: stores, cache: instrumented, keys: auth.keys, revocations: auth.revocations, issuerBase: issuerBase, metrics: metrics),
             bodyLimits: configuration.bodyLimits
         )
-        background.append(AnalyticsRetentionService(retention: AnalyticsRetention(store: SQLiteAnalyticsStore(database: store), logger: logger)))
-        return GatewayBootstrap(services: services, store: store, authStore: authStore, backgroundServices: background)
+        background.append(AnalyticsRetentionService(retention: AnalyticsRetention(store: stores.analytics, logger: logger)))
+        return GatewayBootstrap(services: services, stores: stores, backgroundServices: background)
+    }
+
+    /// PostgreSQL when `databaseURL` is set, else the SQLite file; migrated either way.
+    static func openStores(_ configuration: GatewayConfiguration, sealer: SecretSealer, logger: Logger) async throws -> DurableStores {
+        guard let url = configuration.databaseURL else {
+            return try SQLiteTenantStore.open(path: configuration.databasePath, sealer: sealer).durableStores()
+        }
+        let stores = try await PostgresStores.open(url: url, sealer: sealer, logger: logger)
+        logger.info("database: PostgreSQL", metadata: ["database": "\(stores.location)"])
+        return stores
     }
 
     /// The demo catalog folder as an absolute path, when it exists.

@@ -31,26 +31,26 @@ public struct UserStateServices: Sendable {
         self.analytics = analytics
     }
 
-    /// Builds the services on the tenant store's SQLite file, the shared cache and the
-    /// tenants' signing keys.
+    /// Builds the services on the durable stores, the shared cache and the tenants'
+    /// signing keys.
     public static func make(
-        store: SQLiteTenantStore, cache: any Cache, keys: KeyRing, revocations: RevokedTokens, issuerBase: IssuerBase, metrics: GatewayMetrics
+        stores: DurableStores, cache: any Cache, keys: KeyRing, revocations: RevokedTokens, issuerBase: IssuerBase, metrics: GatewayMetrics
     ) throws -> UserStateServices {
-        let consentStore = SQLiteConsentStore(database: store)
-        let localizationStore = SQLiteLocalizationStore(database: store)
+        let consentStore = stores.consents
+        let localizationStore = stores.localization
         let resolver = LocalizationResolver(defaults: try LocalizationDefaults.builtIn(), store: localizationStore)
         return UserStateServices(
             consents: ConsentService(store: consentStore),
             accessTokens: MiniAppAccessTokenService(
                 consents: consentStore, answers: AccessTokenAnswerCache(cache: cache),
                 minter: SigningKeyTokenMinter(keys: keys, issuer: { issuerBase.issuer(tenantID: $0) }),
-                ledger: SQLiteMiniAppTokenLedger(database: store), revocations: revocations
+                ledger: stores.tokenLedger, revocations: revocations
             ),
-            storage: SecureStorageService(store: SQLiteSecureStorageStore(database: store)),
-            analytics: AnalyticsService(store: SQLiteAnalyticsStore(database: store), metrics: metrics.factory),
+            storage: SecureStorageService(store: stores.storage),
+            analytics: AnalyticsService(store: stores.analytics, metrics: metrics.factory),
             localizations: LocalizationBundleCache(cache: cache, resolver: resolver, store: localizationStore),
             localizationResolver: resolver,
-            links: DeepLinkService(domains: SQLiteTenantDomainStore(database: store))
+            links: DeepLinkService(domains: stores.domains)
         )
     }
 }

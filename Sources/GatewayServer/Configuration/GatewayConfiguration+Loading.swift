@@ -1,5 +1,6 @@
 import Configuration
 import Foundation
+import GatewayPostgres
 import Logging
 import SystemPackage
 
@@ -7,7 +8,7 @@ extension GatewayConfiguration {
     /// Resolves settings with precedence: command-line flags > `GATEWAY_*` environment >
     /// JSON config file (`--config-file`) > defaults.
     public static func load(arguments: [String], environment: [String: String]) async throws -> GatewayConfiguration {
-        let flags = CommandLineArgumentsProvider(arguments: arguments, secretsSpecifier: .specific([GatewaySetting.masterKey.flag]))
+        let flags = CommandLineArgumentsProvider(arguments: arguments, secretsSpecifier: .specific([GatewaySetting.masterKey.flag, GatewaySetting.databaseURL.flag]))
         let gatewayEnvironment = Dictionary(
             uniqueKeysWithValues: environment.compactMap { name, value in
                 name.hasPrefix("GATEWAY_") ? (String(name.dropFirst("GATEWAY_".count)), value) : nil
@@ -15,7 +16,7 @@ extension GatewayConfiguration {
         )
         let variables = EnvironmentVariablesProvider(
             environmentVariables: gatewayEnvironment,
-            secretsSpecifier: .specific(["MASTER_KEY"])
+            secretsSpecifier: .specific(["MASTER_KEY", "DATABASE_URL"])
         )
         var providers: [any ConfigProvider] = [flags, variables]
         let early = ConfigReader(providers: providers)
@@ -58,6 +59,14 @@ extension GatewayConfiguration {
             configuration.publicBaseURL = url
         }
         if let path = string(.databasePath) { configuration.databasePath = path }
+        if let url = string(.databaseURL) {
+            do {
+                _ = try PostgresURL(url)
+            } catch {
+                throw ConfigurationError(setting: .databaseURL, reason: error.description)
+            }
+            configuration.databaseURL = url
+        }
         if let url = string(.redisURL) {
             guard url.hasPrefix("redis://") else {
                 throw ConfigurationError(setting: .redisURL, reason: "must start with redis://")

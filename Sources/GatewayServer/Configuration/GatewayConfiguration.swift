@@ -18,6 +18,8 @@ public struct GatewayConfiguration: Sendable, Equatable {
     /// Explicit public base URL; nil means derive from host and bound port.
     public var publicBaseURL: String?
     public var databasePath: String
+    /// A PostgreSQL URL; when set, durable state lives there instead of the SQLite file.
+    public var databaseURL: String?
     public var redisURL: String?
     public var masterKeyBase64: String?
     public var masterKeyFile: String?
@@ -49,6 +51,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
         port: Int = 8080,
         publicBaseURL: String? = nil,
         databasePath: String = "./.gateway/gateway.sqlite",
+        databaseURL: String? = nil,
         redisURL: String? = nil,
         masterKeyBase64: String? = nil,
         masterKeyFile: String? = nil,
@@ -79,6 +82,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
         self.port = port
         self.publicBaseURL = publicBaseURL
         self.databasePath = databasePath
+        self.databaseURL = databaseURL
         self.redisURL = redisURL
         self.masterKeyBase64 = masterKeyBase64
         self.masterKeyFile = masterKeyFile

@@ -28,6 +28,8 @@ extension GatewaySetting {
     public static let httpPort = GatewaySetting("http.port", env: "HTTP_PORT", default: "8080", "Port to listen on (0 = any free port).")
     public static let publicBaseURL = GatewaySetting("public.base.url", env: "PUBLIC_BASE_URL", default: nil, "Base URL clients use; issuers are {this}/t/{tenant}. Default http://{host}:{port}.")
     public static let databasePath = GatewaySetting("database.path", env: "DATABASE_PATH", default: "./.gateway/gateway.sqlite", "SQLite file with tenants and durable state.")
+    public static let databaseURL = GatewaySetting("database.url", env: "DATABASE_URL", default: nil, secret: true,
+                                                   "postgres://user:password@host:5432/db?sslmode=…: keep durable state in PostgreSQL (wins over the SQLite path); unset = SQLite.")
     public static let redisURL = GatewaySetting("redis.url", env: "REDIS_URL", default: nil, "redis://[:password@]host:port/db; unset = in-process cache.")
     public static let masterKey = GatewaySetting("master.key", env: "MASTER_KEY", default: nil, secret: true, "Base64 of 32 bytes that seal secrets at rest.")
     public static let masterKeyFile = GatewaySetting("master.key.file", env: "MASTER_KEY_FILE", default: nil, "File holding the base64 master key.")
@@ -35,7 +37,7 @@ extension GatewaySetting {
     public static let logLevel = GatewaySetting("log.level", env: "LOG_LEVEL", default: "info", "trace, debug, info, notice, warning, error, critical.")
     public static let logFormat = GatewaySetting("log.format", env: "LOG_FORMAT", default: "text", "text or json.")
     public static let configFile = GatewaySetting("config.file", env: "CONFIG_FILE", default: nil, "Optional JSON file with these keys (nested objects).")
-    public static let tenantReloadInterval = GatewaySetting("tenants.reload.ms", env: "TENANTS_RELOAD_MS", default: "500", "How often the tenant snapshot checks SQLite for changes.")
+    public static let tenantReloadInterval = GatewaySetting("tenants.reload.ms", env: "TENANTS_RELOAD_MS", default: "500", "How often the tenant snapshot checks the database for changes.")
     public static let upstreamBudget = GatewaySetting("upstream.budget.ms", env: "UPSTREAM_BUDGET_MS", default: "5000", "Time budget of one request for its upstream calls (deadline of every upstream call).")
     public static let upstreamConnections = GatewaySetting("upstream.connections.per.host", env: "UPSTREAM_CONNECTIONS_PER_HOST", default: "64", "Connections per upstream host in the shared HTTP client.")
     public static let demoCatalog = GatewaySetting("demo.catalog", env: "DEMO_CATALOG", default: "Deploy/demo", "Folder served as the platform of tenant `demo` while it has no platform URL (relative to the working directory; empty = off).")
@@ -55,7 +57,7 @@ extension GatewaySetting {
 
     /// All settings, in help order.
     public static let all: [GatewaySetting] = [
-        .httpHost, .httpPort, .publicBaseURL, .databasePath, .redisURL, .masterKey, .masterKeyFile,
+        .httpHost, .httpPort, .publicBaseURL, .databaseURL, .databasePath, .redisURL, .masterKey, .masterKeyFile,
         .environment, .logLevel, .logFormat, .configFile, .tenantReloadInterval,
         .upstreamBudget, .upstreamConnections, .upstreamMaxInFlight, .breakerFailureRatio, .breakerOpenMilliseconds,
         .cacheNearMilliseconds, .demoCatalog, .rateLimitTenant, .rateLimitClient,

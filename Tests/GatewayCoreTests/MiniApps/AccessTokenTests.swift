@@ -59,12 +59,12 @@ struct TestES256Minter: MiniAppTokenMinter {
         #expect(AccessTokenErrorType.audienceNotSupported.rawValue == "AudienceNotSupportedError")
     }
 
-    @Test func consentFlipChangesTheCachedAnswerImmediately() async throws {
-        let fx = try await UserStateFixture()
+    @Test(arguments: StoreBackend.available) func consentFlipChangesTheCachedAnswerImmediately(backend: StoreBackend) async throws {
+        let fx = try await UserStateFixture(backend)
         defer { fx.remove() }
         let (cache, client) = try TestCaches.make()
         defer { if let client { Task { await client.shutdown() } } }
-        let consents = SQLiteConsentStore(database: fx.database)
+        let consents = fx.stores.consents
         let minter = TestES256Minter()
         let service = MiniAppAccessTokenService(consents: consents, answers: AccessTokenAnswerCache(cache: cache), minter: minter)
         let tenant = try await fx.tenant()
@@ -102,12 +102,12 @@ struct TestES256Minter: MiniAppTokenMinter {
         #expect(try await service.answer(tenant: tenant, userID: "bob", manifest: manifest, request: request) != .allowed)
     }
 
-    @Test func manifestChangeChangesTheCachedAnswer() async throws {
-        let fx = try await UserStateFixture()
+    @Test(arguments: StoreBackend.available) func manifestChangeChangesTheCachedAnswer(backend: StoreBackend) async throws {
+        let fx = try await UserStateFixture(backend)
         defer { fx.remove() }
         let (cache, client) = try TestCaches.make()
         defer { if let client { Task { await client.shutdown() } } }
-        let consents = SQLiteConsentStore(database: fx.database)
+        let consents = fx.stores.consents
         let service = MiniAppAccessTokenService(consents: consents, answers: AccessTokenAnswerCache(cache: cache), minter: TestES256Minter())
         let tenant = try await fx.tenant()
         try await consents.setConsents([token: .allowed], for: UserMiniAppKey(tenantID: "acme", userID: "alice", miniAppID: "app-1"))
@@ -119,14 +119,14 @@ struct TestES256Minter: MiniAppTokenMinter {
         #expect(denied(.audienceNotSupported, answer))
     }
 
-    @Test("issued token ids are recorded; revokeAll revokes the live ones of that user and mini app only")
-    func revokeAll() async throws {
-        let fx = try await UserStateFixture()
+    @Test("issued token ids are recorded; revokeAll revokes the live ones of that user and mini app only", arguments: StoreBackend.available)
+    func revokeAll(backend: StoreBackend) async throws {
+        let fx = try await UserStateFixture(backend)
         defer { fx.remove() }
         let (cache, client) = try TestCaches.make()
         defer { if let client { Task { await client.shutdown() } } }
-        let consents = SQLiteConsentStore(database: fx.database)
-        let ledger = SQLiteMiniAppTokenLedger(database: fx.database)
+        let consents = fx.stores.consents
+        let ledger = fx.stores.tokenLedger
         let revocations = RevokedTokens(cache: cache)
         let service = MiniAppAccessTokenService(
             consents: consents, answers: AccessTokenAnswerCache(cache: cache), minter: TestES256Minter(), ledger: ledger, revocations: revocations

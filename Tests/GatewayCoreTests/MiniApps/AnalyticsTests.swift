@@ -11,11 +11,11 @@ import Testing
         .init(name: "mini_app_signature_validation_fail", miniAppID: "app-2"),
     ]
 
-    @Test func partialBatchKeepsValidEventsAndRejectsByIndex() async throws {
-        let fx = try await UserStateFixture()
+    @Test(arguments: StoreBackend.available) func partialBatchKeepsValidEventsAndRejectsByIndex(backend: StoreBackend) async throws {
+        let fx = try await UserStateFixture(backend)
         defer { fx.remove() }
         let metrics = TestMetrics()
-        let store = SQLiteAnalyticsStore(database: fx.database)
+        let store = fx.stores.analytics
         let service = AnalyticsService(store: store, metrics: metrics)
         let batch: [AnalyticsEventInput] = [
             Self.good[0],
@@ -46,20 +46,20 @@ import Testing
         #expect(counter.totalValue == 1)
     }
 
-    @Test func batchOverTheLimitIsRefusedWhole() async throws {
-        let fx = try await UserStateFixture()
+    @Test(arguments: StoreBackend.available) func batchOverTheLimitIsRefusedWhole(backend: StoreBackend) async throws {
+        let fx = try await UserStateFixture(backend)
         defer { fx.remove() }
-        let service = AnalyticsService(store: SQLiteAnalyticsStore(database: fx.database), metrics: TestMetrics())
+        let service = AnalyticsService(store: fx.stores.analytics, metrics: TestMetrics())
         let batch = Array(repeating: Self.good[0], count: 101)
         await #expect(throws: AnalyticsBatchError.tooManyEvents(count: 101, max: 100)) { try await service.ingest(tenantID: "acme", batch) }
         #expect(try await service.summary(tenantID: "acme", since: .distantPast).isEmpty)
         #expect(try await service.ingest(tenantID: "acme", Array(batch.prefix(100))).accepted == 100)
     }
 
-    @Test func retentionDeletesOldEvents() async throws {
-        let fx = try await UserStateFixture()
+    @Test(arguments: StoreBackend.available) func retentionDeletesOldEvents(backend: StoreBackend) async throws {
+        let fx = try await UserStateFixture(backend)
         defer { fx.remove() }
-        let store = SQLiteAnalyticsStore(database: fx.database)
+        let store = fx.stores.analytics
         let now = Date()
         let old = AnalyticsService(store: store, metrics: TestMetrics(), now: { now.addingTimeInterval(-40 * 86_400) })
         let fresh = AnalyticsService(store: store, metrics: TestMetrics(), now: { now })

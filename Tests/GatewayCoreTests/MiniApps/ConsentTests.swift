@@ -13,10 +13,10 @@ import Testing
         #expect(CustomPermission.allCases.allSatisfy { !$0.summary.isEmpty })
     }
 
-    @Test func updateStoresAndComputesMayLaunch() async throws {
-        let fx = try await UserStateFixture()
+    @Test(arguments: StoreBackend.available) func updateStoresAndComputesMayLaunch(backend: StoreBackend) async throws {
+        let fx = try await UserStateFixture(backend)
         defer { fx.remove() }
-        let service = ConsentService(store: SQLiteConsentStore(database: fx.database))
+        let service = ConsentService(store: fx.stores.consents)
         let empty = try await service.view(alice, manifest: manifest)
         #expect(!empty.mayLaunch)
         #expect(empty.items.map(\.name) == [CustomPermission.userName, .accessToken, .location].map(\.rawValue))
@@ -35,10 +35,10 @@ import Testing
         #expect(try await service.update(alice, manifest: manifest, changes: [CustomPermission.userName.rawValue: .denied]).consentVersion == 2)
     }
 
-    @Test func unknownAndUndeclaredNamesAreRefusedAndNothingIsStored() async throws {
-        let fx = try await UserStateFixture()
+    @Test(arguments: StoreBackend.available) func unknownAndUndeclaredNamesAreRefusedAndNothingIsStored(backend: StoreBackend) async throws {
+        let fx = try await UserStateFixture(backend)
         defer { fx.remove() }
-        let store = SQLiteConsentStore(database: fx.database)
+        let store = fx.stores.consents
         let service = ConsentService(store: store)
         let changes: [String: ConsentStatus] = [
             CustomPermission.userName.rawValue: .allowed,
@@ -53,10 +53,10 @@ import Testing
         #expect(stored.version == 0)
     }
 
-    @Test func usersAndTenantsAreIsolatedAndListed() async throws {
-        let fx = try await UserStateFixture()
+    @Test(arguments: StoreBackend.available) func usersAndTenantsAreIsolatedAndListed(backend: StoreBackend) async throws {
+        let fx = try await UserStateFixture(backend)
         defer { fx.remove() }
-        let store = SQLiteConsentStore(database: fx.database)
+        let store = fx.stores.consents
         try await store.setConsents([CustomPermission.userName.rawValue: .allowed], for: alice)
         try await store.setConsents([CustomPermission.location.rawValue: .denied], for: UserMiniAppKey(tenantID: "acme", userID: "alice", miniAppID: "app-2"))
         let bob = UserMiniAppKey(tenantID: "acme", userID: "bob", miniAppID: "app-1")
@@ -68,7 +68,7 @@ import Testing
         let apps = try await store.userMiniApps(tenantID: "acme", userID: "alice")
         #expect(Set(apps.map(\.miniAppID)) == ["app-1", "app-2"])
         // Storage alone also lists the mini app.
-        try await SQLiteSecureStorageStore(database: fx.database).put(["k": "v"], for: UserMiniAppKey(tenantID: "acme", userID: "bob", miniAppID: "app-9"), maxBytes: 100)
+        try await fx.stores.storage.put(["k": "v"], for: UserMiniAppKey(tenantID: "acme", userID: "bob", miniAppID: "app-9"), maxBytes: 100)
         #expect(try await store.userMiniApps(tenantID: "acme", userID: "bob").map(\.miniAppID) == ["app-9"])
         let service = ConsentService(store: store)
         let entries = try await service.userMiniApps(tenantID: "acme", userID: "alice") { $0 == "app-1" ? manifest : nil }

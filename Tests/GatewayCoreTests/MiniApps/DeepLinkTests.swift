@@ -31,10 +31,10 @@ import Testing
         }
     }
 
-    @Test func domainsAndAASAPerHost() async throws {
-        let fx = try await UserStateFixture()
+    @Test(arguments: StoreBackend.available) func domainsAndAASAPerHost(backend: StoreBackend) async throws {
+        let fx = try await UserStateFixture(backend)
         defer { fx.remove() }
-        let store = SQLiteTenantDomainStore(database: fx.database)
+        let store = fx.stores.domains
         try await store.add(host: "App.Acme.com", tenantID: "acme", appIDs: ["ABCDE12345.com.acme.app"])
         try await store.add(host: "app.acme.com", tenantID: "acme", appIDs: ["ABCDE12345.com.acme.app", "ABCDE12345.com.acme.beta"])
         try await store.add(host: "links.beta.io", tenantID: "beta", appIDs: ["ZZZZZ99999.io.beta"])

@@ -20,10 +20,10 @@ import Testing
         #expect(LocaleTag.fallbackChain(for: "en-GB", tenantDefault: nil) == ["en-GB", "en"])
     }
 
-    @Test func resolverAppliesTheFallbackChain() async throws {
-        let fx = try await UserStateFixture()
+    @Test(arguments: StoreBackend.available) func resolverAppliesTheFallbackChain(backend: StoreBackend) async throws {
+        let fx = try await UserStateFixture(backend)
         defer { fx.remove() }
-        let store = SQLiteLocalizationStore(database: fx.database)
+        let store = fx.stores.localization
         let resolver = LocalizationResolver(defaults: try LocalizationDefaults.builtIn(), store: store)
         let ok = "miniapp.sdk.ios.alert.title.ok"
         let cancel = "miniapp.sdk.ios.alert.title.cancel"
@@ -52,20 +52,20 @@ import Testing
         await #expect(throws: LocalizationError.self) { try await resolver.bundle(tenantID: "acme", locale: "not a locale") }
     }
 
-    @Test func etagAndCacheFollowChanges() async throws {
-        let fx = try await UserStateFixture()
+    @Test(arguments: StoreBackend.available) func etagAndCacheFollowChanges(backend: StoreBackend) async throws {
+        let fx = try await UserStateFixture(backend)
         defer { fx.remove() }
         let (cache, client) = try TestCaches.make()
         defer { if let client { Task { await client.shutdown() } } }
-        let store = SQLiteLocalizationStore(database: fx.database)
+        let store = fx.stores.localization
         let resolver = LocalizationResolver(defaults: try LocalizationDefaults.builtIn(), store: store)
         let cached = LocalizationBundleCache(cache: cache, resolver: resolver, store: store)
         let tenant = try await fx.tenant()
         let first = try await cached.bundle(tenant: tenant, locale: "ja")
         #expect(try await cached.bundle(tenant: tenant, locale: "ja") == first)
-        let token = try await fx.database.changeToken()
+        let token = try await fx.stores.tenants.changeToken()
         try await store.set(["miniapp.sdk.ios.alert.title.ok": "はい"], tenantID: "acme", locale: "ja")
-        #expect(try await fx.database.changeToken() > token)
+        #expect(try await fx.stores.tenants.changeToken() > token)
         let second = try await cached.bundle(tenant: tenant, locale: "ja")
         #expect(second.entries["miniapp.sdk.ios.alert.title.ok"] == "はい")
         #expect(second.etag != first.etag)
@@ -74,7 +74,7 @@ import Testing
         #expect(third.etag == first.etag)
     }
 
-    @Test func acceptLanguageNegotiation() async throws {
+    @Test(arguments: StoreBackend.available) func acceptLanguageNegotiation(backend: StoreBackend) async throws {
         let available: Set<String> = ["en", "ja", "fr-CA"]
         #expect(AcceptLanguage.negotiate("ja-JP,ja;q=0.9,en;q=0.8", available: available, fallback: "en") == "ja")
         #expect(AcceptLanguage.negotiate("de, fr;q=0.7, en;q=0.5", available: available, fallback: "en") == "fr-CA")
@@ -85,9 +85,9 @@ import Testing
         #expect(AcceptLanguage.negotiate("garbage;;q=abc", available: available, fallback: "en") == "en")
         #expect(AcceptLanguage.parse("a-b-c-d-e, ja;q=0.5, en;q=0.5").map(\.tag) == ["a-b-c-d-e", "ja", "en"].compactMap(LocaleTag.normalize))
 
-        let fx = try await UserStateFixture()
+        let fx = try await UserStateFixture(backend)
         defer { fx.remove() }
-        let store = SQLiteLocalizationStore(database: fx.database)
+        let store = fx.stores.localization
         let resolver = LocalizationResolver(defaults: try LocalizationDefaults.builtIn(), store: store)
         #expect(try await resolver.negotiate(tenantID: "acme", acceptLanguage: "ja-JP, en;q=0.5") == "en")
         try await store.set(["k": "v"], tenantID: "acme", locale: "ja")

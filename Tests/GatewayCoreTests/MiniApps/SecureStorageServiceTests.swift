@@ -3,10 +3,10 @@ import Testing
 @testable import GatewayCore
 
 @Suite struct SecureStorageServiceTests {
-    @Test func theTenantsCapApplies() async throws {
-        let fx = try await UserStateFixture(storageMax: 10)
+    @Test(arguments: StoreBackend.available) func theTenantsCapApplies(backend: StoreBackend) async throws {
+        let fx = try await UserStateFixture(backend, storageMax: 10)
         defer { fx.remove() }
-        let service = SecureStorageService(store: SQLiteSecureStorageStore(database: fx.database))
+        let service = SecureStorageService(store: fx.stores.storage)
         var tenant = try await fx.tenant()
         #expect(try await service.put(["k": "123456789"], tenant: tenant, userID: "alice", miniAppID: "app-1") == SecureStorageSize(used: 10, max: 10))
         let error = await #expect(throws: SecureStorageError.self) {
@@ -14,7 +14,7 @@ import Testing
         }
         #expect(error?.code == "storage_full")
         // Raising the cap (gatewayctl tenant update --storage-max-bytes) lets the write through.
-        tenant = try await fx.database.update(id: "acme", actor: "test") { $0.storageMaxSizeInBytes = 20 }
+        tenant = try await fx.stores.tenants.update(id: "acme", actor: "test") { $0.storageMaxSizeInBytes = 20 }
         #expect(try await service.put(["k2": "x"], tenant: tenant, userID: "alice", miniAppID: "app-1").used == 13)
         #expect(try await service.size(tenant: tenant, userID: "alice", miniAppID: "app-1") == SecureStorageSize(used: 13, max: 20))
         #expect(try await service.value(forKey: "k2", tenant: tenant, userID: "alice", miniAppID: "app-1") == "x")

@@ -5,10 +5,10 @@ import Testing
 @Suite struct SecureStorageTests {
     let alice = UserMiniAppKey(tenantID: "acme", userID: "alice", miniAppID: "app-1")
 
-    @Test func putGetSizeAndMissingKey() async throws {
-        let fx = try await UserStateFixture(storageMax: 1_000)
+    @Test(arguments: StoreBackend.available) func putGetSizeAndMissingKey(backend: StoreBackend) async throws {
+        let fx = try await UserStateFixture(backend, storageMax: 1_000)
         defer { fx.remove() }
-        let store = SQLiteSecureStorageStore(database: fx.database)
+        let store = fx.stores.storage
         let size = try await store.put(["k1": "héllo", "k2": "v"], for: alice, maxBytes: 1_000)
         #expect(size == SecureStorageSize(used: Int64(2 + "héllo".utf8.count + 2 + 1), max: 1_000))
         #expect(try await store.value(forKey: "k1", of: alice) == "héllo")
@@ -21,10 +21,10 @@ import Testing
         #expect(try await store.size(of: alice, maxBytes: 1_000).used == 0)
     }
 
-    @Test func aWriteThatPassesTheCapIsRefusedWhole() async throws {
-        let fx = try await UserStateFixture(storageMax: 100)
+    @Test(arguments: StoreBackend.available) func aWriteThatPassesTheCapIsRefusedWhole(backend: StoreBackend) async throws {
+        let fx = try await UserStateFixture(backend, storageMax: 100)
         defer { fx.remove() }
-        let store = SQLiteSecureStorageStore(database: fx.database)
+        let store = fx.stores.storage
         try await store.put(["a": String(repeating: "x", count: 49)], for: alice, maxBytes: 100)
         let big = ["b": String(repeating: "y", count: 40), "c": String(repeating: "z", count: 20)]
         await #expect(throws: SecureStorageError.storageFull(used: 50, requested: 112, max: 100)) {
@@ -36,10 +36,10 @@ import Testing
         #expect(try await store.put(["b": String(repeating: "y", count: 49)], for: alice, maxBytes: 100).used == 100)
     }
 
-    @Test func keyAndValueLimits() async throws {
-        let fx = try await UserStateFixture(storageMax: 100)
+    @Test(arguments: StoreBackend.available) func keyAndValueLimits(backend: StoreBackend) async throws {
+        let fx = try await UserStateFixture(backend, storageMax: 100)
         defer { fx.remove() }
-        let store = SQLiteSecureStorageStore(database: fx.database)
+        let store = fx.stores.storage
         await #expect(throws: SecureStorageError.self) { try await store.put(["": "v"], for: alice, maxBytes: 100) }
         await #expect(throws: SecureStorageError.self) { try await store.put([String(repeating: "k", count: 257): "v"], for: alice, maxBytes: 10_000) }
         await #expect(throws: SecureStorageError.valueTooLarge(key: "k", bytes: 101, max: 100)) {
@@ -52,10 +52,11 @@ import Testing
 
     /// 20 writers on separate store instances (separate connection pools, like
     /// processes) race to fill a 1,000-byte cap with 100-byte items: exactly 10 fit.
-    @Test func capHoldsUnderTwentyConcurrentWriters() async throws {
-        let fx = try await UserStateFixture(storageMax: 1_000)
+    @Test(arguments: StoreBackend.available) func capHoldsUnderTwentyConcurrentWriters(backend: StoreBackend) async throws {
+        let fx = try await UserStateFixture(backend, storageMax: 1_000)
         defer { fx.remove() }
-        let stores = try (0 ..< 20).map { _ in SQLiteSecureStorageStore(database: try fx.reopen()) }
+        var stores: [any SecureStorageStore] = []
+        for _ in 0 ..< 20 { stores.append(try await fx.reopen().storage) }
         let owner = alice
         let outcomes = try await withThrowingTaskGroup(of: Bool.self) { group in
             for (index, store) in stores.enumerated() {
@@ -72,44 +73,38 @@ import Testing
             return try await group.reduce(into: [Bool]()) { $0.append($1) }
         }
         #expect(outcomes.filter { $0 }.count == 10)
-        let reader = SQLiteSecureStorageStore(database: try fx.reopen())
+        let reader = try await fx.reopen().storage
         #expect(try await reader.size(of: owner, maxBytes: 1_000).used == 1_000)
         let usage = try await reader.usage(tenantID: "acme", userID: "alice")
         #expect(usage.map(\.itemCount) == [10])
         // The usage row matches what is really stored.
-        let stored = try await fx.database.pool.read { db in
-            try Int64.fetchOne(db, sql: "SELECT SUM(size_bytes) FROM secure_storage_items WHERE tenant_id = 'acme' AND user_id = 'alice'")
-        }
+        let stored = try await fx.database.integer("SELECT CAST(SUM(size_bytes) AS BIGINT) FROM secure_storage_items WHERE tenant_id = 'acme' AND user_id = 'alice'")
         #expect(stored == 1_000)
     }
 
-    @Test func valuesAreSealedAtRest() async throws {
-        let fx = try await UserStateFixture()
+    @Test(arguments: StoreBackend.available) func valuesAreSealedAtRest(backend: StoreBackend) async throws {
+        let fx = try await UserStateFixture(backend)
         defer { fx.remove() }
-        let store = SQLiteSecureStorageStore(database: fx.database)
+        let store = fx.stores.storage
         let marker = "PLAINTEXT-MARKER-7f3a9"
         try await store.put(["secret": marker], for: alice, maxBytes: 10_000)
         #expect(try await store.value(forKey: "secret", of: alice) == marker)
-        for suffix in ["", "-wal"] {
-            let path = fx.database.path + suffix
-            guard let data = FileManager.default.contents(atPath: path) else { continue }
-            #expect(data.range(of: Data(marker.utf8)) == nil, "plaintext found in \(path)")
-        }
+        let atRest = try await fx.database.bytesAtRest()
+        #expect(atRest.range(of: Data("secret".utf8)) != nil, "the search reads the stored rows")
+        #expect(atRest.range(of: Data(marker.utf8)) == nil, "plaintext found at rest on \(backend)")
         // A sealed value moved to another user's row does not open.
-        try await fx.database.pool.write { db in
-            try db.execute(sql: """
-                INSERT INTO secure_storage_items SELECT tenant_id, 'mallory', miniapp_id, key, value_sealed, size_bytes, updated_at_ms
-                FROM secure_storage_items WHERE user_id = 'alice'
-                """)
-        }
+        try await fx.database.execute("""
+            INSERT INTO secure_storage_items SELECT tenant_id, 'mallory', miniapp_id, key, value_sealed, size_bytes, updated_at_ms
+            FROM secure_storage_items WHERE user_id = 'alice'
+            """)
         let mallory = UserMiniAppKey(tenantID: "acme", userID: "mallory", miniAppID: "app-1")
         await #expect(throws: SecretSealerError.self) { try await store.value(forKey: "secret", of: mallory) }
     }
 
-    @Test func usersAndTenantsAreIsolated() async throws {
-        let fx = try await UserStateFixture()
+    @Test(arguments: StoreBackend.available) func usersAndTenantsAreIsolated(backend: StoreBackend) async throws {
+        let fx = try await UserStateFixture(backend)
         defer { fx.remove() }
-        let store = SQLiteSecureStorageStore(database: fx.database)
+        let store = fx.stores.storage
         try await store.put(["k": "alice's"], for: alice, maxBytes: 10_000)
         let bob = UserMiniAppKey(tenantID: "acme", userID: "bob", miniAppID: "app-1")
         let otherTenant = UserMiniAppKey(tenantID: "beta", userID: "alice", miniAppID: "app-1")
@@ -123,13 +118,13 @@ import Testing
         #expect(try await store.value(forKey: "k", of: alice) == "alice's")
     }
 
-    @Test func deletingTheTenantRemovesItsStorage() async throws {
-        let fx = try await UserStateFixture()
+    @Test(arguments: StoreBackend.available) func deletingTheTenantRemovesItsStorage(backend: StoreBackend) async throws {
+        let fx = try await UserStateFixture(backend)
         defer { fx.remove() }
-        let store = SQLiteSecureStorageStore(database: fx.database)
+        let store = fx.stores.storage
         try await store.put(["k": "v"], for: alice, maxBytes: 10_000)
-        try await fx.database.delete(id: "acme", actor: "test")
-        let rows = try await fx.database.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM secure_storage_items") }
+        try await fx.stores.tenants.delete(id: "acme", actor: "test")
+        let rows = try await fx.database.integer("SELECT COUNT(*) FROM secure_storage_items")
         #expect(rows == 0)
     }
 }

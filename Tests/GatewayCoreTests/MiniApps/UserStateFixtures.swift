@@ -2,29 +2,29 @@ import Foundation
 import RedisClient
 @testable import GatewayCore
 
-/// A temp database with tenants `acme` and `beta`, plus a cache (Redis when REDIS_URL is set).
+/// A fresh database on `backend` with tenants `acme` and `beta`.
 struct UserStateFixture {
-    let folder: TemporaryFolder
-    let database: SQLiteTenantStore
+    let database: TestDatabase
+    /// The stores of the database.
+    var stores: DurableStores { database.stores }
 
-    init(storageMax: Int64 = Tenant.defaultStorageMaxSizeInBytes) async throws {
-        folder = try TemporaryFolder()
-        database = try Fixtures.store(folder)
-        try await database.create(Tenant(id: "acme", displayName: "Acme", storageMaxSizeInBytes: storageMax), actor: "test")
-        try await database.create(Tenant(id: "beta", displayName: "Beta", storageMaxSizeInBytes: storageMax), actor: "test")
+    init(_ backend: StoreBackend = .sqlite, storageMax: Int64 = Tenant.defaultStorageMaxSizeInBytes) async throws {
+        database = try await TestDatabase.make(backend)
+        try await database.stores.tenants.create(Tenant(id: "acme", displayName: "Acme", storageMaxSizeInBytes: storageMax), actor: "test")
+        try await database.stores.tenants.create(Tenant(id: "beta", displayName: "Beta", storageMaxSizeInBytes: storageMax), actor: "test")
     }
 
     func tenant(_ id: String = "acme") async throws -> Tenant {
-        try await database.tenant(id: id)!
+        try await stores.tenants.tenant(id: id)!
     }
 
-    /// Another store instance on the same file (like another process).
-    func reopen() throws -> SQLiteTenantStore {
-        try Fixtures.store(folder)
+    /// Another instance on the same data (like another process).
+    func reopen() async throws -> DurableStores {
+        try await database.another()
     }
 
     func remove() {
-        folder.remove()
+        database.remove()
     }
 
     static let manifest = MiniAppPermissionManifest(

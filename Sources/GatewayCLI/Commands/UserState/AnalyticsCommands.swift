@@ -36,7 +36,7 @@ struct AnalyticsSummaryCommand: AsyncParsableCommand {
         let context = try CLIContext.require()
         let start = SinceParser.parse(since, now: Date()) ?? Date()
         let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
-        let counts = try await SQLiteAnalyticsStore(database: state.access.store).summary(tenantID: tenant.tenant, since: start)
+        let counts = try await state.access.stores.analytics.summary(tenantID: tenant.tenant, since: start)
         let total = counts.reduce(0) { $0 + $1.count }
         if global.json {
             try context.printJSON(Report(tenant: tenant.tenant, since: start, total: total, counts: counts))

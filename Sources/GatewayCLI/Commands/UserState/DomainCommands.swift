@@ -32,7 +32,7 @@ struct DomainAddCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try CLIContext.require()
         let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
-        let store = SQLiteTenantDomainStore(database: state.access.store)
+        let store = state.access.stores.domains
         let domain = try await UserStateAccess.mapErrors { try await store.add(host: host, tenantID: tenant.tenant, appIDs: appIDs) }
         if global.json {
             try context.printJSON(domain)
@@ -55,8 +55,8 @@ struct DomainListCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let access = try StoreAccess(global, context: context)
-        let domains = try await SQLiteTenantDomainStore(database: access.store).domains(tenantID: tenant)
+        let access = try await StoreAccess.open(global, context: context)
+        let domains = try await access.stores.domains.domains(tenantID: tenant)
         if global.json {
             try context.printJSON(domains)
             return
@@ -87,7 +87,7 @@ struct DomainRemoveCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try CLIContext.require()
         let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
-        let store = SQLiteTenantDomainStore(database: state.access.store)
+        let store = state.access.stores.domains
         try await UserStateAccess.mapErrors { try await store.remove(host: host, tenantID: tenant.tenant) }
         let canonical = host.lowercased()
         if global.json {

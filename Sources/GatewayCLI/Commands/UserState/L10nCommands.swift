@@ -39,7 +39,7 @@ enum L10nWriter {
         }
         let context = try CLIContext.require()
         let state = try await UserStateAccess(global, tenantID: target.tenant.tenant, context: context)
-        let store = SQLiteLocalizationStore(database: state.access.store)
+        let store = state.access.stores.localization
         let result = try await UserStateAccess.mapErrors { try await store.set(entries, tenantID: target.tenant.tenant, locale: target.locale) }
         let locale = LocaleTag.normalize(target.locale) ?? target.locale
         if global.json {
@@ -103,7 +103,7 @@ struct L10nUnsetCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try CLIContext.require()
         let state = try await UserStateAccess(global, tenantID: target.tenant.tenant, context: context)
-        let store = SQLiteLocalizationStore(database: state.access.store)
+        let store = state.access.stores.localization
         let removed = try await UserStateAccess.mapErrors { try await store.unset(keys, tenantID: target.tenant.tenant, locale: target.locale) }
         if global.json {
             try context.printJSON(Report(removed: removed))

@@ -17,7 +17,7 @@ struct L10nListCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try CLIContext.require()
         let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
-        let store = SQLiteLocalizationStore(database: state.access.store)
+        let store = state.access.stores.localization
         let rows = try await UserStateAccess.mapErrors { try await store.overrides(tenantID: tenant.tenant, locale: locale) }
         if global.json {
             try context.printJSON(rows)
@@ -100,7 +100,7 @@ struct L10nDefaultCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try CLIContext.require()
         let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
-        let store = SQLiteLocalizationStore(database: state.access.store)
+        let store = state.access.stores.localization
         let result = try await UserStateAccess.mapErrors { try await store.setDefaultLocale(locale, tenantID: tenant.tenant) }
         if global.json {
             try context.printJSON(result)

@@ -31,7 +31,7 @@ struct StorageUsageCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try CLIContext.require()
         let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
-        let rows = try await SQLiteSecureStorageStore(database: state.access.store).usage(tenantID: tenant.tenant, userID: user)
+        let rows = try await state.access.stores.storage.usage(tenantID: tenant.tenant, userID: user)
         let max = state.tenant.storageMaxSizeInBytes
         if global.json {
             try context.printJSON(Report(tenant: tenant.tenant, maxBytes: max, usage: rows))
@@ -70,7 +70,7 @@ struct StorageWipeCommand: AsyncParsableCommand {
         let context = try CLIContext.require()
         let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
         let owner = UserMiniAppKey(tenantID: tenant.tenant, userID: user, miniAppID: miniApp)
-        let deleted = try await SQLiteSecureStorageStore(database: state.access.store).deleteAll(for: owner)
+        let deleted = try await state.access.stores.storage.deleteAll(for: owner)
         if global.json {
             try context.printJSON(Report(tenant: tenant.tenant, user: user, miniApp: miniApp, deletedItems: deleted))
         } else {

@@ -7,7 +7,7 @@ struct UserStateAccess {
     let tenant: Tenant
 
     init(_ global: GlobalOptions, tenantID: String, context: CLIContext) async throws {
-        access = try StoreAccess(global, context: context)
+        access = try await StoreAccess.open(global, context: context)
         guard let tenant = try await access.store.tenant(id: tenantID) else {
             throw CLIError.invalid("tenant '\(tenantID)' not found")
         }

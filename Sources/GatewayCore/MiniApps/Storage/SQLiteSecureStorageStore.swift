@@ -21,7 +21,7 @@ public final class SQLiteSecureStorageStore: SecureStorageStore {
     }
 
     /// The sealing context of one item.
-    static func context(_ owner: UserMiniAppKey, key: String) -> String {
+    package static func context(_ owner: UserMiniAppKey, key: String) -> String {
         "securestorage:" + UserMiniAppKey.canonical([owner.tenantID, owner.userID, owner.miniAppID, key])
     }
 

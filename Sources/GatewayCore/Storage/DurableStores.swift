@@ -1,0 +1,95 @@
+/// The authorization server's stores, which one backend implements together.
+public typealias AuthStore = SigningKeyStore & ClientStore & UserStore & RefreshTokenStore
+
+/// Every durable store of one database, each behind its protocol: what a gateway process
+/// or `gatewayctl` works with, whichever backend holds the data (SQLite file by default,
+/// PostgreSQL when a database URL is configured).
+public struct DurableStores: Sendable {
+    /// Which engine, for logs and the readiness check (`sqlite`, `postgres`).
+    public let backend: String
+    /// Where the data lives, without credentials (a file path or a redacted URL).
+    public let location: String
+    /// Tenants, their audit log and the change token.
+    public let tenants: any TenantStore
+    /// Signing keys, OAuth clients, local users and refresh families.
+    public let auth: any AuthStore
+    /// Revoked token ids until they expire.
+    public let revocations: any RevocationStore
+    /// Users' consent answers per mini app.
+    public let consents: any ConsentStore
+    /// Users' secure storage per mini app (sealed values, capped).
+    public let storage: any SecureStorageStore
+    /// Issued mini-app access-token ids.
+    public let tokenLedger: any MiniAppTokenLedger
+    /// Analytics events with retention.
+    public let analytics: any AnalyticsStore
+    /// Localization overrides and default locales.
+    public let localization: any LocalizationStore
+    /// Universal-link domains.
+    public let domains: any TenantDomainStore
+    /// The backend's migrations.
+    public let schema: StoreSchema
+    private let closeAction: @Sendable () async -> Void
+
+    public init(backend: String, location: String, tenants: any TenantStore, auth: any AuthStore, revocations: any RevocationStore,
+                consents: any ConsentStore, storage: any SecureStorageStore, tokenLedger: any MiniAppTokenLedger, analytics: any AnalyticsStore,
+                localization: any LocalizationStore, domains: any TenantDomainStore, schema: StoreSchema,
+                close: @escaping @Sendable () async -> Void = {}) {
+        self.schema = schema
+        self.backend = backend
+        self.location = location
+        self.tenants = tenants
+        self.auth = auth
+        self.revocations = revocations
+        self.consents = consents
+        self.storage = storage
+        self.tokenLedger = tokenLedger
+        self.analytics = analytics
+        self.localization = localization
+        self.domains = domains
+        self.closeAction = close
+    }
+
+    /// Releases the backend's connections (a no-op for SQLite). Call once, when done.
+    public func close() async {
+        await closeAction()
+    }
+}
+
+extension SQLiteTenantStore {
+    /// Every store on this database file (one connection pool, one master key).
+    public func durableStores() -> DurableStores {
+        DurableStores(
+            backend: "sqlite", location: path, tenants: self, auth: SQLiteAuthStore(tenants: self), revocations: SQLiteRevocationStore(database: self),
+            consents: SQLiteConsentStore(database: self), storage: SQLiteSecureStorageStore(database: self),
+            tokenLedger: SQLiteMiniAppTokenLedger(database: self), analytics: SQLiteAnalyticsStore(database: self),
+            localization: SQLiteLocalizationStore(database: self), domains: SQLiteTenantDomainStore(database: self),
+            schema: StoreSchema(known: Self.knownMigrations, applied: { try self.appliedMigrations() }, migrate: { try self.migrate() })
+        )
+    }
+}
+
+/// A backend's versioned schema: which migrations exist, which are applied, and how to
+/// apply the rest (`gatewayctl migrate`).
+public struct StoreSchema: Sendable {
+    /// Every migration this build knows, in order.
+    public let known: [String]
+    private let appliedAction: @Sendable () async throws -> [String]
+    private let migrateAction: @Sendable () async throws -> Void
+
+    public init(known: [String], applied: @escaping @Sendable () async throws -> [String], migrate: @escaping @Sendable () async throws -> Void) {
+        self.known = known
+        self.appliedAction = applied
+        self.migrateAction = migrate
+    }
+
+    /// The migrations applied to the database, in order.
+    public func applied() async throws -> [String] {
+        try await appliedAction()
+    }
+
+    /// Applies the pending migrations (a no-op when the schema is current).
+    public func migrate() async throws {
+        try await migrateAction()
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import GatewayCore
+import PostgresNIO
+
+/// Refresh families on PostgreSQL. Rotation locks the family row (`FOR UPDATE`) before it
+/// reads the presented token's state, so when several processes present one token at
+/// once, exactly one rotates it and the others see it rotated (reuse: the family is revoked).
+extension PostgresAuthStore {
+    private static let familyColumns = "family_id, tenant_id, client_id, subject, scope, nonce, dpop_jkt, revoked, created_at_ms, absolute_expiry_ms, session_id"
+    private typealias FamilyRow = (String, String, String, String, String, String?, String?, Bool, Int64, Int64, String?)
+
+    private static func family(_ r: FamilyRow) -> RefreshFamily {
+        RefreshFamily(familyID: r.0, tenantID: r.1, clientID: r.2, subject: r.3, scope: r.4, nonce: r.5, dpopJKT: r.6, revoked: r.7,
+                      createdAt: StoreClock.date(r.8), absoluteExpiry: StoreClock.date(r.9), sessionID: r.10)
+    }
+
+    public func createFamily(_ f: RefreshFamily, tokenHash: String, idleExpiry: Date) async throws {
+        // One statement, so one implicit transaction: the family never exists without its token.
+        try await client.execute("""
+            WITH family AS (
+                INSERT INTO auth_refresh_families (\(unescaped: Self.familyColumns))
+                VALUES (\(f.familyID), \(f.tenantID), \(f.clientID), \(f.subject), \(f.scope), \(f.nonce), \(f.dpopJKT), \(f.revoked),
+                        \(StoreClock.milliseconds(f.createdAt)), \(StoreClock.milliseconds(f.absoluteExpiry)), \(f.sessionID))
+                RETURNING family_id)
+            INSERT INTO auth_refresh_tokens (token_hash, family_id, state, idle_expiry_ms)
+            SELECT \(tokenHash), family_id, 'active', \(StoreClock.milliseconds(idleExpiry)) FROM family
+            """)
+    }
+
+    public func rotate(tokenHash: String, tenantID: String, clientID: String, newHash: String, now: Date, idleExpiry: Date) async throws -> RefreshRotation {
+        try await database.transaction { connection in
+            guard let row = try await connection.first("""
+                SELECT \(unescaped: Self.familyColumns) FROM auth_refresh_families
+                WHERE family_id = (SELECT family_id FROM auth_refresh_tokens WHERE token_hash = \(tokenHash)) FOR UPDATE
+                """, as: FamilyRow.self) else { return .invalid }
+            let family = Self.family(row)
+            guard family.tenantID == tenantID, family.clientID == clientID, !family.revoked else { return .invalid }
+            // Read after the lock: a statement in READ COMMITTED sees what the winner committed.
+            guard let (state, idle) = try await connection.first(
+                "SELECT state, idle_expiry_ms FROM auth_refresh_tokens WHERE token_hash = \(tokenHash)", as: (String, Int64).self) else { return .invalid }
+            if state != "active" {
+                return .reused(family: family, accessTokens: try await Self.revoke(connection, familyID: family.familyID, now: now))
+            }
+            guard idle > StoreClock.milliseconds(now), family.absoluteExpiry > now else { return .invalid }
+            try await connection.execute("""
+                WITH old AS (UPDATE auth_refresh_tokens SET state = 'rotated' WHERE token_hash = \(tokenHash))
+                INSERT INTO auth_refresh_tokens (token_hash, family_id, state, idle_expiry_ms)
+                VALUES (\(newHash), \(family.familyID), 'active', \(StoreClock.milliseconds(min(idleExpiry, family.absoluteExpiry))))
+                """)
+            return .rotated(family)
+        }
+    }
+
+    public func recordAccessToken(familyID: String, jti: String, expiresAt: Date) async throws {
+        try await client.execute("""
+            WITH expired AS (DELETE FROM auth_family_access_tokens WHERE family_id = \(familyID) AND expires_at_ms < \(StoreClock.milliseconds(Date())))
+            INSERT INTO auth_family_access_tokens (family_id, jti, expires_at_ms) VALUES (\(familyID), \(jti), \(StoreClock.milliseconds(expiresAt)))
+            """)
+    }
+
+    public func family(ofTokenHash tokenHash: String) async throws -> RefreshFamily? {
+        try await client.first("""
+            SELECT \(unescaped: Self.familyColumns) FROM auth_refresh_families
+            WHERE family_id = (SELECT family_id FROM auth_refresh_tokens WHERE token_hash = \(tokenHash))
+            """, as: FamilyRow.self).map(Self.family)
+    }
+
+    public func revokeFamily(_ familyID: String, now: Date) async throws -> [(jti: String, expiresAt: Date)] {
+        try await database.transaction { connection in try await Self.revoke(connection, familyID: familyID, now: now) }
+    }
+
+    public func revokeFamilies(_ selection: RefreshFamilySelection, now: Date) async throws -> [(jti: String, expiresAt: Date)] {
+        try await database.transaction { connection in
+            let ids: [String] = switch selection {
+            case .subject(let tenantID, let subject):
+                try await connection.column("""
+                    SELECT family_id FROM auth_refresh_families WHERE tenant_id = \(tenantID) AND subject = \(subject) AND NOT revoked FOR UPDATE
+                    """, as: String.self)
+            case .session(let tenantID, let subject, let sessionID):
+                try await connection.column("""
+                    SELECT family_id FROM auth_refresh_families
+                    WHERE tenant_id = \(tenantID) AND subject = \(subject) AND session_id = \(sessionID) AND NOT revoked FOR UPDATE
+                    """, as: String.self)
+            case .client(let tenantID, let subject, let clientID):
+                try await connection.column("""
+                    SELECT family_id FROM auth_refresh_families
+                    WHERE tenant_id = \(tenantID) AND subject = \(subject) AND client_id = \(clientID) AND NOT revoked FOR UPDATE
+                    """, as: String.self)
+            }
+            var tokens: [(jti: String, expiresAt: Date)] = []
+            for id in ids { tokens += try await Self.revoke(connection, familyID: id, now: now) }
+            return tokens
+        }
+    }
+
+    private static func revoke(_ connection: PostgresConnection, familyID: String, now: Date) async throws -> [(jti: String, expiresAt: Date)] {
+        try await connection.execute("UPDATE auth_refresh_families SET revoked = true WHERE family_id = \(familyID)")
+        try await connection.execute("UPDATE auth_refresh_tokens SET state = 'revoked' WHERE family_id = \(familyID)")
+        return try await connection.all("""
+            SELECT jti, expires_at_ms FROM auth_family_access_tokens WHERE family_id = \(familyID) AND expires_at_ms > \(StoreClock.milliseconds(now))
+            """, as: (String, Int64).self).map { (jti: $0.0, expiresAt: StoreClock.date($0.1)) }
+    }
+}

@@ -1,0 +1,131 @@
+import Crypto
+import Foundation
+import GatewayCore
+import PostgresNIO
+
+/// The authorization server's stores on PostgreSQL (same tables as SQLite). Private
+/// signing keys are sealed with the master key; client secrets, passwords and refresh
+/// tokens are stored as hashes only.
+public final class PostgresAuthStore: AuthStore {
+    let database: PostgresDatabase
+
+    public init(database: PostgresDatabase) {
+        self.database = database
+    }
+
+    var client: PostgresClient { database.client }
+
+    // MARK: signing keys
+
+    public func signingKeys(tenantID: String) async throws -> [SigningKey] {
+        let rows = try await client.all("""
+            SELECT kid, state, private_key_sealed, created_at_ms FROM auth_signing_keys WHERE tenant_id = \(tenantID) ORDER BY created_at_ms DESC, kid DESC
+            """, as: (String, String, String, Int64).self)
+        return try rows.map { kid, state, sealed, createdAt in
+            let pem = try database.sealer.open(sealed, context: SigningKey.sealingContext(tenantID: tenantID, kid: kid))
+            return SigningKey(tenantID: tenantID, kid: kid, state: SigningKey.State(rawValue: state) ?? .retired,
+                              createdAt: StoreClock.date(createdAt), privateKey: try P256.Signing.PrivateKey(pemRepresentation: pem))
+        }
+    }
+
+    public func addSigningKey(_ key: SigningKey) async throws {
+        let sealed = try database.sealer.seal(key.privateKey.pemRepresentation, context: SigningKey.sealingContext(tenantID: key.tenantID, kid: key.kid))
+        try await client.execute("""
+            INSERT INTO auth_signing_keys (kid, tenant_id, state, private_key_sealed, created_at_ms)
+            VALUES (\(key.kid), \(key.tenantID), \(key.state.rawValue), \(sealed), \(StoreClock.milliseconds(key.createdAt)))
+            """)
+    }
+
+    public func retireSigningKey(tenantID: String, kid: String) async throws {
+        let changed = try await client.execute("UPDATE auth_signing_keys SET state = 'retired' WHERE tenant_id = \(tenantID) AND kid = \(kid) RETURNING 1")
+        if changed == 0 { throw AuthStoreError.notFound("signing key \(kid)") }
+    }
+
+    // MARK: clients
+
+    public func client(tenantID: String, clientID: String) async throws -> OAuthClient? {
+        let document = try await client.first("SELECT document FROM auth_clients WHERE tenant_id = \(tenantID) AND client_id = \(clientID)", as: String.self)
+        return try document.map { try JSONDecoder().decode(OAuthClient.self, from: Data($0.utf8)) }
+    }
+
+    public func clients(tenantID: String) async throws -> [OAuthClient] {
+        try await client.column("SELECT document FROM auth_clients WHERE tenant_id = \(tenantID) ORDER BY client_id COLLATE \"C\"", as: String.self)
+            .map { try JSONDecoder().decode(OAuthClient.self, from: Data($0.utf8)) }
+    }
+
+    public func addClient(_ oauthClient: OAuthClient, secretHash: String?) async throws {
+        try oauthClient.validate()
+        let document = String(decoding: try JSONEncoder().encode(oauthClient), as: UTF8.self)
+        let inserted = try await client.execute("""
+            INSERT INTO auth_clients (tenant_id, client_id, document, secret_hash, created_at_ms)
+            VALUES (\(oauthClient.tenantID), \(oauthClient.clientID), \(document), \(secretHash), \(StoreClock.milliseconds(Date())))
+            ON CONFLICT DO NOTHING RETURNING 1
+            """)
+        if inserted == 0 { throw AuthStoreError.alreadyExists("client \(oauthClient.clientID)") }
+    }
+
+    public func updateClient(_ oauthClient: OAuthClient) async throws {
+        try oauthClient.validate()
+        let document = String(decoding: try JSONEncoder().encode(oauthClient), as: UTF8.self)
+        let changed = try await client.execute("""
+            UPDATE auth_clients SET document = \(document) WHERE tenant_id = \(oauthClient.tenantID) AND client_id = \(oauthClient.clientID) RETURNING 1
+            """)
+        if changed == 0 { throw AuthStoreError.notFound("client \(oauthClient.clientID)") }
+    }
+
+    public func removeClient(tenantID: String, clientID: String) async throws {
+        let removed = try await client.execute("DELETE FROM auth_clients WHERE tenant_id = \(tenantID) AND client_id = \(clientID) RETURNING 1")
+        if removed == 0 { throw AuthStoreError.notFound("client \(clientID)") }
+    }
+
+    public func clientSecretHash(tenantID: String, clientID: String) async throws -> String? {
+        try await client.first("SELECT secret_hash FROM auth_clients WHERE tenant_id = \(tenantID) AND client_id = \(clientID)", as: String?.self) ?? nil
+    }
+
+    // MARK: users
+
+    private static let userColumns = "tenant_id, username, subject, name, email, picture, disabled, password_hash"
+    private typealias UserRow = (String, String, String, String?, String?, String?, Bool, String)
+
+    private static func user(_ row: UserRow) -> LocalUser {
+        LocalUser(tenantID: row.0, username: row.1, subject: row.2, name: row.3, email: row.4, picture: row.5, disabled: row.6, passwordHash: row.7)
+    }
+
+    public func user(tenantID: String, username: String) async throws -> LocalUser? {
+        try await client.first("SELECT \(unescaped: Self.userColumns) FROM auth_users WHERE tenant_id = \(tenantID) AND username = \(username)",
+                               as: UserRow.self).map(Self.user)
+    }
+
+    public func user(tenantID: String, subject: String) async throws -> LocalUser? {
+        try await client.first("SELECT \(unescaped: Self.userColumns) FROM auth_users WHERE tenant_id = \(tenantID) AND subject = \(subject)",
+                               as: UserRow.self).map(Self.user)
+    }
+
+    public func users(tenantID: String) async throws -> [LocalUser] {
+        try await client.all("SELECT \(unescaped: Self.userColumns) FROM auth_users WHERE tenant_id = \(tenantID) ORDER BY username COLLATE \"C\"",
+                             as: UserRow.self).map(Self.user)
+    }
+
+    public func addUser(_ user: LocalUser) async throws {
+        do {
+            let inserted = try await client.execute("""
+                INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, picture, disabled, created_at_ms)
+                VALUES (\(user.tenantID), \(user.username), \(user.subject), \(user.passwordHash), \(user.name), \(user.email), \(user.picture),
+                        \(user.disabled), \(StoreClock.milliseconds(Date())))
+                ON CONFLICT (tenant_id, username) DO NOTHING RETURNING 1
+                """)
+            if inserted == 0 { throw AuthStoreError.alreadyExists("user \(user.username)") }
+        } catch where sqlState(error) == "23505" {
+            // The other unique key: (tenant, subject).
+            throw AuthStoreError.alreadyExists("user with subject \(user.subject)")
+        }
+    }
+
+    public func updateUser(_ user: LocalUser) async throws {
+        let changed = try await client.execute("""
+            UPDATE auth_users SET password_hash = \(user.passwordHash), name = \(user.name), email = \(user.email), picture = \(user.picture),
+                disabled = \(user.disabled) WHERE tenant_id = \(user.tenantID) AND username = \(user.username) RETURNING 1
+            """)
+        if changed == 0 { throw AuthStoreError.notFound("user \(user.username)") }
+    }
+}

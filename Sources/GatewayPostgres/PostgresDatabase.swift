@@ -1,0 +1,52 @@
+import GatewayCore
+import Logging
+import PostgresNIO
+
+/// One PostgreSQL database: the postgres-nio connection pool and the master key that
+/// seals secrets, shared by every PostgreSQL store of a process.
+///
+/// The pool's `run()` starts with the database (migrations and the first tenant load need
+/// connections before the gateway's service group runs) and ends with ``shutdown()``,
+/// which the gateway calls after its HTTP server drained.
+public final class PostgresDatabase: Sendable {
+    /// The pool.
+    public let client: PostgresClient
+    /// Seals and opens secrets at rest (same format and contexts as the SQLite stores).
+    public let sealer: SecretSealer
+    /// The URL without its password.
+    public let location: String
+    private let runner: Task<Void, Never>
+
+    /// Connects lazily (the first query opens connections; a wrong host fails there).
+    /// - Parameter searchPath: a schema to work in instead of `public` (tests isolate
+    ///   themselves in one schema each).
+    public init(url: String, sealer: SecretSealer, logger: Logger, searchPath: String? = nil) throws {
+        let parsed = try PostgresURL(url)
+        let client = PostgresClient(configuration: try parsed.configuration(searchPath: searchPath), backgroundLogger: logger)
+        self.client = client
+        self.sealer = sealer
+        self.location = parsed.description + (searchPath.map { " (schema \($0))" } ?? "")
+        self.runner = Task { await client.run() }
+    }
+
+    /// Closes every connection; queries after this fail. Call once.
+    public func shutdown() async {
+        runner.cancel()
+        await runner.value
+    }
+
+    /// Runs `body` in one transaction (BEGIN … COMMIT, ROLLBACK when it throws). Throws
+    /// what `body` threw (not postgres-nio's wrapper), so domain errors stay typed.
+    func transaction<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        do {
+            return try await client.withConnection { connection in
+                try await connection.withTransaction(logger: Self.quiet) { try await body($0) }
+            }
+        } catch let error as PostgresTransactionError {
+            throw error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error
+        }
+    }
+
+    /// Queries are not logged (their binds hold sealed values and hashes).
+    static let quiet = Logger(label: "gateway.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+}

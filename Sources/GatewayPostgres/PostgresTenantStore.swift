@@ -1,0 +1,140 @@
+import Foundation
+import GatewayCore
+import PostgresNIO
+
+/// ``TenantStore`` on PostgreSQL. Rows are the same ``TenantRecord`` as in SQLite, moved
+/// as JSON (`row_to_json` out, `json_populate_record` in), so both backends flatten and
+/// seal a tenant with one piece of code.
+///
+/// Each write is one transaction that locks the tenant row (`FOR UPDATE`), writes the new
+/// version and its audit row and bumps `store_state.change_counter`: two `gatewayctl`
+/// processes updating one tenant never lose an update, and every version has one audit row.
+public final class PostgresTenantStore: TenantStore {
+    let database: PostgresDatabase
+
+    public init(database: PostgresDatabase) {
+        self.database = database
+    }
+
+    public func allTenants() async throws -> [Tenant] {
+        let rows = try await database.client.column("SELECT row_to_json(t)::text FROM tenants t ORDER BY id COLLATE \"C\"", as: String.self)
+        return try rows.map(tenant)
+    }
+
+    public func tenant(id: String) async throws -> Tenant? {
+        try await Self.fetch(database.client, id: id, lock: false).map(tenant)
+    }
+
+    public func changeToken() async throws -> Int64 {
+        try await database.client.first("SELECT change_counter FROM store_state WHERE id = 1", as: Int64.self) ?? 0
+    }
+
+    public func ping() async throws {
+        try await database.client.execute("SELECT 1")
+    }
+
+    public func auditLog(tenantID: String?, limit: Int) async throws -> [TenantAuditEntry] {
+        let limit = max(0, limit)
+        let rows = if let tenantID {
+            try await database.client.column(
+                "SELECT row_to_json(a)::text FROM tenant_audit a WHERE tenant_id = \(tenantID) ORDER BY id DESC LIMIT \(limit)", as: String.self)
+        } else {
+            try await database.client.column("SELECT row_to_json(a)::text FROM tenant_audit a ORDER BY id DESC LIMIT \(limit)", as: String.self)
+        }
+        return try rows.map { try JSONDecoder().decode(TenantAuditRecord.self, from: Data($0.utf8)).entry }
+    }
+
+    @discardableResult
+    public func create(_ tenant: Tenant, actor: String) async throws -> Tenant {
+        let revision = try TenantRevision.created(tenant, actor: actor, now: StoreClock.now())
+        let json = try Self.json(TenantRecord(revision.tenant, sealer: database.sealer))
+        try await database.transaction { connection in
+            let inserted = try await connection.execute("""
+                INSERT INTO tenants SELECT * FROM json_populate_record(NULL::tenants, \(json)::json) ON CONFLICT (id) DO NOTHING RETURNING 1
+                """)
+            guard inserted == 1 else { throw TenantStoreError.alreadyExists(revision.tenant.id) }
+            try await Self.finish(connection, audit: revision.audit)
+        }
+        return revision.tenant
+    }
+
+    @discardableResult
+    public func update(id: String, actor: String, _ change: @Sendable (inout Tenant) throws -> Void) async throws -> Tenant {
+        let sealer = database.sealer
+        return try await database.transaction { connection in
+            guard let old = try await Self.fetch(connection, id: id, lock: true).map(tenant) else { throw TenantStoreError.notFound(id) }
+            let revision = try TenantRevision.updated(old, actor: actor, now: StoreClock.now(), change)
+            try await Self.upsert(connection, json: try Self.json(TenantRecord(revision.tenant, sealer: sealer)))
+            try await Self.finish(connection, audit: revision.audit)
+            return revision.tenant
+        }
+    }
+
+    public func delete(id: String, actor: String) async throws {
+        try await database.transaction { connection in
+            guard let version = try await connection.first("DELETE FROM tenants WHERE id = \(id) RETURNING config_version", as: Int64.self) else {
+                throw TenantStoreError.notFound(id)
+            }
+            try await Self.finish(connection, audit: TenantRevision.deleted(id: id, configVersion: version, actor: actor, now: StoreClock.now()))
+        }
+    }
+
+    public func importTenants(_ tenants: [Tenant], actor: String) async throws {
+        try TenantRevision.checkImport(tenants)
+        let sealer = database.sealer
+        try await database.transaction { connection in
+            let now = StoreClock.now()
+            for tenant in tenants {
+                let old = try await Self.fetch(connection, id: tenant.id, lock: true).map(self.tenant)
+                let revision = TenantRevision.imported(tenant, over: old, actor: actor, now: now)
+                try await Self.upsert(connection, json: try Self.json(TenantRecord(revision.tenant, sealer: sealer)))
+                try await Self.insertAudit(connection, revision.audit)
+            }
+            try await Self.bumpChangeCounter(connection)
+        }
+    }
+
+    // MARK: rows
+
+    private func tenant(_ json: String) throws -> Tenant {
+        try JSONDecoder().decode(TenantRecord.self, from: Data(json.utf8)).tenant(sealer: database.sealer)
+    }
+
+    private static func fetch(_ runner: some SQLRunner, id: String, lock: Bool) async throws -> String? {
+        lock
+            ? try await runner.first("SELECT row_to_json(t)::text FROM tenants t WHERE id = \(id) FOR UPDATE", as: String.self)
+            : try await runner.first("SELECT row_to_json(t)::text FROM tenants t WHERE id = \(id)", as: String.self)
+    }
+
+    private static func json(_ record: TenantRecord) throws -> String {
+        String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
+    }
+
+    /// Every column of the record, `SET c = excluded.c` for the upsert.
+    private static let assignments = TenantRecord.CodingKeys.allCases.filter { $0 != .id }
+        .map { "\($0.rawValue) = excluded.\($0.rawValue)" }.joined(separator: ", ")
+
+    private static func upsert(_ connection: PostgresConnection, json: String) async throws {
+        try await connection.execute("""
+            INSERT INTO tenants SELECT * FROM json_populate_record(NULL::tenants, \(json)::json)
+            ON CONFLICT (id) DO UPDATE SET \(unescaped: assignments)
+            """)
+    }
+
+    private static func finish(_ connection: PostgresConnection, audit: TenantAuditRecord) async throws {
+        try await insertAudit(connection, audit)
+        try await bumpChangeCounter(connection)
+    }
+
+    private static func insertAudit(_ connection: PostgresConnection, _ audit: TenantAuditRecord) async throws {
+        try await connection.execute("""
+            INSERT INTO tenant_audit (tenant_id, action, changed_fields, actor, at_ms, config_version)
+            VALUES (\(audit.tenantID), \(audit.action), \(audit.changedFields), \(audit.actor), \(audit.atMs), \(audit.configVersion))
+            """)
+    }
+
+    /// Bumps the change counter; call inside every write transaction that gateways must notice.
+    static func bumpChangeCounter(_ connection: PostgresConnection) async throws {
+        try await connection.execute("UPDATE store_state SET change_counter = change_counter + 1 WHERE id = 1")
+    }
+}

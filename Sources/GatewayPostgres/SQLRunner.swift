@@ -1,0 +1,55 @@
+import PostgresNIO
+
+/// Something that runs a query: the pool (one statement, any connection) or a connection
+/// inside a transaction. The helpers always drain the rows, which returns the connection.
+protocol SQLRunner: Sendable {
+    func run(_ query: PostgresQuery) async throws -> PostgresRowSequence
+}
+
+extension PostgresClient: SQLRunner {
+    func run(_ query: PostgresQuery) async throws -> PostgresRowSequence {
+        try await self.query(query, logger: PostgresDatabase.quiet)
+    }
+}
+
+extension PostgresConnection: SQLRunner {
+    func run(_ query: PostgresQuery) async throws -> PostgresRowSequence {
+        try await self.query(query, logger: PostgresDatabase.quiet)
+    }
+}
+
+extension SQLRunner {
+    /// Every row, decoded as `types`.
+    func all<each Column: PostgresDecodable & Sendable>(_ query: PostgresQuery, as types: (repeat each Column).Type) async throws -> [(repeat each Column)] {
+        var result: [(repeat each Column)] = []
+        for try await row in try await run(query).decode(types) { result.append(row) }
+        return result
+    }
+
+    /// The first row, decoded as `types` (nil when there is none).
+    func first<each Column: PostgresDecodable & Sendable>(_ query: PostgresQuery, as types: (repeat each Column).Type) async throws -> (repeat each Column)? {
+        var found: (repeat each Column)?
+        for try await row in try await run(query).decode(types) where found == nil { found = row }
+        return found
+    }
+
+    /// One column of every row.
+    func column<Value: PostgresDecodable & Sendable>(_ query: PostgresQuery, as type: Value.Type) async throws -> [Value] {
+        var result: [Value] = []
+        for try await row in try await run(query).decode(Value.self) { result.append(row) }
+        return result
+    }
+
+    /// Runs a statement; returns how many rows it returned (use `RETURNING 1` to count changes).
+    @discardableResult
+    func execute(_ query: PostgresQuery) async throws -> Int {
+        var count = 0
+        for try await _ in try await run(query) { count += 1 }
+        return count
+    }
+}
+
+/// SQLSTATE of a server error, when `error` is one.
+func sqlState(_ error: any Error) -> String? {
+    (error as? PSQLError)?.serverInfo?[.sqlState]
+}

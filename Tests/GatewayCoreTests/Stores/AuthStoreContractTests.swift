@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+@testable import GatewayCore
+
+/// The auth stores' contract, on every engine (see ``StoreBackend``).
+@Suite("Auth store contract")
+struct AuthStoreContractTests {
+    private func family(_ id: String, subject: String = "alice", client: String = "app", session: String? = nil, now: Date = Date()) -> RefreshFamily {
+        RefreshFamily(familyID: id, tenantID: "acme", clientID: client, subject: subject, scope: "openid", nonce: "n-\(id)", dpopJKT: nil,
+                      createdAt: StoreClock.date(StoreClock.milliseconds(now)), absoluteExpiry: StoreClock.date(StoreClock.milliseconds(now.addingTimeInterval(3600))),
+                      sessionID: session)
+    }
+
+    @Test(arguments: StoreBackend.available) func clientsUsersAndKeys(backend: StoreBackend) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        let auth = database.stores.auth
+        let client = OAuthClient(tenantID: "acme", clientID: "app", redirectURIs: ["https://app.example/cb"])
+        try await auth.addClient(client, secretHash: "hash-1")
+        await #expect(throws: AuthStoreError.alreadyExists("client app")) { try await auth.addClient(client, secretHash: nil) }
+        var changed = client
+        changed.redirectURIs.append("https://app.example/cb2")
+        try await auth.updateClient(changed)
+        #expect(try await database.another().auth.client(tenantID: "acme", clientID: "app") == changed)
+        #expect(try await auth.clientSecretHash(tenantID: "acme", clientID: "app") == "hash-1")
+        #expect(try await auth.clients(tenantID: "other").isEmpty)
+        try await auth.removeClient(tenantID: "acme", clientID: "app")
+        await #expect(throws: AuthStoreError.notFound("client app")) { try await auth.removeClient(tenantID: "acme", clientID: "app") }
+        await #expect(throws: AuthStoreError.notFound("client nope")) {
+            try await auth.updateClient(OAuthClient(tenantID: "acme", clientID: "nope", redirectURIs: ["https://x.example/cb"]))
+        }
+
+        var user = LocalUser(tenantID: "acme", username: "alice", subject: "sub-alice", name: "Alice", email: nil, passwordHash: "ph")
+        try await auth.addUser(user)
+        await #expect(throws: AuthStoreError.self) { try await auth.addUser(user) }
+        await #expect(throws: AuthStoreError.self) {
+            try await auth.addUser(LocalUser(tenantID: "acme", username: "other", subject: "sub-alice", passwordHash: "ph"))
+        }
+        user.disabled = true
+        user.email = "a@example.com"
+        try await auth.updateUser(user)
+        #expect(try await auth.user(tenantID: "acme", subject: "sub-alice") == user)
+        #expect(try await auth.user(tenantID: "acme", username: "alice") == user)
+        #expect(try await auth.users(tenantID: "acme").map(\.username) == ["alice"])
+        #expect(try await auth.user(tenantID: "beta", username: "alice") == nil)
+
+        let older = SigningKey.generate(tenantID: "acme", now: Date().addingTimeInterval(-60))
+        let newer = SigningKey.generate(tenantID: "acme")
+        try await auth.addSigningKey(older)
+        try await auth.addSigningKey(newer)
+        try await auth.retireSigningKey(tenantID: "acme", kid: older.kid)
+        await #expect(throws: AuthStoreError.self) { try await auth.retireSigningKey(tenantID: "acme", kid: "missing") }
+        let keys = try await database.another().auth.signingKeys(tenantID: "acme")
+        #expect(keys.map(\.kid) == [newer.kid, older.kid])
+        #expect(keys.map(\.state) == [.active, .retired])
+        #expect(keys[0].privateKey.rawRepresentation == newer.privateKey.rawRepresentation)
+        let atRest = try await database.bytesAtRest()
+        #expect(atRest.range(of: Data(newer.privateKey.pemRepresentation.utf8)) == nil, "a private key is stored unsealed")
+    }
+
+    @Test(arguments: StoreBackend.available) func rotationReuseAndRevocation(backend: StoreBackend) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        let auth = database.stores.auth
+        let now = Date()
+        let idle = now.addingTimeInterval(600)
+        try await auth.createFamily(family("f1", session: "s1"), tokenHash: "h1", idleExpiry: idle)
+        #expect(try await auth.family(ofTokenHash: "h1")?.sessionID == "s1")
+        #expect(try await auth.rotate(tokenHash: "h1", tenantID: "acme", clientID: "other", newHash: "x", now: now, idleExpiry: idle) == .invalid)
+        #expect(try await auth.rotate(tokenHash: "h1", tenantID: "acme", clientID: "app", newHash: "h2", now: now, idleExpiry: idle) == .rotated(family("f1", session: "s1", now: now)))
+        try await auth.recordAccessToken(familyID: "f1", jti: "live", expiresAt: now.addingTimeInterval(300))
+        try await auth.recordAccessToken(familyID: "f1", jti: "dead", expiresAt: now.addingTimeInterval(-1))
+        // The rotated token comes back: the family is revoked, its live access tokens named.
+        let reuse = try await auth.rotate(tokenHash: "h1", tenantID: "acme", clientID: "app", newHash: "h3", now: now, idleExpiry: idle)
+        guard case .reused(let revoked, let tokens) = reuse else { Issue.record("expected reuse, got \(reuse)"); return }
+        #expect(revoked.familyID == "f1")
+        #expect(tokens.map(\.jti) == ["live"])
+        #expect(try await auth.rotate(tokenHash: "h2", tenantID: "acme", clientID: "app", newHash: "h4", now: now, idleExpiry: idle) == .invalid)
+        #expect(try await auth.family(ofTokenHash: "h2")?.revoked == true)
+        // Idle expiry.
+        try await auth.createFamily(family("f2"), tokenHash: "g1", idleExpiry: now.addingTimeInterval(-1))
+        #expect(try await auth.rotate(tokenHash: "g1", tenantID: "acme", clientID: "app", newHash: "g2", now: now, idleExpiry: idle) == .invalid)
+        #expect(try await auth.rotate(tokenHash: "unknown", tenantID: "acme", clientID: "app", newHash: "z", now: now, idleExpiry: idle) == .invalid)
+    }
+
+    @Test(arguments: StoreBackend.available) func logoutSelections(backend: StoreBackend) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        let auth = database.stores.auth
+        let now = Date()
+        let idle = now.addingTimeInterval(600)
+        for (id, client, session) in [("a", "app", "s1"), ("b", "app", "s2"), ("c", "web", "s2"), ("d", "web", "s3")] {
+            try await auth.createFamily(family(id, client: client, session: session), tokenHash: "h-\(id)", idleExpiry: idle)
+            try await auth.recordAccessToken(familyID: id, jti: "jti-\(id)", expiresAt: now.addingTimeInterval(300))
+        }
+        try await auth.createFamily(family("bob", subject: "bob"), tokenHash: "h-bob", idleExpiry: idle)
+        let session = try await auth.revokeFamilies(.session(tenantID: "acme", subject: "alice", sessionID: "s2"), now: now)
+        #expect(Set(session.map(\.jti)) == ["jti-b", "jti-c"])
+        let client = try await auth.revokeFamilies(.client(tenantID: "acme", subject: "alice", clientID: "web"), now: now)
+        #expect(client.map(\.jti) == ["jti-d"])
+        let everywhere = try await auth.revokeFamilies(.subject(tenantID: "acme", subject: "alice"), now: now)
+        #expect(everywhere.map(\.jti) == ["jti-a"])
+        #expect(try await auth.family(ofTokenHash: "h-bob")?.revoked == false)
+        #expect(try await auth.revokeFamilies(.subject(tenantID: "beta", subject: "bob"), now: now).isEmpty)
+    }
+
+    /// Two instances with their own connections (two processes) present the same refresh
+    /// token at once, 100 times: each time exactly one rotates it, and the other's attempt
+    /// counts as reuse and revokes the family.
+    @Test(arguments: StoreBackend.available) func oneWinnerAcrossProcesses(backend: StoreBackend) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        let first = database.stores.auth
+        let second = try await database.another().auth
+        let now = Date()
+        let idle = now.addingTimeInterval(600)
+        var rotated = 0, reused = 0
+        for round in 0 ..< 100 {
+            try await first.createFamily(family("race-\(round)"), tokenHash: "t-\(round)", idleExpiry: idle)
+            async let a = first.rotate(tokenHash: "t-\(round)", tenantID: "acme", clientID: "app", newHash: "a-\(round)", now: now, idleExpiry: idle)
+            async let b = second.rotate(tokenHash: "t-\(round)", tenantID: "acme", clientID: "app", newHash: "b-\(round)", now: now, idleExpiry: idle)
+            for outcome in try await [a, b] {
+                switch outcome {
+                case .rotated: rotated += 1
+                case .reused: reused += 1
+                case .invalid: Issue.record("round \(round): a presented active token was refused")
+                }
+            }
+            #expect(try await first.family(ofTokenHash: "t-\(round)")?.revoked == true)
+        }
+        #expect(rotated == 100)
+        #expect(reused == 100)
+    }
+}
