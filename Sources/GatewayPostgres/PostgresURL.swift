@@ -8,7 +8,9 @@ import PostgresNIO
 /// Query parameters: `sslmode` (`disable`, `allow`/`prefer` (default), `require`
 /// (encrypted, not verified), `verify-ca`, `verify-full`), `sslrootcert` (a PEM file of
 /// trusted roots), `host` (a Unix socket folder, as libpq), `pool_size` (most connections
-/// per process, default 20), `connect_timeout` (seconds, default 10), `application_name`.
+/// per process, default 20), `connect_timeout` (seconds, default 10), `application_name`,
+/// `search_path` (the schema the gateway's tables live in, default `public`: several
+/// installations can share one database, one schema each).
 public struct PostgresURL: Sendable, CustomStringConvertible {
     public let host: String
     public let port: Int
@@ -22,6 +24,7 @@ public struct PostgresURL: Sendable, CustomStringConvertible {
     public let poolSize: Int
     public let connectTimeout: Duration
     public let applicationName: String
+    public let searchPath: String?
 
     /// What a URL can get wrong.
     public struct Invalid: Error, CustomStringConvertible, Equatable {
@@ -58,12 +61,16 @@ public struct PostgresURL: Sendable, CustomStringConvertible {
         }
         connectTimeout = .seconds(timeout)
         applicationName = query["application_name"] ?? "superapp-gateway"
+        searchPath = query["search_path"].flatMap { $0.isEmpty ? nil : $0 }
+        if let searchPath, !searchPath.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) {
+            throw Invalid(description: "search_path must be one schema name of letters, digits and '_' (got \(searchPath))")
+        }
     }
 
     /// The URL without its password.
     public var description: String {
-        let endpoint = socketFolder.map { "?host=\($0)" } ?? ""
-        return "postgres://\(username)@\(host):\(port)/\(database)\(endpoint)"
+        let parameters = [socketFolder.map { "host=\($0)" }, searchPath.map { "search_path=\($0)" }].compactMap { $0 }
+        return "postgres://\(username)@\(host):\(port)/\(database)" + (parameters.isEmpty ? "" : "?" + parameters.joined(separator: "&"))
     }
 
     /// `text` with anything between `://` and `@` replaced, for messages.
@@ -83,7 +90,7 @@ public struct PostgresURL: Sendable, CustomStringConvertible {
         configuration.options.maximumConnections = poolSize
         configuration.options.connectTimeout = connectTimeout
         configuration.options.additionalStartupParameters = [("application_name", applicationName)]
-        if let searchPath { configuration.options.additionalStartupParameters.append(("search_path", searchPath)) }
+        if let searchPath = searchPath ?? self.searchPath { configuration.options.additionalStartupParameters.append(("search_path", searchPath)) }
         return configuration
     }
 

@@ -98,11 +98,11 @@ struct AccessTokenEndpointTests {
         }
     }
 
-    @Test("issued tokens introspect active; DELETE …/access-tokens and withdrawing ACCESS_TOKEN revoke them")
-    func revocation() async throws {
+    @Test("issued tokens introspect active; DELETE …/access-tokens and withdrawing ACCESS_TOKEN revoke them", arguments: DatabaseBackend.available)
+    func revocation(backend: DatabaseBackend) async throws {
         try await FakePlatform.with { fake in
             fake.seedHelloWithAccessToken()
-            try await GatewayHarness.withGateway { harness, client, port in
+            try await GatewayHarness.withGateway(backend: backend) { harness, client, port in
                 let id = uniqueTenantID("atrev")
                 try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
                 let secret = ClientSecret.generate()

@@ -5,11 +5,11 @@ import Testing
 
 @Suite("Consents over HTTP: permissions of the latest manifest, 422 for bad names, the user's mini apps")
 struct ConsentEndpointTests {
-    @Test("GET lists declared permissions unanswered; PUT stores; mayLaunch follows the required ones; lang picks reasons")
-    func readAndWrite() async throws {
+    @Test("GET lists declared permissions unanswered; PUT stores; mayLaunch follows the required ones; lang picks reasons", arguments: DatabaseBackend.available)
+    func readAndWrite(backend: DatabaseBackend) async throws {
         try await FakePlatform.with { fake in
             fake.seedHello()
-            try await GatewayHarness.withGateway { harness, client, _ in
+            try await GatewayHarness.withGateway(backend: backend) { harness, client, _ in
                 let id = uniqueTenantID("consent")
                 try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
                 let path = Operations.GetMiniAppPermissions.Input.Path(tenant: id, id: "hello")

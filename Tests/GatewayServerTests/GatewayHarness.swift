@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import GatewayAPI
 import GatewayCore
+import GatewayPostgres
 import GatewayServer
 import Hummingbird
 import HummingbirdTesting
@@ -10,20 +11,32 @@ import OpenAPIAsyncHTTPClient
 import ServiceLifecycle
 import Testing
 
-/// A real gateway for one test: fresh SQLite file in a temp folder, Redis from
-/// `REDIS_URL` when `make test` provides one (else the in-process cache), bound to a
-/// free port, and the OpenAPI-generated client pointed at it.
+/// A real gateway for one test: a fresh database (SQLite file in a temp folder, or a
+/// PostgreSQL schema of its own), Redis from `REDIS_URL` when `make test` provides one
+/// (else the in-process cache), bound to a free port, and the OpenAPI-generated client
+/// pointed at it.
 struct GatewayHarness {
     let configuration: GatewayConfiguration
     let bootstrap: GatewayBootstrap
     let folder: URL
     /// Signed-in test users, one per tenant (see ``SignedInUserMiddleware``).
     let users: SignedInUsers
+    /// Second stores on the same database, with their own connections: what `gatewayctl`
+    /// (another process) writes through.
+    let operatorStores: DurableStores
 
-    /// A second store on the same file: what `gatewayctl` (another process) writes through.
-    func operatorStore() throws -> SQLiteTenantStore {
-        let key = try MasterKey(base64: Self.masterKeyBase64)
-        return try SQLiteTenantStore.open(path: configuration.databasePath, sealer: SecretSealer(masterKey: key))
+    /// The operator's tenant store.
+    func operatorStore() -> any TenantStore {
+        operatorStores.tenants
+    }
+
+    /// Opens the database of `configuration` as another process would.
+    static func openOperatorStores(_ configuration: GatewayConfiguration) async throws -> DurableStores {
+        let sealer = SecretSealer(masterKey: try MasterKey(base64: masterKeyBase64))
+        if let url = configuration.databaseURL {
+            return try await PostgresStores.open(url: url, sealer: sealer, logger: DatabaseBackend.quiet)
+        }
+        return try SQLiteTenantStore.open(path: configuration.databasePath, sealer: sealer).durableStores()
     }
 
     /// Creates `tenant` through an operator store and waits until the gateway serves it.
@@ -97,14 +110,22 @@ struct GatewayHarness {
         folder existing: URL? = nil,
         publicBaseURL: String? = nil,
         logger given: Logger? = nil,
+        backend: DatabaseBackend = .sqlite,
         _ body: @Sendable (GatewayHarness, Client, Int) async throws -> T
     ) async throws -> T {
         // A given folder (a database shared by gateways run one after the other) is the caller's to remove.
         let folder = existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("gw-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { if existing == nil { try? FileManager.default.removeItem(at: folder) } }
-        let configuration = configuration(in: folder, useRedis: useRedis, redisURL: redisURL, upstreamBudget: upstreamBudget, rateLimits: rateLimits, homePartBudget: homePartBudget,
+        var configuration = configuration(in: folder, useRedis: useRedis, redisURL: redisURL, upstreamBudget: upstreamBudget, rateLimits: rateLimits, homePartBudget: homePartBudget,
                                           connectionLimits: connectionLimits, bodyLimits: bodyLimits, publicBaseURL: publicBaseURL)
+        var schema: String?
+        if backend == .postgres {
+            let made = try await DatabaseBackend.makeSchema()
+            configuration.databaseURL = made.url
+            schema = made.schema
+        }
+        defer { if let schema { Task { await DatabaseBackend.dropSchema(schema) } } }
         var logger = given ?? Logger(label: "test-gateway")
         logger.logLevel = .warning
         let bootstrap = try await GatewayBootstrap.start(
@@ -132,7 +153,9 @@ struct GatewayHarness {
                 var iterator = ports.makeAsyncIterator()
                 guard let port = await iterator.next() else { throw CancellationError() }
                 let users = SignedInUsers(port: port)
-                let harness = GatewayHarness(configuration: configuration, bootstrap: bootstrap, folder: folder, users: users)
+                let operatorStores = try await openOperatorStores(configuration)
+                defer { Task { await operatorStores.close() } }
+                let harness = GatewayHarness(configuration: configuration, bootstrap: bootstrap, folder: folder, users: users, operatorStores: operatorStores)
                 users.attach(harness)
                 let client = Client(
                     serverURL: URL(string: "http://127.0.0.1:\(port)")!,

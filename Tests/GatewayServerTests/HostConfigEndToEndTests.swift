@@ -23,10 +23,10 @@ struct HostConfigEndToEndTests {
         }
     }
 
-    @Test("a tenant created and changed by an operator store is served within 2 s, without restart")
-    func liveConfig() async throws {
-        try await GatewayHarness.withGateway { harness, client, _ in
-            let store = try harness.operatorStore()
+    @Test("a tenant created and changed by an operator store is served within 2 s, without restart", arguments: DatabaseBackend.available)
+    func liveConfig(backend: DatabaseBackend) async throws {
+        try await GatewayHarness.withGateway(backend: backend) { harness, client, _ in
+            let store = harness.operatorStore()
             try await store.create(
                 Tenant(
                     id: "acme",

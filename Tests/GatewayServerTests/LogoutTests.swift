@@ -37,9 +37,9 @@ struct LogoutTests {
         }
     }
 
-    @Test("an ID token hint ends its own session (sid), not the user's other sessions; refreshed ID tokens keep the sid")
-    func endsOneSession() async throws {
-        try await GatewayHarness.withGateway { harness, client, port in
+    @Test("an ID token hint ends its own session (sid), not the user's other sessions; refreshed ID tokens keep the sid", arguments: DatabaseBackend.available)
+    func endsOneSession(backend: DatabaseBackend) async throws {
+        try await GatewayHarness.withGateway(backend: backend) { harness, client, port in
             let kit = OAuthTestKit(harness: harness, client: client, port: port)
             try await kit.setUp()
             let phone = try await kit.tokens()
@@ -86,9 +86,9 @@ struct LogoutTests {
         }
     }
 
-    @Test("sign out everywhere: the signed-out page's form, from the same browser, ends every session")
-    func everywhere() async throws {
-        try await GatewayHarness.withGateway { harness, client, port in
+    @Test("sign out everywhere: the signed-out page's form, from the same browser, ends every session", arguments: DatabaseBackend.available)
+    func everywhere(backend: DatabaseBackend) async throws {
+        try await GatewayHarness.withGateway(backend: backend) { harness, client, port in
             let kit = OAuthTestKit(harness: harness, client: client, port: port)
             try await kit.setUp()
             let phone = try await kit.tokens()

@@ -23,9 +23,9 @@ struct OAuthFlowTests {
         }
     }
 
-    @Test("native JSON login → code → token → /v1/me → refresh → rotated refresh → revoke → logout")
-    func nativeFlow() async throws {
-        try await GatewayHarness.withGateway { harness, client, port in
+    @Test("native JSON login → code → token → /v1/me → refresh → rotated refresh → revoke → logout", arguments: DatabaseBackend.available)
+    func nativeFlow(backend: DatabaseBackend) async throws {
+        try await GatewayHarness.withGateway(backend: backend) { harness, client, port in
             let kit = OAuthTestKit(harness: harness, client: client, port: port)
             try await kit.setUp()
             let tokens = try await kit.tokens()
@@ -162,9 +162,9 @@ struct OAuthFlowTests {
         }
     }
 
-    @Test("50 parallel refreshes of one token: exactly one succeeds (and the reuse revokes the family)")
-    func parallelRefresh() async throws {
-        try await GatewayHarness.withGateway { harness, client, port in
+    @Test("50 parallel refreshes of one token: exactly one succeeds (and the reuse revokes the family)", arguments: DatabaseBackend.available)
+    func parallelRefresh(backend: DatabaseBackend) async throws {
+        try await GatewayHarness.withGateway(backend: backend) { harness, client, port in
             let kit = OAuthTestKit(harness: harness, client: client, port: port)
             try await kit.setUp()
             let tokens = try await kit.tokens()
@@ -269,15 +269,15 @@ struct OAuthRawHTTPTests {
 
 @Suite("Signing-key rotation")
 struct KeyRotationTests {
-    @Test("after a rotation JWKS publishes both keys, new tokens use the new kid, tokens in flight still verify")
-    func rotation() async throws {
-        try await GatewayHarness.withGateway { harness, client, port in
+    @Test("after a rotation JWKS publishes both keys, new tokens use the new kid, tokens in flight still verify", arguments: DatabaseBackend.available)
+    func rotation(backend: DatabaseBackend) async throws {
+        try await GatewayHarness.withGateway(backend: backend) { harness, client, port in
             let kit = OAuthTestKit(harness: harness, client: client, port: port)
             try await kit.setUp()
             let before = try await kit.tokens()
             let oldKid = try jwtHeader(before.accessToken)["kid"]?.stringValue
             // What `gatewayctl keys rotate` does, through an operator store on the same file.
-            let operatorAuth = SQLiteAuthStore(tenants: try harness.operatorStore())
+            let operatorAuth = harness.operatorStores.auth
             let newKey = SigningKey.generate(tenantID: "demo")
             try await operatorAuth.addSigningKey(newKey)
             #expect(try await eventually(within: .seconds(10)) {

@@ -10,9 +10,9 @@ struct StorageEndpointTests {
         .json(.init(items: .init(additionalProperties: items)))
     }
 
-    @Test("put, get, size, delete keys, delete all; a missing key is 404")
-    func roundTrip() async throws {
-        try await GatewayHarness.withGateway { harness, client, _ in
+    @Test("put, get, size, delete keys, delete all; a missing key is 404", arguments: DatabaseBackend.available)
+    func roundTrip(backend: DatabaseBackend) async throws {
+        try await GatewayHarness.withGateway(backend: backend) { harness, client, _ in
             let id = uniqueTenantID("store")
             try await harness.createTenant(Tenant(id: id, displayName: "Storage"))
             let path = Operations.PutMiniAppStorage.Input.Path(tenant: id, id: "hello")
@@ -58,9 +58,9 @@ struct StorageEndpointTests {
         }
     }
 
-    @Test("a write passing the cap is 413 storage_full and writes nothing; 20 concurrent writers never exceed it")
-    func cap() async throws {
-        try await GatewayHarness.withGateway { harness, client, _ in
+    @Test("a write passing the cap is 413 storage_full and writes nothing; 20 concurrent writers never exceed it", arguments: DatabaseBackend.available)
+    func cap(backend: DatabaseBackend) async throws {
+        try await GatewayHarness.withGateway(backend: backend) { harness, client, _ in
             let id = uniqueTenantID("store")
             try await harness.createTenant(Tenant(id: id, displayName: "Storage", storageMaxSizeInBytes: 100))
             let path = Operations.PutMiniAppStorage.Input.Path(tenant: id, id: "hello")
