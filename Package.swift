@@ -140,8 +140,9 @@ let package = Package(
         .executableTarget(name: "bare-route", dependencies: [.product(name: "Hummingbird", package: "hummingbird")], path: "Benchmarks/bare-route", swiftSettings: swiftSettings),
         .executableTarget(name: "redis-bench", dependencies: ["RedisClient"], path: "Benchmarks/redis-bench", swiftSettings: swiftSettings),
         .executableTarget(name: "auth-bench", dependencies: ["GatewayCore", "RedisClient"], path: "Benchmarks/auth-bench", swiftSettings: swiftSettings),
-        .executableTarget(name: "token-http-bench", dependencies: ["GatewayCore", "GatewayPostgres", "RedisClient", .product(name: "AsyncHTTPClient", package: "async-http-client")],
+        .executableTarget(name: "token-http-bench", dependencies: ["GatewayCore", "GatewayPostgres", "RedisClient", .product(name: "Logging", package: "swift-log"), .product(name: "AsyncHTTPClient", package: "async-http-client")],
                           path: "Benchmarks/token-http-bench", swiftSettings: swiftSettings),
+        .executableTarget(name: "store-bench", dependencies: ["GatewayCore", "GatewayPostgres"], path: "Benchmarks/store-bench", swiftSettings: swiftSettings),
 
         .testTarget(
             name: "RedisClientTests",

@@ -3,11 +3,13 @@
 // The authorization codes are minted with the gateway's own `AuthorizationCodes` into the
 // shared Redis the gateway reads (signing a user in per code would measure scrypt instead).
 //
-// Usage: token-http-bench BASE_URL DATABASE_PATH TENANT CLIENT_ID REDIRECT_URI USERNAME [operations=2000] [connections=16]
+// Usage: token-http-bench BASE_URL DATABASE_PATH_OR_URL TENANT CLIENT_ID REDIRECT_URI USERNAME [operations=2000] [connections=16]
 // Environment: GATEWAY_MASTER_KEY (the gateway's), REDIS_URL (the gateway's Redis).
 import AsyncHTTPClient
 import Foundation
 import GatewayCore
+import GatewayPostgres
+import Logging
 import NIOCore
 import RedisClient
 import Synchronization
@@ -22,8 +24,14 @@ let (base, databasePath, tenant, clientID, redirectURI, username) = (arguments[0
 let operations = arguments.count > 6 ? Int(arguments[6]) ?? 2000 : 2000
 let connections = arguments.count > 7 ? Int(arguments[7]) ?? 16 : 16
 
-let store = try SQLiteTenantStore.open(path: databasePath, sealer: SecretSealer(masterKey: try MasterKey(base64: masterKey)))
-guard let user = try await SQLiteAuthStore(tenants: store).user(tenantID: tenant, username: username) else {
+// DATABASE is the gateway's SQLite path or its PostgreSQL URL.
+let sealer = SecretSealer(masterKey: try MasterKey(base64: masterKey))
+let stores = databasePath.hasPrefix("postgres")
+    ? try await PostgresStores.open(url: databasePath, sealer: sealer, logger: Logger(label: "bench"), migrate: false)
+    : try SQLiteTenantStore.open(path: databasePath, sealer: sealer).durableStores()
+let found = try await stores.auth.user(tenantID: tenant, username: username)
+await stores.close()
+guard let user = found else {
     print("no user \(username) in tenant \(tenant)")
     exit(2)
 }

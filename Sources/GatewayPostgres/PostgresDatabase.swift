@@ -22,7 +22,11 @@ public final class PostgresDatabase: Sendable {
     ///   themselves in one schema each).
     public init(url: String, sealer: SecretSealer, logger: Logger, searchPath: String? = nil) throws {
         let parsed = try PostgresURL(url)
-        let client = PostgresClient(configuration: try parsed.configuration(searchPath: searchPath), backgroundLogger: logger)
+        // The pool's own chatter (a query queued before `run()` got going, reconnects) stays
+        // out of the logs; failures reach callers as thrown errors.
+        var poolLogger = logger
+        poolLogger.logLevel = max(logger.logLevel, .error)
+        let client = PostgresClient(configuration: try parsed.configuration(searchPath: searchPath), backgroundLogger: poolLogger)
         self.client = client
         self.sealer = sealer
         self.location = parsed.description + (searchPath.map { " (schema \($0))" } ?? "")

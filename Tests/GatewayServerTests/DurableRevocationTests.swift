@@ -8,14 +8,17 @@ import Testing
 /// second: Redis going down, or coming back empty, loses none.
 @Suite("Revocations survive Redis: revoke while it is down, refuse after it restarts empty")
 struct DurableRevocationTests {
-    @Test("revoking with Redis down answers 200 and the token is refused; a gateway started later on an empty Redis refuses it too")
-    func revokeThroughOutage() async throws {
+    @Test("revoking with Redis down answers 200 and the token is refused; a gateway started later on an empty Redis refuses it too",
+          arguments: DatabaseBackend.available)
+    func revokeThroughOutage(backend: DatabaseBackend) async throws {
         let redis = try await RedisProcess.start()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gw-durable-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
+        let postgres = backend == .postgres ? try await DatabaseBackend.makeSchema() : nil
+        defer { if let postgres { Task { await DatabaseBackend.dropSchema(postgres.schema) } } }
         let username = "dora-" + UUID().uuidString.prefix(8).lowercased()
 
-        let (revoked, kept) = try await GatewayHarness.withGateway(redisURL: redis.url, folder: folder, publicBaseURL: "https://gateway.test") { harness, client, port in
+        let (revoked, kept) = try await GatewayHarness.withGateway(redisURL: redis.url, folder: folder, publicBaseURL: "https://gateway.test", database: postgres?.url) { harness, client, port in
             var kit = OAuthTestKit(harness: harness, client: client, port: port)
             kit.username = username
             try await kit.setUp()
@@ -33,7 +36,7 @@ struct DurableRevocationTests {
 
         // Redis comes back with nothing in it; a new replica starts on the same database.
         try await redis.launch()
-        try await GatewayHarness.withGateway(redisURL: redis.url, folder: folder, publicBaseURL: "https://gateway.test") { harness, client, port async throws in
+        try await GatewayHarness.withGateway(redisURL: redis.url, folder: folder, publicBaseURL: "https://gateway.test", database: postgres?.url) { harness, client, port async throws in
             let kit = OAuthTestKit(harness: harness, client: client, port: port)
             #expect(try await kit.me(authorization: "Bearer \(revoked)").status == 401, "a token revoked before the restart was accepted")
             #expect(try await kit.me(authorization: "Bearer \(kept)").status == 200)

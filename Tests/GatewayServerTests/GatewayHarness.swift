@@ -111,6 +111,7 @@ struct GatewayHarness {
         publicBaseURL: String? = nil,
         logger given: Logger? = nil,
         backend: DatabaseBackend = .sqlite,
+        database existingURL: String? = nil,
         _ body: @Sendable (GatewayHarness, Client, Int) async throws -> T
     ) async throws -> T {
         // A given folder (a database shared by gateways run one after the other) is the caller's to remove.
@@ -120,7 +121,10 @@ struct GatewayHarness {
         var configuration = configuration(in: folder, useRedis: useRedis, redisURL: redisURL, upstreamBudget: upstreamBudget, rateLimits: rateLimits, homePartBudget: homePartBudget,
                                           connectionLimits: connectionLimits, bodyLimits: bodyLimits, publicBaseURL: publicBaseURL)
         var schema: String?
-        if backend == .postgres {
+        if let existingURL {
+            // A PostgreSQL database shared by gateways run one after the other: the caller's to drop.
+            configuration.databaseURL = existingURL
+        } else if backend == .postgres {
             let made = try await DatabaseBackend.makeSchema()
             configuration.databaseURL = made.url
             schema = made.schema
