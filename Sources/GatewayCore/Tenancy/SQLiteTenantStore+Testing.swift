@@ -19,3 +19,10 @@ extension SQLiteTenantStore {
         try pool.read { db in try Int64.fetchOne(db, sql: sql) }
     }
 }
+
+extension SQLiteTenantStore {
+    /// The first column of every row of `sql` as text.
+    func texts(sql: String) throws -> [String] {
+        try pool.read { db in try String.fetchAll(db, sql: sql) }
+    }
+}
