@@ -8,17 +8,19 @@
 #   part a cache miss, one request at a time); 1,000 concurrent cold requests for one
 #   manifest → upstream calls; gateway RSS after load; the token endpoint over HTTP (code
 #   exchanges/s and refreshes/s, 16 keep-alive connections, real form bodies) next to the
-#   same operations in-process, and an 8 KiB form (the largest allowed) under wrk.
+#   same operations in-process, and an 8 KiB form (the largest allowed) under wrk; then
+#   SQLite vs PostgreSQL side by side: a second gateway on a throwaway PostgreSQL cluster,
+#   cached manifest req/s and token exchanges/refreshes over HTTP on both, and store-bench
+#   (reload of 10,000 tenants, rotations/s in-process) on both. BENCH_DB=sqlite skips it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${BENCH_MODE:-release}
 duration=${BENCH_DURATION:-10s}
-swift build -c "$mode" --product gateway
-swift build -c "$mode" --product gatewayctl
-swift build -c "$mode" --product bare-route
-swift build -c "$mode" --product token-http-bench
-swift build -c "$mode" --product auth-bench
-bin=.build/$mode
+scratch=${BENCH_SCRATCH:-.build}
+for product in gateway gatewayctl bare-route token-http-bench auth-bench store-bench; do
+  swift build -c "$mode" --scratch-path "$scratch" --product "$product"
+done
+bin=$scratch/$mode
 
 source scripts/lib.sh
 wait_for() { for _ in $(seq 1 100); do curl -fsS "$1" >/dev/null 2>&1 && return 0; sleep 0.1; done; echo "not up: $1" >&2; return 1; }
@@ -96,3 +98,31 @@ LUA
 out=$(wrk -t2 -c16 -d"$duration" --latency -s "$work/form8k.lua" "$base/t/bench/oauth2/token")
 printf '%-34s %10s req/s   p50 %8s   p99 %8s\n' "8 KiB form to /oauth2/token (400)" \
   "$(awk '/Requests\/sec/ {print $2}' <<<"$out")" "$(awk '$1=="50%" {print $2}' <<<"$out")" "$(awk '$1=="99%" {print $2}' <<<"$out")"
+
+[[ "${BENCH_DB:-both}" == "sqlite" ]] && exit 0
+echo "--- SQLite vs PostgreSQL, same run (a second gateway on a throwaway PostgreSQL cluster) ---"
+start_postgres
+mkdir -p "$work/pg"
+pg_port=$(scripts/free-port.sh)
+pg_env=(GATEWAY_DATABASE_URL="$postgres_url" GATEWAY_DATABASE_PATH="$work/pg/gateway.sqlite")
+[[ -n "${GATEWAY_REDIS_URL:-}" ]] && pg_env+=(GATEWAY_REDIS_URL="redis://127.0.0.1:$redis_port/1")
+env "${pg_env[@]}" GATEWAY_HTTP_PORT=$pg_port "$bin/gateway" serve >"$work/gateway-pg.log" 2>&1 &
+pids+=($!)
+pg_base="http://127.0.0.1:$pg_port"
+wait_for "$pg_base/healthz"
+env "${pg_env[@]}" "$bin/gatewayctl" tenant create bench --display-name Bench --platform-url "http://127.0.0.1:$upstream_port" \
+  --project-id P1 --subscription-key bench-key --catalog-ttl 1 --manifest-ttl 300 >/dev/null
+env "${pg_env[@]}" "$bin/gatewayctl" client add --tenant bench --client-id bench-app --redirect-uri http://127.0.0.1/callback >/dev/null
+awk '/^password: / {print $2}' "$work/bench-user.txt" | env "${pg_env[@]}" "$bin/gatewayctl" user add --tenant bench --username bench --password-stdin >/dev/null
+wait_for "$pg_base/t/bench/v1/host-config"
+pg_demo_auth="Authorization: Bearer $(python3 scripts/demo-token.py "$pg_base" "$work/pg/demo-user.txt")"
+curl -fsS -H "$pg_demo_auth" "$pg_base/t/demo/v1/miniapps/hello/versions/v1/manifest" >/dev/null
+figures "cached manifest, SQLite gateway" "$manifest" 64 "$demo_auth"
+figures "cached manifest, PostgreSQL gateway" "$pg_base/t/demo/v1/miniapps/hello/versions/v1/manifest" 64 "$pg_demo_auth"
+if [[ -n "${GATEWAY_REDIS_URL:-}" ]]; then
+  echo "SQLite gateway:"
+  REDIS_URL="$GATEWAY_REDIS_URL" "$bin/token-http-bench" "$base" "$GATEWAY_DATABASE_PATH" bench bench-app http://127.0.0.1/callback bench 4000 16
+  echo "PostgreSQL gateway:"
+  REDIS_URL="redis://127.0.0.1:$redis_port/1" "$bin/token-http-bench" "$pg_base" "$postgres_url" bench bench-app http://127.0.0.1/callback bench 4000 16
+fi
+"$bin/store-bench" "$postgres_url" 10000 4000 16
