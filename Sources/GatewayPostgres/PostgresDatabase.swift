@@ -16,6 +16,7 @@ public final class PostgresDatabase: Sendable {
     /// The URL without its password.
     public let location: String
     private let runner: Task<Void, Never>
+    private let configurationTimeout: Duration
 
     /// Connects lazily (the first query opens connections; a wrong host fails there).
     /// - Parameter searchPath: a schema to work in instead of `public` (tests isolate
@@ -30,8 +31,38 @@ public final class PostgresDatabase: Sendable {
         self.client = client
         self.sealer = sealer
         self.location = parsed.description + (searchPath.map { " (schema \($0))" } ?? "")
+        self.configurationTimeout = parsed.connectTimeout
         self.runner = Task { await client.run() }
     }
+
+    /// Runs `SELECT 1` and throws ``PostgresUnreachable`` when it does not answer within
+    /// `timeout` (the pool itself keeps retrying a dead server for about a minute).
+    public func checkReachable(within timeout: Duration) async throws {
+        let client = self.client
+        let location = self.location
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                do {
+                    try await client.execute("SELECT 1")
+                } catch is CancellationError {
+                    throw PostgresUnreachable(location: location, timeout: timeout, reason: nil)
+                } catch {
+                    throw PostgresUnreachable(location: location, timeout: timeout, reason: String(reflecting: error))
+                }
+                return true
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return false
+            }
+            let answered = try await group.next() ?? false
+            group.cancelAll()
+            if !answered { throw PostgresUnreachable(location: location, timeout: timeout, reason: nil) }
+        }
+    }
+
+    /// How long a pool connection may take to open (`connect_timeout`).
+    public var connectTimeout: Duration { configurationTimeout }
 
     /// Closes every connection; queries after this fail. Call once.
     public func shutdown() async {
@@ -53,4 +84,17 @@ public final class PostgresDatabase: Sendable {
 
     /// Queries are not logged (their binds hold sealed values and hashes).
     static let quiet = Logger(label: "gateway.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+}
+
+/// The server did not answer: wrong host or port, down, or refusing the credentials.
+public struct PostgresUnreachable: Error, CustomStringConvertible {
+    /// The URL without its password.
+    public let location: String
+    public let timeout: Duration
+    /// What the driver reported, when it did before the deadline (no password in it).
+    public let reason: String?
+
+    public var description: String {
+        "PostgreSQL at \(location) did not answer within \(timeout)" + (reason.map { ": \(PostgresURL.redact($0))" } ?? " (is it running, and are host, port and credentials right?)")
+    }
 }

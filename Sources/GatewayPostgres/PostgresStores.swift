@@ -11,6 +11,7 @@ public enum PostgresStores {
     public static func open(url: String, sealer: SecretSealer, logger: Logger, migrate: Bool = true, searchPath: String? = nil) async throws -> DurableStores {
         let database = try PostgresDatabase(url: url, sealer: sealer, logger: logger, searchPath: searchPath)
         do {
+            try await database.checkReachable(within: database.connectTimeout + .seconds(1))
             if migrate { try await PostgresMigrations.migrate(database) }
         } catch {
             await database.shutdown()

@@ -28,23 +28,34 @@ struct StoreAccess {
         if url == nil, !create, !FileManager.default.fileExists(atPath: path) {
             throw CLIError.failure("no database at \(path) (run `gatewayctl migrate` first, or point --db / GATEWAY_DATABASE_PATH at an existing one)")
         }
+        if let url, !create {
+            // Before the master key is resolved: a wrong URL must not generate a development key.
+            let probe = try await openPostgres(url, sealer: SecretSealer(masterKey: .generate()), context: context)
+            if try await probe.schema.applied().isEmpty {
+                throw CLIError.failure("the database at \(probe.location) has no gateway schema (run `gatewayctl migrate --database-url …` first)")
+            }
+        }
         let sealer = SecretSealer(masterKey: try masterKey(options, context: context, databasePath: path))
         let stores: DurableStores
         if let url {
-            do {
-                stores = try await PostgresStores.open(url: url, sealer: sealer, logger: Logger(label: "gatewayctl"), migrate: false)
-            } catch let error as PostgresURL.Invalid {
-                throw CLIError.invalid("--database-url: \(error.description)")
-            }
-            context.openedStores.add(stores)
-            if !create, try await stores.schema.applied().isEmpty {
-                throw CLIError.failure("the database at \(stores.location) has no gateway schema (run `gatewayctl migrate --database-url …` first)")
-            }
+            stores = try await openPostgres(url, sealer: sealer, context: context)
             if migrate { try await stores.schema.migrate() }
         } else {
             stores = try SQLiteTenantStore(path: path, sealer: sealer, migrate: migrate).durableStores()
         }
         return StoreAccess(stores: stores, sealer: sealer, actor: options.resolvedActor(environment))
+    }
+
+    /// Opens the PostgreSQL stores (closed when the command ends), without migrating.
+    private static func openPostgres(_ url: String, sealer: SecretSealer, context: CLIContext) async throws -> DurableStores {
+        let stores: DurableStores
+        do {
+            stores = try await PostgresStores.open(url: url, sealer: sealer, logger: Logger(label: "gatewayctl"), migrate: false)
+        } catch let error as PostgresURL.Invalid {
+            throw CLIError.invalid("--database-url: \(error.description)")
+        }
+        context.openedStores.add(stores)
+        return stores
     }
 
     private static func masterKey(_ options: GlobalOptions, context: CLIContext, databasePath path: String) throws -> MasterKey {
