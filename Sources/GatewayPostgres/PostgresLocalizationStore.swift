@@ -81,7 +81,7 @@ public final class PostgresLocalizationStore: LocalizationStore {
             INSERT INTO localization_state (tenant_id, version) VALUES (\(tenantID), 1)
             ON CONFLICT (tenant_id) DO UPDATE SET version = localization_state.version + 1
             """)
-        try await PostgresTenantStore.bumpChangeCounter(connection)
+        try await PostgresTenantStore.bumpChangeCounter(connection, tenants: [tenantID])
         return try await read(connection, tenantID: tenantID)
     }
 }

@@ -119,6 +119,10 @@ enum PostgresMigrations {
             "CREATE INDEX auth_revoked_tokens_until ON auth_revoked_tokens (revoked_until_ms)",
             "CREATE INDEX auth_revoked_tokens_recorded ON auth_revoked_tokens (recorded_at_ms)",
         ]),
+        ("v5-tenant-changes", [
+            // Which tenants each change token touched, so replicas reload only those.
+            "CREATE TABLE tenant_changes (change_seq BIGINT NOT NULL, tenant_id TEXT NOT NULL, PRIMARY KEY (change_seq, tenant_id))",
+        ]),
     ]
 
     /// Names of every migration, in order.

@@ -17,11 +17,11 @@ public enum PostgresStores {
             await database.shutdown()
             throw error
         }
-        return stores(on: database)
+        return stores(on: database, logger: logger)
     }
 
     /// The stores on an open database.
-    public static func stores(on database: PostgresDatabase) -> DurableStores {
+    public static func stores(on database: PostgresDatabase, logger: Logger = Logger(label: "gateway.postgres")) -> DurableStores {
         DurableStores(
             backend: "postgres", location: database.location, tenants: PostgresTenantStore(database: database), auth: PostgresAuthStore(database: database),
             revocations: PostgresRevocationStore(database: database), consents: PostgresConsentStore(database: database),
@@ -30,6 +30,7 @@ public enum PostgresStores {
             domains: PostgresTenantDomainStore(database: database),
             schema: StoreSchema(known: PostgresMigrations.names, applied: { try await PostgresMigrations.applied(database) },
                                 migrate: { try await PostgresMigrations.migrate(database) }),
+            tenantChanges: PostgresTenantChangeSignal(database: database, logger: logger),
             close: { await database.shutdown() }
         )
     }

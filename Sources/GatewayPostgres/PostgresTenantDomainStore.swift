@@ -25,7 +25,7 @@ public final class PostgresTenantDomainStore: TenantDomainStore {
                 INSERT INTO tenant_domains (host, tenant_id, app_ids, created_at_ms) VALUES (\(name), \(tenantID), \(try Self.encode(domain.appIDs)), \(StoreClock.milliseconds(domain.createdAt)))
                 ON CONFLICT (host) DO UPDATE SET app_ids = excluded.app_ids
                 """)
-            try await PostgresTenantStore.bumpChangeCounter(connection)
+            try await PostgresTenantStore.bumpChangeCounter(connection, tenants: [tenantID])
             return domain
         }
     }
@@ -35,7 +35,7 @@ public final class PostgresTenantDomainStore: TenantDomainStore {
         try await database.transaction { connection in
             let removed = try await connection.execute("DELETE FROM tenant_domains WHERE host = \(name) AND tenant_id = \(tenantID) RETURNING 1")
             guard removed > 0 else { throw TenantDomainError.notFound(host: name) }
-            try await PostgresTenantStore.bumpChangeCounter(connection)
+            try await PostgresTenantStore.bumpChangeCounter(connection, tenants: [tenantID])
         }
     }
 

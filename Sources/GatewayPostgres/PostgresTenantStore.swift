@@ -90,7 +90,7 @@ public final class PostgresTenantStore: TenantStore {
                 try await Self.upsert(connection, json: try Self.json(TenantRecord(revision.tenant, sealer: sealer)))
                 try await Self.insertAudit(connection, revision.audit)
             }
-            try await Self.bumpChangeCounter(connection)
+            try await Self.bumpChangeCounter(connection, tenants: tenants.map(\.id))
         }
     }
 
@@ -123,7 +123,7 @@ public final class PostgresTenantStore: TenantStore {
 
     private static func finish(_ connection: PostgresConnection, audit: TenantAuditRecord) async throws {
         try await insertAudit(connection, audit)
-        try await bumpChangeCounter(connection)
+        try await bumpChangeCounter(connection, tenants: [audit.tenantID])
     }
 
     private static func insertAudit(_ connection: PostgresConnection, _ audit: TenantAuditRecord) async throws {
@@ -133,8 +133,29 @@ public final class PostgresTenantStore: TenantStore {
             """)
     }
 
-    /// Bumps the change counter; call inside every write transaction that gateways must notice.
-    static func bumpChangeCounter(_ connection: PostgresConnection) async throws {
-        try await connection.execute("UPDATE store_state SET change_counter = change_counter + 1 WHERE id = 1")
+    /// The channel a change's token is announced on (`NOTIFY`, delivered at commit).
+    static let changeChannel = "gateway_tenant_changes"
+
+    /// Bumps the change counter, records which tenants the change touched and announces it
+    /// on ``changeChannel``; call inside every write transaction gateways must notice. The
+    /// counter row stays locked until commit, so tokens are handed out in commit order.
+    static func bumpChangeCounter(_ connection: PostgresConnection, tenants: some Sequence<String>) async throws {
+        let ids = Array(Set(tenants))
+        try await connection.execute("""
+            WITH bumped AS (UPDATE store_state SET change_counter = change_counter + 1 WHERE id = 1 RETURNING change_counter),
+            recorded AS (INSERT INTO tenant_changes (change_seq, tenant_id) SELECT bumped.change_counter, t FROM bumped, unnest(\(ids)::text[]) AS t),
+            pruned AS (DELETE FROM tenant_changes WHERE change_seq <= (SELECT change_counter FROM bumped) - \(TenantChanges.retained))
+            SELECT pg_notify(\(changeChannel), change_counter::text) FROM bumped
+            """)
+    }
+
+    public func changedTenants(after token: Int64) async throws -> TenantChanges? {
+        // One statement: one snapshot for the token and the ids.
+        guard let (current, ids, oldest) = try await database.client.first("""
+            SELECT (SELECT change_counter FROM store_state WHERE id = 1),
+                   array(SELECT DISTINCT tenant_id FROM tenant_changes WHERE change_seq > \(token)),
+                   (SELECT min(change_seq) FROM tenant_changes)
+            """, as: (Int64, [String], Int64?).self) else { return nil }
+        return TenantChanges.answer(after: token, current: current, ids: ids, oldest: oldest)
     }
 }

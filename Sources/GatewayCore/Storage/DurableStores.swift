@@ -29,13 +29,16 @@ public struct DurableStores: Sendable {
     public let domains: any TenantDomainStore
     /// The backend's migrations.
     public let schema: StoreSchema
+    /// Announces tenant changes as they commit (PostgreSQL); nil: the directory polls only.
+    public let tenantChanges: (any TenantChangeSignal)?
     private let closeAction: @Sendable () async -> Void
 
     public init(backend: String, location: String, tenants: any TenantStore, auth: any AuthStore, revocations: any RevocationStore,
                 consents: any ConsentStore, storage: any SecureStorageStore, tokenLedger: any MiniAppTokenLedger, analytics: any AnalyticsStore,
                 localization: any LocalizationStore, domains: any TenantDomainStore, schema: StoreSchema,
-                close: @escaping @Sendable () async -> Void = {}) {
+                tenantChanges: (any TenantChangeSignal)? = nil, close: @escaping @Sendable () async -> Void = {}) {
         self.schema = schema
+        self.tenantChanges = tenantChanges
         self.backend = backend
         self.location = location
         self.tenants = tenants

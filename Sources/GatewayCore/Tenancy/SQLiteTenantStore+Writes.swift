@@ -13,7 +13,7 @@ extension SQLiteTenantStore {
             }
             try record.insert(db)
             try audit.insert(db)
-            try Self.bumpChangeCounter(db)
+            try Self.bumpChangeCounter(db, tenants: [record.id])
         }
         return revision.tenant
     }
@@ -29,7 +29,7 @@ extension SQLiteTenantStore {
             var audit = revision.audit
             try TenantRecord(revision.tenant, sealer: sealer).update(db)
             try audit.insert(db)
-            try Self.bumpChangeCounter(db)
+            try Self.bumpChangeCounter(db, tenants: [id])
             return revision.tenant
         }
     }
@@ -40,7 +40,7 @@ extension SQLiteTenantStore {
             try record.delete(db)
             var audit = TenantRevision.deleted(id: id, configVersion: record.configVersion, actor: actor, now: StoreClock.now())
             try audit.insert(db)
-            try Self.bumpChangeCounter(db)
+            try Self.bumpChangeCounter(db, tenants: [id])
         }
     }
 
@@ -58,7 +58,7 @@ extension SQLiteTenantStore {
                 try TenantRecord(revision.tenant, sealer: sealer).save(db)
                 try audit.insert(db)
             }
-            try Self.bumpChangeCounter(db)
+            try Self.bumpChangeCounter(db, tenants: tenants.map(\.id))
         }
     }
 }

@@ -87,8 +87,25 @@ public final class SQLiteTenantStore: TenantStore {
         }
     }
 
-    /// Bumps the change counter; call inside every write transaction.
-    static func bumpChangeCounter(_ db: Database) throws {
+    /// Bumps the change counter and records which tenants the change touched; call inside
+    /// every write transaction gateways must notice. Keeps the last ``TenantChanges/retained``
+    /// changes.
+    static func bumpChangeCounter(_ db: Database, tenants: some Sequence<String>) throws {
         try db.execute(sql: "UPDATE store_state SET change_counter = change_counter + 1 WHERE id = 1")
+        let token = try Int64.fetchOne(db, sql: "SELECT change_counter FROM store_state WHERE id = 1") ?? 0
+        for id in Set(tenants) {
+            try db.execute(sql: "INSERT INTO tenant_changes (change_seq, tenant_id) VALUES (?, ?)", arguments: [token, id])
+        }
+        try db.execute(sql: "DELETE FROM tenant_changes WHERE change_seq <= ?", arguments: [token - TenantChanges.retained])
+    }
+
+    public func changedTenants(after token: Int64) async throws -> TenantChanges? {
+        let answer: (current: Int64, ids: [String], oldest: Int64?) = try await pool.read { db in
+            let current = try Int64.fetchOne(db, sql: "SELECT change_counter FROM store_state WHERE id = 1") ?? 0
+            let ids = try String.fetchAll(db, sql: "SELECT DISTINCT tenant_id FROM tenant_changes WHERE change_seq > ?", arguments: [token])
+            let oldest = try Int64.fetchOne(db, sql: "SELECT min(change_seq) FROM tenant_changes")
+            return (current, ids, oldest)
+        }
+        return TenantChanges.answer(after: token, current: answer.current, ids: answer.ids, oldest: answer.oldest)
     }
 }

@@ -3,9 +3,12 @@ import Synchronization
 
 /// The server's in-memory snapshot of all tenants: the per-request lookup never does I/O.
 ///
-/// ``run()`` polls the store's ``TenantStore/changeToken()`` and reloads when it moves,
-/// so a change written by gatewayctl (another process) shows up within one poll interval
-/// plus a reload.
+/// ``run()`` asks the store which tenants changed since the snapshot's change token
+/// (``TenantStore/changedTenants(after:)``) every poll interval, and at once when a
+/// ``TenantChangeSignal`` announces a change, and reads only those again: a change written by
+/// gatewayctl (another process) shows up within one poll interval (or one notification)
+/// plus a read of the changed tenants, whatever the number of tenants. When the store no
+/// longer remembers that far back, everything is read again.
 public final class TenantDirectory: Sendable {
     private struct Snapshot {
         var tenants: [String: Tenant] = [:]
@@ -13,13 +16,15 @@ public final class TenantDirectory: Sendable {
     }
 
     private let store: any TenantStore
+    private let signal: (any TenantChangeSignal)?
     private let pollInterval: Duration
     private let logger: Logger
     private let snapshot = Mutex(Snapshot())
 
     /// A directory over `store`; empty until ``reload()`` or ``run()``.
-    public init(store: any TenantStore, pollInterval: Duration = .milliseconds(500), logger: Logger) {
+    public init(store: any TenantStore, signal: (any TenantChangeSignal)? = nil, pollInterval: Duration = .milliseconds(500), logger: Logger) {
         self.store = store
+        self.signal = signal
         self.pollInterval = pollInterval
         self.logger = logger
     }
@@ -58,25 +63,55 @@ public final class TenantDirectory: Sendable {
         ])
     }
 
-    /// Polls for changes every `pollInterval` until the task is cancelled, then returns.
-    /// Transient store errors are logged and retried on the next tick, never thrown.
+    /// Reads the tenants changed since the snapshot's token and applies them (everything,
+    /// when there is no snapshot yet or the store cannot say what changed).
+    /// - Returns: how many tenants were read (for logs and tests).
+    @discardableResult
+    public func refresh() async throws -> Int {
+        guard let loaded = loadedChangeToken, let changes = try await store.changedTenants(after: loaded) else {
+            try await reload()
+            return snapshot.withLock { $0.tenants.count }
+        }
+        var read: [String: Tenant?] = [:]
+        for id in changes.tenantIDs { read[id] = try await store.tenant(id: id) }
+        snapshot.withLock { state in
+            // A concurrent refresh or reload that got further wins.
+            if let current = state.token, current >= changes.token { return }
+            for (id, tenant) in read { state.tenants[id] = tenant }
+            state.token = changes.token
+        }
+        if !read.isEmpty {
+            logger.debug("tenant directory refreshed", metadata: ["changed": "\(read.count)", "changeToken": "\(changes.token)"])
+        }
+        return read.count
+    }
+
+    /// Refreshes every `pollInterval`, and at once when the change signal fires, until the
+    /// task is cancelled; then returns. Transient store errors are logged and retried on the
+    /// next tick, never thrown.
     public func run() async throws {
-        while !Task.isCancelled {
-            do {
-                let token = try await store.changeToken()
-                if token != loadedChangeToken { try await reload() }
-            } catch is CancellationError {
-                return
-            } catch {
-                logger.warning("tenant directory refresh failed; keeping the previous snapshot", metadata: [
-                    "error": "\(error)",
-                ])
+        // Ticks and signals coalesce: a burst of notifications costs one refresh.
+        let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [pollInterval] in
+                while (try? await Task.sleep(for: pollInterval)) != nil { wake.yield() }
+                wake.finish()
             }
-            do {
-                try await Task.sleep(for: pollInterval)
-            } catch {
-                return
+            if let signal {
+                group.addTask { await signal.follow { wake.yield() } }
             }
+            for await _ in wakes {
+                do {
+                    try await refresh()
+                } catch is CancellationError {
+                    break
+                } catch {
+                    logger.warning("tenant directory refresh failed; keeping the previous snapshot", metadata: [
+                        "error": "\(error)",
+                    ])
+                }
+            }
+            group.cancelAll()
         }
     }
 }

@@ -72,6 +72,14 @@ enum TenantMigrations {
             try db.create(index: "auth_refresh_families_subject", on: "auth_refresh_families", columns: ["tenant_id", "subject"])
             try RevocationMigration.apply(db)
         }
+        migrator.registerMigration("v5-tenant-changes") { db in
+            // Which tenants each change token touched, so replicas reload only those.
+            try db.create(table: "tenant_changes") { t in
+                t.column("change_seq", .integer).notNull()
+                t.column("tenant_id", .text).notNull()
+                t.primaryKey(["change_seq", "tenant_id"])
+            }
+        }
         return migrator
     }
 }

@@ -25,6 +25,10 @@ public protocol TenantStore: Sendable {
     func auditLog(tenantID: String?, limit: Int) async throws -> [TenantAuditEntry]
     /// A number that changes whenever any tenant changes (from any process); cheap to read.
     func changeToken() async throws -> Int64
+    /// The ids of the tenants changed (created, updated, deleted, or their localization or
+    /// domains changed) after change token `token`, read together with the current token;
+    /// nil when the store no longer remembers that far back (the caller reloads everything).
+    func changedTenants(after token: Int64) async throws -> TenantChanges?
     /// Cheap liveness check for readiness probes.
     func ping() async throws
 }
@@ -63,5 +67,33 @@ public struct TenantAuditEntry: Sendable, Equatable, Codable {
         self.actor = actor
         self.at = at
         self.configVersion = configVersion
+    }
+}
+
+/// Tenants changed since a change token (see ``TenantStore/changedTenants(after:)``).
+public struct TenantChanges: Sendable, Equatable {
+    /// The tenants to read again (a deleted one reads as nil).
+    public var tenantIDs: Set<String>
+    /// The change token these changes bring a reader up to.
+    public var token: Int64
+
+    public init(tenantIDs: Set<String>, token: Int64) {
+        self.tenantIDs = tenantIDs
+        self.token = token
+    }
+
+    /// How many changes a store keeps answering for; older tokens reload everything.
+    public static let retained: Int64 = 10_000
+}
+
+extension TenantChanges {
+    /// What a store answers from what it read in one snapshot: `current` token, the ids
+    /// recorded after `token`, and the oldest change it still has.
+    package static func answer(after token: Int64, current: Int64, ids: [String], oldest: Int64?) -> TenantChanges? {
+        if token >= current { return TenantChanges(tenantIDs: [], token: current) }
+        // The change right after `token` must still be recorded (else some were pruned, or
+        // the database is from before changes were recorded).
+        guard let oldest, oldest <= token + 1 else { return nil }
+        return TenantChanges(tenantIDs: Set(ids), token: current)
     }
 }

@@ -41,7 +41,7 @@ public struct GatewayBootstrap: Sendable {
         if development, try await DemoTenant.seedIfEmpty(store: store, actor: "gateway") {
             logger.notice("seeded tenant '\(DemoTenant.id)' into an empty database", metadata: ["database": "\(stores.location)"])
         }
-        let directory = TenantDirectory(store: store, pollInterval: configuration.tenantReloadInterval, logger: logger)
+        let directory = TenantDirectory(store: store, signal: stores.tenantChanges, pollInterval: configuration.tenantReloadInterval, logger: logger)
         try await directory.reload()
 
         // Closed last (services stop in reverse order), after the HTTP server drained.

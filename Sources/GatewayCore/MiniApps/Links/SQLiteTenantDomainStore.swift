@@ -23,7 +23,7 @@ public final class SQLiteTenantDomainStore: TenantDomainStore {
                 INSERT INTO tenant_domains (host, tenant_id, app_ids, created_at_ms) VALUES (?, ?, ?, ?)
                 ON CONFLICT (host) DO UPDATE SET app_ids = excluded.app_ids
                 """, arguments: [name, tenantID, try Self.encode(domain.appIDs), StoreClock.milliseconds(domain.createdAt)])
-            try SQLiteTenantStore.bumpChangeCounter(db)
+            try SQLiteTenantStore.bumpChangeCounter(db, tenants: [tenantID])
             return domain
         }
     }
@@ -33,7 +33,7 @@ public final class SQLiteTenantDomainStore: TenantDomainStore {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM tenant_domains WHERE host = ? AND tenant_id = ?", arguments: [name, tenantID])
             guard db.changesCount > 0 else { throw TenantDomainError.notFound(host: name) }
-            try SQLiteTenantStore.bumpChangeCounter(db)
+            try SQLiteTenantStore.bumpChangeCounter(db, tenants: [tenantID])
         }
     }
 

@@ -88,7 +88,7 @@ public final class SQLiteLocalizationStore: LocalizationStore {
             INSERT INTO localization_state (tenant_id, version) VALUES (?, 1)
             ON CONFLICT (tenant_id) DO UPDATE SET version = version + 1
             """, arguments: [tenantID])
-        try SQLiteTenantStore.bumpChangeCounter(db)
+        try SQLiteTenantStore.bumpChangeCounter(db, tenants: [tenantID])
         return try read(db, tenantID: tenantID)
     }
 }
