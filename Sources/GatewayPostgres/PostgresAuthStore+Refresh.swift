@@ -27,28 +27,22 @@ extension PostgresAuthStore {
             """)
     }
 
+    /// One round trip: `gateway_rotate_refresh` (migration `v6-refresh-rotation`) locks the
+    /// family, then reads the token's state, and rotates or revokes in one implicit transaction.
     public func rotate(tokenHash: String, tenantID: String, clientID: String, newHash: String, now: Date, idleExpiry: Date) async throws -> RefreshRotation {
-        try await database.transaction { connection in
-            guard let row = try await connection.first("""
-                SELECT \(unescaped: Self.familyColumns) FROM auth_refresh_families
-                WHERE family_id = (SELECT family_id FROM auth_refresh_tokens WHERE token_hash = \(tokenHash)) FOR UPDATE
-                """, as: FamilyRow.self) else { return .invalid }
-            let family = Self.family(row)
-            guard family.tenantID == tenantID, family.clientID == clientID, !family.revoked else { return .invalid }
-            // Read after the lock: a statement in READ COMMITTED sees what the winner committed.
-            guard let (state, idle) = try await connection.first(
-                "SELECT state, idle_expiry_ms FROM auth_refresh_tokens WHERE token_hash = \(tokenHash)", as: (String, Int64).self) else { return .invalid }
-            if state != "active" {
-                return .reused(family: family, accessTokens: try await Self.revoke(connection, familyID: family.familyID, now: now))
-            }
-            guard idle > StoreClock.milliseconds(now), family.absoluteExpiry > now else { return .invalid }
-            try await connection.execute("""
-                WITH old AS (UPDATE auth_refresh_tokens SET state = 'rotated' WHERE token_hash = \(tokenHash))
-                INSERT INTO auth_refresh_tokens (token_hash, family_id, state, idle_expiry_ms)
-                VALUES (\(newHash), \(family.familyID), 'active', \(StoreClock.milliseconds(min(idleExpiry, family.absoluteExpiry))))
-                """)
-            return .rotated(family)
-        }
+        let nowMS = StoreClock.milliseconds(now)
+        guard let row = try await client.first("""
+            SELECT * FROM gateway_rotate_refresh(\(tokenHash), \(tenantID), \(clientID), \(newHash), \(nowMS), \(StoreClock.milliseconds(idleExpiry)))
+            """, as: (String, String?, String?, String?, String?, String?, String?, String?, Bool?, Int64?, Int64?, String?).self) else { return .invalid }
+        guard row.0 != "invalid", let familyID = row.1, let tenant = row.2, let clientID = row.3, let subject = row.4, let scope = row.5,
+              let revoked = row.8, let created = row.9, let expiry = row.10 else { return .invalid }
+        let family = Self.family((familyID, tenant, clientID, subject, scope, row.6, row.7, revoked, created, expiry, row.11))
+        guard row.0 == "reused" else { return .rotated(family) }
+        // The family is revoked: name its unexpired access tokens.
+        let tokens = try await client.all("""
+            SELECT jti, expires_at_ms FROM auth_family_access_tokens WHERE family_id = \(familyID) AND expires_at_ms > \(nowMS)
+            """, as: (String, Int64).self).map { (jti: $0.0, expiresAt: StoreClock.date($0.1)) }
+        return .reused(family: family, accessTokens: tokens)
     }
 
     public func recordAccessToken(familyID: String, jti: String, expiresAt: Date) async throws {

@@ -74,6 +74,7 @@ public struct TokenService: Sendable {
     public func refresh(issuer: String, client: OAuthClient, refreshToken: String, dpopJKT: String?) async throws -> TokenResponse {
         let issuedAt = now()
         // Checks that must not burn the token: DPoP binding and the user still being enabled.
+        var checkedUser: LocalUser?
         if let family = try await refreshStore.family(ofTokenHash: Self.hash(refreshToken)), !family.revoked,
            family.tenantID == client.tenantID, family.clientID == client.clientID {
             if let bound = family.dpopJKT, bound != dpopJKT {
@@ -84,6 +85,7 @@ public struct TokenService: Sendable {
                 try await revokeFamily(family.familyID, tenantID: family.tenantID)
                 throw OAuthError.invalidGrant("the user is disabled or removed")
             }
+            checkedUser = user
         }
         let newToken = Base64URL.random(byteCount: 32)
         let outcome = try await refreshStore.rotate(tokenHash: Self.hash(refreshToken), tenantID: client.tenantID, clientID: client.clientID, newHash: Self.hash(newToken),
@@ -98,7 +100,9 @@ public struct TokenService: Sendable {
             if let bound = family.dpopJKT, bound != dpopJKT {
                 throw OAuthError.invalidDPoPProof("refresh token is bound to another DPoP key")
             }
-            return try await issue(issuer: issuer, client: client, family: family, refreshToken: newToken, authTime: nil, at: issuedAt)
+            // The user read a moment ago fills the ID token (one store read per refresh, not two).
+            let user = checkedUser?.subject == family.subject ? checkedUser : nil
+            return try await issue(issuer: issuer, client: client, family: family, refreshToken: newToken, authTime: nil, at: issuedAt, user: user)
         }
     }
 
@@ -128,7 +132,9 @@ public struct TokenService: Sendable {
         }
     }
 
-    private func issue(issuer: String, client: OAuthClient, family: RefreshFamily, refreshToken: String, authTime: Int64?, at issuedAt: Date) async throws -> TokenResponse {
+    /// - Parameter known: the family's user when the caller just read it (else it is read here).
+    private func issue(issuer: String, client: OAuthClient, family: RefreshFamily, refreshToken: String, authTime: Int64?, at issuedAt: Date,
+                       user known: LocalUser? = nil) async throws -> TokenResponse {
         let key = try await keys.signingKey(tenantID: client.tenantID)
         let iat = Int64(issuedAt.timeIntervalSince1970)
         let exp = iat + Int64(client.accessTokenLifetimeSeconds)
@@ -151,7 +157,8 @@ public struct TokenService: Sendable {
         if let sessionID = family.sessionID { id["sid"] = .string(sessionID) }
         if let nonce = family.nonce { id["nonce"] = .string(nonce) }
         let scopes = Set(family.scope.split(separator: " ").map(String.init))
-        if let user = try await users.user(tenantID: client.tenantID, subject: family.subject) {
+        let user: LocalUser? = if let known { known } else { try await users.user(tenantID: client.tenantID, subject: family.subject) }
+        if let user {
             if scopes.contains("profile") {
                 if let name = user.name { id["name"] = .string(name) }
                 if let picture = user.picture { id["picture"] = .string(picture) }

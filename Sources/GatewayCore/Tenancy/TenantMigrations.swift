@@ -80,6 +80,9 @@ enum TenantMigrations {
                 t.primaryKey(["change_seq", "tenant_id"])
             }
         }
+        // PostgreSQL creates its one-round-trip refresh rotation function here; SQLite rotates
+        // in its write transaction and has nothing to add (the name keeps both lists equal).
+        migrator.registerMigration("v6-refresh-rotation") { _ in }
         return migrator
     }
 }
