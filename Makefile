@@ -12,6 +12,7 @@ export PATH := $(abspath $(dir $(SWIFT))):$(PATH)
 ## Install missing Debian packages, build, start the gateway on its embedded defaults
 ## (SQLite in ./.gateway, in-process cache, a `demo` tenant, http://127.0.0.1:8080).
 run: deps
+	@test -x .build/debug/gateway || echo "building (the first build takes about 10 minutes on 2 cores)…"
 	$(SWIFT) build --product gateway
 	$(SWIFT) build --product gatewayctl
 	.build/debug/gateway serve
