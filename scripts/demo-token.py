@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Signs a user in (PKCE S256, native JSON login) and prints an access token.
-Usage: demo-token.py BASE_URL PASSWORD_FILE [TENANT] [CLIENT_ID]
+Usage: demo-token.py BASE_URL PASSWORD_FILE [TENANT] [CLIENT_ID] [json]
+With `json` last, prints the whole token response (refresh token included).
 PASSWORD_FILE holds `username: …` and `password: …` lines, like the demo-user.txt the
 gateway writes beside its database in development. Defaults: tenant demo, client demo-app
 (redirect http://127.0.0.1/callback)."""
@@ -30,4 +31,4 @@ tokens = post(f"{issuer}/oauth2/token", {
     "grant_type": "authorization_code", "code": code, "redirect_uri": redirect,
     "client_id": client_id, "code_verifier": verifier,
 })
-print(tokens["access_token"])
+print(json.dumps(tokens) if sys.argv[-1] == "json" else tokens["access_token"])

@@ -12,8 +12,12 @@ public enum DemoAuth {
     /// Seeds client and user when the tenant exists and they do not; true when seeded.
     public static func seedIfMissing(tenants: any TenantStore, store: any AuthStore, tenantID: String, passwordFile: String? = nil, logger: Logger) async throws -> Bool {
         guard try await tenants.tenant(id: tenantID) != nil, try await store.client(tenantID: tenantID, clientID: clientID) == nil else { return false }
-        try await store.addClient(OAuthClient(tenantID: tenantID, clientID: clientID, redirectURIs: [redirectURI],
-                                              postLogoutRedirectURIs: ["http://127.0.0.1/logged-out"]), secretHash: nil)
+        do {
+            try await store.addClient(OAuthClient(tenantID: tenantID, clientID: clientID, redirectURIs: [redirectURI],
+                                                  postLogoutRedirectURIs: ["http://127.0.0.1/logged-out"]), secretHash: nil)
+        } catch AuthStoreError.alreadyExists {
+            return false  // another replica starting at the same time seeded it
+        }
         if try await store.user(tenantID: tenantID, username: username) == nil {
             let password = Base64URL.random(byteCount: 12)
             try await store.addUser(LocalUser(tenantID: tenantID, username: username, name: "Demo User", email: "demo@example.invalid",
