@@ -185,7 +185,7 @@ extension Process {
     /// A started child process that can be killed from any task (`Process` is not Sendable).
     final class Handle: @unchecked Sendable {
         // @unchecked: `process` is only read after init, and only `isRunning`,
-        // `processIdentifier` and `kill` are used on it, which Foundation allows from any thread.
+        // `processIdentifier`, `terminationStatus` and `kill` are used on it, which Foundation allows from any thread.
         private let process: Process
 
         init(_ process: Process) { self.process = process }
@@ -193,5 +193,10 @@ extension Process {
         func kill() {
             if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
         }
+
+        var isRunning: Bool { process.isRunning }
+
+        /// The exit status (once it has exited).
+        var terminationStatus: Int32 { process.terminationStatus }
     }
 }

@@ -17,6 +17,8 @@ public struct GatewayBootstrap: Sendable {
     public var authStore: any AuthStore { stores.auth }
     /// Services that run beside the HTTP server (tenant reload, Redis shutdown).
     public let backgroundServices: [any Service]
+    /// Set when a graceful shutdown begins; readiness fails from then on.
+    public let drain: DrainState
 
     /// - Parameters:
     ///   - seedDemoSignIn: in development, also seed the `demo` tenant's client and user
@@ -46,7 +48,8 @@ public struct GatewayBootstrap: Sendable {
 
         // Closed last (services stop in reverse order), after the HTTP server drained.
         var background: [any Service] = [ShutdownActionService { await stores.close() }, TenantDirectoryService(directory: directory)]
-        var checks = [ReadinessProbe.Check(name: stores.backend) { try await store.ping() }]
+        let drain = DrainState()
+        var checks = [drain.check, ReadinessProbe.Check(name: stores.backend) { try await store.ping() }]
         let cache: any Cache
         var revocationFeed: (any RevocationFeed)?
         let revocationMirror = RevocationMirror()
@@ -105,7 +108,7 @@ public struct GatewayBootstrap: Sendable {
             bodyLimits: configuration.bodyLimits
         )
         background.append(AnalyticsRetentionService(retention: AnalyticsRetention(store: stores.analytics, logger: logger)))
-        return GatewayBootstrap(services: services, stores: stores, backgroundServices: background)
+        return GatewayBootstrap(services: services, stores: stores, backgroundServices: background, drain: drain)
     }
 
     /// PostgreSQL when `databaseURL` is set, else the SQLite file; migrated either way.

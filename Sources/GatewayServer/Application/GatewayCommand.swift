@@ -3,6 +3,7 @@ import Logging
 import Metrics
 import NIOCore
 import Prometheus
+import ServiceLifecycle
 
 /// `gateway serve [flags]`: the whole process, from configuration to graceful shutdown
 /// on SIGTERM/SIGINT. Returns the exit code (2 for unusable configuration).
@@ -44,7 +45,16 @@ public enum GatewayCommand {
                 limits: configuration.connectionLimits,
                 logger: logger
             )
-            try await app.runService()
+            // SIGTERM/SIGINT: the drain service hears it first (readiness 503, still serving
+            // for the drain delay), then the application (stop accepting, finish in-flight
+            // requests, close pools), all within the shutdown timeout.
+            var groupConfiguration = ServiceGroupConfiguration(
+                services: [.init(service: app), .init(service: DrainService(state: bootstrap.drain, delay: configuration.shutdownDrain, logger: logger))],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+            groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownTimeout
+            try await ServiceGroup(configuration: groupConfiguration).run()
             logger.notice("gateway stopped cleanly")
             return 0
         } catch {

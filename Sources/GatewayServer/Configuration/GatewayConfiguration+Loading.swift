@@ -95,6 +95,8 @@ extension GatewayConfiguration {
         if let milliseconds = try int(.cacheNearMilliseconds, in: 0...60_000) { configuration.nearCacheLifetime = .milliseconds(milliseconds) }
         if let limit = try int(.rateLimitTenant, in: 0...10_000_000) { configuration.rateLimits.perTenant = limit }
         if let limit = try int(.rateLimitClient, in: 0...10_000_000) { configuration.rateLimits.perClient = limit }
+        if let milliseconds = try int(.shutdownDrain, in: 0...600_000) { configuration.shutdownDrain = .milliseconds(milliseconds) }
+        if let milliseconds = try int(.shutdownTimeout, in: 1_000...3_600_000) { configuration.shutdownTimeout = .milliseconds(milliseconds) }
         if let milliseconds = try int(.headerTimeout, in: 100...600_000) { configuration.connectionLimits.headerTimeout = .milliseconds(milliseconds) }
         if let milliseconds = try int(.bodyTimeout, in: 100...3_600_000) { configuration.connectionLimits.bodyTimeout = .milliseconds(milliseconds) }
         if let milliseconds = try int(.idleTimeout, in: 100...3_600_000) { configuration.connectionLimits.idleTimeout = .milliseconds(milliseconds) }

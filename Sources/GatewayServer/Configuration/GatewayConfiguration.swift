@@ -45,6 +45,10 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var connectionLimits: ConnectionLimits
     /// The largest request body of each route.
     public var bodyLimits: BodyLimits
+    /// On SIGTERM: how long readiness fails while requests are still served.
+    public var shutdownDrain: Duration = .zero
+    /// The longest graceful shutdown.
+    public var shutdownTimeout: Duration = .seconds(30)
 
     public init(
         host: String = "127.0.0.1",

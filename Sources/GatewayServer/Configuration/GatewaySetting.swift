@@ -55,6 +55,9 @@ extension GatewaySetting {
     public static let maxJSONBytes = GatewaySetting("http.max.json.bytes", env: "HTTP_MAX_JSON_BYTES", default: "65536", "Largest JSON body of the other operations (storage writes: the tenant's cap + 64 KiB); larger: 413.")
     public static let maxAnalyticsBytes = GatewaySetting("http.max.analytics.bytes", env: "HTTP_MAX_ANALYTICS_BYTES", default: "524288", "Largest analytics batch body; larger: 413.")
 
+    public static let shutdownDrain = GatewaySetting("shutdown.drain.ms", env: "SHUTDOWN_DRAIN_MS", default: "0", "On SIGTERM, how long /readyz answers 503 while requests are still served (let load balancers notice), before the server stops accepting.")
+    public static let shutdownTimeout = GatewaySetting("shutdown.timeout.ms", env: "SHUTDOWN_TIMEOUT_MS", default: "30000", "Longest graceful shutdown (drain + in-flight requests + closing pools); then remaining work is cancelled.")
+
     /// All settings, in help order.
     public static let all: [GatewaySetting] = [
         .httpHost, .httpPort, .publicBaseURL, .databaseURL, .databasePath, .redisURL, .masterKey, .masterKeyFile,
@@ -62,5 +65,6 @@ extension GatewaySetting {
         .upstreamBudget, .upstreamConnections, .upstreamMaxInFlight, .breakerFailureRatio, .breakerOpenMilliseconds,
         .cacheNearMilliseconds, .demoCatalog, .rateLimitTenant, .rateLimitClient,
         .headerTimeout, .bodyTimeout, .idleTimeout, .maxConnections, .maxFormBytes, .maxJSONBytes, .maxAnalyticsBytes,
+        .shutdownDrain, .shutdownTimeout,
     ]
 }
