@@ -16,6 +16,8 @@ export GATEWAY_TEST_POSTGRES_URL="$postgres_url"
 echo "PostgreSQL on ${postgres_url%%\?*}"
 
 swift build --build-tests
+# Deploy/kubernetes: every manifest against the Kubernetes schemas (offline, strict).
+python3 -m kubernetes_validate --strict --quiet Deploy/kubernetes/*.yaml
 scripts/contract-fuzz.sh "$work"
 # Serial: many tests start whole gateways and assert latency bounds (deadlines, the 2 s
 # live-config window); on 2 cores a fully parallel run stalls tasks for seconds and makes

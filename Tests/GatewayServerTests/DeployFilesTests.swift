@@ -35,6 +35,29 @@ struct DeployFilesTests {
         try expectKnown(variables, in: "Dockerfile")
     }
 
+    @Test("Kubernetes: three stateless replicas on PostgreSQL, drained on shutdown, with a PDB, an HPA, a NetworkPolicy and a migration Job")
+    func kubernetesReplicas() throws {
+        let documents = try Array(Yams.load_all(yaml: RepositoryFile.text("Deploy/kubernetes/gateway.yaml"))).compactMap { $0 as? [String: Any] }
+        func document(_ kind: String) -> [String: Any]? { documents.first { $0["kind"] as? String == kind } }
+        #expect(document("PersistentVolumeClaim") == nil, "replicas keep nothing on the pod")
+        let spec = try #require(document("Deployment")?["spec"] as? [String: Any])
+        #expect((spec["replicas"] as? Int ?? 0) >= 3)
+        let pod = try #require((spec["template"] as? [String: Any])?["spec"] as? [String: Any])
+        #expect(pod["volumes"].map { "\($0)" }?.contains("persistentVolumeClaim") != true)
+        #expect((pod["terminationGracePeriodSeconds"] as? Int ?? 0) > 35, "grace period shorter than drain + shutdown timeout")
+        let secret = try #require(document("Secret")?["stringData"] as? [String: Any])
+        #expect((secret["GATEWAY_DATABASE_URL"] as? String)?.hasPrefix("postgres://") == true)
+        let config = try #require(document("ConfigMap")?["data"] as? [String: Any])
+        #expect(config["GATEWAY_DATABASE_PATH"] == nil)
+        #expect(Int(config["GATEWAY_SHUTDOWN_DRAIN_MS"] as? String ?? "0") ?? 0 > 0)
+        for kind in ["PodDisruptionBudget", "HorizontalPodAutoscaler", "NetworkPolicy", "Service"] {
+            #expect(document(kind) != nil, "no \(kind)")
+        }
+        let job = try #require(try Yams.load(yaml: RepositoryFile.text("Deploy/kubernetes/migration.yaml")) as? [String: Any])
+        #expect(job["kind"] as? String == "Job")
+        #expect("\(job)".contains("migrate"))
+    }
+
     @Test("example env file and Kubernetes manifests set only known variables")
     func envAndKubernetes() throws {
         let env = try RepositoryFile.text("Deploy/gateway.env.example")
@@ -44,7 +67,7 @@ struct DeployFilesTests {
         #expect(!envNames.isEmpty)
         try expectKnown(envNames, in: "gateway.env.example")
 
-        for file in ["Deploy/kubernetes/gateway.yaml", "Deploy/kubernetes/redis.yaml"] {
+        for file in ["Deploy/kubernetes/gateway.yaml", "Deploy/kubernetes/redis.yaml", "Deploy/kubernetes/migration.yaml"] {
             let documents = try Array(Yams.load_all(yaml: RepositoryFile.text(file)))
             #expect(!documents.isEmpty)
             for case let document as [String: Any] in documents {
