@@ -13,7 +13,7 @@ export REDIS_URL="redis://127.0.0.1:${redis_port}/0"
 echo "redis-server on ${REDIS_URL}"
 start_postgres
 export GATEWAY_TEST_POSTGRES_URL="$postgres_url"
-echo "PostgreSQL on ${postgres_url%%\?*}"
+echo "PostgreSQL on ${postgres_url/:gateway-test-password@/@}"
 
 swift build --build-tests
 # Deploy/kubernetes: every manifest against the Kubernetes schemas (offline, strict).
