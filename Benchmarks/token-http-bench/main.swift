@@ -103,4 +103,4 @@ try await measure("refresh_token rotations", tasks: connections, perTask: perTas
     let next = try await endpoint.post([("grant_type", "refresh_token"), ("refresh_token", current), ("client_id", clientID)])
     chains.withLock { $0[task] = next }
 }
-try await http.shutdown()
+let _: Void = try await http.shutdown()

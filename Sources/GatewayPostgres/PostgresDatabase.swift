@@ -16,7 +16,8 @@ public final class PostgresDatabase: Sendable {
     /// The URL without its password.
     public let location: String
     private let runner: Task<Void, Never>
-    private let configurationTimeout: Duration
+    /// How long a pool connection may take to open (`connect_timeout`).
+    public let connectTimeout: Duration
 
     /// Connects lazily (the first query opens connections; a wrong host fails there).
     /// - Parameter searchPath: a schema to work in instead of `public` (tests isolate
@@ -31,7 +32,7 @@ public final class PostgresDatabase: Sendable {
         self.client = client
         self.sealer = sealer
         self.location = parsed.description + (searchPath.map { " (schema \($0))" } ?? "")
-        self.configurationTimeout = parsed.connectTimeout
+        self.connectTimeout = parsed.connectTimeout
         self.runner = Task { await client.run() }
     }
 
@@ -60,9 +61,6 @@ public final class PostgresDatabase: Sendable {
             if !answered { throw PostgresUnreachable(location: location, timeout: timeout, reason: nil) }
         }
     }
-
-    /// How long a pool connection may take to open (`connect_timeout`).
-    public var connectTimeout: Duration { configurationTimeout }
 
     /// Closes every connection; queries after this fail. Call once.
     public func shutdown() async {

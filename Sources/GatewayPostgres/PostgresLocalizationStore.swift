@@ -12,11 +12,7 @@ public final class PostgresLocalizationStore: LocalizationStore {
 
     @discardableResult
     public func set(_ entries: [String: String], tenantID: String, locale: String) async throws -> LocalizationState {
-        let normalized = try LocalizationError.locale(locale)
-        for (key, value) in entries {
-            try LocalizationError.check(key: key)
-            try LocalizationError.check(value: value, key: key)
-        }
+        let normalized = try LocalizationError.checkedLocale(locale, entries: entries)
         let now = StoreClock.milliseconds(StoreClock.now())
         return try await database.transaction { connection in
             if !entries.isEmpty {

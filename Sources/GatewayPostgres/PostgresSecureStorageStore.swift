@@ -19,7 +19,7 @@ public final class PostgresSecureStorageStore: SecureStorageStore {
         try limits.check(items: items, maxBytes: maxBytes)
         let sealer = database.sealer
         let sealed = try items.map { key, value in
-            (key: key, sealed: try sealer.seal(value, context: SQLiteSecureStorageStore.context(owner, key: key)), size: Int64(key.utf8.count + value.utf8.count))
+            (key: key, sealed: try sealer.seal(value, context: owner.storageSealingContext(key: key)), size: Int64(key.utf8.count + value.utf8.count))
         }
         let keys = sealed.map(\.key), values = sealed.map(\.sealed), sizes = sealed.map(\.size)
         let now = StoreClock.milliseconds(StoreClock.now())
@@ -56,7 +56,7 @@ public final class PostgresSecureStorageStore: SecureStorageStore {
             WHERE tenant_id = \(owner.tenantID) AND user_id = \(owner.userID) AND miniapp_id = \(owner.miniAppID) AND key = \(key)
             """, as: String.self)
         guard let sealed else { throw SecureStorageError.notFound(key: key) }
-        return try database.sealer.open(sealed, context: SQLiteSecureStorageStore.context(owner, key: key))
+        return try database.sealer.open(sealed, context: owner.storageSealingContext(key: key))
     }
 
     @discardableResult

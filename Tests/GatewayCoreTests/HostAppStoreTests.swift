@@ -62,14 +62,7 @@ import Testing
         // The database as the previous build left it: its migrations, a tenant row of its columns.
         let database = try await TestDatabase.make(backend, migrateUpTo: migrations[hostAppIndex - 1])
         defer { database.remove() }
-        try await database.execute("""
-            INSERT INTO tenants (id, display_name, status, platform_preview_mode, platform_require_signature,
-                storage_max_size_bytes, cache_max_count, cache_max_days, theme_primary_color, theme_secondary_color,
-                ttl_manifest_seconds, ttl_catalog_seconds, ttl_localization_seconds, ttl_public_key_seconds,
-                config_version, created_at_ms, updated_at_ms)
-            VALUES ('legacy', 'Legacy', 'active', false, true, 5000, 3, 7, '#000000', '#FFFFFF', 10, 20, 30, 40, 9,
-                1700000000000, 1700000000000)
-            """)
+        try await database.execute(Fixtures.v1TenantRow(id: "legacy", configVersion: 9))
         #expect(try await database.stores.schema.applied() == Array(migrations[...(hostAppIndex - 1)]))
         try await database.migrate()
         let store = database.stores.tenants

@@ -43,14 +43,7 @@ import Testing
     @Test(arguments: StoreBackend.available) func replicasMigratingTogetherApplyEachMigrationOnce(backend: StoreBackend) async throws {
         let database = try await TestDatabase.make(backend, migrateUpTo: "v1-tenants")
         defer { database.remove() }
-        try await database.execute("""
-            INSERT INTO tenants (id, display_name, status, platform_preview_mode, platform_require_signature,
-                storage_max_size_bytes, cache_max_count, cache_max_days, theme_primary_color, theme_secondary_color,
-                ttl_manifest_seconds, ttl_catalog_seconds, ttl_localization_seconds, ttl_public_key_seconds,
-                config_version, created_at_ms, updated_at_ms)
-            VALUES ('acme', 'Acme', 'active', false, true, 5000, 3, 7, '#000000', '#FFFFFF', 10, 20, 30, 40, 1,
-                1700000000000, 1700000000000)
-            """)
+        try await database.execute(Fixtures.v1TenantRow(id: "acme", configVersion: 1))
         async let first: Void = database.migrate()
         async let second = database.another()
         async let third = database.another()

@@ -47,6 +47,20 @@ enum Fixtures {
         )
     }
 
+    /// SQL (both engines) inserting a tenant row with only the columns of migration
+    /// `v1-tenants`, as an older build left it: display name `id` capitalized, cache rules
+    /// 3 / 7 days, TTLs 10/20/30/40.
+    static func v1TenantRow(id: String, configVersion: Int64) -> String {
+        """
+        INSERT INTO tenants (id, display_name, status, platform_preview_mode, platform_require_signature,
+            storage_max_size_bytes, cache_max_count, cache_max_days, theme_primary_color, theme_secondary_color,
+            ttl_manifest_seconds, ttl_catalog_seconds, ttl_localization_seconds, ttl_public_key_seconds,
+            config_version, created_at_ms, updated_at_ms)
+        VALUES ('\(id)', '\(id.capitalized)', 'active', false, true, 5000, 3, 7, '#000000', '#FFFFFF', 10, 20, 30, 40, \(configVersion),
+            1700000000000, 1700000000000)
+        """
+    }
+
     static func store(_ folder: TemporaryFolder, name: String = "gateway.sqlite") throws -> SQLiteTenantStore {
         try SQLiteTenantStore.open(path: folder.file(name), sealer: sealer)
     }

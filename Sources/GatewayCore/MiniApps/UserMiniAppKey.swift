@@ -18,6 +18,12 @@ public struct UserMiniAppKey: Sendable, Hashable, Codable, CustomStringConvertib
     /// `tenant/user/miniapp`, for logs (user ids are not secrets).
     public var description: String { "\(tenantID)/\(userID)/\(miniAppID)" }
 
+    /// The sealing context of the secure-storage item `key` of this owner (every engine), so a
+    /// sealed value moved to another row does not open.
+    package func storageSealingContext(key: String) -> String {
+        "securestorage:" + Self.canonical([tenantID, userID, miniAppID, key])
+    }
+
     /// An unambiguous encoding of `parts` (length-prefixed), for sealing contexts and
     /// cache keys, so no choice of ids can make two different keys collide.
     package static func canonical(_ parts: [String]) -> String {

@@ -78,15 +78,6 @@ public final class SQLiteTenantStore: TenantStore {
         return records.map(\.entry)
     }
 
-    /// Validates, mapping a validation failure to ``TenantStoreError/invalid(_:)``.
-    package static func validate(_ tenant: Tenant) throws {
-        do {
-            try TenantValidator.validate(tenant)
-        } catch {
-            throw TenantStoreError.invalid(error.description)
-        }
-    }
-
     /// Bumps the change counter and records which tenants the change touched; call inside
     /// every write transaction gateways must notice. Keeps the last ``TenantChanges/retained``
     /// changes.

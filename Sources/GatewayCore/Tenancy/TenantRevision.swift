@@ -9,7 +9,7 @@ package enum TenantRevision {
         stored.configVersion = 1
         stored.createdAt = now
         stored.updatedAt = now
-        try SQLiteTenantStore.validate(stored)
+        try validate(stored)
         let fields = TenantField.changes(from: Tenant(id: "", displayName: ""), to: stored).filter { $0 != .id }
         return (stored, TenantAuditRecord(tenantID: stored.id, action: .create, fields: fields, actor: actor, at: now, configVersion: 1))
     }
@@ -23,9 +23,18 @@ package enum TenantRevision {
         new.configVersion = old.configVersion + 1
         new.createdAt = old.createdAt
         new.updatedAt = now
-        try SQLiteTenantStore.validate(new)
+        try validate(new)
         let action: TenantAuditAction = fields == [.status] ? (new.status == .suspended ? .suspend : .resume) : .update
         return (new, TenantAuditRecord(tenantID: old.id, action: action, fields: fields, actor: actor, at: now, configVersion: new.configVersion))
+    }
+
+    /// Validates, mapping a validation failure to ``TenantStoreError/invalid(_:)``.
+    static func validate(_ tenant: Tenant) throws {
+        do {
+            try TenantValidator.validate(tenant)
+        } catch {
+            throw TenantStoreError.invalid(error.description)
+        }
     }
 
     /// The audit row of a deleted tenant.
@@ -37,7 +46,7 @@ package enum TenantRevision {
     package static func checkImport(_ tenants: [Tenant]) throws {
         var seen = Set<String>()
         for tenant in tenants {
-            try SQLiteTenantStore.validate(tenant)
+            try validate(tenant)
             guard seen.insert(tenant.id).inserted else {
                 throw TenantStoreError.invalid("tenant '\(tenant.id)' appears more than once in the import")
             }

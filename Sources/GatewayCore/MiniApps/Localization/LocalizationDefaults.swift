@@ -51,6 +51,16 @@ public enum LocalizationError: Error, Sendable, Equatable, CustomStringConvertib
         if value.count > 10_000 { throw .invalidValue(key: key, reason: "longer than 10000 characters") }
     }
 
+    /// Checks every key and value of an override batch; returns the canonical `locale`.
+    public static func checkedLocale(_ locale: String, entries: [String: String]) throws(LocalizationError) -> String {
+        let normalized = try Self.locale(locale)
+        for (key, value) in entries {
+            try check(key: key)
+            try check(value: value, key: key)
+        }
+        return normalized
+    }
+
     /// The canonical locale or a thrown ``invalidLocale(_:)``.
     public static func locale(_ tag: String) throws(LocalizationError) -> String {
         guard let normalized = LocaleTag.normalize(tag) else { throw .invalidLocale(tag) }

@@ -20,16 +20,11 @@ public final class SQLiteSecureStorageStore: SecureStorageStore {
         self.limits = limits
     }
 
-    /// The sealing context of one item.
-    package static func context(_ owner: UserMiniAppKey, key: String) -> String {
-        "securestorage:" + UserMiniAppKey.canonical([owner.tenantID, owner.userID, owner.miniAppID, key])
-    }
-
     @discardableResult
     public func put(_ items: [String: String], for owner: UserMiniAppKey, maxBytes: Int64) async throws -> SecureStorageSize {
         try limits.check(items: items, maxBytes: maxBytes)
         let sealed = try items.map { key, value in
-            (key: key, sealed: try sealer.seal(value, context: Self.context(owner, key: key)), size: Int64(key.utf8.count + value.utf8.count))
+            (key: key, sealed: try sealer.seal(value, context: owner.storageSealingContext(key: key)), size: Int64(key.utf8.count + value.utf8.count))
         }
         let now = StoreClock.milliseconds(StoreClock.now())
         return try await pool.write { db in
@@ -67,7 +62,7 @@ public final class SQLiteSecureStorageStore: SecureStorageStore {
                                 arguments: UserMiniAppTable.arguments(owner) + [key])
         }
         guard let sealed else { throw SecureStorageError.notFound(key: key) }
-        return try sealer.open(sealed, context: Self.context(owner, key: key))
+        return try sealer.open(sealed, context: owner.storageSealingContext(key: key))
     }
 
     @discardableResult
