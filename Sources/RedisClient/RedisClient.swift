@@ -6,7 +6,8 @@ import NIOPosix
 ///
 /// Safe to share between tasks. Connections are opened lazily (AUTH and SELECT run on each new
 /// one), commands are pipelined, broken connections are replaced transparently with exponential
-/// reconnect backoff. Call ``shutdown()`` when done.
+/// reconnect backoff. With Sentinel (`redis-sentinel://`) the master is discovered, checked with
+/// `ROLE`, and followed across failovers. Call ``shutdown()`` when done.
 public final class RedisClient: Sendable {
     /// The configuration the client was created with.
     public let configuration: RedisConfiguration
@@ -39,6 +40,7 @@ public final class RedisClient: Sendable {
     public func send(_ arguments: [[UInt8]]) async throws -> RESPValue {
         let reply = try await self.pool.execute(RESPEncoder.encode(arguments))
         if case .error(let message) = reply {
+            if message.hasPrefix("READONLY") { self.pool.masterMayHaveMoved() }
             throw RedisError.server(message)
         }
         return reply

@@ -20,6 +20,11 @@ public struct RedisConfiguration: Sendable, Equatable {
     public var reconnectInitialBackoff: Duration
     /// Upper bound of the exponentially growing reconnect delay.
     public var reconnectMaxBackoff: Duration
+    /// When set, `host`/`port` are ignored: the master is discovered through these sentinels and
+    /// followed across failovers.
+    public var sentinel: RedisSentinelConfiguration?
+    /// When set, every connection (to Redis and to sentinels) is TLS.
+    public var tls: RedisTLSConfiguration?
 
     /// Creates a configuration; every parameter has a usable default.
     public init(
@@ -32,7 +37,9 @@ public struct RedisConfiguration: Sendable, Equatable {
         commandTimeout: Duration = .seconds(2),
         connectTimeout: Duration = .seconds(2),
         reconnectInitialBackoff: Duration = .milliseconds(50),
-        reconnectMaxBackoff: Duration = .seconds(2)
+        reconnectMaxBackoff: Duration = .seconds(2),
+        sentinel: RedisSentinelConfiguration? = nil,
+        tls: RedisTLSConfiguration? = nil
     ) {
         self.host = host
         self.port = port
@@ -44,117 +51,38 @@ public struct RedisConfiguration: Sendable, Equatable {
         self.connectTimeout = connectTimeout
         self.reconnectInitialBackoff = reconnectInitialBackoff
         self.reconnectMaxBackoff = reconnectMaxBackoff
+        self.sentinel = sentinel
+        self.tls = tls
     }
 
-    /// Parses `redis://[[username]:password@]host[:port][/db]`.
-    ///
-    /// User name and password may be percent-encoded. A user-info part without `:` is taken as the
-    /// password. IPv6 hosts go in brackets (`redis://[::1]:6379`). Other settings keep their defaults.
-    /// - Throws: `RedisError.invalidURL` for another scheme, a missing host, a bad port or database,
-    ///   or a query/fragment part.
-    public init(url: String) throws(RedisError) {
-        self.init()
-        var rest = Substring(url)
-        guard let schemeEnd = rest.firstRange(of: "://") else {
-            throw .invalidURL("missing scheme in \"\(url)\"")
-        }
-        let scheme = rest[..<schemeEnd.lowerBound].lowercased()
-        guard scheme == "redis" else {
-            throw .invalidURL("unsupported scheme \"\(scheme)\" (only redis:// is supported)")
-        }
-        rest = rest[schemeEnd.upperBound...]
-        if rest.contains("?") || rest.contains("#") {
-            throw .invalidURL("query and fragment are not supported in \"\(url)\"")
-        }
-
-        let authority: Substring
-        if let slash = rest.firstIndex(of: "/") {
-            authority = rest[..<slash]
-            let path = rest[rest.index(after: slash)...]
-            if !path.isEmpty {
-                guard path.allSatisfy(\.isASCIIDigit), let database = Int(path) else {
-                    throw .invalidURL("database must be a non-negative integer, got \"\(path)\"")
-                }
-                self.database = database
-            }
-        } else {
-            authority = rest
-        }
-
-        var hostPort = authority
-        if let at = authority.lastIndex(of: "@") {
-            let userInfo = authority[..<at]
-            hostPort = authority[authority.index(after: at)...]
-            if let colon = userInfo.firstIndex(of: ":") {
-                let user = try Self.percentDecode(userInfo[..<colon])
-                self.username = user.isEmpty ? nil : user
-                self.password = try Self.percentDecode(userInfo[userInfo.index(after: colon)...])
-            } else if !userInfo.isEmpty {
-                self.password = try Self.percentDecode(userInfo)
-            }
-            if self.password?.isEmpty == true {
-                self.password = nil
-            }
-        }
-
-        var portText: Substring?
-        if hostPort.first == "[" {
-            guard let close = hostPort.firstIndex(of: "]") else {
-                throw .invalidURL("unterminated IPv6 address in \"\(url)\"")
-            }
-            self.host = String(hostPort[hostPort.index(after: hostPort.startIndex)..<close])
-            let after = hostPort[hostPort.index(after: close)...]
-            if !after.isEmpty {
-                guard after.first == ":" else { throw .invalidURL("unexpected text after IPv6 address in \"\(url)\"") }
-                portText = after.dropFirst()
-            }
-        } else if let colon = hostPort.lastIndex(of: ":") {
-            self.host = String(hostPort[..<colon])
-            portText = hostPort[hostPort.index(after: colon)...]
-        } else {
-            self.host = String(hostPort)
-        }
-        guard !self.host.isEmpty else {
-            throw .invalidURL("missing host in \"\(url)\"")
-        }
-        if let portText {
-            guard !portText.isEmpty, portText.allSatisfy(\.isASCIIDigit), let port = Int(portText), (1...65535).contains(port) else {
-                throw .invalidURL("port must be an integer in 1...65535, got \"\(portText)\"")
-            }
-            self.port = port
-        }
+    /// Where commands go, for messages: `host:port`, or the master name and its sentinels.
+    public var addressDescription: String {
+        guard let sentinel else { return RedisEndpoint(host: host, port: port).description }
+        return "master '\(sentinel.masterName)' via sentinels \(sentinel.sentinels.map(\.description).joined(separator: ","))"
     }
 
-    private static func percentDecode(_ text: Substring) throws(RedisError) -> String {
-        guard text.contains("%") else { return String(text) }
-        var bytes: [UInt8] = []
-        var utf8 = text.utf8[...]
-        while let byte = utf8.popFirst() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard utf8.count >= 2,
-                  let high = hexValue(utf8.popFirst()!),
-                  let low = hexValue(utf8.popFirst()!)
-            else {
-                throw .invalidURL("bad percent-encoding in user info")
-            }
-            bytes.append(high << 4 | low)
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
+    /// This configuration aimed at one server (a discovered master), with the same credentials.
+    func node(_ endpoint: RedisEndpoint) -> RedisConfiguration {
+        var node = self
+        node.host = endpoint.host
+        node.port = endpoint.port
+        return node
     }
 }
 
-extension Character {
-    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
+/// The address of one Redis or Sentinel server.
+public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
+    /// Host name or IP address.
+    public var host: String
+    /// TCP port.
+    public var port: Int
+
+    /// Creates an endpoint.
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    /// `host:port` (`[v6]:port` for IPv6 addresses).
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }

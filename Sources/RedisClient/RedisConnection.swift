@@ -1,6 +1,5 @@
 import Logging
 import NIOCore
-import NIOPosix
 
 /// One TCP connection to Redis with a pipelining command handler.
 ///
@@ -26,41 +25,42 @@ final class RedisConnection: Sendable {
     /// `SELECT` is rejected (e.g. `WRONGPASS ...`).
     static func connect(
         configuration: RedisConfiguration,
+        tls: RedisTLSContext?,
         eventLoop: any EventLoop,
         logger: Logger
     ) -> EventLoopFuture<RedisConnection> {
         let commandTimeout = TimeAmount(configuration.commandTimeout)
-        let bootstrap = ClientBootstrap(group: eventLoop)
-            .connectTimeout(TimeAmount(configuration.connectTimeout))
-            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandlers(
-                        HiredisReplyDecoder(),
-                        RedisCommandHandler(commandTimeout: commandTimeout)
-                    )
-                }
+        let target = RedisEndpoint(host: configuration.host, port: configuration.port)
+        return RedisBootstrap.connect(configuration: configuration, tls: tls, eventLoop: eventLoop) {
+            [HiredisReplyDecoder(), RedisCommandHandler(commandTimeout: commandTimeout)]
+        }
+        .flatMap { channel in
+            let connection = RedisConnection(channel: channel, logger: logger)
+            return connection.handshake(configuration).map { connection }.flatMapErrorThrowing { error in
+                channel.close(promise: nil)
+                throw error
             }
-        let target = "\(configuration.host):\(configuration.port)"
-        return bootstrap.connect(host: configuration.host, port: configuration.port)
-            .flatMapErrorThrowing { error in
-                throw RedisError.connectionFailed("cannot connect to \(target): \(error)")
+        }
+        .always { result in
+            switch result {
+            case .success:
+                logger.debug("redis connection established", metadata: ["redis.address": "\(target)"])
+            case .failure(let error):
+                logger.debug("redis connection failed", metadata: ["redis.address": "\(target)", "error": "\(error)"])
             }
-            .flatMap { channel in
-                let connection = RedisConnection(channel: channel, logger: logger)
-                return connection.handshake(configuration).map { connection }.flatMapErrorThrowing { error in
-                    channel.close(promise: nil)
-                    throw error
-                }
-            }
-            .always { result in
-                switch result {
-                case .success:
-                    logger.debug("redis connection established", metadata: ["redis.address": "\(target)"])
-                case .failure(let error):
-                    logger.debug("redis connection failed", metadata: ["redis.address": "\(target)", "error": "\(error)"])
-                }
-            }
+        }
+    }
+
+    /// Sends one command and waits for its reply; an error reply throws `RedisError.server`.
+    func command(_ arguments: [String]) async throws(RedisError) -> RESPValue {
+        let reply: RESPValue
+        do {
+            reply = try await self.send(RESPEncoder.encode(arguments.map { Array($0.utf8) })).get()
+        } catch {
+            throw RedisError.wrapping(error)
+        }
+        if case .error(let message) = reply { throw .server(message) }
+        return reply
     }
 
     /// Sends AUTH / SELECT pipelined; an error reply to any of them fails the connection.

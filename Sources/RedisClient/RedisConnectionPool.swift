@@ -25,6 +25,8 @@ final class RedisConnectionPool: Sendable {
         var lastConnectError: RedisError?
         /// Dedicated connections (subscriptions), closed on shutdown.
         var dedicated: [ObjectIdentifier: any Channel] = [:]
+        /// Follows Sentinel failovers; started with the first connect.
+        var watcher: Task<Void, Never>?
     }
 
     private enum Lease {
@@ -37,12 +39,15 @@ final class RedisConnectionPool: Sendable {
     let configuration: RedisConfiguration
     let eventLoopGroup: any EventLoopGroup
     let logger: Logger
+    /// Where connections go (the configured host, or the master Sentinel names).
+    let locator: RedisMasterLocator
     private let state: Mutex<State>
 
     init(configuration: RedisConfiguration, eventLoopGroup: any EventLoopGroup, logger: Logger) {
         self.configuration = configuration
         self.eventLoopGroup = eventLoopGroup
         self.logger = logger
+        self.locator = RedisMasterLocator(configuration: configuration, eventLoopGroup: eventLoopGroup, logger: logger)
         self.state = Mutex(State(slots: Array(repeating: .empty, count: max(1, configuration.poolSize))))
     }
 
@@ -92,7 +97,7 @@ final class RedisConnectionPool: Sendable {
             let waitMs = (state.nextAttempt - now).nanoseconds / 1_000_000
             let last = state.lastConnectError.map { "; last error: \($0)" } ?? ""
             return .fail(.connectionFailed(
-                "\(self.configuration.host):\(self.configuration.port) unavailable, next reconnect attempt in \(waitMs) ms\(last)"
+                "\(self.configuration.addressDescription) unavailable, next reconnect attempt in \(waitMs) ms\(last)"
             ))
         }
 
@@ -116,12 +121,62 @@ final class RedisConnectionPool: Sendable {
     }
 
     private func startConnect(slot: Int, promise: EventLoopPromise<RedisConnection>) {
-        RedisConnection.connect(
-            configuration: self.configuration,
-            eventLoop: promise.futureResult.eventLoop,
-            logger: self.logger
-        ).whenComplete { result in
+        self.startFailoverWatcherIfNeeded()
+        let eventLoop = promise.futureResult.eventLoop
+        Task {
+            let result: Result<RedisConnection, any Error>
+            do {
+                result = .success(try await self.locator.connectMaster(on: eventLoop))
+            } catch {
+                result = .failure(error)
+            }
             self.connectCompleted(slot: slot, promise: promise, result: result)
+        }
+    }
+
+    // MARK: Failover
+
+    private func startFailoverWatcherIfNeeded() {
+        guard self.configuration.sentinel != nil else { return }
+        self.state.withLock { state in
+            guard state.watcher == nil, !state.isShutdown else { return }
+            state.watcher = Task { [locator = self.locator, logger = self.logger] in
+                await RedisFailoverWatcher.run(pool: self, locator: locator, logger: logger) { [weak self] master in
+                    self?.dropConnections(because: "the master moved to \(master)")
+                }
+            }
+        }
+    }
+
+    /// A `READONLY` reply: the server was demoted. With Sentinel, ask again where the master is.
+    func masterMayHaveMoved() {
+        guard self.configuration.sentinel != nil else { return }
+        self.locator.forget()
+        self.dropConnections(because: "the server answered READONLY (no longer the master)")
+    }
+
+    /// Closes every pooled and dedicated connection (their in-flight commands fail, subscriptions
+    /// end with `.connectionFailed`) and lifts the reconnect backoff, so the next command connects
+    /// to the new master at once.
+    func dropConnections(because reason: String) {
+        let (slots, dedicated) = self.state.withLock { state -> ([Slot], [any Channel]) in
+            guard !state.isShutdown else { return ([], []) }
+            let slots = state.slots
+            state.slots = state.slots.map { slot in
+                if case .connecting = slot { return slot }
+                return .empty
+            }
+            state.backoff = nil
+            state.nextAttempt = .uptimeNanoseconds(0)
+            return (slots, Array(state.dedicated.values))
+        }
+        let error = RedisError.connectionFailed(reason)
+        for case .ready(let connection) in slots {
+            connection.close(error: error)
+        }
+        for channel in dedicated {
+            channel.triggerUserOutboundEvent(RedisCloseEvent(error: error), promise: nil)
+            channel.close(promise: nil)
         }
     }
 
@@ -206,6 +261,7 @@ final class RedisConnectionPool: Sendable {
         let (slots, dedicated) = self.state.withLock { state -> ([Slot], [any Channel]) in
             guard !state.isShutdown else { return ([], []) }
             state.isShutdown = true
+            state.watcher?.cancel()
             let slots = state.slots
             let dedicated = Array(state.dedicated.values)
             state.slots = state.slots.map { _ in .empty }

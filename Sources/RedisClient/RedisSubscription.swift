@@ -1,5 +1,4 @@
 import NIOCore
-import NIOPosix
 
 /// Messages published to the channels of one `SUBSCRIBE`, received on a dedicated connection.
 ///
@@ -39,49 +38,57 @@ public struct RedisSubscription: AsyncSequence, Sendable {
         try? await self.connection.closeFuture.get()
     }
 
-    /// Opens a dedicated connection, runs AUTH/SELECT, subscribes and waits for the confirmations,
-    /// so a message published after this returns is guaranteed to be delivered.
+    /// Opens a dedicated connection to the master, runs AUTH/SELECT, subscribes and waits for the
+    /// confirmations, so a message published after this returns is guaranteed to be delivered.
     static func open(channels: [String], pool: RedisConnectionPool) async throws(RedisError) -> RedisSubscription {
         if pool.isShutdown { throw .shutdown }
-        let configuration = pool.configuration
-        let eventLoop = pool.eventLoopGroup.next()
+        let master = try await pool.locator.master()
+        return try await self.open(
+            channels: channels,
+            configuration: pool.configuration.node(master),
+            tls: pool.locator.tls,
+            eventLoop: pool.eventLoopGroup.next(),
+            register: pool.register(dedicated:)
+        )
+    }
+
+    /// Subscribes on the server `configuration` names; `register` is told about the connection
+    /// (and refuses it when the owner has shut down).
+    static func open(
+        channels: [String],
+        configuration: RedisConfiguration,
+        tls: RedisTLSContext?,
+        eventLoop: any EventLoop,
+        register: (any Channel) -> Bool
+    ) async throws(RedisError) -> RedisSubscription {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Element.self, throwing: (any Error).self)
         let subscribed = eventLoop.makePromise(of: Void.self)
         let handshake = RedisConnection.handshakeCommands(configuration).map { RESPEncoder.encode($0) }
         let subscribe = RESPEncoder.encode([Array("SUBSCRIBE".utf8)] + channels.map { Array($0.utf8) })
         let timeout = TimeAmount(configuration.commandTimeout)
 
-        let bootstrap = ClientBootstrap(group: eventLoop)
-            .connectTimeout(TimeAmount(configuration.connectTimeout))
-            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandlers(
-                        HiredisReplyDecoder(),
-                        RedisPubSubHandler(
-                            handshake: handshake,
-                            subscribe: subscribe,
-                            channelCount: channels.count,
-                            timeout: timeout,
-                            continuation: continuation,
-                            subscribed: subscribed
-                        )
-                    )
-                }
-            }
-
         let connection: any Channel
         do {
-            connection = try await bootstrap.connect(host: configuration.host, port: configuration.port).get()
+            connection = try await RedisBootstrap.connect(configuration: configuration, tls: tls, eventLoop: eventLoop) {
+                [
+                    HiredisReplyDecoder(),
+                    RedisPubSubHandler(
+                        handshake: handshake,
+                        subscribe: subscribe,
+                        channelCount: channels.count,
+                        timeout: timeout,
+                        continuation: continuation,
+                        subscribed: subscribed
+                    ),
+                ]
+            }.get()
         } catch {
-            let failure = RedisError.connectionFailed(
-                "cannot connect to \(configuration.host):\(configuration.port): \(error)"
-            )
+            let failure = RedisError.wrapping(error)
             subscribed.fail(failure)
             continuation.finish(throwing: failure)
             throw failure
         }
-        guard pool.register(dedicated: connection) else {
+        guard register(connection) else {
             connection.close(promise: nil)
             throw .shutdown
         }

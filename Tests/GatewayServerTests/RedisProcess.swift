@@ -4,27 +4,46 @@ import Foundation
 /// (empty: no persistence).
 final class RedisProcess: Sendable {
     let port: Int
+    /// Leading arguments (a config file) and extra ones.
+    private let configFile: String?
+    private let extraArguments: [String]
     private let process: LockedProcess
 
     /// The URL of this server.
     var url: String { "redis://127.0.0.1:\(port)/0" }
 
-    private init(port: Int) {
+    private init(port: Int, configFile: String? = nil, extraArguments: [String] = []) {
         self.port = port
+        self.configFile = configFile
+        self.extraArguments = extraArguments
         process = LockedProcess()
     }
 
-    static func start() async throws -> RedisProcess {
-        let server = RedisProcess(port: try freeTCPPort())
+    /// A server; `replicaOf` makes it a replica of that one.
+    static func start(replicaOf master: RedisProcess? = nil) async throws -> RedisProcess {
+        let server = RedisProcess(port: try freeTCPPort(), extraArguments: master.map { ["--replicaof", "127.0.0.1", "\($0.port)"] } ?? [])
         try await server.launch()
         return server
+    }
+
+    /// A `redis-sentinel` watching `master` as `mymaster` (quorum 1, down after 500 ms).
+    static func startSentinel(watching master: RedisProcess) async throws -> RedisProcess {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sentinel-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("sentinel.conf").path
+        try "sentinel monitor mymaster 127.0.0.1 \(master.port) 1\nsentinel down-after-milliseconds mymaster 500\nsentinel failover-timeout mymaster 3000\ndir \(folder.path)\n"
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let sentinel = RedisProcess(port: try freeTCPPort(), configFile: file, extraArguments: ["--sentinel"])
+        try await sentinel.launch()
+        return sentinel
     }
 
     /// Starts (again) on the same port, with no data.
     func launch() async throws {
         let redis = Process()
         redis.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        redis.arguments = ["redis-server", "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        redis.arguments = ["redis-server"] + (configFile.map { [$0] } ?? [])
+            + ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"] + extraArguments
         redis.standardOutput = FileHandle.nullDevice
         try redis.run()
         process.set(redis)

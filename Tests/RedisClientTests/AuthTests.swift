@@ -41,3 +41,25 @@ extension IntegrationTests {
         }
     }
 }
+
+extension IntegrationTests.AuthTests {
+    /// An ACL user with its own password (Redis 6+), as managed Redis services hand out.
+    @Test func aclUser() async throws {
+        let server = try await RedisTestServer.start(extraArguments: ["--requirepass", "admin-secret"])
+        let admin = RedisClient(configuration: server.configuration(password: "admin-secret"))
+        _ = try await admin.send(["ACL", "SETUSER", "gateway", "on", ">gw-secret", "~gw:*", "+@all"])
+        let gateway = RedisClient(configuration: try RedisConfiguration(url: "redis://gateway:gw-secret@127.0.0.1:\(server.port)"))
+        #expect(try await gateway.set("gw:key", "mine"))
+        // The ACL is really in force: keys outside gw:* are refused for this user.
+        await #expect {
+            _ = try await gateway.set("other:key", "no")
+        } throws: { error in
+            guard case RedisError.server(let message) = error else { return false }
+            return message.hasPrefix("NOPERM")
+        }
+        let wrongUser = RedisClient(configuration: try RedisConfiguration(url: "redis://nobody:gw-secret@127.0.0.1:\(server.port)"))
+        await #expect(throws: RedisError.self) { try await wrongUser.ping() }
+        for client in [admin, gateway, wrongUser] { await client.shutdown() }
+        server.kill()
+    }
+}

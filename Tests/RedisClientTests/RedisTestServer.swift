@@ -10,11 +10,17 @@ import RedisClient
 final class RedisTestServer {
     let port: Int
     let extraArguments: [String]
+    /// Set for a TLS-only server (its `port` speaks TLS).
+    let tls: RedisTLSConfiguration?
+    /// A config file read before the arguments (Sentinel needs a writable one).
+    private let configFile: String?
     private var process: Process?
 
-    private init(port: Int, extraArguments: [String]) {
+    private init(port: Int, extraArguments: [String], tls: RedisTLSConfiguration? = nil, configFile: String? = nil) {
         self.port = port
         self.extraArguments = extraArguments
+        self.tls = tls
+        self.configFile = configFile
     }
 
     deinit {
@@ -23,14 +29,47 @@ final class RedisTestServer {
 
     /// Configuration pointing at this server.
     func configuration(password: String? = nil, database: Int = 0) -> RedisConfiguration {
-        RedisConfiguration(host: "127.0.0.1", port: self.port, password: password, database: database)
+        RedisConfiguration(host: "127.0.0.1", port: self.port, password: password, database: database, tls: self.tls)
     }
 
     /// Starts a server on a free port (retrying with another port if the chosen one got taken).
-    static func start(extraArguments: [String] = []) async throws -> RedisTestServer {
+    /// With `tls`, the port speaks only TLS, with the certificate pair in `TestCertificates`.
+    static func start(extraArguments: [String] = [], tls certificates: TestCertificates? = nil) async throws -> RedisTestServer {
+        try await self.start { port in
+            guard let certificates else { return RedisTestServer(port: port, extraArguments: extraArguments) }
+            return RedisTestServer(
+                port: port,
+                extraArguments: [
+                    "--port", "0", "--tls-port", "\(port)", "--tls-cert-file", certificates.serverCertificate,
+                    "--tls-key-file", certificates.serverKey, "--tls-ca-cert-file", certificates.authority, "--tls-auth-clients", "no",
+                ] + extraArguments,
+                tls: RedisTLSConfiguration(caFile: certificates.authority, serverName: "localhost")
+            )
+        }
+    }
+
+    /// Starts `redis-sentinel` watching the master at `masterPort` as `masterName` (quorum 1,
+    /// down after 500 ms), with its config file in a fresh temporary folder.
+    static func startSentinel(masterPort: Int, masterName: String = "mymaster") async throws -> RedisTestServer {
+        try await self.start { port in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sentinel-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let file = folder.appendingPathComponent("sentinel.conf").path
+            try """
+            sentinel monitor \(masterName) 127.0.0.1 \(masterPort) 1
+            sentinel down-after-milliseconds \(masterName) 500
+            sentinel failover-timeout \(masterName) 3000
+            dir \(folder.path)
+
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+            return RedisTestServer(port: port, extraArguments: ["--sentinel"], configFile: file)
+        }
+    }
+
+    private static func start(_ make: (Int) throws -> RedisTestServer) async throws -> RedisTestServer {
         var lastError: (any Error)?
         for _ in 0..<5 {
-            let server = RedisTestServer(port: try await freePort(), extraArguments: extraArguments)
+            let server = try make(try await freePort())
             do {
                 try await server.launch()
                 return server
@@ -77,7 +116,7 @@ final class RedisTestServer {
     private func launch() async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-server")
-        process.arguments = [
+        process.arguments = (self.configFile.map { [$0] } ?? []) + [
             "--port", "\(self.port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
             "--daemonize", "no", "--loglevel", "warning",
         ] + self.extraArguments
@@ -124,6 +163,36 @@ final class RedisTestServer {
         try await channel.close()
         guard let port else { throw TestServerError.didNotStart("no local port") }
         return port
+    }
+}
+
+/// A throwaway certificate authority and a server certificate it signed for `localhost` (only:
+/// no IP address), made with the `openssl` command.
+struct TestCertificates {
+    let authority: String
+    let serverCertificate: String
+    let serverKey: String
+
+    static func make() throws -> TestCertificates {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("redis-tls-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let script = """
+        set -e
+        cd '\(folder)'
+        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ca.key -out ca.crt -days 2 -subj /CN=test-ca
+        openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout server.key -out server.csr -subj /CN=localhost
+        printf 'subjectAltName=DNS:localhost\\n' > san.ext
+        openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt -days 2 -extfile san.ext
+        """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw TestServerError.didNotStart("openssl failed (\(process.terminationStatus))") }
+        return TestCertificates(authority: "\(folder)/ca.crt", serverCertificate: "\(folder)/server.crt", serverKey: "\(folder)/server.key")
     }
 }
 

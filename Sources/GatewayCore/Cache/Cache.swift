@@ -23,3 +23,16 @@ public protocol Cache: Sendable {
     /// Checks the backing store answers (readiness).
     func ping() async throws
 }
+
+/// The shared cache could not be reached (Redis down, failing over, or too slow): the request
+/// may succeed when retried in a moment.
+public struct CacheUnavailable: Error, Sendable, CustomStringConvertible {
+    /// What the client library reported; for logs only.
+    public let reason: String
+
+    public init(reason: String) {
+        self.reason = reason
+    }
+
+    public var description: String { "cache unavailable: \(reason)" }
+}

@@ -14,39 +14,54 @@ public struct RedisCache: Cache {
     }
 
     public func get(_ key: String) async throws -> [UInt8]? {
-        try await client.get(namespace + key)
+        try await reaching { try await client.get(namespace + key) }
     }
 
     public func set(_ key: String, _ value: [UInt8], ttl: Duration) async throws {
-        _ = try await client.set(namespace + key, value, expiration: .milliseconds(Self.milliseconds(ttl)))
+        _ = try await reaching { try await client.set(namespace + key, value, expiration: .milliseconds(Self.milliseconds(ttl))) }
     }
 
     public func setIfAbsent(_ key: String, _ value: [UInt8], ttl: Duration) async throws -> Bool {
-        try await client.set(namespace + key, value, expiration: .milliseconds(Self.milliseconds(ttl)), condition: .ifNotExists)
+        try await reaching { try await client.set(namespace + key, value, expiration: .milliseconds(Self.milliseconds(ttl)), condition: .ifNotExists) }
     }
 
     public func take(_ key: String) async throws -> [UInt8]? {
-        try await client.getdel(namespace + key)
+        try await reaching { try await client.getdel(namespace + key) }
     }
 
     @discardableResult
     public func delete(_ keys: [String]) async throws -> Int {
         guard !keys.isEmpty else { return 0 }
-        return try await client.del(keys.map { namespace + $0 })
+        return try await reaching { try await client.del(keys.map { namespace + $0 }) }
     }
 
     /// INCRBY, then PEXPIRE only when this call created the counter (value == by), so a
     /// fixed window keeps the expiry it started with.
     public func increment(_ key: String, by: Int64, ttl: Duration) async throws -> Int64 {
-        let value = try await client.incrby(namespace + key, by)
-        if value == by {
-            _ = try await client.pexpire(namespace + key, milliseconds: Self.milliseconds(ttl))
+        try await reaching {
+            let value = try await client.incrby(namespace + key, by)
+            if value == by {
+                _ = try await client.pexpire(namespace + key, milliseconds: Self.milliseconds(ttl))
+            }
+            return value
         }
-        return value
     }
 
     public func ping() async throws {
-        try await client.ping()
+        try await reaching { try await client.ping() }
+    }
+
+    /// Runs `operation`; Redis being out of reach (no connection, timeout, shut down) surfaces as
+    /// ``CacheUnavailable``, which the server answers with 503 rather than 500.
+    private func reaching<T>(_ operation: () async throws -> T) async throws -> T {
+        do {
+            return try await operation()
+        } catch let error as RedisError {
+            switch error {
+            case .connectionFailed, .timeout, .shutdown: throw CacheUnavailable(reason: error.description)
+            case .invalidURL, .server, .protocolError, .unexpectedReply: throw error
+            }
+        }
     }
 
     static func milliseconds(_ duration: Duration) -> Int {

@@ -60,6 +60,12 @@ extension GatewayProblem {
         GatewayProblem(status: 413, code: "payload_too_large", title: "Payload too large", detail: "The request body is larger than this operation accepts (\(maximum) bytes).")
     }
 
+    /// The shared cache is out of reach for a moment (503, retry after a second).
+    public static func cacheUnavailable() -> GatewayProblem {
+        GatewayProblem(status: 503, code: "cache_unavailable", title: "Temporarily unavailable",
+                       detail: "The gateway's shared cache is unreachable for a moment; retry shortly.", headers: [(name: "Retry-After", value: "1")])
+    }
+
     public static func internalError() -> GatewayProblem {
         GatewayProblem(status: 500, code: "internal_error", title: "Internal error", detail: "The gateway failed to answer; the request id identifies it in the logs.")
     }

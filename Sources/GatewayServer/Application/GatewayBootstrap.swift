@@ -60,7 +60,7 @@ public struct GatewayBootstrap: Sendable {
             revocationFeed = feed
             checks.append(ReadinessProbe.Check(name: "redis") { try await client.ping() })
             background.append(ShutdownActionService { await client.shutdown() })
-            logger.info("cache: Redis", metadata: ["redis": "\(redactedRedisURL(url))"])
+            logger.info("cache: Redis", metadata: ["redis": "\(RedisConfiguration.redacted(url: url))"])
         } else {
             cache = MemoryCache()
             logger.notice("cache: in-process (no GATEWAY_REDIS_URL); answers are not shared across replicas")
@@ -131,11 +131,5 @@ public struct GatewayBootstrap: Sendable {
             return nil
         }
         return url.standardizedFileURL.path
-    }
-
-    /// The Redis URL with any password replaced, for logs.
-    static func redactedRedisURL(_ url: String) -> String {
-        guard let at = url.lastIndex(of: "@"), let schemeEnd = url.range(of: "://") else { return url }
-        return url[..<schemeEnd.upperBound] + "•••@" + url[url.index(after: at)...]
     }
 }

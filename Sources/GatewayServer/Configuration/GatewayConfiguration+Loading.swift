@@ -2,6 +2,7 @@ import Configuration
 import Foundation
 import GatewayPostgres
 import Logging
+import RedisClient
 import SystemPackage
 
 extension GatewayConfiguration {
@@ -68,8 +69,10 @@ extension GatewayConfiguration {
             configuration.databaseURL = url
         }
         if let url = string(.redisURL) {
-            guard url.hasPrefix("redis://") else {
-                throw ConfigurationError(setting: .redisURL, reason: "must start with redis://")
+            do {
+                _ = try RedisConfiguration(url: url)
+            } catch {
+                throw ConfigurationError(setting: .redisURL, reason: error.description)
             }
             configuration.redisURL = url
         }

@@ -30,7 +30,8 @@ extension GatewaySetting {
     public static let databasePath = GatewaySetting("database.path", env: "DATABASE_PATH", default: "./.gateway/gateway.sqlite", "SQLite file with tenants and durable state.")
     public static let databaseURL = GatewaySetting("database.url", env: "DATABASE_URL", default: nil, secret: true,
                                                    "postgres://user:password@host:5432/db?sslmode=…: keep durable state in PostgreSQL (wins over the SQLite path); unset = SQLite.")
-    public static let redisURL = GatewaySetting("redis.url", env: "REDIS_URL", default: nil, "redis://[:password@]host:port/db; unset = in-process cache.")
+    public static let redisURL = GatewaySetting("redis.url", env: "REDIS_URL", default: nil, secret: true,
+        "redis://[[user]:password@]host:port/db, rediss:// (TLS) or redis-sentinel://host:port,host:port/master/db; unset = in-process cache.")
     public static let masterKey = GatewaySetting("master.key", env: "MASTER_KEY", default: nil, secret: true, "Base64 of 32 bytes that seal secrets at rest.")
     public static let masterKeyFile = GatewaySetting("master.key.file", env: "MASTER_KEY_FILE", default: nil, "File holding the base64 master key.")
     public static let environment = GatewaySetting("environment", env: "ENVIRONMENT", default: "development", "development (generates a dev master key, seeds a demo tenant) or production.")

@@ -26,7 +26,7 @@ struct ProblemMiddleware: RouterMiddleware {
             if problem.code == GatewayProblem.internalError().code {
                 context.scope.logger.error("request failed", metadata: ["error": "\(Self.loggable(error))"])
             } else if problem.status >= 500 {
-                // Upstream trouble mapped to a declared problem: a warning, without the request dump.
+                // Upstream or cache trouble mapped to a declared problem: a warning, without the request dump.
                 warnings.warning(context.scope.logger, "upstream problem", kind: "\(context.scope.tenant?.id ?? "-")|\(problem.code)|\(problem.detail ?? "")",
                                  metadata: ["code": "\(problem.code)", "status": "\(problem.status)", "detail": "\(problem.detail ?? "")"])
             }
@@ -52,8 +52,11 @@ struct ProblemMiddleware: RouterMiddleware {
         switch error {
         case let problem as GatewayProblem:
             return problem
+        case is CacheUnavailable:
+            return .cacheUnavailable()
         case let serverError as ServerError:
             if let problem = serverError.underlyingError as? GatewayProblem { return problem }
+            if serverError.underlyingError is CacheUnavailable { return .cacheUnavailable() }
             let status = Int(serverError.httpStatus.code)
             // The request could not be decoded into the operation's input (e.g. a query
             // item without `=`): the client's fault, not ours.
