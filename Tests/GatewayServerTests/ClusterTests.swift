@@ -25,7 +25,7 @@ struct ClusterTests {
             self.schema = schema
         }
 
-        static func start() async throws -> Cluster {
+        static func start(settings: [String: String] = [:]) async throws -> Cluster {
             let redis = try await RedisProcess.start()
             let (url, schema) = try await DatabaseBackend.makeSchema()
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gw-cluster-\(UUID().uuidString)")
@@ -34,24 +34,55 @@ struct ClusterTests {
                 "GATEWAY_DATABASE_URL": url, "GATEWAY_DATABASE_PATH": folder.appendingPathComponent("gateway.sqlite").path,
                 "GATEWAY_REDIS_URL": redis.url, "GATEWAY_MASTER_KEY": GatewayHarness.masterKeyBase64,
                 "GATEWAY_PUBLIC_BASE_URL": "https://gateway.test", "GATEWAY_LOG_LEVEL": "error", "USER": "tester",
-            ]
+            ].merging(settings) { $1 }
             var processes: [Process.Handle] = []
             var bases: [String] = []
             for _ in 0 ..< 3 {
-                let port = try freeTCPPort()
-                var replica = environment
-                replica["GATEWAY_HTTP_PORT"] = "\(port)"
-                processes.append(Process.Handle(try ChildProcess.start(ChildProcess.binary("gateway"), ["serve"], environment: replica)))
-                bases.append("http://127.0.0.1:\(port)")
+                let (base, process) = try Self.launchReplica(environment)
+                processes.append(process)
+                bases.append(base)
             }
             let cluster = Cluster(bases: bases, folder: folder, environment: environment, processes: processes, redis: redis, schema: schema)
-            for base in bases {
-                let up = await eventually(within: .seconds(30)) {
-                    (try? await TestHTTP.noRedirects.get(url: "\(base)/healthz").get().status == .ok) ?? false
-                }
-                if !up { await cluster.stop(); throw ClusterError.notUp(base) }
+            for base in bases where !(await Self.isUp(base)) {
+                await cluster.stop()
+                throw ClusterError.notUp(base)
             }
             return cluster
+        }
+
+        private static func launchReplica(_ environment: [String: String]) throws -> (base: String, process: Process.Handle) {
+            let port = try freeTCPPort()
+            var replica = environment
+            replica["GATEWAY_HTTP_PORT"] = "\(port)"
+            return ("http://127.0.0.1:\(port)", Process.Handle(try ChildProcess.start(ChildProcess.binary("gateway"), ["serve"], environment: replica)))
+        }
+
+        private static func isUp(_ base: String) async -> Bool {
+            await eventually(within: .seconds(30)) {
+                (try? await TestHTTP.noRedirects.get(url: "\(base)/healthz").get().status == .ok) ?? false
+            }
+        }
+
+        /// One more replica, started now (the caller kills it).
+        func startLateReplica() async throws -> (base: String, process: Process.Handle) {
+            let replica = try Self.launchReplica(environment)
+            guard await Self.isUp(replica.base) else {
+                replica.process.kill()
+                throw ClusterError.notUp(replica.base)
+            }
+            return replica
+        }
+
+        /// Kills Redis and starts it again, empty, on the same port.
+        func restartRedis() async throws {
+            await redis.kill()
+            try await redis.launch()
+        }
+
+        /// `gatewayctl` with the cluster's database; fails the test when it exits non-zero.
+        func gatewayctl(_ arguments: [String]) async throws {
+            let result = try await ChildProcess.run(ChildProcess.binary("gatewayctl"), arguments, environment: environment)
+            try #require(result.status == 0, "gatewayctl \(arguments.joined(separator: " ")): \(result.output)")
         }
 
         func stop() async {
@@ -98,6 +129,103 @@ struct ClusterTests {
             throw error
         }
         await cluster.stop()
+    }
+
+    @Test("rate limits and sign-in throttling are one budget across replicas; 1,000 concurrent cold requests for one manifest make at most one upstream call per replica; a revocation outlives a Redis restart and reaches a replica started later")
+    func sharedState() async throws {
+        try await FakePlatform.with { fake in
+            fake.seedHello()
+            // A slow platform, so the cold requests overlap the first fill.
+            fake.set { $0.fault = .delay(.milliseconds(300)) }
+            let cluster = try await Cluster.start(settings: ["GATEWAY_RATE_LIMIT_CLIENT": "\(Self.clientBudget)"])
+            do {
+                try await cluster.gatewayctl(["tenant", "update", "demo", "--platform-url", fake.baseURL,
+                                              "--project-id", fake.projectID, "--subscription-key", fake.subscriptionKey])
+                try await checkColdRequests(cluster, fake: fake)
+                try await checkRateLimit(cluster)
+                try await checkLoginThrottle(cluster)
+                try await checkRevocationOutlivesRedis(cluster)
+            } catch {
+                await cluster.stop()
+                throw error
+            }
+            await cluster.stop()
+        }
+    }
+
+    static let clientBudget = 1_100
+
+    private func checkColdRequests(_ cluster: Cluster, fake: FakePlatform) async throws {
+        let access = try #require(try await cluster.tokens(via: 0)["access_token"] as? String)
+        let path = "/t/demo/v1/miniapps/hello/versions/v1/manifest"
+        // Every replica serves the new platform before the burst.
+        for base in cluster.bases {
+            let switched = await eventually(within: .seconds(3)) {
+                (try? await Self.request("\(base)/t/demo/v1/miniapps/absent/versions/v1/manifest", headers: [("Authorization", "Bearer \(access)")]).status) == 404
+            }
+            try #require(switched, "\(base) does not use the fake platform")
+        }
+        let before = fake.requests(matching: "/metadata").count
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0 ..< 1_000 {
+                let base = cluster.bases[index % 3]
+                group.addTask { try await Self.request(base + path, headers: [("Authorization", "Bearer \(access)")]).status }
+            }
+            return try await group.reduce(into: [Int: Int]()) { $0[$1, default: 0] += 1 }
+        }
+        let upstreamCalls = fake.requests(matching: "/metadata").count - before
+        print("cluster: 1,000 cold manifest requests over 3 replicas -> \(statuses) and \(upstreamCalls) upstream call(s)")
+        #expect(statuses == [200: 1_000])
+        #expect((1 ... 3).contains(upstreamCalls), "\(upstreamCalls) upstream calls for one cold manifest")
+    }
+
+    private func checkRateLimit(_ cluster: Cluster) async throws {
+        // One window (a minute on the wall clock) must hold the whole burst.
+        let intoWindow = Int(Date().timeIntervalSince1970) % 60
+        if intoWindow > 45 { try await Task.sleep(for: .seconds(61 - intoWindow)) }
+        let sent = Self.clientBudget * 3 / 2
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            var statuses: [Int: Int] = [:]
+            for index in 0 ..< sent {
+                let base = cluster.bases[index % 3]
+                group.addTask { try await Self.request("\(base)/t/demo/v1/host-config", headers: [("X-Client-Id", "rate-probe")]).status }
+                // At most 64 in flight.
+                if index >= 63, let status = try await group.next() { statuses[status, default: 0] += 1 }
+            }
+            for try await status in group { statuses[status, default: 0] += 1 }
+            return statuses
+        }
+        // Budgets per replica would have accepted all of them (sent / 3 < budget each).
+        #expect(statuses == [200: Self.clientBudget, 429: sent - Self.clientBudget], "\(statuses)")
+    }
+
+    private func checkLoginThrottle(_ cluster: Cluster) async throws {
+        let form = "response_type=code&client_id=demo-app&redirect_uri=http%3A%2F%2F127.0.0.1%2Fcallback&scope=openid&state=s"
+            + "&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256&username=throttle-probe&password=wrong"
+        var statuses: [Int] = []
+        // Five free attempts, then the pair (account, address) is held back. Round-robin, no
+        // replica sees more than three attempts: alone, none would throttle.
+        for attempt in 0 ..< 7 {
+            statuses.append(try await Self.request("\(cluster.bases[attempt % 3])/t/demo/oauth2/authorize", method: "POST",
+                                                   headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")], body: form).status)
+        }
+        #expect(statuses == [401, 401, 401, 401, 401, 429, 429], "sign-in statuses \(statuses)")
+    }
+
+    private func checkRevocationOutlivesRedis(_ cluster: Cluster) async throws {
+        let revoked = try #require(try await cluster.tokens(via: 1)["access_token"] as? String)
+        let kept = try #require(try await cluster.tokens(via: 2)["access_token"] as? String)
+        let revoke = try await Self.request("\(cluster.bases[0])/t/demo/oauth2/revoke", method: "POST",
+                                            headers: [("Content-Type", "application/x-www-form-urlencoded")], body: "client_id=demo-app&token=\(revoked)")
+        #expect(revoke.status == 200)
+        try await cluster.restartRedis()
+        let late = try await cluster.startLateReplica()
+        defer { late.process.kill() }
+        for base in cluster.bases + [late.base] {
+            let me = "\(base)/t/demo/v1/me"
+            #expect(try await Self.request(me, headers: [("Authorization", "Bearer \(revoked)")]).status == 401, "\(base) accepts a revoked token after the Redis restart")
+            #expect(try await Self.request(me, headers: [("Authorization", "Bearer \(kept)")]).status == 200, "\(base) refuses a valid token")
+        }
     }
 
     private func checkTenantChange(_ cluster: Cluster) async throws {

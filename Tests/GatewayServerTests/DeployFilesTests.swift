@@ -9,16 +9,43 @@ import Yams
 struct DeployFilesTests {
     static let known = Set(GatewaySetting.all.map(\.environmentVariable))
 
-    @Test("docker-compose.yml parses and sets only known GATEWAY_* variables")
+    @Test("docker-compose.yml: two replicas behind nginx on PostgreSQL and Redis with three sentinels, every reference resolved, only known GATEWAY_* variables")
     func compose() throws {
         let document = try #require(try Yams.load(yaml: RepositoryFile.text("Deploy/docker-compose.yml")) as? [String: Any])
-        let services = try #require(document["services"] as? [String: Any])
-        let gateway = try #require(services["gateway"] as? [String: Any])
-        let environment = try #require(gateway["environment"] as? [String: Any])
-        #expect(environment["GATEWAY_REDIS_URL"] as? String == "redis://redis:6379/0")
-        try expectKnown(environment.keys, in: "docker-compose.yml")
-        #expect(services["redis"] != nil)
-        #expect((document["volumes"] as? [String: Any])?["gateway-data"] != nil)
+        let services = try #require(document["services"] as? [String: [String: Any]])
+        let volumes = Set((document["volumes"] as? [String: Any] ?? [:]).keys)
+        for name in ["postgres", "redis-primary", "redis-replica", "sentinel-1", "sentinel-2", "sentinel-3", "migrate", "gateway-1", "gateway-2", "nginx"] {
+            #expect(services[name] != nil, "no service \(name)")
+        }
+        // What `docker compose config` resolves: dependencies, named volumes, mounted files.
+        for (name, service) in services {
+            #expect(service["image"] != nil || service["build"] != nil, "\(name) has no image")
+            let dependencies = (service["depends_on"] as? [String: Any]).map { Array($0.keys) } ?? (service["depends_on"] as? [String] ?? [])
+            for dependency in dependencies {
+                #expect(services[dependency] != nil, "\(name) depends on unknown service \(dependency)")
+            }
+            for mount in service["volumes"] as? [String] ?? [] {
+                let source = String(mount.split(separator: ":")[0])
+                if source.hasPrefix("./") {
+                    #expect(FileManager.default.fileExists(atPath: RepositoryFile.url("Deploy/" + source.dropFirst(2)).path), "\(name) mounts missing \(source)")
+                } else {
+                    #expect(volumes.contains(source), "\(name) mounts undeclared volume \(source)")
+                }
+            }
+            let environment = service["environment"] as? [String: Any] ?? [:]
+            try expectKnown(environment.keys, in: "docker-compose.yml (\(name))")
+        }
+        for name in ["gateway-1", "gateway-2"] {
+            let environment = try #require(services[name]?["environment"] as? [String: Any])
+            #expect((environment["GATEWAY_DATABASE_URL"] as? String)?.hasPrefix("postgres://gateway:${POSTGRES_PASSWORD") == true)
+            #expect(environment["GATEWAY_REDIS_URL"] as? String == "redis-sentinel://sentinel-1:26379,sentinel-2:26379,sentinel-3:26379/gateway/0")
+            #expect((services[name]?["depends_on"] as? [String: [String: String]])?["migrate"]?["condition"] == "service_completed_successfully")
+        }
+        // The URL the gateways get parses, and names the master the sentinels watch.
+        let sentinelConfig = try RepositoryFile.text("Deploy/redis/sentinel.conf")
+        #expect(sentinelConfig.contains("sentinel monitor gateway redis-primary 6379 2"))
+        let nginx = try RepositoryFile.text("Deploy/nginx/gateway.conf")
+        #expect(nginx.contains("server gateway-1:8080") && nginx.contains("server gateway-2:8080"))
     }
 
     @Test("Dockerfile is multi-stage, runs as non-root, has a healthcheck and known variables")
