@@ -26,14 +26,20 @@ enum ChildProcess {
         return (status, String(decoding: data, as: UTF8.self))
     }
 
-    /// Starts `executable` and leaves it running; the caller kills it.
-    static func start(_ executable: URL, _ arguments: [String], environment: [String: String]) throws -> Process {
+    /// Starts `executable` and leaves it running; the caller kills it. Standard error goes to
+    /// `errorLog` when given.
+    static func start(_ executable: URL, _ arguments: [String], environment: [String: String], errorLog: URL? = nil) throws -> Process {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        if let errorLog {
+            _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: errorLog)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
         return process
     }

@@ -50,11 +50,12 @@ struct ClusterTests {
             return cluster
         }
 
-        private static func launchReplica(_ environment: [String: String]) throws -> (base: String, process: Process.Handle) {
+        private static func launchReplica(_ environment: [String: String], errorLog: URL? = nil) throws -> (base: String, process: Process.Handle) {
             let port = try freeTCPPort()
             var replica = environment
             replica["GATEWAY_HTTP_PORT"] = "\(port)"
-            return ("http://127.0.0.1:\(port)", Process.Handle(try ChildProcess.start(ChildProcess.binary("gateway"), ["serve"], environment: replica)))
+            let process = try ChildProcess.start(ChildProcess.binary("gateway"), ["serve"], environment: replica, errorLog: errorLog)
+            return ("http://127.0.0.1:\(port)", Process.Handle(process))
         }
 
         private static func isUp(_ base: String) async -> Bool {
@@ -63,9 +64,10 @@ struct ClusterTests {
             }
         }
 
-        /// One more replica, started now (the caller kills it).
-        func startLateReplica() async throws -> (base: String, process: Process.Handle) {
-            let replica = try Self.launchReplica(environment)
+        /// One more replica, started now with `settings` and its standard error in `errorLog`
+        /// (the caller kills it).
+        func startLateReplica(settings: [String: String] = [:], errorLog: URL? = nil) async throws -> (base: String, process: Process.Handle) {
+            let replica = try Self.launchReplica(environment.merging(settings) { $1 }, errorLog: errorLog)
             guard await Self.isUp(replica.base) else {
                 replica.process.kill()
                 throw ClusterError.notUp(replica.base)
@@ -219,8 +221,14 @@ struct ClusterTests {
                                             headers: [("Content-Type", "application/x-www-form-urlencoded")], body: "client_id=demo-app&token=\(revoked)")
         #expect(revoke.status == 200)
         try await cluster.restartRedis()
-        let late = try await cluster.startLateReplica()
+        let log = cluster.folder.appendingPathComponent("late-replica.log")
+        let late = try await cluster.startLateReplica(settings: ["GATEWAY_REPLICA_ID": "late-replica", "GATEWAY_LOG_LEVEL": "info"], errorLog: log)
         defer { late.process.kill() }
+        // Which replica wrote a log line or a sample is on every one of them.
+        let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
+        #expect(!lines.isEmpty && lines.allSatisfy { $0.contains("replica=late-replica") }, "\(lines.prefix(3))")
+        let samples = try await Self.request("\(late.base)/metrics").body.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty }
+        #expect(!samples.isEmpty && samples.allSatisfy { $0.contains("{replica=\"late-replica\"") }, "\(samples.prefix(3))")
         for base in cluster.bases + [late.base] {
             let me = "\(base)/t/demo/v1/me"
             #expect(try await Self.request(me, headers: [("Authorization", "Bearer \(revoked)")]).status == 401, "\(base) accepts a revoked token after the Redis restart")

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import GatewayAPI
+@testable import GatewayServer
 import NIOCore
 import Testing
 
@@ -70,5 +71,27 @@ struct OperationsEndpointsTests {
             #expect(wrongMethod.headers.first(name: "Allow")?.contains("GET") == true)
             #expect(wrongMethod.headers.first(name: "Content-Type") == "application/problem+json")
         }
+    }
+}
+
+@Suite("Replica label on metrics")
+struct ReplicaLabelTests {
+    @Test func everySampleGetsTheReplicaLabelFirst() {
+        let text = """
+        # HELP a_total A.
+        # TYPE a_total counter
+        a_total{route="/x",status="200"} 3
+        b 1.5
+        c{} 2
+
+        """
+        #expect(GatewayMetrics.labelling(text, replica: "gw-1") == """
+        # HELP a_total A.
+        # TYPE a_total counter
+        a_total{replica="gw-1",route="/x",status="200"} 3
+        b{replica="gw-1"} 1.5
+        c{replica="gw-1"} 2
+
+        """)
     }
 }

@@ -43,7 +43,9 @@ final class RedisProcess: Sendable {
         let redis = Process()
         redis.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         redis.arguments = ["redis-server"] + (configFile.map { [$0] } ?? [])
-            + ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"] + extraArguments
+            + ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+            // A replica writes the master's snapshot to its directory: a temporary one.
+            + ["--dir", FileManager.default.temporaryDirectory.path] + extraArguments
         redis.standardOutput = FileHandle.nullDevice
         try redis.run()
         process.set(redis)

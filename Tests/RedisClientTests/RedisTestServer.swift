@@ -119,6 +119,8 @@ final class RedisTestServer {
         process.arguments = (self.configFile.map { [$0] } ?? []) + [
             "--port", "\(self.port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
             "--daemonize", "no", "--loglevel", "warning",
+            // A replica writes the master's snapshot to its directory: a temporary one.
+            "--dir", FileManager.default.temporaryDirectory.path,
         ] + self.extraArguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice

@@ -30,10 +30,10 @@ public enum GatewayCommand {
             return 2
         }
         LoggingSystem.bootstrap { label in
-            LineLogHandler(label: label, level: configuration.logLevel, format: configuration.logFormat)
+            LineLogHandler(label: label, level: configuration.logLevel, format: configuration.logFormat, replica: configuration.replicaID)
         }
         let logger = Logger(label: "gateway")
-        let metrics = GatewayMetrics()
+        let metrics = GatewayMetrics(replica: configuration.replicaID)
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics.registry))
         do {
             let bootstrap = try await GatewayBootstrap.start(configuration: configuration, metrics: metrics, logger: logger)

@@ -59,6 +59,9 @@ extension GatewaySetting {
     public static let shutdownDrain = GatewaySetting("shutdown.drain.ms", env: "SHUTDOWN_DRAIN_MS", default: "0", "On SIGTERM, how long /readyz answers 503 while requests are still served (let load balancers notice), before the server stops accepting.")
     public static let shutdownTimeout = GatewaySetting("shutdown.timeout.ms", env: "SHUTDOWN_TIMEOUT_MS", default: "30000", "Longest graceful shutdown (drain + in-flight requests + closing pools); then remaining work is cancelled.")
 
+    public static let replicaID = GatewaySetting("replica.id", env: "REPLICA_ID", default: nil,
+        "Name of this replica on every log line (`replica`) and metric (label `replica`); default: the host name (the pod name on Kubernetes).")
+
     /// All settings, in help order.
     public static let all: [GatewaySetting] = [
         .httpHost, .httpPort, .publicBaseURL, .databaseURL, .databasePath, .redisURL, .masterKey, .masterKeyFile,
@@ -66,6 +69,6 @@ extension GatewaySetting {
         .upstreamBudget, .upstreamConnections, .upstreamMaxInFlight, .breakerFailureRatio, .breakerOpenMilliseconds,
         .cacheNearMilliseconds, .demoCatalog, .rateLimitTenant, .rateLimitClient,
         .headerTimeout, .bodyTimeout, .idleTimeout, .maxConnections, .maxFormBytes, .maxJSONBytes, .maxAnalyticsBytes,
-        .shutdownDrain, .shutdownTimeout,
+        .shutdownDrain, .shutdownTimeout, .replicaID,
     ]
 }

@@ -17,6 +17,6 @@ extension GatewayAPIHandler {
     }
 
     func getMetrics(_ input: Operations.GetMetrics.Input) async throws -> Operations.GetMetrics.Output {
-        .ok(.init(body: .plainText(.init(metrics.registry.emitToString()))))
+        .ok(.init(body: .plainText(.init(metrics.exposition()))))
     }
 }

@@ -16,10 +16,13 @@ public struct LineLogHandler: LogHandler {
     private let label: String
     private let format: GatewayConfiguration.LogFormat
 
-    public init(label: String, level: Logger.Level, format: GatewayConfiguration.LogFormat) {
+    /// - Parameter replica: when set, every line carries it as `replica` (which replica of a
+    ///   cluster wrote the line).
+    public init(label: String, level: Logger.Level, format: GatewayConfiguration.LogFormat, replica: String? = nil) {
         self.label = label
         self.logLevel = level
         self.format = format
+        if let replica { self.metadata["replica"] = .string(replica) }
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {

@@ -31,9 +31,14 @@ public final class GatewayMetrics: Sendable {
 
     /// Connections closed for missing a deadline, by phase (see ``ConnectionDeadlines``).
     private let connectionTimeouts: [ConnectionDeadlines.Phase: Prometheus.Counter]
+    /// Added to every sample as the label `replica` when rendered.
+    private let replica: String?
 
-    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+    /// - Parameter replica: the replica id every sample carries (label `replica`); a valid one
+    ///   (see ``GatewayConfiguration/replicaID``), so it needs no escaping.
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), replica: String? = nil) {
         self.registry = registry
+        self.replica = replica
         self.factory = PrometheusMetricsFactory(registry: registry)
         var timeouts: [ConnectionDeadlines.Phase: Prometheus.Counter] = [:]
         for (phase, name) in [(ConnectionDeadlines.Phase.awaitingHead, "header"), (.readingBody, "body"), (.responding, "response"), (.idle, "idle")] {
@@ -42,6 +47,27 @@ public final class GatewayMetrics: Sendable {
                 labels: [("phase", name)])
         }
         connectionTimeouts = timeouts
+    }
+
+    /// The Prometheus text exposition of every metric, each sample labelled with the replica.
+    public func exposition() -> String {
+        let text = registry.emitToString()
+        guard let replica else { return text }
+        return Self.labelling(text, replica: replica)
+    }
+
+    /// Adds `replica="…"` as the first label of every sample line (comments stay as they are).
+    static func labelling(_ text: String, replica: String) -> String {
+        let label = "replica=\"\(replica)\""
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            if line.isEmpty || line.first == "#" { return String(line) }
+            if let brace = line.firstIndex(of: "{") {
+                let rest = line[line.index(after: brace)...]
+                return line[...brace] + label + (rest.first == "}" ? "" : ",") + rest
+            }
+            guard let space = line.firstIndex(of: " ") else { return String(line) }
+            return line[..<space] + "{" + label + "}" + line[space...]
+        }.joined(separator: "\n")
     }
 
     /// A metric named exactly `name` (no namespace or unit suffix) with its help text.
