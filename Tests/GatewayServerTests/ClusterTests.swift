@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import Synchronization
 import Testing
 
 /// Three gateway processes on one PostgreSQL database and one Redis, as replicas behind a
@@ -12,7 +13,8 @@ struct ClusterTests {
         let bases: [String]
         let folder: URL
         let environment: [String: String]
-        private let processes: [Process.Handle]
+        /// The replicas' processes, by index (a restarted replica replaces its entry).
+        private let processes: Mutex<[Process.Handle]>
         private let redis: RedisProcess
         private let schema: String
 
@@ -20,7 +22,7 @@ struct ClusterTests {
             self.bases = bases
             self.folder = folder
             self.environment = environment
-            self.processes = processes
+            self.processes = Mutex(processes)
             self.redis = redis
             self.schema = schema
         }
@@ -75,6 +77,21 @@ struct ClusterTests {
             return replica
         }
 
+        /// Restarts replica `index` as an orchestrator would: SIGTERM, wait until it has exited
+        /// (it drains first), start it again on the same port, wait until it is up.
+        func restart(replica index: Int) async throws {
+            let old = processes.withLock { $0[index] }
+            old.terminate()
+            let exited = await eventually(within: .seconds(20)) { !old.isRunning }
+            try #require(exited, "replica \(index) did not exit after SIGTERM")
+            var replica = environment
+            let port = try #require(URL(string: bases[index])?.port)
+            replica["GATEWAY_HTTP_PORT"] = "\(port)"
+            let process = Process.Handle(try ChildProcess.start(ChildProcess.binary("gateway"), ["serve"], environment: replica))
+            processes.withLock { $0[index] = process }
+            guard await Self.isUp(bases[index]) else { throw ClusterError.notUp(bases[index]) }
+        }
+
         /// Kills Redis and starts it again, empty, on the same port.
         func restartRedis() async throws {
             await redis.kill()
@@ -88,7 +105,7 @@ struct ClusterTests {
         }
 
         func stop() async {
-            for process in processes { process.kill() }
+            for process in processes.withLock({ $0 }) { process.kill() }
             await redis.kill()
             await DatabaseBackend.dropSchema(schema)
             try? FileManager.default.removeItem(at: folder)
@@ -236,6 +253,48 @@ struct ClusterTests {
         }
     }
 
+    @Test("a rolling restart of the three replicas behind nginx, under load, loses no request", .enabled(if: NginxProcess.isAvailable))
+    func rollingRestart() async throws {
+        let cluster = try await Cluster.start(settings: ["GATEWAY_SHUTDOWN_DRAIN_MS": "1000", "GATEWAY_SHUTDOWN_TIMEOUT_MS": "10000"])
+        let nginx: NginxProcess
+        do {
+            nginx = try await NginxProcess.start(upstreams: cluster.bases, folder: cluster.folder)
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+        let url = "\(nginx.base)/t/demo/v1/host-config"
+        let stop = StopFlag()
+        async let load: [Int: Int] = withThrowingTaskGroup(of: [Int: Int].self) { group in
+            for _ in 0 ..< 8 {
+                group.addTask {
+                    var statuses: [Int: Int] = [:]
+                    while !stop.isSet {
+                        let status = (try? await Self.request(url).status) ?? 0
+                        statuses[status, default: 0] += 1
+                    }
+                    return statuses
+                }
+            }
+            return try await group.reduce(into: [:]) { total, part in total.merge(part, uniquingKeysWith: +) }
+        }
+        let started = ContinuousClock.now
+        var failure: (any Error)?
+        do {
+            for index in cluster.bases.indices { try await cluster.restart(replica: index) }
+        } catch {
+            failure = error
+        }
+        stop.set()
+        let statuses = try await load
+        print("cluster: rolling restart of 3 replicas behind nginx in \(ContinuousClock.now - started): \(statuses) (0 = connection error)")
+        nginx.stop()
+        await cluster.stop()
+        if let failure { throw failure }
+        #expect(statuses.keys.sorted() == [200], "\(statuses)")
+        #expect(statuses[200, default: 0] > 100)
+    }
+
     private func checkTenantChange(_ cluster: Cluster) async throws {
         for round in 1 ... 3 {
             let name = "Cluster \(round)"
@@ -317,6 +376,13 @@ struct ClusterTests {
     }
 }
 
+/// Tells looping tasks to stop.
+private final class StopFlag: Sendable {
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
+}
+
 extension Process {
     /// A started child process that can be killed from any task (`Process` is not Sendable).
     final class Handle: @unchecked Sendable {
@@ -328,6 +394,11 @@ extension Process {
 
         func kill() {
             if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        }
+
+        /// SIGTERM: the polite stop an orchestrator sends first.
+        func terminate() {
+            if process.isRunning { Foundation.kill(process.processIdentifier, SIGTERM) }
         }
 
         var isRunning: Bool { process.isRunning }
