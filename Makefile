@@ -1,5 +1,5 @@
 # SuperApp Gateway. Two commands for a newcomer: `make run` and `make test`.
-.PHONY: run test build deps fuzz clean bench
+.PHONY: run test build deps fuzz clean bench bench-cluster
 
 # The toolchain: `swift` on PATH, else the /opt/swift install (as .ci/run uses); the
 # scripts run it from PATH, so its folder goes first.
@@ -24,6 +24,10 @@ test:
 ## Release build + wrk figures (cached manifest vs bare route, /home, stampede, RSS); see docs/benchmarks.md.
 bench: deps
 	scripts/bench.sh
+
+## Release build; 1 vs 3 replicas behind nginx on PostgreSQL + Redis, Sentinel failover gap, rolling-restart errors.
+bench-cluster: deps
+	scripts/bench-cluster.sh
 
 build: deps
 	$(SWIFT) build

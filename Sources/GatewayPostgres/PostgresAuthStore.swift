@@ -13,7 +13,7 @@ public final class PostgresAuthStore: AuthStore {
         self.database = database
     }
 
-    var client: PostgresClient { database.client }
+    var client: CountedPool { database.pool }
 
     // MARK: signing keys
 

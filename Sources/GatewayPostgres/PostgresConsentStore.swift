@@ -12,7 +12,7 @@ public final class PostgresConsentStore: ConsentStore {
     }
 
     public func consents(of owner: UserMiniAppKey) async throws -> MiniAppConsents {
-        try await Self.read(database.client, owner)
+        try await Self.read(database.pool, owner)
     }
 
     @discardableResult
@@ -40,17 +40,17 @@ public final class PostgresConsentStore: ConsentStore {
 
     public func userMiniApps(tenantID: String, userID: String, limit: Int?) async throws -> [MiniAppConsents] {
         let limit = limit.map { Int64(max(0, $0)) } ?? Int64.max
-        let ids = try await database.client.column("""
+        let ids = try await database.pool.column("""
             SELECT miniapp_id FROM user_miniapps WHERE tenant_id = \(tenantID) AND user_id = \(userID)
             ORDER BY last_used_at_ms DESC, miniapp_id COLLATE "C" LIMIT \(limit)
             """, as: String.self)
         var result: [MiniAppConsents] = []
-        for id in ids { result.append(try await Self.read(database.client, UserMiniAppKey(tenantID: tenantID, userID: userID, miniAppID: id))) }
+        for id in ids { result.append(try await Self.read(database.pool, UserMiniAppKey(tenantID: tenantID, userID: userID, miniAppID: id))) }
         return result
     }
 
     public func touch(_ owner: UserMiniAppKey) async throws {
-        try await database.client.execute("""
+        try await database.pool.execute("""
             INSERT INTO user_miniapps (tenant_id, user_id, miniapp_id, last_used_at_ms)
             VALUES (\(owner.tenantID), \(owner.userID), \(owner.miniAppID), \(StoreClock.milliseconds(StoreClock.now())))
             ON CONFLICT (tenant_id, user_id, miniapp_id) DO UPDATE SET last_used_at_ms = excluded.last_used_at_ms

@@ -18,6 +18,13 @@ public final class PostgresDatabase: Sendable {
     private let runner: Task<Void, Never>
     /// How long a pool connection may take to open (`connect_timeout`).
     public let connectTimeout: Duration
+    /// The most connections the pool opens (`pool_size`).
+    public let poolSize: Int
+    private let usage = PoolUsage()
+    /// The pool for single statements, counting the connections they hold.
+    var pool: CountedPool { CountedPool(client: client, usage: usage) }
+    /// Connections this process's statements and transactions hold right now (a gauge).
+    public var connectionsInUse: Int { usage.inUse }
 
     /// Connects lazily (the first query opens connections; a wrong host fails there).
     /// - Parameter searchPath: a schema to work in instead of `public` (tests isolate
@@ -33,6 +40,7 @@ public final class PostgresDatabase: Sendable {
         self.sealer = sealer
         self.location = parsed.description + (searchPath.map { " (schema \($0))" } ?? "")
         self.connectTimeout = parsed.connectTimeout
+        self.poolSize = parsed.poolSize
         self.runner = Task { await client.run() }
     }
 
@@ -71,6 +79,8 @@ public final class PostgresDatabase: Sendable {
     /// Runs `body` in one transaction (BEGIN … COMMIT, ROLLBACK when it throws). Throws
     /// what `body` threw (not postgres-nio's wrapper), so domain errors stay typed.
     func transaction<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        usage.enter()
+        defer { usage.leave() }
         do {
             return try await client.withConnection { connection in
                 try await connection.withTransaction(logger: Self.quiet) { try await body($0) }

@@ -40,12 +40,12 @@ public final class PostgresLocalizationStore: LocalizationStore {
 
     public func overrides(tenantID: String, locale: String?) async throws -> [LocalizationOverride] {
         let rows = if let locale {
-            try await database.client.all("""
+            try await database.pool.all("""
                 SELECT locale, key, value, updated_at_ms FROM localization_overrides WHERE tenant_id = \(tenantID) AND locale = \(try LocalizationError.locale(locale))
                 ORDER BY locale COLLATE "C", key COLLATE "C"
                 """, as: (String, String, String, Int64).self)
         } else {
-            try await database.client.all("""
+            try await database.pool.all("""
                 SELECT locale, key, value, updated_at_ms FROM localization_overrides WHERE tenant_id = \(tenantID) ORDER BY locale COLLATE "C", key COLLATE "C"
                 """, as: (String, String, String, Int64).self)
         }
@@ -53,7 +53,7 @@ public final class PostgresLocalizationStore: LocalizationStore {
     }
 
     public func state(tenantID: String) async throws -> LocalizationState {
-        try await Self.read(database.client, tenantID: tenantID)
+        try await Self.read(database.pool, tenantID: tenantID)
     }
 
     @discardableResult

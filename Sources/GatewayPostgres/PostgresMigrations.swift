@@ -201,9 +201,9 @@ enum PostgresMigrations {
 
     /// Names of the migrations applied to the database, in order (empty on a new database).
     static func applied(_ database: PostgresDatabase) async throws -> [String] {
-        let exists = try await database.client.first("SELECT to_regclass('gateway_schema_migrations') IS NOT NULL", as: Bool.self) ?? false
+        let exists = try await database.pool.first("SELECT to_regclass('gateway_schema_migrations') IS NOT NULL", as: Bool.self) ?? false
         guard exists else { return [] }
-        let names = try await database.client.column("SELECT name FROM gateway_schema_migrations", as: String.self)
+        let names = try await database.pool.column("SELECT name FROM gateway_schema_migrations", as: String.self)
         return names.sorted { (self.names.firstIndex(of: $0) ?? .max) < (self.names.firstIndex(of: $1) ?? .max) }
     }
 }

@@ -12,7 +12,7 @@ public struct PostgresMiniAppTokenLedger: MiniAppTokenLedger {
     }
 
     public func record(_ owner: UserMiniAppKey, jti: String, expiresAt: Date) async throws {
-        try await database.client.execute("""
+        try await database.pool.execute("""
             WITH expired AS (DELETE FROM miniapp_tokens WHERE tenant_id = \(owner.tenantID) AND user_id = \(owner.userID) AND miniapp_id = \(owner.miniAppID)
                 AND expires_at_ms <= \(StoreClock.milliseconds(StoreClock.now())))
             INSERT INTO miniapp_tokens (tenant_id, user_id, miniapp_id, jti, expires_at_ms)
@@ -22,7 +22,7 @@ public struct PostgresMiniAppTokenLedger: MiniAppTokenLedger {
 
     public func takeLive(_ owner: UserMiniAppKey, now: Date) async throws -> [IssuedTokenID] {
         // One DELETE … RETURNING: two processes taking at once each get disjoint rows.
-        try await database.client.all("""
+        try await database.pool.all("""
             DELETE FROM miniapp_tokens WHERE tenant_id = \(owner.tenantID) AND user_id = \(owner.userID) AND miniapp_id = \(owner.miniAppID)
             RETURNING jti, expires_at_ms
             """, as: (String, Int64).self)

@@ -18,7 +18,7 @@ public struct PostgresRevocationStore: RevocationStore {
     }
 
     public func record(_ key: String, until: Int64) async throws {
-        try await database.client.execute("""
+        try await database.pool.execute("""
             INSERT INTO auth_revoked_tokens (token_key, revoked_until_ms) VALUES (\(key), \(until))
             ON CONFLICT (token_key) DO UPDATE SET revoked_until_ms = greatest(auth_revoked_tokens.revoked_until_ms, excluded.revoked_until_ms),
                 recorded_at_ms = excluded.recorded_at_ms
@@ -26,7 +26,7 @@ public struct PostgresRevocationStore: RevocationStore {
     }
 
     public func isRecorded(_ key: String, now: Int64) async throws -> Bool {
-        try await database.client.first("SELECT 1 FROM auth_revoked_tokens WHERE token_key = \(key) AND revoked_until_ms > \(now)", as: Int32.self) != nil
+        try await database.pool.first("SELECT 1 FROM auth_revoked_tokens WHERE token_key = \(key) AND revoked_until_ms > \(now)", as: Int32.self) != nil
     }
 
     public func revocations(after cursor: Int64, now: Int64) async throws -> (entries: [String: Int64], cursor: Int64) {
@@ -46,6 +46,6 @@ public struct PostgresRevocationStore: RevocationStore {
 
     @discardableResult
     public func purge(now: Int64) async throws -> Int {
-        try await database.client.execute("DELETE FROM auth_revoked_tokens WHERE revoked_until_ms <= \(now) RETURNING 1")
+        try await database.pool.execute("DELETE FROM auth_revoked_tokens WHERE revoked_until_ms <= \(now) RETURNING 1")
     }
 }

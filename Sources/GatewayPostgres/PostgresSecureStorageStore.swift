@@ -51,7 +51,7 @@ public final class PostgresSecureStorageStore: SecureStorageStore {
 
     public func value(forKey key: String, of owner: UserMiniAppKey) async throws -> String {
         try limits.check(key: key)
-        let sealed = try await database.client.first("""
+        let sealed = try await database.pool.first("""
             SELECT value_sealed FROM secure_storage_items
             WHERE tenant_id = \(owner.tenantID) AND user_id = \(owner.userID) AND miniapp_id = \(owner.miniAppID) AND key = \(key)
             """, as: String.self)
@@ -94,18 +94,18 @@ public final class PostgresSecureStorageStore: SecureStorageStore {
     }
 
     public func size(of owner: UserMiniAppKey, maxBytes: Int64) async throws -> SecureStorageSize {
-        let state = try await PostgresUserMiniApps.fetch(database.client, owner)
+        let state = try await PostgresUserMiniApps.fetch(database.pool, owner)
         return SecureStorageSize(used: state?.storageUsedBytes ?? 0, max: maxBytes)
     }
 
     public func usage(tenantID: String, userID: String?) async throws -> [SecureStorageUsage] {
         let rows = if let userID {
-            try await database.client.all("""
+            try await database.pool.all("""
                 SELECT user_id, miniapp_id, storage_used_bytes, storage_item_count, last_used_at_ms FROM user_miniapps
                 WHERE tenant_id = \(tenantID) AND storage_item_count > 0 AND user_id = \(userID) ORDER BY user_id COLLATE "C", miniapp_id COLLATE "C"
                 """, as: (String, String, Int64, Int64, Int64).self)
         } else {
-            try await database.client.all("""
+            try await database.pool.all("""
                 SELECT user_id, miniapp_id, storage_used_bytes, storage_item_count, last_used_at_ms FROM user_miniapps
                 WHERE tenant_id = \(tenantID) AND storage_item_count > 0 ORDER BY user_id COLLATE "C", miniapp_id COLLATE "C"
                 """, as: (String, String, Int64, Int64, Int64).self)

@@ -31,6 +31,7 @@ public enum PostgresStores {
             schema: StoreSchema(known: PostgresMigrations.names, applied: { try await PostgresMigrations.applied(database) },
                                 migrate: { try await PostgresMigrations.migrate(database) }),
             tenantChanges: PostgresTenantChangeSignal(database: database, logger: logger),
+            poolUsage: { PoolUsageSample(inUse: database.connectionsInUse, size: database.poolSize) },
             close: { await database.shutdown() }
         )
     }

@@ -41,16 +41,16 @@ public final class PostgresTenantDomainStore: TenantDomainStore {
 
     public func domain(host: String) async throws -> TenantDomain? {
         guard let name = try? TenantDomainError.host(host) else { return nil }
-        return try await Self.fetch(database.client, host: name, lock: false)
+        return try await Self.fetch(database.pool, host: name, lock: false)
     }
 
     public func domains(tenantID: String?) async throws -> [TenantDomain] {
         let rows = if let tenantID {
-            try await database.client.all("""
+            try await database.pool.all("""
                 SELECT host, tenant_id, app_ids, created_at_ms FROM tenant_domains WHERE tenant_id = \(tenantID) ORDER BY host COLLATE "C"
                 """, as: (String, String, String, Int64).self)
         } else {
-            try await database.client.all("SELECT host, tenant_id, app_ids, created_at_ms FROM tenant_domains ORDER BY host COLLATE \"C\"",
+            try await database.pool.all("SELECT host, tenant_id, app_ids, created_at_ms FROM tenant_domains ORDER BY host COLLATE \"C\"",
                                           as: (String, String, String, Int64).self)
         }
         return try rows.map(Self.domain)

@@ -17,29 +17,29 @@ public final class PostgresTenantStore: TenantStore {
     }
 
     public func allTenants() async throws -> [Tenant] {
-        let rows = try await database.client.column("SELECT row_to_json(t)::text FROM tenants t ORDER BY id COLLATE \"C\"", as: String.self)
+        let rows = try await database.pool.column("SELECT row_to_json(t)::text FROM tenants t ORDER BY id COLLATE \"C\"", as: String.self)
         return try rows.map(tenant)
     }
 
     public func tenant(id: String) async throws -> Tenant? {
-        try await Self.fetch(database.client, id: id, lock: false).map(tenant)
+        try await Self.fetch(database.pool, id: id, lock: false).map(tenant)
     }
 
     public func changeToken() async throws -> Int64 {
-        try await database.client.first("SELECT change_counter FROM store_state WHERE id = 1", as: Int64.self) ?? 0
+        try await database.pool.first("SELECT change_counter FROM store_state WHERE id = 1", as: Int64.self) ?? 0
     }
 
     public func ping() async throws {
-        try await database.client.execute("SELECT 1")
+        try await database.pool.execute("SELECT 1")
     }
 
     public func auditLog(tenantID: String?, limit: Int) async throws -> [TenantAuditEntry] {
         let limit = max(0, limit)
         let rows = if let tenantID {
-            try await database.client.column(
+            try await database.pool.column(
                 "SELECT row_to_json(a)::text FROM tenant_audit a WHERE tenant_id = \(tenantID) ORDER BY id DESC LIMIT \(limit)", as: String.self)
         } else {
-            try await database.client.column("SELECT row_to_json(a)::text FROM tenant_audit a ORDER BY id DESC LIMIT \(limit)", as: String.self)
+            try await database.pool.column("SELECT row_to_json(a)::text FROM tenant_audit a ORDER BY id DESC LIMIT \(limit)", as: String.self)
         }
         return try rows.map { try JSONDecoder().decode(TenantAuditRecord.self, from: Data($0.utf8)).entry }
     }
@@ -151,7 +151,7 @@ public final class PostgresTenantStore: TenantStore {
 
     public func changedTenants(after token: Int64) async throws -> TenantChanges? {
         // One statement: one snapshot for the token and the ids.
-        guard let (current, ids, oldest) = try await database.client.first("""
+        guard let (current, ids, oldest) = try await database.pool.first("""
             SELECT (SELECT change_counter FROM store_state WHERE id = 1),
                    array(SELECT DISTINCT tenant_id FROM tenant_changes WHERE change_seq > \(token)),
                    (SELECT min(change_seq) FROM tenant_changes)

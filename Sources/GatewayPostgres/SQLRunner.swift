@@ -1,9 +1,42 @@
 import PostgresNIO
+import Synchronization
 
 /// Something that runs a query: the pool (one statement, any connection) or a connection
 /// inside a transaction. The helpers always drain the rows, which returns the connection.
 protocol SQLRunner: Sendable {
     func run(_ query: PostgresQuery) async throws -> PostgresRowSequence
+    /// Wraps one query and the draining of its rows (the time it holds a connection).
+    func measured<Result>(_ body: () async throws -> Result) async throws -> Result
+}
+
+extension SQLRunner {
+    func measured<Result>(_ body: () async throws -> Result) async throws -> Result {
+        try await body()
+    }
+}
+
+/// The pool, counting the connections its queries hold (see ``PostgresDatabase/connectionsInUse``).
+struct CountedPool: SQLRunner {
+    let client: PostgresClient
+    let usage: PoolUsage
+
+    func run(_ query: PostgresQuery) async throws -> PostgresRowSequence {
+        try await client.run(query)
+    }
+
+    func measured<Result>(_ body: () async throws -> Result) async throws -> Result {
+        usage.enter()
+        defer { usage.leave() }
+        return try await body()
+    }
+}
+
+/// How many pool connections this process's queries and transactions hold right now.
+final class PoolUsage: Sendable {
+    private let count = Atomic<Int>(0)
+    var inUse: Int { count.load(ordering: .relaxed) }
+    func enter() { count.add(1, ordering: .relaxed) }
+    func leave() { count.subtract(1, ordering: .relaxed) }
 }
 
 extension PostgresClient: SQLRunner {
@@ -21,31 +54,39 @@ extension PostgresConnection: SQLRunner {
 extension SQLRunner {
     /// Every row, decoded as `types`.
     func all<each Column: PostgresDecodable & Sendable>(_ query: PostgresQuery, as types: (repeat each Column).Type) async throws -> [(repeat each Column)] {
-        var result: [(repeat each Column)] = []
-        for try await row in try await run(query).decode(types) { result.append(row) }
-        return result
+        try await measured {
+            var result: [(repeat each Column)] = []
+            for try await row in try await run(query).decode(types) { result.append(row) }
+            return result
+        }
     }
 
     /// The first row, decoded as `types` (nil when there is none).
     func first<each Column: PostgresDecodable & Sendable>(_ query: PostgresQuery, as types: (repeat each Column).Type) async throws -> (repeat each Column)? {
-        var found: (repeat each Column)?
-        for try await row in try await run(query).decode(types) where found == nil { found = row }
-        return found
+        try await measured {
+            var found: (repeat each Column)?
+            for try await row in try await run(query).decode(types) where found == nil { found = row }
+            return found
+        }
     }
 
     /// One column of every row.
     func column<Value: PostgresDecodable & Sendable>(_ query: PostgresQuery, as type: Value.Type) async throws -> [Value] {
-        var result: [Value] = []
-        for try await row in try await run(query).decode(Value.self) { result.append(row) }
-        return result
+        try await measured {
+            var result: [Value] = []
+            for try await row in try await run(query).decode(Value.self) { result.append(row) }
+            return result
+        }
     }
 
     /// Runs a statement; returns how many rows it returned (use `RETURNING 1` to count changes).
     @discardableResult
     func execute(_ query: PostgresQuery) async throws -> Int {
-        var count = 0
-        for try await _ in try await run(query) { count += 1 }
-        return count
+        try await measured {
+            var count = 0
+            for try await _ in try await run(query) { count += 1 }
+            return count
+        }
     }
 }
 

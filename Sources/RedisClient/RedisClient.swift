@@ -72,6 +72,10 @@ public final class RedisClient: Sendable {
         try await RedisSubscription.open(channels: channels, pool: self.pool)
     }
 
+    /// Pooled connections open right now (at most `configuration.poolSize`; subscriptions,
+    /// which hold one dedicated connection each, are not counted).
+    public var openConnections: Int { self.pool.openConnections }
+
     /// Closes all connections (in-flight commands fail with `.shutdown`, subscriptions end with
     /// `.shutdown`). Later calls throw `RedisError.shutdown`.
     public func shutdown() async {

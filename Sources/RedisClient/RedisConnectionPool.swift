@@ -53,6 +53,16 @@ final class RedisConnectionPool: Sendable {
 
     var isShutdown: Bool { self.state.withLock { $0.isShutdown } }
 
+    /// Pooled connections that are open right now (subscriptions not counted).
+    var openConnections: Int {
+        self.state.withLock { state in
+            state.slots.reduce(0) { count, slot in
+                if case .ready(let connection) = slot, connection.isActive { return count + 1 }
+                return count
+            }
+        }
+    }
+
     /// Sends one encoded command on a pooled connection and returns its raw reply.
     func execute(_ payload: ByteBuffer) async throws(RedisError) -> RESPValue {
         let connection = try await self.leaseConnection()

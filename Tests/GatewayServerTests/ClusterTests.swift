@@ -246,6 +246,8 @@ struct ClusterTests {
         #expect(!lines.isEmpty && lines.allSatisfy { $0.contains("replica=late-replica") }, "\(lines.prefix(3))")
         let samples = try await Self.request("\(late.base)/metrics").body.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty }
         #expect(!samples.isEmpty && samples.allSatisfy { $0.contains("{replica=\"late-replica\"") }, "\(samples.prefix(3))")
+        #expect(samples.contains("gateway_postgres_pool_size{replica=\"late-replica\"} 20.0") || samples.contains("gateway_postgres_pool_size{replica=\"late-replica\"} 20"), "\(samples.filter { $0.contains("postgres") })")
+        #expect(samples.contains { $0.hasPrefix("gateway_redis_connections{replica=\"late-replica\"}") })
         for base in cluster.bases + [late.base] {
             let me = "\(base)/t/demo/v1/me"
             #expect(try await Self.request(me, headers: [("Authorization", "Bearer \(revoked)")]).status == 401, "\(base) accepts a revoked token after the Redis restart")

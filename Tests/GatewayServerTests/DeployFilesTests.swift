@@ -48,6 +48,32 @@ struct DeployFilesTests {
         #expect(nginx.contains("server gateway-1:8080") && nginx.contains("server gateway-2:8080"))
     }
 
+    @Test("Grafana dashboard: valid JSON, unique panel ids, every query on a metric the gateway exports, filtered by replica")
+    func grafanaDashboard() throws {
+        let data = try Data(contentsOf: RepositoryFile.url("Deploy/grafana/gateway-dashboard.json"))
+        let dashboard = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let panels = try #require(dashboard["panels"] as? [[String: Any]])
+        #expect(panels.count >= 10)
+        let ids = panels.compactMap { $0["id"] as? Int }
+        #expect(Set(ids).count == panels.count, "panel ids must be unique")
+        let expressions = panels.flatMap { ($0["targets"] as? [[String: Any]] ?? []).compactMap { $0["expr"] as? String } }
+        #expect(expressions.count >= panels.count)
+        // The metric names the gateway's sources declare (string literals).
+        var exported = Set<String>()
+        let sources = RepositoryFile.url("Sources")
+        for case let file as URL in FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)! where file.pathExtension == "swift" {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            for match in text.matches(of: /"(gateway_[a-z_]+)"/) { exported.insert(String(match.1)) }
+        }
+        for expression in expressions {
+            #expect(expression.contains("replica=~\"$replica\""), "not filtered by replica: \(expression)")
+            for match in expression.matches(of: /gateway_[a-z_]+/) {
+                let name = String(match.0).replacing(/_(bucket|count|sum)$/, with: "")
+                #expect(exported.contains(name), "the dashboard queries \(name), which the gateway does not export")
+            }
+        }
+    }
+
     @Test("Dockerfile is multi-stage, runs as non-root, has a healthcheck and known variables")
     func dockerfile() throws {
         let text = try RepositoryFile.text("Deploy/Dockerfile")

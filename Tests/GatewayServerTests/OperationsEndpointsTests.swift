@@ -26,6 +26,9 @@ struct OperationsEndpointsTests {
             #expect(metrics.contains("status=\"404\""))
             #expect(metrics.contains("gateway_http_request_duration_seconds_bucket"))
             #expect(!metrics.contains("nobody-here"), "raw paths must not become labels")
+            // Per tenant, for tenants that exist only.
+            #expect(metrics.contains(#"gateway_tenant_requests_total{tenant="demo",class="2xx"} 1"#))
+            if harness.configuration.redisURL != nil { #expect(metrics.contains("gateway_redis_connections ")) }
         }
     }
 

@@ -31,12 +31,16 @@ public struct DurableStores: Sendable {
     public let schema: StoreSchema
     /// Announces tenant changes as they commit (PostgreSQL); nil: the directory polls only.
     public let tenantChanges: (any TenantChangeSignal)?
+    /// The connection pool right now, for metrics (PostgreSQL); nil: no pool (SQLite).
+    public let poolUsage: (@Sendable () -> PoolUsageSample)?
     private let closeAction: @Sendable () async -> Void
 
     public init(backend: String, location: String, tenants: any TenantStore, auth: any AuthStore, revocations: any RevocationStore,
                 consents: any ConsentStore, storage: any SecureStorageStore, tokenLedger: any MiniAppTokenLedger, analytics: any AnalyticsStore,
                 localization: any LocalizationStore, domains: any TenantDomainStore, schema: StoreSchema,
-                tenantChanges: (any TenantChangeSignal)? = nil, close: @escaping @Sendable () async -> Void = {}) {
+                tenantChanges: (any TenantChangeSignal)? = nil, poolUsage: (@Sendable () -> PoolUsageSample)? = nil,
+                close: @escaping @Sendable () async -> Void = {}) {
+        self.poolUsage = poolUsage
         self.schema = schema
         self.tenantChanges = tenantChanges
         self.backend = backend
@@ -94,5 +98,16 @@ public struct StoreSchema: Sendable {
     /// Applies the pending migrations (a no-op when the schema is current).
     public func migrate() async throws {
         try await migrateAction()
+    }
+}
+
+/// How many connections of a store's pool are held, of how many it may open.
+public struct PoolUsageSample: Sendable, Equatable {
+    public var inUse: Int
+    public var size: Int
+
+    public init(inUse: Int, size: Int) {
+        self.inUse = inUse
+        self.size = size
     }
 }

@@ -78,7 +78,7 @@ public enum GatewayApplication {
         try handler.registerHandlers(on: router)
         return GatewayResponder(
             requestIDs: RequestIDMiddleware(ids: RequestIDSequence()),
-            metrics: HTTPMetricsMiddleware(metrics: services.metrics),
+            metrics: HTTPMetricsMiddleware(metrics: services.metrics, directory: services.directory),
             problems: problems,
             tenants: TenantResolutionMiddleware(directory: services.directory),
             bodyLimits: BodyLimitMiddleware(limits: services.bodyLimits),

@@ -43,6 +43,10 @@ public struct GatewayBootstrap: Sendable {
         if development, try await DemoTenant.seedIfEmpty(store: store, actor: "gateway") {
             logger.notice("seeded tenant '\(DemoTenant.id)' into an empty database", metadata: ["database": "\(stores.location)"])
         }
+        if let poolUsage = stores.poolUsage {
+            metrics.sampledGauge("gateway_postgres_connections_in_use", "PostgreSQL connections held by statements and transactions right now.") { Double(poolUsage().inUse) }
+            metrics.sampledGauge("gateway_postgres_pool_size", "The most connections the PostgreSQL pool opens (pool_size).") { Double(poolUsage().size) }
+        }
         let directory = TenantDirectory(store: store, signal: stores.tenantChanges, pollInterval: configuration.tenantReloadInterval, logger: logger)
         try await directory.reload()
 
@@ -59,6 +63,7 @@ public struct GatewayBootstrap: Sendable {
             let feed = RedisRevocationFeed(client: client)
             revocationFeed = feed
             checks.append(ReadinessProbe.Check(name: "redis") { try await client.ping() })
+            metrics.sampledGauge("gateway_redis_connections", "Open connections of the Redis pool.") { Double(client.openConnections) }
             background.append(ShutdownActionService { await client.shutdown() })
             logger.info("cache: Redis", metadata: ["redis": "\(RedisConfiguration.redacted(url: url))"])
         } else {

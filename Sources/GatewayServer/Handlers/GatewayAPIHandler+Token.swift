@@ -33,6 +33,7 @@ extension GatewayAPIHandler {
             default:
                 throw OAuthError.unsupportedGrantType("only authorization_code and refresh_token are supported")
             }
+            metrics.recordTokenIssued(tenant: tenant.id, grantType: form.grantType ?? "")
             let body = Components.Schemas.TokenResponse(accessToken: response.accessToken, tokenType: .init(rawValue: response.tokenType) ?? .bearer,
                                                         expiresIn: response.expiresIn, refreshToken: response.refreshToken, idToken: response.idToken, scope: response.scope)
             return .ok(.init(headers: .init(cacheControl: "no-store", pragma: "no-cache"), body: .json(body)))

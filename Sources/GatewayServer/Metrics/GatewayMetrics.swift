@@ -22,6 +22,11 @@ public final class GatewayMetrics: Sendable {
     }
 
     private let routes = Mutex<[RouteKey: RouteInstruments]>([:])
+    /// Per tenant (only tenants that exist, so the label stays bounded by the tenant count).
+    private let tenantRequests = Mutex<[String: Prometheus.Counter]>([:])
+    private let tokensIssued = Mutex<[String: Prometheus.Counter]>([:])
+    /// Gauges set from live state just before each exposition (pool connections, ...).
+    private let samplers = Mutex<[@Sendable () -> Void]>([])
 
     static let latencyBuckets: [Duration] = [
         .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
@@ -51,6 +56,7 @@ public final class GatewayMetrics: Sendable {
 
     /// The Prometheus text exposition of every metric, each sample labelled with the replica.
     public func exposition() -> String {
+        for sample in samplers.withLock({ $0 }) { sample() }
         let text = registry.emitToString()
         guard let replica else { return text }
         return Self.labelling(text, replica: replica)
@@ -68,6 +74,39 @@ public final class GatewayMetrics: Sendable {
             guard let space = line.firstIndex(of: " ") else { return String(line) }
             return line[..<space] + "{" + label + "}" + line[space...]
         }.joined(separator: "\n")
+    }
+
+    /// A gauge set by `read` every time metrics are rendered (for state owned elsewhere, such
+    /// as how many connections a pool holds).
+    public func sampledGauge(_ name: String, _ help: String, labels: [(String, String)] = [], read: @escaping @Sendable () -> Double) {
+        let gauge = registry.makeGauge(descriptor: Self.descriptor(name, help), labels: labels)
+        samplers.withLock { $0.append { gauge.set(read()) } }
+    }
+
+    /// Counts one answered request of an existing tenant, by status class (`2xx` … `5xx`).
+    func recordTenantRequest(tenant: String, status: Int) {
+        let key = "\(tenant)|\(status / 100)"
+        let counter = tenantRequests.withLock { cache in
+            if let found = cache[key] { return found }
+            let made = registry.makeCounter(descriptor: Self.descriptor("gateway_tenant_requests_total", "Answered requests of each tenant by status class."),
+                                            labels: [("tenant", tenant), ("class", "\(status / 100)xx")])
+            cache[key] = made
+            return made
+        }
+        counter.increment()
+    }
+
+    /// Counts tokens issued by the token endpoint, by tenant and grant type (refresh/s).
+    func recordTokenIssued(tenant: String, grantType: String) {
+        let key = "\(tenant)|\(grantType)"
+        let counter = tokensIssued.withLock { cache in
+            if let found = cache[key] { return found }
+            let made = registry.makeCounter(descriptor: Self.descriptor("gateway_tokens_issued_total", "Token responses of the token endpoint by tenant and grant type."),
+                                            labels: [("tenant", tenant), ("grant_type", grantType)])
+            cache[key] = made
+            return made
+        }
+        counter.increment()
     }
 
     /// A metric named exactly `name` (no namespace or unit suffix) with its help text.

@@ -1,10 +1,13 @@
+import GatewayCore
 import Hummingbird
 
 /// Records request count and latency by route template (never the raw path, so tenant
-/// ids and other parameters do not explode label cardinality) and status.
+/// ids and other parameters do not explode label cardinality) and status; and a count per
+/// tenant and status class, for tenants that exist (an unknown id in a path adds no series).
 struct HTTPMetricsMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
     let metrics: GatewayMetrics
+    let directory: TenantDirectory
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
@@ -22,5 +25,16 @@ struct HTTPMetricsMiddleware: RouterMiddleware {
     private func record(_ request: Request, _ context: Context, status: Int, since start: ContinuousClock.Instant) {
         let route = context.endpointPath ?? "unmatched"
         metrics.recordRequest(route: route, method: request.method.rawValue, status: status, duration: ContinuousClock.now - start)
+        if let tenant = Self.tenantID(in: request.uri.path), directory.tenant(tenant) != nil {
+            metrics.recordTenantRequest(tenant: tenant, status: status)
+        }
+    }
+
+    /// The `{tenant}` of a `/t/{tenant}/…` path.
+    static func tenantID(in path: String) -> String? {
+        guard path.hasPrefix("/t/") else { return nil }
+        let rest = path.utf8.dropFirst(3)
+        guard let slash = rest.firstIndex(of: UInt8(ascii: "/")) else { return nil }
+        return String(path[rest.startIndex..<slash])
     }
 }
