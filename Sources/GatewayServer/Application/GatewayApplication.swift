@@ -1,6 +1,7 @@
 import GatewayAPI
 import GatewayCore
 import Hummingbird
+import Tracing
 import HummingbirdCore
 import Logging
 import OpenAPIHummingbird
@@ -30,13 +31,16 @@ public struct GatewayServices: Sendable {
     public let userState: UserStateServices?
     /// The largest request body of each route.
     public let bodyLimits: BodyLimits
+    /// Spans per request when tracing is on.
+    public let tracer: (any Tracer)?
 
     public init(
         directory: TenantDirectory, cache: any Cache, metrics: GatewayMetrics, readiness: ReadinessProbe,
         auth: AuthorizationServer, issuerBase: IssuerBase, csrf: CSRFTokens,
         miniApps: MiniAppService? = nil, upstreamBudget: Duration = .seconds(5), homePartBudget: Duration = .milliseconds(800), rateLimits: RateLimiter.Limits = .init(),
-        userState: UserStateServices? = nil, bodyLimits: BodyLimits = .init()
+        userState: UserStateServices? = nil, bodyLimits: BodyLimits = .init(), tracer: (any Tracer)? = nil
     ) {
+        self.tracer = tracer
         self.userState = userState
         self.bodyLimits = bodyLimits
         self.rateLimits = rateLimits
@@ -78,6 +82,7 @@ public enum GatewayApplication {
         try handler.registerHandlers(on: router)
         return GatewayResponder(
             requestIDs: RequestIDMiddleware(ids: RequestIDSequence()),
+            tracing: services.tracer.map { RequestTracingMiddleware(tracer: $0) },
             metrics: HTTPMetricsMiddleware(metrics: services.metrics, directory: services.directory),
             problems: problems,
             tenants: TenantResolutionMiddleware(directory: services.directory),

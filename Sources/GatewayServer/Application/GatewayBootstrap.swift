@@ -3,6 +3,7 @@ import GatewayCore
 import GatewayPostgres
 import Logging
 import RedisClient
+import Tracing
 import ServiceLifecycle
 
 /// Opens everything a gateway process needs from its configuration: master key, durable
@@ -26,8 +27,10 @@ public struct GatewayBootstrap: Sendable {
     ///   - passwordHasher: the scrypt cost for new hashes and for the decoy check of unknown
     ///     users (stored hashes carry their own cost).
     ///   - loginPolicy: how sign-in guessing is slowed (see ``LoginThrottle``).
+    ///   - tracer: when set, a span per request and trace context on upstream calls.
     public static func start(configuration: GatewayConfiguration, metrics: GatewayMetrics = GatewayMetrics(), seedDemoSignIn: Bool = true,
-                             passwordHasher: PasswordHasher = PasswordHasher(), loginPolicy: LoginThrottle.Policy = .init(), logger: Logger) async throws -> GatewayBootstrap {
+                             passwordHasher: PasswordHasher = PasswordHasher(), loginPolicy: LoginThrottle.Policy = .init(),
+                             tracer: (any Tracer)? = nil, logger: Logger) async throws -> GatewayBootstrap {
         let development = configuration.environment == .development
         let (masterKey, keySource) = try MasterKey.resolve(
             base64: configuration.masterKeyBase64,
@@ -83,7 +86,7 @@ public struct GatewayBootstrap: Sendable {
             logger: logger) {
             logger.notice("seeded OAuth client '\(DemoAuth.clientID)' and user '\(DemoAuth.username)' into tenant '\(DemoTenant.id)' (development only)")
         }
-        let http = UpstreamHTTPClientFactory.make(connectionsPerHost: configuration.upstreamConnectionsPerHost)
+        let http = UpstreamHTTPClientFactory.make(connectionsPerHost: configuration.upstreamConnectionsPerHost, tracer: tracer)
         // Shut down after the HTTP server drained (services stop in reverse order).
         background.insert(ShutdownActionService { try? await http.shutdown() }, at: 2)
         let guards = UpstreamGuards(configuration: configuration.upstreamGuards, factory: metrics.factory)
@@ -110,7 +113,8 @@ public struct GatewayBootstrap: Sendable {
             homePartBudget: configuration.homePartBudget,
             rateLimits: configuration.rateLimits,
             userState: try UserStateServices.make(stores: stores, cache: instrumented, keys: auth.keys, revocations: auth.revocations, issuerBase: issuerBase, metrics: metrics),
-            bodyLimits: configuration.bodyLimits
+            bodyLimits: configuration.bodyLimits,
+            tracer: tracer
         )
         background.append(AnalyticsRetentionService(retention: AnalyticsRetention(store: stores.analytics, logger: logger)))
         return GatewayBootstrap(services: services, stores: stores, backgroundServices: background, drain: drain)

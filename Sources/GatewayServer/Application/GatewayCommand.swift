@@ -36,7 +36,8 @@ public enum GatewayCommand {
         let metrics = GatewayMetrics(replica: configuration.replicaID)
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics.registry))
         do {
-            let bootstrap = try await GatewayBootstrap.start(configuration: configuration, metrics: metrics, logger: logger)
+            let tracing = try configuration.tracing == .otlp ? OTelTracing.make(replicaID: configuration.replicaID) : nil
+            let bootstrap = try await GatewayBootstrap.start(configuration: configuration, metrics: metrics, tracer: tracing?.tracer, logger: logger)
             let app = try GatewayApplication.make(
                 host: configuration.host,
                 port: configuration.port,
@@ -49,7 +50,9 @@ public enum GatewayCommand {
             // for the drain delay), then the application (stop accepting, finish in-flight
             // requests, close pools), all within the shutdown timeout.
             var groupConfiguration = ServiceGroupConfiguration(
-                services: [.init(service: app), .init(service: DrainService(state: bootstrap.drain, delay: configuration.shutdownDrain, logger: logger))],
+                // The span exporter stops last (services stop in reverse order), flushing what the server traced.
+                services: (tracing.map { [ServiceGroupConfiguration.ServiceConfiguration(service: $0.service)] } ?? [])
+                    + [.init(service: app), .init(service: DrainService(state: bootstrap.drain, delay: configuration.shutdownDrain, logger: logger))],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )

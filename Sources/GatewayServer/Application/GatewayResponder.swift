@@ -2,7 +2,7 @@ import Hummingbird
 
 /// The gateway's HTTP responder: the edge middlewares, in order, then the router.
 ///
-/// request id → metrics → problem mapping → tenant resolution → body limit →
+/// request id → (tracing span) → metrics → problem mapping → tenant resolution → body limit →
 /// bearer-token protection → rate limits → stored answers of the hot reads →
 /// (task-local ``RequestScope``) → router.
 ///
@@ -18,6 +18,8 @@ final class GatewayResponder: HTTPResponder {
     typealias Context = GatewayRequestContext
 
     let requestIDs: RequestIDMiddleware
+    /// nil when tracing is off.
+    let tracing: RequestTracingMiddleware?
     let metrics: HTTPMetricsMiddleware
     let problems: ProblemMiddleware
     let tenants: TenantResolutionMiddleware
@@ -29,11 +31,12 @@ final class GatewayResponder: HTTPResponder {
     let router: RouterResponder<Context>
 
     init(
-        requestIDs: RequestIDMiddleware, metrics: HTTPMetricsMiddleware, problems: ProblemMiddleware,
+        requestIDs: RequestIDMiddleware, tracing: RequestTracingMiddleware?, metrics: HTTPMetricsMiddleware, problems: ProblemMiddleware,
         tenants: TenantResolutionMiddleware, bodyLimits: BodyLimitMiddleware, bearer: BearerAuthMiddleware, rateLimits: RateLimitMiddleware,
         storedAnswers: StoredAnswerMiddleware?, router: RouterResponder<Context>
     ) {
         self.requestIDs = requestIDs
+        self.tracing = tracing
         self.metrics = metrics
         self.problems = problems
         self.tenants = tenants
@@ -48,12 +51,17 @@ final class GatewayResponder: HTTPResponder {
         var context = context
         context.scope.path = request.uri.path
         return try await requestIDs.handle(request, context: context) { request, context in
-            try await metrics.handle(request, context: context) { request, context in
-                try await problems.handle(request, context: context) { request, context in
-                    try await tenants.handle(request, context: context) { request, context in
-                        try await bodyLimits.handle(request, context: context) { request, context in
-                            try await bearer.handle(request, context: context, next: afterAuthentication)
-                        }
+            guard let tracing else { return try await measured(request, context) }
+            return try await tracing.handle(request, context: context, next: measured)
+        }
+    }
+
+    private func measured(_ request: Request, _ context: Context) async throws -> Response {
+        try await metrics.handle(request, context: context) { request, context in
+            try await problems.handle(request, context: context) { request, context in
+                try await tenants.handle(request, context: context) { request, context in
+                    try await bodyLimits.handle(request, context: context) { request, context in
+                        try await bearer.handle(request, context: context, next: afterAuthentication)
                     }
                 }
             }

@@ -100,6 +100,7 @@ extension GatewayConfiguration {
         if let limit = try int(.rateLimitClient, in: 0...10_000_000) { configuration.rateLimits.perClient = limit }
         if let milliseconds = try int(.shutdownDrain, in: 0...600_000) { configuration.shutdownDrain = .milliseconds(milliseconds) }
         if let milliseconds = try int(.shutdownTimeout, in: 1_000...3_600_000) { configuration.shutdownTimeout = .milliseconds(milliseconds) }
+        if let tracing = try choice(.tracing, GatewayConfiguration.Tracing.self) { configuration.tracing = tracing }
         if let replica = string(.replicaID) {
             guard GatewayConfiguration.isValidReplicaID(replica) else {
                 throw ConfigurationError(setting: .replicaID, reason: "must be 1-63 characters of A-Z a-z 0-9 . _ -")

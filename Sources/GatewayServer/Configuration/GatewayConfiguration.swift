@@ -52,6 +52,17 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var shutdownDrain: Duration = .zero
     /// The longest graceful shutdown.
     public var shutdownTimeout: Duration = .seconds(30)
+    /// Whether spans are exported (OpenTelemetry over OTLP/HTTP); off by default.
+    public var tracing: Tracing = .off
+
+    /// Where spans go.
+    public enum Tracing: String, Sendable, CaseIterable {
+        /// No tracer: no spans, no trace context read or sent.
+        case off
+        /// OpenTelemetry, exported over OTLP/HTTP (see `OTelTracing`).
+        case otlp
+    }
+
     /// This replica's name in logs and metrics (1-63 of `A-Z a-z 0-9 . _ -`).
     public var replicaID: String = GatewayConfiguration.defaultReplicaID()
 

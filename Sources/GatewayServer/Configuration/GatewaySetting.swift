@@ -62,6 +62,9 @@ extension GatewaySetting {
     public static let replicaID = GatewaySetting("replica.id", env: "REPLICA_ID", default: nil,
         "Name of this replica on every log line (`replica`) and metric (label `replica`); default: the host name (the pod name on Kubernetes).")
 
+    public static let tracing = GatewaySetting("tracing", env: "TRACING", default: "off",
+        "off, or otlp: a span per request, continuing the caller's W3C trace context and passed on to upstream calls, exported over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT.")
+
     /// All settings, in help order.
     public static let all: [GatewaySetting] = [
         .httpHost, .httpPort, .publicBaseURL, .databaseURL, .databasePath, .redisURL, .masterKey, .masterKeyFile,
@@ -69,6 +72,6 @@ extension GatewaySetting {
         .upstreamBudget, .upstreamConnections, .upstreamMaxInFlight, .breakerFailureRatio, .breakerOpenMilliseconds,
         .cacheNearMilliseconds, .demoCatalog, .rateLimitTenant, .rateLimitClient,
         .headerTimeout, .bodyTimeout, .idleTimeout, .maxConnections, .maxFormBytes, .maxJSONBytes, .maxAnalyticsBytes,
-        .shutdownDrain, .shutdownTimeout, .replicaID,
+        .shutdownDrain, .shutdownTimeout, .replicaID, .tracing,
     ]
 }
