@@ -16,8 +16,13 @@ export GATEWAY_TEST_POSTGRES_URL="$postgres_url"
 echo "PostgreSQL on ${postgres_url/:gateway-test-password@/@}"
 
 swift build --build-tests
-# Deploy/kubernetes: every manifest against the Kubernetes schemas (offline, strict).
-python3 -m kubernetes_validate --strict --quiet Deploy/kubernetes/*.yaml
+# Deploy/kubernetes: every manifest, and what each Kustomize overlay renders to, against the
+# Kubernetes schemas (offline, strict).
+python3 -m kubernetes_validate --strict --quiet $(ls Deploy/kubernetes/*.yaml | grep -v kustomization.yaml)
+for overlay in Deploy/kubernetes/overlays/*/; do
+  python3 scripts/kustomize-render.py "$overlay" >"$work/overlay.yaml"
+  python3 -m kubernetes_validate --strict --quiet "$work/overlay.yaml"
+done
 scripts/contract-fuzz.sh "$work"
 # Serial: many tests start whole gateways and assert latency bounds (deadlines, the 2 s
 # live-config window); on 2 cores a fully parallel run stalls tasks for seconds and makes

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayServer
+import RedisClient
 import Testing
 import Yams
 
@@ -39,6 +40,7 @@ struct DeployFilesTests {
             let environment = try #require(services[name]?["environment"] as? [String: Any])
             #expect((environment["GATEWAY_DATABASE_URL"] as? String)?.hasPrefix("postgres://gateway:${POSTGRES_PASSWORD") == true)
             #expect(environment["GATEWAY_REDIS_URL"] as? String == "redis-sentinel://sentinel-1:26379,sentinel-2:26379,sentinel-3:26379/gateway/0")
+            #expect(try RedisConfiguration(url: environment["GATEWAY_REDIS_URL"] as? String ?? "").sentinel?.masterName == "gateway")
             #expect((services[name]?["depends_on"] as? [String: [String: String]])?["migrate"]?["condition"] == "service_completed_successfully")
         }
         // The URL the gateways get parses, and names the master the sentinels watch.
@@ -46,6 +48,38 @@ struct DeployFilesTests {
         #expect(sentinelConfig.contains("sentinel monitor gateway redis-primary 6379 2"))
         let nginx = try RepositoryFile.text("Deploy/nginx/gateway.conf")
         #expect(nginx.contains("server gateway-1:8080") && nginx.contains("server gateway-2:8080"))
+    }
+
+    @Test("Kustomize overlays: dev has one replica and the in-cluster Redis; prod has a pinned image, Sentinel+TLS Redis in the Secret and no in-cluster Redis")
+    func kustomizeOverlays() async throws {
+        func render(_ overlay: String) async throws -> [[String: Any]] {
+            let result = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), [
+                "python3", RepositoryFile.url("scripts/kustomize-render.py").path, RepositoryFile.url("Deploy/kubernetes/overlays/" + overlay).path,
+            ], environment: ProcessInfo.processInfo.environment)
+            try #require(result.status == 0, "\(overlay): \(result.output)")
+            return try Array(Yams.load_all(yaml: result.output)).compactMap { $0 as? [String: Any] }
+        }
+        func find(_ documents: [[String: Any]], _ kind: String, _ name: String) -> [String: Any]? {
+            documents.first { $0["kind"] as? String == kind && ($0["metadata"] as? [String: Any])?["name"] as? String == name }
+        }
+        let dev = try await render("dev")
+        #expect((find(dev, "Deployment", "superapp-gateway")?["spec"] as? [String: Any])?["replicas"] as? Int == 1)
+        #expect(find(dev, "Deployment", "superapp-redis") != nil)
+        let prod = try await render("prod")
+        #expect(find(prod, "Deployment", "superapp-redis") == nil && find(prod, "Service", "superapp-redis") == nil)
+        let configMap = try #require(find(prod, "ConfigMap", "superapp-gateway")?["data"] as? [String: Any])
+        #expect(configMap["GATEWAY_REDIS_URL"] == nil, "a Redis URL with a password belongs in the Secret")
+        let secret = try #require(find(prod, "Secret", "superapp-gateway")?["stringData"] as? [String: Any])
+        let redisURL = try #require(secret["GATEWAY_REDIS_URL"] as? String)
+        #expect(redisURL.hasPrefix("rediss-sentinel://"))
+        #expect(try RedisConfiguration(url: redisURL).sentinel?.sentinels.count == 3)
+        let text = try Yams.dump(object: prod)
+        #expect(text.contains("registry.example.com/superapp-gateway:1.0.0") && !text.contains("superapp-gateway:latest"))
+        for documents in [dev, prod] {
+            let variables = documents.filter { ["ConfigMap", "Secret"].contains($0["kind"] as? String) }
+                .flatMap { (($0["data"] as? [String: Any]) ?? ($0["stringData"] as? [String: Any]) ?? [:]).keys }
+            try expectKnown(variables, in: "a Kustomize overlay")
+        }
     }
 
     @Test("Grafana dashboard: valid JSON, unique panel ids, every query on a metric the gateway exports, filtered by replica")
