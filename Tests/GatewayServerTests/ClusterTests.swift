@@ -161,6 +161,7 @@ struct ClusterTests {
                 try await cluster.gatewayctl(["tenant", "update", "demo", "--platform-url", fake.baseURL,
                                               "--project-id", fake.projectID, "--subscription-key", fake.subscriptionKey])
                 try await checkColdRequests(cluster, fake: fake)
+                try await checkConsentChanges(cluster)
                 try await checkRateLimit(cluster)
                 try await checkLoginThrottle(cluster)
                 try await checkRevocationOutlivesRedis(cluster)
@@ -196,6 +197,23 @@ struct ClusterTests {
         print("cluster: 1,000 cold manifest requests over 3 replicas -> \(statuses) and \(upstreamCalls) upstream call(s)")
         #expect(statuses == [200: 1_000])
         #expect((1 ... 3).contains(upstreamCalls), "\(upstreamCalls) upstream calls for one cold manifest")
+    }
+
+    /// A consent given or withdrawn through one replica is what the next request to any
+    /// replica sees (no replica answers from a stale copy).
+    private func checkConsentChanges(_ cluster: Cluster) async throws {
+        let access = try #require(try await cluster.tokens(via: 2)["access_token"] as? String)
+        let headers = [("Authorization", "Bearer \(access)"), ("Content-Type", "application/json")]
+        for (round, status) in ["ALLOWED", "DENIED", "ALLOWED"].enumerated() {
+            let writer = cluster.bases[round % 3]
+            let body = #"{"permissions":[{"name":"rakuten.miniapp.user.USER_NAME","status":"\#(status)"}]}"#
+            let put = try await Self.request("\(writer)/t/demo/v1/me/miniapps/hello/permissions", method: "PUT", headers: headers, body: body)
+            try #require(put.status == 200, "PUT via \(writer): \(put.status) \(put.body)")
+            for base in cluster.bases where base != writer {
+                let answer = try Self.json(try await Self.request("\(base)/t/demo/v1/me/miniapps/hello/permissions", headers: headers).body)
+                #expect(answer["mayLaunch"] as? Bool == (status == "ALLOWED"), "\(base) after \(status) via \(writer): \(answer)")
+            }
+        }
     }
 
     private func checkRateLimit(_ cluster: Cluster) async throws {
