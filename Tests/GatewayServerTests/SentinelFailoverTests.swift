@@ -16,9 +16,10 @@ struct SentinelFailoverTests {
         let admin = RedisClient(configuration: try RedisConfiguration(url: "redis://127.0.0.1:\(sentinel.port)"))
         let promoted = RedisClient(configuration: try RedisConfiguration(url: replica.url))
         defer { Task { await admin.shutdown(); await promoted.shutdown() } }
-        try await eventually("the sentinel knows the replica") {
-            try await admin.send(["SENTINEL", "replicas", "mymaster"]).array?.count == 1
+        let known = await eventually(within: .seconds(15)) {
+            (try? await admin.send(["SENTINEL", "replicas", "mymaster"]).array?.count == 1) ?? false
         }
+        try #require(known, "the sentinel never saw the replica")
 
         try await FakePlatform.with { fake in
             fake.seedHello()
@@ -45,15 +46,17 @@ struct SentinelFailoverTests {
                 }
                 await master.kill()
 
-                try await eventually("the sentinel promotes the replica", within: .seconds(15)) {
-                    try await promoted.send(["ROLE"]).array?.first?.string == "master"
+                let promotedInTime = await eventually(within: .seconds(15)) {
+                    (try? await promoted.send(["ROLE"]).array?.first?.string == "master") ?? false
                 }
+                try #require(promotedInTime, "the sentinel did not promote the replica")
                 // Requests count against the tenant's rate limit in Redis: the counter grows on it.
-                try await eventually("the gateway writes to the promoted replica", within: .seconds(15)) {
-                    let before = try await rateCount(promoted, tenant: id)
-                    _ = try await client.getMiniAppManifest(path: path).ok
-                    return try await rateCount(promoted, tenant: id) > before
+                let followed = await eventually(within: .seconds(15)) {
+                    guard let before = try? await rateCount(promoted, tenant: id) else { return false }
+                    _ = try? await client.getMiniAppManifest(path: path).ok
+                    return ((try? await rateCount(promoted, tenant: id)) ?? 0) > before
                 }
+                try #require(followed, "the gateway never wrote to the promoted replica")
                 let followedAfter = ContinuousClock.now - killedAt
                 print("sentinel failover: gateway wrote to the promoted replica \(followedAfter) after the master was killed")
 
@@ -74,15 +77,4 @@ private func rateCount(_ redis: RedisClient, tenant: String) async throws -> Int
         total += Int(try await redis.getString(key) ?? "0") ?? 0
     }
     return total
-}
-
-/// Polls `condition` every 100 ms until it holds (errors count as "not yet"); fails after `within`.
-private func eventually(_ what: String, within limit: Duration = .seconds(15), _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + limit
-    while ContinuousClock.now < deadline {
-        if (try? await condition()) == true { return }
-        try await Task.sleep(for: .milliseconds(100))
-    }
-    Issue.record("timed out waiting until \(what)")
-    throw CancellationError()
 }
