@@ -17,6 +17,20 @@ struct OAuthFlowTests {
             #expect(meta.authorizationResponseIssParameterSupported == true)
             #expect(meta.dpopSigningAlgValuesSupported == ["ES256"])
             #expect(meta.pushedAuthorizationRequestEndpoint == "http://127.0.0.1:\(port)/t/demo/oauth2/par")
+            // RFC 8414: both locations serve the same document for the same issuer.
+            let rfc8414 = try await client.getOAuthServerMetadata(path: .init(tenant: "demo")).ok.body.json
+            let relative = try await client.getTenantOAuthServerMetadata(path: .init(tenant: "demo")).ok.body.json
+            for metadata in [rfc8414, relative] {
+                #expect(metadata.issuer == meta.issuer)
+                #expect(metadata.tokenEndpoint == meta.tokenEndpoint && metadata.authorizationEndpoint == meta.authorizationEndpoint)
+                #expect(metadata.jwksUri == meta.jwksUri && metadata.codeChallengeMethodsSupported == ["S256"])
+            }
+            let unknown = try await client.getOAuthServerMetadata(path: .init(tenant: "no-such-tenant"))
+            guard case .notFound(let problem) = unknown else {
+                Issue.record("an unknown tenant's RFC 8414 metadata: \(unknown)")
+                return
+            }
+            #expect(try problem.body.applicationProblemJson.code == "tenant_not_found")
             let jwks = try await client.getJWKS(path: .init(tenant: "demo")).ok.body.json
             #expect(jwks.keys.count == 1)
             #expect(jwks.keys.first?.crv == "P-256")

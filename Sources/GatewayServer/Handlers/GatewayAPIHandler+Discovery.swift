@@ -3,9 +3,26 @@ import GatewayCore
 
 extension GatewayAPIHandler {
     func getOpenIDConfiguration(_ input: Operations.GetOpenIDConfiguration.Input) async throws -> Operations.GetOpenIDConfiguration.Output {
+        .ok(.init(body: .json(try serverMetadata())))
+    }
+
+    /// RFC 8414, `/t/{tenant}/.well-known/oauth-authorization-server`.
+    func getTenantOAuthServerMetadata(_ input: Operations.GetTenantOAuthServerMetadata.Input) async throws -> Operations.GetTenantOAuthServerMetadata.Output {
+        .ok(.init(body: .json(try serverMetadata())))
+    }
+
+    /// RFC 8414 §3.1, `/.well-known/oauth-authorization-server/t/{tenant}` (the tenant is
+    /// resolved by ``TenantResolutionMiddleware`` like any tenant path).
+    func getOAuthServerMetadata(_ input: Operations.GetOAuthServerMetadata.Input) async throws -> Operations.GetOAuthServerMetadata.Output {
+        .ok(.init(body: .json(try serverMetadata())))
+    }
+
+    /// The metadata of the request's tenant: one document for OpenID Connect Discovery and
+    /// RFC 8414.
+    private func serverMetadata() throws -> Components.Schemas.ServerMetadata {
         let tenant = try RequestScope.requireTenant()
         let iss = issuerBase.issuer(tenantID: tenant.id)
-        let body = Components.Schemas.ServerMetadata(
+        return Components.Schemas.ServerMetadata(
             issuer: iss,
             authorizationEndpoint: iss + "/oauth2/authorize",
             tokenEndpoint: iss + "/oauth2/token",
@@ -28,7 +45,6 @@ extension GatewayAPIHandler {
             authorizationResponseIssParameterSupported: true,
             dpopSigningAlgValuesSupported: ["ES256"]
         )
-        return .ok(.init(body: .json(body)))
     }
 
     func getJWKS(_ input: Operations.GetJWKS.Input) async throws -> Operations.GetJWKS.Output {

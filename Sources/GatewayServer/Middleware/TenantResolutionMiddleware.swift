@@ -25,10 +25,20 @@ struct TenantResolutionMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 
-    /// The raw segment after `/t/`, or nil for paths outside tenants.
+    /// The raw segment after `/t/`, or nil for paths outside tenants. RFC 8414's metadata path
+    /// `/.well-known/oauth-authorization-server/t/{tenant}` names a tenant too.
     static func tenantSegment(of path: String) -> Substring? {
-        guard path.hasPrefix("/t/") else { return nil }
-        let rest = path.dropFirst(3)
+        let rest: Substring
+        if path.hasPrefix("/t/") {
+            rest = path.dropFirst(3)
+        } else if path.hasPrefix(metadataPrefix) {
+            rest = path.dropFirst(metadataPrefix.count)
+        } else {
+            return nil
+        }
         return rest.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).first
     }
+
+    /// RFC 8414 §3.1: the well-known segment goes before the issuer's path `/t/{tenant}`.
+    static let metadataPrefix = "/.well-known/oauth-authorization-server/t/"
 }
