@@ -6,12 +6,12 @@ import PostgresNIO
 /// reads the presented token's state, so when several processes present one token at
 /// once, exactly one rotates it and the others see it rotated (reuse: the family is revoked).
 extension PostgresAuthStore {
-    private static let familyColumns = "family_id, tenant_id, client_id, subject, scope, nonce, dpop_jkt, revoked, created_at_ms, absolute_expiry_ms, session_id"
-    private typealias FamilyRow = (String, String, String, String, String, String?, String?, Bool, Int64, Int64, String?)
+    private static let familyColumns = "family_id, tenant_id, client_id, subject, scope, nonce, dpop_jkt, revoked, created_at_ms, absolute_expiry_ms, session_id, auth_time_ms"
+    private typealias FamilyRow = (String, String, String, String, String, String?, String?, Bool, Int64, Int64, String?, Int64?)
 
     private static func family(_ r: FamilyRow) -> RefreshFamily {
         RefreshFamily(familyID: r.0, tenantID: r.1, clientID: r.2, subject: r.3, scope: r.4, nonce: r.5, dpopJKT: r.6, revoked: r.7,
-                      createdAt: StoreClock.date(r.8), absoluteExpiry: StoreClock.date(r.9), sessionID: r.10)
+                      createdAt: StoreClock.date(r.8), absoluteExpiry: StoreClock.date(r.9), sessionID: r.10, authTime: r.11.map { $0 / 1000 })
     }
 
     public func createFamily(_ f: RefreshFamily, tokenHash: String, idleExpiry: Date) async throws {
@@ -20,7 +20,7 @@ extension PostgresAuthStore {
             WITH family AS (
                 INSERT INTO auth_refresh_families (\(unescaped: Self.familyColumns))
                 VALUES (\(f.familyID), \(f.tenantID), \(f.clientID), \(f.subject), \(f.scope), \(f.nonce), \(f.dpopJKT), \(f.revoked),
-                        \(StoreClock.milliseconds(f.createdAt)), \(StoreClock.milliseconds(f.absoluteExpiry)), \(f.sessionID))
+                        \(StoreClock.milliseconds(f.createdAt)), \(StoreClock.milliseconds(f.absoluteExpiry)), \(f.sessionID), \(f.authTime.map { $0 * 1000 }))
                 RETURNING family_id)
             INSERT INTO auth_refresh_tokens (token_hash, family_id, state, idle_expiry_ms)
             SELECT \(tokenHash), family_id, 'active', \(StoreClock.milliseconds(idleExpiry)) FROM family
@@ -33,10 +33,10 @@ extension PostgresAuthStore {
         let nowMS = StoreClock.milliseconds(now)
         guard let row = try await client.first("""
             SELECT * FROM gateway_rotate_refresh(\(tokenHash), \(tenantID), \(clientID), \(newHash), \(nowMS), \(StoreClock.milliseconds(idleExpiry)))
-            """, as: (String, String?, String?, String?, String?, String?, String?, String?, Bool?, Int64?, Int64?, String?).self) else { return .invalid }
+            """, as: (String, String?, String?, String?, String?, String?, String?, String?, Bool?, Int64?, Int64?, String?, Int64?).self) else { return .invalid }
         guard row.0 != "invalid", let familyID = row.1, let tenant = row.2, let clientID = row.3, let subject = row.4, let scope = row.5,
               let revoked = row.8, let created = row.9, let expiry = row.10 else { return .invalid }
-        let family = Self.family((familyID, tenant, clientID, subject, scope, row.6, row.7, revoked, created, expiry, row.11))
+        let family = Self.family((familyID, tenant, clientID, subject, scope, row.6, row.7, revoked, created, expiry, row.11, row.12))
         guard row.0 == "reused" else { return .rotated(family) }
         // The family is revoked: name its unexpired access tokens.
         let tokens = try await client.all("""

@@ -124,14 +124,30 @@ enum PostgresMigrations {
             "CREATE TABLE tenant_changes (change_seq BIGINT NOT NULL, tenant_id TEXT NOT NULL, PRIMARY KEY (change_seq, tenant_id))",
         ]),
         ("v6-refresh-rotation", [
-            // One round trip per rotation. Locks the family, THEN reads the token's state in a
-            // new statement (each PL/pgSQL statement takes a fresh snapshot in READ COMMITTED),
-            // so of N sessions presenting one token exactly one rotates it; a rotated token
-            // presented again revokes the family ('reused').
-            """
+            rotateRefreshFunction(returningAuthTime: false),
+        ]),
+        ("v7-refresh-auth-time", [
+            // When the user authenticated, so refreshed ID tokens repeat `auth_time`; the
+            // rotation function returns it too (a new result type needs DROP + CREATE).
+            "ALTER TABLE auth_refresh_families ADD COLUMN auth_time_ms BIGINT",
+            "DROP FUNCTION gateway_rotate_refresh(TEXT, TEXT, TEXT, TEXT, BIGINT, BIGINT)",
+            rotateRefreshFunction(returningAuthTime: true),
+        ]),
+    ]
+
+    /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the
+    /// token's state in a new statement (each PL/pgSQL statement takes a fresh snapshot in
+    /// READ COMMITTED), so of N sessions presenting one token exactly one rotates it; a rotated
+    /// token presented again revokes the family ('reused'). From `v7-refresh-auth-time` on it
+    /// also returns the family's `auth_time_ms`.
+    static func rotateRefreshFunction(returningAuthTime: Bool) -> String {
+        let authTime = returningAuthTime
+            ? (column: ", out_auth_time_ms BIGINT", null: ", NULL::BIGINT", value: ", f.auth_time_ms")
+            : (column: "", null: "", value: "")
+        return """
             CREATE FUNCTION gateway_rotate_refresh(p_hash TEXT, p_tenant TEXT, p_client TEXT, p_new TEXT, p_now BIGINT, p_idle BIGINT)
             RETURNS TABLE (out_outcome TEXT, out_family_id TEXT, out_tenant_id TEXT, out_client_id TEXT, out_subject TEXT, out_scope TEXT,
-                           out_nonce TEXT, out_dpop_jkt TEXT, out_revoked BOOLEAN, out_created_at_ms BIGINT, out_absolute_expiry_ms BIGINT, out_session_id TEXT)
+                           out_nonce TEXT, out_dpop_jkt TEXT, out_revoked BOOLEAN, out_created_at_ms BIGINT, out_absolute_expiry_ms BIGINT, out_session_id TEXT\(authTime.column))
             LANGUAGE plpgsql AS $$
             DECLARE
                 f auth_refresh_families%ROWTYPE;
@@ -142,7 +158,7 @@ enum PostgresMigrations {
                 WHERE family_id = (SELECT r.family_id FROM auth_refresh_tokens r WHERE r.token_hash = p_hash) FOR UPDATE;
                 IF NOT FOUND OR f.tenant_id <> p_tenant OR f.client_id <> p_client OR f.revoked THEN
                     RETURN QUERY SELECT 'invalid'::TEXT, NULL::TEXT, NULL::TEXT, NULL::TEXT, NULL::TEXT, NULL::TEXT, NULL::TEXT, NULL::TEXT,
-                                        NULL::BOOLEAN, NULL::BIGINT, NULL::BIGINT, NULL::TEXT;
+                                        NULL::BOOLEAN, NULL::BIGINT, NULL::BIGINT, NULL::TEXT\(authTime.null);
                     RETURN;
                 END IF;
                 SELECT r.state, r.idle_expiry_ms INTO token_state, token_idle FROM auth_refresh_tokens r WHERE r.token_hash = p_hash;
@@ -150,24 +166,23 @@ enum PostgresMigrations {
                     UPDATE auth_refresh_families SET revoked = true WHERE family_id = f.family_id;
                     UPDATE auth_refresh_tokens SET state = 'revoked' WHERE family_id = f.family_id;
                     RETURN QUERY SELECT 'reused'::TEXT, f.family_id, f.tenant_id, f.client_id, f.subject, f.scope, f.nonce, f.dpop_jkt,
-                                        f.revoked, f.created_at_ms, f.absolute_expiry_ms, f.session_id;
+                                        f.revoked, f.created_at_ms, f.absolute_expiry_ms, f.session_id\(authTime.value);
                     RETURN;
                 END IF;
                 IF token_idle <= p_now OR f.absolute_expiry_ms <= p_now THEN
                     RETURN QUERY SELECT 'invalid'::TEXT, NULL::TEXT, NULL::TEXT, NULL::TEXT, NULL::TEXT, NULL::TEXT, NULL::TEXT, NULL::TEXT,
-                                        NULL::BOOLEAN, NULL::BIGINT, NULL::BIGINT, NULL::TEXT;
+                                        NULL::BOOLEAN, NULL::BIGINT, NULL::BIGINT, NULL::TEXT\(authTime.null);
                     RETURN;
                 END IF;
                 UPDATE auth_refresh_tokens SET state = 'rotated' WHERE token_hash = p_hash;
                 INSERT INTO auth_refresh_tokens (token_hash, family_id, state, idle_expiry_ms)
                 VALUES (p_new, f.family_id, 'active', least(p_idle, f.absolute_expiry_ms));
                 RETURN QUERY SELECT 'rotated'::TEXT, f.family_id, f.tenant_id, f.client_id, f.subject, f.scope, f.nonce, f.dpop_jkt,
-                                    f.revoked, f.created_at_ms, f.absolute_expiry_ms, f.session_id;
+                                    f.revoked, f.created_at_ms, f.absolute_expiry_ms, f.session_id\(authTime.value);
             END
             $$
-            """,
-        ]),
-    ]
+            """
+    }
 
     /// Names of every migration, in order.
     static var names: [String] { all.map(\.name) }

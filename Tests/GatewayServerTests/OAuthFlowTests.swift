@@ -60,7 +60,12 @@ struct OAuthFlowTests {
 
             let refreshed = try await kit.refresh(tokens.refreshToken).ok.body.json
             #expect(refreshed.refreshToken != tokens.refreshToken)
-            #expect(try jwtClaims(refreshed.idToken)["nonce"] == "n-1")
+            // OpenID Connect Core §12.2: the same auth_time, and no nonce (it belonged to the
+            // authentication request, not to this refresh).
+            let original = try jwtClaims(tokens.idToken)
+            let renewed = try jwtClaims(refreshed.idToken)
+            #expect(original["auth_time"] != nil && renewed["auth_time"] == original["auth_time"])
+            #expect(renewed["nonce"] == nil)
             let again = try await kit.refresh(refreshed.refreshToken).ok.body.json
 
             _ = try await client.revokeToken(path: .init(tenant: "demo"), body: .urlEncodedForm(.init(token: again.refreshToken, clientId: kit.clientID))).ok

@@ -45,10 +45,14 @@ public struct RefreshFamily: Sendable, Equatable {
     public var absoluteExpiry: Date
     /// The login session the family belongs to (`sid`); nil for families from before sessions.
     public var sessionID: String?
+    /// When the user authenticated (`auth_time`, seconds), repeated in every refreshed ID
+    /// token; nil for families from before migration `v7-refresh-auth-time`.
+    public var authTime: Int64?
 
     public init(familyID: String, tenantID: String, clientID: String, subject: String, scope: String, nonce: String?, dpopJKT: String?, revoked: Bool = false, createdAt: Date, absoluteExpiry: Date,
-                sessionID: String? = nil) {
+                sessionID: String? = nil, authTime: Int64? = nil) {
         self.sessionID = sessionID
+        self.authTime = authTime
         self.familyID = familyID
         self.tenantID = tenantID
         self.clientID = clientID

@@ -157,13 +157,14 @@ public final class SQLiteAuthStore: SigningKeyStore, ClientStore, UserStore, Ref
     private static func family(_ row: Row) -> RefreshFamily {
         RefreshFamily(familyID: row["family_id"], tenantID: row["tenant_id"], clientID: row["client_id"], subject: row["subject"], scope: row["scope"],
                       nonce: row["nonce"], dpopJKT: row["dpop_jkt"], revoked: row["revoked"], createdAt: date(row["created_at_ms"]), absoluteExpiry: date(row["absolute_expiry_ms"]),
-                      sessionID: row["session_id"])
+                      sessionID: row["session_id"], authTime: (row["auth_time_ms"] as Int64?).map { $0 / 1000 })
     }
 
     public func createFamily(_ f: RefreshFamily, tokenHash: String, idleExpiry: Date) async throws {
         try await pool.write { db in
-            try db.execute(sql: "INSERT INTO auth_refresh_families (family_id, tenant_id, client_id, subject, scope, nonce, dpop_jkt, revoked, created_at_ms, absolute_expiry_ms, session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                           arguments: [f.familyID, f.tenantID, f.clientID, f.subject, f.scope, f.nonce, f.dpopJKT, f.revoked, Self.ms(f.createdAt), Self.ms(f.absoluteExpiry), f.sessionID])
+            try db.execute(sql: "INSERT INTO auth_refresh_families (family_id, tenant_id, client_id, subject, scope, nonce, dpop_jkt, revoked, created_at_ms, absolute_expiry_ms, session_id, auth_time_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           arguments: [f.familyID, f.tenantID, f.clientID, f.subject, f.scope, f.nonce, f.dpopJKT, f.revoked, Self.ms(f.createdAt), Self.ms(f.absoluteExpiry), f.sessionID,
+                                       f.authTime.map { $0 * 1000 }])
             try db.execute(sql: "INSERT INTO auth_refresh_tokens (token_hash, family_id, state, idle_expiry_ms) VALUES (?, ?, 'active', ?)",
                            arguments: [tokenHash, f.familyID, Self.ms(idleExpiry)])
         }

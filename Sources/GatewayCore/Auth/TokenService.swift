@@ -64,10 +64,10 @@ public struct TokenService: Sendable {
         let family = RefreshFamily(familyID: familyID, tenantID: tenantID, clientID: client.clientID, subject: grant.subject, scope: grant.scope,
                                    nonce: grant.nonce, dpopJKT: dpopJKT, createdAt: issuedAt,
                                    absoluteExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshAbsoluteLifetimeSeconds)),
-                                   sessionID: grant.sessionID)
+                                   sessionID: grant.sessionID, authTime: grant.authTime)
         try await refreshStore.createFamily(family, tokenHash: Self.hash(refresh), idleExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshIdleLifetimeSeconds)))
         try await codes.markUsed(code, tenantID: tenantID, familyID: familyID)
-        return try await issue(issuer: issuer, client: client, family: family, refreshToken: refresh, authTime: grant.authTime, at: issuedAt)
+        return try await issue(issuer: issuer, client: client, family: family, refreshToken: refresh, refreshed: false, at: issuedAt)
     }
 
     /// `refresh_token` grant: rotation with reuse detection.
@@ -102,7 +102,7 @@ public struct TokenService: Sendable {
             }
             // The user read a moment ago fills the ID token (one store read per refresh, not two).
             let user = checkedUser?.subject == family.subject ? checkedUser : nil
-            return try await issue(issuer: issuer, client: client, family: family, refreshToken: newToken, authTime: nil, at: issuedAt, user: user)
+            return try await issue(issuer: issuer, client: client, family: family, refreshToken: newToken, refreshed: true, at: issuedAt, user: user)
         }
     }
 
@@ -132,8 +132,11 @@ public struct TokenService: Sendable {
         }
     }
 
-    /// - Parameter known: the family's user when the caller just read it (else it is read here).
-    private func issue(issuer: String, client: OAuthClient, family: RefreshFamily, refreshToken: String, authTime: Int64?, at issuedAt: Date,
+    /// - Parameters:
+    ///   - refreshed: an ID token from a refresh carries the original `auth_time` but no
+    ///     `nonce` (OpenID Connect Core §12.2: the nonce belonged to the authentication request).
+    ///   - known: the family's user when the caller just read it (else it is read here).
+    private func issue(issuer: String, client: OAuthClient, family: RefreshFamily, refreshToken: String, refreshed: Bool, at issuedAt: Date,
                        user known: LocalUser? = nil) async throws -> TokenResponse {
         let key = try await keys.signingKey(tenantID: client.tenantID)
         let iat = Int64(issuedAt.timeIntervalSince1970)
@@ -153,9 +156,9 @@ public struct TokenService: Sendable {
             "iat": .number(Double(iat)), "exp": .number(Double(exp)),
             "at_hash": .string(Base64URL.encode(SHA256.hash(data: Data(accessToken.utf8)).prefix(16))),
         ]
-        if let authTime { id["auth_time"] = .number(Double(authTime)) }
+        if let authTime = family.authTime { id["auth_time"] = .number(Double(authTime)) }
         if let sessionID = family.sessionID { id["sid"] = .string(sessionID) }
-        if let nonce = family.nonce { id["nonce"] = .string(nonce) }
+        if !refreshed, let nonce = family.nonce { id["nonce"] = .string(nonce) }
         let scopes = Set(family.scope.split(separator: " ").map(String.init))
         let user: LocalUser? = if let known { known } else { try await users.user(tenantID: client.tenantID, subject: family.subject) }
         if let user {

@@ -83,6 +83,12 @@ enum TenantMigrations {
         // PostgreSQL creates its one-round-trip refresh rotation function here; SQLite rotates
         // in its write transaction and has nothing to add (the name keeps both lists equal).
         migrator.registerMigration("v6-refresh-rotation") { _ in }
+        migrator.registerMigration("v7-refresh-auth-time") { db in
+            // When the user authenticated, so refreshed ID tokens repeat `auth_time`.
+            try db.alter(table: "auth_refresh_families") { t in
+                t.add(column: "auth_time_ms", .integer)
+            }
+        }
         return migrator
     }
 }
