@@ -23,13 +23,13 @@ public final class PostgresAuthStore: AuthStore {
             """, as: (String, String, String, Int64).self)
         return try rows.map { kid, state, sealed, createdAt in
             let pem = try database.sealer.open(sealed, context: SigningKey.sealingContext(tenantID: tenantID, kid: kid))
-            return SigningKey(tenantID: tenantID, kid: kid, state: SigningKey.State(rawValue: state) ?? .retired,
-                              createdAt: StoreClock.date(createdAt), privateKey: try P256.Signing.PrivateKey(pemRepresentation: pem))
+            return try SigningKey(tenantID: tenantID, kid: kid, state: SigningKey.State(rawValue: state) ?? .retired,
+                              createdAt: StoreClock.date(createdAt), pem: pem)
         }
     }
 
     public func addSigningKey(_ key: SigningKey) async throws {
-        let sealed = try database.sealer.seal(key.privateKey.pemRepresentation, context: SigningKey.sealingContext(tenantID: key.tenantID, kid: key.kid))
+        let sealed = try database.sealer.seal(key.pemRepresentation, context: SigningKey.sealingContext(tenantID: key.tenantID, kid: key.kid))
         try await client.execute("""
             INSERT INTO auth_signing_keys (kid, tenant_id, state, private_key_sealed, created_at_ms)
             VALUES (\(key.kid), \(key.tenantID), \(key.state.rawValue), \(sealed), \(StoreClock.milliseconds(key.createdAt)))

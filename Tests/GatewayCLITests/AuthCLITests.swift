@@ -28,6 +28,16 @@ struct AuthCLITests {
         let refused = await ctl.run(["keys", "retire", "--tenant", "acme", "--kid", newer])
         #expect(refused.code == 2)
         #expect(refused.error.hasPrefix("error: "))
+
+        // RS256: its own signing key, counted apart from the ES256 ones when retiring.
+        let rsa = await ctl.run(["keys", "rotate", "--tenant", "acme", "--alg", "RS256", "--json"])
+        #expect(rsa.code == 0, "\(rsa.error)")
+        let rsaKey = try #require(try rsa.json() as? [String: Any])
+        #expect(rsaKey["alg"] as? String == "RS256")
+        let all = try #require(try await ctl.run(["keys", "list", "--tenant", "acme", "--json"]).json() as? [[String: Any]])
+        #expect(all.filter { $0["signing"] as? Bool == true }.compactMap { $0["alg"] as? String }.sorted() == ["ES256", "RS256"])
+        #expect(await ctl.run(["keys", "retire", "--tenant", "acme", "--kid", rsaKey["kid"] as? String ?? ""]).code == 2)
+        #expect(await ctl.run(["keys", "rotate", "--tenant", "acme", "--alg", "HS256"]).code == 2)
     }
 
     @Test("client add: public by default; --confidential prints the secret once and stores only its hash")
@@ -49,6 +59,11 @@ struct AuthCLITests {
         #expect(try await store.client(tenantID: "acme", clientID: "ios")?.dpopBound == true)
         #expect(await ctl.run(["client", "update", "--tenant", "acme", "--client-id", "ios", "--require-par"]).code == 0)
         #expect(try await store.client(tenantID: "acme", clientID: "ios")?.requirePAR == true)
+        // ID tokens: RS256 unless the client asks for ES256.
+        #expect(try await store.client(tenantID: "acme", clientID: "ios")?.idTokenAlgorithm == .rs256)
+        #expect(await ctl.run(["client", "update", "--tenant", "acme", "--client-id", "ios", "--id-token-alg", "ES256"]).code == 0)
+        #expect(try await store.client(tenantID: "acme", clientID: "ios")?.idTokenAlgorithm == .es256)
+        #expect(await ctl.run(["client", "update", "--tenant", "acme", "--client-id", "ios", "--id-token-alg", "HS256"]).code == 2)
         #expect(await ctl.run(["client", "remove", "--tenant", "acme", "--client-id", "ios"]).code == 0)
         #expect(try await store.client(tenantID: "acme", clientID: "ios") == nil)
     }

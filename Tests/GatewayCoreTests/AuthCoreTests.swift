@@ -68,11 +68,39 @@ struct AuthCoreTests {
 @Suite("Signing key ids")
 struct SigningKeyIDTests {
     @Test("kids never start with '-' or '_' (a command line would read them as flags)")
-    func kidsStartWithALetter() {
+    func kidsStartWithALetter() throws {
         for _ in 0..<200 {
-            let kid = SigningKey.generate(tenantID: "acme").kid
+            let kid = try SigningKey.generate(tenantID: "acme").kid
             #expect(kid.first?.isLetter == true, "\(kid)")
             #expect(kid.count == 16)
         }
+    }
+}
+
+@Suite("RS256 ID-token signatures")
+struct RS256Tests {
+    @Test("RS256 signs and verifies; a header naming another algorithm than the key's, or one not accepted, is refused")
+    func signAndVerify() throws {
+        let rsa = try SigningKey.generate(tenantID: "acme", algorithm: .rs256)
+        let ec = try SigningKey.generate(tenantID: "acme")
+        #expect(rsa.kid.hasPrefix("r") && rsa.kid.count == 16)
+        let token = try JWS.sign(claims: ["sub": "alice"], typ: "JWT", signingKey: rsa)
+        let parsed = try JWS.parse(token)
+        #expect(parsed.header["alg"] == "RS256" && parsed.header["kid"]?.stringValue == rsa.kid)
+        try JWS.verify(parsed, key: rsa.verificationKey, accepted: [.rs256, .es256])
+        // Access-token verification accepts ES256 only.
+        #expect(throws: JWS.Failure.unsupportedAlgorithm) { try JWS.verify(parsed, key: rsa.verificationKey, accepted: [.es256]) }
+        // An RS256 header verified against an EC key (or the reverse) never passes.
+        #expect(throws: JWS.Failure.unsupportedAlgorithm) { try JWS.verify(parsed, key: ec.verificationKey, accepted: [.rs256, .es256]) }
+        let other = try SigningKey.generate(tenantID: "acme", algorithm: .rs256)
+        #expect(throws: JWS.Failure.badSignature) { try JWS.verify(parsed, key: other.verificationKey, accepted: [.rs256]) }
+        // The JWK is RSA with n and e, and the key survives its PEM.
+        let jwk = rsa.publicJWK
+        #expect(jwk["kty"] == "RSA" && jwk["alg"] == "RS256")
+        #expect((jwk["n"]?.stringValue.flatMap(Base64URL.decode)?.count ?? 0) == 256)
+        #expect(jwk["e"]?.stringValue == "AQAB")
+        let restored = try SigningKey(tenantID: "acme", kid: rsa.kid, state: .active, createdAt: rsa.createdAt, pem: rsa.pemRepresentation)
+        #expect(restored.algorithm == .rs256)
+        try JWS.verify(parsed, key: restored.verificationKey, accepted: [.rs256])
     }
 }

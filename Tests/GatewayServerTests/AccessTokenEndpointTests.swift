@@ -78,8 +78,8 @@ struct AccessTokenEndpointTests {
                 let kid = try #require(parsed.header["kid"]?.stringValue)
                 let jwks = try await client.getJWKS(path: .init(tenant: id)).ok.body.json
                 let jwk = try #require(jwks.keys.first { $0.kid == kid })
-                let x = try #require(Base64URL.decode(jwk.x))
-                let y = try #require(Base64URL.decode(jwk.y))
+                let x = try #require(jwk.x.flatMap(Base64URL.decode))
+                let y = try #require(jwk.y.flatMap(Base64URL.decode))
                 try JWS.verify(parsed, key: try P256.Signing.PublicKey(rawRepresentation: x + y))
 
                 let claims = try jwtClaims(token)

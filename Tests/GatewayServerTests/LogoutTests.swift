@@ -75,12 +75,12 @@ struct LogoutTests {
             var foreign = claims
             foreign["aud"] = "no-such-client"
             foreign["azp"] = "no-such-client"
-            let foreignHint = try JWS.sign(claims: foreign, typ: "JWT", kid: key.kid, key: key.privateKey)
+            let foreignHint = try JWS.sign(claims: foreign, typ: "JWT", signingKey: key)
             _ = try await client.getLogout(path: .init(tenant: "demo"), query: .init(idTokenHint: foreignHint)).badRequest
             var refresh = tokens.refreshToken
             #expect(try await Self.refreshes(kit, &refresh))
 
-            let expired = try JWS.sign(claims: claims, typ: "JWT", kid: key.kid, key: key.privateKey)
+            let expired = try JWS.sign(claims: claims, typ: "JWT", signingKey: key)
             _ = try await client.getLogout(path: .init(tenant: "demo"), query: .init(idTokenHint: expired)).ok
             #expect(try await !Self.refreshes(kit, &refresh))
         }

@@ -31,9 +31,12 @@ struct OAuthFlowTests {
                 return
             }
             #expect(try problem.body.applicationProblemJson.code == "tenant_not_found")
+            // OpenID Connect Discovery §3: RS256 for ID tokens; the JWKS has a key of each algorithm.
+            #expect(meta.idTokenSigningAlgValuesSupported == ["RS256", "ES256"])
             let jwks = try await client.getJWKS(path: .init(tenant: "demo")).ok.body.json
-            #expect(jwks.keys.count == 1)
-            #expect(jwks.keys.first?.crv == "P-256")
+            #expect(jwks.keys.count == 2)
+            #expect(jwks.keys.contains { $0.kty == .ec && $0.crv == "P-256" && $0.alg == "ES256" && $0.x != nil })
+            #expect(jwks.keys.contains { $0.kty == .rsa && $0.alg == "RS256" && $0.n != nil && $0.e == "AQAB" })
         }
     }
 
@@ -297,10 +300,11 @@ struct KeyRotationTests {
             let oldKid = try jwtHeader(before.accessToken)["kid"]?.stringValue
             // What `gatewayctl keys rotate` does, through an operator store on the same file.
             let operatorAuth = harness.operatorStores.auth
-            let newKey = SigningKey.generate(tenantID: "demo")
+            let newKey = try SigningKey.generate(tenantID: "demo")
             try await operatorAuth.addSigningKey(newKey)
+            // One ES256 and one RS256 key before; the new ES256 key joins them.
             #expect(try await eventually(within: .seconds(10)) {
-                try await client.getJWKS(path: .init(tenant: "demo")).ok.body.json.keys.count == 2
+                try await client.getJWKS(path: .init(tenant: "demo")).ok.body.json.keys.count == 3
             })
             let after = try await kit.tokens()
             #expect(try jwtHeader(after.accessToken)["kid"]?.stringValue == newKey.kid)

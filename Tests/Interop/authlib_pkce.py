@@ -6,12 +6,15 @@ Reads discovery, builds a PKCE (S256) authorization URL with authlib, signs in w
 native JSON form post, exchanges the code, calls /v1/me, refreshes (rotation) and revokes.
 Prints one "ok <step>" line per step; exits non-zero on the first failure.
 """
+import base64
+import json
 import sys
 from urllib.parse import urlparse, parse_qs
 
 import requests
 from authlib.common.security import generate_token
 from authlib.integrations.requests_client import OAuth2Session
+from authlib.jose import JsonWebKey, jwt
 
 
 def main():
@@ -20,6 +23,8 @@ def main():
     meta = requests.get(f"{issuer}/.well-known/openid-configuration", timeout=10).json()
     assert meta["issuer"] == issuer, meta
     assert meta["code_challenge_methods_supported"] == ["S256"], meta
+    assert "RS256" in meta["id_token_signing_alg_values_supported"], meta
+    jwks = JsonWebKey.import_key_set(requests.get(meta["jwks_uri"], timeout=10).json())
     print("ok discovery")
 
     session = OAuth2Session(client_id, redirect_uri=redirect_uri, scope="openid profile",
@@ -41,6 +46,15 @@ def main():
     assert token["token_type"] == "Bearer" and "id_token" in token and "refresh_token" in token, token
     print("ok token")
 
+    # The ID token, verified by authlib against the published JWKS: RS256 by default.
+    claims = jwt.decode(token["id_token"], jwks, claims_options={
+        "iss": {"essential": True, "value": issuer}, "aud": {"essential": True, "value": client_id},
+        "nonce": {"essential": True, "value": "authlib-nonce"}})
+    claims.validate()
+    header = json.loads(base64.urlsafe_b64decode(token["id_token"].split(".")[0] + "=="))
+    assert header["alg"] == "RS256", header
+    print("ok id_token")
+
     me = session.get(f"{issuer}/v1/me", timeout=10)
     me.raise_for_status()
     assert me.json()["preferred_username"] == username, me.text
@@ -49,6 +63,9 @@ def main():
     first_refresh = token["refresh_token"]
     refreshed = session.refresh_token(meta["token_endpoint"], refresh_token=first_refresh)
     assert refreshed["refresh_token"] != first_refresh and "id_token" in refreshed, refreshed
+    renewed = jwt.decode(refreshed["id_token"], jwks)
+    renewed.validate()
+    assert renewed["auth_time"] == claims["auth_time"] and "nonce" not in renewed, renewed
     print("ok refresh")
 
     revoked = session.revoke_token(meta["revocation_endpoint"], token=refreshed["refresh_token"], token_type_hint="refresh_token")

@@ -21,6 +21,7 @@ struct ClientSettingOptions: ParsableArguments {
     @Option(name: .customLong("access-token-lifetime"), help: "Access-token lifetime in seconds (default 600).") var accessLifetime: Int?
     @Option(name: .customLong("refresh-idle-lifetime"), help: "Refresh-token idle lifetime in seconds (default 7 days).") var refreshIdle: Int?
     @Option(name: .customLong("refresh-absolute-lifetime"), help: "Refresh-family absolute lifetime in seconds (default 30 days).") var refreshAbsolute: Int?
+    @Option(name: .customLong("id-token-alg"), help: "ID-token signing algorithm: RS256 (default, as OpenID Connect requires) or ES256.") var idTokenAlgorithm: SigningKey.Algorithm?
 
     func apply(to client: inout OAuthClient) {
         if !redirectURIs.isEmpty { client.redirectURIs = redirectURIs }
@@ -31,6 +32,7 @@ struct ClientSettingOptions: ParsableArguments {
         if let accessLifetime { client.accessTokenLifetimeSeconds = accessLifetime }
         if let refreshIdle { client.refreshIdleLifetimeSeconds = refreshIdle }
         if let refreshAbsolute { client.refreshAbsoluteLifetimeSeconds = refreshAbsolute }
+        if let idTokenAlgorithm { client.idTokenSigningAlgorithm = idTokenAlgorithm }
     }
 }
 
@@ -43,6 +45,7 @@ enum ClientText {
             "  scopes:               \(c.allowedScopes.joined(separator: " "))",
             "  require PAR:          \(c.requirePAR)",
             "  DPoP:                 \(c.dpopBound)",
+            "  ID-token algorithm:   \(c.idTokenAlgorithm.rawValue)",
             "  lifetimes (s):        access \(c.accessTokenLifetimeSeconds), refresh idle \(c.refreshIdleLifetimeSeconds), absolute \(c.refreshAbsoluteLifetimeSeconds)",
         ]
     }
@@ -141,3 +144,6 @@ struct ClientRemoveCommand: AsyncParsableCommand {
         context.print("removed client \(clientID) from tenant \(tenant.tenant)")
     }
 }
+
+/// `--id-token-alg RS256|ES256`.
+extension SigningKey.Algorithm: ExpressibleByArgument {}

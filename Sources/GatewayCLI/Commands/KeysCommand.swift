@@ -6,14 +6,15 @@ import GatewayCore
 struct KeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
-        abstract: "Manage a tenant's ES256 token-signing keys.",
-        discussion: "A tenant gets its first key automatically on first use (first token or JWKS request).",
+        abstract: "Manage a tenant's token-signing keys (ES256 and RS256).",
+        discussion: "A tenant gets its first key of each algorithm automatically on first use (first token or JWKS request). ES256 signs access tokens (and ID tokens of clients registered with --id-token-alg ES256); RS256 signs ID tokens.",
         subcommands: [KeysRotateCommand.self, KeysRetireCommand.self, KeysListCommand.self]
     )
 }
 
 struct KeyDocument: Encodable {
     var kid: String
+    var alg: String
     var state: String
     var createdAt: Date
     var signing: Bool
@@ -22,17 +23,21 @@ struct KeyDocument: Encodable {
 struct KeysRotateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "rotate", abstract: "Add a new active signing key; older keys stay published until retired.")
     @OptionGroup var tenant: TenantOption
+    @Option(help: ArgumentHelp("Algorithm of the new key: ES256 or RS256.", valueName: "alg")) var alg: String = "ES256"
+    @Option(help: ArgumentHelp("RSA key size (RS256 only): 2048, 3072 or 4096.", valueName: "bits")) var rsaBits: Int = 2048
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
         let context = try CLIContext.require()
+        guard let algorithm = SigningKey.Algorithm(rawValue: alg.uppercased()) else { throw CLIError.invalid("--alg must be ES256 or RS256") }
+        guard [2048, 3072, 4096].contains(rsaBits) else { throw CLIError.invalid("--rsa-bits must be 2048, 3072 or 4096") }
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        let key = SigningKey.generate(tenantID: tenant.tenant)
+        let key = try SigningKey.generate(tenantID: tenant.tenant, algorithm: algorithm, rsaBits: rsaBits)
         try await a.auth.addSigningKey(key)
         if global.json {
-            try context.printJSON(KeyDocument(kid: key.kid, state: key.state.rawValue, createdAt: key.createdAt, signing: true))
+            try context.printJSON(KeyDocument(kid: key.kid, alg: key.algorithm.rawValue, state: key.state.rawValue, createdAt: key.createdAt, signing: true))
         } else {
-            context.print("added signing key \(key.kid) to tenant \(tenant.tenant); it signs new tokens within 5 seconds")
+            context.print("added \(key.algorithm.rawValue) signing key \(key.kid) to tenant \(tenant.tenant); it signs new tokens within 5 seconds")
         }
     }
 }
@@ -47,8 +52,10 @@ struct KeysRetireCommand: AsyncParsableCommand {
         let context = try CLIContext.require()
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
         let active = try await a.auth.signingKeys(tenantID: tenant.tenant).filter { $0.state == .active }
-        guard active.contains(where: { $0.kid == kid }) else { throw CLIError.invalid("no active key \(kid) in tenant \(tenant.tenant)") }
-        guard active.count > 1 else { throw CLIError.invalid("\(kid) is the tenant's only active key; run keys rotate first") }
+        guard let key = active.first(where: { $0.kid == kid }) else { throw CLIError.invalid("no active key \(kid) in tenant \(tenant.tenant)") }
+        guard active.filter({ $0.algorithm == key.algorithm }).count > 1 else {
+            throw CLIError.invalid("\(kid) is the tenant's only active \(key.algorithm.rawValue) key; run keys rotate --alg \(key.algorithm.rawValue) first")
+        }
         try await a.auth.retireSigningKey(tenantID: tenant.tenant, kid: kid)
         context.print("retired signing key \(kid) of tenant \(tenant.tenant)")
     }
@@ -63,10 +70,11 @@ struct KeysListCommand: AsyncParsableCommand {
         let context = try CLIContext.require()
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
         let keys = try await a.auth.signingKeys(tenantID: tenant.tenant)
-        let signer = keys.first { $0.state == .active }?.kid
-        let docs = keys.map { KeyDocument(kid: $0.kid, state: $0.state.rawValue, createdAt: $0.createdAt, signing: $0.kid == signer) }
+        // The newest active key of each algorithm signs.
+        let signers = Set(SigningKey.Algorithm.allCases.compactMap { algorithm in keys.first { $0.state == .active && $0.algorithm == algorithm }?.kid })
+        let docs = keys.map { KeyDocument(kid: $0.kid, alg: $0.algorithm.rawValue, state: $0.state.rawValue, createdAt: $0.createdAt, signing: signers.contains($0.kid)) }
         if global.json { try context.printJSON(docs); return }
-        if docs.isEmpty { context.print("no keys yet (one is created on first use)") }
-        for d in docs { context.print("\(d.kid)  \(d.state)\(d.signing ? "  (signing)" : "")  \(ISO8601DateFormatter().string(from: d.createdAt))") }
+        if docs.isEmpty { context.print("no keys yet (one of each algorithm is created on first use)") }
+        for d in docs { context.print("\(d.kid)  \(d.alg)  \(d.state)\(d.signing ? "  (signing)" : "")  \(ISO8601DateFormatter().string(from: d.createdAt))") }
     }
 }

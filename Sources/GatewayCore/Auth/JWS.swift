@@ -1,7 +1,8 @@
 import Crypto
 import Foundation
 
-/// Compact JWS with ES256 (RFC 7515/7518), the only algorithm the gateway signs or accepts.
+/// Compact JWS (RFC 7515/7518) with ES256 and, for ID tokens, RS256. Every verification names
+/// the algorithms it accepts, and a signature must use the algorithm of the key it names.
 public enum JWS {
     /// A parsed, not yet verified, compact JWS.
     public struct Parsed: Sendable {
@@ -22,14 +23,22 @@ public enum JWS {
         case badSignature
     }
 
-    /// Signs `claims` with `key`, header `{alg: ES256, typ, kid}` (+ `extraHeader`).
+    /// Signs `claims` with a tenant key, header `{alg, typ, kid}` (the key's algorithm and kid).
+    public static func sign(claims: [String: JSONValue], typ: String, signingKey: SigningKey) throws -> String {
+        try sign(claims: claims, header: ["alg": .string(signingKey.algorithm.rawValue), "typ": .string(typ), "kid": .string(signingKey.kid)], signer: signingKey.sign)
+    }
+
+    /// Signs `claims` with a P-256 `key`, header `{alg: ES256, typ, kid}` (+ `extraHeader`).
     public static func sign(claims: [String: JSONValue], typ: String, kid: String?, key: P256.Signing.PrivateKey, extraHeader: [String: JSONValue] = [:]) throws -> String {
         var header: [String: JSONValue] = ["alg": "ES256", "typ": .string(typ)]
         if let kid { header["kid"] = .string(kid) }
         for (k, v) in extraHeader { header[k] = v }
+        return try sign(claims: claims, header: header) { try key.signature(for: $0).rawRepresentation }
+    }
+
+    private static func sign(claims: [String: JSONValue], header: [String: JSONValue], signer: (Data) throws -> Data) throws -> String {
         let input = Base64URL.encode(try JSONValue.object(header).encoded()) + "." + Base64URL.encode(try JSONValue.object(claims).encoded())
-        let signature = try key.signature(for: Data(input.utf8))
-        return input + "." + Base64URL.encode(signature.rawRepresentation)
+        return input + "." + Base64URL.encode(try signer(Data(input.utf8)))
     }
 
     /// Splits and decodes a compact JWS; checks nothing cryptographic.
@@ -41,6 +50,15 @@ public enum JWS {
               case .object(let header)? = try? JSONValue.decode(headerData)
         else { throw Failure.malformed }
         return Parsed(header: header, payload: payload, signingInput: String(parts[0]) + "." + String(parts[1]), signature: signature)
+    }
+
+    /// Verifies `parsed` with a tenant key: the header must name the key's algorithm, which must
+    /// be one of `accepted` (so `none`, HS* and a swapped algorithm are refused).
+    public static func verify(_ parsed: Parsed, key: VerificationKey, accepted: Set<SigningKey.Algorithm>) throws {
+        guard let alg = parsed.header["alg"]?.stringValue, alg == key.algorithm.rawValue, accepted.contains(key.algorithm) else {
+            throw Failure.unsupportedAlgorithm
+        }
+        guard key.isValidSignature(parsed.signature, for: Data(parsed.signingInput.utf8)) else { throw Failure.badSignature }
     }
 
     /// Verifies an ES256 signature of `parsed` with `key`; any other `alg` (none, HS*, RS*) is refused.

@@ -17,13 +17,21 @@ public struct OAuthClient: Sendable, Codable, Equatable {
     public var accessTokenLifetimeSeconds: Int
     public var refreshIdleLifetimeSeconds: Int
     public var refreshAbsoluteLifetimeSeconds: Int
+    /// `id_token_signed_response_alg`: nil means RS256 (OpenID Connect's default); ES256 on
+    /// request (`gatewayctl client add --id-token-alg ES256`).
+    public var idTokenSigningAlgorithm: SigningKey.Algorithm?
+
+    /// The algorithm of this client's ID tokens.
+    public var idTokenAlgorithm: SigningKey.Algorithm { idTokenSigningAlgorithm ?? .rs256 }
 
     public init(
         tenantID: String, clientID: String, confidential: Bool = false, redirectURIs: [String],
         postLogoutRedirectURIs: [String] = [], allowedScopes: [String] = ["openid", "profile", "email", "offline_access"],
         requirePAR: Bool = false, dpopBound: Bool = false, accessTokenLifetimeSeconds: Int = 600,
-        refreshIdleLifetimeSeconds: Int = 7 * 86_400, refreshAbsoluteLifetimeSeconds: Int = 30 * 86_400
+        refreshIdleLifetimeSeconds: Int = 7 * 86_400, refreshAbsoluteLifetimeSeconds: Int = 30 * 86_400,
+        idTokenSigningAlgorithm: SigningKey.Algorithm? = nil
     ) {
+        self.idTokenSigningAlgorithm = idTokenSigningAlgorithm
         self.tenantID = tenantID
         self.clientID = clientID
         self.confidential = confidential

@@ -32,13 +32,13 @@ public final class SQLiteAuthStore: SigningKeyStore, ClientStore, UserStore, Ref
         }
         return try rows.map { row in
             let pem = try sealer.open(row.sealed, context: SigningKey.sealingContext(tenantID: tenantID, kid: row.kid))
-            return SigningKey(tenantID: tenantID, kid: row.kid, state: SigningKey.State(rawValue: row.state) ?? .retired,
-                              createdAt: Self.date(row.createdAt), privateKey: try P256.Signing.PrivateKey(pemRepresentation: pem))
+            return try SigningKey(tenantID: tenantID, kid: row.kid, state: SigningKey.State(rawValue: row.state) ?? .retired,
+                              createdAt: Self.date(row.createdAt), pem: pem)
         }
     }
 
     public func addSigningKey(_ key: SigningKey) async throws {
-        let sealed = try sealer.seal(key.privateKey.pemRepresentation, context: SigningKey.sealingContext(tenantID: key.tenantID, kid: key.kid))
+        let sealed = try sealer.seal(key.pemRepresentation, context: SigningKey.sealingContext(tenantID: key.tenantID, kid: key.kid))
         try await pool.write { db in
             try db.execute(sql: "INSERT INTO auth_signing_keys (kid, tenant_id, state, private_key_sealed, created_at_ms) VALUES (?, ?, ?, ?, ?)",
                            arguments: [key.kid, key.tenantID, key.state.rawValue, sealed, Self.ms(key.createdAt)])

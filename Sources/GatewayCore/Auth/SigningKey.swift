@@ -1,8 +1,11 @@
 import Crypto
+import _CryptoExtras
 import Foundation
 
-/// One ES256 (P-256) signing key of a tenant. `active` keys are published in the JWKS and
-/// the newest signs; `retired` keys are neither used nor published.
+/// One signing key of a tenant: ES256 (P-256; access tokens, and ID tokens of clients that ask
+/// for it) or RS256 (RSA-2048 or larger; ID tokens by default, as OpenID Connect requires).
+/// `active` keys are published in the JWKS and the newest of each algorithm signs; `retired`
+/// keys are neither used nor published.
 public struct SigningKey: Sendable {
     /// Lifecycle of a key.
     public enum State: String, Sendable, Codable {
@@ -10,39 +13,136 @@ public struct SigningKey: Sendable {
         case retired
     }
 
+    /// The JWS algorithms the gateway signs with.
+    public enum Algorithm: String, Sendable, CaseIterable, Codable {
+        case es256 = "ES256"
+        case rs256 = "RS256"
+    }
+
+    /// The private key itself.
+    public enum Material: Sendable {
+        case es256(P256.Signing.PrivateKey)
+        case rs256(_RSA.Signing.PrivateKey)
+    }
+
     public let tenantID: String
     public let kid: String
     public var state: State
     public let createdAt: Date
-    public let privateKey: P256.Signing.PrivateKey
+    public let material: Material
 
-    public init(tenantID: String, kid: String, state: State, createdAt: Date, privateKey: P256.Signing.PrivateKey) {
+    public init(tenantID: String, kid: String, state: State, createdAt: Date, material: Material) {
         self.tenantID = tenantID
         self.kid = kid
         self.state = state
         self.createdAt = createdAt
-        self.privateKey = privateKey
+        self.material = material
     }
 
-    /// A fresh key; kid = `k` + the first 15 chars of the RFC 7638 thumbprint. The letter
-    /// keeps a kid from starting with `-` (base64url), which a command line would read as
-    /// a flag (`gatewayctl keys retire --kid -x…`).
-    public static func generate(tenantID: String, now: Date = Date()) -> SigningKey {
-        let key = P256.Signing.PrivateKey()
-        return SigningKey(tenantID: tenantID, kid: "k" + JWK.thumbprint(key.publicKey).prefix(15), state: .active, createdAt: now, privateKey: key)
+    /// An ES256 key (the shape every key had before RS256).
+    public init(tenantID: String, kid: String, state: State, createdAt: Date, privateKey: P256.Signing.PrivateKey) {
+        self.init(tenantID: tenantID, kid: kid, state: state, createdAt: createdAt, material: .es256(privateKey))
     }
 
-    /// The public JWK (`kty, crv, x, y, kid, use, alg`).
+    /// A key read back from its PEM (as stored, sealed): P-256 or RSA, told apart by parsing.
+    public init(tenantID: String, kid: String, state: State, createdAt: Date, pem: String) throws {
+        let material: Material
+        if let key = try? P256.Signing.PrivateKey(pemRepresentation: pem) {
+            material = .es256(key)
+        } else {
+            material = .rs256(try _RSA.Signing.PrivateKey(pemRepresentation: pem))
+        }
+        self.init(tenantID: tenantID, kid: kid, state: state, createdAt: createdAt, material: material)
+    }
+
+    /// A fresh key; kid = a letter (`k` for ES256, `r` for RS256) + the first 15 chars of the
+    /// RFC 7638 thumbprint. The letter keeps a kid from starting with `-` (base64url), which a
+    /// command line would read as a flag (`gatewayctl keys retire --kid -x…`). RSA keys are
+    /// 2048 bits unless `rsaBits` says more (generation takes tens of milliseconds).
+    public static func generate(tenantID: String, algorithm: Algorithm = .es256, rsaBits: Int = 2048, now: Date = Date()) throws -> SigningKey {
+        switch algorithm {
+        case .es256:
+            let key = P256.Signing.PrivateKey()
+            return SigningKey(tenantID: tenantID, kid: "k" + JWK.thumbprint(key.publicKey).prefix(15), state: .active, createdAt: now, material: .es256(key))
+        case .rs256:
+            let key = try _RSA.Signing.PrivateKey(keySize: .init(bitCount: max(2048, rsaBits)))
+            return SigningKey(tenantID: tenantID, kid: "r" + (try JWK.thumbprint(key.publicKey)).prefix(15), state: .active, createdAt: now, material: .rs256(key))
+        }
+    }
+
+    /// The algorithm this key signs with.
+    public var algorithm: Algorithm {
+        switch material {
+        case .es256: .es256
+        case .rs256: .rs256
+        }
+    }
+
+    /// The private key as PEM, for sealing at rest.
+    public var pemRepresentation: String {
+        switch material {
+        case .es256(let key): key.pemRepresentation
+        case .rs256(let key): key.pemRepresentation
+        }
+    }
+
+    /// The public half, for verifying.
+    public var verificationKey: VerificationKey {
+        switch material {
+        case .es256(let key): .es256(key.publicKey)
+        case .rs256(let key): .rs256(key.publicKey)
+        }
+    }
+
+    /// The JWS signature of `input`: ES256 as r ‖ s (64 bytes), RS256 as RSASSA-PKCS1-v1_5
+    /// with SHA-256.
+    public func sign(_ input: Data) throws -> Data {
+        switch material {
+        case .es256(let key): try key.signature(for: input).rawRepresentation
+        case .rs256(let key): try key.signature(for: SHA256.hash(data: input), padding: .insecurePKCS1v1_5).rawRepresentation
+        }
+    }
+
+    /// The public JWK (`kty, crv, x, y` or `kty, n, e`, with `kid, use, alg`).
     public var publicJWK: [String: JSONValue] {
-        var jwk = JWK.publicJWK(privateKey.publicKey)
+        var jwk: [String: JSONValue]
+        switch material {
+        case .es256(let key): jwk = JWK.publicJWK(key.publicKey)
+        case .rs256(let key): jwk = (try? JWK.publicJWK(key.publicKey)) ?? [:]
+        }
         jwk["kid"] = .string(kid)
         jwk["use"] = "sig"
-        jwk["alg"] = "ES256"
+        jwk["alg"] = .string(algorithm.rawValue)
         return jwk
     }
 }
 
-/// P-256 public keys as JWKs and their RFC 7638 thumbprints.
+/// A public key that verifies the gateway's signatures.
+public enum VerificationKey: Sendable {
+    case es256(P256.Signing.PublicKey)
+    case rs256(_RSA.Signing.PublicKey)
+
+    /// The algorithm a signature by this key must name in its header.
+    public var algorithm: SigningKey.Algorithm {
+        switch self {
+        case .es256: .es256
+        case .rs256: .rs256
+        }
+    }
+
+    /// Whether `signature` signs `input`.
+    public func isValidSignature(_ signature: Data, for input: Data) -> Bool {
+        switch self {
+        case .es256(let key):
+            guard let parsed = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
+            return key.isValidSignature(parsed, for: input)
+        case .rs256(let key):
+            return key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: SHA256.hash(data: input), padding: .insecurePKCS1v1_5)
+        }
+    }
+}
+
+/// Public keys as JWKs and their RFC 7638 thumbprints.
 public enum JWK {
     /// `{kty: EC, crv: P-256, x, y}`.
     public static func publicJWK(_ key: P256.Signing.PublicKey) -> [String: JSONValue] {
@@ -50,10 +150,23 @@ public enum JWK {
         return ["kty": "EC", "crv": "P-256", "x": .string(Base64URL.encode(raw.prefix(32))), "y": .string(Base64URL.encode(raw.suffix(32)))]
     }
 
+    /// `{kty: RSA, n, e}` (big-endian unsigned integers, base64url, no leading zero bytes).
+    public static func publicJWK(_ key: _RSA.Signing.PublicKey) throws -> [String: JSONValue] {
+        let primitives = try key.getKeyPrimitives()
+        return ["kty": "RSA", "n": .string(Base64URL.encode(unsigned(primitives.modulus))), "e": .string(Base64URL.encode(unsigned(primitives.publicExponent)))]
+    }
+
     /// The RFC 7638 SHA-256 thumbprint, base64url.
     public static func thumbprint(_ key: P256.Signing.PublicKey) -> String {
         let jwk = publicJWK(key)
         let canonical = "{\"crv\":\"P-256\",\"kty\":\"EC\",\"x\":\"\(jwk["x"]!.stringValue!)\",\"y\":\"\(jwk["y"]!.stringValue!)\"}"
+        return Base64URL.encode(SHA256.hash(data: Data(canonical.utf8)))
+    }
+
+    /// The RFC 7638 SHA-256 thumbprint of an RSA key (members `e`, `kty`, `n`), base64url.
+    public static func thumbprint(_ key: _RSA.Signing.PublicKey) throws -> String {
+        let jwk = try publicJWK(key)
+        let canonical = "{\"e\":\"\(jwk["e"]!.stringValue!)\",\"kty\":\"RSA\",\"n\":\"\(jwk["n"]!.stringValue!)\"}"
         return Base64URL.encode(SHA256.hash(data: Data(canonical.utf8)))
     }
 
@@ -64,5 +177,10 @@ public enum JWK {
               x.count == 32, y.count == 32
         else { return nil }
         return try? P256.Signing.PublicKey(rawRepresentation: x + y)
+    }
+
+    private static func unsigned(_ bytes: Data) -> Data {
+        let trimmed = bytes.drop { $0 == 0 }
+        return trimmed.isEmpty ? Data([0]) : Data(trimmed)
     }
 }

@@ -148,7 +148,7 @@ public struct TokenService: Sendable {
             "jti": .string(jti), "scope": .string(family.scope), "tenant": .string(client.tenantID),
         ]
         if let jkt = family.dpopJKT { claims["cnf"] = .object(["jkt": .string(jkt)]) }
-        let accessToken = try JWS.sign(claims: claims, typ: "at+jwt", kid: key.kid, key: key.privateKey)
+        let accessToken = try JWS.sign(claims: claims, typ: "at+jwt", signingKey: key)
         try await refreshStore.recordAccessToken(familyID: family.familyID, jti: jti, expiresAt: Date(timeIntervalSince1970: TimeInterval(exp)))
 
         var id: [String: JSONValue] = [
@@ -169,7 +169,8 @@ public struct TokenService: Sendable {
             }
             if scopes.contains("email"), let email = user.email { id["email"] = .string(email) }
         }
-        let idToken = try JWS.sign(claims: id, typ: "JWT", kid: key.kid, key: key.privateKey)
+        let idKey = try await keys.signingKey(tenantID: client.tenantID, algorithm: client.idTokenAlgorithm)
+        let idToken = try JWS.sign(claims: id, typ: "JWT", signingKey: idKey)
         return TokenResponse(accessToken: accessToken, tokenType: family.dpopJKT == nil ? "Bearer" : "DPoP", expiresIn: client.accessTokenLifetimeSeconds,
                              refreshToken: refreshToken, idToken: idToken, scope: family.scope)
     }

@@ -78,7 +78,7 @@ public struct TokenVerifier: Sendable {
     /// key of the tenant, `iss` = the tenant's issuer, one audience, and none of the claims
     /// only access tokens carry. Expiry is NOT checked: an expired ID token is a valid hint.
     public func verifyIDTokenHint(_ token: String, issuer: String, tenantID: String) async throws -> IDTokenHintClaims {
-        let c = try await signedClaims(token, tenantID: tenantID, types: ["jwt"])
+        let c = try await signedClaims(token, tenantID: tenantID, types: ["jwt"], algorithms: [.es256, .rs256])
         guard c["iss"]?.stringValue == issuer else { throw TokenRejection.invalidToken("the ID token was issued by another issuer") }
         guard c["client_id"] == nil, c["scope"] == nil, c["tenant"] == nil, c["cnf"] == nil else { throw TokenRejection.invalidToken("not an ID token") }
         let audience: String? = switch c["aud"] {
@@ -91,18 +91,22 @@ public struct TokenVerifier: Sendable {
         return IDTokenHintClaims(subject: sub, clientID: audience, sessionID: c["sid"]?.stringValue)
     }
 
-    /// The payload of an ES256 JWT of one of `types` (lower case) whose signature verifies
-    /// with an active key of `tenantID`.
-    private func signedClaims(_ token: String, tenantID: String, types: Set<String> = ["at+jwt", "application/at+jwt"]) async throws -> [String: JSONValue] {
+    /// The payload of a JWT of one of `types` (lower case), signed with one of `algorithms`
+    /// (access tokens: ES256 only; ID tokens: also RS256), whose signature verifies with an
+    /// active key of `tenantID` of that algorithm.
+    private func signedClaims(_ token: String, tenantID: String, types: Set<String> = ["at+jwt", "application/at+jwt"],
+                              algorithms: Set<SigningKey.Algorithm> = [.es256]) async throws -> [String: JSONValue] {
         let parsed: JWS.Parsed
         do { parsed = try JWS.parse(token) } catch { throw TokenRejection.invalidToken("the access token is malformed") }
-        guard parsed.header["alg"]?.stringValue == "ES256" else { throw TokenRejection.invalidToken("unsupported token algorithm") }
+        guard let alg = parsed.header["alg"]?.stringValue.flatMap(SigningKey.Algorithm.init(rawValue:)), algorithms.contains(alg) else {
+            throw TokenRejection.invalidToken("unsupported token algorithm")
+        }
         guard let typ = parsed.header["typ"]?.stringValue?.lowercased(), types.contains(typ) else { throw TokenRejection.invalidToken("the token is not of the expected type (typ)") }
         guard case .object(let claims)? = try? JSONValue.decode(parsed.payload) else { throw TokenRejection.invalidToken("the access token lacks required claims") }
         guard let kid = parsed.header["kid"]?.stringValue, let key = try await keys.verificationKey(tenantID: tenantID, kid: kid) else {
             throw TokenRejection.invalidToken("the access token was not signed by a key of this tenant")
         }
-        do { try JWS.verify(parsed, key: key) } catch { throw TokenRejection.invalidToken("bad token signature") }
+        do { try JWS.verify(parsed, key: key, accepted: algorithms) } catch { throw TokenRejection.invalidToken("bad token signature") }
         return claims
     }
 }

@@ -37,7 +37,7 @@ extension GatewayAPIHandler {
             responseModesSupported: ["query"],
             grantTypesSupported: ["authorization_code", "refresh_token"],
             subjectTypesSupported: ["public"],
-            idTokenSigningAlgValuesSupported: ["ES256"],
+            idTokenSigningAlgValuesSupported: ["RS256", "ES256"],
             tokenEndpointAuthMethodsSupported: ["none", "client_secret_post", "client_secret_basic"],
             scopesSupported: ["openid", "profile", "email", "offline_access"],
             claimsSupported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "name", "picture", "email", "preferred_username"],
@@ -51,7 +51,8 @@ extension GatewayAPIHandler {
         let tenant = try RequestScope.requireTenant()
         let keys = try await auth.keys.activeKeys(tenantID: tenant.id).map { key in
             let jwk = key.publicJWK
-            return Components.Schemas.Jwk(kty: "EC", crv: "P-256", x: jwk["x"]?.stringValue ?? "", y: jwk["y"]?.stringValue ?? "", kid: key.kid, use: "sig", alg: "ES256")
+            return Components.Schemas.Jwk(kty: key.algorithm == .rs256 ? .rsa : .ec, crv: jwk["crv"]?.stringValue, x: jwk["x"]?.stringValue, y: jwk["y"]?.stringValue,
+                                          n: jwk["n"]?.stringValue, e: jwk["e"]?.stringValue, kid: key.kid, use: "sig", alg: key.algorithm.rawValue)
         }
         return .ok(.init(body: .json(.init(keys: keys))))
     }

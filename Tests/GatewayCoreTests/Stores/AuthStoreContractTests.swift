@@ -44,18 +44,25 @@ struct AuthStoreContractTests {
         #expect(try await auth.users(tenantID: "acme").map(\.username) == ["alice"])
         #expect(try await auth.user(tenantID: "beta", username: "alice") == nil)
 
-        let older = SigningKey.generate(tenantID: "acme", now: Date().addingTimeInterval(-60))
-        let newer = SigningKey.generate(tenantID: "acme")
+        let older = try SigningKey.generate(tenantID: "acme", now: Date().addingTimeInterval(-60))
+        let newer = try SigningKey.generate(tenantID: "acme", now: Date().addingTimeInterval(-30))
+        let rsa = try SigningKey.generate(tenantID: "acme", algorithm: .rs256)
         try await auth.addSigningKey(older)
         try await auth.addSigningKey(newer)
+        try await auth.addSigningKey(rsa)
         try await auth.retireSigningKey(tenantID: "acme", kid: older.kid)
         await #expect(throws: AuthStoreError.self) { try await auth.retireSigningKey(tenantID: "acme", kid: "missing") }
         let keys = try await database.another().auth.signingKeys(tenantID: "acme")
-        #expect(keys.map(\.kid) == [newer.kid, older.kid])
-        #expect(keys.map(\.state) == [.active, .retired])
-        #expect(keys[0].privateKey.rawRepresentation == newer.privateKey.rawRepresentation)
+        #expect(keys.map(\.kid) == [rsa.kid, newer.kid, older.kid])
+        #expect(keys.map(\.state) == [.active, .active, .retired])
+        #expect(keys.map(\.algorithm) == [.rs256, .es256, .es256])
+        // Both kinds of key come back as they went in (P-256 and RSA PEMs are told apart).
+        #expect(keys[0].pemRepresentation == rsa.pemRepresentation)
+        #expect(keys[1].pemRepresentation == newer.pemRepresentation)
         let atRest = try await database.bytesAtRest()
-        #expect(atRest.range(of: Data(newer.privateKey.pemRepresentation.utf8)) == nil, "a private key is stored unsealed")
+        for key in [newer, rsa] {
+            #expect(atRest.range(of: Data(key.pemRepresentation.utf8)) == nil, "a private key is stored unsealed")
+        }
     }
 
     @Test(arguments: StoreBackend.available) func rotationReuseAndRevocation(backend: StoreBackend) async throws {

@@ -27,7 +27,7 @@ public struct SigningKeyTokenMinter: MiniAppTokenMinter {
             "iat": .number(Double(iat)), "exp": .number(Double(exp)),
             "jti": .string(jti), "tenant": .string(tenant.id),
         ]
-        let token = try JWS.sign(claims: claims, typ: "at+jwt", kid: key.kid, key: key.privateKey)
+        let token = try JWS.sign(claims: claims, typ: "at+jwt", signingKey: key)
         return MintedToken(token: token, jti: jti, validUntil: Date(timeIntervalSince1970: TimeInterval(exp)))
     }
 }
