@@ -56,26 +56,37 @@ func measure(_ name: String, count: Int, _ body: @escaping @Sendable (Int) async
 // Warm the key ring.
 _ = try await server.keys.signingKey(tenantID: "bench")
 
-// 1. Authorization-code exchanges (issue code + redeem + PKCE + refresh family + 2 JWTs).
-let codes = try await withThrowingTaskGroup(of: String.self) { group in
-    for _ in 0..<operations { group.addTask { try await server.codes.issue(grant) } }
-    var all: [String] = []
-    for try await code in group { all.append(code) }
-    return all
+// 1 + 2, once per ID-token algorithm (RS256 is the default, ES256 on request), side by side.
+func tokenRates(_ client: OAuthClient) async throws -> (exchanges: Double, refreshes: Double) {
+    var clientGrant = grant
+    clientGrant.clientID = client.clientID
+    let alg = client.idTokenAlgorithm.rawValue
+    // 1. Authorization-code exchanges (issue code + redeem + PKCE + refresh family + 2 JWTs).
+    let codes = try await withThrowingTaskGroup(of: String.self) { group in
+        for _ in 0..<operations { group.addTask { [clientGrant] in try await server.codes.issue(clientGrant) } }
+        var all: [String] = []
+        for try await code in group { all.append(code) }
+        return all
+    }
+    let refreshTokens = RefreshBox()
+    let exchanges = try await measure("authorization_code exchanges, \(alg) ID tokens", count: operations) { i in
+        let r = try await server.tokens.exchangeCode(issuer: issuer, client: client, code: codes[i], redirectURI: "https://app.example/cb", verifier: verifier, dpopJKT: nil)
+        refreshTokens.set(i, r.refreshToken)
+    }
+    // 2. Refreshes (each task rotates its own chain).
+    let refreshes = try await measure("refresh_token rotations, \(alg) ID tokens", count: operations) { i in
+        let t = (i / max(1, operations / concurrency))
+        let token = refreshTokens.get(t)
+        let r = try await server.tokens.refresh(issuer: issuer, client: client, refreshToken: token, dpopJKT: nil)
+        refreshTokens.set(t, r.refreshToken)
+    }
+    return (exchanges, refreshes)
 }
-let refreshTokens = RefreshBox()
-_ = try await measure("authorization_code exchanges", count: operations) { i in
-    let r = try await server.tokens.exchangeCode(issuer: issuer, client: client, code: codes[i], redirectURI: "https://app.example/cb", verifier: verifier, dpopJKT: nil)
-    refreshTokens.set(i, r.refreshToken)
-}
-
-// 2. Refreshes (each task rotates its own chain).
-_ = try await measure("refresh_token rotations", count: operations) { i in
-    let t = (i / max(1, operations / concurrency))
-    let token = refreshTokens.get(t)
-    let r = try await server.tokens.refresh(issuer: issuer, client: client, refreshToken: token, dpopJKT: nil)
-    refreshTokens.set(t, r.refreshToken)
-}
+let esClient = OAuthClient(tenantID: "bench", clientID: "bench-es", redirectURIs: ["https://app.example/cb"], idTokenSigningAlgorithm: .es256)
+try await store.addClient(esClient, secretHash: nil)
+let rs256 = try await tokenRates(client)
+let es256 = try await tokenRates(esClient)
+print(String(format: "RS256 vs ES256 ID tokens: exchanges %.0f%%, refreshes %.0f%%", rs256.exchanges / es256.exchanges * 100, rs256.refreshes / es256.refreshes * 100))
 
 // 3. Verification cost, single task, with and without the memo.
 let access = try await server.tokens.exchangeCode(issuer: issuer, client: client, code: try await server.codes.issue(grant), redirectURI: "https://app.example/cb", verifier: verifier, dpopJKT: nil).accessToken
