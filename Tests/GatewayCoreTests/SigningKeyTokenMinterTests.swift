@@ -38,7 +38,7 @@ struct SigningKeyTokenMinterTests {
         // Another tenant's key does not verify it.
         let other = Tenant(id: "other", displayName: "Other")
         _ = try await store.create(other, actor: "test")
-        let otherJWK = try #require(try await keys.jwks(tenantID: "other").first)
+        let otherJWK = try #require(try await keys.jwks(tenantID: "other").first { $0["kty"] == "EC" })
         let ox = try #require(otherJWK["x"]?.stringValue.flatMap { Base64URL.decode($0) })
         let oy = try #require(otherJWK["y"]?.stringValue.flatMap { Base64URL.decode($0) })
         #expect(throws: (any Error).self) { try JWS.verify(parsed, key: try P256.Signing.PublicKey(rawRepresentation: ox + oy)) }
