@@ -15,9 +15,13 @@ public struct AuthorizationRequest: Sendable, Codable, Equatable {
     public var acrValues: String?
     /// A PAR `request_uri` replacing the other parameters.
     public var requestURI: String?
+    /// Preferred languages of the sign-in page (`ui_locales`, space-separated BCP 47 tags).
+    public var uiLocales: String?
 
     public init(responseType: String? = nil, clientID: String? = nil, redirectURI: String? = nil, scope: String? = nil, state: String? = nil, nonce: String? = nil,
-                codeChallenge: String? = nil, codeChallengeMethod: String? = nil, prompt: String? = nil, loginHint: String? = nil, acrValues: String? = nil, requestURI: String? = nil) {
+                codeChallenge: String? = nil, codeChallengeMethod: String? = nil, prompt: String? = nil, loginHint: String? = nil, acrValues: String? = nil, requestURI: String? = nil,
+                uiLocales: String? = nil) {
+        self.uiLocales = uiLocales
         self.responseType = responseType
         self.clientID = clientID
         self.redirectURI = redirectURI

@@ -8,7 +8,7 @@ extension GatewayAPIHandler {
         let q = input.query
         let request = AuthorizationRequest(responseType: q.responseType, clientID: q.clientId, redirectURI: q.redirectUri, scope: q.scope, state: q.state, nonce: q.nonce,
                                            codeChallenge: q.codeChallenge, codeChallengeMethod: q.codeChallengeMethod, prompt: q.prompt, loginHint: q.loginHint,
-                                           acrValues: q.acrValues, requestURI: q.requestUri)
+                                           acrValues: q.acrValues, requestURI: q.requestUri, uiLocales: q.uiLocales)
         let issuer = issuerBase.issuer(tenantID: tenant.id)
         if let tooLong = Self.overlongParameter(request) {
             return .badRequest(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy),
@@ -18,7 +18,8 @@ extension GatewayAPIHandler {
             let validated = try await auth.validate(request, tenantID: tenant.id, consumePAR: false)
             let cookie = CSRFCookie(issuer: issuer)
             let browser = cookie.valueOrNew(in: RequestScope.requestHeaders)
-            let html = LoginPage.form(tenantName: tenant.displayName, action: "/t/\(tenant.id)/oauth2/authorize", request: request,
+            let texts = await loginTexts(tenantID: tenant.id, uiLocales: request.uiLocales)
+            let html = LoginPage.form(tenant: tenant, texts: texts, action: "/t/\(tenant.id)/oauth2/authorize", request: request,
                                       csrf: csrf.issue(binding: Self.csrfBinding(tenant.id, validated, browser: browser)), username: validated.request.loginHint, error: nil)
             return .ok(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy, setCookie: cookie.setCookie(browser)),
                              body: .textHtmlCharsetUtf8(.init(html))))
@@ -38,7 +39,7 @@ extension GatewayAPIHandler {
         let wantsJSON = input.headers.accept.contains { $0.contentType == .json } && !input.headers.accept.contains { $0.contentType == .textHtmlCharsetUtf8 }
         let request = AuthorizationRequest(responseType: form.responseType, clientID: form.clientId, redirectURI: form.redirectUri, scope: form.scope, state: form.state,
                                            nonce: form.nonce, codeChallenge: form.codeChallenge, codeChallengeMethod: form.codeChallengeMethod, prompt: form.prompt,
-                                           loginHint: form.loginHint, acrValues: form.acrValues, requestURI: form.requestUri)
+                                           loginHint: form.loginHint, acrValues: form.acrValues, requestURI: form.requestUri, uiLocales: form.uiLocales)
         let issuer = issuerBase.issuer(tenantID: tenant.id)
         func page(_ message: String) -> Operations.PostAuthorize.Output {
             wantsJSON ? .forbidden(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(error: "invalid_request", errorDescription: message))))
@@ -52,16 +53,17 @@ extension GatewayAPIHandler {
             let cookie = CSRFCookie(issuer: issuer)
             // The browser's cookie: the form's token is bound to it (native JSON posts have none).
             let browser = cookie.value(in: RequestScope.requestHeaders)
+            let texts = await loginTexts(tenantID: tenant.id, uiLocales: request.uiLocales)
             if !wantsJSON {
                 guard let browser, let token = form.csrfToken, csrf.verify(token, binding: Self.csrfBinding(tenant.id, validated, browser: browser)) else {
-                    return page("The sign-in form expired or was not submitted from this site. Please start again.")
+                    return page(texts.text("login.error.expired"))
                 }
             }
             let username = form.username ?? ""
             /// The form again with `message`, and a token for the same browser.
             func formAgain(_ message: String) -> (html: String, setCookie: String?) {
                 guard let browser else { return ("", nil) }
-                let html = LoginPage.form(tenantName: tenant.displayName, action: "/t/\(tenant.id)/oauth2/authorize", request: request,
+                let html = LoginPage.form(tenant: tenant, texts: texts, action: "/t/\(tenant.id)/oauth2/authorize", request: request,
                                           csrf: csrf.issue(binding: Self.csrfBinding(tenant.id, validated, browser: browser)), username: username, error: message)
                 return (html, cookie.setCookie(browser))
             }
@@ -70,7 +72,7 @@ extension GatewayAPIHandler {
             case .signedIn(let signedIn):
                 user = signedIn
             case .failed:
-                let message = "Incorrect username or password."
+                let message = texts.text("login.error.credentials")
                 if wantsJSON {
                     return .unauthorized(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(error: "access_denied", errorDescription: message))))
                 }
@@ -79,7 +81,7 @@ extension GatewayAPIHandler {
                                            body: .textHtmlCharsetUtf8(.init(again.html))))
             case .throttled(let retryAfter):
                 let seconds = max(1, Int((Double(retryAfter.components.seconds) + Double(retryAfter.components.attoseconds) / 1e18).rounded(.up)))
-                let message = "Too many sign-in attempts for this account from your network. Please wait \(seconds) second\(seconds == 1 ? "" : "s") and try again."
+                let message = texts.text("login.error.throttled", ["seconds": String(seconds)])
                 if wantsJSON {
                     return .tooManyRequests(.init(headers: .init(cacheControl: "no-store", retryAfter: String(seconds)),
                                                   body: .json(.init(error: "temporarily_unavailable", errorDescription: message))))
@@ -158,5 +160,13 @@ extension GatewayAPIHandler {
             return (id, secret)
         }
         return (formID, formSecret)
+    }
+
+    /// The sign-in page's texts: the language from `ui_locales`, then `Accept-Language`; the
+    /// tenant's `login.*` localization overrides applied (none when the store is unavailable).
+    func loginTexts(tenantID: String, uiLocales: String?) async -> LoginTexts {
+        let locale = LoginTexts.negotiate(uiLocales: uiLocales, acceptLanguage: RequestScope.header(.acceptLanguage))
+        let overrides = (try? await userState?.localizationResolver.bundle(tenantID: tenantID, locale: locale).entries) ?? [:]
+        return LoginTexts(locale: locale, overrides: overrides)
     }
 }

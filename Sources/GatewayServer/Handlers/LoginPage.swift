@@ -1,7 +1,8 @@
 import GatewayCore
 
-/// The server-rendered sign-in and error pages: self-contained HTML (no external assets,
-/// inline style allowed by the CSP hash-free `style-src 'unsafe-inline'` only), labelled fields.
+/// The server-rendered sign-in and error pages: self-contained HTML (no external assets, no
+/// script; inline style allowed by the CSP's `style-src 'unsafe-inline'` only), labelled
+/// fields, localized (``LoginTexts``), themed with the tenant's name and colour.
 enum LoginPage {
     /// Sent with every page.
     static let contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
@@ -21,33 +22,52 @@ enum LoginPage {
         return out
     }
 
-    private static let style = "body{font-family:system-ui,sans-serif;max-width:24rem;margin:3rem auto;padding:0 1rem}label{display:block;margin-top:1rem}input{width:100%;padding:.5rem;font-size:1rem}button{margin-top:1.5rem;padding:.6rem 1.2rem;font-size:1rem}.error{color:#a00}"
+    /// Mobile first: nothing wider than the viewport from 320 px up (`box-sizing`), 44 px touch
+    /// targets, the tenant's primary colour on the button, dark mode from the system setting.
+    private static func style(_ theme: Theme) -> String {
+        // Theme colours are validated `#RRGGBB` (TenantRevision); escaped anyway.
+        let primary = escape(theme.primaryColor)
+        return "*,*::before,*::after{box-sizing:border-box}"
+            + "html{-webkit-text-size-adjust:100%}"
+            + "body{font-family:system-ui,sans-serif;line-height:1.5;max-width:26rem;margin:0 auto;padding:2rem 1rem;color:#1b1b1b;background:#fff}"
+            + "h1{font-size:1.5rem;margin:0 0 1rem;overflow-wrap:anywhere}"
+            + "label{display:block;margin-top:1rem;font-weight:600}"
+            + "input{display:block;width:100%;min-height:44px;margin-top:.25rem;padding:.5rem .75rem;font-size:1rem;border:1px solid #767676;border-radius:.375rem;background:inherit;color:inherit}"
+            + "input:focus{outline:3px solid \(primary);outline-offset:1px}"
+            + "button{display:block;width:100%;min-height:44px;margin-top:1.5rem;padding:.6rem 1.2rem;font-size:1rem;font-weight:600;border:0;border-radius:.375rem;background:\(primary);color:#fff;cursor:pointer}"
+            + ".error{color:#b00020;background:#fdecee;border-radius:.375rem;padding:.5rem .75rem;overflow-wrap:anywhere}"
+            + "@media (prefers-color-scheme:dark){body{color:#eee;background:#121212}input{border-color:#999}.error{color:#ffb4ab;background:#3b1214}}"
+    }
 
-    static func page(title: String, body: String) -> String {
+    static func page(title: String, body: String, locale: String = "en", theme: Theme = Theme()) -> String {
         """
         <!doctype html>
-        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-        <title>\(escape(title))</title><style>\(style)</style></head>
+        <html lang="\(escape(locale))"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+        <title>\(escape(title))</title><style>\(style(theme))</style></head>
         <body><main>\(body)</main></body></html>
         """
     }
 
-    /// The sign-in form carrying every authorization parameter as hidden fields.
-    static func form(tenantName: String, action: String, request: AuthorizationRequest, csrf: String, username: String?, error: String?) -> String {
+    /// The sign-in form carrying every authorization parameter as hidden fields, in the
+    /// negotiated language and the tenant's colours. After a failed attempt the error is
+    /// announced (`role=alert`) and the password field takes the focus.
+    static func form(tenant: Tenant, texts: LoginTexts, action: String, request: AuthorizationRequest, csrf: String, username: String?, error: String?) -> String {
         let hidden: [(String, String?)] = [
             ("response_type", request.responseType), ("client_id", request.clientID), ("redirect_uri", request.redirectURI),
             ("scope", request.scope), ("state", request.state), ("nonce", request.nonce), ("code_challenge", request.codeChallenge),
-            ("code_challenge_method", request.codeChallengeMethod), ("request_uri", request.requestURI), ("csrf_token", csrf),
+            ("code_challenge_method", request.codeChallengeMethod), ("request_uri", request.requestURI), ("ui_locales", request.uiLocales), ("csrf_token", csrf),
         ]
         let fields = hidden.compactMap { name, value in value.map { "<input type=\"hidden\" name=\"\(name)\" value=\"\(escape($0))\">" } }.joined()
-        let alert = error.map { "<p class=\"error\" role=\"alert\">\(escape($0))</p>" } ?? ""
-        return page(title: "Sign in – \(tenantName)", body: """
-            <h1>Sign in to \(escape(tenantName))</h1>\(alert)
+        let alert = error.map { "<p class=\"error\" role=\"alert\" id=\"error\">\(escape($0))</p>" } ?? ""
+        let invalid = error == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"error\""
+        let title = texts.text("login.title", ["tenant": tenant.displayName])
+        return page(title: title, body: """
+            <h1>\(escape(title))</h1>\(alert)
             <form method="post" action="\(escape(action))">\(fields)
-            <label for="username">Username</label><input id="username" name="username" autocomplete="username" required value="\(escape(username ?? ""))">
-            <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-            <button type="submit">Sign in</button></form>
-            """)
+            <label for="username">\(escape(texts.text("login.username")))</label><input id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" required value="\(escape(username ?? ""))"\(error == nil ? " autofocus" : "")>
+            <label for="password">\(escape(texts.text("login.password")))</label><input id="password" name="password" type="password" autocomplete="current-password" required\(invalid)\(error == nil ? "" : " autofocus")>
+            <button type="submit">\(escape(texts.text("login.submit")))</button></form>
+            """, locale: texts.locale, theme: tenant.theme)
     }
 
     /// The signed-out page's offer to end every session of the user.
@@ -60,7 +80,8 @@ enum LoginPage {
         """
     }
 
-    static func error(_ message: String) -> String {
-        page(title: "Sign-in error", body: "<h1>Sign-in error</h1><p role=\"alert\">\(escape(message))</p>")
+    static func error(_ message: String, texts: LoginTexts = LoginTexts(locale: "en")) -> String {
+        let title = texts.text("login.error.title")
+        return page(title: title, body: "<h1>\(escape(title))</h1><p class=\"error\" role=\"alert\">\(escape(message))</p>", locale: texts.locale)
     }
 }

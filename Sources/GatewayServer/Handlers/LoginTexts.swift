@@ -1,0 +1,66 @@
+import Foundation
+import GatewayCore
+
+/// The texts of the sign-in pages in one language: built-in English and Japanese, overlaid by
+/// the tenant's localization overrides under `login.*` keys (`gatewayctl l10n set --locale ja
+/// login.submit=…`), so a tenant can reword or add a language without a release.
+struct LoginTexts: Sendable {
+    /// The BCP 47 language of the page (`<html lang>`).
+    let locale: String
+    private let entries: [String: String]
+
+    /// The built-in languages.
+    static let builtIn: [String: [String: String]] = [
+        "en": [
+            "login.title": "Sign in to {tenant}",
+            "login.username": "Username",
+            "login.password": "Password",
+            "login.submit": "Sign in",
+            "login.error.title": "Sign-in error",
+            "login.error.credentials": "Incorrect username or password.",
+            "login.error.throttled": "Too many sign-in attempts for this account from your network. Please wait {seconds} s and try again.",
+            "login.error.expired": "The sign-in form expired or was not submitted from this site. Please start again.",
+        ],
+        "ja": [
+            "login.title": "{tenant}にサインイン",
+            "login.username": "ユーザー名",
+            "login.password": "パスワード",
+            "login.submit": "サインイン",
+            "login.error.title": "サインインエラー",
+            "login.error.credentials": "ユーザー名またはパスワードが正しくありません。",
+            "login.error.throttled": "このネットワークからのサインイン試行が多すぎます。{seconds}秒待ってから、もう一度お試しください。",
+            "login.error.expired": "サインインフォームの有効期限が切れたか、このサイトから送信されていません。最初からやり直してください。",
+        ],
+    ]
+
+    /// The language to show: the first of `ui_locales` (space-separated) that has texts, else
+    /// the best of `Accept-Language`, else English.
+    static func negotiate(uiLocales: String?, acceptLanguage: String?) -> String {
+        let available = Set(builtIn.keys)
+        if let uiLocales {
+            for tag in uiLocales.split(separator: " ").prefix(16) {
+                let language = tag.split(separator: "-").first.map { $0.lowercased() } ?? ""
+                if available.contains(language) { return language }
+            }
+        }
+        let chosen = AcceptLanguage.negotiate(acceptLanguage, available: available, fallback: "en")
+        return chosen.split(separator: "-").first.map(String.init) ?? "en"
+    }
+
+    /// The texts for `locale`, with `overrides` (the tenant's, for that locale) applied.
+    init(locale: String, overrides: [String: String] = [:]) {
+        self.locale = locale
+        var entries = Self.builtIn["en"] ?? [:]
+        entries.merge(Self.builtIn[locale] ?? [:]) { _, localized in localized }
+        entries.merge(overrides.filter { $0.key.hasPrefix("login.") }) { _, override in override }
+        self.entries = entries
+    }
+
+    /// The text of `key` with `{name}` placeholders filled (values are plain text; the page
+    /// escapes the result).
+    func text(_ key: String, _ values: [String: String] = [:]) -> String {
+        var text = entries[key] ?? key
+        for (name, value) in values { text = text.replacingOccurrences(of: "{\(name)}", with: value) }
+        return text
+    }
+}

@@ -1,0 +1,67 @@
+import AsyncHTTPClient
+import Foundation
+import GatewayAPI
+import GatewayCore
+@testable import GatewayServer
+import Testing
+
+@Suite("Sign-in page: localized, themed, mobile-safe")
+struct LoginPageTests {
+    @Test("language: ui_locales first, then Accept-Language, else English")
+    func negotiation() {
+        #expect(LoginTexts.negotiate(uiLocales: "fr ja-JP", acceptLanguage: "en") == "ja")
+        #expect(LoginTexts.negotiate(uiLocales: "fr", acceptLanguage: "ja-JP,ja;q=0.9,en;q=0.8") == "ja")
+        #expect(LoginTexts.negotiate(uiLocales: nil, acceptLanguage: "de-DE,de;q=0.9") == "en")
+        #expect(LoginTexts.negotiate(uiLocales: nil, acceptLanguage: nil) == "en")
+        #expect(LoginTexts(locale: "ja", overrides: ["login.submit": "ログイン", "miniapp.other": "x"]).text("login.submit") == "ログイン")
+        #expect(LoginTexts(locale: "ja").text("login.title", ["tenant": "Acme"]) == "Acmeにサインイン")
+    }
+
+    @Test("GET renders in the negotiated language with the tenant's name, colour and a layout that fits 320 px; a wrong password comes back localized, announced and focused; l10n overrides apply")
+    func renderedPage() async throws {
+        try await GatewayHarness.withGateway { harness, client, port in
+            let kit = OAuthTestKit(harness: harness, client: client, port: port)
+            try await kit.setUp()
+            try await harness.updateTenant("demo") { $0.theme.primaryColor = "#0A7B83" }
+            let jar = CookieJar()
+            let browser = Client.browser(port: port, jar: jar)
+            let page = try await browser.getAuthorize(path: .init(tenant: "demo"), query: .init(
+                responseType: "code", clientId: kit.clientID, redirectUri: kit.redirectURI, scope: "openid", state: "st-1", nonce: "n-1",
+                codeChallenge: OAuthTestKit.challenge, codeChallengeMethod: "S256", uiLocales: "fr ja")).ok
+            let html = try await String(collecting: try page.body.textHtmlCharsetUtf8, upTo: 1 << 20)
+            #expect(html.contains("<html lang=\"ja\">"))
+            #expect(html.contains("Demoにサインイン") || html.contains("にサインイン"))
+            #expect(html.contains(">ユーザー名</label>") && html.contains(">パスワード</label>"))
+            #expect(html.contains("box-sizing:border-box") && html.contains("min-height:44px") && html.contains("prefers-color-scheme:dark"))
+            #expect(html.contains("#0A7B83"))
+            #expect(!html.contains("<script"))
+            #expect(html.contains("name=\"ui_locales\" value=\"fr ja\""))
+
+            // Accept-Language alone picks Japanese too.
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/t/demo/oauth2/authorize?response_type=code&client_id=\(kit.clientID)"
+                + "&redirect_uri=\(kit.redirectURI.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&scope=openid&state=s"
+                + "&code_challenge=\(OAuthTestKit.challenge)&code_challenge_method=S256")
+            request.headers.add(name: "Accept-Language", value: "ja-JP,ja;q=0.9,en;q=0.5")
+            let negotiated = try await TestHTTP.noRedirects.execute(request, timeout: .seconds(10))
+            #expect(String(buffer: try await negotiated.body.collect(upTo: 1 << 20)).contains("<html lang=\"ja\">"))
+
+            // A wrong password: the same page, the error in Japanese, announced, the password field focused.
+            let csrf = try #require(html.range(of: #"name="csrf_token" value="([^"]+)""#, options: .regularExpression).map { String(html[$0]).components(separatedBy: "value=\"")[1].dropLast() }.map(String.init))
+            var form = kit.form(password: "wrong-password")
+            form.scope = "openid"
+            form.csrfToken = csrf
+            form.uiLocales = "fr ja"
+            let refused = try await browser.postAuthorize(path: .init(tenant: "demo"), headers: .init(accept: [.init(contentType: .textHtmlCharsetUtf8)]), body: .urlEncodedForm(form))
+            let again = try await String(collecting: try refused.unauthorized.body.textHtmlCharsetUtf8, upTo: 1 << 20)
+            #expect(again.contains("role=\"alert\"") && again.contains("ユーザー名またはパスワードが正しくありません。"))
+            #expect(again.contains("aria-invalid=\"true\" aria-describedby=\"error\" autofocus"))
+
+            // The tenant rewords a text through its localization overrides.
+            try await harness.operatorStores.localization.set(["login.submit": "ログイン"], tenantID: "demo", locale: "ja")
+            let reworded = try await browser.getAuthorize(path: .init(tenant: "demo"), query: .init(
+                responseType: "code", clientId: kit.clientID, redirectUri: kit.redirectURI, scope: "openid", state: "st-2",
+                codeChallenge: OAuthTestKit.challenge, codeChallengeMethod: "S256", uiLocales: "ja")).ok
+            #expect(try await String(collecting: try reworded.body.textHtmlCharsetUtf8, upTo: 1 << 20).contains(">ログイン</button>"))
+        }
+    }
+}
