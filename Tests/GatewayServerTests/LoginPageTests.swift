@@ -17,6 +17,15 @@ struct LoginPageTests {
         #expect(LoginTexts(locale: "ja").text("login.title", ["tenant": "Acme"]) == "Acmeにサインイン")
     }
 
+    @Test("the form may be redirected to the client: form-action allows the validated redirect URI's origin or scheme, nothing a header could not carry")
+    func formActionSource() {
+        #expect(LoginPage.formActionSource("com.example.app:/callback") == "com.example.app:")
+        #expect(LoginPage.formActionSource("https://app.example.com:8443/cb?x=1") == "https://app.example.com:8443")
+        #expect(LoginPage.formActionSource("http://127.0.0.1:9/callback") == "http://127.0.0.1:9")
+        #expect(LoginPage.formActionSource("https://evil.example;script-src *") == nil)
+        #expect(LoginPage.contentSecurityPolicy(redirectingTo: "com.example.app:/cb").contains("form-action 'self' com.example.app:;"))
+    }
+
     @Test("GET renders in the negotiated language with the tenant's name, colour and a layout that fits 320 px; a wrong password comes back localized, announced and focused; l10n overrides apply")
     func renderedPage() async throws {
         try await GatewayHarness.withGateway { harness, client, port in

@@ -21,7 +21,7 @@ extension GatewayAPIHandler {
             let texts = await loginTexts(tenantID: tenant.id, uiLocales: request.uiLocales)
             let html = LoginPage.form(tenant: tenant, texts: texts, action: "/t/\(tenant.id)/oauth2/authorize", request: request,
                                       csrf: csrf.issue(binding: Self.csrfBinding(tenant.id, validated, browser: browser)), username: validated.request.loginHint, error: nil)
-            return .ok(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy, setCookie: cookie.setCookie(browser)),
+            return .ok(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy(redirectingTo: validated.redirectURI), setCookie: cookie.setCookie(browser)),
                              body: .textHtmlCharsetUtf8(.init(html))))
         } catch let failure as AuthorizationFailure {
             switch failure {
@@ -77,7 +77,7 @@ extension GatewayAPIHandler {
                     return .unauthorized(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(error: "access_denied", errorDescription: message))))
                 }
                 let again = formAgain(message)
-                return .unauthorized(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy, setCookie: again.setCookie),
+                return .unauthorized(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy(redirectingTo: validated.redirectURI), setCookie: again.setCookie),
                                            body: .textHtmlCharsetUtf8(.init(again.html))))
             case .throttled(let retryAfter):
                 let seconds = max(1, Int((Double(retryAfter.components.seconds) + Double(retryAfter.components.attoseconds) / 1e18).rounded(.up)))
@@ -87,7 +87,7 @@ extension GatewayAPIHandler {
                                                   body: .json(.init(error: "temporarily_unavailable", errorDescription: message))))
                 }
                 let again = formAgain(message)
-                return .tooManyRequests(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy, setCookie: again.setCookie,
+                return .tooManyRequests(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy(redirectingTo: validated.redirectURI), setCookie: again.setCookie,
                                                              retryAfter: String(seconds)), body: .textHtmlCharsetUtf8(.init(again.html))))
             }
             if request.requestURI != nil {

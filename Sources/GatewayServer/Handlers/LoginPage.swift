@@ -1,3 +1,4 @@
+import Foundation
 import GatewayCore
 
 /// The server-rendered sign-in and error pages: self-contained HTML (no external assets, no
@@ -6,6 +7,27 @@ import GatewayCore
 enum LoginPage {
     /// Sent with every page.
     static let contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+    /// The sign-in form's policy. The form posts to this origin, whose answer redirects to the
+    /// client; browsers hold that redirect to `form-action` too (a real Chromium refused it
+    /// with `'self'` alone), so the validated redirect URI's origin (or custom scheme) is allowed.
+    static func contentSecurityPolicy(redirectingTo redirectURI: String) -> String {
+        guard let source = formActionSource(redirectURI) else { return contentSecurityPolicy }
+        return contentSecurityPolicy.replacingOccurrences(of: "form-action 'self'", with: "form-action 'self' \(source)")
+    }
+
+    /// `https://host[:port]`, or `scheme:` for an app's custom scheme; nil when the URI has
+    /// characters a policy cannot carry.
+    static func formActionSource(_ uri: String) -> String? {
+        guard let components = URLComponents(string: uri), let scheme = components.scheme?.lowercased(), !scheme.isEmpty,
+              scheme.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) && $0.isASCII || "+-.".unicodeScalars.contains($0) })
+        else { return nil }
+        guard scheme == "http" || scheme == "https" else { return scheme + ":" }
+        guard let host = components.percentEncodedHost, !host.isEmpty,
+              host.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || ".-:[]".unicodeScalars.contains($0)) })
+        else { return nil }
+        return "\(scheme)://\(host)" + (components.port.map { ":\($0)" } ?? "")
+    }
 
     static func escape(_ s: String) -> String {
         var out = ""
