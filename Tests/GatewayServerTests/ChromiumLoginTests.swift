@@ -6,14 +6,7 @@ struct ChromiumLoginTests {
     /// Debian's `chromium` and Python's `websocket-client` (scripts/test-requirements.txt).
     static var available: Bool {
         guard ["/usr/bin/chromium", "/usr/bin/chromium-browser"].contains(where: FileManager.default.isExecutableFile(atPath:)) else { return false }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import websocket"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        return PythonScript.canImport("websocket")
     }
 
     /// At 360×740 the page fits (no sideways scroll); a wrong password shows the Japanese error
@@ -31,19 +24,9 @@ struct ChromiumLoginTests {
                 .init(name: "scope", value: "openid"), .init(name: "state", value: "st"), .init(name: "code_challenge", value: OAuthTestKit.challenge),
                 .init(name: "code_challenge_method", value: "S256"), .init(name: "ui_locales", value: "ja"),
             ]
-            let script = RepositoryFile.url("Tests/Interop/chromium_login.py").path
             let shots = RepositoryFile.url(".build/screenshots").path
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", script, components.string!, kit.username, kit.password, "ユーザー名またはパスワードが正しくありません。", shots]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            try process.run()
-            // Read on a detached task so the gateway's event loops keep serving the browser.
-            let output = await Task.detached { String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }.value
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "\(output)")
+            let (status, output) = try await PythonScript.run("chromium_login.py", [components.string!, kit.username, kit.password, "ユーザー名またはパスワードが正しくありません。", shots])
+            #expect(status == 0, "\(output)")
             #expect(output.contains("ok mobile layout") && output.contains("ok wrong password") && output.contains("ok signed in"), "\(output)")
             #expect(FileManager.default.fileExists(atPath: shots + "/login-360x740.png"))
         }

@@ -20,11 +20,11 @@ from authlib.jose import JsonWebKey, jwt
 def main():
     base, tenant, client_id, redirect_uri, username, password = sys.argv[1:7]
     issuer = f"{base}/t/{tenant}"
-    meta = requests.get(f"{issuer}/.well-known/openid-configuration", timeout=10).json()
+    meta = requests.get(f"{issuer}/.well-known/openid-configuration", timeout=30).json()
     assert meta["issuer"] == issuer, meta
     assert meta["code_challenge_methods_supported"] == ["S256"], meta
     assert "RS256" in meta["id_token_signing_alg_values_supported"], meta
-    jwks = JsonWebKey.import_key_set(requests.get(meta["jwks_uri"], timeout=10).json())
+    jwks = JsonWebKey.import_key_set(requests.get(meta["jwks_uri"], timeout=30).json())
     print("ok discovery")
 
     session = OAuth2Session(client_id, redirect_uri=redirect_uri, scope="openid profile",
@@ -34,7 +34,7 @@ def main():
     params = {k: v[0] for k, v in parse_qs(urlparse(url).query).items()}
     assert params["code_challenge_method"] == "S256"
     params.update(username=username, password=password)
-    answer = requests.post(meta["authorization_endpoint"], data=params, headers={"Accept": "application/json"}, timeout=10)
+    answer = requests.post(meta["authorization_endpoint"], data=params, headers={"Accept": "application/json"}, timeout=30)
     answer.raise_for_status()
     redirect_to = answer.json()["redirect_to"]
     query = parse_qs(urlparse(redirect_to).query)
@@ -55,7 +55,7 @@ def main():
     assert header["alg"] == "RS256", header
     print("ok id_token")
 
-    me = session.get(f"{issuer}/v1/me", timeout=10)
+    me = session.get(f"{issuer}/v1/me", timeout=30)
     me.raise_for_status()
     assert me.json()["preferred_username"] == username, me.text
     print("ok api")
@@ -70,7 +70,7 @@ def main():
 
     revoked = session.revoke_token(meta["revocation_endpoint"], token=refreshed["refresh_token"], token_type_hint="refresh_token")
     assert revoked.status_code == 200, revoked.text
-    again = requests.post(meta["token_endpoint"], data={"grant_type": "refresh_token", "refresh_token": refreshed["refresh_token"], "client_id": client_id}, timeout=10)
+    again = requests.post(meta["token_endpoint"], data={"grant_type": "refresh_token", "refresh_token": refreshed["refresh_token"], "client_id": client_id}, timeout=30)
     assert again.status_code == 400 and again.json()["error"] == "invalid_grant", again.text
     print("ok revoke")
 
