@@ -64,6 +64,11 @@ struct AuthCLITests {
         #expect(await ctl.run(["client", "update", "--tenant", "acme", "--client-id", "ios", "--id-token-alg", "ES256"]).code == 0)
         #expect(try await store.client(tenantID: "acme", clientID: "ios")?.idTokenAlgorithm == .es256)
         #expect(await ctl.run(["client", "update", "--tenant", "acme", "--client-id", "ios", "--id-token-alg", "HS256"]).code == 2)
+        // Grant types: a known subset that includes authorization_code.
+        #expect(await ctl.run(["client", "update", "--tenant", "acme", "--client-id", "ios", "--grant-type", "authorization_code"]).code == 0)
+        #expect(try await store.client(tenantID: "acme", clientID: "ios")?.grantTypes == ["authorization_code"])
+        #expect(await ctl.run(["client", "update", "--tenant", "acme", "--client-id", "ios", "--grant-type", "password"]).code == 2)
+        #expect(await ctl.run(["client", "update", "--tenant", "acme", "--client-id", "ios", "--grant-type", "refresh_token"]).code == 2)
         #expect(await ctl.run(["client", "remove", "--tenant", "acme", "--client-id", "ios"]).code == 0)
         #expect(try await store.client(tenantID: "acme", clientID: "ios") == nil)
     }

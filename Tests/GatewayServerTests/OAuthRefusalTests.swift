@@ -27,6 +27,17 @@ struct OAuthRefusalTests {
         return URLComponents(string: location)?.queryItems?.first { $0.name == "error" }?.value
     }
 
+    @Test("a client registered without the refresh_token grant gets unauthorized_client when it refreshes")
+    func grantTypesPerClient() async throws {
+        try await GatewayHarness.withGateway { harness, client, port in
+            var kit = OAuthTestKit(harness: harness, client: client, port: port)
+            kit.clientID = "codes-only-" + UUID().uuidString.prefix(6).lowercased()
+            try await kit.setUp { $0.grantTypes = ["authorization_code"] }
+            let tokens = try await kit.tokens()
+            #expect(try OAuthTestKit.errorCode(try await kit.refresh(tokens.refreshToken)) == "unauthorized_client")
+        }
+    }
+
     @Test("code_challenge_method=plain is refused")
     func plainChallenge() async throws {
         try await withKit { kit in

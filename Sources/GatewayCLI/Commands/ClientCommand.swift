@@ -21,6 +21,7 @@ struct ClientSettingOptions: ParsableArguments {
     @Option(name: .customLong("access-token-lifetime"), help: "Access-token lifetime in seconds (default 600).") var accessLifetime: Int?
     @Option(name: .customLong("refresh-idle-lifetime"), help: "Refresh-token idle lifetime in seconds (default 7 days).") var refreshIdle: Int?
     @Option(name: .customLong("refresh-absolute-lifetime"), help: "Refresh-family absolute lifetime in seconds (default 30 days).") var refreshAbsolute: Int?
+    @Option(name: .customLong("grant-type"), help: "Grant type the client may use at the token endpoint (repeatable: authorization_code, refresh_token; default both).") var grantTypes: [String] = []
     @Option(name: .customLong("id-token-alg"), help: "ID-token signing algorithm: RS256 (default, as OpenID Connect requires) or ES256.") var idTokenAlgorithm: SigningKey.Algorithm?
 
     func apply(to client: inout OAuthClient) {
@@ -33,6 +34,7 @@ struct ClientSettingOptions: ParsableArguments {
         if let refreshIdle { client.refreshIdleLifetimeSeconds = refreshIdle }
         if let refreshAbsolute { client.refreshAbsoluteLifetimeSeconds = refreshAbsolute }
         if let idTokenAlgorithm { client.idTokenSigningAlgorithm = idTokenAlgorithm }
+        if !grantTypes.isEmpty { client.grantTypes = grantTypes }
     }
 }
 
@@ -46,6 +48,7 @@ enum ClientText {
             "  require PAR:          \(c.requirePAR)",
             "  DPoP:                 \(c.dpopBound)",
             "  ID-token algorithm:   \(c.idTokenAlgorithm.rawValue)",
+            "  grant types:          \((c.grantTypes ?? OAuthClient.knownGrantTypes).joined(separator: " "))",
             "  lifetimes (s):        access \(c.accessTokenLifetimeSeconds), refresh idle \(c.refreshIdleLifetimeSeconds), absolute \(c.refreshAbsoluteLifetimeSeconds)",
         ]
     }

@@ -23,6 +23,17 @@ public struct OAuthClient: Sendable, Codable, Equatable {
 
     /// The algorithm of this client's ID tokens.
     public var idTokenAlgorithm: SigningKey.Algorithm { idTokenSigningAlgorithm ?? .rs256 }
+    /// `grant_types` the token endpoint accepts from this client; nil means both
+    /// `authorization_code` and `refresh_token`.
+    public var grantTypes: [String]?
+
+    /// The grant types the token endpoint knows.
+    public static let knownGrantTypes = ["authorization_code", "refresh_token"]
+
+    /// Whether the client may use `grantType` at the token endpoint.
+    public func allows(grantType: String) -> Bool {
+        (grantTypes ?? Self.knownGrantTypes).contains(grantType)
+    }
 
     public init(
         tenantID: String, clientID: String, confidential: Bool = false, redirectURIs: [String],
@@ -74,6 +85,12 @@ public struct OAuthClient: Sendable, Codable, Equatable {
             }
         }
         for scope in allowedScopes where scope.isEmpty || scope.contains(" ") { try fail("invalid --scope '\(scope)'") }
+        if let grantTypes {
+            for grant in grantTypes where !Self.knownGrantTypes.contains(grant) {
+                try fail("--grant-type must be one of \(Self.knownGrantTypes.joined(separator: ", ")), got '\(grant)'")
+            }
+            if !grantTypes.contains("authorization_code") { try fail("--grant-type must include authorization_code (the only way to first get tokens)") }
+        }
         for (name, value) in [("access-token", accessTokenLifetimeSeconds), ("refresh-idle", refreshIdleLifetimeSeconds), ("refresh-absolute", refreshAbsoluteLifetimeSeconds)] where value < 1 {
             try fail("--\(name)-lifetime must be a positive number of seconds")
         }

@@ -43,6 +43,7 @@ public struct TokenService: Sendable {
 
     /// `authorization_code` grant.
     public func exchangeCode(issuer: String, client: OAuthClient, code: String, redirectURI: String?, verifier: String?, dpopJKT: String?) async throws -> TokenResponse {
+        guard client.allows(grantType: "authorization_code") else { throw OAuthError.unauthorizedClient("this client may not use the authorization_code grant") }
         let tenantID = client.tenantID
         guard let grant = try await codes.redeem(code, tenantID: tenantID) else {
             if let familyID = try await codes.familyOfUsedCode(code, tenantID: tenantID) {
@@ -72,6 +73,8 @@ public struct TokenService: Sendable {
 
     /// `refresh_token` grant: rotation with reuse detection.
     public func refresh(issuer: String, client: OAuthClient, refreshToken: String, dpopJKT: String?) async throws -> TokenResponse {
+        // Refused before the token is looked at, so it is not burned.
+        guard client.allows(grantType: "refresh_token") else { throw OAuthError.unauthorizedClient("this client may not use the refresh_token grant") }
         let issuedAt = now()
         // Checks that must not burn the token: DPoP binding and the user still being enabled.
         var checkedUser: LocalUser?
