@@ -43,7 +43,10 @@ struct LoginPageTests {
             #expect(html.contains(">ユーザー名</label>") && html.contains(">パスワード</label>"))
             #expect(html.contains("box-sizing:border-box") && html.contains("min-height:44px") && html.contains("prefers-color-scheme:dark"))
             #expect(html.contains("#0A7B83"))
-            #expect(!html.contains("<script"))
+            // One script (the show-password toggle), allowed by its hash and nothing else.
+            #expect(html.components(separatedBy: "<script").count == 2)
+            #expect(page.headers.contentSecurityPolicy?.contains("script-src '\(LoginPage.showPasswordScriptHash)'") == true)
+            #expect(html.contains("パスワードを表示"))
             #expect(html.contains("name=\"ui_locales\" value=\"fr ja\""))
 
             // Accept-Language alone picks Japanese too.

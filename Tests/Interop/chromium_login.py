@@ -92,6 +92,13 @@ try:
     screenshot("login-360x740.png")
     print("ok mobile layout")
 
+    # The show-password checkbox runs under the CSP (its script is allowed by hash).
+    evaluate("document.getElementById('show-password').click()")
+    assert evaluate("document.getElementById('password').type") == "text", "show password did not work"
+    evaluate("document.getElementById('show-password').click()")
+    assert evaluate("document.getElementById('password').type") == "password"
+    print("ok show password")
+
     load(lambda: submit("not-the-password"))
     alert = evaluate("(document.querySelector('[role=alert]') || {}).textContent || ''")
     assert expected_error in alert, f"no localized error, got {alert!r}"

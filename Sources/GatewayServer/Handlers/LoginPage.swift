@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GatewayCore
 
@@ -6,7 +7,12 @@ import GatewayCore
 /// fields, localized (``LoginTexts``), themed with the tenant's name and colour.
 enum LoginPage {
     /// Sent with every page.
-    static let contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    static let contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; script-src '\(showPasswordScriptHash)'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+    /// The page's one script: the show-password checkbox. Allowed by its hash, so no other
+    /// script (inline or injected) can run; without it the form still works.
+    static let showPasswordScript = "document.getElementById('show-password').addEventListener('change',function(e){document.getElementById('password').type=e.target.checked?'text':'password'})"
+    static let showPasswordScriptHash = "sha256-" + Data(SHA256.hash(data: Data(showPasswordScript.utf8))).base64EncodedString()
 
     /// The sign-in form's policy. The form posts to this origin, whose answer redirects to the
     /// client; browsers hold that redirect to `form-action` too (a real Chromium refused it
@@ -56,6 +62,7 @@ enum LoginPage {
             + "label{display:block;margin-top:1rem;font-weight:600}"
             + "input{display:block;width:100%;min-height:44px;margin-top:.25rem;padding:.5rem .75rem;font-size:1rem;border:1px solid #767676;border-radius:.375rem;background:inherit;color:inherit}"
             + "input:focus{outline:3px solid \(primary);outline-offset:1px}"
+            + ".check{display:flex;align-items:center;gap:.5rem;min-height:44px;margin-top:.5rem;font-weight:400}.check input{width:auto;min-height:0;margin:0}"
             + "button{display:block;width:100%;min-height:44px;margin-top:1.5rem;padding:.6rem 1.2rem;font-size:1rem;font-weight:600;border:0;border-radius:.375rem;background:\(primary);color:#fff;cursor:pointer}"
             + ".error{color:#b00020;background:#fdecee;border-radius:.375rem;padding:.5rem .75rem;overflow-wrap:anywhere}"
             + "@media (prefers-color-scheme:dark){body{color:#eee;background:#121212}input{border-color:#999}.error{color:#ffb4ab;background:#3b1214}}"
@@ -88,7 +95,8 @@ enum LoginPage {
             <form method="post" action="\(escape(action))">\(fields)
             <label for="username">\(escape(texts.text("login.username")))</label><input id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" required value="\(escape(username ?? ""))"\(error == nil ? " autofocus" : "")>
             <label for="password">\(escape(texts.text("login.password")))</label><input id="password" name="password" type="password" autocomplete="current-password" required\(invalid)\(error == nil ? "" : " autofocus")>
-            <button type="submit">\(escape(texts.text("login.submit")))</button></form>
+            <label class="check"><input type="checkbox" id="show-password"> \(escape(texts.text("login.show_password")))</label>
+            <button type="submit">\(escape(texts.text("login.submit")))</button></form><script>\(showPasswordScript)</script>
             """, locale: texts.locale, theme: tenant.theme)
     }
 
