@@ -69,6 +69,8 @@ struct AuthCLITests {
         #expect(try await store.client(tenantID: "acme", clientID: "ios")?.grantTypes == ["authorization_code"])
         #expect(await ctl.run(["client", "update", "--tenant", "acme", "--client-id", "ios", "--grant-type", "password"]).code == 2)
         #expect(await ctl.run(["client", "update", "--tenant", "acme", "--client-id", "ios", "--grant-type", "refresh_token"]).code == 2)
+        #expect(await ctl.run(["client", "update", "--tenant", "acme", "--client-id", "ios", "--dpop-nonce"]).code == 0)
+        #expect(try await store.client(tenantID: "acme", clientID: "ios")?.dpopNonceRequired == true)
         #expect(await ctl.run(["client", "remove", "--tenant", "acme", "--client-id", "ios"]).code == 0)
         #expect(try await store.client(tenantID: "acme", clientID: "ios") == nil)
     }

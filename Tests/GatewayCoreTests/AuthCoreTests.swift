@@ -104,3 +104,20 @@ struct RS256Tests {
         try JWS.verify(parsed, key: restored.verificationKey, accepted: [.rs256])
     }
 }
+
+@Suite("DPoP server nonces")
+struct DPoPNonceTests {
+    @Test("a nonce holds in its window and the next, for its tenant only, and cannot be forged")
+    func windows() {
+        let nonces = DPoPNonces(masterKey: .generate(), window: 300)
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let nonce = nonces.current(tenantID: "acme", now: start)
+        #expect(nonces.isValid(nonce, tenantID: "acme", now: start))
+        #expect(nonces.isValid(nonce, tenantID: "acme", now: start.addingTimeInterval(300)))
+        #expect(!nonces.isValid(nonce, tenantID: "acme", now: start.addingTimeInterval(600)))
+        #expect(!nonces.isValid(nonce, tenantID: "beta", now: start))
+        #expect(!nonces.isValid("1800.forged", tenantID: "acme", now: start))
+        // Another gateway with another master key does not accept it; one with the same key does.
+        #expect(!DPoPNonces(masterKey: .generate()).isValid(nonce, tenantID: "acme", now: start))
+    }
+}

@@ -27,6 +27,32 @@ struct OAuthRefusalTests {
         return URLComponents(string: location)?.queryItems?.first { $0.name == "error" }?.value
     }
 
+    @Test("a client registered with --dpop-nonce: a proof without the server nonce gets use_dpop_nonce and a DPoP-Nonce header; with it, tokens (and the next nonce); another tenant's or a made-up nonce is refused")
+    func dpopServerNonce() async throws {
+        try await GatewayHarness.withGateway { harness, client, port in
+            var kit = OAuthTestKit(harness: harness, client: client, port: port)
+            kit.clientID = "nonce-app-" + UUID().uuidString.prefix(6).lowercased()
+            try await kit.setUp { $0.dpopBound = true; $0.dpopNonceRequired = true }
+            let key = P256.Signing.PrivateKey()
+            let url = "\(kit.issuer)/oauth2/token"
+            let code = try await kit.code()
+            // No nonce: refused, the code is not spent, and the answer names the nonce to use.
+            let first = try await kit.exchange(code, dpop: try DPoPProof.make(key: key, method: "POST", url: url))
+            guard case .badRequest(let refusal) = first else { Issue.record("expected use_dpop_nonce, got \(first)"); return }
+            #expect(try refusal.body.json.error == "use_dpop_nonce")
+            let nonce = try #require(refusal.headers.dPoPNonce)
+            // A made-up nonce, and one of another tenant, are refused the same way.
+            let forged = try await kit.exchange(code, dpop: try DPoPProof.make(key: key, method: "POST", url: url, nonce: "1.forged"))
+            #expect(try OAuthTestKit.errorCode(forged) == "use_dpop_nonce")
+            let foreign = harness.bootstrap.services.dpopNonces.current(tenantID: "other-tenant")
+            #expect(try OAuthTestKit.errorCode(try await kit.exchange(code, dpop: try DPoPProof.make(key: key, method: "POST", url: url, nonce: foreign))) == "use_dpop_nonce")
+            // With the nonce: tokens, bound to the key, and the next nonce.
+            let issued = try await kit.exchange(code, dpop: try DPoPProof.make(key: key, method: "POST", url: url, nonce: nonce)).ok
+            #expect(try issued.body.json.tokenType == .dPoP)
+            #expect(issued.headers.dPoPNonce != nil)
+        }
+    }
+
     @Test("a client registered without the refresh_token grant gets unauthorized_client when it refreshes")
     func grantTypesPerClient() async throws {
         try await GatewayHarness.withGateway { harness, client, port in
@@ -249,8 +275,9 @@ struct OAuthRefusalTests {
 
 /// Builds DPoP proofs like a client would.
 enum DPoPProof {
-    static func make(key: P256.Signing.PrivateKey, method: String, url: String, accessToken: String? = nil, iat: Date = Date()) throws -> String {
+    static func make(key: P256.Signing.PrivateKey, method: String, url: String, accessToken: String? = nil, iat: Date = Date(), nonce: String? = nil) throws -> String {
         var claims: [String: JSONValue] = ["htm": .string(method), "htu": .string(url), "jti": .string(UUID().uuidString), "iat": .number(iat.timeIntervalSince1970.rounded(.down))]
+        if let nonce { claims["nonce"] = .string(nonce) }
         if let accessToken { claims["ath"] = .string(Base64URL.encode(SHA256.hash(data: Data(accessToken.utf8)))) }
         return try JWS.sign(claims: claims, typ: "dpop+jwt", kid: nil, key: key, extraHeader: ["jwk": .object(JWK.publicJWK(key.publicKey))])
     }

@@ -21,6 +21,7 @@ struct ClientSettingOptions: ParsableArguments {
     @Option(name: .customLong("access-token-lifetime"), help: "Access-token lifetime in seconds (default 600).") var accessLifetime: Int?
     @Option(name: .customLong("refresh-idle-lifetime"), help: "Refresh-token idle lifetime in seconds (default 7 days).") var refreshIdle: Int?
     @Option(name: .customLong("refresh-absolute-lifetime"), help: "Refresh-family absolute lifetime in seconds (default 30 days).") var refreshAbsolute: Int?
+    @Flag(name: .customLong("dpop-nonce"), inversion: .prefixedNo, help: "Require a server nonce in DPoP proofs at the token endpoint (RFC 9449 §8).") var dpopNonce: Bool?
     @Option(name: .customLong("grant-type"), help: "Grant type the client may use at the token endpoint (repeatable: authorization_code, refresh_token; default both).") var grantTypes: [String] = []
     @Option(name: .customLong("id-token-alg"), help: "ID-token signing algorithm: RS256 (default, as OpenID Connect requires) or ES256.") var idTokenAlgorithm: SigningKey.Algorithm?
 
@@ -35,6 +36,7 @@ struct ClientSettingOptions: ParsableArguments {
         if let refreshAbsolute { client.refreshAbsoluteLifetimeSeconds = refreshAbsolute }
         if let idTokenAlgorithm { client.idTokenSigningAlgorithm = idTokenAlgorithm }
         if !grantTypes.isEmpty { client.grantTypes = grantTypes }
+        if let dpopNonce { client.dpopNonceRequired = dpopNonce }
     }
 }
 
@@ -46,7 +48,7 @@ enum ClientText {
             "  post-logout URIs:     \(c.postLogoutRedirectURIs.joined(separator: " "))",
             "  scopes:               \(c.allowedScopes.joined(separator: " "))",
             "  require PAR:          \(c.requirePAR)",
-            "  DPoP:                 \(c.dpopBound)",
+            "  DPoP:                 \(c.dpopBound)\(c.dpopNonceRequired == true ? " (server nonce required)" : "")",
             "  ID-token algorithm:   \(c.idTokenAlgorithm.rawValue)",
             "  grant types:          \((c.grantTypes ?? OAuthClient.knownGrantTypes).joined(separator: " "))",
             "  lifetimes (s):        access \(c.accessTokenLifetimeSeconds), refresh idle \(c.refreshIdleLifetimeSeconds), absolute \(c.refreshAbsoluteLifetimeSeconds)",

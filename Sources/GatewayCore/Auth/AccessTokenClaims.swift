@@ -20,6 +20,8 @@ public enum TokenRejection: Error, Sendable, Equatable {
     case invalidToken(String)
     /// `invalid_dpop_proof`.
     case invalidDPoPProof(String)
+    /// `use_dpop_nonce`: the proof must carry a current server nonce (RFC 9449 §8).
+    case dpopNonceRequired
     /// No token at all.
     case missing
 
@@ -27,6 +29,7 @@ public enum TokenRejection: Error, Sendable, Equatable {
         switch self {
         case .invalidToken(let d), .invalidDPoPProof(let d): d
         case .missing: "an access token is required"
+        case .dpopNonceRequired: "the DPoP proof must carry the server's current nonce (DPoP-Nonce header)"
         }
     }
 }

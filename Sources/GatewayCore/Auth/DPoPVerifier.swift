@@ -15,7 +15,10 @@ public struct DPoPVerifier: Sendable {
     }
 
     /// Returns the proof key's thumbprint (`jkt`).
-    public func verify(proof: String, method: String, url: String, accessToken: String?) async throws -> String {
+    /// - Parameter nonce: when set, the proof's `nonce` claim must satisfy it, else
+    ///   ``TokenRejection/dpopNonceRequired`` (checked before the `jti` is recorded, so the
+    ///   client can retry with a new proof).
+    public func verify(proof: String, method: String, url: String, accessToken: String?, nonce: (@Sendable (String) -> Bool)? = nil) async throws -> String {
         func fail(_ d: String) -> TokenRejection { .invalidDPoPProof(d) }
         guard let parsed = try? JWS.parse(proof) else { throw fail("malformed DPoP proof") }
         guard parsed.header["typ"]?.stringValue == "dpop+jwt" else { throw fail("DPoP proof typ must be dpop+jwt") }
@@ -31,6 +34,9 @@ public struct DPoPVerifier: Sendable {
         if let accessToken {
             let ath = Base64URL.encode(SHA256.hash(data: Data(accessToken.utf8)))
             guard c["ath"]?.stringValue == ath else { throw fail("DPoP ath does not match the access token") }
+        }
+        if let nonce {
+            guard let presented = c["nonce"]?.stringValue, nonce(presented) else { throw TokenRejection.dpopNonceRequired }
         }
         let jkt = JWK.thumbprint(key)
         guard try await cache.setIfAbsent("oauth:dpop-jti:\(jkt):\(jti)", [1], ttl: .seconds(Int(Self.window) * 2 + 10)) else {

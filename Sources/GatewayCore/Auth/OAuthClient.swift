@@ -23,6 +23,10 @@ public struct OAuthClient: Sendable, Codable, Equatable {
 
     /// The algorithm of this client's ID tokens.
     public var idTokenAlgorithm: SigningKey.Algorithm { idTokenSigningAlgorithm ?? .rs256 }
+    /// Require a server nonce in this client's DPoP proofs at the token endpoint (RFC 9449 §8);
+    /// nil or false: not required.
+    public var dpopNonceRequired: Bool?
+
     /// `grant_types` the token endpoint accepts from this client; nil means both
     /// `authorization_code` and `refresh_token`.
     public var grantTypes: [String]?

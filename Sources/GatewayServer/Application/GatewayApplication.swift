@@ -19,6 +19,8 @@ public struct GatewayServices: Sendable {
     public let issuerBase: IssuerBase
     /// CSRF tokens of the sign-in form.
     public let csrf: CSRFTokens
+    /// Server nonces for DPoP proofs (derived from the master key, like `csrf`).
+    public let dpopNonces: DPoPNonces
     /// The mini-app operations; nil answers them with 500 (a wiring bug).
     public let miniApps: MiniAppService?
     /// Time budget of one request for its upstream calls (deadline propagated to each call).
@@ -36,10 +38,11 @@ public struct GatewayServices: Sendable {
 
     public init(
         directory: TenantDirectory, cache: any Cache, metrics: GatewayMetrics, readiness: ReadinessProbe,
-        auth: AuthorizationServer, issuerBase: IssuerBase, csrf: CSRFTokens,
+        auth: AuthorizationServer, issuerBase: IssuerBase, csrf: CSRFTokens, dpopNonces: DPoPNonces,
         miniApps: MiniAppService? = nil, upstreamBudget: Duration = .seconds(5), homePartBudget: Duration = .milliseconds(800), rateLimits: RateLimiter.Limits = .init(),
         userState: UserStateServices? = nil, bodyLimits: BodyLimits = .init(), tracer: (any Tracer)? = nil
     ) {
+        self.dpopNonces = dpopNonces
         self.tracer = tracer
         self.userState = userState
         self.bodyLimits = bodyLimits
@@ -70,7 +73,7 @@ public enum GatewayApplication {
             directory: services.directory, metrics: services.metrics, readiness: services.readiness,
             auth: services.auth, issuerBase: services.issuerBase, csrf: services.csrf,
             miniApps: services.miniApps, upstreamBudget: services.upstreamBudget,
-            homePartBudget: services.homePartBudget, userState: services.userState
+            homePartBudget: services.homePartBudget, userState: services.userState, dpopNonces: services.dpopNonces
         )
         var routes = RouteTable()
         // Register into a throwaway router first to learn the route table the problem

@@ -108,6 +108,7 @@ public struct GatewayBootstrap: Sendable {
             auth: auth,
             issuerBase: issuerBase,
             csrf: CSRFTokens(masterKey: masterKey),
+            dpopNonces: DPoPNonces(masterKey: masterKey),
             miniApps: MiniAppService(platform: platform, provisioning: provisioning, answers: answers, demoCatalog: demoCatalog(configuration.demoCatalogPath, logger: logger)),
             upstreamBudget: configuration.upstreamBudget,
             homePartBudget: configuration.homePartBudget,

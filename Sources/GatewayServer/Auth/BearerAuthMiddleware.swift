@@ -64,6 +64,9 @@ struct BearerAuthMiddleware: RouterMiddleware {
             challenge = #"Bearer error="invalid_token", error_description=""# + detail.replacingOccurrences(of: "\"", with: "'") + #"", DPoP algs="ES256""#
         case .invalidDPoPProof(let detail):
             challenge = #"DPoP error="invalid_dpop_proof", error_description=""# + detail.replacingOccurrences(of: "\"", with: "'") + #"", algs="ES256""#
+        case .dpopNonceRequired:
+            // Resource-server nonces (RFC 9449 §9) are not issued; kept total for the enum.
+            challenge = #"DPoP error="use_dpop_nonce", algs="ES256""#
         }
         let code = rejection == .missing ? "unauthorized" : (rejection.detail.contains("DPoP") ? "invalid_dpop_proof" : "invalid_token")
         return GatewayProblem(status: 401, code: code, title: "Unauthorized", detail: rejection.detail, headers: [(name: "WWW-Authenticate", value: challenge)])

@@ -11,9 +11,18 @@ extension GatewayAPIHandler {
             let (clientID, secret) = Self.clientCredentials(form.clientId, form.clientSecret)
             let client = try await auth.authenticateClient(tenantID: tenant.id, clientID: clientID, secret: secret)
             var jkt: String?
+            // Clients registered with --dpop-nonce get a fresh nonce with every answer.
+            let nonce = client.dpopNonceRequired == true ? dpopNonces.current(tenantID: tenant.id) : nil
             if let proof = input.headers.dPoP {
+                let nonces = dpopNonces
+                let tenantID = tenant.id
+                var nonceCheck: (@Sendable (String) -> Bool)?
+                if nonce != nil { nonceCheck = { nonces.isValid($0, tenantID: tenantID) } }
                 do {
-                    jkt = try await auth.dpop.verify(proof: proof, method: "POST", url: issuer + "/oauth2/token", accessToken: nil)
+                    jkt = try await auth.dpop.verify(proof: proof, method: "POST", url: issuer + "/oauth2/token", accessToken: nil, nonce: nonceCheck)
+                } catch TokenRejection.dpopNonceRequired {
+                    return .badRequest(.init(headers: .init(cacheControl: "no-store", dPoPNonce: nonce),
+                                             body: .json(Self.errorBody(OAuthError("use_dpop_nonce", TokenRejection.dpopNonceRequired.detail)))))
                 } catch let rejection as TokenRejection {
                     throw OAuthError.invalidDPoPProof(rejection.detail)
                 }
@@ -36,7 +45,7 @@ extension GatewayAPIHandler {
             metrics.recordTokenIssued(tenant: tenant.id, grantType: form.grantType ?? "")
             let body = Components.Schemas.TokenResponse(accessToken: response.accessToken, tokenType: .init(rawValue: response.tokenType) ?? .bearer,
                                                         expiresIn: response.expiresIn, refreshToken: response.refreshToken, idToken: response.idToken, scope: response.scope)
-            return .ok(.init(headers: .init(cacheControl: "no-store", pragma: "no-cache"), body: .json(body)))
+            return .ok(.init(headers: .init(cacheControl: "no-store", pragma: "no-cache", dPoPNonce: nonce), body: .json(body)))
         } catch let error as OAuthError {
             if error.status == 401 { return .unauthorized(.init(headers: .init(cacheControl: "no-store"), body: .json(Self.errorBody(error)))) }
             return .badRequest(.init(headers: .init(cacheControl: "no-store"), body: .json(Self.errorBody(error))))

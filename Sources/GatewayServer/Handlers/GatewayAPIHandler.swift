@@ -18,4 +18,6 @@ struct GatewayAPIHandler: APIProtocol {
     let homePartBudget: Duration
     /// Consents and mini-app access tokens.
     let userState: UserStateServices?
+    /// Server nonces for the DPoP proofs of clients that require them.
+    let dpopNonces: DPoPNonces
 }
