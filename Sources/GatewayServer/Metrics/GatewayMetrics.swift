@@ -22,9 +22,9 @@ public final class GatewayMetrics: Sendable {
     }
 
     private let routes = Mutex<[RouteKey: RouteInstruments]>([:])
-    /// Per tenant (only tenants that exist, so the label stays bounded by the tenant count).
-    private let tenantRequests = Mutex<[String: Prometheus.Counter]>([:])
-    private let tokensIssued = Mutex<[String: Prometheus.Counter]>([:])
+    /// Counters made on first use, by name and label values (per-tenant ones only for tenants
+    /// that exist, so the labels stay bounded by the tenant count).
+    private let labelledCounters = Mutex<[String: Prometheus.Counter]>([:])
     /// Gauges set from live state just before each exposition (pool connections, ...).
     private let samplers = Mutex<[@Sendable () -> Void]>([])
 
@@ -85,24 +85,22 @@ public final class GatewayMetrics: Sendable {
 
     /// Counts one answered request of an existing tenant, by status class (`2xx` … `5xx`).
     func recordTenantRequest(tenant: String, status: Int) {
-        let key = "\(tenant)|\(status / 100)"
-        let counter = tenantRequests.withLock { cache in
-            if let found = cache[key] { return found }
-            let made = registry.makeCounter(descriptor: Self.descriptor("gateway_tenant_requests_total", "Answered requests of each tenant by status class."),
-                                            labels: [("tenant", tenant), ("class", "\(status / 100)xx")])
-            cache[key] = made
-            return made
-        }
-        counter.increment()
+        increment("gateway_tenant_requests_total", "Answered requests of each tenant by status class.",
+                  labels: [("tenant", tenant), ("class", "\(status / 100)xx")])
     }
 
     /// Counts tokens issued by the token endpoint, by tenant and grant type (refresh/s).
     func recordTokenIssued(tenant: String, grantType: String) {
-        let key = "\(tenant)|\(grantType)"
-        let counter = tokensIssued.withLock { cache in
+        increment("gateway_tokens_issued_total", "Token responses of the token endpoint by tenant and grant type.",
+                  labels: [("tenant", tenant), ("grant_type", grantType)])
+    }
+
+    /// Increments the counter `name` with `labels`, making it on first use.
+    private func increment(_ name: String, _ help: String, labels: [(String, String)]) {
+        let key = ([name] + labels.map(\.1)).joined(separator: "|")
+        let counter = labelledCounters.withLock { cache in
             if let found = cache[key] { return found }
-            let made = registry.makeCounter(descriptor: Self.descriptor("gateway_tokens_issued_total", "Token responses of the token endpoint by tenant and grant type."),
-                                            labels: [("tenant", tenant), ("grant_type", grantType)])
+            let made = registry.makeCounter(descriptor: Self.descriptor(name, help), labels: labels)
             cache[key] = made
             return made
         }

@@ -25,16 +25,8 @@ struct HTTPMetricsMiddleware: RouterMiddleware {
     private func record(_ request: Request, _ context: Context, status: Int, since start: ContinuousClock.Instant) {
         let route = context.endpointPath ?? "unmatched"
         metrics.recordRequest(route: route, method: request.method.rawValue, status: status, duration: ContinuousClock.now - start)
-        if let tenant = Self.tenantID(in: request.uri.path), directory.tenant(tenant) != nil {
-            metrics.recordTenantRequest(tenant: tenant, status: status)
+        if let segment = TenantResolutionMiddleware.tenantSegment(of: request.uri.path), let tenant = directory.tenant(String(segment)) {
+            metrics.recordTenantRequest(tenant: tenant.id, status: status)
         }
-    }
-
-    /// The `{tenant}` of a `/t/{tenant}/…` path.
-    static func tenantID(in path: String) -> String? {
-        guard path.hasPrefix("/t/") else { return nil }
-        let rest = path.utf8.dropFirst(3)
-        guard let slash = rest.firstIndex(of: UInt8(ascii: "/")) else { return nil }
-        return String(path[rest.startIndex..<slash])
     }
 }
