@@ -133,6 +133,10 @@ enum PostgresMigrations {
             "DROP FUNCTION gateway_rotate_refresh(TEXT, TEXT, TEXT, TEXT, BIGINT, BIGINT)",
             rotateRefreshFunction(returningAuthTime: true),
         ]),
+        ("v8-tenant-logo", [
+            // The sign-in page's logo (absolute https URL); none for tenants from before.
+            "ALTER TABLE tenants ADD COLUMN theme_logo_url TEXT",
+        ]),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the

@@ -68,6 +68,7 @@ struct CLIHarness {
         "--cache-max-days", "7",
         "--primary-color", "#112233",
         "--secondary-color", "#445566",
+        "--logo-url", "https://cdn.example.com/acme/logo.png",
         "--manifest-ttl", "11", "--catalog-ttl", "12", "--localization-ttl", "13", "--public-key-ttl", "14",
         "--host-min-version", "2.1", "--host-latest-version", "2.4.0", "--host-update-url", "https://apps.example.com/acme",
         "--flag", "beta.checkout=true", "--flag", "dark-mode=false",

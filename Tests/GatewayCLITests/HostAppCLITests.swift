@@ -45,6 +45,21 @@ import Testing
         #expect(audit.dropFirst().first?["changedFields"] as? [String] == ["hostApp.minimumVersion", "hostApp.updateURL"])
     }
 
+    @Test func logoURLIsSetShownExportedAndCleared() async throws {
+        let ctl = try CLIHarness()
+        defer { ctl.remove() }
+        #expect(await ctl.run(CLIHarness.fullCreate).code == 0)
+        #expect(try await ctl.store().tenant(id: "acme")?.theme.logoURL == "https://cdn.example.com/acme/logo.png")
+        #expect(await ctl.run(["tenant", "show", "acme"]).output.contains("https://cdn.example.com/acme/logo.png"))
+        let json = try #require(try await ctl.run(["tenant", "show", "acme", "--json"]).json() as? [String: Any])
+        #expect((json["theme"] as? [String: String])?["logoURL"] == "https://cdn.example.com/acme/logo.png")
+        let changed = await ctl.run(["tenant", "update", "acme", "--logo-url", "https://cdn.example.com/acme/logo-2.png"])
+        #expect(changed.output == "updated tenant acme (configVersion 2): changed theme.logoURL\n")
+        let cleared = await ctl.run(["tenant", "update", "acme", "--logo-url", ""])
+        #expect(cleared.output == "updated tenant acme (configVersion 3): changed theme.logoURL\n")
+        #expect(try await ctl.store().tenant(id: "acme")?.theme.logoURL == nil)
+    }
+
     static let badCommands: [([String], String)] = [
         (["--host-min-version", "2.x"], "error: --host-min-version must be a version of 1-4 dot-separated numbers of 1-6 digits (like 2.4.0), got \"2.x\"\n"),
         (["--host-latest-version", "1.2.3.4.5"], "error: --host-latest-version must be a version"),
@@ -55,6 +70,9 @@ import Testing
         (["--host-update-url", "http://apps.example.com"], "error: --host-update-url must be an absolute https URL, got \"http://apps.example.com\"\n"),
         (["--host-update-url", "not a url"], "error: --host-update-url must be an absolute https URL, got \"not a url\"\n"),
         (["--host-update-url", "https://"], "error: --host-update-url must be an absolute https URL"),
+        (["--logo-url", "http://cdn.example.com/logo.png"], "error: --logo-url must be an absolute https URL, got \"http://cdn.example.com/logo.png\"\n"),
+        (["--logo-url", "javascript:alert(1)"], "error: --logo-url must be an absolute https URL"),
+        (["--logo-url", "https://cdn.example.com/" + String(repeating: "a", count: 2100)], "error: --logo-url must be at most"),
         (["--flag", "beta"], "error: --flag must be name=true or name=false, got \"beta\"\n"),
         (["--flag", "beta=yes"], "error: --flag must be name=true or name=false, got \"beta=yes\"\n"),
         (["--flag", "beta="], "error: --flag must be name=true or name=false"),

@@ -21,6 +21,7 @@ extension TenantField {
         case .cacheMaxDays: "--cache-max-days"
         case .themePrimaryColor: "--primary-color"
         case .themeSecondaryColor: "--secondary-color"
+        case .themeLogoURL: "--logo-url"
         case .manifestTTL: "--manifest-ttl"
         case .catalogTTL: "--catalog-ttl"
         case .localizationTTL: "--localization-ttl"

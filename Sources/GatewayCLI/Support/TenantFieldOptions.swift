@@ -19,6 +19,7 @@ struct TenantFieldOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Max days since last use of a cached mini app (0 = no limit, up to 3650).") var cacheMaxDays: Int?
     @Option(help: "Primary theme colour, #RRGGBB.") var primaryColor: String?
     @Option(help: "Secondary theme colour, #RRGGBB.") var secondaryColor: String?
+    @Option(name: .customLong("logo-url"), help: "Logo on the sign-in page (absolute https URL; empty clears).") var logoURL: String?
     @Option(parsing: .unconditional, help: "Manifest cache TTL, seconds (1-604800).") var manifestTTL: Int?
     @Option(parsing: .unconditional, help: "Catalog cache TTL, seconds (1-604800).") var catalogTTL: Int?
     @Option(parsing: .unconditional, help: "Localization cache TTL, seconds (1-604800).") var localizationTTL: Int?
@@ -34,7 +35,7 @@ struct TenantFieldOptions: ParsableArguments {
         let values: [Any?] = [
             displayName, projectID, subscriptionKey, platformURL, previewMode, requireSignature,
             provisioningURL, superAppID, superAppVersion, provisioningAPIKey, storageMaxBytes,
-            cacheMaxCount, cacheMaxDays, primaryColor, secondaryColor,
+            cacheMaxCount, cacheMaxDays, primaryColor, secondaryColor, logoURL,
             manifestTTL, catalogTTL, localizationTTL, publicKeyTTL,
             hostMinVersion, hostLatestVersion, hostUpdateURL,
         ]
@@ -60,6 +61,7 @@ struct TenantFieldOptions: ParsableArguments {
         if let cacheMaxDays { tenant.cacheRules.maxDays = cacheMaxDays }
         if let primaryColor { tenant.theme.primaryColor = primaryColor }
         if let secondaryColor { tenant.theme.secondaryColor = secondaryColor }
+        if let value = optional(logoURL) { tenant.theme.logoURL = value }
         if let manifestTTL { tenant.cacheTTLs.manifestSeconds = manifestTTL }
         if let catalogTTL { tenant.cacheTTLs.catalogSeconds = catalogTTL }
         if let localizationTTL { tenant.cacheTTLs.localizationSeconds = localizationTTL }

@@ -49,7 +49,31 @@ public struct ValidatedAuthorization: Sendable, Equatable {
 /// Why an authorization request failed.
 public enum AuthorizationFailure: Error, Sendable, Equatable {
     /// Client or redirect URI cannot be trusted: show an error page, never redirect.
-    case errorPage(String)
+    case errorPage(AuthorizationPageError)
     /// Redirect the error back to the (validated) client per RFC 6749 §4.1.2.1.
     case redirect(OAuthError, redirectURI: String, state: String?)
+}
+
+/// Why a request gets an error page instead of a redirect: nothing in it can be trusted to
+/// send the user back. Each has a localizable text key (`login.error.<rawValue>`).
+public enum AuthorizationPageError: String, Error, Sendable, Equatable, CaseIterable {
+    case requestURIInvalid = "request_uri_invalid"
+    case requestURIUnknown = "request_uri_unknown"
+    case unknownClient = "unknown_client"
+    case redirectURINotRegistered = "redirect_uri_not_registered"
+    case redirectURIRequired = "redirect_uri_required"
+
+    /// The English text (the page localizes through `key`).
+    public var message: String {
+        switch self {
+        case .requestURIInvalid: "The request_uri is invalid."
+        case .requestURIUnknown: "The request_uri is unknown, expired or already used."
+        case .unknownClient: "Unknown client."
+        case .redirectURINotRegistered: "The redirect_uri is not registered for this client."
+        case .redirectURIRequired: "redirect_uri is required."
+        }
+    }
+
+    /// The localization key of the text.
+    public var key: String { "login.error.\(rawValue)" }
 }

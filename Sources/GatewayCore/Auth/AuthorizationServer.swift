@@ -59,26 +59,26 @@ public struct AuthorizationServer: Sendable {
         var viaPAR = pushed
         if let requestURI = input.requestURI {
             guard requestURI.hasPrefix(Self.requestURIPrefix), let clientID = input.clientID else {
-                throw AuthorizationFailure.errorPage("The request_uri is invalid.")
+                throw AuthorizationFailure.errorPage(.requestURIInvalid)
             }
             let key = "oauth:par:\(tenantID):\(requestURI.dropFirst(Self.requestURIPrefix.count))"
             let bytes = consumePAR ? try await cache.take(key) : try await cache.get(key)
             guard let bytes, let stored = try? JSONDecoder().decode(AuthorizationRequest.self, from: Data(bytes)), stored.clientID == clientID else {
-                throw AuthorizationFailure.errorPage("The request_uri is unknown, expired or already used.")
+                throw AuthorizationFailure.errorPage(.requestURIUnknown)
             }
             request = stored
             viaPAR = true
         }
         guard let clientID = request.clientID, !clientID.isEmpty, clientID.count <= 128,
               let client = try await clients.client(tenantID: tenantID, clientID: clientID) else {
-            throw AuthorizationFailure.errorPage("Unknown client.")
+            throw AuthorizationFailure.errorPage(.unknownClient)
         }
         let redirectURI: String
         if let given = request.redirectURI {
-            guard client.acceptsRedirect(given) else { throw AuthorizationFailure.errorPage("The redirect_uri is not registered for this client.") }
+            guard client.acceptsRedirect(given) else { throw AuthorizationFailure.errorPage(.redirectURINotRegistered) }
             redirectURI = given
         } else {
-            guard client.redirectURIs.count == 1 else { throw AuthorizationFailure.errorPage("redirect_uri is required.") }
+            guard client.redirectURIs.count == 1 else { throw AuthorizationFailure.errorPage(.redirectURIRequired) }
             redirectURI = client.redirectURIs[0]
         }
         func bounce(_ error: OAuthError) -> AuthorizationFailure { .redirect(error, redirectURI: redirectURI, state: request.state) }

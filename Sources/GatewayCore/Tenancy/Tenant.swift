@@ -119,14 +119,17 @@ public struct ClientCacheRules: Sendable, Equatable, Codable {
     }
 }
 
-/// Host-app theme colours, `#RRGGBB`.
+/// Host-app theme: colours (`#RRGGBB`) and an optional logo.
 public struct Theme: Sendable, Equatable, Codable {
     public var primaryColor: String
     public var secondaryColor: String
+    /// The tenant's logo, an absolute https URL (shown on the sign-in page; nil: none).
+    public var logoURL: String?
 
-    public init(primaryColor: String = "#BF0000", secondaryColor: String = "#FFFFFF") {
+    public init(primaryColor: String = "#BF0000", secondaryColor: String = "#FFFFFF", logoURL: String? = nil) {
         self.primaryColor = primaryColor
         self.secondaryColor = secondaryColor
+        self.logoURL = logoURL
     }
 }
 

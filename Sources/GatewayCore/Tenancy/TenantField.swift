@@ -20,6 +20,7 @@ public enum TenantField: String, Sendable, CaseIterable, Codable {
     case cacheMaxDays = "cacheRules.maxDays"
     case themePrimaryColor = "theme.primaryColor"
     case themeSecondaryColor = "theme.secondaryColor"
+    case themeLogoURL = "theme.logoURL"
     case manifestTTL = "cacheTTLs.manifestSeconds"
     case catalogTTL = "cacheTTLs.catalogSeconds"
     case localizationTTL = "cacheTTLs.localizationSeconds"
@@ -66,6 +67,7 @@ public enum TenantField: String, Sendable, CaseIterable, Codable {
         case .cacheMaxDays: String(t.cacheRules.maxDays)
         case .themePrimaryColor: t.theme.primaryColor
         case .themeSecondaryColor: t.theme.secondaryColor
+        case .themeLogoURL: t.theme.logoURL
         case .manifestTTL: String(t.cacheTTLs.manifestSeconds)
         case .catalogTTL: String(t.cacheTTLs.catalogSeconds)
         case .localizationTTL: String(t.cacheTTLs.localizationSeconds)

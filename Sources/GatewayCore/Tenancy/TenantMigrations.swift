@@ -89,6 +89,12 @@ enum TenantMigrations {
                 t.add(column: "auth_time_ms", .integer)
             }
         }
+        migrator.registerMigration("v8-tenant-logo") { db in
+            // The sign-in page's logo (absolute https URL); none for tenants from before.
+            try db.alter(table: "tenants") { t in
+                t.add(column: "theme_logo_url", .text)
+            }
+        }
         return migrator
     }
 }

@@ -22,6 +22,7 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
     var cacheMaxDays: Int
     var themePrimaryColor: String
     var themeSecondaryColor: String
+    var themeLogoURL: String?
     var ttlManifestSeconds: Int
     var ttlCatalogSeconds: Int
     var ttlLocalizationSeconds: Int
@@ -52,6 +53,7 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
         case cacheMaxDays = "cache_max_days"
         case themePrimaryColor = "theme_primary_color"
         case themeSecondaryColor = "theme_secondary_color"
+        case themeLogoURL = "theme_logo_url"
         case ttlManifestSeconds = "ttl_manifest_seconds"
         case ttlCatalogSeconds = "ttl_catalog_seconds"
         case ttlLocalizationSeconds = "ttl_localization_seconds"
@@ -91,6 +93,7 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
         cacheMaxDays = t.cacheRules.maxDays
         themePrimaryColor = t.theme.primaryColor
         themeSecondaryColor = t.theme.secondaryColor
+        themeLogoURL = t.theme.logoURL
         ttlManifestSeconds = t.cacheTTLs.manifestSeconds
         ttlCatalogSeconds = t.cacheTTLs.catalogSeconds
         ttlLocalizationSeconds = t.cacheTTLs.localizationSeconds
@@ -125,7 +128,7 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
             ),
             storageMaxSizeInBytes: storageMaxSizeBytes,
             cacheRules: ClientCacheRules(maxCount: cacheMaxCount, maxDays: cacheMaxDays),
-            theme: Theme(primaryColor: themePrimaryColor, secondaryColor: themeSecondaryColor),
+            theme: Theme(primaryColor: themePrimaryColor, secondaryColor: themeSecondaryColor, logoURL: themeLogoURL),
             cacheTTLs: CacheTTLs(
                 manifestSeconds: ttlManifestSeconds, catalogSeconds: ttlCatalogSeconds,
                 localizationSeconds: ttlLocalizationSeconds, publicKeySeconds: ttlPublicKeySeconds

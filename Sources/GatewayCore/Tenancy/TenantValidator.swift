@@ -28,6 +28,7 @@ public enum TenantValidator {
         try validateRange(t.cacheRules.maxDays, cacheMaxDaysRange, field: .cacheMaxDays)
         try validateColor(t.theme.primaryColor, field: .themePrimaryColor)
         try validateColor(t.theme.secondaryColor, field: .themeSecondaryColor)
+        try validateHTTPSURL(t.theme.logoURL, field: .themeLogoURL)
         try validateRange(t.cacheTTLs.manifestSeconds, ttlRange, field: .manifestTTL)
         try validateRange(t.cacheTTLs.catalogSeconds, ttlRange, field: .catalogTTL)
         try validateRange(t.cacheTTLs.localizationSeconds, ttlRange, field: .localizationTTL)

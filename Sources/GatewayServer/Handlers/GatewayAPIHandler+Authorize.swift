@@ -10,23 +10,24 @@ extension GatewayAPIHandler {
                                            codeChallenge: q.codeChallenge, codeChallengeMethod: q.codeChallengeMethod, prompt: q.prompt, loginHint: q.loginHint,
                                            acrValues: q.acrValues, requestURI: q.requestUri, uiLocales: q.uiLocales)
         let issuer = issuerBase.issuer(tenantID: tenant.id)
+        let texts = await loginTexts(tenantID: tenant.id, uiLocales: request.uiLocales)
         if let tooLong = Self.overlongParameter(request) {
             return .badRequest(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy),
-                                     body: .textHtmlCharsetUtf8(.init(LoginPage.error("The \(tooLong) parameter is too long.")))))
+                                     body: .textHtmlCharsetUtf8(.init(LoginPage.error(texts.text("login.error.too_long", ["parameter": tooLong]), texts: texts)))))
         }
         do {
             let validated = try await auth.validate(request, tenantID: tenant.id, consumePAR: false)
             let cookie = CSRFCookie(issuer: issuer)
             let browser = cookie.valueOrNew(in: RequestScope.requestHeaders)
-            let texts = await loginTexts(tenantID: tenant.id, uiLocales: request.uiLocales)
             let html = LoginPage.form(tenant: tenant, texts: texts, action: "/t/\(tenant.id)/oauth2/authorize", request: request,
                                       csrf: csrf.issue(binding: Self.csrfBinding(tenant.id, validated, browser: browser)), username: validated.request.loginHint, error: nil)
-            return .ok(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy(redirectingTo: validated.redirectURI), setCookie: cookie.setCookie(browser)),
-                             body: .textHtmlCharsetUtf8(.init(html))))
+            let policy = LoginPage.contentSecurityPolicy(redirectingTo: validated.redirectURI, logoURL: tenant.theme.logoURL)
+            return .ok(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: policy, setCookie: cookie.setCookie(browser)), body: .textHtmlCharsetUtf8(.init(html))))
         } catch let failure as AuthorizationFailure {
             switch failure {
-            case .errorPage(let message):
-                return .forbidden(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy), body: .textHtmlCharsetUtf8(.init(LoginPage.error(message)))))
+            case .errorPage(let reason):
+                return .forbidden(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy),
+                                        body: .textHtmlCharsetUtf8(.init(LoginPage.error(texts.text(reason.key), texts: texts)))))
             case .redirect(let error, let redirectURI, let state):
                 return .found(.init(headers: .init(location: AuthorizationServer.errorRedirect(error, redirectURI: redirectURI, state: state, issuer: issuer))))
             }
@@ -41,9 +42,12 @@ extension GatewayAPIHandler {
                                            nonce: form.nonce, codeChallenge: form.codeChallenge, codeChallengeMethod: form.codeChallengeMethod, prompt: form.prompt,
                                            loginHint: form.loginHint, acrValues: form.acrValues, requestURI: form.requestUri, uiLocales: form.uiLocales)
         let issuer = issuerBase.issuer(tenantID: tenant.id)
-        func page(_ message: String) -> Operations.PostAuthorize.Output {
-            wantsJSON ? .forbidden(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(error: "invalid_request", errorDescription: message))))
-                : .forbidden(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy), body: .textHtmlCharsetUtf8(.init(LoginPage.error(message)))))
+        let texts = await loginTexts(tenantID: tenant.id, uiLocales: request.uiLocales)
+        /// An error page in the page's language; JSON callers get the English text.
+        func page(_ key: String) -> Operations.PostAuthorize.Output {
+            wantsJSON ? .forbidden(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(error: "invalid_request", errorDescription: LoginTexts(locale: "en").text(key)))))
+                : .forbidden(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy),
+                                   body: .textHtmlCharsetUtf8(.init(LoginPage.error(texts.text(key), texts: texts)))))
         }
         func redirect(_ location: String) -> Operations.PostAuthorize.Output {
             wantsJSON ? .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(redirectTo: location)))) : .seeOther(.init(headers: .init(location: location)))
@@ -53,12 +57,12 @@ extension GatewayAPIHandler {
             let cookie = CSRFCookie(issuer: issuer)
             // The browser's cookie: the form's token is bound to it (native JSON posts have none).
             let browser = cookie.value(in: RequestScope.requestHeaders)
-            let texts = await loginTexts(tenantID: tenant.id, uiLocales: request.uiLocales)
             if !wantsJSON {
                 guard let browser, let token = form.csrfToken, csrf.verify(token, binding: Self.csrfBinding(tenant.id, validated, browser: browser)) else {
-                    return page(texts.text("login.error.expired"))
+                    return page("login.error.expired")
                 }
             }
+            let policy = LoginPage.contentSecurityPolicy(redirectingTo: validated.redirectURI, logoURL: tenant.theme.logoURL)
             let username = form.username ?? ""
             /// The form again with `message`, and a token for the same browser.
             func formAgain(_ message: String) -> (html: String, setCookie: String?) {
@@ -77,7 +81,7 @@ extension GatewayAPIHandler {
                     return .unauthorized(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(error: "access_denied", errorDescription: message))))
                 }
                 let again = formAgain(message)
-                return .unauthorized(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy(redirectingTo: validated.redirectURI), setCookie: again.setCookie),
+                return .unauthorized(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: policy, setCookie: again.setCookie),
                                            body: .textHtmlCharsetUtf8(.init(again.html))))
             case .throttled(let retryAfter):
                 let seconds = max(1, Int((Double(retryAfter.components.seconds) + Double(retryAfter.components.attoseconds) / 1e18).rounded(.up)))
@@ -87,7 +91,7 @@ extension GatewayAPIHandler {
                                                   body: .json(.init(error: "temporarily_unavailable", errorDescription: message))))
                 }
                 let again = formAgain(message)
-                return .tooManyRequests(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy(redirectingTo: validated.redirectURI), setCookie: again.setCookie,
+                return .tooManyRequests(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: policy, setCookie: again.setCookie,
                                                              retryAfter: String(seconds)), body: .textHtmlCharsetUtf8(.init(again.html))))
             }
             if request.requestURI != nil {
@@ -96,8 +100,8 @@ extension GatewayAPIHandler {
             return redirect(try await auth.completeAuthorization(validated, user: user, issuer: issuer))
         } catch let failure as AuthorizationFailure {
             switch failure {
-            case .errorPage(let message):
-                return page(message)
+            case .errorPage(let reason):
+                return page(reason.key)
             case .redirect(let error, let redirectURI, let state):
                 return redirect(AuthorizationServer.errorRedirect(error, redirectURI: redirectURI, state: state, issuer: issuer))
             }
@@ -118,7 +122,7 @@ extension GatewayAPIHandler {
                 _ = try await auth.validate(request, tenantID: tenant.id, consumePAR: false, pushed: true)
             } catch let failure as AuthorizationFailure {
                 switch failure {
-                case .errorPage(let message): throw OAuthError.invalidRequest(message)
+                case .errorPage(let reason): throw OAuthError.invalidRequest(reason.message)
                 case .redirect(let error, _, _): throw error
                 }
             }
@@ -162,11 +166,12 @@ extension GatewayAPIHandler {
         return (formID, formSecret)
     }
 
-    /// The sign-in page's texts: the language from `ui_locales`, then `Accept-Language`; the
-    /// tenant's `login.*` localization overrides applied (none when the store is unavailable).
+    /// The sign-in page's texts: the language from `ui_locales`, then `Accept-Language` (the
+    /// built-in languages and those the tenant added); the tenant's `login.*` localization
+    /// overrides applied (none when the store is unavailable).
     func loginTexts(tenantID: String, uiLocales: String?) async -> LoginTexts {
-        let locale = LoginTexts.negotiate(uiLocales: uiLocales, acceptLanguage: RequestScope.header(.acceptLanguage))
-        let overrides = (try? await userState?.localizationResolver.bundle(tenantID: tenantID, locale: locale).entries) ?? [:]
-        return LoginTexts(locale: locale, overrides: overrides)
+        let overrides = (try? await userState?.localizationResolver.overridesByLanguage(tenantID: tenantID, keyPrefix: "login.")) ?? [:]
+        let locale = LoginTexts.negotiate(uiLocales: uiLocales, acceptLanguage: RequestScope.header(.acceptLanguage), tenantLanguages: Set(overrides.keys))
+        return LoginTexts(locale: locale, tenantOverrides: overrides)
     }
 }

@@ -17,9 +17,22 @@ enum LoginPage {
     /// The sign-in form's policy. The form posts to this origin, whose answer redirects to the
     /// client; browsers hold that redirect to `form-action` too (a real Chromium refused it
     /// with `'self'` alone), so the validated redirect URI's origin (or custom scheme) is allowed.
-    static func contentSecurityPolicy(redirectingTo redirectURI: String) -> String {
-        guard let source = formActionSource(redirectURI) else { return contentSecurityPolicy }
-        return contentSecurityPolicy.replacingOccurrences(of: "form-action 'self'", with: "form-action 'self' \(source)")
+    /// With a tenant logo, `img-src` allows that one https origin (nothing else loads).
+    static func contentSecurityPolicy(redirectingTo redirectURI: String, logoURL: String? = nil) -> String {
+        var policy = contentSecurityPolicy
+        if let source = formActionSource(redirectURI) {
+            policy = policy.replacingOccurrences(of: "form-action 'self'", with: "form-action 'self' \(source)")
+        }
+        if let logo = logoURL.flatMap(logoSource) {
+            policy = policy.replacingOccurrences(of: "; form-action", with: "; img-src \(logo); form-action")
+        }
+        return policy
+    }
+
+    /// The `img-src` source of a logo URL: its `https://host[:port]`; nil for anything else.
+    static func logoSource(_ url: String) -> String? {
+        guard let source = formActionSource(url), source.hasPrefix("https://") else { return nil }
+        return source
     }
 
     /// `https://host[:port]`, or `scheme:` for an app's custom scheme; nil when the URI has
@@ -64,6 +77,7 @@ enum LoginPage {
             + "input:focus{outline:3px solid \(primary);outline-offset:1px}"
             + ".check{display:flex;align-items:center;gap:.5rem;min-height:44px;margin-top:.5rem;font-weight:400}.check input{width:auto;min-height:0;margin:0}"
             + "button{display:block;width:100%;min-height:44px;margin-top:1.5rem;padding:.6rem 1.2rem;font-size:1rem;font-weight:600;border:0;border-radius:.375rem;background:\(primary);color:#fff;cursor:pointer}"
+            + ".logo{display:block;max-width:100%;max-height:64px;margin:0 0 1rem}"
             + ".error{color:#b00020;background:#fdecee;border-radius:.375rem;padding:.5rem .75rem;overflow-wrap:anywhere}"
             + "@media (prefers-color-scheme:dark){body{color:#eee;background:#121212}input{border-color:#999}.error{color:#ffb4ab;background:#3b1214}}"
     }
@@ -90,8 +104,12 @@ enum LoginPage {
         let alert = error.map { "<p class=\"error\" role=\"alert\" id=\"error\">\(escape($0))</p>" } ?? ""
         let invalid = error == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"error\""
         let title = texts.text("login.title", ["tenant": tenant.displayName])
+        // Only an https logo the CSP can name is shown (the validator allows no other).
+        let logo = tenant.theme.logoURL.flatMap { url in
+            logoSource(url).map { _ in "<img class=\"logo\" src=\"\(escape(url))\" alt=\"\(escape(tenant.displayName))\">" }
+        } ?? ""
         return page(title: title, body: """
-            <h1>\(escape(title))</h1>\(alert)
+            \(logo)<h1>\(escape(title))</h1>\(alert)
             <form method="post" action="\(escape(action))">\(fields)
             <label for="username">\(escape(texts.text("login.username")))</label><input id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" required value="\(escape(username ?? ""))"\(error == nil ? " autofocus" : "")>
             <label for="password">\(escape(texts.text("login.password")))</label><input id="password" name="password" type="password" autocomplete="current-password" required\(invalid)\(error == nil ? "" : " autofocus")>

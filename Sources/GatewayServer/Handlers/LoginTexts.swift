@@ -21,6 +21,12 @@ struct LoginTexts: Sendable {
             "login.error.credentials": "Incorrect username or password.",
             "login.error.throttled": "Too many sign-in attempts for this account from your network. Please wait {seconds} s and try again.",
             "login.error.expired": "The sign-in form expired or was not submitted from this site. Please start again.",
+            "login.error.too_long": "The {parameter} parameter is too long.",
+            "login.error.request_uri_invalid": AuthorizationPageError.requestURIInvalid.message,
+            "login.error.request_uri_unknown": AuthorizationPageError.requestURIUnknown.message,
+            "login.error.unknown_client": AuthorizationPageError.unknownClient.message,
+            "login.error.redirect_uri_not_registered": AuthorizationPageError.redirectURINotRegistered.message,
+            "login.error.redirect_uri_required": AuthorizationPageError.redirectURIRequired.message,
         ],
         "ja": [
             "login.title": "{tenant}にサインイン",
@@ -32,13 +38,20 @@ struct LoginTexts: Sendable {
             "login.error.credentials": "ユーザー名またはパスワードが正しくありません。",
             "login.error.throttled": "このネットワークからのサインイン試行が多すぎます。{seconds}秒待ってから、もう一度お試しください。",
             "login.error.expired": "サインインフォームの有効期限が切れたか、このサイトから送信されていません。最初からやり直してください。",
+            "login.error.too_long": "{parameter} パラメーターが長すぎます。",
+            "login.error.request_uri_invalid": "request_uri が無効です。",
+            "login.error.request_uri_unknown": "request_uri が不明か、有効期限切れか、使用済みです。",
+            "login.error.unknown_client": "不明なクライアントです。",
+            "login.error.redirect_uri_not_registered": "この redirect_uri はこのクライアントに登録されていません。",
+            "login.error.redirect_uri_required": "redirect_uri が必要です。",
         ],
     ]
 
     /// The language to show: the first of `ui_locales` (space-separated) that has texts, else
-    /// the best of `Accept-Language`, else English.
-    static func negotiate(uiLocales: String?, acceptLanguage: String?) -> String {
-        let available = Set(builtIn.keys)
+    /// the best of `Accept-Language`, else English. `tenantLanguages` are the languages a
+    /// tenant added through `login.*` overrides.
+    static func negotiate(uiLocales: String?, acceptLanguage: String?, tenantLanguages: Set<String> = []) -> String {
+        let available = Set(builtIn.keys).union(tenantLanguages)
         if let uiLocales {
             for tag in uiLocales.split(separator: " ").prefix(16) {
                 let language = tag.split(separator: "-").first.map { $0.lowercased() } ?? ""
@@ -49,12 +62,16 @@ struct LoginTexts: Sendable {
         return chosen.split(separator: "-").first.map(String.init) ?? "en"
     }
 
-    /// The texts for `locale`, with `overrides` (the tenant's, for that locale) applied.
-    init(locale: String, overrides: [String: String] = [:]) {
+    /// The texts for the language `locale`, layered least specific first: built-in English,
+    /// the tenant's English overrides, the built-in texts of `locale`, the tenant's overrides of
+    /// `locale`. `tenantOverrides` maps a language to its `login.*` texts; other languages'
+    /// overrides never leak in (an English rewording stays off the Japanese page).
+    init(locale: String, tenantOverrides: [String: [String: String]] = [:]) {
         self.locale = locale
         var entries = Self.builtIn["en"] ?? [:]
-        entries.merge(Self.builtIn[locale] ?? [:]) { _, localized in localized }
-        entries.merge(overrides.filter { $0.key.hasPrefix("login.") }) { _, override in override }
+        for layer in [tenantOverrides["en"], locale == "en" ? nil : Self.builtIn[locale], locale == "en" ? nil : tenantOverrides[locale]] {
+            entries.merge((layer ?? [:]).filter { $0.key.hasPrefix("login.") }) { _, specific in specific }
+        }
         self.entries = entries
     }
 

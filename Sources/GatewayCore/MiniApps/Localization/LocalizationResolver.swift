@@ -52,6 +52,19 @@ public struct LocalizationResolver: Sendable {
         return LocalizationBundle(locale: locale, chain: chain, entries: Self.merge(defaults.entries, byLocale, chain: chain))
     }
 
+    /// The tenant's overrides whose key starts with `keyPrefix`, by primary language
+    /// (`ja-JP` and `ja` both land under `ja`, the exact `ja` tag winning), no fallback applied.
+    public func overridesByLanguage(tenantID: String, keyPrefix: String) async throws -> [String: [String: String]] {
+        var byLanguage: [String: [String: String]] = [:]
+        let items = try await store.overrides(tenantID: tenantID, locale: nil).filter { $0.key.hasPrefix(keyPrefix) }
+        // Region tags first, so the bare language tag (applied last) wins a conflict.
+        for item in items.sorted(by: { $0.locale.count > $1.locale.count }) {
+            let language = item.locale.split(separator: "-").first.map { $0.lowercased() } ?? item.locale
+            byLanguage[language, default: [:]][item.key] = item.value
+        }
+        return byLanguage
+    }
+
     /// The locale to serve for an `Accept-Language` header: the best tenant locale
     /// (those with overrides, the default, `en`), else the tenant default, else `en`.
     public func negotiate(tenantID: String, acceptLanguage: String?) async throws -> String {
