@@ -84,34 +84,41 @@ public final class PostgresAuthStore: AuthStore {
 
     // MARK: users
 
-    private static let userColumns = "tenant_id, username, subject, name, email, picture, disabled, password_hash"
-    private typealias UserRow = (String, String, String, String?, String?, String?, Bool, String)
+    private static let userColumns = "tenant_id, username, subject, name, email, picture, disabled, password_hash, totp_secret_sealed"
+    private typealias UserRow = (String, String, String, String?, String?, String?, Bool, String, String?)
 
-    private static func user(_ row: UserRow) -> LocalUser {
-        LocalUser(tenantID: row.0, username: row.1, subject: row.2, name: row.3, email: row.4, picture: row.5, disabled: row.6, passwordHash: row.7)
+    private func user(_ row: UserRow) throws -> LocalUser {
+        let totp = try row.8.map { SecretValue(try database.sealer.open($0, context: LocalUser.totpSealingContext(tenantID: row.0, subject: row.2))) }
+        return LocalUser(tenantID: row.0, username: row.1, subject: row.2, name: row.3, email: row.4, picture: row.5, disabled: row.6, passwordHash: row.7,
+                         totpSecret: totp)
+    }
+
+    private func sealedTOTP(_ user: LocalUser) throws -> String? {
+        try user.totpSecret.map { try database.sealer.seal($0.plaintext, context: LocalUser.totpSealingContext(tenantID: user.tenantID, subject: user.subject)) }
     }
 
     public func user(tenantID: String, username: String) async throws -> LocalUser? {
         try await client.first("SELECT \(unescaped: Self.userColumns) FROM auth_users WHERE tenant_id = \(tenantID) AND username = \(username)",
-                               as: UserRow.self).map(Self.user)
+                               as: UserRow.self).map(user)
     }
 
     public func user(tenantID: String, subject: String) async throws -> LocalUser? {
         try await client.first("SELECT \(unescaped: Self.userColumns) FROM auth_users WHERE tenant_id = \(tenantID) AND subject = \(subject)",
-                               as: UserRow.self).map(Self.user)
+                               as: UserRow.self).map(user)
     }
 
     public func users(tenantID: String) async throws -> [LocalUser] {
         try await client.all("SELECT \(unescaped: Self.userColumns) FROM auth_users WHERE tenant_id = \(tenantID) ORDER BY username COLLATE \"C\"",
-                             as: UserRow.self).map(Self.user)
+                             as: UserRow.self).map(user)
     }
 
     public func addUser(_ user: LocalUser) async throws {
+        let totp = try sealedTOTP(user)
         do {
             let inserted = try await client.execute("""
-                INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, picture, disabled, created_at_ms)
+                INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, picture, disabled, totp_secret_sealed, created_at_ms)
                 VALUES (\(user.tenantID), \(user.username), \(user.subject), \(user.passwordHash), \(user.name), \(user.email), \(user.picture),
-                        \(user.disabled), \(StoreClock.milliseconds(Date())))
+                        \(user.disabled), \(totp), \(StoreClock.milliseconds(Date())))
                 ON CONFLICT (tenant_id, username) DO NOTHING RETURNING 1
                 """)
             if inserted == 0 { throw AuthStoreError.alreadyExists("user \(user.username)") }
@@ -122,9 +129,10 @@ public final class PostgresAuthStore: AuthStore {
     }
 
     public func updateUser(_ user: LocalUser) async throws {
+        let totp = try sealedTOTP(user)
         let changed = try await client.execute("""
             UPDATE auth_users SET password_hash = \(user.passwordHash), name = \(user.name), email = \(user.email), picture = \(user.picture),
-                disabled = \(user.disabled) WHERE tenant_id = \(user.tenantID) AND username = \(user.username) RETURNING 1
+                disabled = \(user.disabled), totp_secret_sealed = \(totp) WHERE tenant_id = \(user.tenantID) AND username = \(user.username) RETURNING 1
             """)
         if changed == 0 { throw AuthStoreError.notFound("user \(user.username)") }
     }

@@ -137,6 +137,10 @@ enum PostgresMigrations {
             // The sign-in page's logo (absolute https URL); none for tenants from before.
             "ALTER TABLE tenants ADD COLUMN theme_logo_url TEXT",
         ]),
+        ("v9-user-totp", [
+            // A user's TOTP second factor, sealed; users from before sign in with a password only.
+            "ALTER TABLE auth_users ADD COLUMN totp_secret_sealed TEXT",
+        ]),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the

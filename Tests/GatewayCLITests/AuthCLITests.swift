@@ -111,4 +111,34 @@ struct AuthCLITests {
         #expect(list.output.contains("alice"))
         #expect(!list.output.contains("scrypt"))
     }
+
+    @Test("user update --totp prints a new secret once (otpauth URI + Base32), stores it sealed, and the code it yields is accepted; --no-totp removes it; client --first-party")
+    func totpAndFirstParty() async throws {
+        let ctl = try await harness()
+        defer { ctl.remove() }
+        #expect(await ctl.run(["user", "add", "--tenant", "acme", "--username", "alice", "--password-stdin"], stdin: "first-password\n").code == 0)
+        #expect(await ctl.run(["user", "update", "--tenant", "acme", "--username", "alice"]).code == 2)
+        let setUp = await ctl.run(["user", "update", "--tenant", "acme", "--username", "alice", "--totp", "--json"])
+        #expect(setUp.code == 0, "\(setUp.error)")
+        let doc = try #require(try setUp.json() as? [String: Any])
+        let secret = try #require(doc["totpSecret"] as? String)
+        let uri = try #require(doc["otpauthURI"] as? String)
+        #expect(uri.hasPrefix("otpauth://totp/acme:alice?secret=\(secret)&issuer=acme"))
+        let stored = try #require(try await SQLiteAuthStore(tenants: try ctl.store()).user(tenantID: "acme", username: "alice")?.totpSecret)
+        #expect(stored.plaintext == secret)
+        let totp = try #require(TOTP(base32: secret))
+        #expect(totp.matchingStep(totp.code(step: TOTP.step(at: Date())), at: Date()) != nil)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: ctl.databasePath)).range(of: Data(secret.utf8)) == nil)
+        let list = await ctl.run(["user", "list", "--tenant", "acme"])
+        #expect(list.output.contains("alice") && list.output.contains("totp") && !list.output.contains(secret))
+        let removed = await ctl.run(["user", "update", "--tenant", "acme", "--username", "alice", "--no-totp"])
+        #expect(removed.output.contains("TOTP removed"))
+        #expect(try await SQLiteAuthStore(tenants: try ctl.store()).user(tenantID: "acme", username: "alice")?.totpSecret == nil)
+
+        #expect(await ctl.run(["client", "add", "--tenant", "acme", "--client-id", "ios", "--redirect-uri", "com.acme.app:/cb", "--first-party"]).code == 0)
+        #expect(try await SQLiteAuthStore(tenants: try ctl.store()).client(tenantID: "acme", clientID: "ios")?.isFirstParty == true)
+        #expect(await ctl.run(["client", "show", "--tenant", "acme", "--client-id", "ios"]).output.contains("first-party:          true"))
+        #expect(await ctl.run(["client", "update", "--tenant", "acme", "--client-id", "ios", "--no-first-party"]).code == 0)
+        #expect(try await SQLiteAuthStore(tenants: try ctl.store()).client(tenantID: "acme", clientID: "ios")?.isFirstParty == false)
+    }
 }

@@ -23,6 +23,7 @@ struct ClientSettingOptions: ParsableArguments {
     @Option(name: .customLong("refresh-absolute-lifetime"), help: "Refresh-family absolute lifetime in seconds (default 30 days).") var refreshAbsolute: Int?
     @Flag(name: .customLong("dpop-nonce"), inversion: .prefixedNo, help: "Require a server nonce in DPoP proofs at the token endpoint (RFC 9449 §8).") var dpopNonce: Bool?
     @Option(name: .customLong("grant-type"), help: "Grant type the client may use at the token endpoint (repeatable: authorization_code, refresh_token; default both).") var grantTypes: [String] = []
+    @Flag(name: .customLong("first-party"), inversion: .prefixedNo, help: "A first-party app: may sign users in natively at the authorization challenge endpoint.") var firstParty: Bool?
     @Option(name: .customLong("id-token-alg"), help: "ID-token signing algorithm: RS256 (default, as OpenID Connect requires) or ES256.") var idTokenAlgorithm: SigningKey.Algorithm?
 
     func apply(to client: inout OAuthClient) {
@@ -37,6 +38,7 @@ struct ClientSettingOptions: ParsableArguments {
         if let idTokenAlgorithm { client.idTokenSigningAlgorithm = idTokenAlgorithm }
         if !grantTypes.isEmpty { client.grantTypes = grantTypes }
         if let dpopNonce { client.dpopNonceRequired = dpopNonce }
+        if let firstParty { client.firstParty = firstParty }
     }
 }
 
@@ -50,6 +52,7 @@ enum ClientText {
             "  require PAR:          \(c.requirePAR)",
             "  DPoP:                 \(c.dpopBound)\(c.dpopNonceRequired == true ? " (server nonce required)" : "")",
             "  ID-token algorithm:   \(c.idTokenAlgorithm.rawValue)",
+            "  first-party:          \(c.isFirstParty)\(c.isFirstParty ? " (authorization challenge endpoint)" : "")",
             "  grant types:          \((c.grantTypes ?? OAuthClient.knownGrantTypes).joined(separator: " "))",
             "  lifetimes (s):        access \(c.accessTokenLifetimeSeconds), refresh idle \(c.refreshIdleLifetimeSeconds), absolute \(c.refreshAbsoluteLifetimeSeconds)",
         ]

@@ -6,8 +6,8 @@ import GatewayCore
 struct UserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user",
-        abstract: "Manage a tenant's local users (scrypt-hashed passwords).",
-        subcommands: [UserAddCommand.self, UserListCommand.self, UserPasswdCommand.self, UserDisableCommand.self]
+        abstract: "Manage a tenant's local users (scrypt-hashed passwords, optional TOTP second factor).",
+        subcommands: [UserAddCommand.self, UserListCommand.self, UserPasswdCommand.self, UserUpdateCommand.self, UserDisableCommand.self]
     )
 }
 
@@ -18,9 +18,11 @@ struct UserDocument: Encodable {
     var email: String?
     var picture: String?
     var disabled: Bool
+    /// Whether the user has a TOTP second factor (never the secret).
+    var totp: Bool
 
     init(_ u: LocalUser) {
-        username = u.username; subject = u.subject; name = u.name; email = u.email; picture = u.picture; disabled = u.disabled
+        username = u.username; subject = u.subject; name = u.name; email = u.email; picture = u.picture; disabled = u.disabled; totp = u.totpSecret != nil
     }
 }
 
@@ -70,7 +72,7 @@ struct UserListCommand: AsyncParsableCommand {
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
         let users = try await a.auth.users(tenantID: tenant.tenant).map(UserDocument.init)
         if global.json { try context.printJSON(users); return }
-        for u in users { context.print("\(u.username)  \(u.subject)\(u.disabled ? "  disabled" : "")") }
+        for u in users { context.print("\(u.username)  \(u.subject)\(u.totp ? "  totp" : "")\(u.disabled ? "  disabled" : "")") }
     }
 }
 
@@ -93,6 +95,66 @@ struct UserPasswdCommand: AsyncParsableCommand {
         user.passwordHash = try PasswordHasher().hash(password)
         try await a.auth.updateUser(user)
         context.print("changed the password of \(username)")
+    }
+}
+
+struct UserUpdateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "update",
+        abstract: "Change a user's profile or second factor.",
+        discussion: """
+            --totp gives the user a new TOTP secret (replacing any old one) and prints it once, as \
+            an otpauth:// URI for an authenticator app and as Base32 text; it is sealed at rest \
+            and never shown again. From then on the sign-in form and the authorization challenge \
+            endpoint ask for a one-time code after the password. --no-totp removes it.
+            """
+    )
+    @OptionGroup var tenant: TenantOption
+    @Option(help: "Username.") var username: String
+    @Option(help: "Display name (empty clears).") var name: String?
+    @Option(help: "E-mail address (empty clears).") var email: String?
+    @Option(help: "Picture URL (empty clears).") var picture: String?
+    @Flag(name: .customLong("totp"), inversion: .prefixedNo, help: "Set up (or with --no-totp remove) a TOTP second factor.") var totp: Bool?
+    @OptionGroup var global: GlobalOptions
+
+    struct Result: Encodable {
+        var user: UserDocument
+        /// Only when --totp made a new secret: shown this once.
+        var totpSecret: String?
+        var otpauthURI: String?
+    }
+
+    func validate() throws {
+        guard name != nil || email != nil || picture != nil || totp != nil else { throw ValidationError("nothing to change: give --totp, --no-totp, --name, --email or --picture") }
+    }
+
+    func run() async throws {
+        let context = try CLIContext.require()
+        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
+        guard var user = try await a.auth.user(tenantID: tenant.tenant, username: username) else { throw CLIError.invalid("no user \(username) in tenant \(tenant.tenant)") }
+        func optional(_ value: String?) -> String?? { value.map { $0.isEmpty ? nil : $0 } }
+        if let value = optional(name) { user.name = value }
+        if let value = optional(email) { user.email = value }
+        if let value = optional(picture) { user.picture = value }
+        var secret: String?
+        if let totp {
+            secret = totp ? TOTP.newSecret() : nil
+            user.totpSecret = secret.map(SecretValue.init)
+        }
+        try await a.auth.updateUser(user)
+        let uri = secret.map { TOTP.provisioningURI(secret: $0, issuer: tenant.tenant, account: username) }
+        if global.json {
+            try context.printJSON(Result(user: UserDocument(user), totpSecret: secret, otpauthURI: uri))
+            return
+        }
+        context.print("updated user \(username)")
+        if let secret, let uri {
+            context.print("TOTP set up; shown once, add it to the user's authenticator app:")
+            context.print("  otpauth URI:  \(uri)")
+            context.print("  secret:       \(secret)")
+        } else if totp == false {
+            context.print("TOTP removed: the user signs in with the password only")
+        }
     }
 }
 

@@ -5,7 +5,9 @@ import Foundation
 public struct AuthorizationGrant: Sendable, Codable, Equatable {
     public var tenantID: String
     public var clientID: String
-    public var redirectURI: String
+    /// nil for codes from the authorization challenge endpoint (no redirect took place; the
+    /// token request then carries no `redirect_uri`).
+    public var redirectURI: String?
     public var codeChallenge: String
     public var subject: String
     public var scope: String
@@ -14,10 +16,13 @@ public struct AuthorizationGrant: Sendable, Codable, Equatable {
     /// The login session this code ends (`sid` of its ID tokens); nil in codes issued
     /// before sessions existed.
     public var sessionID: String?
+    /// The DPoP key the code is bound to (`jkt`): the token request must prove it.
+    public var dpopJKT: String?
 
-    public init(tenantID: String, clientID: String, redirectURI: String, codeChallenge: String, subject: String, scope: String, nonce: String?, authTime: Int64,
-                sessionID: String? = nil) {
+    public init(tenantID: String, clientID: String, redirectURI: String?, codeChallenge: String, subject: String, scope: String, nonce: String?, authTime: Int64,
+                sessionID: String? = nil, dpopJKT: String? = nil) {
         self.sessionID = sessionID
+        self.dpopJKT = dpopJKT
         self.tenantID = tenantID
         self.clientID = clientID
         self.redirectURI = redirectURI

@@ -17,6 +17,8 @@ public struct AuthorizationServer: Sendable {
     public let logout: SessionLogout
     /// Revoked token ids (the gateway's access tokens and mini-app tokens).
     public let revocations: RevokedTokens
+    /// Sign-ins waiting for a second factor (`auth_session`).
+    public let pending: PendingSignIns
     let cache: any Cache
 
     /// PAR request lifetime.
@@ -41,6 +43,7 @@ public struct AuthorizationServer: Sendable {
         self.throttle = LoginThrottle(cache: cache, policy: loginPolicy)
         self.hasher = hasher
         self.logout = SessionLogout(verifier: verifier, clients: clients, tokens: tokens)
+        self.pending = PendingSignIns(cache: cache)
     }
 
     /// One backend for every auth store (``SQLiteAuthStore`` or the PostgreSQL one).
@@ -84,16 +87,30 @@ public struct AuthorizationServer: Sendable {
         func bounce(_ error: OAuthError) -> AuthorizationFailure { .redirect(error, redirectURI: redirectURI, state: request.state) }
         if client.requirePAR, !viaPAR { throw bounce(.invalidRequest("this client must use pushed authorization requests")) }
         guard request.responseType == "code" else { throw bounce(OAuthError("unsupported_response_type", "response_type must be code")) }
-        guard let challenge = request.codeChallenge else { throw bounce(.invalidRequest("code_challenge is required (PKCE)")) }
-        guard request.codeChallengeMethod == "S256" else { throw bounce(.invalidRequest("code_challenge_method must be S256")) }
-        guard PKCE.isValidChallenge(challenge) else { throw bounce(.invalidRequest("code_challenge must be 43 characters of base64url")) }
-        let requested = (request.scope ?? "openid").split(separator: " ").map(String.init)
+        do { _ = try Self.checkPKCE(challenge: request.codeChallenge, method: request.codeChallengeMethod) } catch let error as OAuthError { throw bounce(error) }
+        let scope: String
+        do { scope = try Self.grantedScope(request.scope, client: client) } catch let error as OAuthError { throw bounce(error) }
+        if request.prompt == "none" { throw bounce(OAuthError("login_required", "the user must sign in")) }
+        return ValidatedAuthorization(client: client, redirectURI: redirectURI, request: request, scope: scope)
+    }
+
+    /// The scope a request gets: what it asked for (default `openid`), each allowed for the
+    /// client, `openid` always first-class; else `invalid_scope`.
+    static func grantedScope(_ requested: String?, client: OAuthClient) throws -> String {
+        let requested = (requested ?? "openid").split(separator: " ").map(String.init)
         let allowed = Set(client.allowedScopes + ["openid"])
-        if let bad = requested.first(where: { !allowed.contains($0) }) { throw bounce(.invalidScope("scope '\(bad)' is not allowed for this client")) }
+        if let bad = requested.first(where: { !allowed.contains($0) }) { throw OAuthError.invalidScope("scope '\(bad)' is not allowed for this client") }
         var scopes = requested.isEmpty ? ["openid"] : requested
         if !scopes.contains("openid") { scopes.insert("openid", at: 0) }
-        if request.prompt == "none" { throw bounce(OAuthError("login_required", "the user must sign in")) }
-        return ValidatedAuthorization(client: client, redirectURI: redirectURI, request: request, scope: scopes.joined(separator: " "))
+        return scopes.joined(separator: " ")
+    }
+
+    /// Checks `code_challenge` and `code_challenge_method` (PKCE with S256 is mandatory).
+    static func checkPKCE(challenge: String?, method: String?) throws -> String {
+        guard let challenge else { throw OAuthError.invalidRequest("code_challenge is required (PKCE)") }
+        guard method == "S256" else { throw OAuthError.invalidRequest("code_challenge_method must be S256") }
+        guard PKCE.isValidChallenge(challenge) else { throw OAuthError.invalidRequest("code_challenge must be 43 characters of base64url") }
+        return challenge
     }
 
     /// Stores a pushed authorization request; returns its `request_uri`.
@@ -137,11 +154,18 @@ public struct AuthorizationServer: Sendable {
     /// Issues a code for a signed-in user; returns the redirect URL with code, state and iss.
     /// Every sign-in starts a new login session (the `sid` of the ID tokens it leads to).
     public func completeAuthorization(_ auth: ValidatedAuthorization, user: LocalUser, issuer: String, now: Date = Date()) async throws -> String {
-        let grant = AuthorizationGrant(tenantID: auth.client.tenantID, clientID: auth.client.clientID, redirectURI: auth.redirectURI,
-                                       codeChallenge: auth.request.codeChallenge ?? "", subject: user.subject, scope: auth.scope,
-                                       nonce: auth.request.nonce, authTime: Int64(now.timeIntervalSince1970), sessionID: Base64URL.random(byteCount: 16))
-        let code = try await codes.issue(grant)
+        let code = try await issueCode(client: auth.client, redirectURI: auth.redirectURI, codeChallenge: auth.request.codeChallenge ?? "", user: user,
+                                       scope: auth.scope, nonce: auth.request.nonce, dpopJKT: nil, now: now)
         return Self.redirect(auth.redirectURI, ["code": code, "state": auth.request.state, "iss": issuer])
+    }
+
+    /// A code for a finished sign-in; it starts a new login session (`sid`).
+    func issueCode(client: OAuthClient, redirectURI: String?, codeChallenge: String, user: LocalUser, scope: String, nonce: String?, dpopJKT: String?,
+                   now: Date) async throws -> String {
+        let grant = AuthorizationGrant(tenantID: client.tenantID, clientID: client.clientID, redirectURI: redirectURI, codeChallenge: codeChallenge,
+                                       subject: user.subject, scope: scope, nonce: nonce, authTime: Int64(now.timeIntervalSince1970),
+                                       sessionID: Base64URL.random(byteCount: 16), dpopJKT: dpopJKT)
+        return try await codes.issue(grant)
     }
 
     /// `uri` with query parameters appended (nil values skipped).

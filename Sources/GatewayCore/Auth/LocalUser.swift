@@ -12,8 +12,16 @@ public struct LocalUser: Sendable, Equatable {
     public var disabled: Bool
     /// The scrypt hash (see ``PasswordHasher``); never logged.
     public var passwordHash: String
+    /// The TOTP second factor's Base32 secret (sealed at rest); nil: password only.
+    public var totpSecret: SecretValue?
 
-    public init(tenantID: String, username: String, subject: String = UUID().uuidString.lowercased(), name: String? = nil, email: String? = nil, picture: String? = nil, disabled: Bool = false, passwordHash: String) {
+    /// The context the TOTP secret is sealed under: `user:<tenant>:<subject>:totp`.
+    public static func totpSealingContext(tenantID: String, subject: String) -> String {
+        "user:\(tenantID):\(subject):totp"
+    }
+
+    public init(tenantID: String, username: String, subject: String = UUID().uuidString.lowercased(), name: String? = nil, email: String? = nil, picture: String? = nil, disabled: Bool = false, passwordHash: String, totpSecret: SecretValue? = nil) {
+        self.totpSecret = totpSecret
         self.tenantID = tenantID
         self.username = username
         self.subject = subject

@@ -27,6 +27,13 @@ public struct OAuthClient: Sendable, Codable, Equatable {
     /// nil or false: not required.
     public var dpopNonceRequired: Bool?
 
+    /// A first-party app (`gatewayctl client add --first-party`): it may collect the user's
+    /// credentials itself at the authorization challenge endpoint. nil or false: browser only.
+    public var firstParty: Bool?
+
+    /// Whether the client may use the authorization challenge endpoint.
+    public var isFirstParty: Bool { firstParty == true }
+
     /// `grant_types` the token endpoint accepts from this client; nil means both
     /// `authorization_code` and `refresh_token`.
     public var grantTypes: [String]?

@@ -18,4 +18,6 @@ public struct OAuthError: Error, Sendable, Equatable {
     public static func unsupportedGrantType(_ d: String) -> OAuthError { OAuthError("unsupported_grant_type", d) }
     public static func invalidDPoPProof(_ d: String) -> OAuthError { OAuthError("invalid_dpop_proof", d) }
     public static func accessDenied(_ d: String) -> OAuthError { OAuthError("access_denied", d) }
+    /// The `auth_session` is unknown, expired, ended or bound elsewhere (First-Party Apps draft).
+    public static func invalidSession(_ d: String) -> OAuthError { OAuthError("invalid_session", d) }
 }

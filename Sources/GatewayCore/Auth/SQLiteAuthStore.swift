@@ -106,37 +106,51 @@ public final class SQLiteAuthStore: SigningKeyStore, ClientStore, UserStore, Ref
 
     // MARK: users
 
-    private static func user(_ row: Row) -> LocalUser {
-        LocalUser(tenantID: row["tenant_id"], username: row["username"], subject: row["subject"], name: row["name"], email: row["email"],
-                  picture: row["picture"], disabled: row["disabled"], passwordHash: row["password_hash"])
+    private static func user(_ row: Row, sealer: SecretSealer) throws -> LocalUser {
+        let tenantID: String = row["tenant_id"], subject: String = row["subject"]
+        let totp = try (row["totp_secret_sealed"] as String?).map {
+            SecretValue(try sealer.open($0, context: LocalUser.totpSealingContext(tenantID: tenantID, subject: subject)))
+        }
+        return LocalUser(tenantID: tenantID, username: row["username"], subject: subject, name: row["name"], email: row["email"],
+                         picture: row["picture"], disabled: row["disabled"], passwordHash: row["password_hash"], totpSecret: totp)
+    }
+
+    func sealedTOTP(_ user: LocalUser) throws -> String? {
+        try user.totpSecret.map { try sealer.seal($0.plaintext, context: LocalUser.totpSealingContext(tenantID: user.tenantID, subject: user.subject)) }
     }
 
     public func user(tenantID: String, username: String) async throws -> LocalUser? {
-        try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM auth_users WHERE tenant_id = ? AND username = ?", arguments: [tenantID, username]).map(Self.user)
+        let sealer = self.sealer
+        return try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM auth_users WHERE tenant_id = ? AND username = ?", arguments: [tenantID, username]).map { try Self.user($0, sealer: sealer) }
         }
     }
 
     public func user(tenantID: String, subject: String) async throws -> LocalUser? {
-        try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM auth_users WHERE tenant_id = ? AND subject = ?", arguments: [tenantID, subject]).map(Self.user)
+        let sealer = self.sealer
+        return try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM auth_users WHERE tenant_id = ? AND subject = ?", arguments: [tenantID, subject]).map { try Self.user($0, sealer: sealer) }
         }
     }
 
     public func users(tenantID: String) async throws -> [LocalUser] {
-        try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM auth_users WHERE tenant_id = ? ORDER BY username", arguments: [tenantID]).map(Self.user)
+        let sealer = self.sealer
+        return try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM auth_users WHERE tenant_id = ? ORDER BY username", arguments: [tenantID]).map { try Self.user($0, sealer: sealer) }
         }
     }
 
     public func addUser(_ user: LocalUser) async throws {
+        let totp = try sealedTOTP(user)
         try await pool.write { db in
             if try Bool.fetchOne(db, sql: "SELECT 1 FROM auth_users WHERE tenant_id = ? AND username = ?", arguments: [user.tenantID, user.username]) == true {
                 throw AuthStoreError.alreadyExists("user \(user.username)")
             }
             do {
-                try db.execute(sql: "INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, picture, disabled, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                               arguments: [user.tenantID, user.username, user.subject, user.passwordHash, user.name, user.email, user.picture, user.disabled, Self.ms(Date())])
+                try db.execute(sql: """
+                    INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, picture, disabled, totp_secret_sealed, created_at_ms)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [user.tenantID, user.username, user.subject, user.passwordHash, user.name, user.email, user.picture, user.disabled, totp, Self.ms(Date())])
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
                 // The other unique key: (tenant, subject).
                 throw AuthStoreError.alreadyExists("user with subject \(user.subject)")
@@ -145,9 +159,10 @@ public final class SQLiteAuthStore: SigningKeyStore, ClientStore, UserStore, Ref
     }
 
     public func updateUser(_ user: LocalUser) async throws {
+        let totp = try sealedTOTP(user)
         try await pool.write { db in
-            try db.execute(sql: "UPDATE auth_users SET password_hash = ?, name = ?, email = ?, picture = ?, disabled = ? WHERE tenant_id = ? AND username = ?",
-                           arguments: [user.passwordHash, user.name, user.email, user.picture, user.disabled, user.tenantID, user.username])
+            try db.execute(sql: "UPDATE auth_users SET password_hash = ?, name = ?, email = ?, picture = ?, disabled = ?, totp_secret_sealed = ? WHERE tenant_id = ? AND username = ?",
+                           arguments: [user.passwordHash, user.name, user.email, user.picture, user.disabled, totp, user.tenantID, user.username])
             if db.changesCount == 0 { throw AuthStoreError.notFound("user \(user.username)") }
         }
     }

@@ -53,11 +53,15 @@ public struct TokenService: Sendable {
             throw OAuthError.invalidGrant("authorization code is invalid or expired")
         }
         guard grant.clientID == client.clientID else { throw OAuthError.invalidGrant("authorization code was issued to another client") }
-        guard let redirectURI, redirectURI == grant.redirectURI else { throw OAuthError.invalidGrant("redirect_uri does not match the authorization request") }
+        // A code from the challenge endpoint saw no redirect: no redirect_uri either.
+        guard redirectURI == grant.redirectURI else { throw OAuthError.invalidGrant("redirect_uri does not match the authorization request") }
         guard let verifier else { throw OAuthError.invalidGrant("code_verifier is required") }
         guard PKCE.isValidVerifier(verifier) else { throw OAuthError.invalidGrant("code_verifier must be 43-128 characters of [A-Za-z0-9-._~]") }
         guard PKCE.verify(verifier: verifier, challenge: grant.codeChallenge) else { throw OAuthError.invalidGrant("code_verifier does not match code_challenge") }
         if client.dpopBound, dpopJKT == nil { throw OAuthError.invalidDPoPProof("this client must present a DPoP proof") }
+        if let bound = grant.dpopJKT, bound != dpopJKT {
+            throw OAuthError.invalidDPoPProof("the code is bound to a DPoP key: prove the key the authorization challenge was made with")
+        }
 
         let issuedAt = now()
         let familyID = UUID().uuidString.lowercased()

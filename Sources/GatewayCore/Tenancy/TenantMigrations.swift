@@ -95,6 +95,12 @@ enum TenantMigrations {
                 t.add(column: "theme_logo_url", .text)
             }
         }
+        migrator.registerMigration("v9-user-totp") { db in
+            // A user's TOTP second factor, sealed; users from before sign in with a password only.
+            try db.alter(table: "auth_users") { t in
+                t.add(column: "totp_secret_sealed", .text)
+            }
+        }
         return migrator
     }
 }

@@ -72,6 +72,15 @@ extension GatewayAPIHandler {
                 return (html, cookie.setCookie(browser))
             }
             let user: LocalUser
+            if let authSession = form.authSession {
+                // The one-time-code step; the password was right before.
+                guard !wantsJSON, let browser else { return page("login.error.session") }
+                let step = OTPStep(handler: self, tenant: tenant, validated: validated, request: request, texts: texts, browser: browser, cookie: cookie, policy: policy)
+                switch try await step.verify(authSession: authSession, code: form.otp) {
+                case .signedIn(let signedIn): user = signedIn
+                case .answer(let output): return output
+                }
+            } else {
             switch try await auth.authenticate(tenantID: tenant.id, username: username, password: form.password ?? "", address: RequestScope.current?.clientAddress) {
             case .signedIn(let signedIn):
                 user = signedIn
@@ -84,7 +93,7 @@ extension GatewayAPIHandler {
                 return .unauthorized(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: policy, setCookie: again.setCookie),
                                            body: .textHtmlCharsetUtf8(.init(again.html))))
             case .throttled(let retryAfter):
-                let seconds = max(1, Int((Double(retryAfter.components.seconds) + Double(retryAfter.components.attoseconds) / 1e18).rounded(.up)))
+                let seconds = Self.wholeSeconds(retryAfter)
                 let message = texts.text("login.error.throttled", ["seconds": String(seconds)])
                 if wantsJSON {
                     return .tooManyRequests(.init(headers: .init(cacheControl: "no-store", retryAfter: String(seconds)),
@@ -93,6 +102,16 @@ extension GatewayAPIHandler {
                 let again = formAgain(message)
                 return .tooManyRequests(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: policy, setCookie: again.setCookie,
                                                              retryAfter: String(seconds)), body: .textHtmlCharsetUtf8(.init(again.html))))
+            }
+            if user.totpSecret != nil {
+                // A second factor: native JSON posts cannot show the code page.
+                guard !wantsJSON, let browser else {
+                    return .unauthorized(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(
+                        error: "insufficient_authorization", errorDescription: "this user has a second factor: sign in through the authorization challenge endpoint"))))
+                }
+                let step = OTPStep(handler: self, tenant: tenant, validated: validated, request: request, texts: texts, browser: browser, cookie: cookie, policy: policy)
+                return try await step.start(user: user)
+            }
             }
             if request.requestURI != nil {
                 validated = try await auth.validate(request, tenantID: tenant.id, consumePAR: true)

@@ -28,6 +28,7 @@ extension GatewayAPIHandler {
             tokenEndpoint: iss + "/oauth2/token",
             jwksUri: iss + "/.well-known/jwks.json",
             pushedAuthorizationRequestEndpoint: iss + "/oauth2/par",
+            authorizationChallengeEndpoint: iss + "/oauth2/authorize-challenge",
             requirePushedAuthorizationRequests: false,
             revocationEndpoint: iss + "/oauth2/revoke",
             introspectionEndpoint: iss + "/oauth2/introspect",

@@ -10,24 +10,14 @@ extension GatewayAPIHandler {
         do {
             let (clientID, secret) = Self.clientCredentials(form.clientId, form.clientSecret)
             let client = try await auth.authenticateClient(tenantID: tenant.id, clientID: clientID, secret: secret)
-            var jkt: String?
             // Clients registered with --dpop-nonce get a fresh nonce with every answer.
             let nonce = client.dpopNonceRequired == true ? dpopNonces.current(tenantID: tenant.id) : nil
-            if let proof = input.headers.dPoP {
-                let nonces = dpopNonces
-                let tenantID = tenant.id
-                var nonceCheck: (@Sendable (String) -> Bool)?
-                if nonce != nil { nonceCheck = { nonces.isValid($0, tenantID: tenantID) } }
-                do {
-                    jkt = try await auth.dpop.verify(proof: proof, method: "POST", url: issuer + "/oauth2/token", accessToken: nil, nonce: nonceCheck)
-                } catch TokenRejection.dpopNonceRequired {
-                    return .badRequest(.init(headers: .init(cacheControl: "no-store", dPoPNonce: nonce),
-                                             body: .json(Self.errorBody(OAuthError("use_dpop_nonce", TokenRejection.dpopNonceRequired.detail)))))
-                } catch let rejection as TokenRejection {
-                    throw OAuthError.invalidDPoPProof(rejection.detail)
-                }
-            } else if client.dpopBound {
-                throw OAuthError.invalidDPoPProof("this client must present a DPoP proof")
+            let jkt: String?
+            do {
+                jkt = try await serverProof(input.headers.dPoP, tenantID: tenant.id, url: issuer + "/oauth2/token", required: client.dpopBound, nonce: nonce)
+            } catch TokenRejection.dpopNonceRequired {
+                return .badRequest(.init(headers: .init(cacheControl: "no-store", dPoPNonce: nonce),
+                                         body: .json(Self.errorBody(OAuthError("use_dpop_nonce", TokenRejection.dpopNonceRequired.detail)))))
             }
             let response: TokenResponse
             switch form.grantType {
@@ -90,6 +80,27 @@ extension GatewayAPIHandler {
         } catch let error as OAuthError {
             if error.status == 401 { return .unauthorized(.init(headers: .init(cacheControl: "no-store"), body: .json(Self.errorBody(error)))) }
             return .badRequest(.init(headers: .init(cacheControl: "no-store"), body: .json(Self.errorBody(error))))
+        }
+    }
+
+    /// The key thumbprint of a DPoP proof sent to an authorization-server endpoint at `url`
+    /// (nil without one, unless `required`: clients registered with `--dpop`). With `nonce`
+    /// (the client's current server nonce) the proof must carry a valid one, else
+    /// ``TokenRejection/dpopNonceRequired`` for the caller to answer `use_dpop_nonce`.
+    func serverProof(_ proof: String?, tenantID: String, url: String, required: Bool, nonce: String? = nil) async throws -> String? {
+        guard let proof else {
+            if required { throw OAuthError.invalidDPoPProof("this client must present a DPoP proof") }
+            return nil
+        }
+        let nonces = dpopNonces
+        var nonceCheck: (@Sendable (String) -> Bool)?
+        if nonce != nil { nonceCheck = { @Sendable in nonces.isValid($0, tenantID: tenantID) } }
+        do {
+            return try await auth.dpop.verify(proof: proof, method: "POST", url: url, accessToken: nil, nonce: nonceCheck)
+        } catch TokenRejection.dpopNonceRequired {
+            throw TokenRejection.dpopNonceRequired
+        } catch let rejection as TokenRejection {
+            throw OAuthError.invalidDPoPProof(rejection.detail)
         }
     }
 }

@@ -95,27 +95,56 @@ enum LoginPage {
     /// negotiated language and the tenant's colours. After a failed attempt the error is
     /// announced (`role=alert`) and the password field takes the focus.
     static func form(tenant: Tenant, texts: LoginTexts, action: String, request: AuthorizationRequest, csrf: String, username: String?, error: String?) -> String {
-        let hidden: [(String, String?)] = [
-            ("response_type", request.responseType), ("client_id", request.clientID), ("redirect_uri", request.redirectURI),
-            ("scope", request.scope), ("state", request.state), ("nonce", request.nonce), ("code_challenge", request.codeChallenge),
-            ("code_challenge_method", request.codeChallengeMethod), ("request_uri", request.requestURI), ("ui_locales", request.uiLocales), ("csrf_token", csrf),
-        ]
-        let fields = hidden.compactMap { name, value in value.map { "<input type=\"hidden\" name=\"\(name)\" value=\"\(escape($0))\">" } }.joined()
-        let alert = error.map { "<p class=\"error\" role=\"alert\" id=\"error\">\(escape($0))</p>" } ?? ""
+        let fields = hiddenFields(request, csrf: csrf)
+        let alert = alertParagraph(error)
         let invalid = error == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"error\""
         let title = texts.text("login.title", ["tenant": tenant.displayName])
-        // Only an https logo the CSP can name is shown (the validator allows no other).
-        let logo = tenant.theme.logoURL.flatMap { url in
-            logoSource(url).map { _ in "<img class=\"logo\" src=\"\(escape(url))\" alt=\"\(escape(tenant.displayName))\">" }
-        } ?? ""
         return page(title: title, body: """
-            \(logo)<h1>\(escape(title))</h1>\(alert)
+            \(logo(tenant))<h1>\(escape(title))</h1>\(alert)
             <form method="post" action="\(escape(action))">\(fields)
             <label for="username">\(escape(texts.text("login.username")))</label><input id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" required value="\(escape(username ?? ""))"\(error == nil ? " autofocus" : "")>
             <label for="password">\(escape(texts.text("login.password")))</label><input id="password" name="password" type="password" autocomplete="current-password" required\(invalid)\(error == nil ? "" : " autofocus")>
             <label class="check"><input type="checkbox" id="show-password"> \(escape(texts.text("login.show_password")))</label>
             <button type="submit">\(escape(texts.text("login.submit")))</button></form><script>\(showPasswordScript)</script>
             """, locale: texts.locale, theme: tenant.theme)
+    }
+
+    /// The second step for a user with a TOTP second factor: one numeric field for the code
+    /// (`autocomplete=one-time-code`, so phones offer a code they received), the same hidden
+    /// authorization parameters, and the `auth_session` of the pending sign-in.
+    static func otpForm(tenant: Tenant, texts: LoginTexts, action: String, request: AuthorizationRequest, csrf: String, authSession: String, error: String?) -> String {
+        let fields = hiddenFields(request, csrf: csrf) + "<input type=\"hidden\" name=\"auth_session\" value=\"\(escape(authSession))\">"
+        let invalid = error == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"error\""
+        let title = texts.text("login.otp.title")
+        return page(title: title, body: """
+            \(logo(tenant))<h1>\(escape(title))</h1>\(alertParagraph(error))
+            <p>\(escape(texts.text("login.otp.hint", ["tenant": tenant.displayName])))</p>
+            <form method="post" action="\(escape(action))">\(fields)
+            <label for="otp">\(escape(texts.text("login.otp.label")))</label><input id="otp" name="otp" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required autofocus\(invalid)>
+            <button type="submit">\(escape(texts.text("login.otp.submit")))</button></form>
+            """, locale: texts.locale, theme: tenant.theme)
+    }
+
+    /// Every authorization parameter of `request` and the CSRF token, as hidden inputs.
+    private static func hiddenFields(_ request: AuthorizationRequest, csrf: String) -> String {
+        let hidden: [(String, String?)] = [
+            ("response_type", request.responseType), ("client_id", request.clientID), ("redirect_uri", request.redirectURI),
+            ("scope", request.scope), ("state", request.state), ("nonce", request.nonce), ("code_challenge", request.codeChallenge),
+            ("code_challenge_method", request.codeChallengeMethod), ("request_uri", request.requestURI), ("ui_locales", request.uiLocales), ("csrf_token", csrf),
+        ]
+        return hidden.compactMap { name, value in value.map { "<input type=\"hidden\" name=\"\(name)\" value=\"\(escape($0))\">" } }.joined()
+    }
+
+    /// The announced error paragraph (`role=alert`), or nothing.
+    private static func alertParagraph(_ error: String?) -> String {
+        error.map { "<p class=\"error\" role=\"alert\" id=\"error\">\(escape($0))</p>" } ?? ""
+    }
+
+    /// The tenant's logo: only an https URL the CSP can name (the validator allows no other).
+    private static func logo(_ tenant: Tenant) -> String {
+        tenant.theme.logoURL.flatMap { url in
+            logoSource(url).map { _ in "<img class=\"logo\" src=\"\(escape(url))\" alt=\"\(escape(tenant.displayName))\">" }
+        } ?? ""
     }
 
     /// The signed-out page's offer to end every session of the user.

@@ -10,7 +10,7 @@ import Hummingbird
 enum OAuthErrorResponse {
     /// The endpoints under `/t/{tenant}/oauth2/` that speak RFC 6749 errors (UserInfo is a
     /// protected resource: RFC 6750 errors in `WWW-Authenticate`, problem documents in the body).
-    static let endpoints: Set<Substring> = ["token", "revoke", "introspect", "par", "authorize", "logout"]
+    static let endpoints: Set<Substring> = ["token", "revoke", "introspect", "par", "authorize", "authorize-challenge", "logout"]
 
     /// Whether `path` is one of ``endpoints`` of some tenant.
     static func isOAuthEndpoint(_ path: String) -> Bool {

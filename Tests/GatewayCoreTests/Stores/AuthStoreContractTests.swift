@@ -44,6 +44,19 @@ struct AuthStoreContractTests {
         #expect(try await auth.users(tenantID: "acme").map(\.username) == ["alice"])
         #expect(try await auth.user(tenantID: "beta", username: "alice") == nil)
 
+        // A TOTP secret round-trips, sealed at rest (no plaintext in the files or rows), and can be removed.
+        let secret = "TOTPSECRETMARKERQWERTYUIOPASDFGH"
+        user.totpSecret = SecretValue(secret)
+        try await auth.updateUser(user)
+        #expect(try await database.another().auth.user(tenantID: "acme", username: "alice")?.totpSecret == SecretValue(secret))
+        #expect(try await database.bytesAtRest().range(of: Data(secret.utf8)) == nil)
+        let bob = LocalUser(tenantID: "acme", username: "bob", subject: "sub-bob", passwordHash: "ph", totpSecret: SecretValue(secret))
+        try await auth.addUser(bob)
+        #expect(try await auth.user(tenantID: "acme", subject: "sub-bob") == bob)
+        user.totpSecret = nil
+        try await auth.updateUser(user)
+        #expect(try await auth.user(tenantID: "acme", username: "alice")?.totpSecret == nil)
+
         let older = try SigningKey.generate(tenantID: "acme", now: Date().addingTimeInterval(-60))
         let newer = try SigningKey.generate(tenantID: "acme", now: Date().addingTimeInterval(-30))
         let rsa = try SigningKey.generate(tenantID: "acme", algorithm: .rs256)
