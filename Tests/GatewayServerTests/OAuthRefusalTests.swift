@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Crypto
 import Foundation
 import GatewayAPI
@@ -50,6 +51,22 @@ struct OAuthRefusalTests {
             let issued = try await kit.exchange(code, dpop: try DPoPProof.make(key: key, method: "POST", url: url, nonce: nonce)).ok
             #expect(try issued.body.json.tokenType == .dPoP)
             #expect(issued.headers.dPoPNonce != nil)
+
+            // The resource server asks for the nonce too (RFC 9449 §9), and the same nonce serves.
+            let accessToken = try issued.body.json.accessToken
+            let meURL = "\(kit.base)/t/demo/v1/me"
+            var request = HTTPClientRequest(url: meURL)
+            request.headers.add(name: "Authorization", value: "DPoP \(accessToken)")
+            request.headers.add(name: "DPoP", value: try DPoPProof.make(key: key, method: "GET", url: meURL, accessToken: accessToken))
+            let refused = try await TestHTTP.noRedirects.execute(request, timeout: .seconds(10))
+            #expect(refused.status.code == 401)
+            #expect(refused.headers.first(name: "WWW-Authenticate")?.contains("use_dpop_nonce") == true)
+            let resourceNonce = try #require(refused.headers.first(name: "DPoP-Nonce"))
+            #expect(harness.bootstrap.services.dpopNonces.isValid(resourceNonce, tenantID: "demo"))
+            let withNonce = try DPoPProof.make(key: key, method: "GET", url: meURL, accessToken: accessToken, nonce: resourceNonce)
+            #expect(try await kit.me(authorization: "DPoP \(accessToken)", dpop: withNonce).status == 200)
+            let stale = try DPoPProof.make(key: key, method: "GET", url: meURL, accessToken: accessToken, nonce: foreign)
+            #expect(try await kit.me(authorization: "DPoP \(accessToken)", dpop: stale).status == 401)
         }
     }
 

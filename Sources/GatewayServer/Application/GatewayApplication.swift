@@ -90,7 +90,7 @@ public enum GatewayApplication {
             problems: problems,
             tenants: TenantResolutionMiddleware(directory: services.directory),
             bodyLimits: BodyLimitMiddleware(limits: services.bodyLimits),
-            bearer: BearerAuthMiddleware(auth: services.auth, issuerBase: services.issuerBase),
+            bearer: BearerAuthMiddleware(auth: services.auth, issuerBase: services.issuerBase, nonces: services.dpopNonces),
             rateLimits: RateLimitMiddleware(limiter: RateLimiter(cache: services.cache, limits: services.rateLimits)),
             storedAnswers: storedAnswers ? StoredAnswerMiddleware(handler: handler) : nil,
             router: router.buildResponder()

@@ -7,10 +7,15 @@ import Hummingbird
 /// `Authorization: Bearer` (or `DPoP` + proof) token must be valid for THAT tenant; the
 /// verified claims ride in ``RequestScope/principal``. Refusals are 401 problem documents
 /// with `WWW-Authenticate`. Also records the raw `Authorization` header for OAuth endpoints.
+///
+/// DPoP-bound tokens of a client registered with `--dpop-nonce` need the server's nonce in
+/// their proofs here too (RFC 9449 §9): the same tenant nonce the token endpoint hands out,
+/// so one nonce serves both; without it → 401 `use_dpop_nonce` with a `DPoP-Nonce` header.
 struct BearerAuthMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
     let auth: AuthorizationServer
     let issuerBase: IssuerBase
+    let nonces: DPoPNonces
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let tenant = context.scope.tenant else { return try await next(request, context) }
@@ -21,6 +26,10 @@ struct BearerAuthMiddleware: RouterMiddleware {
             let issuer = issuerBase.issuer(tenantID: tenant.id)
             do {
                 context.scope.principal = try await verify(request, authorization: authorization, issuer: issuer, tenantID: tenant.id)
+            } catch TokenRejection.dpopNonceRequired {
+                var problem = Self.problem(.dpopNonceRequired)
+                problem.headers.append((name: "DPoP-Nonce", value: nonces.current(tenantID: tenant.id)))
+                throw problem
             } catch let rejection as TokenRejection {
                 throw Self.problem(rejection)
             }
@@ -39,7 +48,12 @@ struct BearerAuthMiddleware: RouterMiddleware {
             let proofs = request.headers[values: HTTPField.Name("DPoP")!]
             guard proofs.count == 1 else { throw TokenRejection.invalidDPoPProof("exactly one DPoP proof is required") }
             let url = issuerBase.baseURL + request.uri.path
-            let proofJKT = try await auth.dpop.verify(proof: proofs[0], method: request.method.rawValue, url: url, accessToken: token)
+            let nonces = self.nonces
+            var nonceCheck: (@Sendable (String) -> Bool)?
+            if try await auth.clients.client(tenantID: tenantID, clientID: claims.clientID)?.dpopNonceRequired == true {
+                nonceCheck = { @Sendable in nonces.isValid($0, tenantID: tenantID) }
+            }
+            let proofJKT = try await auth.dpop.verify(proof: proofs[0], method: request.method.rawValue, url: url, accessToken: token, nonce: nonceCheck)
             guard proofJKT == jkt else { throw TokenRejection.invalidDPoPProof("the DPoP proof key does not match the token binding") }
         } else if scheme == "dpop" {
             throw TokenRejection.invalidToken("this access token is not DPoP-bound")
@@ -65,8 +79,7 @@ struct BearerAuthMiddleware: RouterMiddleware {
         case .invalidDPoPProof(let detail):
             challenge = #"DPoP error="invalid_dpop_proof", error_description=""# + detail.replacingOccurrences(of: "\"", with: "'") + #"", algs="ES256""#
         case .dpopNonceRequired:
-            // Resource-server nonces (RFC 9449 §9) are not issued; kept total for the enum.
-            challenge = #"DPoP error="use_dpop_nonce", algs="ES256""#
+            challenge = #"DPoP error="use_dpop_nonce", error_description="the DPoP proof must carry the server's nonce (DPoP-Nonce header)", algs="ES256""#
         }
         let code = rejection == .missing ? "unauthorized" : (rejection.detail.contains("DPoP") ? "invalid_dpop_proof" : "invalid_token")
         return GatewayProblem(status: 401, code: code, title: "Unauthorized", detail: rejection.detail, headers: [(name: "WWW-Authenticate", value: challenge)])

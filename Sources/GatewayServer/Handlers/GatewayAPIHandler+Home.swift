@@ -6,28 +6,30 @@ extension GatewayAPIHandler {
     /// Host config (local, always present), the featured mini apps (platform catalog,
     /// cached), the user's recent mini apps (SQLite, manifests from the answer cache) and
     /// the localization bundle for `Accept-Language`, concurrently; a late or failed part
-    /// is listed in `missing`, never a 5xx.
+    /// is listed in `missing`, never a 5xx. Each part answers by its deadline (``CutOff``);
+    /// the upstream work of a cut part keeps the full upstream budget and finishes into the
+    /// answer cache, so the next `/home` finds it.
     func getHome(_ input: Operations.GetHome.Input) async throws -> Operations.GetHome.Output {
         try RequestValidation.length(RequestScope.header(.acceptLanguage), 0...1000, "Accept-Language")
         let tenant = try RequestScope.requireTenant()
         let partBudget = min(upstreamBudget, homePartBudget)
-        async let featured = Self.withinBudget(partBudget) { () -> [Components.Schemas.MiniApp]? in
+        async let featured = CutOff.value(within: partBudget) { () -> [Components.Schemas.MiniApp]? in
             guard let miniApps else { return nil }
             let query = ProvisioningQuery(featured: ProvisioningTarget(tenant: tenant) != nil, count: 10)
-            let answer = try await miniApps.list(tenant: tenant, query: query, deadline: ContinuousClock.now + partBudget)
+            let answer = try await miniApps.list(tenant: tenant, query: query, deadline: ContinuousClock.now + upstreamBudget)
             let list: Components.Schemas.MiniAppList = try Self.decode(answer.body)
             return list.items
         }
         let userState = self.userState
         let acceptLanguage = RequestScope.header(.acceptLanguage)
-        async let localization = Self.withinBudget(partBudget) { () -> Components.Schemas.Localization? in
+        async let localization = CutOff.value(within: partBudget) { () -> Components.Schemas.Localization? in
             guard let userState else { return nil }
             let locale = try await userState.localizationResolver.negotiate(tenantID: tenant.id, acceptLanguage: acceptLanguage)
             let bundle = try await userState.localizations.bundle(tenant: tenant, locale: locale)
             return .init(locale: bundle.locale, chain: bundle.chain, entries: .init(additionalProperties: bundle.entries))
         }
         let subject = RequestScope.current?.principal?.subject
-        async let recent = Self.withinBudget(partBudget) { () -> [Components.Schemas.UserMiniApp]? in
+        async let recent = CutOff.value(within: partBudget) { () -> [Components.Schemas.UserMiniApp]? in
             guard let userState, let subject else { return nil }
             return try await recentMiniApps(tenant: tenant, userID: subject, services: userState)
         }
@@ -56,19 +58,5 @@ extension GatewayAPIHandler {
             try? await permissionManifest(tenant: tenant, id: id, lang: nil)
         }
         return entries.map(Self.userMiniApp)
-    }
-
-    /// `operation`'s value, or nil when it throws or `budget` passes first.
-    static func withinBudget<T: Sendable>(_ budget: Duration, _ operation: @escaping @Sendable () async throws -> T?) async -> T? {
-        await withTaskGroup(of: T?.self) { group in
-            group.addTask { try? await operation() }
-            group.addTask {
-                try? await Task.sleep(for: budget)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
     }
 }
