@@ -101,8 +101,8 @@ struct FakeProvisioningResponder: RouterMiddleware {
         }
         for filter in query.filter({ $0.0 == "filter" }).map(\.1) {
             let parts = filter.split(separator: ":", maxSplits: 2).map(String.init)
-            guard parts.count == 3, let actual = item.attributes[parts[0]] else { return false }
-            let values = parts[2].split(separator: ",").map(String.init)
+            guard parts.count == 3, let field = parts[0].removingPercentEncoding, let actual = item.attributes[field] else { return false }
+            let values = parts[2].split(separator: ",").map { String($0).removingPercentEncoding ?? "" }
             let ok: Bool
             switch parts[1] {
             case "equals": ok = actual == values[0]
@@ -127,6 +127,8 @@ struct FakeProvisioningResponder: RouterMiddleware {
     }
 
     static func encode(_ item: FakeProvisioning.Item) -> String {
-        #"{"id":"\#(item.id)","name":"\#(item.name)","description":"\#(item.description)","version":\#(item.version),"type":"\#(item.type)","icon":"https://cdn.example/\#(item.id).png"}"#
+        #"{"id":"\#(item.id)","name":"\#(item.name)","description":"\#(item.description)","version":\#(item.version),"type":"\#(item.type)","icon":"https://cdn.example/\#(item.id).png","#
+            + #""entryPoint":"https://apps.example/\#(item.id)/index.html","metadataUrl":"https://apps.example/\#(item.id)/metadata.json","#
+            + #""servicesUrl":"https://services.example/\#(item.id)","signature":"sig-\#(item.id)"}"#
     }
 }

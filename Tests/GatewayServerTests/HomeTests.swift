@@ -3,7 +3,7 @@ import GatewayAPI
 import GatewayCore
 import Testing
 
-@Suite("/home fans out concurrently and answers partially")
+@Suite("/home fans out concurrently and answers partially", .serialized)
 struct HomeTests {
     @Test("all parts present → complete")
     func complete() async throws {

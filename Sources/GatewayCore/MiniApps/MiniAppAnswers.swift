@@ -15,6 +15,11 @@ public enum MiniAppAnswers {
         /// `native` or `web` (provisioning only).
         public var type: String?
         public var description: String?
+        /// What a GeneXus client needs to load a provisioned app (provisioning only).
+        public var entryPoint: String?
+        public var metadataUrl: String?
+        public var servicesUrl: String?
+        public var signature: String?
 
         public init(_ info: PlatformMiniAppInfo) {
             id = info.id
@@ -36,6 +41,10 @@ public enum MiniAppAnswers {
             source = "provisioning"
             type = app.kind.rawValue
             description = app.description
+            entryPoint = app.entryPoint
+            metadataUrl = app.metadataURL
+            servicesUrl = app.servicesURL
+            signature = app.signature
         }
     }
 

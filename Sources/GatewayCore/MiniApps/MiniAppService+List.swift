@@ -1,4 +1,7 @@
 extension MiniAppService {
+    /// The most items one page carries when a client asks for all (`count=0`, as GeneXus does).
+    public static let allItemsMaximum = 1000
+
     /// One page of the tenant's catalog: the platform listing merged with provisioning
     /// search results (same id: the platform wins), stable order, paged by start/count.
     /// Criteria only provisioning evaluates (tag, location, featured, filters) list

@@ -21,15 +21,39 @@ public struct MiniAppService: Sendable {
         self.maxBundleBytes = maxBundleBytes
     }
 
-    /// The latest published version of `id`.
+    /// The latest published version of `id`. Sources in the order lists merge them: the
+    /// platform first (it wins a listing too), then, when the platform does not know the id
+    /// (or the tenant has none) and the tenant has provisioning, provisioning's
+    /// `miniAppInfoById`; so every listed app can be opened.
     public func miniApp(tenant: Tenant, id: String, deadline: ContinuousClock.Instant) async throws -> CachedAnswer {
         let key = CacheKey.answer(tenant: tenant, kind: "info", [id])
         return try await cached(key, policy: .ttl(seconds: tenant.cacheTTLs.catalogSeconds)) {
-            let infos = try await platform.miniAppInfo(id: id, try platformTarget(tenant), deadline: deadline)
-            guard let latest = infos.first(where: { $0.id == id }) ?? infos.first else {
-                return .init(status: 404, body: Array("no_published_version".utf8))
+            let provisioningTarget = provisioning == nil ? nil : ProvisioningTarget(tenant: tenant)
+            let platformTarget = try? self.platformTarget(tenant)
+            guard platformTarget != nil || provisioningTarget != nil else { throw UpstreamError.notConfigured }
+            var published: Bool?
+            if let platformTarget {
+                do {
+                    let infos = try await platform.miniAppInfo(id: id, platformTarget, deadline: deadline)
+                    if let latest = infos.first(where: { $0.id == id }) ?? infos.first {
+                        return .init(status: 200, body: try MiniAppAnswers.encode(MiniAppAnswers.MiniApp(latest)))
+                    }
+                    published = false
+                } catch UpstreamError.notFound where provisioningTarget != nil {
+                    // Not the platform's: ask provisioning.
+                }
             }
-            return .init(status: 200, body: try MiniAppAnswers.encode(MiniAppAnswers.MiniApp(latest)))
+            if let provisioning, let provisioningTarget {
+                do {
+                    let app = try await provisioning.miniApp(id: id, provisioningTarget, deadline: deadline)
+                    return .init(status: 200, body: try MiniAppAnswers.encode(MiniAppAnswers.MiniApp(app)))
+                } catch UpstreamError.notFound {
+                    // Neither knows it (or the platform has it unpublished).
+                } catch let error as UpstreamError {
+                    throw ProvisioningFailure(error: error)
+                }
+            }
+            return .init(status: 404, body: Array((published == false ? "no_published_version" : "miniapp_not_found").utf8))
         }
     }
 

@@ -77,9 +77,36 @@ public struct ProvisioningFilter: Sendable, Equatable {
         return result
     }
 
-    /// The wire form, `field:operator:value[,value]`.
+    /// The wire form, `field:operator:value[,value]`, with `%`, `:` and `,` percent-encoded
+    /// inside the field and `%` and `,` inside values (GeneXus field names are free text).
     public var wireValue: String {
-        field + ":" + op.rawValue + ":" + values.joined(separator: ",")
+        Self.escape(field, ":%,") + ":" + op.rawValue + ":" + values.map { Self.escape($0, "%,") }.joined(separator: ",")
+    }
+
+    /// The most Unicode scalars of a field name.
+    public static let fieldMaxLength = 64
+    /// The most Unicode scalars of one value.
+    public static let valueMaxLength = 200
+
+    /// Whether the filter's texts are within the limits: a field of 1-64 scalars and values
+    /// of 1-200, none with control characters.
+    public var isWellFormed: Bool {
+        func ok(_ s: String, _ max: Int) -> Bool {
+            (1...max).contains(s.unicodeScalars.count) && !s.unicodeScalars.contains { $0.properties.generalCategory == .control }
+        }
+        return ok(field, Self.fieldMaxLength) && !values.isEmpty && values.allSatisfy { ok($0, Self.valueMaxLength) } && (op == .in || values.count == 1)
+    }
+
+    private static func escape(_ text: String, _ reserved: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if reserved.unicodeScalars.contains(scalar) {
+                out += String(format: "%%%02X", scalar.value)
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 }
 

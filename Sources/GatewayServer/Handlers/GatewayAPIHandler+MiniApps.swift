@@ -9,11 +9,12 @@ extension GatewayAPIHandler {
         try RequestValidation.length(q.text, 1...200, "text")
         try RequestValidation.length(q.tag, 1...100, "tag")
         try RequestValidation.range(q.start, 0...100_000, "start")
-        try RequestValidation.range(q.count, 1...100, "count")
+        try RequestValidation.range(q.count, 0...100, "count")
         let query = ProvisioningQuery(
             text: q.text, tag: q.tag, location: try RequestValidation.location(near: q.near, radius: q.radius),
             featured: q.featured ?? false, filters: try RequestValidation.filters(q.filter),
-            start: q.start ?? 0, count: q.count ?? 20
+            // GeneXus: count 0 is "all" — up to the hard maximum per page, `next` beyond it.
+            start: q.start ?? 0, count: q.count == 0 ? MiniAppService.allItemsMaximum : q.count ?? 20
         )
         let (tenant, service, deadline) = try miniAppContext()
         let answer = try await service.list(tenant: tenant, query: query, deadline: deadline)

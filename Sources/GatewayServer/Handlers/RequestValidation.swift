@@ -54,7 +54,6 @@ enum RequestValidation {
 
     /// The patterns of `OpenAPI/gateway.yaml`, matched against the WHOLE value.
     static let nearPattern = #"^-?(90(\.0{1,8})?|[1-8]?[0-9](\.[0-9]{1,8})?),-?(180(\.0{1,8})?|(1[0-7][0-9]|[1-9]?[0-9])(\.[0-9]{1,8})?)$"#
-    static let filterPattern = #"^[A-Za-z0-9_.]{1,64}:((equals|notEquals|greater|greaterOrEquals|less|lessOrEquals|contains):[^,]+|in:[^,]+(,[^,]+)*)$"#
 
     /// `near=lat,lon` (+ `radius`, default 5000 m) → a location; `radius` alone is ignored.
     static func location(near: String?, radius: Int?) throws -> ProvisioningQuery.Location? {
@@ -67,15 +66,44 @@ enum RequestValidation {
         return .init(latitude: lat, longitude: lon, radiusMetres: Double(radius ?? 5000))
     }
 
+    /// `filter` values: `field:operator:value[,value]` (the field may be percent-encoded, for
+    /// names with `:`), or a JSON object `{"field": …, "operator": …, "value": …}` (or
+    /// `"values": [...]` for `in`) for any field name. Fields are 1-64 characters of any
+    /// UTF-8 but controls (GeneXus field names are free text, like `Field Name`).
     static func filters(_ values: [String]?) throws -> [ProvisioningFilter] {
         let values = values ?? []
         guard values.count <= 10 else { throw GatewayProblem.invalidRequest("At most 10 `filter` values.") }
         return try values.map { text in
-            guard text.unicodeScalars.count <= 200, matches(filterPattern, text), let filter = ProvisioningFilter(parsing: text) else {
-                throw GatewayProblem.invalidRequest("`filter` must be `field:operator:value[,value]` (several values only with `in`).")
+            guard text.unicodeScalars.count <= 1000, let filter = text.hasPrefix("{") ? jsonFilter(text) : tripleFilter(text), filter.isWellFormed else {
+                throw GatewayProblem.invalidRequest(
+                    "`filter` must be `field:operator:value[,value]` or a JSON object {\"field\",\"operator\",\"value\"|\"values\"}: a field of 1-64 characters, "
+                        + "values of 1-200, several values only with `in`.")
             }
             return filter
         }
+    }
+
+    private static func tripleFilter(_ text: String) -> ProvisioningFilter? {
+        guard var filter = ProvisioningFilter(parsing: text) else { return nil }
+        if filter.field.contains("%") {
+            guard let decoded = filter.field.removingPercentEncoding else { return nil }
+            filter.field = decoded
+        }
+        return filter
+    }
+
+    private static func jsonFilter(_ text: String) -> ProvisioningFilter? {
+        guard case .object(let object)? = try? JSONValue.decode(Data(text.utf8)), object.keys.allSatisfy({ ["field", "operator", "value", "values"].contains($0) }),
+              let field = object["field"]?.stringValue, let op = object["operator"]?.stringValue.flatMap(ProvisioningFilter.Operator.init(rawValue:))
+        else { return nil }
+        let values: [String]
+        switch (object["value"], object["values"]) {
+        case (.string(let value)?, nil): values = [value]
+        case (nil, .array(let list)?): values = list.compactMap(\.stringValue)
+            guard values.count == list.count else { return nil }
+        default: return nil
+        }
+        return ProvisioningFilter(field: field, op: op, values: values)
     }
 
     /// True when `pattern` matches all of `value` (not just up to a trailing newline).
