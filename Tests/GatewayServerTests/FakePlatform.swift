@@ -30,6 +30,8 @@ final class FakePlatform: Sendable {
         var infos: [String: [PlatformMiniAppInfo]] = [:]
         /// Key `id/version/lang` (lang empty = default language).
         var metadata: [String: PlatformMetadata] = [:]
+        /// `bundleManifest` JSON text as the platform sends it, by the same key (wins over `metadata`).
+        var rawMetadata: [String: String] = [:]
         var fileManifests: [String: PlatformFileManifest] = [:]
         var keys: [String: PlatformPublicKey] = [:]
         var files: [String: [UInt8]] = [:]

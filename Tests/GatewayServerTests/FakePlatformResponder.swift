@@ -69,6 +69,7 @@ struct FakePlatformResponder: RouterMiddleware {
                 if let signature = manifest.signature { response.headers[HTTPField.Name("Signature")!] = signature }
                 return response
             case "metadata"?:
+                if let raw = state.rawMetadata[key + "/" + (query["lang"] ?? "")] { return Self.json(200, #"{"bundleManifest":\#(raw)}"#) }
                 guard let metadata = state.metadata[key + "/" + (query["lang"] ?? "")] ?? state.metadata[key + "/"] else { return Self.notFound() }
                 return Self.encode(["bundleManifest": metadata])
             default:

@@ -123,4 +123,29 @@ struct MiniAppWireTests {
             #expect(home.complete)
         }
     }
+
+    /// Issue 14, item 4: a number in `customMetaData` used to fail the whole manifest.
+    @Test("seed fields pass through: customMetaData members of any JSON type (as the SDKs' text) in manifests; promotionalImageUrl and promotionalText in list items")
+    func seedFieldsPassThrough() async throws {
+        try await FakePlatform.with { fake in
+            fake.seedHello()
+            fake.set { state in
+                state.apps[0].promotionalImageUrl = "https://cdn.example/hello-promo.png"
+                state.rawMetadata["hello/v1/"] = #"{"reqPermissions":[{"name":"rakuten.miniapp.user.USER_NAME","reason":"To greet you"}],"#
+                    + #""customMetaData":{"termsLink":"https://hello.example/terms","privacyPolicyLink":"https://hello.example/privacy","#
+                    + #""fileSizeInMb":12.5,"downloads":3000,"beta":true,"nothing":null,"screens":["a","b"]}}"#
+            }
+            try await GatewayHarness.withGateway { harness, client, _ in
+                let id = uniqueTenantID("seedfields")
+                try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
+                let manifest = try await client.getMiniAppManifest(path: .init(tenant: id, id: "hello", versionId: "v1")).ok.body.json
+                #expect(manifest.customMetaData.additionalProperties == [
+                    "termsLink": "https://hello.example/terms", "privacyPolicyLink": "https://hello.example/privacy",
+                    "fileSizeInMb": "12.5", "downloads": "3000", "beta": "true", "screens": #"["a","b"]"#,
+                ])
+                let hello = try await client.listMiniApps(path: .init(tenant: id)).ok.body.json.items.first { $0.id == "hello" }
+                #expect(hello?.promotionalImageUrl == "https://cdn.example/hello-promo.png" && hello?.promotionalText == "Says hello")
+            }
+        }
+    }
 }

@@ -67,7 +67,33 @@ public struct PlatformMetadata: Codable, Sendable, Equatable {
     public var reqPermissions: [Permission]?
     public var optPermissions: [Permission]?
     public var accessTokenPermissions: [AccessTokenPermission]?
+    /// The developer's free-form members (`termsLink`, `privacyPolicyLink`, `fileSizeInMb`,
+    /// ...). The SDKs read them as text, so numbers and booleans pass as their JSON text and
+    /// nested values as compact JSON; nothing is dropped.
     public var customMetaData: [String: String]?
+
+    private enum CodingKeys: String, CodingKey {
+        case reqPermissions, optPermissions, accessTokenPermissions, customMetaData
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        reqPermissions = try c.decodeIfPresent([Permission].self, forKey: .reqPermissions)
+        optPermissions = try c.decodeIfPresent([Permission].self, forKey: .optPermissions)
+        accessTokenPermissions = try c.decodeIfPresent([AccessTokenPermission].self, forKey: .accessTokenPermissions)
+        customMetaData = try c.decodeIfPresent([String: JSONValue].self, forKey: .customMetaData)?.compactMapValues(Self.text)
+    }
+
+    /// A custom member as the SDKs' `[String: String]` holds it; nil for JSON null.
+    static func text(_ value: JSONValue) -> String? {
+        switch value {
+        case .string(let s): s
+        case .null: nil
+        case .bool(let b): b ? "true" : "false"
+        case .number(let n): n.rounded() == n && abs(n) < 1e15 ? String(Int64(n)) : String(n)
+        case .object, .array: (try? value.encoded()).map { String(decoding: $0, as: UTF8.self) }
+        }
+    }
 
     public init(reqPermissions: [Permission]? = nil, optPermissions: [Permission]? = nil, accessTokenPermissions: [AccessTokenPermission]? = nil, customMetaData: [String: String]? = nil) {
         self.reqPermissions = reqPermissions
