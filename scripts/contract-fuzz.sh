@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Starts the built gateway on a free port (Redis from $REDIS_URL when set) and runs
 # schemathesis over every operation of OpenAPI/gateway.yaml: no 5xx, no response
-# outside the schema. Usage: scripts/contract-fuzz.sh WORKDIR
+# outside the schema. First, a Python client generated from the same file by
+# openapi-python-client runs an integrator's scenario against it (before the fuzzer fills
+# storage and trips throttles). Usage: scripts/contract-fuzz.sh WORKDIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=${1:?workdir}
@@ -18,6 +20,10 @@ for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 
 GATEWAY_FUZZ_TOKEN=$(python3 scripts/demo-token.py "http://127.0.0.1:$port" "$work/fuzz/demo-user.txt")
 export GATEWAY_FUZZ_TOKEN
 status=0
+rm -rf "$work/pyclient"
+openapi-python-client generate --path OpenAPI/gateway.yaml --output-path "$work/pyclient" --overwrite >"$work/pyclient.log" 2>&1 \
+  || { cat "$work/pyclient.log"; echo "openapi-python-client could not generate a client"; exit 1; }
+python3 scripts/python-client-scenario.py "$work/pyclient" "http://127.0.0.1:$port" "$work/fuzz/demo-user.txt" || status=$?
 schemathesis --config-file scripts/schemathesis.toml run OpenAPI/gateway.yaml \
   --url "http://127.0.0.1:$port" \
   --checks all \

@@ -85,8 +85,8 @@ enum RequestValidation {
 
     private static func tripleFilter(_ text: String) -> ProvisioningFilter? {
         guard var filter = ProvisioningFilter(parsing: text) else { return nil }
-        if filter.field.contains("%") {
-            guard let decoded = filter.field.removingPercentEncoding else { return nil }
+        // A field that is no valid percent-encoding is taken as written.
+        if filter.field.contains("%"), let decoded = filter.field.removingPercentEncoding {
             filter.field = decoded
         }
         return filter
