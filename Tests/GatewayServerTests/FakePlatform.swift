@@ -14,6 +14,8 @@ final class FakePlatform: Sendable {
         let path: String
         let query: [String: String]
         let headers: [String: String]
+        /// When the request arrived.
+        let at: ContinuousClock.Instant = .now
     }
 
     enum Fault: Sendable {

@@ -101,4 +101,41 @@ struct HomeTests {
             }
         }
     }
+
+    /// Issue 14, item 7: cold, `recent` needed two dependent rounds (latest version, then manifest).
+    @Test("a remembered latest version makes a cold /home's recent part one upstream round (manifest asked alongside the version check); an updated app still gets its new manifest")
+    func coldRecentInOneRound() async throws {
+        try await FakePlatform.with { fake in
+            fake.seedHello()
+            try await GatewayHarness.withGateway(homePartBudget: .seconds(5)) { harness, client, _ in
+                let id = uniqueTenantID("homeround")
+                try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
+                _ = try await client.putMiniAppPermissions(path: .init(tenant: id, id: "hello"),
+                                                           body: permissionUpdate([("rakuten.miniapp.user.USER_NAME", .allowed)])).ok
+                // Every cached answer goes cold with the config bump; the hint survives it.
+                try await harness.updateTenant(id) { $0.displayName = "Round 2" }
+                fake.set { $0.requests = [] }
+                fake.injectFault(.delay(.milliseconds(300)))
+                let home = try await client.getHome(path: .init(tenant: id)).ok.body.json
+                #expect(home.recent?.first?.mayLaunch == true)
+                let requests = fake.requests
+                let info = try #require(requests.first { $0.query["miniAppId"] == "hello" })
+                let metadata = try #require(requests.first { $0.path.hasSuffix("/miniapp/hello/version/v1/metadata") })
+                // Concurrent, not one after the other (each answer takes 300 ms).
+                #expect(abs((metadata.at - info.at) / .milliseconds(1)) < 150, "info at \(info.at), metadata at \(metadata.at)")
+
+                // The app moves to v2: the hinted v1 manifest is not used.
+                fake.injectFault(nil)
+                fake.set { state in
+                    state.apps[0].version = .init(versionTag: "2.0.0", versionId: "v2")
+                    state.metadata["hello/v2/"] = PlatformMetadata(reqPermissions: [.init(name: "rakuten.miniapp.user.USER_NAME", reason: "Still greeting")],
+                                                                   optPermissions: [.init(name: "rakuten.miniapp.user.PROFILE_PHOTO", reason: "New in v2")])
+                }
+                try await harness.updateTenant(id) { $0.displayName = "Round 3" }
+                let updated = try await client.getMiniAppPermissions(path: .init(tenant: id, id: "hello")).ok.body.json
+                #expect(updated.versionId == "v2")
+                #expect(updated.items.contains { $0.name == "rakuten.miniapp.user.PROFILE_PHOTO" })
+            }
+        }
+    }
 }

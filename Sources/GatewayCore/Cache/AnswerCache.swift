@@ -53,6 +53,17 @@ public final class AnswerCache: Sendable {
         nearHits = Counter(label: "gateway_answer_near_hits_total", factory: factory)
     }
 
+    /// A hint remembered under `key` (not an answer: callers verify it); nil when none or
+    /// the cache is unreachable.
+    public func hint(_ key: String) async -> String? {
+        (try? await cache.get(key)).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Remembers a hint (best effort: a cache failure only loses the hint).
+    public func remember(hint: String, under key: String, ttl: Duration) async {
+        try? await cache.set(key, Array(hint.utf8), ttl: ttl)
+    }
+
     /// The answer for `key`, from the cache when possible, else from `load`.
     public func answer(_ key: String, policy: CachePolicy, load: @escaping @Sendable () async throws -> Loaded) async throws -> CachedAnswer {
         if let hot = near.get(key, now: CachedAnswer.now()) {

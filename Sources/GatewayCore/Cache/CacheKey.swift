@@ -22,6 +22,12 @@ public enum CacheKey {
         return key
     }
 
+    /// The last known latest version of a tenant's mini app: WITHOUT the configVersion, so it
+    /// survives the config bumps that make every answer cold; only ever a hint.
+    public static func latestVersionHint(tenantID: String, miniAppID: String) -> String {
+        "gw:v1:" + tenantID + ":hint:latest:" + escape(miniAppID)
+    }
+
     /// Keeps `:` and control characters out of a key part (`%XX`, so `%` itself too).
     static func escape(_ part: String) -> String {
         guard part.utf8.contains(where: needsEscape) else { return part }

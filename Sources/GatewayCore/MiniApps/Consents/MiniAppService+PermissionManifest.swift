@@ -20,9 +20,31 @@ extension MiniAppPermissionManifest {
 
 extension MiniAppService {
     /// The permission manifest of `id`'s latest published version (both answers cached).
+    ///
+    /// Cold, that is two dependent upstream rounds (the latest version, then its manifest).
+    /// The last latest version seen is remembered as a hint that outlives config bumps; with
+    /// one, the manifest of the hinted version is fetched alongside the version check: one
+    /// round when the app has not changed (manifests are immutable per version), the second
+    /// only when it has.
     public func permissionManifest(tenant: Tenant, id: String, lang: String?, deadline: ContinuousClock.Instant) async throws -> MiniAppPermissionManifest {
+        let hintKey = CacheKey.latestVersionHint(tenantID: tenant.id, miniAppID: id)
+        let hinted = await answers.hint(hintKey)
+        async let speculative: CachedAnswer? = hinted.asyncFlatMap { try? await manifest(tenant: tenant, id: id, versionID: $0, lang: lang, deadline: deadline) }
         let info = try JSONDecoder().decode(MiniAppAnswers.MiniApp.self, from: Data(try await miniApp(tenant: tenant, id: id, deadline: deadline).body))
-        let answer = try await manifest(tenant: tenant, id: id, versionID: info.version.versionId, lang: lang, deadline: deadline)
+        let latest = info.version.versionId
+        if latest == hinted, let answer = await speculative {
+            return try MiniAppPermissionManifest(answerBytes: answer.body)
+        }
+        if latest != hinted { await answers.remember(hint: latest, under: hintKey, ttl: .seconds(7 * 86_400)) }
+        let answer = try await manifest(tenant: tenant, id: id, versionID: latest, lang: lang, deadline: deadline)
         return try MiniAppPermissionManifest(answerBytes: answer.body)
+    }
+}
+
+extension Optional where Wrapped: Sendable {
+    /// `transform` of the wrapped value, or nil.
+    fileprivate func asyncFlatMap<T>(_ transform: (Wrapped) async -> T?) async -> T? {
+        guard let value = self else { return nil }
+        return await transform(value)
     }
 }
