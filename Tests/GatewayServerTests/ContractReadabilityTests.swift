@@ -29,4 +29,30 @@ struct ContractReadabilityTests {
         }
         #expect(operations >= 39)
     }
+
+    @Test("every problem code the sources can raise is documented in Problem.code")
+    func problemCodesDocumented() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let document = try #require(try Yams.load(yaml: String(contentsOf: root.appendingPathComponent("OpenAPI/gateway.yaml"), encoding: .utf8)) as? [String: Any])
+        let schemas = try #require((document["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        let problem = try #require((schemas["Problem"] as? [String: Any])?["properties"] as? [String: Any])
+        let documented = try #require((problem["code"] as? [String: Any])?["description"] as? String)
+        // `code: "…"` / `code = … "…"` / `notFoundCode: "…"` literals in the two modules that raise problems.
+        let pattern = try NSRegularExpression(pattern: #"[cC]ode(: | = )[^"\n]{0,40}"([a-z]+(_[a-z]+)*)""#)
+        var codes: Set<String> = []
+        for module in ["Sources/GatewayCore", "Sources/GatewayServer"] {
+            let files = FileManager.default.enumerator(at: root.appendingPathComponent(module), includingPropertiesForKeys: nil)
+            while let file = files?.nextObject() as? URL {
+                guard file.pathExtension == "swift" else { continue }
+                let text = try String(contentsOf: file, encoding: .utf8)
+                for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                    if let range = Range(match.range(at: 2), in: text) { codes.insert(String(text[range])) }
+                }
+            }
+        }
+        #expect(codes.count >= 25)
+        for code in codes.sorted() {
+            #expect(documented.contains("`\(code)`"), "problem code \(code) is not documented in Problem.code")
+        }
+    }
 }
