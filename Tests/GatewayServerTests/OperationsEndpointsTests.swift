@@ -29,6 +29,13 @@ struct OperationsEndpointsTests {
             // Per tenant, for tenants that exist only.
             #expect(metrics.contains(#"gateway_tenant_requests_total{tenant="demo",class="2xx"} 1"#))
             if harness.configuration.redisURL != nil { #expect(metrics.contains("gateway_redis_connections ")) }
+
+            // Unready (here: draining) is a problem document naming the failing check.
+            harness.bootstrap.drain.start()
+            let unready = try await client.getReadiness().serviceUnavailable.body.applicationProblemJson
+            #expect(unready.code == "not_ready" && unready.status == 503 && unready.detail == "Failing checks: draining.")
+            #expect(unready.checks?.first { $0.name == "draining" }?.ok == false)
+            #expect(unready.checks?.contains { $0.name == "sqlite" && $0.ok } == true)
         }
     }
 

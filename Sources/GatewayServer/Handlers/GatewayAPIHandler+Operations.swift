@@ -13,7 +13,9 @@ extension GatewayAPIHandler {
         if results.allSatisfy(\.ok) {
             return .ok(.init(body: .json(.init(status: .ready, checks: checks))))
         }
-        return .serviceUnavailable(.init(body: .json(.init(status: .unready, checks: checks))))
+        let failing = results.filter { !$0.ok }.map(\.name).joined(separator: ", ")
+        return .serviceUnavailable(.init(body: .applicationProblemJson(.init(
+            _type: ProblemResponse.typeBase + "not-ready", title: "Not ready", status: 503, detail: "Failing checks: \(failing).", code: "not_ready", checks: checks))))
     }
 
     func getMetrics(_ input: Operations.GetMetrics.Input) async throws -> Operations.GetMetrics.Output {
