@@ -32,6 +32,11 @@ public struct DPoPNonces: Sendable {
         return ConstantTime.equals(String(parts[1]), mac(slice, tenantID))
     }
 
+    /// ``isValid(_:tenantID:now:)`` for `tenantID`, in the form ``DPoPVerifier`` takes.
+    public func validator(tenantID: String) -> @Sendable (String) -> Bool {
+        { [self] nonce in isValid(nonce, tenantID: tenantID) }
+    }
+
     private func mac(_ slice: Int64, _ tenantID: String) -> String {
         Base64URL.encode(HMAC<SHA256>.authenticationCode(for: Data("\(slice)|\(tenantID)".utf8), using: key))
     }

@@ -157,10 +157,3 @@ public struct LoginThrottle: Sendable {
         return Int64(String(decoding: bytes, as: UTF8.self)) ?? 0
     }
 }
-
-extension Optional {
-    fileprivate func asyncMap<T>(_ transform: (Wrapped) async -> T) async -> T? {
-        guard let value = self else { return nil }
-        return await transform(value)
-    }
-}

@@ -53,7 +53,7 @@ public struct TOTP: Sendable {
         guard code.count == Self.digits, code.utf8.allSatisfy({ (0x30 ... 0x39).contains($0) }) else { return nil }
         let now = Self.step(at: date)
         var found: Int64?
-        for step in (now - Self.drift) ... (now + Self.drift) where Self.constantTimeEqual(self.code(step: step), code) {
+        for step in (now - Self.drift) ... (now + Self.drift) where ConstantTime.equals(self.code(step: step), code) {
             found = found ?? step
         }
         return found
@@ -61,17 +61,10 @@ public struct TOTP: Sendable {
 
     /// The provisioning URI authenticator apps scan (Key Uri Format): issuer and account label.
     public static func provisioningURI(secret: String, issuer: String, account: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        func encode(_ s: String) -> String { s.addingPercentEncoding(withAllowedCharacters: allowed) ?? s }
+        let encode = AuthorizationServer.formEncode
         return "otpauth://totp/\(encode(issuer)):\(encode(account))?secret=\(secret)&issuer=\(encode(issuer))&algorithm=SHA1&digits=\(digits)&period=\(period)"
     }
 
-    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        return zip(x, y).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
-    }
 }
 
 /// RFC 4648 Base32 (upper-case alphabet, no padding on output; padding, spaces and case

@@ -31,14 +31,14 @@ public struct MiniAppService: Sendable {
             let provisioningTarget = provisioning == nil ? nil : ProvisioningTarget(tenant: tenant)
             let platformTarget = try? self.platformTarget(tenant)
             guard platformTarget != nil || provisioningTarget != nil else { throw UpstreamError.notConfigured }
-            var published: Bool?
+            var platformHasNoVersion = false
             if let platformTarget {
                 do {
                     let infos = try await platform.miniAppInfo(id: id, platformTarget, deadline: deadline)
                     if let latest = infos.first(where: { $0.id == id }) ?? infos.first {
                         return .init(status: 200, body: try MiniAppAnswers.encode(MiniAppAnswers.MiniApp(latest)))
                     }
-                    published = false
+                    platformHasNoVersion = true
                 } catch UpstreamError.notFound where provisioningTarget != nil {
                     // Not the platform's: ask provisioning.
                 }
@@ -53,7 +53,7 @@ public struct MiniAppService: Sendable {
                     throw ProvisioningFailure(error: error)
                 }
             }
-            return .init(status: 404, body: Array((published == false ? "no_published_version" : "miniapp_not_found").utf8))
+            return .init(status: 404, body: Array((platformHasNoVersion ? "no_published_version" : "miniapp_not_found").utf8))
         }
     }
 

@@ -71,47 +71,47 @@ extension GatewayAPIHandler {
                                           csrf: csrf.issue(binding: Self.csrfBinding(tenant.id, validated, browser: browser)), username: username, error: message)
                 return (html, cookie.setCookie(browser))
             }
+            // The one-time-code page of users with a second factor (browsers only).
+            let otpStep = browser.map { OTPStep(handler: self, tenant: tenant, validated: validated, request: request, texts: texts, browser: $0, cookie: cookie, policy: policy) }
             let user: LocalUser
             if let authSession = form.authSession {
                 // The one-time-code step; the password was right before.
-                guard !wantsJSON, let browser else { return page("login.error.session") }
-                let step = OTPStep(handler: self, tenant: tenant, validated: validated, request: request, texts: texts, browser: browser, cookie: cookie, policy: policy)
-                switch try await step.verify(authSession: authSession, code: form.otp) {
+                guard !wantsJSON, let otpStep else { return page("login.error.session") }
+                switch try await otpStep.verify(authSession: authSession, code: form.otp) {
                 case .signedIn(let signedIn): user = signedIn
                 case .answer(let output): return output
                 }
             } else {
-            switch try await auth.authenticate(tenantID: tenant.id, username: username, password: form.password ?? "", address: RequestScope.current?.clientAddress) {
-            case .signedIn(let signedIn):
-                user = signedIn
-            case .failed:
-                let message = texts.text("login.error.credentials")
-                if wantsJSON {
-                    return .unauthorized(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(error: "access_denied", errorDescription: message))))
+                switch try await auth.authenticate(tenantID: tenant.id, username: username, password: form.password ?? "", address: RequestScope.current?.clientAddress) {
+                case .signedIn(let signedIn):
+                    user = signedIn
+                case .failed:
+                    let message = texts.text("login.error.credentials")
+                    if wantsJSON {
+                        return .unauthorized(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(error: "access_denied", errorDescription: message))))
+                    }
+                    let again = formAgain(message)
+                    return .unauthorized(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: policy, setCookie: again.setCookie),
+                                               body: .textHtmlCharsetUtf8(.init(again.html))))
+                case .throttled(let retryAfter):
+                    let seconds = Self.wholeSeconds(retryAfter)
+                    let message = texts.text("login.error.throttled", ["seconds": String(seconds)])
+                    if wantsJSON {
+                        return .tooManyRequests(.init(headers: .init(cacheControl: "no-store", retryAfter: String(seconds)),
+                                                      body: .json(.init(error: "temporarily_unavailable", errorDescription: message))))
+                    }
+                    let again = formAgain(message)
+                    return .tooManyRequests(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: policy, setCookie: again.setCookie,
+                                                                 retryAfter: String(seconds)), body: .textHtmlCharsetUtf8(.init(again.html))))
                 }
-                let again = formAgain(message)
-                return .unauthorized(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: policy, setCookie: again.setCookie),
-                                           body: .textHtmlCharsetUtf8(.init(again.html))))
-            case .throttled(let retryAfter):
-                let seconds = Self.wholeSeconds(retryAfter)
-                let message = texts.text("login.error.throttled", ["seconds": String(seconds)])
-                if wantsJSON {
-                    return .tooManyRequests(.init(headers: .init(cacheControl: "no-store", retryAfter: String(seconds)),
-                                                  body: .json(.init(error: "temporarily_unavailable", errorDescription: message))))
+                if user.totpSecret != nil {
+                    // A second factor: native JSON posts cannot show the code page.
+                    guard !wantsJSON, let otpStep else {
+                        return .unauthorized(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(
+                            error: "insufficient_authorization", errorDescription: "this user has a second factor: sign in through the authorization challenge endpoint"))))
+                    }
+                    return try await otpStep.start(user: user)
                 }
-                let again = formAgain(message)
-                return .tooManyRequests(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: policy, setCookie: again.setCookie,
-                                                             retryAfter: String(seconds)), body: .textHtmlCharsetUtf8(.init(again.html))))
-            }
-            if user.totpSecret != nil {
-                // A second factor: native JSON posts cannot show the code page.
-                guard !wantsJSON, let browser else {
-                    return .unauthorized(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(
-                        error: "insufficient_authorization", errorDescription: "this user has a second factor: sign in through the authorization challenge endpoint"))))
-                }
-                let step = OTPStep(handler: self, tenant: tenant, validated: validated, request: request, texts: texts, browser: browser, cookie: cookie, policy: policy)
-                return try await step.start(user: user)
-            }
             }
             if request.requestURI != nil {
                 validated = try await auth.validate(request, tenantID: tenant.id, consumePAR: true)
@@ -155,12 +155,16 @@ extension GatewayAPIHandler {
 
     /// The first parameter longer than the contract allows (the generated server does not check maxLength).
     static func overlongParameter(_ r: AuthorizationRequest) -> String? {
-        let limits: [(String, String?, Int)] = [
+        firstOverlong([
             ("response_type", r.responseType, 64), ("client_id", r.clientID, 128), ("redirect_uri", r.redirectURI, 1024), ("scope", r.scope, 512),
             ("state", r.state, 512), ("nonce", r.nonce, 512), ("code_challenge", r.codeChallenge, 256), ("code_challenge_method", r.codeChallengeMethod, 16),
             ("prompt", r.prompt, 64), ("login_hint", r.loginHint, 256), ("acr_values", r.acrValues, 256), ("request_uri", r.requestURI, 256),
-        ]
-        return limits.first { ($0.1?.count ?? 0) > $0.2 }?.0
+        ])
+    }
+
+    /// The name of the first (name, value, maximum length) whose value is longer than allowed.
+    static func firstOverlong(_ limits: [(name: String, value: String?, maxLength: Int)]) -> String? {
+        limits.first { ($0.value?.count ?? 0) > $0.maxLength }?.name
     }
 
     /// What the sign-in form's CSRF token is bound to: the tenant, client and redirect URI

@@ -40,12 +40,11 @@ extension GatewayAPIHandler {
 
     /// The first parameter longer than the contract allows (the generated server does not check maxLength).
     static func overlongChallengeParameter(_ f: Components.Schemas.ChallengeForm) -> String? {
-        let limits: [(String, String?, Int)] = [
+        firstOverlong([
             ("response_type", f.responseType, 64), ("client_id", f.clientId, 128), ("client_secret", f.clientSecret, 256), ("scope", f.scope, 512),
             ("code_challenge", f.codeChallenge, 256), ("code_challenge_method", f.codeChallengeMethod, 16), ("nonce", f.nonce, 512),
             ("auth_session", f.authSession, 128), ("username", f.username, 200), ("password", f.password, 1024), ("otp", f.otp, 16),
-        ]
-        return limits.first { ($0.1?.count ?? 0) > $0.2 }?.0
+        ])
     }
 
     /// A wait as whole seconds for `Retry-After`, rounded up, at least 1.

@@ -92,14 +92,9 @@ extension GatewayAPIHandler {
             if required { throw OAuthError.invalidDPoPProof("this client must present a DPoP proof") }
             return nil
         }
-        let nonces = dpopNonces
-        var nonceCheck: (@Sendable (String) -> Bool)?
-        if nonce != nil { nonceCheck = { @Sendable in nonces.isValid($0, tenantID: tenantID) } }
         do {
-            return try await auth.dpop.verify(proof: proof, method: "POST", url: url, accessToken: nil, nonce: nonceCheck)
-        } catch TokenRejection.dpopNonceRequired {
-            throw TokenRejection.dpopNonceRequired
-        } catch let rejection as TokenRejection {
+            return try await auth.dpop.verify(proof: proof, method: "POST", url: url, accessToken: nil, nonce: nonce == nil ? nil : dpopNonces.validator(tenantID: tenantID))
+        } catch let rejection as TokenRejection where rejection != .dpopNonceRequired {
             throw OAuthError.invalidDPoPProof(rejection.detail)
         }
     }

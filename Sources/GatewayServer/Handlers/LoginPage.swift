@@ -97,7 +97,7 @@ enum LoginPage {
     static func form(tenant: Tenant, texts: LoginTexts, action: String, request: AuthorizationRequest, csrf: String, username: String?, error: String?) -> String {
         let fields = hiddenFields(request, csrf: csrf)
         let alert = alertParagraph(error)
-        let invalid = error == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"error\""
+        let invalid = invalidAttributes(error)
         let title = texts.text("login.title", ["tenant": tenant.displayName])
         return page(title: title, body: """
             \(logo(tenant))<h1>\(escape(title))</h1>\(alert)
@@ -114,7 +114,7 @@ enum LoginPage {
     /// authorization parameters, and the `auth_session` of the pending sign-in.
     static func otpForm(tenant: Tenant, texts: LoginTexts, action: String, request: AuthorizationRequest, csrf: String, authSession: String, error: String?) -> String {
         let fields = hiddenFields(request, csrf: csrf) + "<input type=\"hidden\" name=\"auth_session\" value=\"\(escape(authSession))\">"
-        let invalid = error == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"error\""
+        let invalid = invalidAttributes(error)
         let title = texts.text("login.otp.title")
         return page(title: title, body: """
             \(logo(tenant))<h1>\(escape(title))</h1>\(alertParagraph(error))
@@ -133,6 +133,11 @@ enum LoginPage {
             ("code_challenge_method", request.codeChallengeMethod), ("request_uri", request.requestURI), ("ui_locales", request.uiLocales), ("csrf_token", csrf),
         ]
         return hidden.compactMap { name, value in value.map { "<input type=\"hidden\" name=\"\(name)\" value=\"\(escape($0))\">" } }.joined()
+    }
+
+    /// What marks the field an error is about: invalid, described by the error paragraph.
+    private static func invalidAttributes(_ error: String?) -> String {
+        error == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"error\""
     }
 
     /// The announced error paragraph (`role=alert`), or nothing.

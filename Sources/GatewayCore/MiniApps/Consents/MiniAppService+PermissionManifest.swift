@@ -29,7 +29,7 @@ extension MiniAppService {
     public func permissionManifest(tenant: Tenant, id: String, lang: String?, deadline: ContinuousClock.Instant) async throws -> MiniAppPermissionManifest {
         let hintKey = CacheKey.latestVersionHint(tenantID: tenant.id, miniAppID: id)
         let hinted = await answers.hint(hintKey)
-        async let speculative: CachedAnswer? = hinted.asyncFlatMap { try? await manifest(tenant: tenant, id: id, versionID: $0, lang: lang, deadline: deadline) }
+        async let speculative: CachedAnswer? = hinted.asyncMap { try? await manifest(tenant: tenant, id: id, versionID: $0, lang: lang, deadline: deadline) } ?? nil
         let info = try JSONDecoder().decode(MiniAppAnswers.MiniApp.self, from: Data(try await miniApp(tenant: tenant, id: id, deadline: deadline).body))
         let latest = info.version.versionId
         if latest == hinted, let answer = await speculative {
@@ -38,13 +38,5 @@ extension MiniAppService {
         if latest != hinted { await answers.remember(hint: latest, under: hintKey, ttl: .seconds(7 * 86_400)) }
         let answer = try await manifest(tenant: tenant, id: id, versionID: latest, lang: lang, deadline: deadline)
         return try MiniAppPermissionManifest(answerBytes: answer.body)
-    }
-}
-
-extension Optional where Wrapped: Sendable {
-    /// `transform` of the wrapped value, or nil.
-    fileprivate func asyncFlatMap<T>(_ transform: (Wrapped) async -> T?) async -> T? {
-        guard let value = self else { return nil }
-        return await transform(value)
     }
 }

@@ -1,0 +1,7 @@
+extension Optional {
+    /// `transform` of the wrapped value, or nil: `map` for an async transform.
+    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let value = self else { return nil }
+        return try await transform(value)
+    }
+}
