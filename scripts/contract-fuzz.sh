@@ -24,7 +24,7 @@ rm -rf "$work/pyclient"
 openapi-python-client generate --path OpenAPI/gateway.yaml --output-path "$work/pyclient" --overwrite >"$work/pyclient.log" 2>&1 \
   || { cat "$work/pyclient.log"; echo "openapi-python-client could not generate a client"; exit 1; }
 python3 scripts/python-client-scenario.py "$work/pyclient" "http://127.0.0.1:$port" "$work/fuzz/demo-user.txt" || status=$?
-schemathesis --config-file scripts/schemathesis.toml run OpenAPI/gateway.yaml \
+SCHEMATHESIS_HOOKS=schemathesis_hooks PYTHONPATH="scripts${PYTHONPATH:+:$PYTHONPATH}" schemathesis --config-file scripts/schemathesis.toml run OpenAPI/gateway.yaml \
   --url "http://127.0.0.1:$port" \
   --checks all \
   --max-examples "${FUZZ_MAX_EXAMPLES:-60}" \

@@ -2,15 +2,18 @@
 """A short integrator scenario through a Python client GENERATED from OpenAPI/gateway.yaml
 by openapi-python-client, against a live gateway (development mode, tenant demo): sign in
 (native JSON authorize + token), list mini apps, read one and its manifest, store consents,
-write and read secure storage, send analytics. Every answer must parse into the generated
+write and read secure storage, send analytics, and resolve the contract's own deep-link example. Every answer must parse into the generated
 model it is declared as (a Problem or None where a success is expected fails the run), so a
 contract change that breaks non-Swift generators fails CI.
 Usage: python-client-scenario.py GENERATED_CLIENT_DIR BASE_URL PASSWORD_FILE"""
-import base64, hashlib, secrets, sys, urllib.parse
+import base64, hashlib, pathlib, secrets, sys, urllib.parse
+
+import yaml
 
 client_dir, base, password_file = sys.argv[1:4]
 sys.path.insert(0, client_dir)
 from super_app_gateway_api_client import AuthenticatedClient, Client  # noqa: E402
+from super_app_gateway_api_client.api.host import resolve_deep_link  # noqa: E402
 from super_app_gateway_api_client.api.o_auth import post_authorize, post_token  # noqa: E402
 from super_app_gateway_api_client.api.mini_apps import get_mini_app, get_mini_app_manifest, list_mini_apps  # noqa: E402
 from super_app_gateway_api_client.api.user_state import (  # noqa: E402
@@ -61,4 +64,11 @@ event = models.AnalyticsEvent(name="mini_app_open", mini_app_id=app.id)
 result = expect("analytics", post_analytics.sync(tenant, client=api, body=models.AnalyticsBatch(events=[event])), models.AnalyticsResult)
 if result.accepted != 1:
     sys.exit(f"FAIL analytics: {result!r}")
+# The example integrators read in the contract resolves for the demo tenant (its link domain is seeded).
+spec = yaml.safe_load((pathlib.Path(__file__).resolve().parent.parent / "OpenAPI" / "gateway.yaml").read_text())
+resolve = next(op for item in spec["paths"].values() for op in item.values() if isinstance(op, dict) and op.get("operationId") == "resolveDeepLink")
+example_url = next(p["example"] for p in resolve["parameters"] if p.get("name") == "url")
+link = expect("deep link", resolve_deep_link.sync(tenant, client=anonymous, url_query=example_url), models.DeepLink)
+if link.mini_app_id != "hello":
+    sys.exit(f"FAIL deep link: {example_url} resolved to {link!r}")
 print(f"python client scenario: {len(steps)} steps passed ({', '.join(steps)})")

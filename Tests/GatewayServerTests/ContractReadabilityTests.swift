@@ -1,4 +1,5 @@
 import Foundation
+import GatewayCore
 import Testing
 import Yams
 
@@ -54,5 +55,54 @@ struct ContractReadabilityTests {
         for code in codes.sorted() {
             #expect(documented.contains("`\(code)`"), "problem code \(code) is not documented in Problem.code")
         }
+    }
+
+    @Test("every error response shows each code it can carry as an example, with its own status and a documented code")
+    func errorResponsesHaveExamples() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let document = try #require(try Yams.load(yaml: String(contentsOf: root.appendingPathComponent("OpenAPI/gateway.yaml"), encoding: .utf8)) as? [String: Any])
+        func resolve(_ node: Any?) -> [String: Any] {
+            var node = node as? [String: Any] ?? [:]
+            while let reference = node["$ref"] as? String {
+                var target: Any? = document
+                for part in reference.dropFirst(2).split(separator: "/") { target = (target as? [String: Any])?[String(part)] }
+                node = target as? [String: Any] ?? [:]
+            }
+            return node
+        }
+        let schemas = resolve(["$ref": "#/components/schemas/Problem"])
+        let documented = try #require(((schemas["properties"] as? [String: Any])?["code"] as? [String: Any])?["description"] as? String)
+        var checked = 0
+        for (path, item) in try #require(document["paths"] as? [String: Any]) {
+            for (method, op) in (item as? [String: Any]) ?? [:] where ["get", "post", "put", "delete", "patch"].contains(method) {
+                for (status, response) in (resolve(op)["responses"] as? [String: Any]) ?? [:] where status.hasPrefix("4") || status.hasPrefix("5") {
+                    for (type, content) in (resolve(response)["content"] as? [String: Any]) ?? [:] where type.contains("json") {
+                        let media = resolve(content)
+                        let values = [media["example"]].compactMap { $0 } + ((media["examples"] as? [String: Any]) ?? [:]).values.map { resolve($0)["value"] as Any }
+                        #expect(!values.isEmpty, "\(method.uppercased()) \(path) \(status) \(type) has no example")
+                        for value in values.compactMap({ $0 as? [String: Any] }) {
+                            checked += 1
+                            if type == "application/problem+json" {
+                                let code = value["code"] as? String ?? ""
+                                #expect(value["status"] as? Int == Int(status), "\(method.uppercased()) \(path) \(status): example \(code) says status \(value["status"] ?? "none")")
+                                #expect(documented.contains("`\(code)`"), "\(method.uppercased()) \(path) \(status): example code \(code) is not documented in Problem.code")
+                            } else {
+                                #expect(value["error"] is String, "\(method.uppercased()) \(path) \(status) \(type): example has no RFC 6749 error")
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        #expect(checked >= 200)
+    }
+
+    @Test("the permission-name schema lists exactly the gateway's eight custom permissions")
+    func permissionNamesListed() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let document = try #require(try Yams.load(yaml: String(contentsOf: root.appendingPathComponent("OpenAPI/gateway.yaml"), encoding: .utf8)) as? [String: Any])
+        let schemas = try #require((document["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        let listed = try #require((schemas["PermissionName"] as? [String: Any])?["examples"] as? [String])
+        #expect(listed.sorted() == CustomPermission.allCases.map(\.rawValue).sorted())
     }
 }

@@ -44,7 +44,8 @@ public struct GatewayBootstrap: Sendable {
         let stores = try await openStores(configuration, sealer: SecretSealer(masterKey: masterKey), logger: logger)
         let store = stores.tenants
         if development, try await DemoTenant.seedIfEmpty(store: store, actor: "gateway") {
-            logger.notice("seeded tenant '\(DemoTenant.id)' into an empty database", metadata: ["database": "\(stores.location)"])
+            try await DemoTenant.seedLinkDomainIfFree(domains: stores.domains)
+            logger.notice("seeded tenant '\(DemoTenant.id)' (deep links on \(DemoTenant.linkHost)) into an empty database", metadata: ["database": "\(stores.location)"])
         }
         if let poolUsage = stores.poolUsage {
             metrics.sampledGauge("gateway_postgres_connections_in_use", "PostgreSQL connections held by statements and transactions right now.") { Double(poolUsage().inUse) }
