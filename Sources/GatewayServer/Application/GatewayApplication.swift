@@ -21,16 +21,16 @@ public struct GatewayServices: Sendable {
     public let csrf: CSRFTokens
     /// Server nonces for DPoP proofs (derived from the master key, like `csrf`).
     public let dpopNonces: DPoPNonces
-    /// The mini-app operations; nil answers them with 500 (a wiring bug).
-    public let miniApps: MiniAppService?
+    /// The mini-app operations (platform and provisioning fan-out through the answer cache).
+    public let miniApps: MiniAppService
     /// Time budget of one request for its upstream calls (deadline propagated to each call).
     public let upstreamBudget: Duration
     /// Deadline of each `/home` part.
     public let homePartBudget: Duration
     /// Request limits per tenant and per client (0 = off).
     public let rateLimits: RateLimiter.Limits
-    /// Consents and mini-app access tokens; nil answers them with 500 (a wiring bug).
-    public let userState: UserStateServices?
+    /// Consents, mini-app access tokens, storage, analytics, localization and deep links.
+    public let userState: UserStateServices
     /// The largest request body of each route.
     public let bodyLimits: BodyLimits
     /// Spans per request when tracing is on.
@@ -39,8 +39,8 @@ public struct GatewayServices: Sendable {
     public init(
         directory: TenantDirectory, cache: any Cache, metrics: GatewayMetrics, readiness: ReadinessProbe,
         auth: AuthorizationServer, issuerBase: IssuerBase, csrf: CSRFTokens, dpopNonces: DPoPNonces,
-        miniApps: MiniAppService? = nil, upstreamBudget: Duration = .seconds(5), homePartBudget: Duration = .milliseconds(800), rateLimits: RateLimiter.Limits = .init(),
-        userState: UserStateServices? = nil, bodyLimits: BodyLimits = .init(), tracer: (any Tracer)? = nil
+        miniApps: MiniAppService, upstreamBudget: Duration = .seconds(5), homePartBudget: Duration = .milliseconds(800), rateLimits: RateLimiter.Limits = .init(),
+        userState: UserStateServices, bodyLimits: BodyLimits = .init(), tracer: (any Tracer)? = nil
     ) {
         self.dpopNonces = dpopNonces
         self.tracer = tracer
@@ -69,12 +69,7 @@ public enum GatewayApplication {
     ///   (``StoredAnswerMiddleware``); off only to compare with the generated handlers.
     public static func makeResponder(services: GatewayServices, storedAnswers: Bool = true) throws -> some HTTPResponder<Context> {
         let router = Router(context: Context.self)
-        let handler = GatewayAPIHandler(
-            directory: services.directory, metrics: services.metrics, readiness: services.readiness,
-            auth: services.auth, issuerBase: services.issuerBase, csrf: services.csrf,
-            miniApps: services.miniApps, upstreamBudget: services.upstreamBudget,
-            homePartBudget: services.homePartBudget, userState: services.userState, dpopNonces: services.dpopNonces
-        )
+        let handler = GatewayAPIHandler(services: services)
         var routes = RouteTable()
         // Register into a throwaway router first to learn the route table the problem
         // middleware needs; middlewares must be added before the real registration.

@@ -9,10 +9,10 @@ extension GatewayAPIHandler {
         try RequestValidation.length(body.audience, 1...256, "audience")
         guard body.scopes.count <= 50 else { throw GatewayProblem.invalidRequest("`scopes` holds at most 50 entries.") }
         for scope in body.scopes { try RequestValidation.length(scope, 1...256, "scopes[]") }
-        let (owner, tenant, services) = try userStateContext(miniAppID: input.path.id)
+        let (owner, tenant, state) = try userStateContext(miniAppID: input.path.id)
         let manifest = try await permissionManifest(tenant: tenant, id: input.path.id, lang: nil)
         do {
-            let token = try await services.accessTokens.issue(
+            let token = try await state.accessTokens.issue(
                 tenant: tenant, userID: owner.userID, manifest: manifest,
                 request: AccessTokenRequest(audience: body.audience, scopes: body.scopes)
             )
@@ -30,8 +30,8 @@ extension GatewayAPIHandler {
 
     func revokeMiniAppAccessTokens(_ input: Operations.RevokeMiniAppAccessTokens.Input) async throws -> Operations.RevokeMiniAppAccessTokens.Output {
         try RequestValidation.identifier(input.path.id, "id")
-        let (owner, _, services) = try userStateContext(miniAppID: input.path.id)
-        let count = try await services.accessTokens.revokeAll(owner)
+        let (owner, _, state) = try userStateContext(miniAppID: input.path.id)
+        let count = try await state.accessTokens.revokeAll(owner)
         return .ok(.init(body: .json(.init(revoked: count))))
     }
 }

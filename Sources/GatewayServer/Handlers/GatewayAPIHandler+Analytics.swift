@@ -6,7 +6,6 @@ extension GatewayAPIHandler {
     func postAnalytics(_ input: Operations.PostAnalytics.Input) async throws -> Operations.PostAnalytics.Output {
         guard case .json(let body) = input.body else { throw GatewayProblem.invalidRequest("Expected a JSON body.") }
         let tenant = try RequestScope.requireTenant()
-        guard let userState else { throw GatewayProblem.internalError() }
         let maxBatch = AnalyticsBatchValidator().maxBatch
         guard body.events.count <= maxBatch else {
             throw Self.tooManyEvents(AnalyticsBatchError.tooManyEvents(count: body.events.count, max: maxBatch))
@@ -34,8 +33,8 @@ extension GatewayAPIHandler {
             ))
         }
         do {
-            let result = try await userState.analytics.ingest(tenantID: tenant.id, inputs)
-            try await recordOpens(inputs, rejected: result.rejected, tenantID: tenant.id, userState: userState)
+            let result = try await services.userState.analytics.ingest(tenantID: tenant.id, inputs)
+            try await recordOpens(inputs, rejected: result.rejected, tenantID: tenant.id)
             let rejected = (early + result.rejected.map { AnalyticsRejection(index: positions[$0.index], reasons: $0.reasons) }).sorted { $0.index < $1.index }
             return .ok(.init(body: .json(.init(
                 accepted: result.accepted,
@@ -48,12 +47,12 @@ extension GatewayAPIHandler {
 
     /// Each mini app of an accepted `mini_app_open` event becomes the signed-in user's most
     /// recently used one (the `recent` part of `/home`, `GET /me/miniapps`).
-    private func recordOpens(_ inputs: [AnalyticsEventInput], rejected: [AnalyticsRejection], tenantID: String, userState: UserStateServices) async throws {
+    private func recordOpens(_ inputs: [AnalyticsEventInput], rejected: [AnalyticsRejection], tenantID: String) async throws {
         guard let userID = RequestScope.current?.subject else { return }
         let refused = Set(rejected.map(\.index))
         let opened = Set(inputs.indices.filter { !refused.contains($0) && inputs[$0].name == AnalyticsVocabulary.miniAppOpen }.compactMap { inputs[$0].miniAppID })
         for miniAppID in opened.sorted() {
-            try await userState.consents.recordOpen(UserMiniAppKey(tenantID: tenantID, userID: userID, miniAppID: miniAppID))
+            try await services.userState.consents.recordOpen(UserMiniAppKey(tenantID: tenantID, userID: userID, miniAppID: miniAppID))
         }
     }
 

@@ -9,18 +9,18 @@ extension GatewayAPIHandler {
         let request = AuthorizationRequest(responseType: q.responseType, clientID: q.clientId, redirectURI: q.redirectUri, scope: q.scope, state: q.state, nonce: q.nonce,
                                            codeChallenge: q.codeChallenge, codeChallengeMethod: q.codeChallengeMethod, prompt: q.prompt, loginHint: q.loginHint,
                                            acrValues: q.acrValues, requestURI: q.requestUri, uiLocales: q.uiLocales)
-        let issuer = issuerBase.issuer(tenantID: tenant.id)
+        let issuer = services.issuerBase.issuer(tenantID: tenant.id)
         let texts = await loginTexts(tenantID: tenant.id, uiLocales: request.uiLocales)
         if let tooLong = Self.overlongParameter(request) {
             return .badRequest(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy),
                                      body: .textHtmlCharsetUtf8(.init(LoginPage.error(texts.text("login.error.too_long", ["parameter": tooLong]), texts: texts)))))
         }
         do {
-            let validated = try await auth.validate(request, tenantID: tenant.id, consumePAR: false)
+            let validated = try await services.auth.validate(request, tenantID: tenant.id, consumePAR: false)
             let cookie = CSRFCookie(issuer: issuer)
             let browser = cookie.valueOrNew(in: RequestScope.requestHeaders)
             let html = LoginPage.form(tenant: tenant, texts: texts, action: "/t/\(tenant.id)/oauth2/authorize", request: request,
-                                      csrf: csrf.issue(binding: Self.csrfBinding(tenant.id, validated, browser: browser)), username: validated.request.loginHint, error: nil)
+                                      csrf: services.csrf.issue(binding: Self.csrfBinding(tenant.id, validated, browser: browser)), username: validated.request.loginHint, error: nil)
             let policy = LoginPage.contentSecurityPolicy(redirectingTo: validated.redirectURI, logoURL: tenant.theme.logoURL)
             return .ok(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: policy, setCookie: cookie.setCookie(browser)), body: .textHtmlCharsetUtf8(.init(html))))
         } catch let failure as AuthorizationFailure {
@@ -41,7 +41,7 @@ extension GatewayAPIHandler {
         let request = AuthorizationRequest(responseType: form.responseType, clientID: form.clientId, redirectURI: form.redirectUri, scope: form.scope, state: form.state,
                                            nonce: form.nonce, codeChallenge: form.codeChallenge, codeChallengeMethod: form.codeChallengeMethod, prompt: form.prompt,
                                            loginHint: form.loginHint, acrValues: form.acrValues, requestURI: form.requestUri, uiLocales: form.uiLocales)
-        let issuer = issuerBase.issuer(tenantID: tenant.id)
+        let issuer = services.issuerBase.issuer(tenantID: tenant.id)
         let texts = await loginTexts(tenantID: tenant.id, uiLocales: request.uiLocales)
         /// An error page in the page's language; JSON callers get the English text.
         func page(_ key: String) -> Operations.PostAuthorize.Output {
@@ -53,12 +53,12 @@ extension GatewayAPIHandler {
             wantsJSON ? .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(redirectTo: location)))) : .seeOther(.init(headers: .init(location: location)))
         }
         do {
-            var validated = try await auth.validate(request, tenantID: tenant.id, consumePAR: false)
+            var validated = try await services.auth.validate(request, tenantID: tenant.id, consumePAR: false)
             let cookie = CSRFCookie(issuer: issuer)
             // The browser's cookie: the form's token is bound to it (native JSON posts have none).
             let browser = cookie.value(in: RequestScope.requestHeaders)
             if !wantsJSON {
-                guard let browser, let token = form.csrfToken, csrf.verify(token, binding: Self.csrfBinding(tenant.id, validated, browser: browser)) else {
+                guard let browser, let token = form.csrfToken, services.csrf.verify(token, binding: Self.csrfBinding(tenant.id, validated, browser: browser)) else {
                     return page("login.error.expired")
                 }
             }
@@ -68,7 +68,7 @@ extension GatewayAPIHandler {
             func formAgain(_ message: String) -> (html: String, setCookie: String?) {
                 guard let browser else { return ("", nil) }
                 let html = LoginPage.form(tenant: tenant, texts: texts, action: "/t/\(tenant.id)/oauth2/authorize", request: request,
-                                          csrf: csrf.issue(binding: Self.csrfBinding(tenant.id, validated, browser: browser)), username: username, error: message)
+                                          csrf: services.csrf.issue(binding: Self.csrfBinding(tenant.id, validated, browser: browser)), username: username, error: message)
                 return (html, cookie.setCookie(browser))
             }
             // The one-time-code page of users with a second factor (browsers only).
@@ -82,7 +82,7 @@ extension GatewayAPIHandler {
                 case .answer(let output): return output
                 }
             } else {
-                switch try await auth.authenticate(tenantID: tenant.id, username: username, password: form.password ?? "", address: RequestScope.current?.clientAddress) {
+                switch try await services.auth.authenticate(tenantID: tenant.id, username: username, password: form.password ?? "", address: RequestScope.current?.clientAddress) {
                 case .signedIn(let signedIn):
                     user = signedIn
                 case .failed:
@@ -114,9 +114,9 @@ extension GatewayAPIHandler {
                 }
             }
             if request.requestURI != nil {
-                validated = try await auth.validate(request, tenantID: tenant.id, consumePAR: true)
+                validated = try await services.auth.validate(request, tenantID: tenant.id, consumePAR: true)
             }
-            return redirect(try await auth.completeAuthorization(validated, user: user, issuer: issuer))
+            return redirect(try await services.auth.completeAuthorization(validated, user: user, issuer: issuer))
         } catch let failure as AuthorizationFailure {
             switch failure {
             case .errorPage(let reason):
@@ -132,20 +132,20 @@ extension GatewayAPIHandler {
         guard case .urlEncodedForm(let form) = input.body else { throw GatewayProblem.invalidRequest("expected a form") }
         do {
             let (clientID, secret) = Self.clientCredentials(form.clientId, form.clientSecret)
-            let client = try await auth.authenticateClient(tenantID: tenant.id, clientID: clientID, secret: secret)
+            let client = try await services.auth.authenticateClient(tenantID: tenant.id, clientID: clientID, secret: secret)
             guard form.requestUri == nil else { throw OAuthError.invalidRequest("request_uri is not allowed in a pushed request") }
             let request = AuthorizationRequest(responseType: form.responseType, clientID: client.clientID, redirectURI: form.redirectUri, scope: form.scope, state: form.state,
                                                nonce: form.nonce, codeChallenge: form.codeChallenge, codeChallengeMethod: form.codeChallengeMethod, prompt: form.prompt,
                                                loginHint: form.loginHint, acrValues: form.acrValues)
             do {
-                _ = try await auth.validate(request, tenantID: tenant.id, consumePAR: false, pushed: true)
+                _ = try await services.auth.validate(request, tenantID: tenant.id, consumePAR: false, pushed: true)
             } catch let failure as AuthorizationFailure {
                 switch failure {
                 case .errorPage(let reason): throw OAuthError.invalidRequest(reason.message)
                 case .redirect(let error, _, _): throw error
                 }
             }
-            let requestURI = try await auth.push(request, client: client)
+            let requestURI = try await services.auth.push(request, client: client)
             return .created(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(requestUri: requestURI, expiresIn: AuthorizationServer.parLifetime))))
         } catch let error as OAuthError {
             if error.status == 401 { return .unauthorized(.init(body: .json(Self.errorBody(error)))) }
@@ -193,7 +193,7 @@ extension GatewayAPIHandler {
     /// built-in languages and those the tenant added); the tenant's `login.*` localization
     /// overrides applied (none when the store is unavailable).
     func loginTexts(tenantID: String, uiLocales: String?) async -> LoginTexts {
-        let overrides = (try? await userState?.localizationResolver.overridesByLanguage(tenantID: tenantID, keyPrefix: "login.")) ?? [:]
+        let overrides = (try? await services.userState.localizationResolver.overridesByLanguage(tenantID: tenantID, keyPrefix: "login.")) ?? [:]
         let locale = LoginTexts.negotiate(uiLocales: uiLocales, acceptLanguage: RequestScope.header(.acceptLanguage), tenantLanguages: Set(overrides.keys))
         return LoginTexts(locale: locale, tenantOverrides: overrides)
     }

@@ -8,7 +8,7 @@ extension GatewayAPIHandler {
     func postAuthorizationChallenge(_ input: Operations.PostAuthorizationChallenge.Input) async throws -> Operations.PostAuthorizationChallenge.Output {
         let tenant = try RequestScope.requireTenant()
         guard case .urlEncodedForm(let form) = input.body else { throw GatewayProblem.invalidRequest("expected a form") }
-        let issuer = issuerBase.issuer(tenantID: tenant.id)
+        let issuer = services.issuerBase.issuer(tenantID: tenant.id)
         func refusal(_ error: OAuthError) -> Operations.PostAuthorizationChallenge.Output {
             let body = Components.Schemas.ChallengeError(error: error.code, errorDescription: error.description)
             return error.status == 401 ? .unauthorized(.init(headers: .init(cacheControl: "no-store"), body: .json(body)))
@@ -22,7 +22,7 @@ extension GatewayAPIHandler {
             let request = ChallengeRequest(clientID: clientID, clientSecret: secret, responseType: form.responseType, scope: form.scope, codeChallenge: form.codeChallenge,
                                            codeChallengeMethod: form.codeChallengeMethod, nonce: form.nonce, authSession: form.authSession, username: form.username,
                                            password: form.password, otp: form.otp, dpopJKT: jkt, address: RequestScope.current?.clientAddress)
-            switch try await auth.challenge(request, tenantID: tenant.id) {
+            switch try await services.auth.challenge(request, tenantID: tenant.id) {
             case .authorizationCode(let code):
                 return .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(authorizationCode: code))))
             case .otpRequired(let authSession):

@@ -21,7 +21,7 @@ extension GatewayAPIHandler {
     /// RFC 8414.
     private func serverMetadata() throws -> Components.Schemas.ServerMetadata {
         let tenant = try RequestScope.requireTenant()
-        let iss = issuerBase.issuer(tenantID: tenant.id)
+        let iss = services.issuerBase.issuer(tenantID: tenant.id)
         return Components.Schemas.ServerMetadata(
             issuer: iss,
             authorizationEndpoint: iss + "/oauth2/authorize",
@@ -50,7 +50,7 @@ extension GatewayAPIHandler {
 
     func getJWKS(_ input: Operations.GetJWKS.Input) async throws -> Operations.GetJWKS.Output {
         let tenant = try RequestScope.requireTenant()
-        let keys = try await auth.keys.activeKeys(tenantID: tenant.id).map { key in
+        let keys = try await services.auth.keys.activeKeys(tenantID: tenant.id).map { key in
             let jwk = key.publicJWK
             return Components.Schemas.Jwk(kty: key.algorithm == .rs256 ? .rsa : .ec, crv: jwk["crv"]?.stringValue, x: jwk["x"]?.stringValue, y: jwk["y"]?.stringValue,
                                           n: jwk["n"]?.stringValue, e: jwk["e"]?.stringValue, kid: key.kid, use: "sig", alg: key.algorithm.rawValue)
@@ -61,7 +61,7 @@ extension GatewayAPIHandler {
     func getMe(_ input: Operations.GetMe.Input) async throws -> Operations.GetMe.Output {
         let tenant = try RequestScope.requireTenant()
         let principal = try RequestScope.requirePrincipal()
-        let user = try await auth.users.user(tenantID: tenant.id, subject: principal.subject)
+        let user = try await services.auth.users.user(tenantID: tenant.id, subject: principal.subject)
         return .ok(.init(body: .json(.init(sub: principal.subject, tenant: tenant.id, name: user?.name, picture: user?.picture,
                                            email: user?.email, preferredUsername: user?.username))))
     }
@@ -70,7 +70,7 @@ extension GatewayAPIHandler {
         let tenant = try RequestScope.requireTenant()
         let principal = try RequestScope.requirePrincipal()
         let scopes = Set(principal.scope.split(separator: " "))
-        let user = try await auth.users.user(tenantID: tenant.id, subject: principal.subject)
+        let user = try await services.auth.users.user(tenantID: tenant.id, subject: principal.subject)
         let profile = scopes.contains("profile")
         return .ok(.init(body: .json(.init(sub: principal.subject, name: profile ? user?.name : nil, picture: profile ? user?.picture : nil,
                                            email: scopes.contains("email") ? user?.email : nil, preferredUsername: profile ? user?.username : nil))))

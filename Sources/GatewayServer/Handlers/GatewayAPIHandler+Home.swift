@@ -12,26 +12,23 @@ extension GatewayAPIHandler {
     func getHome(_ input: Operations.GetHome.Input) async throws -> Operations.GetHome.Output {
         try RequestValidation.length(RequestScope.header(.acceptLanguage), 0...1000, "Accept-Language")
         let tenant = try RequestScope.requireTenant()
-        let partBudget = min(upstreamBudget, homePartBudget)
+        let partBudget = min(services.upstreamBudget, services.homePartBudget)
         async let featured = CutOff.value(within: partBudget) { () -> [Components.Schemas.MiniApp]? in
-            guard let miniApps else { return nil }
             let query = ProvisioningQuery(featured: ProvisioningTarget(tenant: tenant) != nil, count: 10)
-            let answer = try await miniApps.list(tenant: tenant, query: query, deadline: ContinuousClock.now + upstreamBudget)
+            let answer = try await services.miniApps.list(tenant: tenant, query: query, deadline: ContinuousClock.now + services.upstreamBudget)
             let list: Components.Schemas.MiniAppList = try Self.decode(answer.body)
             return list.items
         }
-        let userState = self.userState
         let acceptLanguage = RequestScope.header(.acceptLanguage)
         async let localization = CutOff.value(within: partBudget) { () -> Components.Schemas.Localization? in
-            guard let userState else { return nil }
-            let locale = try await userState.localizationResolver.negotiate(tenantID: tenant.id, acceptLanguage: acceptLanguage)
-            let bundle = try await userState.localizations.bundle(tenant: tenant, locale: locale)
+            let locale = try await services.userState.localizationResolver.negotiate(tenantID: tenant.id, acceptLanguage: acceptLanguage)
+            let bundle = try await services.userState.localizations.bundle(tenant: tenant, locale: locale)
             return .init(locale: bundle.locale, chain: bundle.chain, entries: .init(additionalProperties: bundle.entries))
         }
         let subject = RequestScope.current?.principal?.subject
         async let recent = CutOff.value(within: partBudget) { () -> [Components.Schemas.UserMiniApp]? in
-            guard let userState, let subject else { return nil }
-            return try await recentMiniApps(tenant: tenant, userID: subject, services: userState)
+            guard let subject else { return nil }
+            return try await recentMiniApps(tenant: tenant, userID: subject, state: services.userState)
         }
         let featuredItems = await featured
         let localizationBundle = await localization
@@ -53,8 +50,8 @@ extension GatewayAPIHandler {
 
     /// The user's 10 most recently used mini apps; `mayLaunch` is left out for an app
     /// whose manifest cannot be read in time.
-    private func recentMiniApps(tenant: Tenant, userID: String, services: UserStateServices) async throws -> [Components.Schemas.UserMiniApp] {
-        let entries = try await services.consents.userMiniApps(tenantID: tenant.id, userID: userID, limit: 10) { id in
+    private func recentMiniApps(tenant: Tenant, userID: String, state: UserStateServices) async throws -> [Components.Schemas.UserMiniApp] {
+        let entries = try await state.consents.userMiniApps(tenantID: tenant.id, userID: userID, limit: 10) { id in
             try? await permissionManifest(tenant: tenant, id: id, lang: nil)
         }
         return entries.map(Self.userMiniApp)

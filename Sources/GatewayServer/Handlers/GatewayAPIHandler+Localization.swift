@@ -10,11 +10,10 @@ extension GatewayAPIHandler {
         }
         try RequestValidation.length(RequestScope.header(.acceptLanguage), 0...1000, "Accept-Language")
         let tenant = try RequestScope.requireTenant()
-        guard let userState else { throw GatewayProblem.internalError() }
         let locale = requested == "auto"
-            ? try await userState.localizationResolver.negotiate(tenantID: tenant.id, acceptLanguage: RequestScope.header(.acceptLanguage))
+            ? try await services.userState.localizationResolver.negotiate(tenantID: tenant.id, acceptLanguage: RequestScope.header(.acceptLanguage))
             : requested
-        let bundle = try await userState.localizations.bundle(tenant: tenant, locale: locale)
+        let bundle = try await services.userState.localizations.bundle(tenant: tenant, locale: locale)
         if EntityTag.matches(RequestScope.header(.ifNoneMatch), bundle.etag) { return .notModified(.init(headers: .init(eTag: bundle.etag))) }
         return .ok(.init(
             headers: .init(eTag: bundle.etag),

@@ -49,7 +49,7 @@ extension GatewayAPIHandler {
     /// bound to this browser that ends every session of the user in the tenant.
     private func logout(_ r: LogoutRequest) async throws -> LogoutOutcome {
         let tenant = try RequestScope.requireTenant()
-        let issuer = issuerBase.issuer(tenantID: tenant.id)
+        let issuer = services.issuerBase.issuer(tenantID: tenant.id)
         if (r.idTokenHint?.count ?? 0) > 2048 || (r.postLogoutRedirectURI?.count ?? 0) > 1024 || (r.state?.count ?? 0) > 512 || (r.clientID?.count ?? 0) > 128
             || (r.csrfToken?.count ?? 0) > 256 {
             return .malformed(LoginPage.error("invalid_request: a logout parameter is too long."))
@@ -57,7 +57,7 @@ extension GatewayAPIHandler {
         var hint: IDTokenHintClaims?
         if let token = r.idTokenHint {
             do {
-                hint = try await auth.logout.hint(token, issuer: issuer, tenantID: tenant.id, clientID: r.clientID)
+                hint = try await services.auth.logout.hint(token, issuer: issuer, tenantID: tenant.id, clientID: r.clientID)
             } catch let error as OAuthError {
                 return .malformed(LoginPage.error("\(error.code): \(error.description)."))
             }
@@ -65,27 +65,27 @@ extension GatewayAPIHandler {
         let cookie = CSRFCookie(issuer: issuer)
         if r.everywhere {
             guard let hint, let browser = cookie.value(in: RequestScope.requestHeaders), let token = r.csrfToken,
-                  csrf.verify(token, binding: Self.logoutBinding(tenant.id, hint, browser: browser))
+                  services.csrf.verify(token, binding: Self.logoutBinding(tenant.id, hint, browser: browser))
             else { return .refused(LoginPage.error("The sign-out form expired or was not submitted from this site.")) }
-            try await auth.logout.endEverySession(hint, tenantID: tenant.id)
+            try await services.auth.logout.endEverySession(hint, tenantID: tenant.id)
             return .page(LoginPage.page(title: "Signed out", body: "<h1>You are signed out on all devices</h1>"), setCookie: nil)
         }
         var location: String?
         if let uri = r.postLogoutRedirectURI {
-            guard let clientID = hint?.clientID ?? r.clientID, let client = try await auth.clients.client(tenantID: tenant.id, clientID: clientID),
+            guard let clientID = hint?.clientID ?? r.clientID, let client = try await services.auth.clients.client(tenantID: tenant.id, clientID: clientID),
                   client.acceptsPostLogoutRedirect(uri) else {
                 return .refused(LoginPage.error("The post_logout_redirect_uri is not registered for this client."))
             }
             location = AuthorizationServer.redirect(uri, ["state": r.state])
         }
-        if let hint { try await auth.logout.endSession(hint, tenantID: tenant.id) }
+        if let hint { try await services.auth.logout.endSession(hint, tenantID: tenant.id) }
         if let location { return .redirect(location) }
         guard let hint, let token = r.idTokenHint else {
             return .page(LoginPage.page(title: "Signed out", body: "<h1>You are signed out</h1>"), setCookie: nil)
         }
         let browser = cookie.valueOrNew(in: RequestScope.requestHeaders)
         let form = LoginPage.signOutEverywhereForm(action: "/t/\(tenant.id)/oauth2/logout", idTokenHint: token,
-                                                   csrf: csrf.issue(binding: Self.logoutBinding(tenant.id, hint, browser: browser)))
+                                                   csrf: services.csrf.issue(binding: Self.logoutBinding(tenant.id, hint, browser: browser)))
         return .page(LoginPage.page(title: "Signed out", body: "<h1>You are signed out</h1>" + form), setCookie: cookie.setCookie(browser))
     }
 

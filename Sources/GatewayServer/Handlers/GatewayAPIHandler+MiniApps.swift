@@ -83,8 +83,7 @@ extension GatewayAPIHandler {
 
     /// The service and this request's upstream deadline.
     private func miniAppService() throws -> (MiniAppService, ContinuousClock.Instant) {
-        guard let miniApps else { throw GatewayProblem.internalError() }
-        return (miniApps, ContinuousClock.now + upstreamBudget)
+        return (services.miniApps, ContinuousClock.now + services.upstreamBudget)
     }
 
     /// Our own answer bytes into the generated type (they were encoded from the same schema).

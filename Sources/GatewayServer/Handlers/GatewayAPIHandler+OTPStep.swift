@@ -26,14 +26,14 @@ extension GatewayAPIHandler {
         func start(user: LocalUser) async throws -> Operations.PostAuthorize.Output {
             let signIn = PendingSignIn(tenantID: tenant.id, clientID: validated.client.clientID, username: user.username, redirectURI: validated.redirectURI,
                                        scope: validated.scope, codeChallenge: validated.request.codeChallenge ?? "", nonce: validated.request.nonce, binding: .browser(browser))
-            let authSession = try await handler.auth.pending.start(signIn)
+            let authSession = try await handler.services.auth.pending.start(signIn)
             return .ok(.init(headers: headers(), body: .textHtmlCharsetUtf8(.init(page(authSession: authSession, error: nil)))))
         }
 
         /// Checks the code. A session that is unknown, ended, from another browser or for
         /// another request gets the "start again" page.
         func verify(authSession: String, code: String?) async throws -> Result {
-            let auth = handler.auth
+            let auth = handler.services.auth
             do {
                 let signIn = try await auth.pendingSignIn(authSession, tenantID: tenant.id, clientID: validated.client.clientID, binding: .browser(browser))
                 guard signIn.redirectURI == validated.redirectURI, signIn.codeChallenge == validated.request.codeChallenge, signIn.scope == validated.scope else {
@@ -62,7 +62,7 @@ extension GatewayAPIHandler {
 
         private func page(authSession: String, error: String?) -> String {
             LoginPage.otpForm(tenant: tenant, texts: texts, action: "/t/\(tenant.id)/oauth2/authorize", request: request,
-                              csrf: handler.csrf.issue(binding: GatewayAPIHandler.csrfBinding(tenant.id, validated, browser: browser)), authSession: authSession, error: error)
+                              csrf: handler.services.csrf.issue(binding: GatewayAPIHandler.csrfBinding(tenant.id, validated, browser: browser)), authSession: authSession, error: error)
         }
 
         private func sessionEnded() -> Operations.PostAuthorize.Output {

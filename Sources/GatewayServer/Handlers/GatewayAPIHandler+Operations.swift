@@ -6,7 +6,7 @@ extension GatewayAPIHandler {
     }
 
     func getReadiness(_ input: Operations.GetReadiness.Input) async throws -> Operations.GetReadiness.Output {
-        let results = await readiness.check()
+        let results = await services.readiness.check()
         let checks = results.map {
             Components.Schemas.ReadinessCheck(name: $0.name, ok: $0.ok, detail: $0.detail, latencyMs: $0.latencyMilliseconds)
         }
@@ -19,6 +19,6 @@ extension GatewayAPIHandler {
     }
 
     func getMetrics(_ input: Operations.GetMetrics.Input) async throws -> Operations.GetMetrics.Output {
-        .ok(.init(body: .plainText(.init(metrics.exposition()))))
+        .ok(.init(body: .plainText(.init(services.metrics.exposition()))))
     }
 }

@@ -6,9 +6,9 @@ extension GatewayAPIHandler {
     func getMiniAppPermissions(_ input: Operations.GetMiniAppPermissions.Input) async throws -> Operations.GetMiniAppPermissions.Output {
         try RequestValidation.identifier(input.path.id, "id")
         try RequestValidation.language(input.query.lang)
-        let (owner, tenant, services) = try userStateContext(miniAppID: input.path.id)
+        let (owner, tenant, state) = try userStateContext(miniAppID: input.path.id)
         let manifest = try await permissionManifest(tenant: tenant, id: input.path.id, lang: input.query.lang)
-        let view = try await services.consents.view(owner, manifest: manifest)
+        let view = try await state.consents.view(owner, manifest: manifest)
         return .ok(.init(body: .json(Self.permissions(view, versionID: manifest.versionID))))
     }
 
@@ -22,13 +22,13 @@ extension GatewayAPIHandler {
             try RequestValidation.permissionName(entry.name)
             changes[entry.name] = entry.status == .allowed ? .allowed : .denied
         }
-        let (owner, tenant, services) = try userStateContext(miniAppID: input.path.id)
+        let (owner, tenant, state) = try userStateContext(miniAppID: input.path.id)
         let manifest = try await permissionManifest(tenant: tenant, id: input.path.id, lang: input.query.lang)
         do {
-            let view = try await services.consents.update(owner, manifest: manifest, changes: changes)
+            let view = try await state.consents.update(owner, manifest: manifest, changes: changes)
             // Withdrawing ACCESS_TOKEN also revokes the mini app's outstanding tokens.
             if changes[CustomPermission.accessToken.rawValue] == .denied {
-                try await services.accessTokens.revokeAll(owner)
+                try await state.accessTokens.revokeAll(owner)
             }
             return .ok(.init(body: .json(Self.permissions(view, versionID: manifest.versionID))))
         } catch let error as ConsentError {
@@ -40,8 +40,8 @@ extension GatewayAPIHandler {
         try RequestValidation.language(input.query.lang)
         let tenant = try RequestScope.requireTenant()
         let principal = try RequestScope.requirePrincipal()
-        guard let services = userState else { throw GatewayProblem.internalError() }
-        let entries = try await services.consents.userMiniApps(tenantID: tenant.id, userID: principal.subject) { id in
+        let state = services.userState
+        let entries = try await state.consents.userMiniApps(tenantID: tenant.id, userID: principal.subject) { id in
             try? await permissionManifest(tenant: tenant, id: id, lang: input.query.lang)
         }
         return .ok(.init(body: .json(.init(items: entries.map(Self.userMiniApp)))))
@@ -56,18 +56,16 @@ extension GatewayAPIHandler {
         )
     }
 
-    /// The caller's state key for `miniAppID`, the tenant and the services.
+    /// The caller's state key for `miniAppID`, the tenant and the user-state services.
     func userStateContext(miniAppID: String) throws -> (UserMiniAppKey, Tenant, UserStateServices) {
         let tenant = try RequestScope.requireTenant()
         let principal = try RequestScope.requirePrincipal()
-        guard let userState else { throw GatewayProblem.internalError() }
-        return (UserMiniAppKey(tenantID: tenant.id, userID: principal.subject, miniAppID: miniAppID), tenant, userState)
+        return (UserMiniAppKey(tenantID: tenant.id, userID: principal.subject, miniAppID: miniAppID), tenant, services.userState)
     }
 
     /// The latest published version's permission manifest (cached answers).
     func permissionManifest(tenant: Tenant, id: String, lang: String?) async throws -> MiniAppPermissionManifest {
-        guard let miniApps else { throw GatewayProblem.internalError() }
-        return try await miniApps.permissionManifest(tenant: tenant, id: id, lang: lang, deadline: ContinuousClock.now + upstreamBudget)
+        return try await services.miniApps.permissionManifest(tenant: tenant, id: id, lang: lang, deadline: ContinuousClock.now + services.upstreamBudget)
     }
 
     static func permissions(_ view: ConsentView, versionID: String) -> Components.Schemas.MiniAppPermissions {

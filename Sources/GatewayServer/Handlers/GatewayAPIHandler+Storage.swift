@@ -8,16 +8,16 @@ extension GatewayAPIHandler {
         let items = body.items.additionalProperties
         guard items.count <= 1_000 else { throw GatewayProblem.invalidRequest("`items` holds at most 1000 entries.") }
         for key in items.keys { try Self.storageKey(key) }
-        let (owner, tenant, services) = try userStateContext(miniAppID: input.path.id)
-        let size = try await Self.storage { try await services.storage.put(items, tenant: tenant, userID: owner.userID, miniAppID: owner.miniAppID) }
+        let (owner, tenant, state) = try userStateContext(miniAppID: input.path.id)
+        let size = try await Self.storage { try await state.storage.put(items, tenant: tenant, userID: owner.userID, miniAppID: owner.miniAppID) }
         return .ok(.init(body: .json(.init(used: size.used, max: size.max))))
     }
 
     func getMiniAppStorageItem(_ input: Operations.GetMiniAppStorageItem.Input) async throws -> Operations.GetMiniAppStorageItem.Output {
         try RequestValidation.identifier(input.path.id, "id")
         try Self.storageKey(input.path.key)
-        let (owner, tenant, services) = try userStateContext(miniAppID: input.path.id)
-        let value = try await Self.storage { try await services.storage.value(forKey: input.path.key, tenant: tenant, userID: owner.userID, miniAppID: owner.miniAppID) }
+        let (owner, tenant, state) = try userStateContext(miniAppID: input.path.id)
+        let value = try await Self.storage { try await state.storage.value(forKey: input.path.key, tenant: tenant, userID: owner.userID, miniAppID: owner.miniAppID) }
         return .ok(.init(body: .json(.init(key: input.path.key, value: value))))
     }
 
@@ -26,22 +26,22 @@ extension GatewayAPIHandler {
         let keys = input.query.key
         guard (1...50).contains(keys.count) else { throw GatewayProblem.invalidRequest("`key` must be given 1-50 times.") }
         for key in keys { try Self.storageKey(key) }
-        let (owner, tenant, services) = try userStateContext(miniAppID: input.path.id)
-        let size = try await Self.storage { try await services.storage.delete(keys: keys, tenant: tenant, userID: owner.userID, miniAppID: owner.miniAppID) }
+        let (owner, tenant, state) = try userStateContext(miniAppID: input.path.id)
+        let size = try await Self.storage { try await state.storage.delete(keys: keys, tenant: tenant, userID: owner.userID, miniAppID: owner.miniAppID) }
         return .ok(.init(body: .json(.init(used: size.used, max: size.max))))
     }
 
     func deleteAllMiniAppStorage(_ input: Operations.DeleteAllMiniAppStorage.Input) async throws -> Operations.DeleteAllMiniAppStorage.Output {
         try RequestValidation.identifier(input.path.id, "id")
-        let (owner, tenant, services) = try userStateContext(miniAppID: input.path.id)
-        let deleted = try await Self.storage { try await services.storage.deleteAll(tenant: tenant, userID: owner.userID, miniAppID: owner.miniAppID) }
+        let (owner, tenant, state) = try userStateContext(miniAppID: input.path.id)
+        let deleted = try await Self.storage { try await state.storage.deleteAll(tenant: tenant, userID: owner.userID, miniAppID: owner.miniAppID) }
         return .ok(.init(body: .json(.init(deleted: deleted))))
     }
 
     func getMiniAppStorageSize(_ input: Operations.GetMiniAppStorageSize.Input) async throws -> Operations.GetMiniAppStorageSize.Output {
         try RequestValidation.identifier(input.path.id, "id")
-        let (owner, tenant, services) = try userStateContext(miniAppID: input.path.id)
-        let size = try await Self.storage { try await services.storage.size(tenant: tenant, userID: owner.userID, miniAppID: owner.miniAppID) }
+        let (owner, tenant, state) = try userStateContext(miniAppID: input.path.id)
+        let size = try await Self.storage { try await state.storage.size(tenant: tenant, userID: owner.userID, miniAppID: owner.miniAppID) }
         return .ok(.init(body: .json(.init(used: size.used, max: size.max))))
     }
 
