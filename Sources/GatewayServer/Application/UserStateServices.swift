@@ -39,15 +39,17 @@ public struct UserStateServices: Sendable {
         let consentStore = stores.consents
         let localizationStore = stores.localization
         let resolver = LocalizationResolver(defaults: try LocalizationDefaults.builtIn(), store: localizationStore)
+        let accessTokens = MiniAppAccessTokenService(
+            consents: consentStore, answers: AccessTokenAnswerCache(cache: cache),
+            minter: SigningKeyTokenMinter(keys: keys, issuer: { issuerBase.issuer(tenantID: $0) }),
+            ledger: stores.tokenLedger, revocations: revocations
+        )
+        let consents = ConsentService(store: consentStore, tokens: accessTokens)
         return UserStateServices(
-            consents: ConsentService(store: consentStore),
-            accessTokens: MiniAppAccessTokenService(
-                consents: consentStore, answers: AccessTokenAnswerCache(cache: cache),
-                minter: SigningKeyTokenMinter(keys: keys, issuer: { issuerBase.issuer(tenantID: $0) }),
-                ledger: stores.tokenLedger, revocations: revocations
-            ),
+            consents: consents,
+            accessTokens: accessTokens,
             storage: SecureStorageService(store: stores.storage),
-            analytics: AnalyticsService(store: stores.analytics, metrics: metrics.factory),
+            analytics: AnalyticsService(store: stores.analytics, metrics: metrics.factory, opens: consents),
             localizations: LocalizationBundleCache(cache: cache, resolver: resolver, store: localizationStore),
             localizationResolver: resolver,
             links: DeepLinkService(domains: stores.domains)

@@ -33,8 +33,7 @@ extension GatewayAPIHandler {
             ))
         }
         do {
-            let result = try await services.userState.analytics.ingest(tenantID: tenant.id, inputs)
-            try await recordOpens(inputs, rejected: result.rejected, tenantID: tenant.id)
+            let result = try await services.userState.analytics.ingest(tenantID: tenant.id, userID: RequestScope.current?.subject, inputs)
             let rejected = (early + result.rejected.map { AnalyticsRejection(index: positions[$0.index], reasons: $0.reasons) }).sorted { $0.index < $1.index }
             return .ok(.init(body: .json(.init(
                 accepted: result.accepted,
@@ -42,17 +41,6 @@ extension GatewayAPIHandler {
             ))))
         } catch let error as AnalyticsBatchError {
             throw Self.tooManyEvents(error)
-        }
-    }
-
-    /// Each mini app of an accepted `mini_app_open` event becomes the signed-in user's most
-    /// recently used one (the `recent` part of `/home`, `GET /me/miniapps`).
-    private func recordOpens(_ inputs: [AnalyticsEventInput], rejected: [AnalyticsRejection], tenantID: String) async throws {
-        guard let userID = RequestScope.current?.subject else { return }
-        let refused = Set(rejected.map(\.index))
-        let opened = Set(inputs.indices.filter { !refused.contains($0) && inputs[$0].name == AnalyticsVocabulary.miniAppOpen }.compactMap { inputs[$0].miniAppID })
-        for miniAppID in opened.sorted() {
-            try await services.userState.consents.recordOpen(UserMiniAppKey(tenantID: tenantID, userID: userID, miniAppID: miniAppID))
         }
     }
 

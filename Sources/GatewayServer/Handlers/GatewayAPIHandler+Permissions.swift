@@ -26,10 +26,6 @@ extension GatewayAPIHandler {
         let manifest = try await permissionManifest(tenant: tenant, id: input.path.id, lang: input.query.lang)
         do {
             let view = try await state.consents.update(owner, manifest: manifest, changes: changes)
-            // Withdrawing ACCESS_TOKEN also revokes the mini app's outstanding tokens.
-            if changes[CustomPermission.accessToken.rawValue] == .denied {
-                try await state.accessTokens.revokeAll(owner)
-            }
             return .ok(.init(body: .json(Self.permissions(view, versionID: manifest.versionID))))
         } catch let error as ConsentError {
             throw Self.problem(error)

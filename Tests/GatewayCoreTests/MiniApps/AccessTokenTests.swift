@@ -150,6 +150,32 @@ struct TestES256Minter: MiniAppTokenMinter {
         #expect(try await service.revokeAll(alice) == 0)
     }
 
+    @Test("withdrawing ACCESS_TOKEN through the consent service revokes that user's tokens for that mini app; other changes revoke nothing", arguments: StoreBackend.available)
+    func withdrawingConsentRevokesTokens(backend: StoreBackend) async throws {
+        let fx = try await UserStateFixture(backend)
+        defer { fx.remove() }
+        let (cache, client) = try TestCaches.make()
+        defer { if let client { Task { await client.shutdown() } } }
+        let revocations = RevokedTokens(cache: cache)
+        let tokens = MiniAppAccessTokenService(
+            consents: fx.stores.consents, answers: AccessTokenAnswerCache(cache: cache), minter: TestES256Minter(), ledger: fx.stores.tokenLedger, revocations: revocations
+        )
+        let consents = ConsentService(store: fx.stores.consents, tokens: tokens)
+        let tenant = try await fx.tenant()
+        let alice = UserMiniAppKey(tenantID: "acme", userID: "alice", miniAppID: "app-1")
+        let bob = UserMiniAppKey(tenantID: "acme", userID: "bob", miniAppID: "app-1")
+        for owner in [alice, bob] { _ = try await consents.update(owner, manifest: manifest, changes: [token: .allowed]) }
+        let request = AccessTokenRequest(audience: "rae", scopes: ["memberinfo_read_point"])
+        let alices = try await tokens.issue(tenant: tenant, userID: "alice", manifest: manifest, request: request)
+        let bobs = try await tokens.issue(tenant: tenant, userID: "bob", manifest: manifest, request: request)
+
+        _ = try await consents.update(alice, manifest: manifest, changes: [CustomPermission.location.rawValue: .denied])
+        #expect(try await !revocations.isRevoked(tenantID: "acme", jti: Self.jti(alices.token)))
+        _ = try await consents.update(alice, manifest: manifest, changes: [token: .denied])
+        #expect(try await revocations.isRevoked(tenantID: "acme", jti: Self.jti(alices.token)))
+        #expect(try await !revocations.isRevoked(tenantID: "acme", jti: Self.jti(bobs.token)))
+    }
+
     static func jti(_ token: String) throws -> String {
         let payload = try #require(TestES256Minter.decode(token.split(separator: ".")[1]))
         let claims = try #require(try JSONSerialization.jsonObject(with: payload) as? [String: Any])

@@ -16,7 +16,7 @@ import Testing
         defer { fx.remove() }
         let metrics = TestMetrics()
         let store = fx.stores.analytics
-        let service = AnalyticsService(store: store, metrics: metrics)
+        let service = AnalyticsService(store: store, metrics: metrics, opens: nil)
         let batch: [AnalyticsEventInput] = [
             Self.good[0],
             .init(miniAppID: "app-1", eventType: "hover"),
@@ -46,10 +46,34 @@ import Testing
         #expect(counter.totalValue == 1)
     }
 
+    @Test("an accepted mini_app_open of a signed-in user makes its mini app the most recently used; rejected or anonymous ones do not", arguments: StoreBackend.available)
+    func acceptedOpensMarkRecentlyUsed(backend: StoreBackend) async throws {
+        let fx = try await UserStateFixture(backend)
+        defer { fx.remove() }
+        let consents = ConsentService(store: fx.stores.consents, tokens: nil)
+        let service = AnalyticsService(store: fx.stores.analytics, metrics: TestMetrics(), opens: consents)
+        func recent(_ user: String) async throws -> [String] {
+            try await consents.userMiniApps(tenantID: "acme", userID: user) { _ in nil }.map(\.consents.miniAppID)
+        }
+        _ = try await service.ingest(tenantID: "acme", userID: "alice", [
+            .init(name: "mini_app_open", miniAppID: "app-1"),
+            .init(name: "mini_app_close", miniAppID: "app-2"),
+            .init(miniAppID: "app-3", eventType: "click"),
+            .init(name: "mini_app_open", miniAppID: "app-4", eventType: "click"),
+        ])
+        #expect(try await recent("alice") == ["app-1"])
+        _ = try await service.ingest(tenantID: "acme", [.init(name: "mini_app_open", miniAppID: "app-5")])
+        #expect(try await recent("alice") == ["app-1"])
+        try await Task.sleep(for: .milliseconds(5))  // distinct last-used times
+        _ = try await service.ingest(tenantID: "acme", userID: "alice", [.init(name: "mini_app_open", miniAppID: "app-6")])
+        #expect(try await recent("alice") == ["app-6", "app-1"])
+        #expect(try await recent("bob").isEmpty)
+    }
+
     @Test(arguments: StoreBackend.available) func batchOverTheLimitIsRefusedWhole(backend: StoreBackend) async throws {
         let fx = try await UserStateFixture(backend)
         defer { fx.remove() }
-        let service = AnalyticsService(store: fx.stores.analytics, metrics: TestMetrics())
+        let service = AnalyticsService(store: fx.stores.analytics, metrics: TestMetrics(), opens: nil)
         let batch = Array(repeating: Self.good[0], count: 101)
         await #expect(throws: AnalyticsBatchError.tooManyEvents(count: 101, max: 100)) { try await service.ingest(tenantID: "acme", batch) }
         #expect(try await service.summary(tenantID: "acme", since: .distantPast).isEmpty)
@@ -61,8 +85,8 @@ import Testing
         defer { fx.remove() }
         let store = fx.stores.analytics
         let now = Date()
-        let old = AnalyticsService(store: store, metrics: TestMetrics(), now: { now.addingTimeInterval(-40 * 86_400) })
-        let fresh = AnalyticsService(store: store, metrics: TestMetrics(), now: { now })
+        let old = AnalyticsService(store: store, metrics: TestMetrics(), opens: nil, now: { now.addingTimeInterval(-40 * 86_400) })
+        let fresh = AnalyticsService(store: store, metrics: TestMetrics(), opens: nil, now: { now })
         _ = try await old.ingest(tenantID: "acme", Self.good)
         _ = try await fresh.ingest(tenantID: "acme", [Self.good[0]])
         let retention = AnalyticsRetention(store: store, keepDays: 30, logger: Logger(label: "test"))

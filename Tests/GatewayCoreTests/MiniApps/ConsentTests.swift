@@ -16,7 +16,7 @@ import Testing
     @Test(arguments: StoreBackend.available) func updateStoresAndComputesMayLaunch(backend: StoreBackend) async throws {
         let fx = try await UserStateFixture(backend)
         defer { fx.remove() }
-        let service = ConsentService(store: fx.stores.consents)
+        let service = ConsentService(store: fx.stores.consents, tokens: nil)
         let empty = try await service.view(alice, manifest: manifest)
         #expect(!empty.mayLaunch)
         #expect(empty.items.map(\.name) == [CustomPermission.userName, .accessToken, .location].map(\.rawValue))
@@ -39,7 +39,7 @@ import Testing
         let fx = try await UserStateFixture(backend)
         defer { fx.remove() }
         let store = fx.stores.consents
-        let service = ConsentService(store: store)
+        let service = ConsentService(store: store, tokens: nil)
         let changes: [String: ConsentStatus] = [
             CustomPermission.userName.rawValue: .allowed,
             "rakuten.miniapp.user.SHOE_SIZE": .allowed,
@@ -70,7 +70,7 @@ import Testing
         // Storage alone also lists the mini app.
         try await fx.stores.storage.put(["k": "v"], for: UserMiniAppKey(tenantID: "acme", userID: "bob", miniAppID: "app-9"), maxBytes: 100)
         #expect(try await store.userMiniApps(tenantID: "acme", userID: "bob").map(\.miniAppID) == ["app-9"])
-        let service = ConsentService(store: store)
+        let service = ConsentService(store: store, tokens: nil)
         let entries = try await service.userMiniApps(tenantID: "acme", userID: "alice") { $0 == "app-1" ? manifest : nil }
         #expect(entries.first { $0.consents.miniAppID == "app-1" }?.view?.mayLaunch == true)
         #expect(entries.first { $0.consents.miniAppID == "app-2" }?.view == nil)

@@ -24,7 +24,7 @@ public struct AccessTokenDenied: Error, Sendable, Equatable, CustomStringConvert
 
 /// Answers `POST /miniapps/{id}/access-token`: consent lookup, cached rule evaluation,
 /// then minting.
-public struct MiniAppAccessTokenService: Sendable {
+public struct MiniAppAccessTokenService: Sendable, MiniAppTokenRevoker {
     /// Longest token lifetime the gateway mints.
     public static let maxLifetime: Duration = .seconds(300)
 

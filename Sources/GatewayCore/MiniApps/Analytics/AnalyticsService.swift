@@ -10,8 +10,16 @@ public struct AnalyticsIngestResult: Sendable, Equatable, Codable {
     public var rejected: [AnalyticsRejection]
 }
 
+/// Where an accepted `mini_app_open` event goes: the user's recently used mini apps
+/// (``ConsentService`` keeps that list).
+public protocol MiniAppOpenRecorder: Sendable {
+    /// Records that the user opened the mini app now.
+    func recordOpen(_ owner: UserMiniAppKey) async throws
+}
+
 /// Accepts analytics batches: validates, stores the valid events and counts them in
-/// `gateway_analytics_events_total{tenant, mini_app, kind, type}`.
+/// `gateway_analytics_events_total{tenant, mini_app, kind, type}`. An accepted
+/// `mini_app_open` of a signed-in user makes that mini app their most recently used one.
 public struct AnalyticsService: Sendable {
     /// The counter's label.
     public static let counterLabel = "gateway_analytics_events_total"
@@ -20,8 +28,15 @@ public struct AnalyticsService: Sendable {
     private let metrics: any MetricsFactory
     private let validator: AnalyticsBatchValidator
     private let now: @Sendable () -> Date
+    private let opens: (any MiniAppOpenRecorder)?
 
-    public init(store: any AnalyticsStore, metrics: any MetricsFactory, validator: AnalyticsBatchValidator = AnalyticsBatchValidator(), now: @escaping @Sendable () -> Date = { Date() }) {
+    /// - Parameter opens: where accepted `mini_app_open` events of a signed-in user are
+    ///   recorded (nil: nowhere, for a deployment that keeps no recently used list).
+    public init(
+        store: any AnalyticsStore, metrics: any MetricsFactory, opens: (any MiniAppOpenRecorder)?,
+        validator: AnalyticsBatchValidator = AnalyticsBatchValidator(), now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.opens = opens
         self.store = store
         self.metrics = metrics
         self.validator = validator
@@ -29,10 +44,17 @@ public struct AnalyticsService: Sendable {
     }
 
     /// Keeps the valid events of `inputs` and reports the others by index. Throws
-    /// ``AnalyticsBatchError`` for a batch over the limit (nothing kept).
-    public func ingest(tenantID: String, _ inputs: [AnalyticsEventInput]) async throws -> AnalyticsIngestResult {
+    /// ``AnalyticsBatchError`` for a batch over the limit (nothing kept). With `userID`,
+    /// each mini app of an accepted `mini_app_open` becomes that user's most recently used.
+    public func ingest(tenantID: String, userID: String? = nil, _ inputs: [AnalyticsEventInput]) async throws -> AnalyticsIngestResult {
         let (accepted, rejected) = try validator.validate(inputs)
         try await store.append(accepted, tenantID: tenantID, receivedAt: now())
+        if let userID, let opens {
+            let opened = Set(accepted.filter { $0.kind == .sdk && $0.type == AnalyticsVocabulary.miniAppOpen }.map(\.miniAppID))
+            for miniAppID in opened.sorted() {
+                try await opens.recordOpen(UserMiniAppKey(tenantID: tenantID, userID: userID, miniAppID: miniAppID))
+            }
+        }
         for event in accepted {
             Counter(label: Self.counterLabel, dimensions: [
                 ("tenant", tenantID), ("mini_app", event.miniAppID), ("kind", event.kind.rawValue), ("type", event.type),

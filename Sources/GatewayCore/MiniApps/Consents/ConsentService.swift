@@ -1,9 +1,24 @@
-/// Reads and changes a user's consents, validating changes against the mini app's manifest.
-public struct ConsentService: Sendable {
-    private let store: any ConsentStore
+import Foundation
 
-    public init(store: any ConsentStore) {
+/// What withdrawing `rakuten.miniapp.user.ACCESS_TOKEN` acts on: the mini app's
+/// outstanding access tokens (``MiniAppAccessTokenService`` issues them).
+public protocol MiniAppTokenRevoker: Sendable {
+    /// Revokes every live token issued to `owner`; returns how many.
+    @discardableResult
+    func revokeAll(_ owner: UserMiniAppKey, now: Date) async throws -> Int
+}
+
+/// Reads and changes a user's consents, validating changes against the mini app's manifest.
+/// Withdrawing `ACCESS_TOKEN` also revokes the mini app's outstanding access tokens.
+public struct ConsentService: Sendable, MiniAppOpenRecorder {
+    private let store: any ConsentStore
+    private let tokens: (any MiniAppTokenRevoker)?
+
+    /// - Parameter tokens: revoked when the user withdraws `ACCESS_TOKEN` (nil only where
+    ///   no mini-app access tokens are issued).
+    public init(store: any ConsentStore, tokens: (any MiniAppTokenRevoker)?) {
         self.store = store
+        self.tokens = tokens
     }
 
     /// Records that the user opened the mini app now: it leads their recently used mini apps.
@@ -17,11 +32,14 @@ public struct ConsentService: Sendable {
     }
 
     /// Stores `changes` when every name is a known custom permission the manifest
-    /// declares; otherwise throws ``ConsentError/invalidPermissions(unknown:undeclared:)``
+    /// declares (and revokes the mini app's tokens when `ACCESS_TOKEN` is withdrawn); otherwise throws ``ConsentError/invalidPermissions(unknown:undeclared:)``
     /// and stores nothing.
     public func update(_ owner: UserMiniAppKey, manifest: MiniAppPermissionManifest, changes: [String: ConsentStatus]) async throws -> ConsentView {
         try Self.validate(changes.keys, manifest: manifest)
         let stored = try await store.setConsents(changes, for: owner)
+        if changes[CustomPermission.accessToken.rawValue] == .denied, let tokens {
+            try await tokens.revokeAll(owner, now: Date())
+        }
         return ConsentView(consents: stored, manifest: manifest)
     }
 
