@@ -34,6 +34,15 @@ public struct SessionLogout: Sendable {
         return claims
     }
 
+    /// Where to send the browser after logout: `uri` with `state` when `uri` is registered
+    /// for the hint's client (else the `client_id` given); nil when no client is named or
+    /// `uri` is not one of its post-logout redirect URIs (the caller refuses).
+    public func postLogoutRedirect(_ uri: String, state: String?, hint: IDTokenHintClaims?, clientID: String?, tenantID: String) async throws -> String? {
+        guard let clientID = hint?.clientID ?? clientID, let client = try await clients.client(tenantID: tenantID, clientID: clientID),
+              client.acceptsPostLogoutRedirect(uri) else { return nil }
+        return AuthorizationServer.redirect(uri, ["state": state])
+    }
+
     /// Ends the login session the hint names (without `sid`: the user's sessions at the
     /// hint's client).
     public func endSession(_ hint: IDTokenHintClaims, tenantID: String) async throws {

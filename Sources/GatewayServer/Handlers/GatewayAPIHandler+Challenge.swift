@@ -18,7 +18,7 @@ extension GatewayAPIHandler {
             if let tooLong = Self.overlongChallengeParameter(form) { throw OAuthError.invalidRequest("\(tooLong) is too long") }
             let (clientID, secret) = Self.clientCredentials(form.clientId, form.clientSecret)
             // DPoP server nonces are a token-endpoint policy (--dpop-nonce); here a proof binds.
-            let jkt = try await serverProof(input.headers.dPoP, tenantID: tenant.id, url: issuer + "/oauth2/authorize-challenge", required: false)
+            let jkt = try await services.auth.proofThumbprint(input.headers.dPoP, url: issuer + "/oauth2/authorize-challenge", required: false)
             let request = ChallengeRequest(clientID: clientID, clientSecret: secret, responseType: form.responseType, scope: form.scope, codeChallenge: form.codeChallenge,
                                            codeChallengeMethod: form.codeChallengeMethod, nonce: form.nonce, authSession: form.authSession, username: form.username,
                                            password: form.password, otp: form.otp, dpopJKT: jkt, address: RequestScope.current?.clientAddress)

@@ -72,11 +72,8 @@ extension GatewayAPIHandler {
         }
         var location: String?
         if let uri = r.postLogoutRedirectURI {
-            guard let clientID = hint?.clientID ?? r.clientID, let client = try await services.auth.clients.client(tenantID: tenant.id, clientID: clientID),
-                  client.acceptsPostLogoutRedirect(uri) else {
-                return .refused(LoginPage.error("The post_logout_redirect_uri is not registered for this client."))
-            }
-            location = AuthorizationServer.redirect(uri, ["state": r.state])
+            location = try await services.auth.logout.postLogoutRedirect(uri, state: r.state, hint: hint, clientID: r.clientID, tenantID: tenant.id)
+            if location == nil { return .refused(LoginPage.error("The post_logout_redirect_uri is not registered for this client.")) }
         }
         if let hint { try await services.auth.logout.endSession(hint, tenantID: tenant.id) }
         if let location { return .redirect(location) }
