@@ -3,7 +3,7 @@ import Foundation
 extension MiniAppService {
     /// Files, signature and the gateway's verdict for one version. The zip is downloaded
     /// once per cache fill; when the tenant requires verification, anything but a valid
-    /// signature is the (cached) problem 422 `invalid_signature`.
+    /// signature is the (cached) refusal ``MiniAppError/invalidSignature``.
     public func bundle(tenant: Tenant, id: String, versionID: String, deadline: ContinuousClock.Instant) async throws -> CachedAnswer {
         let key = CacheKey.answer(tenant: tenant, kind: "bundle", [id, versionID])
         return try await cached(key, policy: .ttl(seconds: tenant.cacheTTLs.manifestSeconds)) {
@@ -11,7 +11,7 @@ extension MiniAppService {
             let files = try await platform.fileManifest(id: id, versionID: versionID, target, deadline: deadline)
             let verdict = try await verify(files, versionID: versionID, tenant: tenant, target: target, deadline: deadline)
             if tenant.platform.requireSignatureVerification, verdict.status != .valid {
-                return .init(status: 422, body: Array("invalid_signature".utf8))
+                return NegativeAnswer.invalidSignature.cached
             }
             let answer = MiniAppAnswers.Bundle(
                 miniAppId: id, versionId: versionID, files: files.files,

@@ -1,10 +1,7 @@
 /// The mini-app operations: platform answers through the tenant's cache, with the
 /// error mapping of the contract. Answers come back as ``CachedAnswer`` bytes ready to
-/// serve; refusals are thrown as ``GatewayProblem``s.
+/// serve; refusals are thrown as ``MiniAppError``s.
 public struct MiniAppService: Sendable {
-    /// The name of the upstream in problem details.
-    static let upstream = "mini-app platform"
-
     let platform: any PlatformClient
     let provisioning: (any ProvisioningClient)?
     let answers: AnswerCache
@@ -53,7 +50,7 @@ public struct MiniAppService: Sendable {
                     throw ProvisioningFailure(error: error)
                 }
             }
-            return .init(status: 404, body: Array((platformHasNoVersion ? "no_published_version" : "miniapp_not_found").utf8))
+            return (platformHasNoVersion ? NegativeAnswer.noPublishedVersion : .miniAppNotFound).cached
         }
     }
 
@@ -84,13 +81,15 @@ public struct MiniAppService: Sendable {
         do {
             let preview = try await platform.preview(code: code, try platformTarget(tenant), deadline: deadline)
             return try MiniAppAnswers.encode(MiniAppAnswers.Preview(miniApp: .init(preview.miniapp), host: preview.host))
+        } catch UpstreamError.notFound {
+            throw MiniAppError.previewNotFound
         } catch let error as UpstreamError {
-            throw error.problem(upstream: Self.upstream, notFoundCode: "preview_not_found")
+            throw MiniAppError.upstream(error, .platform)
         }
     }
 
-    /// Runs `load` through the answer cache; maps upstream failures and negative answers
-    /// to problems. An upstream 404 becomes a cached negative answer.
+    /// Runs `load` through the answer cache; upstream failures and negative answers are
+    /// thrown as ``MiniAppError``s. An upstream 404 becomes a cached negative answer.
     func cached(_ key: String, policy: CachePolicy, load: @escaping @Sendable () async throws -> AnswerCache.Loaded) async throws -> CachedAnswer {
         let answer: CachedAnswer
         do {
@@ -98,27 +97,16 @@ public struct MiniAppService: Sendable {
                 do {
                     return try await load()
                 } catch UpstreamError.notFound {
-                    return .init(status: 404, body: Array("miniapp_not_found".utf8))
+                    return NegativeAnswer.miniAppNotFound.cached
                 }
             }
         } catch let error as UpstreamError {
-            throw error.problem(upstream: Self.upstream)
+            throw MiniAppError.upstream(error, .platform)
         } catch let failure as ProvisioningFailure {
-            throw failure.error.problem(upstream: "provisioning service")
+            throw MiniAppError.upstream(failure.error, .provisioning)
         }
-        guard answer.status == 200 else { throw Self.problem(negative: answer) }
+        guard answer.status == 200 else { throw NegativeAnswer(cached: answer).error }
         return answer
-    }
-
-    static func problem(negative answer: CachedAnswer) -> GatewayProblem {
-        switch String(decoding: answer.body, as: UTF8.self) {
-        case "no_published_version":
-            GatewayProblem(status: 404, code: "no_published_version", title: "No published version", detail: "This mini app has no published version.")
-        case "invalid_signature":
-            GatewayProblem(status: 422, code: "invalid_signature", title: "Invalid signature", detail: "The bundle's signature is missing or does not verify, and this tenant requires verification.")
-        default:
-            GatewayProblem(status: 404, code: "miniapp_not_found", title: "Mini app not found", detail: "The mini-app platform does not know this mini app or version.")
-        }
     }
 
     /// The tenant's platform: its configured API, or the demo catalog for `demo`.

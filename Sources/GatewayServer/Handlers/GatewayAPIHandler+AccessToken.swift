@@ -11,21 +11,14 @@ extension GatewayAPIHandler {
         for scope in body.scopes { try RequestValidation.length(scope, 1...256, "scopes[]") }
         let (owner, tenant, state) = try userStateContext(miniAppID: input.path.id)
         let manifest = try await permissionManifest(tenant: tenant, id: input.path.id, lang: nil)
-        do {
-            let token = try await state.accessTokens.issue(
-                tenant: tenant, userID: owner.userID, manifest: manifest,
-                request: AccessTokenRequest(audience: body.audience, scopes: body.scopes)
-            )
-            return .ok(.init(body: .json(.init(
-                token: token.token, validUntil: Int64((token.validUntil.timeIntervalSince1970 * 1000).rounded()),
-                scopes: .init(audience: token.audience, scopes: token.scopes)
-            ))))
-        } catch let denied as AccessTokenDenied {
-            throw GatewayProblem(
-                status: 403, code: "access_token_denied", title: "Access token denied", detail: denied.message,
-                members: ["errorType": .string(denied.type.rawValue), "message": .string(denied.message)]
-            )
-        }
+        let token = try await state.accessTokens.issue(
+            tenant: tenant, userID: owner.userID, manifest: manifest,
+            request: AccessTokenRequest(audience: body.audience, scopes: body.scopes)
+        )
+        return .ok(.init(body: .json(.init(
+            token: token.token, validUntil: Int64((token.validUntil.timeIntervalSince1970 * 1000).rounded()),
+            scopes: .init(audience: token.audience, scopes: token.scopes)
+        ))))
     }
 
     func revokeMiniAppAccessTokens(_ input: Operations.RevokeMiniAppAccessTokens.Input) async throws -> Operations.RevokeMiniAppAccessTokens.Output {

@@ -8,7 +8,7 @@ extension GatewayAPIHandler {
         let tenant = try RequestScope.requireTenant()
         let maxBatch = AnalyticsBatchValidator().maxBatch
         guard body.events.count <= maxBatch else {
-            throw Self.tooManyEvents(AnalyticsBatchError.tooManyEvents(count: body.events.count, max: maxBatch))
+            throw AnalyticsBatchError.tooManyEvents(count: body.events.count, max: maxBatch)
         }
         // Events with an unparseable `occurredAt` are refused here; the others go to the
         // service, whose rejection indices are mapped back to the batch's.
@@ -32,19 +32,11 @@ extension GatewayAPIHandler {
                 data: event.data?.additionalProperties, occurredAt: occurredAt
             ))
         }
-        do {
-            let result = try await services.userState.analytics.ingest(tenantID: tenant.id, userID: RequestScope.current?.subject, inputs)
-            let rejected = (early + result.rejected.map { AnalyticsRejection(index: positions[$0.index], reasons: $0.reasons) }).sorted { $0.index < $1.index }
-            return .ok(.init(body: .json(.init(
-                accepted: result.accepted,
-                rejected: rejected.map { .init(index: $0.index, reasons: $0.reasons) }
-            ))))
-        } catch let error as AnalyticsBatchError {
-            throw Self.tooManyEvents(error)
-        }
-    }
-
-    static func tooManyEvents(_ error: AnalyticsBatchError) -> GatewayProblem {
-        GatewayProblem(status: 422, code: "too_many_events", title: "Too many events", detail: error.description)
+        let result = try await services.userState.analytics.ingest(tenantID: tenant.id, userID: RequestScope.current?.subject, inputs)
+        let rejected = (early + result.rejected.map { AnalyticsRejection(index: positions[$0.index], reasons: $0.reasons) }).sorted { $0.index < $1.index }
+        return .ok(.init(body: .json(.init(
+            accepted: result.accepted,
+            rejected: rejected.map { .init(index: $0.index, reasons: $0.reasons) }
+        ))))
     }
 }

@@ -130,27 +130,22 @@ extension GatewayAPIHandler {
     func pushAuthorizationRequest(_ input: Operations.PushAuthorizationRequest.Input) async throws -> Operations.PushAuthorizationRequest.Output {
         let tenant = try RequestScope.requireTenant()
         guard case .urlEncodedForm(let form) = input.body else { throw GatewayProblem.invalidRequest("expected a form") }
+        let (clientID, secret) = Self.clientCredentials(form.clientId, form.clientSecret)
+        let client = try await services.auth.authenticateClient(tenantID: tenant.id, clientID: clientID, secret: secret)
+        guard form.requestUri == nil else { throw OAuthError.invalidRequest("request_uri is not allowed in a pushed request") }
+        let request = AuthorizationRequest(responseType: form.responseType, clientID: client.clientID, redirectURI: form.redirectUri, scope: form.scope, state: form.state,
+                                           nonce: form.nonce, codeChallenge: form.codeChallenge, codeChallengeMethod: form.codeChallengeMethod, prompt: form.prompt,
+                                           loginHint: form.loginHint, acrValues: form.acrValues)
         do {
-            let (clientID, secret) = Self.clientCredentials(form.clientId, form.clientSecret)
-            let client = try await services.auth.authenticateClient(tenantID: tenant.id, clientID: clientID, secret: secret)
-            guard form.requestUri == nil else { throw OAuthError.invalidRequest("request_uri is not allowed in a pushed request") }
-            let request = AuthorizationRequest(responseType: form.responseType, clientID: client.clientID, redirectURI: form.redirectUri, scope: form.scope, state: form.state,
-                                               nonce: form.nonce, codeChallenge: form.codeChallenge, codeChallengeMethod: form.codeChallengeMethod, prompt: form.prompt,
-                                               loginHint: form.loginHint, acrValues: form.acrValues)
-            do {
-                _ = try await services.auth.validate(request, tenantID: tenant.id, consumePAR: false, pushed: true)
-            } catch let failure as AuthorizationFailure {
-                switch failure {
-                case .errorPage(let reason): throw OAuthError.invalidRequest(reason.message)
-                case .redirect(let error, _, _): throw error
-                }
+            _ = try await services.auth.validate(request, tenantID: tenant.id, consumePAR: false, pushed: true)
+        } catch let failure as AuthorizationFailure {
+            switch failure {
+            case .errorPage(let reason): throw OAuthError.invalidRequest(reason.message)
+            case .redirect(let error, _, _): throw error
             }
-            let requestURI = try await services.auth.push(request, client: client)
-            return .created(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(requestUri: requestURI, expiresIn: AuthorizationServer.parLifetime))))
-        } catch let error as OAuthError {
-            if error.status == 401 { return .unauthorized(.init(body: .json(Self.errorBody(error)))) }
-            return .badRequest(.init(body: .json(Self.errorBody(error))))
         }
+        let requestURI = try await services.auth.push(request, client: client)
+        return .created(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(requestUri: requestURI, expiresIn: AuthorizationServer.parLifetime))))
     }
 
     /// The first parameter longer than the contract allows (the generated server does not check maxLength).

@@ -24,12 +24,8 @@ extension GatewayAPIHandler {
         }
         let (owner, tenant, state) = try userStateContext(miniAppID: input.path.id)
         let manifest = try await permissionManifest(tenant: tenant, id: input.path.id, lang: input.query.lang)
-        do {
-            let view = try await state.consents.update(owner, manifest: manifest, changes: changes)
-            return .ok(.init(body: .json(Self.permissions(view, versionID: manifest.versionID))))
-        } catch let error as ConsentError {
-            throw Self.problem(error)
-        }
+        let view = try await state.consents.update(owner, manifest: manifest, changes: changes)
+        return .ok(.init(body: .json(Self.permissions(view, versionID: manifest.versionID))))
     }
 
     func listUserMiniApps(_ input: Operations.ListUserMiniApps.Input) async throws -> Operations.ListUserMiniApps.Output {
@@ -77,16 +73,5 @@ extension GatewayAPIHandler {
 
     static func status(_ status: ConsentStatus) -> Components.Schemas.ConsentStatus {
         status == .allowed ? .allowed : .denied
-    }
-
-    /// 422 `invalid_permissions` listing both kinds of refused names.
-    static func problem(_ error: ConsentError) -> GatewayProblem {
-        switch error {
-        case .invalidPermissions(let unknown, let undeclared):
-            GatewayProblem(
-                status: 422, code: "invalid_permissions", title: "Invalid permissions", detail: error.description,
-                members: ["unknownPermissions": .array(unknown.map(JSONValue.string)), "undeclaredPermissions": .array(undeclared.map(JSONValue.string))]
-            )
-        }
     }
 }

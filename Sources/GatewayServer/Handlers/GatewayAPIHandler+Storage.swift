@@ -9,7 +9,7 @@ extension GatewayAPIHandler {
         guard items.count <= 1_000 else { throw GatewayProblem.invalidRequest("`items` holds at most 1000 entries.") }
         for key in items.keys { try Self.storageKey(key) }
         let (owner, tenant, state) = try userStateContext(miniAppID: input.path.id)
-        let size = try await Self.storage { try await state.storage.put(items, tenant: tenant, userID: owner.userID, miniAppID: owner.miniAppID) }
+        let size = try await state.storage.put(items, tenant: tenant, userID: owner.userID, miniAppID: owner.miniAppID)
         return .ok(.init(body: .json(.init(used: size.used, max: size.max))))
     }
 
@@ -17,7 +17,7 @@ extension GatewayAPIHandler {
         try RequestValidation.identifier(input.path.id, "id")
         try Self.storageKey(input.path.key)
         let (owner, tenant, state) = try userStateContext(miniAppID: input.path.id)
-        let value = try await Self.storage { try await state.storage.value(forKey: input.path.key, tenant: tenant, userID: owner.userID, miniAppID: owner.miniAppID) }
+        let value = try await state.storage.value(forKey: input.path.key, tenant: tenant, userID: owner.userID, miniAppID: owner.miniAppID)
         return .ok(.init(body: .json(.init(key: input.path.key, value: value))))
     }
 
@@ -27,43 +27,26 @@ extension GatewayAPIHandler {
         guard (1...50).contains(keys.count) else { throw GatewayProblem.invalidRequest("`key` must be given 1-50 times.") }
         for key in keys { try Self.storageKey(key) }
         let (owner, tenant, state) = try userStateContext(miniAppID: input.path.id)
-        let size = try await Self.storage { try await state.storage.delete(keys: keys, tenant: tenant, userID: owner.userID, miniAppID: owner.miniAppID) }
+        let size = try await state.storage.delete(keys: keys, tenant: tenant, userID: owner.userID, miniAppID: owner.miniAppID)
         return .ok(.init(body: .json(.init(used: size.used, max: size.max))))
     }
 
     func deleteAllMiniAppStorage(_ input: Operations.DeleteAllMiniAppStorage.Input) async throws -> Operations.DeleteAllMiniAppStorage.Output {
         try RequestValidation.identifier(input.path.id, "id")
         let (owner, tenant, state) = try userStateContext(miniAppID: input.path.id)
-        let deleted = try await Self.storage { try await state.storage.deleteAll(tenant: tenant, userID: owner.userID, miniAppID: owner.miniAppID) }
+        let deleted = try await state.storage.deleteAll(tenant: tenant, userID: owner.userID, miniAppID: owner.miniAppID)
         return .ok(.init(body: .json(.init(deleted: deleted))))
     }
 
     func getMiniAppStorageSize(_ input: Operations.GetMiniAppStorageSize.Input) async throws -> Operations.GetMiniAppStorageSize.Output {
         try RequestValidation.identifier(input.path.id, "id")
         let (owner, tenant, state) = try userStateContext(miniAppID: input.path.id)
-        let size = try await Self.storage { try await state.storage.size(tenant: tenant, userID: owner.userID, miniAppID: owner.miniAppID) }
+        let size = try await state.storage.size(tenant: tenant, userID: owner.userID, miniAppID: owner.miniAppID)
         return .ok(.init(body: .json(.init(used: size.used, max: size.max))))
     }
 
     /// The contract's `StorageKey`: 1-256 characters of A-Z, a-z, 0-9, '.', '_', ':' and '-'.
     static func storageKey(_ key: String) throws {
         guard (1...256).contains(key.utf8.count), key.utf8.allSatisfy({ ASCIIByte.isLetterOrDigit($0) || ".-_:".utf8.contains($0) }) else { throw GatewayProblem.invalidRequest("Storage keys are 1-256 characters of A-Z, a-z, 0-9, '.', '_', ':' and '-'.") }
-    }
-
-    /// Runs a storage call, mapping ``SecureStorageError`` to problems (413 `storage_full`,
-    /// 404 `not_found`, 422 for the rest).
-    static func storage<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch let error as SecureStorageError {
-            switch error {
-            case .storageFull:
-                throw GatewayProblem(status: 413, code: error.code, title: "Storage full", detail: error.description)
-            case .notFound:
-                throw GatewayProblem(status: 404, code: error.code, title: "Not found", detail: error.description)
-            case .invalidKey, .valueTooLarge, .tooManyItems:
-                throw GatewayProblem(status: 422, code: error.code, title: "Invalid storage request", detail: error.description)
-            }
-        }
     }
 }

@@ -7,70 +7,55 @@ extension GatewayAPIHandler {
         let tenant = try RequestScope.requireTenant()
         guard case .urlEncodedForm(let form) = input.body else { throw GatewayProblem.invalidRequest("expected a form") }
         let issuer = services.issuerBase.issuer(tenantID: tenant.id)
+        let (clientID, secret) = Self.clientCredentials(form.clientId, form.clientSecret)
+        let client = try await services.auth.authenticateClient(tenantID: tenant.id, clientID: clientID, secret: secret)
+        // Clients registered with --dpop-nonce get a fresh nonce with every answer.
+        let nonce = client.dpopNonceRequired == true ? services.dpopNonces.current(tenantID: tenant.id) : nil
+        let jkt: String?
         do {
-            let (clientID, secret) = Self.clientCredentials(form.clientId, form.clientSecret)
-            let client = try await services.auth.authenticateClient(tenantID: tenant.id, clientID: clientID, secret: secret)
-            // Clients registered with --dpop-nonce get a fresh nonce with every answer.
-            let nonce = client.dpopNonceRequired == true ? services.dpopNonces.current(tenantID: tenant.id) : nil
-            let jkt: String?
-            do {
-                jkt = try await services.auth.proofThumbprint(input.headers.dPoP, url: issuer + "/oauth2/token", required: client.dpopBound,
-                                                             nonce: nonce == nil ? nil : services.dpopNonces.validator(tenantID: tenant.id))
-            } catch TokenRejection.dpopNonceRequired {
-                return .badRequest(.init(headers: .init(cacheControl: "no-store", dPoPNonce: nonce),
-                                         body: .json(Self.errorBody(OAuthError("use_dpop_nonce", TokenRejection.dpopNonceRequired.detail)))))
-            }
-            let grant = TokenGrant(type: form.grantType, code: form.code, redirectURI: form.redirectUri, codeVerifier: form.codeVerifier, refreshToken: form.refreshToken)
-            let response = try await services.auth.token(for: grant, client: client, issuer: issuer, dpopJKT: jkt)
-            services.metrics.recordTokenIssued(tenant: tenant.id, grantType: form.grantType ?? "")
-            let body = Components.Schemas.TokenResponse(accessToken: response.accessToken, tokenType: .init(rawValue: response.tokenType) ?? .bearer,
-                                                        expiresIn: response.expiresIn, refreshToken: response.refreshToken, idToken: response.idToken, scope: response.scope)
-            return .ok(.init(headers: .init(cacheControl: "no-store", pragma: "no-cache", dPoPNonce: nonce), body: .json(body)))
-        } catch let error as OAuthError {
-            if error.status == 401 { return .unauthorized(.init(headers: .init(cacheControl: "no-store"), body: .json(Self.errorBody(error)))) }
-            return .badRequest(.init(headers: .init(cacheControl: "no-store"), body: .json(Self.errorBody(error))))
+            jkt = try await services.auth.proofThumbprint(input.headers.dPoP, url: issuer + "/oauth2/token", required: client.dpopBound,
+                                                         nonce: nonce == nil ? nil : services.dpopNonces.validator(tenantID: tenant.id))
+        } catch TokenRejection.dpopNonceRequired {
+            return .badRequest(.init(headers: .init(cacheControl: "no-store", dPoPNonce: nonce),
+                                     body: .json(Self.errorBody(OAuthError("use_dpop_nonce", TokenRejection.dpopNonceRequired.detail)))))
         }
+        let grant = TokenGrant(type: form.grantType, code: form.code, redirectURI: form.redirectUri, codeVerifier: form.codeVerifier, refreshToken: form.refreshToken)
+        let response = try await services.auth.token(for: grant, client: client, issuer: issuer, dpopJKT: jkt)
+        services.metrics.recordTokenIssued(tenant: tenant.id, grantType: form.grantType ?? "")
+        let body = Components.Schemas.TokenResponse(accessToken: response.accessToken, tokenType: .init(rawValue: response.tokenType) ?? .bearer,
+                                                    expiresIn: response.expiresIn, refreshToken: response.refreshToken, idToken: response.idToken, scope: response.scope)
+        return .ok(.init(headers: .init(cacheControl: "no-store", pragma: "no-cache", dPoPNonce: nonce), body: .json(body)))
     }
 
     func revokeToken(_ input: Operations.RevokeToken.Input) async throws -> Operations.RevokeToken.Output {
         let tenant = try RequestScope.requireTenant()
         guard case .urlEncodedForm(let form) = input.body else { throw GatewayProblem.invalidRequest("expected a form") }
-        do {
-            let (clientID, secret) = Self.clientCredentials(form.clientId, form.clientSecret)
-            let client = try await services.auth.authenticateClient(tenantID: tenant.id, clientID: clientID, secret: secret)
-            guard let token = form.token, !token.isEmpty else { throw OAuthError.invalidRequest("token is required") }
-            try await services.auth.tokens.revoke(token: token, client: client, verifier: services.auth.verifier, issuer: services.issuerBase.issuer(tenantID: tenant.id))
-            return .ok(.init(headers: .init(cacheControl: "no-store")))
-        } catch let error as OAuthError {
-            if error.status == 401 { return .unauthorized(.init(headers: .init(cacheControl: "no-store"), body: .json(Self.errorBody(error)))) }
-            return .badRequest(.init(headers: .init(cacheControl: "no-store"), body: .json(Self.errorBody(error))))
-        }
+        let (clientID, secret) = Self.clientCredentials(form.clientId, form.clientSecret)
+        let client = try await services.auth.authenticateClient(tenantID: tenant.id, clientID: clientID, secret: secret)
+        guard let token = form.token, !token.isEmpty else { throw OAuthError.invalidRequest("token is required") }
+        try await services.auth.tokens.revoke(token: token, client: client, verifier: services.auth.verifier, issuer: services.issuerBase.issuer(tenantID: tenant.id))
+        return .ok(.init(headers: .init(cacheControl: "no-store")))
     }
 
     func introspectToken(_ input: Operations.IntrospectToken.Input) async throws -> Operations.IntrospectToken.Output {
         let tenant = try RequestScope.requireTenant()
         guard case .urlEncodedForm(let form) = input.body else { throw GatewayProblem.invalidRequest("expected a form") }
-        do {
-            let (clientID, secret) = Self.clientCredentials(form.clientId, form.clientSecret)
-            _ = try await services.auth.authenticateClient(tenantID: tenant.id, clientID: clientID, secret: secret, requireConfidential: true)
-            guard let token = form.token, !token.isEmpty else { throw OAuthError.invalidRequest("token is required") }
-            switch await services.auth.introspect(token, issuer: services.issuerBase.issuer(tenantID: tenant.id), tenantID: tenant.id) {
-            case .inactive:
-                return .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(active: false))))
-            case .miniAppToken(let miniApp):
-                return .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(
-                    active: true, scope: miniApp.scope, sub: miniApp.subject, aud: miniApp.audience, azp: miniApp.miniAppID,
-                    exp: Int64(miniApp.expiresAt.timeIntervalSince1970), iat: Int64(miniApp.issuedAt.timeIntervalSince1970),
-                    iss: miniApp.issuer, jti: miniApp.jti, tokenType: "Bearer"))))
-            case .accessToken(let claims):
-                return .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(
-                    active: true, scope: claims.scope, clientId: claims.clientID, sub: claims.subject,
-                    exp: Int64(claims.expiresAt.timeIntervalSince1970), iat: Int64(claims.issuedAt.timeIntervalSince1970),
-                    iss: claims.issuer, jti: claims.jti, tokenType: claims.dpopJKT == nil ? "Bearer" : "DPoP"))))
-            }
-        } catch let error as OAuthError {
-            if error.status == 401 { return .unauthorized(.init(headers: .init(cacheControl: "no-store"), body: .json(Self.errorBody(error)))) }
-            return .badRequest(.init(headers: .init(cacheControl: "no-store"), body: .json(Self.errorBody(error))))
+        let (clientID, secret) = Self.clientCredentials(form.clientId, form.clientSecret)
+        _ = try await services.auth.authenticateClient(tenantID: tenant.id, clientID: clientID, secret: secret, requireConfidential: true)
+        guard let token = form.token, !token.isEmpty else { throw OAuthError.invalidRequest("token is required") }
+        switch await services.auth.introspect(token, issuer: services.issuerBase.issuer(tenantID: tenant.id), tenantID: tenant.id) {
+        case .inactive:
+            return .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(active: false))))
+        case .miniAppToken(let miniApp):
+            return .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(
+                active: true, scope: miniApp.scope, sub: miniApp.subject, aud: miniApp.audience, azp: miniApp.miniAppID,
+                exp: Int64(miniApp.expiresAt.timeIntervalSince1970), iat: Int64(miniApp.issuedAt.timeIntervalSince1970),
+                iss: miniApp.issuer, jti: miniApp.jti, tokenType: "Bearer"))))
+        case .accessToken(let claims):
+            return .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(
+                active: true, scope: claims.scope, clientId: claims.clientID, sub: claims.subject,
+                exp: Int64(claims.expiresAt.timeIntervalSince1970), iat: Int64(claims.issuedAt.timeIntervalSince1970),
+                iss: claims.issuer, jti: claims.jti, tokenType: claims.dpopJKT == nil ? "Bearer" : "DPoP"))))
         }
     }
 }

@@ -3,8 +3,8 @@ import Hummingbird
 import OpenAPIRuntime
 
 /// Turns every error that reaches it into an RFC 9457 problem response (on the OAuth
-/// endpoints, an RFC 6749 error: see ``OAuthErrorResponse``): gateway refusals keep their
-/// status and code; contract violations found by the generated server become 4xx; anything
+/// endpoints, an RFC 6749 error: see ``OAuthErrorResponse``): domain errors become the
+/// problem their ``ProblemConvertible`` conformance (`Problems/`) names; contract violations found by the generated server become 4xx; anything
 /// else is a logged 500 whose body reveals nothing internal.
 struct ProblemMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
@@ -30,15 +30,20 @@ struct ProblemMiddleware: RouterMiddleware {
                 warnings.warning(context.scope.logger, "upstream problem", kind: "\(context.scope.tenant?.id ?? "-")|\(problem.code)|\(problem.detail ?? "")",
                                  metadata: ["code": "\(problem.code)", "status": "\(problem.status)", "detail": "\(problem.detail ?? "")"])
             }
-            return Self.response(problem, context)
+            return Self.response(problem, context, oauthError: (Self.underlying(error) as? OAuthError)?.code)
         }
     }
 
     /// The error document for the request's endpoint.
-    static func response(_ problem: GatewayProblem, _ context: Context) -> Response {
+    static func response(_ problem: GatewayProblem, _ context: Context, oauthError: String? = nil) -> Response {
         OAuthErrorResponse.isOAuthEndpoint(context.scope.path)
-            ? OAuthErrorResponse.make(problem)
+            ? OAuthErrorResponse.make(problem, error: oauthError)
             : ProblemResponse.make(problem, requestID: context.scope.requestID)
+    }
+
+    /// What a handler threw (the generated server wraps it in a `ServerError`).
+    static func underlying(_ error: any Error) -> any Error {
+        (error as? ServerError)?.underlyingError ?? error
     }
 
     /// What to log of an unexpected error: never the request dump of a `ServerError`
@@ -50,12 +55,12 @@ struct ProblemMiddleware: RouterMiddleware {
 
     static func problem(for error: any Error) -> GatewayProblem {
         switch error {
-        case let problem as GatewayProblem:
-            return problem
+        case let convertible as any ProblemConvertible:
+            return convertible.problem
         case is CacheUnavailable:
             return .cacheUnavailable()
         case let serverError as ServerError:
-            if let problem = serverError.underlyingError as? GatewayProblem { return problem }
+            if let convertible = serverError.underlyingError as? any ProblemConvertible { return convertible.problem }
             if serverError.underlyingError is CacheUnavailable { return .cacheUnavailable() }
             let status = Int(serverError.httpStatus.code)
             // The request could not be decoded into the operation's input (e.g. a query

@@ -40,10 +40,12 @@ enum OAuthErrorResponse {
         }
     }
 
-    static func make(_ problem: GatewayProblem) -> Response {
+    /// - Parameter error: the RFC 6749 code when the refusal was an ``OAuthError`` (else it
+    ///   follows from the problem's status, see ``code(for:)``).
+    static func make(_ problem: GatewayProblem, error: String? = nil) -> Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let body = Body(error: code(for: problem), errorDescription: problem.detail ?? problem.title)
+        let body = Body(error: error ?? code(for: problem), errorDescription: problem.detail ?? problem.title)
         let bytes = (try? encoder.encode(body)) ?? Data(#"{"error":"server_error"}"#.utf8)
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"]
         for header in problem.headers {

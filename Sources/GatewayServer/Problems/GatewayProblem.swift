@@ -1,3 +1,5 @@
+import GatewayCore
+
 /// A refusal the gateway answers with an RFC 9457 problem document.
 ///
 /// `code` is stable and machine-readable (clients switch on it); `title` is a short
@@ -64,6 +66,11 @@ extension GatewayProblem {
     public static func cacheUnavailable() -> GatewayProblem {
         GatewayProblem(status: 503, code: "cache_unavailable", title: "Temporarily unavailable",
                        detail: "The gateway's shared cache is unreachable for a moment; retry shortly.", headers: [(name: "Retry-After", value: "1")])
+    }
+
+    /// No tenant domain is registered for the request's host (AASA).
+    public static func unknownHost() -> GatewayProblem {
+        GatewayProblem(status: 404, code: "unknown_host", title: "Unknown host", detail: "No tenant domain is registered for this host.")
     }
 
     public static func internalError() -> GatewayProblem {

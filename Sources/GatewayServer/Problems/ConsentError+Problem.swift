@@ -1,0 +1,14 @@
+import GatewayCore
+
+extension ConsentError: ProblemConvertible {
+    /// 422 `invalid_permissions` listing both kinds of refused names.
+    var problem: GatewayProblem {
+        switch self {
+        case .invalidPermissions(let unknown, let undeclared):
+            GatewayProblem(
+                status: 422, code: "invalid_permissions", title: "Invalid permissions", detail: description,
+                members: ["unknownPermissions": .array(unknown.map(JSONValue.string)), "undeclaredPermissions": .array(undeclared.map(JSONValue.string))]
+            )
+        }
+    }
+}
