@@ -27,11 +27,9 @@ struct BearerAuthMiddleware: RouterMiddleware {
             do {
                 context.scope.principal = try await verify(request, authorization: authorization, issuer: issuer, tenantID: tenant.id)
             } catch TokenRejection.dpopNonceRequired {
-                var problem = Self.problem(.dpopNonceRequired)
+                var problem = TokenRejection.dpopNonceRequired.problem
                 problem.headers.append((name: "DPoP-Nonce", value: nonces.current(tenantID: tenant.id)))
                 throw problem
-            } catch let rejection as TokenRejection {
-                throw Self.problem(rejection)
             }
         }
         return try await next(request, context)
@@ -64,21 +62,5 @@ struct BearerAuthMiddleware: RouterMiddleware {
         let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
         guard let first = text.firstIndex(where: { !blank($0) }), let last = text.lastIndex(where: { !blank($0) }) else { return "" }
         return String(text[first...last])
-    }
-
-    static func problem(_ rejection: TokenRejection) -> GatewayProblem {
-        let challenge: String
-        switch rejection {
-        case .missing:
-            challenge = #"Bearer realm="gateway", DPoP algs="ES256""#
-        case .invalidToken(let detail):
-            challenge = #"Bearer error="invalid_token", error_description=""# + detail.replacingOccurrences(of: "\"", with: "'") + #"", DPoP algs="ES256""#
-        case .invalidDPoPProof(let detail):
-            challenge = #"DPoP error="invalid_dpop_proof", error_description=""# + detail.replacingOccurrences(of: "\"", with: "'") + #"", algs="ES256""#
-        case .dpopNonceRequired:
-            challenge = #"DPoP error="use_dpop_nonce", error_description="the DPoP proof must carry the server's nonce (DPoP-Nonce header)", algs="ES256""#
-        }
-        let code = rejection == .missing ? "unauthorized" : (rejection.detail.contains("DPoP") ? "invalid_dpop_proof" : "invalid_token")
-        return GatewayProblem(status: 401, code: code, title: "Unauthorized", detail: rejection.detail, headers: [(name: "WWW-Authenticate", value: challenge)])
     }
 }

@@ -18,11 +18,7 @@ struct RateLimitMiddleware: RouterMiddleware {
         let clientID = context.scope.principal?.clientID
             ?? request.headers.value(of: Self.clientIDHeader).map { String($0.prefix(128)) }
         if case .limited(let seconds) = await limiter.check(tenantID: tenant.id, clientID: clientID) {
-            throw GatewayProblem(
-                status: 429, code: "rate_limited", title: "Too many requests",
-                detail: "This tenant or client sent too many requests; retry later.",
-                headers: [(name: "Retry-After", value: String(seconds))]
-            )
+            throw GatewayProblem.rateLimited(retryAfterSeconds: seconds)
         }
         return try await next(request, context)
     }

@@ -15,7 +15,7 @@ struct TenantResolutionMiddleware: RouterMiddleware {
         // Only valid ids are ever stored, so a hit needs no grammar check.
         guard let tenant = directory.tenant(String(segment)) else {
             guard TenantID.isValid(segment) else {
-                throw GatewayProblem(status: 400, code: "invalid_tenant_id", title: "Invalid tenant id", detail: "Tenant ids are 2-63 characters of a-z, 0-9 and '-', starting with a letter or digit.")
+                throw GatewayProblem.invalidTenantID()
             }
             throw GatewayProblem.tenantNotFound(String(segment))
         }

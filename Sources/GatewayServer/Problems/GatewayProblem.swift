@@ -41,8 +41,18 @@ extension GatewayProblem {
         GatewayProblem(status: 403, code: "tenant_suspended", title: "Tenant suspended", detail: "This tenant is suspended; its routes are not served.")
     }
 
+    /// A tenant path segment that cannot be a tenant id (400).
     public static func invalidTenantID() -> GatewayProblem {
-        GatewayProblem(status: 404, code: "tenant_not_found", title: "Tenant not found", detail: "Tenant ids are 2-63 characters of a-z, 0-9 and '-'.")
+        GatewayProblem(status: 400, code: "invalid_tenant_id", title: "Invalid tenant id", detail: "Tenant ids are 2-63 characters of a-z, 0-9 and '-', starting with a letter or digit.")
+    }
+
+    /// Over the tenant's or client's request rate (429).
+    public static func rateLimited(retryAfterSeconds: Int) -> GatewayProblem {
+        GatewayProblem(
+            status: 429, code: "rate_limited", title: "Too many requests",
+            detail: "This tenant or client sent too many requests; retry later.",
+            headers: [(name: "Retry-After", value: String(retryAfterSeconds))]
+        )
     }
 
     public static func invalidRequest(_ detail: String) -> GatewayProblem {
