@@ -42,6 +42,12 @@ struct ConsentEndpointTests {
                 #expect(mine.items.map(\.miniAppId) == ["hello"])
                 #expect(mine.items.first?.mayLaunch == true)
                 #expect(Set(mine.items.first?.consents.map(\.name) ?? []) == ["rakuten.miniapp.user.USER_NAME", "rakuten.miniapp.device.LOCATION"])
+
+                // One entry of the list by id; a mini app the user never used is 404 miniapp_not_used.
+                let one = try await client.getUserMiniApp(path: .init(tenant: id, id: "hello")).ok.body.json
+                #expect(one == mine.items.first)
+                let unused = try await client.getUserMiniApp(path: .init(tenant: id, id: "weather")).notFound.body.applicationProblemJson
+                #expect(unused.code == "miniapp_not_used")
             }
         }
     }
@@ -88,6 +94,7 @@ struct ConsentEndpointTests {
                 let seen = try await bob.client.getMiniAppPermissions(path: .init(tenant: a, id: "hello")).ok.body.json
                 #expect(seen.items.allSatisfy { $0.status == nil })
                 #expect(try await bob.client.listUserMiniApps(path: .init(tenant: a)).ok.body.json.items.isEmpty)
+                #expect(try await bob.client.getUserMiniApp(path: .init(tenant: a, id: "hello")).notFound.body.applicationProblemJson.code == "miniapp_not_used")
 
                 // Same user of tenant B: tenant A's answers do not leak across tenants.
                 let inB = try await client.getMiniAppPermissions(path: .init(tenant: b, id: "hello")).ok.body.json

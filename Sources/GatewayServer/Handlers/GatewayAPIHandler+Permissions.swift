@@ -39,6 +39,14 @@ extension GatewayAPIHandler {
         return .ok(.init(body: .json(.init(items: entries.map(Self.userMiniApp)))))
     }
 
+    func getUserMiniApp(_ input: Operations.GetUserMiniApp.Input) async throws -> Operations.GetUserMiniApp.Output {
+        try RequestValidation.identifier(input.path.id, "id")
+        try RequestValidation.language(input.query.lang)
+        let (owner, tenant, state) = try userStateContext(miniAppID: input.path.id)
+        let entry = try await state.consents.userMiniApp(owner) { try? await permissionManifest(tenant: tenant, id: input.path.id, lang: input.query.lang) }
+        return .ok(.init(body: .json(Self.userMiniApp(entry))))
+    }
+
     /// One of the user's mini apps as the contract shows it.
     static func userMiniApp(_ entry: UserMiniAppEntry) -> Components.Schemas.UserMiniApp {
         Components.Schemas.UserMiniApp(

@@ -3,6 +3,8 @@ public enum ConsentError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `unknown`: names that are no custom permission; `undeclared`: known names the
     /// mini app's manifest does not request. Both sorted.
     case invalidPermissions(unknown: [String], undeclared: [String])
+    /// The user has never used this mini app (it is not in their list).
+    case notUsed(miniAppID: String)
 
     public var description: String {
         switch self {
@@ -11,6 +13,8 @@ public enum ConsentError: Error, Sendable, Equatable, CustomStringConvertible {
             if !unknown.isEmpty { parts.append("unknown permissions: " + unknown.joined(separator: ", ")) }
             if !undeclared.isEmpty { parts.append("permissions the mini app does not declare: " + undeclared.joined(separator: ", ")) }
             return parts.joined(separator: "; ")
+        case .notUsed(let miniAppID):
+            return "The user has not used mini app \(miniAppID.prefix(128))."
         }
     }
 }

@@ -43,6 +43,15 @@ public struct ConsentService: Sendable, MiniAppOpenRecorder {
         return ConsentView(consents: stored, manifest: manifest)
     }
 
+    /// The user's entry for one mini app, read against the manifest `manifest` returns
+    /// (asked only for a mini app the user has used; nil: the raw answers only).
+    /// - Throws: ``ConsentError/notUsed(miniAppID:)`` when the user has never used it.
+    public func userMiniApp(_ owner: UserMiniAppKey, manifest: @Sendable () async throws -> MiniAppPermissionManifest?) async throws -> UserMiniAppEntry {
+        let consents = try await store.consents(of: owner)
+        guard consents.lastUsedAt != nil else { throw ConsentError.notUsed(miniAppID: owner.miniAppID) }
+        return UserMiniAppEntry(consents: consents, view: try await manifest().map { ConsentView(consents: consents, manifest: $0) })
+    }
+
     /// The mini apps the user has used, most recent first (at most `limit` when given),
     /// each read against its manifest when `manifest` returns one (else `nil`: the caller
     /// shows the raw answers). Manifests are read concurrently.
