@@ -53,7 +53,7 @@ public struct HTTPProvisioningClient: ProvisioningClient {
         guard let url = URL(string: target.baseURL) else { throw UpstreamError.notConfigured }
         let client = ProvisioningAPI.Client(serverURL: url, transport: transport, middlewares: [APIKeyMiddleware(apiKey: target.apiKey)])
         do {
-            return try await Deadline.run(until: deadline) { try await body(client) }
+            return try await CutOff.run(until: deadline, orThrow: UpstreamError.timeout) { try await body(client) }
         } catch let error as UpstreamError {
             throw error
         } catch let error as ClientError {

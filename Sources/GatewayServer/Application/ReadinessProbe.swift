@@ -42,22 +42,12 @@ public struct ReadinessProbe: Sendable {
 
     private func run(_ check: Check) async -> Result {
         let start = ContinuousClock.now
-        let outcome: String? = await withTaskGroup(of: String?.self) { group in
-            group.addTask {
-                do {
-                    try await check.run()
-                    return nil
-                } catch {
-                    return "failed: \(type(of: error))"
-                }
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return "timed out after \(timeout)"
-            }
-            let first = await group.next() ?? "no result"
-            group.cancelAll()
-            return first
+        let outcome: String?
+        switch await CutOff.outcome(until: start + timeout, leftover: .cancel, check.run) {
+        case .finished(.success): outcome = nil
+        case .finished(.failure(let error)): outcome = "failed: \(type(of: error))"
+        case .cut: outcome = "timed out after \(timeout)"
+        case .cancelled: outcome = "no result"
         }
         let elapsed = ContinuousClock.now - start
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
