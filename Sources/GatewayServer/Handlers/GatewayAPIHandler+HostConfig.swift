@@ -8,10 +8,9 @@ extension GatewayAPIHandler {
         let tenant = try RequestScope.requireTenant()
         let verdict = clientVersion.map { tenant.hostApp.verdict(for: $0) }
         let etag = EntityTag.forConfigVersion(tenant.configVersion, variant: verdict?.rawValue)
-        if EntityTag.matches(RequestScope.header(.ifNoneMatch), etag) {
-            return .notModified(.init(headers: .init(eTag: etag)))
+        return EntityTag.answer(etag, notModified: { .notModified(.init(headers: .init(eTag: $0))) }) {
+            .ok(.init(headers: .init(eTag: etag), body: .json(Self.hostConfig(tenant, verdict: verdict))))
         }
-        return .ok(.init(headers: .init(eTag: etag), body: .json(Self.hostConfig(tenant, verdict: verdict))))
     }
 
     /// The public, non-secret settings of `tenant`; `verdict` (the update verdict for the

@@ -14,11 +14,12 @@ extension GatewayAPIHandler {
             ? try await services.userState.localizationResolver.negotiate(tenantID: tenant.id, acceptLanguage: RequestScope.header(.acceptLanguage))
             : requested
         let bundle = try await services.userState.localizations.bundle(tenant: tenant, locale: locale)
-        if EntityTag.matches(RequestScope.header(.ifNoneMatch), bundle.etag) { return .notModified(.init(headers: .init(eTag: bundle.etag))) }
-        return .ok(.init(
-            headers: .init(eTag: bundle.etag),
-            body: .json(.init(locale: bundle.locale, chain: bundle.chain, entries: .init(additionalProperties: bundle.entries)))
-        ))
+        return EntityTag.answer(bundle.etag, notModified: { .notModified(.init(headers: .init(eTag: $0))) }) {
+            .ok(.init(
+                headers: .init(eTag: bundle.etag),
+                body: .json(.init(locale: bundle.locale, chain: bundle.chain, entries: .init(additionalProperties: bundle.entries)))
+            ))
+        }
     }
 
     /// The contract's locale pattern: a tag ``LocaleTag`` accepts (a 2-3 letter language,

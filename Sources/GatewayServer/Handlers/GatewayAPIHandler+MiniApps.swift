@@ -18,26 +18,30 @@ extension GatewayAPIHandler {
         )
         let (tenant, service, deadline) = try miniAppContext()
         let answer = try await service.list(tenant: tenant, query: query, deadline: deadline)
-        if EntityTag.matches(RequestScope.header(.ifNoneMatch), answer.etag) { return .notModified(.init(headers: .init(eTag: answer.etag))) }
-        return .ok(.init(headers: .init(eTag: answer.etag), body: .json(try Self.decode(answer.body))))
+        return try EntityTag.answer(answer.etag, notModified: { .notModified(.init(headers: .init(eTag: $0))) }) {
+            .ok(.init(headers: .init(eTag: answer.etag), body: .json(try Self.decode(answer.body))))
+        }
     }
 
     func getMiniApp(_ input: Operations.GetMiniApp.Input) async throws -> Operations.GetMiniApp.Output {
         let answer = try await miniAppAnswer(id: input.path.id, tenant: RequestScope.requireTenant())
-        if EntityTag.matches(RequestScope.header(.ifNoneMatch), answer.etag) { return .notModified(.init(headers: .init(eTag: answer.etag))) }
-        return .ok(.init(headers: .init(eTag: answer.etag), body: .json(try Self.decode(answer.body))))
+        return try EntityTag.answer(answer.etag, notModified: { .notModified(.init(headers: .init(eTag: $0))) }) {
+            .ok(.init(headers: .init(eTag: answer.etag), body: .json(try Self.decode(answer.body))))
+        }
     }
 
     func getMiniAppManifest(_ input: Operations.GetMiniAppManifest.Input) async throws -> Operations.GetMiniAppManifest.Output {
         let answer = try await manifestAnswer(id: input.path.id, versionID: input.path.versionId, lang: input.query.lang, tenant: RequestScope.requireTenant())
-        if EntityTag.matches(RequestScope.header(.ifNoneMatch), answer.etag) { return .notModified(.init(headers: .init(eTag: answer.etag))) }
-        return .ok(.init(headers: .init(eTag: answer.etag), body: .json(try Self.decode(answer.body))))
+        return try EntityTag.answer(answer.etag, notModified: { .notModified(.init(headers: .init(eTag: $0))) }) {
+            .ok(.init(headers: .init(eTag: answer.etag), body: .json(try Self.decode(answer.body))))
+        }
     }
 
     func getMiniAppBundle(_ input: Operations.GetMiniAppBundle.Input) async throws -> Operations.GetMiniAppBundle.Output {
         let answer = try await bundleAnswer(id: input.path.id, versionID: input.path.versionId, tenant: RequestScope.requireTenant())
-        if EntityTag.matches(RequestScope.header(.ifNoneMatch), answer.etag) { return .notModified(.init(headers: .init(eTag: answer.etag))) }
-        return .ok(.init(headers: .init(eTag: answer.etag), body: .json(try Self.decode(answer.body))))
+        return try EntityTag.answer(answer.etag, notModified: { .notModified(.init(headers: .init(eTag: $0))) }) {
+            .ok(.init(headers: .init(eTag: answer.etag), body: .json(try Self.decode(answer.body))))
+        }
     }
 
     // The validated answers behind the operations above; ``StoredAnswerMiddleware`` serves
