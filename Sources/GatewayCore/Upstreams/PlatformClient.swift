@@ -1,5 +1,5 @@
-/// The tenant's mini-app platform, as the public SDKs use it (see DESIGN.md, "Upstream
-/// contracts"). Implementations: ``HTTPPlatformClient`` (the real API),
+/// The tenant's mini-app platform, as the public SDKs use it (the RAS API of the Rakuten
+/// MiniApp SDK; `Tests/GatewayServerTests/FakePlatform.swift` serves the same paths). Implementations: ``HTTPPlatformClient`` (the real API),
 /// ``LocalDirectoryPlatform`` (a catalog folder, for the offline demo tenant),
 /// ``ResilientPlatformClient`` (retries, breaker, bulkhead around another client) and
 /// ``RoutingPlatformClient`` (local catalogs vs. the network).
