@@ -1,8 +1,10 @@
 import Foundation
 import GatewayCore
 
-/// A tenant as gatewayctl prints, exports and imports it.
-/// Missing sections/fields on import take the ``Tenant`` defaults.
+/// A tenant as gatewayctl prints, exports and imports it. It exists apart from ``Tenant``
+/// because a file is written by people: every section and field is optional (missing ones
+/// take the ``Tenant`` defaults on import) and secrets are sealed, masked or revealed as the
+/// command says. `ExportImportCLITests` round-trips every field through it.
 struct TenantDocument: Codable {
     struct Platform: Codable {
         var baseURL: String?

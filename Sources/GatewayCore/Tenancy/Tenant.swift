@@ -5,6 +5,13 @@ import Foundation
 /// Secrets (`PlatformSettings.subscriptionKey`, `ProvisioningSettings.apiKey`) are held
 /// in memory as ``SecretValue`` so that printing or logging a tenant never reveals them;
 /// stores seal them before they reach disk.
+///
+/// The domain shape, one of three a tenant has, each for a reason: this one is what the
+/// gateway runs on (nested settings, secrets in memory); ``TenantRecord`` is the storage row
+/// (flat columns, secrets sealed, millisecond times, the same JSON on both engines); the
+/// CLI's `TenantDocument` is the export/import file (every field optional so a partial
+/// document imports with defaults; secrets sealed, masked or revealed). ``TenantField`` is
+/// the one list of configurable fields; `TenantShapesTests` fails when a shape misses one.
 public struct Tenant: Sendable, Equatable, Codable {
     /// Slug, `[a-z0-9][a-z0-9-]{1,62}`; see ``TenantID``.
     public var id: String

@@ -1,7 +1,10 @@
 import Foundation
 import GRDB
 
-/// One row of the `tenants` table: a ``Tenant`` flattened, secrets sealed.
+/// One row of the `tenants` table: a ``Tenant`` flattened, secrets sealed. It exists apart
+/// from ``Tenant`` because storage wants flat columns, sealed secrets and integer
+/// milliseconds, and both engines must read each other's rows (PostgreSQL keeps this as JSON).
+/// One column per ``TenantField`` plus the store's bookkeeping (`TenantShapesTests`).
 package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
     package static let databaseTableName = "tenants"
 
