@@ -10,30 +10,15 @@ import Synchronization
 ///   (`reconnectInitialBackoff` ... `reconnectMaxBackoff`). During that window commands use
 ///   any live connection, or fail immediately with `.connectionFailed` — they are never queued.
 final class RedisConnectionPool: Sendable {
-    private enum Slot: Sendable {
-        case empty
-        case connecting(EventLoopFuture<RedisConnection>)
-        case ready(RedisConnection)
-    }
+    private typealias Machine = RedisPoolStateMachine<RedisConnection, EventLoopFuture<RedisConnection>>
 
     private struct State: Sendable {
-        var slots: [Slot]
-        var nextSlot = 0
-        var isShutdown = false
-        var backoff: Duration?
-        var nextAttempt = NIODeadline.uptimeNanoseconds(0)
-        var lastConnectError: RedisError?
+        /// Slots, backoff and shutdown: every decision (see ``RedisPoolStateMachine``).
+        var machine: Machine
         /// Dedicated connections (subscriptions), closed on shutdown.
         var dedicated: [ObjectIdentifier: any Channel] = [:]
         /// Follows Sentinel failovers; started with the first connect.
         var watcher: Task<Void, Never>?
-    }
-
-    private enum Lease {
-        case use(RedisConnection)
-        case wait(EventLoopFuture<RedisConnection>)
-        case connect(slot: Int, promise: EventLoopPromise<RedisConnection>)
-        case fail(RedisError)
     }
 
     let configuration: RedisConfiguration
@@ -48,20 +33,15 @@ final class RedisConnectionPool: Sendable {
         self.eventLoopGroup = eventLoopGroup
         self.logger = logger
         self.locator = RedisMasterLocator(configuration: configuration, eventLoopGroup: eventLoopGroup, logger: logger)
-        self.state = Mutex(State(slots: Array(repeating: .empty, count: max(1, configuration.poolSize))))
+        self.state = Mutex(State(machine: Machine(
+            size: configuration.poolSize, initialBackoff: configuration.reconnectInitialBackoff, maxBackoff: configuration.reconnectMaxBackoff
+        )))
     }
 
-    var isShutdown: Bool { self.state.withLock { $0.isShutdown } }
+    var isShutdown: Bool { self.state.withLock { $0.machine.isShutdown } }
 
     /// Pooled connections that are open right now (subscriptions not counted).
-    var openConnections: Int {
-        self.state.withLock { state in
-            state.slots.reduce(0) { count, slot in
-                if case .ready(let connection) = slot, connection.isActive { return count + 1 }
-                return count
-            }
-        }
-    }
+    var openConnections: Int { self.state.withLock { $0.machine.openConnections } }
 
     /// Sends one encoded command on a pooled connection and returns its raw reply.
     func execute(_ payload: ByteBuffer) async throws(RedisError) -> RESPValue {
@@ -76,52 +56,30 @@ final class RedisConnectionPool: Sendable {
     /// Picks the next slot round-robin, connecting it if needed (see the type's documentation).
     func leaseConnection() async throws(RedisError) -> RedisConnection {
         let now = NIODeadline.now()
-        let lease: Lease = self.state.withLock { state in
-            if state.isShutdown { return .fail(.shutdown) }
-            let count = state.slots.count
-            let start = state.nextSlot
-            state.nextSlot = (start + 1) % count
-            switch state.slots[start] {
-            case .ready(let connection) where connection.isActive:
-                return .use(connection)
-            case .connecting(let future):
-                return .wait(future)
-            case .ready, .empty:
-                if now >= state.nextAttempt {
-                    let promise = self.eventLoopGroup.next().makePromise(of: RedisConnection.self)
-                    state.slots[start] = .connecting(promise.futureResult)
-                    return .connect(slot: start, promise: promise)
-                }
+        var promise: EventLoopPromise<RedisConnection>?
+        let lease = self.state.withLock { state in
+            state.machine.lease(now: now) {
+                let started = self.eventLoopGroup.next().makePromise(of: RedisConnection.self)
+                promise = started
+                return started.futureResult
             }
-            // Backing off: fall back to whatever else is usable, but never queue.
-            for offset in 1..<max(count, 1) {
-                if case .ready(let connection) = state.slots[(start + offset) % count], connection.isActive {
-                    return .use(connection)
-                }
-            }
-            for offset in 1..<max(count, 1) {
-                if case .connecting(let future) = state.slots[(start + offset) % count] {
-                    return .wait(future)
-                }
-            }
-            let waitMs = (state.nextAttempt - now).nanoseconds / 1_000_000
-            let last = state.lastConnectError.map { "; last error: \($0)" } ?? ""
-            return .fail(.connectionFailed(
-                "\(self.configuration.addressDescription) unavailable, next reconnect attempt in \(waitMs) ms\(last)"
-            ))
         }
-
         let future: EventLoopFuture<RedisConnection>
         switch lease {
         case .use(let connection):
             return connection
-        case .fail(let error):
-            throw error
+        case .shutDown:
+            throw .shutdown
+        case .backingOff(let retryIn, let lastError):
+            let last = lastError.map { "; last error: \($0)" } ?? ""
+            throw .connectionFailed(
+                "\(self.configuration.addressDescription) unavailable, next reconnect attempt in \(retryIn.nanoseconds / 1_000_000) ms\(last)"
+            )
         case .wait(let pending):
             future = pending
-        case .connect(let slot, let promise):
-            self.startConnect(slot: slot, promise: promise)
-            future = promise.futureResult
+        case .connect(let slot, let pending):
+            if let promise { self.startConnect(slot: slot, promise: promise) }
+            future = pending
         }
         do {
             return try await future.get()
@@ -149,7 +107,7 @@ final class RedisConnectionPool: Sendable {
     private func startFailoverWatcherIfNeeded() {
         guard self.configuration.sentinel != nil else { return }
         self.state.withLock { state in
-            guard state.watcher == nil, !state.isShutdown else { return }
+            guard state.watcher == nil, !state.machine.isShutdown else { return }
             state.watcher = Task { [locator = self.locator, logger = self.logger] in
                 await RedisFailoverWatcher.run(pool: self, locator: locator, logger: logger) { [weak self] master in
                     self?.dropConnections(because: "the master moved to \(master)")
@@ -169,19 +127,12 @@ final class RedisConnectionPool: Sendable {
     /// end with `.connectionFailed`) and lifts the reconnect backoff, so the next command connects
     /// to the new master at once.
     func dropConnections(because reason: String) {
-        let (slots, dedicated) = self.state.withLock { state -> ([Slot], [any Channel]) in
-            guard !state.isShutdown else { return ([], []) }
-            let slots = state.slots
-            state.slots = state.slots.map { slot in
-                if case .connecting = slot { return slot }
-                return .empty
-            }
-            state.backoff = nil
-            state.nextAttempt = .uptimeNanoseconds(0)
-            return (slots, Array(state.dedicated.values))
+        let (dropped, dedicated) = self.state.withLock { state -> ([RedisConnection], [any Channel]) in
+            guard !state.machine.isShutdown else { return ([], []) }
+            return (state.machine.dropConnections(), Array(state.dedicated.values))
         }
         let error = RedisError.connectionFailed(reason)
-        for case .ready(let connection) in slots {
+        for connection in dropped {
             connection.close(error: error)
         }
         for channel in dedicated {
@@ -197,36 +148,21 @@ final class RedisConnectionPool: Sendable {
     ) {
         switch result {
         case .success(let connection):
-            let isShutdown = self.state.withLock { state in
-                if state.isShutdown { return true }
-                state.slots[slot] = .ready(connection)
-                state.backoff = nil
-                state.lastConnectError = nil
-                state.nextAttempt = .uptimeNanoseconds(0)
-                return false
-            }
-            if isShutdown {
+            guard self.state.withLock({ $0.machine.connectSucceeded(slot: slot, connection: connection) }) else {
                 connection.close(error: .shutdown)
                 promise.fail(RedisError.shutdown)
                 return
             }
             connection.closeFuture.whenComplete { _ in
-                self.connectionClosed(slot: slot, connection: connection)
+                self.state.withLock { $0.machine.connectionClosed(slot: slot, connection: connection) }
+                self.logger.debug("redis connection closed", metadata: ["slot": "\(slot)"])
             }
             promise.succeed(connection)
 
         case .failure(let error):
             let redisError = RedisError.wrapping(error)
-            let delay: Duration = self.state.withLock { state in
-                if case .connecting(let future) = state.slots[slot], future == promise.futureResult {
-                    state.slots[slot] = .empty
-                }
-                let delay = state.backoff.map { min($0 * 2, self.configuration.reconnectMaxBackoff) }
-                    ?? self.configuration.reconnectInitialBackoff
-                state.backoff = delay
-                state.nextAttempt = .now() + TimeAmount(delay)
-                state.lastConnectError = redisError
-                return delay
+            let delay = self.state.withLock {
+                $0.machine.connectFailed(slot: slot, pending: promise.futureResult, error: redisError, now: .now())
             }
             self.logger.warning(
                 "redis connect failed; backing off",
@@ -236,22 +172,13 @@ final class RedisConnectionPool: Sendable {
         }
     }
 
-    private func connectionClosed(slot: Int, connection: RedisConnection) {
-        self.state.withLock { state in
-            if case .ready(let current) = state.slots[slot], current === connection {
-                state.slots[slot] = .empty
-            }
-        }
-        self.logger.debug("redis connection closed", metadata: ["slot": "\(slot)"])
-    }
-
     // MARK: Dedicated connections
 
     /// Tracks a dedicated channel so shutdown closes it. Returns `false` if already shut down.
     func register(dedicated channel: any Channel) -> Bool {
         let id = ObjectIdentifier(channel)
         let registered = self.state.withLock { state in
-            if state.isShutdown { return false }
+            if state.machine.isShutdown { return false }
             state.dedicated[id] = channel
             return true
         }
@@ -268,13 +195,10 @@ final class RedisConnectionPool: Sendable {
     /// Marks the pool shut down and starts closing everything; returns futures to wait for.
     @discardableResult
     func beginShutdown() -> [EventLoopFuture<Void>] {
-        let (slots, dedicated) = self.state.withLock { state -> ([Slot], [any Channel]) in
-            guard !state.isShutdown else { return ([], []) }
-            state.isShutdown = true
+        let (slots, dedicated) = self.state.withLock { state -> ([Machine.Slot], [any Channel]) in
+            guard let slots = state.machine.shutdown() else { return ([], []) }
             state.watcher?.cancel()
-            let slots = state.slots
             let dedicated = Array(state.dedicated.values)
-            state.slots = state.slots.map { _ in .empty }
             state.dedicated = [:]
             return (slots, dedicated)
         }
