@@ -3,27 +3,34 @@ import Synchronization
 import Testing
 @testable import GatewayCore
 
+/// A continuous-clock instant the test moves by hand.
+final class ManualInstant: Sendable {
+    private let instant = Mutex(ContinuousClock.now)
+    var now: ContinuousClock.Instant { instant.withLock { $0 } }
+    func advance(by duration: Duration) { instant.withLock { $0 += duration } }
+}
+
 @Suite("Circuit breaker, bulkhead, retries")
 struct ResilienceTests {
     @Test("opens on a failure rate over the window, half-opens after the open time, closes on a good probe")
     func breakerCycle() async throws {
         let transitions = Mutex<[CircuitBreaker.Phase]>([])
-        let breaker = CircuitBreaker(configuration: .init(window: .seconds(10), minimumCalls: 4, failureRatio: 0.5, openDuration: .milliseconds(200), halfOpenProbes: 1)) { phase in
-            transitions.withLock { $0.append(phase) }
-        }
+        let clock = ManualInstant()
+        let breaker = CircuitBreaker(configuration: .init(window: .seconds(10), minimumCalls: 4, failureRatio: 0.5, openDuration: .milliseconds(200), halfOpenProbes: 1),
+                                     onTransition: { phase in transitions.withLock { $0.append(phase) } }, now: { clock.now })
         for failure in [false, true, false, true] {
             #expect(breaker.acquire())
             breaker.record(failure: failure)
         }
         #expect(breaker.phase == .open)
         #expect(!breaker.acquire())
-        try await Task.sleep(for: .milliseconds(250))
+        clock.advance(by: .milliseconds(250))
         #expect(breaker.phase == .halfOpen)
         #expect(breaker.acquire())
         #expect(!breaker.acquire(), "only one probe while half-open")
         breaker.record(failure: true)
         #expect(breaker.phase == .open)
-        try await Task.sleep(for: .milliseconds(250))
+        clock.advance(by: .milliseconds(250))
         #expect(breaker.acquire())
         breaker.record(failure: false)
         #expect(breaker.phase == .closed)

@@ -40,25 +40,32 @@ public final class CircuitBreaker: Sendable {
     private let configuration: Configuration
     private let state: Mutex<State>
     private let onTransition: @Sendable (Phase) -> Void
+    private let now: @Sendable () -> ContinuousClock.Instant
 
-    /// - Parameter onTransition: told each new phase (metrics), outside the breaker's lock.
-    public init(configuration: Configuration = Configuration(), onTransition: @escaping @Sendable (Phase) -> Void = { _ in }) {
+    /// - Parameters:
+    ///   - onTransition: told each new phase (metrics), outside the breaker's lock.
+    ///   - now: the clock (tests move it by hand).
+    public init(
+        configuration: Configuration = Configuration(), onTransition: @escaping @Sendable (Phase) -> Void = { _ in },
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) {
         self.configuration = configuration
         self.onTransition = onTransition
-        state = Mutex(State(windowStart: .now))
+        self.now = now
+        state = Mutex(State(windowStart: now()))
     }
 
     /// The current phase (an open breaker whose time is up reports half-open).
     public var phase: Phase {
         state.withLock { state in
-            if state.phase == .open, let until = state.openUntil, ContinuousClock.now >= until { return .halfOpen }
+            if state.phase == .open, let until = state.openUntil, now() >= until { return .halfOpen }
             return state.phase
         }
     }
 
     /// Asks to make a call; false means refuse it (circuit open or probes taken).
     public func acquire() -> Bool {
-        let now = ContinuousClock.now
+        let now = self.now()
         let (allowed, changed) = state.withLock { state -> (Bool, Phase?) in
             switch state.phase {
             case .closed:
@@ -80,7 +87,7 @@ public final class CircuitBreaker: Sendable {
 
     /// Reports the outcome of a call that ``acquire()`` allowed.
     public func record(failure: Bool) {
-        let now = ContinuousClock.now
+        let now = self.now()
         let changed = state.withLock { state -> Phase? in
             switch state.phase {
             case .halfOpen:
