@@ -37,15 +37,20 @@ struct TokenEndpointRulesTests {
                 subject: "user-1", scope: "openid", nonce: nil, authTime: Int64(Date().timeIntervalSince1970)))
             return (code, verifier)
         }
+
+        /// Tokens for a fresh code, bound to `dpopJKT` when given.
+        func tokens(dpopJKT: String? = nil) async throws -> TokenResponse {
+            let (code, verifier) = try await code()
+            return try await server.token(for: TokenGrant(type: "authorization_code", code: code, redirectURI: TokenEndpointRulesTests.redirect, codeVerifier: verifier),
+                                          client: client, issuer: TokenEndpointRulesTests.issuer, dpopJKT: dpopJKT)
+        }
     }
 
     @Test("grant dispatch: authorization_code and refresh_token are answered; a missing grant, code or refresh token is invalid_request; others are unsupported_grant_type")
     func grantDispatch() async throws {
         let fx = try await Fixture()
         defer { fx.folder.remove() }
-        let (code, verifier) = try await fx.code()
-        let tokens = try await fx.server.token(for: TokenGrant(type: "authorization_code", code: code, redirectURI: Self.redirect, codeVerifier: verifier),
-                                               client: fx.client, issuer: Self.issuer, dpopJKT: nil)
+        let tokens = try await fx.tokens()
         #expect(tokens.tokenType == "Bearer")
         let refresh = try #require(tokens.refreshToken)
         let refreshed = try await fx.server.token(for: TokenGrant(type: "refresh_token", refreshToken: refresh), client: fx.client, issuer: Self.issuer, dpopJKT: nil)
@@ -68,9 +73,7 @@ struct TokenEndpointRulesTests {
         await #expect { try await fx.server.proofThumbprint(nil, url: Self.issuer + "/oauth2/token", required: true) } throws: { ($0 as? OAuthError)?.code == "invalid_dpop_proof" }
         await #expect { try await fx.server.proofThumbprint("not-a-jwt", url: Self.issuer + "/oauth2/token", required: false) } throws: { ($0 as? OAuthError)?.code == "invalid_dpop_proof" }
 
-        let (code, verifier) = try await fx.code()
-        let bound = try await fx.server.token(for: TokenGrant(type: "authorization_code", code: code, redirectURI: Self.redirect, codeVerifier: verifier),
-                                              client: fx.client, issuer: Self.issuer, dpopJKT: "thumbprint-1")
+        let bound = try await fx.tokens(dpopJKT: "thumbprint-1")
         #expect(bound.tokenType == "DPoP")
         guard case .accessToken(let claims) = await fx.server.introspect(bound.accessToken, issuer: Self.issuer, tenantID: "acme") else {
             Issue.record("a bound access token is not active"); return
@@ -82,9 +85,7 @@ struct TokenEndpointRulesTests {
     func introspection() async throws {
         let fx = try await Fixture()
         defer { fx.folder.remove() }
-        let (code, verifier) = try await fx.code()
-        let tokens = try await fx.server.token(for: TokenGrant(type: "authorization_code", code: code, redirectURI: Self.redirect, codeVerifier: verifier),
-                                               client: fx.client, issuer: Self.issuer, dpopJKT: nil)
+        let tokens = try await fx.tokens()
         guard case .accessToken(let claims) = await fx.server.introspect(tokens.accessToken, issuer: Self.issuer, tenantID: "acme") else {
             Issue.record("the access token is not active"); return
         }
