@@ -46,7 +46,7 @@ public struct AuthorizationCodes: Sendable {
     }
 
     static func hash(_ code: String) -> String {
-        Base64URL.encode(SHA256.hash(data: Data(code.utf8)))
+        Base64URL.sha256(code)
     }
 
     /// Issues a fresh code for `grant`.

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// Unpadded base64url (RFC 4648 §5), as JOSE and PKCE use it.
@@ -16,6 +17,12 @@ public enum Base64URL {
         guard !s.contains("=") || text.hasSuffix("=") else { return nil }
         while s.count % 4 != 0 { s += "=" }
         return Data(base64Encoded: s)
+    }
+
+    /// The SHA-256 digest of `text`'s UTF-8, base64url-encoded: PKCE S256, JWK thumbprints,
+    /// DPoP `ath`, and the stored hashes of codes, tokens and secrets.
+    public static func sha256(_ text: String) -> String {
+        encode(SHA256.hash(data: Data(text.utf8)))
     }
 
     /// `n` random bytes, base64url-encoded (tokens, codes, ids).

@@ -11,7 +11,7 @@ public enum ClientSecret {
     }
 
     public static func hash(_ secret: String) -> String {
-        "sha256$" + Base64URL.encode(SHA256.hash(data: Data(secret.utf8)))
+        "sha256$" + Base64URL.sha256(secret)
     }
 
     public static func verify(_ secret: String, hash stored: String) -> Bool {

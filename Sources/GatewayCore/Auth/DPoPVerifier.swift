@@ -32,7 +32,7 @@ public struct DPoPVerifier: Sendable {
         guard Self.normalize(htu) == Self.normalize(url) else { throw fail("DPoP htu does not match the request URL") }
         guard abs(now().timeIntervalSince1970 - TimeInterval(iat)) <= Self.window else { throw fail("DPoP proof iat is outside the allowed window") }
         if let accessToken {
-            let ath = Base64URL.encode(SHA256.hash(data: Data(accessToken.utf8)))
+            let ath = Base64URL.sha256(accessToken)
             guard c["ath"]?.stringValue == ath else { throw fail("DPoP ath does not match the access token") }
         }
         if let nonce {

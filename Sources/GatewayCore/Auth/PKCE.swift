@@ -17,7 +17,7 @@ public enum PKCE {
 
     /// `BASE64URL(SHA256(ASCII(verifier)))`.
     public static func challenge(for verifier: String) -> String {
-        Base64URL.encode(SHA256.hash(data: Data(verifier.utf8)))
+        Base64URL.sha256(verifier)
     }
 
     /// True when `verifier` is well-formed and hashes to `challenge` (constant-time compare).

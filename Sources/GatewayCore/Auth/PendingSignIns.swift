@@ -52,7 +52,7 @@ public struct PendingSignIns: Sendable {
     }
 
     private static func key(_ token: String, tenantID: String) -> String {
-        "oauth:pending:\(tenantID):" + Base64URL.encode(SHA256.hash(data: Data(token.utf8)))
+        "oauth:pending:\(tenantID):" + Base64URL.sha256(token)
     }
 
     /// Stores `signIn`; returns its new `auth_session` value.

@@ -160,14 +160,14 @@ public enum JWK {
     public static func thumbprint(_ key: P256.Signing.PublicKey) -> String {
         let jwk = publicJWK(key)
         let canonical = "{\"crv\":\"P-256\",\"kty\":\"EC\",\"x\":\"\(jwk["x"]!.stringValue!)\",\"y\":\"\(jwk["y"]!.stringValue!)\"}"
-        return Base64URL.encode(SHA256.hash(data: Data(canonical.utf8)))
+        return Base64URL.sha256(canonical)
     }
 
     /// The RFC 7638 SHA-256 thumbprint of an RSA key (members `e`, `kty`, `n`), base64url.
     public static func thumbprint(_ key: _RSA.Signing.PublicKey) throws -> String {
         let jwk = try publicJWK(key)
         let canonical = "{\"e\":\"\(jwk["e"]!.stringValue!)\",\"kty\":\"RSA\",\"n\":\"\(jwk["n"]!.stringValue!)\"}"
-        return Base64URL.encode(SHA256.hash(data: Data(canonical.utf8)))
+        return Base64URL.sha256(canonical)
     }
 
     /// Parses an EC P-256 public JWK; nil for anything else (including a JWK carrying `d`).

@@ -35,7 +35,7 @@ public struct TokenService: Sendable {
     }
 
     static func hash(_ token: String) -> String {
-        Base64URL.encode(SHA256.hash(data: Data(token.utf8)))
+        Base64URL.sha256(token)
     }
 
     /// The audience of access tokens: the tenant's mini-app API.
