@@ -49,6 +49,30 @@ import Testing
         #expect(try await ctl.store().auditLog(tenantID: "acme", limit: 1).first?.actor == "ops")
     }
 
+    @Test("tenant list pages by id (--limit, --after), filters by --status, and says how to get the next page")
+    func listPagesAndFilters() async throws {
+        let ctl = try CLIHarness()
+        defer { ctl.remove() }
+        for id in ["delta", "alpha", "echo", "charlie", "bravo"] {
+            #expect(await ctl.run(["tenant", "create", id, "--display-name", id.capitalized]).code == 0)
+        }
+        #expect(await ctl.run(["tenant", "suspend", "charlie"]).code == 0)
+        func ids(_ arguments: [String]) async throws -> [String] {
+            try #require(try await ctl.run(["tenant", "list", "--json"] + arguments).json() as? [[String: Any]]).compactMap { $0["id"] as? String }
+        }
+        #expect(try await ids([]) == ["alpha", "bravo", "charlie", "delta", "echo"])
+        #expect(try await ids(["--limit", "2"]) == ["alpha", "bravo"])
+        #expect(try await ids(["--limit", "2", "--after", "bravo"]) == ["charlie", "delta"])
+        #expect(try await ids(["--after", "delta"]) == ["echo"])
+        #expect(try await ids(["--status", "suspended"]) == ["charlie"])
+        #expect(try await ids(["--status", "active", "--after", "bravo", "--limit", "1"]) == ["delta"])
+        let text = await ctl.run(["tenant", "list", "--limit", "2"])
+        #expect(text.output.hasSuffix("… more tenants: gatewayctl tenant list --after bravo --limit 2\n"))
+        #expect(!(await ctl.run(["tenant", "list", "--limit", "5"])).output.contains("more tenants"))
+        #expect(await ctl.run(["tenant", "list", "--limit", "0"]).code != 0)
+        #expect(await ctl.run(["tenant", "list", "--status", "gone"]).code != 0)
+    }
+
     @Test func jsonOutputParsesAndMasksSecrets() async throws {
         let ctl = try CLIHarness()
         defer { ctl.remove() }

@@ -3,21 +3,43 @@ import GatewayCore
 
 /// `gatewayctl tenant list`
 struct TenantListCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List all tenants.")
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List tenants, sorted by id.",
+        discussion: "Page through many with --limit and --after (the last id shown); the text output ends with the command for the next page."
+    )
 
     @Flag(help: "Show secrets in plaintext (JSON output only lists them).") var reveal = false
+    @Option(help: "At most this many tenants (1-10000; default: all).") var limit: Int?
+    @Option(help: "Only tenants whose id sorts after this one (the last id of the previous page).") var after: String?
+    @Option(help: "Only tenants with this status (active or suspended).") var status: TenantStatus?
     @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        if let limit, !(1 ... 10_000).contains(limit) { throw ValidationError("--limit must be between 1 and 10000, got \(limit)") }
+    }
 
     func run() async throws {
         let context = try CLIContext.require()
         let access = try await StoreAccess.open(global, context: context)
-        let tenants = try await access.store.allTenants()
+        let page = Self.page(try await access.store.allTenants(), after: after, status: status, limit: limit)
         if global.json {
             let presentation: SecretPresentation = reveal ? .plaintext : .masked
-            try context.printJSON(tenants.map { try TenantDocument($0, secrets: presentation, sealer: nil) })
+            try context.printJSON(page.tenants.map { try TenantDocument($0, secrets: presentation, sealer: nil) })
         } else {
-            TenantText.list(tenants).forEach(context.print)
+            TenantText.list(page.tenants).forEach(context.print)
+            if page.more, let last = page.tenants.last {
+                context.print("… more tenants: gatewayctl tenant list --after \(last.id) --limit \(limit ?? page.tenants.count)")
+            }
         }
+    }
+
+    /// The tenants after `after` (by id) with `status`, at most `limit`; `more` when some were left out.
+    static func page(_ tenants: [Tenant], after: String?, status: TenantStatus?, limit: Int?) -> (tenants: [Tenant], more: Bool) {
+        let matching = tenants.sorted { $0.id < $1.id }.filter { tenant in
+            (after.map { tenant.id > $0 } ?? true) && (status.map { tenant.status == $0 } ?? true)
+        }
+        guard let limit, matching.count > limit else { return (matching, false) }
+        return (Array(matching.prefix(limit)), true)
     }
 }
 
@@ -64,3 +86,5 @@ struct TenantAuditCommand: AsyncParsableCommand {
         }
     }
 }
+
+extension TenantStatus: ExpressibleByArgument {}
