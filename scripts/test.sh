@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make test`: installs what the tests need, starts a throwaway redis-server and a
 # throwaway PostgreSQL cluster on free ports, fuzzes the live gateway against
-# OpenAPI/gateway.yaml with schemathesis, runs the whole Swift suite (the store contract
+# OpenAPI/gateway.yaml with schemathesis, runs the README's examples against a fresh gateway, runs the whole Swift suite (the store contract
 # on SQLite and on PostgreSQL), and stops everything it started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +24,8 @@ for overlay in Deploy/kubernetes/overlays/*/; do
   python3 -m kubernetes_validate --strict --quiet "$work/overlay.yaml"
 done
 scripts/contract-fuzz.sh "$work"
+# The README's marked shell blocks, pasted as written into a fresh gateway.
+scripts/readme-examples.sh "$work"
 # Serial: many tests start whole gateways and assert latency bounds (deadlines, the 2 s
 # live-config window); on 2 cores a fully parallel run stalls tasks for seconds and makes
 # those bounds flaky. Serial takes ~55 s instead of ~25 s.
