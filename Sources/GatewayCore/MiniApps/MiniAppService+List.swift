@@ -51,19 +51,17 @@ extension MiniAppService {
         do {
             return try await provisioning.search(all, target, deadline: deadline)
         } catch let error as UpstreamError {
-            throw ProvisioningFailure(error: error)
+            throw MiniAppError.upstream(error, .provisioning)
         }
     }
 }
 
-/// A provisioning failure inside a list fill, so the problem names the right upstream.
-struct ProvisioningFailure: Error {
-    let error: UpstreamError
-}
-
 extension UpstreamError {
-    /// The upstream error inside `error`, if any.
+    /// The upstream error inside `error`, if any (bare, or a ``MiniAppError/upstream(_:_:)``
+    /// that names which upstream failed inside a cache fill).
     static func underlying(_ error: any Error) -> UpstreamError? {
-        (error as? UpstreamError) ?? (error as? ProvisioningFailure)?.error
+        if let upstream = error as? UpstreamError { return upstream }
+        guard case .upstream(let upstream, _)? = error as? MiniAppError else { return nil }
+        return upstream
     }
 }

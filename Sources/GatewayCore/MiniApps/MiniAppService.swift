@@ -47,7 +47,7 @@ public struct MiniAppService: Sendable {
                 } catch UpstreamError.notFound {
                     // Neither knows it (or the platform has it unpublished).
                 } catch let error as UpstreamError {
-                    throw ProvisioningFailure(error: error)
+                    throw MiniAppError.upstream(error, .provisioning)
                 }
             }
             return (platformHasNoVersion ? NegativeAnswer.noPublishedVersion : .miniAppNotFound).cached
@@ -101,9 +101,8 @@ public struct MiniAppService: Sendable {
                 }
             }
         } catch let error as UpstreamError {
+            // Provisioning failures arrive already named (`MiniAppError.upstream(_, .provisioning)`).
             throw MiniAppError.upstream(error, .platform)
-        } catch let failure as ProvisioningFailure {
-            throw MiniAppError.upstream(failure.error, .provisioning)
         }
         guard answer.status == 200 else { throw NegativeAnswer(cached: answer).error }
         return answer
