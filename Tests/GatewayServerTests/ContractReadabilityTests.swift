@@ -1,15 +1,13 @@
 import Foundation
 import GatewayCore
 import Testing
-import Yams
 
 /// Issue 14, item 5 (in part): the contract explains itself to integrators.
 @Suite("The contract is readable")
 struct ContractReadabilityTests {
     @Test("every operation has a summary and a description of at least a sentence; every success body has an example")
     func everyOperationDescribed() throws {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("OpenAPI/gateway.yaml")
-        let document = try #require(try Yams.load(yaml: String(contentsOf: url, encoding: .utf8)) as? [String: Any])
+        let document = try RepositoryFile.contract()
         let paths = try #require(document["paths"] as? [String: Any])
         var operations = 0
         for (path, item) in paths {
@@ -33,8 +31,8 @@ struct ContractReadabilityTests {
 
     @Test("every problem code the sources can raise is documented in Problem.code")
     func problemCodesDocumented() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let document = try #require(try Yams.load(yaml: String(contentsOf: root.appendingPathComponent("OpenAPI/gateway.yaml"), encoding: .utf8)) as? [String: Any])
+        let root = RepositoryFile.root
+        let document = try RepositoryFile.contract()
         let schemas = try #require((document["components"] as? [String: Any])?["schemas"] as? [String: Any])
         let problem = try #require((schemas["Problem"] as? [String: Any])?["properties"] as? [String: Any])
         let documented = try #require((problem["code"] as? [String: Any])?["description"] as? String)
@@ -59,8 +57,7 @@ struct ContractReadabilityTests {
 
     @Test("every error response shows each code it can carry as an example, with its own status and a documented code")
     func errorResponsesHaveExamples() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let document = try #require(try Yams.load(yaml: String(contentsOf: root.appendingPathComponent("OpenAPI/gateway.yaml"), encoding: .utf8)) as? [String: Any])
+        let document = try RepositoryFile.contract()
         func resolve(_ node: Any?) -> [String: Any] {
             var node = node as? [String: Any] ?? [:]
             while let reference = node["$ref"] as? String {
@@ -99,8 +96,7 @@ struct ContractReadabilityTests {
 
     @Test("the permission-name schema lists exactly the gateway's eight custom permissions")
     func permissionNamesListed() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let document = try #require(try Yams.load(yaml: String(contentsOf: root.appendingPathComponent("OpenAPI/gateway.yaml"), encoding: .utf8)) as? [String: Any])
+        let document = try RepositoryFile.contract()
         let schemas = try #require((document["components"] as? [String: Any])?["schemas"] as? [String: Any])
         let listed = try #require((schemas["PermissionName"] as? [String: Any])?["examples"] as? [String])
         #expect(listed.sorted() == CustomPermission.allCases.map(\.rawValue).sorted())

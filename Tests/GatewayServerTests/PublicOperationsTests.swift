@@ -1,14 +1,12 @@
 import Foundation
 @testable import GatewayServer
 import Testing
-import Yams
 
 @Suite("Public operations match the contract")
 struct PublicOperationsTests {
     @Test("operations under /t/{tenant}/v1 declaring security: [] are exactly PublicOperations.list; the others declare a scheme")
     func publicListMatchesContract() throws {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("OpenAPI/gateway.yaml")
-        let document = try #require(try Yams.load(yaml: String(contentsOf: url, encoding: .utf8)) as? [String: Any])
+        let document = try RepositoryFile.contract()
         let paths = try #require(document["paths"] as? [String: Any])
         var declaredPublic: Set<String> = []
         var declaredProtected: Set<String> = []

@@ -2,17 +2,13 @@ import Foundation
 import GatewayCore
 @testable import GatewayServer
 import Testing
-import Yams
 
 /// Issue 15, item 5: the hand-written input checks agree with the patterns and lengths
 /// `OpenAPI/gateway.yaml` declares, on a corpus of edge cases, and the stored-answer fast
 /// path serves exactly the contract's routes, so neither side can drift alone.
 @Suite("Hand-written lists match the contract")
 struct RequestValidationParityTests {
-    static var document: [String: Any] {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("OpenAPI/gateway.yaml")
-        return (try? Yams.load(yaml: String(contentsOf: url, encoding: .utf8)) as? [String: Any]) ?? [:]
-    }
+    static var document: [String: Any] { (try? RepositoryFile.contract()) ?? [:] }
 
     /// The schema of a component parameter or schema, or of one operation's parameter.
     static func schema(component: String? = nil, schema name: String? = nil, operation: String? = nil, parameter: String? = nil) -> [String: Any] {
