@@ -26,11 +26,6 @@ struct CutOffTests {
         }
     }
 
-    static func eventually(_ condition: () -> Bool) async -> Bool {
-        for _ in 0..<400 where !condition() { try? await Task.sleep(for: .milliseconds(5)) }
-        return condition()
-    }
-
     @Test("an answer before the deadline is returned, errors included; an instant answer is not lost")
     func finishes() async throws {
         #expect(await CutOff.value(within: .seconds(5)) { 7 } == 7)
@@ -48,7 +43,7 @@ struct CutOffTests {
         await #expect(throws: UpstreamError.timeout) { try await CutOff.run(until: .now + .milliseconds(50), orThrow: UpstreamError.timeout, Self.stubborn(.milliseconds(600), flags)) }
         #expect(ContinuousClock.now - start < .milliseconds(500))
         #expect(!flags.isFinished)
-        #expect(await Self.eventually { flags.isFinished })
+        #expect(await eventually(within: .seconds(2)) { flags.isFinished })
         #expect(flags.wasCancelled)
     }
 
@@ -57,7 +52,7 @@ struct CutOffTests {
         let flags = Flags()
         #expect(await CutOff.value(within: .milliseconds(50)) { try await Self.stubborn(.milliseconds(300), flags)() } == nil)
         #expect(!flags.isFinished)
-        #expect(await Self.eventually { flags.isFinished })
+        #expect(await eventually(within: .seconds(2)) { flags.isFinished })
         #expect(!flags.wasCancelled)
     }
 
@@ -68,7 +63,7 @@ struct CutOffTests {
         try await Task.sleep(for: .milliseconds(20))
         caller.cancel()
         await #expect(throws: CancellationError.self) { try await caller.value }
-        #expect(await Self.eventually { flags.isFinished })
+        #expect(await eventually(within: .seconds(2)) { flags.isFinished })
         #expect(flags.wasCancelled)
     }
 

@@ -27,7 +27,7 @@ struct RevocationFeedTests {
         }
 
         func waitSynced() async -> Bool {
-            await RevocationFeedTests.eventually { mirror.isSynced }
+            await eventually { mirror.isSynced }
         }
 
         func stop() async {
@@ -46,7 +46,7 @@ struct RevocationFeedTests {
         #expect(await b.waitSynced())
         let expiresAt = Date().addingTimeInterval(300)
         try await a.revoked.revoke(tenantID: "acme", jti: "j1", expiresAt: expiresAt)
-        #expect(await Self.eventually { b.mirror.lookup("oauth:revoked-jti:acme:j1", now: CachedAnswer.now()) == true })
+        #expect(await eventually { b.mirror.lookup("oauth:revoked-jti:acme:j1", now: CachedAnswer.now()) == true })
         #expect(try await b.revoked.isRevoked(tenantID: "acme", jti: "j1"))
         // Answered from memory (synced): an unknown id is "not revoked" without asking Redis.
         #expect(b.mirror.lookup("oauth:revoked-jti:acme:j2", now: CachedAnswer.now()) == false)
@@ -89,13 +89,4 @@ struct RevocationFeedTests {
         #expect(mirror.lookup("k", now: 500) == nil)
     }
 
-    /// Polls every 10 ms for up to 5 s.
-    static func eventually(_ condition: () -> Bool) async -> Bool {
-        let until = ContinuousClock.now + .seconds(5)
-        while ContinuousClock.now < until {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
-    }
 }

@@ -65,3 +65,13 @@ enum Fixtures {
         try SQLiteTenantStore.open(path: folder.file(name), sealer: sealer)
     }
 }
+
+/// Polls `condition` every 10 ms until it holds or `limit` passes; its last value.
+func eventually(within limit: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
+    let until = ContinuousClock.now + limit
+    while ContinuousClock.now < until {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return condition()
+}
