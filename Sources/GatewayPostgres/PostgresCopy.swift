@@ -12,6 +12,7 @@ public enum PostgresCopy {
         "tenants", "tenant_audit", "auth_signing_keys", "auth_clients", "auth_users", "auth_refresh_families", "auth_refresh_tokens",
         "auth_family_access_tokens", "auth_revoked_tokens", "user_miniapps", "user_consents", "secure_storage_items", "analytics_events",
         "localization_overrides", "localization_state", "tenant_domains", "miniapp_tokens", "tenant_changes",
+        "auth_identity_providers", "auth_trusted_issuers", "auth_identity_links",
     ]
     /// Tables whose `id` comes from an identity sequence, moved past the copied ids.
     static let identityTables = ["tenant_audit", "analytics_events", "auth_revoked_tokens"]

@@ -141,6 +141,19 @@ enum PostgresMigrations {
             // A user's TOTP second factor, sealed; users from before sign in with a password only.
             "ALTER TABLE auth_users ADD COLUMN totp_secret_sealed TEXT",
         ]),
+        ("v10-federation", [
+            // Upstream identity providers (client secret sealed), trusted issuers, identity links.
+            """
+            CREATE TABLE auth_identity_providers (tenant_id TEXT NOT NULL, alias TEXT NOT NULL, document TEXT NOT NULL, client_secret_sealed TEXT,
+                created_at_ms BIGINT NOT NULL, PRIMARY KEY (tenant_id, alias))
+            """,
+            "CREATE TABLE auth_trusted_issuers (tenant_id TEXT NOT NULL, issuer TEXT NOT NULL, document TEXT NOT NULL, created_at_ms BIGINT NOT NULL, PRIMARY KEY (tenant_id, issuer))",
+            """
+            CREATE TABLE auth_identity_links (tenant_id TEXT NOT NULL, issuer TEXT NOT NULL, external_subject TEXT NOT NULL, subject TEXT NOT NULL,
+                created_at_ms BIGINT NOT NULL, PRIMARY KEY (tenant_id, issuer, external_subject))
+            """,
+            "CREATE INDEX auth_identity_links_subject ON auth_identity_links (tenant_id, subject)",
+        ]),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the

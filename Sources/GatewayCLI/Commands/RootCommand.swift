@@ -14,7 +14,7 @@ struct RootCommand: AsyncParsableCommand {
 
             Shell completion: gatewayctl --generate-completion-script bash|zsh|fish
             """,
-        subcommands: [MigrateCommand.self, DatabaseCommand.self, TenantCommand.self, KeysCommand.self, ClientCommand.self, UserCommand.self] + UserStateCommands.all
+        subcommands: [MigrateCommand.self, DatabaseCommand.self, TenantCommand.self, KeysCommand.self, ClientCommand.self, UserCommand.self, IdentityProviderCommand.self, IssuerCommand.self] + UserStateCommands.all
     )
 }
 

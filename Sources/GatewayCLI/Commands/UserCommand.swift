@@ -7,7 +7,8 @@ struct UserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user",
         abstract: "Manage a tenant's local users (scrypt-hashed passwords, optional TOTP second factor).",
-        subcommands: [UserAddCommand.self, UserListCommand.self, UserPasswdCommand.self, UserUpdateCommand.self, UserDisableCommand.self]
+        subcommands: [UserAddCommand.self, UserListCommand.self, UserPasswdCommand.self, UserUpdateCommand.self, UserDisableCommand.self,
+                      UserLinkCommand.self, UserUnlinkCommand.self, UserLinksCommand.self]
     )
 }
 
@@ -29,10 +30,15 @@ struct UserDocument: Encodable {
 enum PasswordInput {
     /// The first line of standard input; at least 8 characters.
     static func read(_ context: CLIContext) throws -> String {
+        try line(context, what: "password", lengths: 8...1024)
+    }
+
+    /// The first line of standard input, `lengths` characters long (secrets never come from arguments).
+    static func line(_ context: CLIContext, what: String, lengths: ClosedRange<Int>) throws -> String {
         let data = try context.standardInput()
         let text = String(decoding: data, as: UTF8.self)
         let line = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: "\r")) } ?? ""
-        guard line.count >= 8, line.count <= 1024 else { throw CLIError.invalid("the password on standard input must be 8-1024 characters") }
+        guard lengths.contains(line.count) else { throw CLIError.invalid("the \(what) on standard input must be \(lengths.lowerBound)-\(lengths.upperBound) characters") }
         return line
     }
 }

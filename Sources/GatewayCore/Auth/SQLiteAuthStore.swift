@@ -5,7 +5,7 @@ import GRDB
 /// The auth stores on the tenant database file (same `DatabasePool` as ``SQLiteTenantStore``).
 /// Private signing keys are sealed with the master key; client secrets, passwords and
 /// refresh tokens are stored as hashes only.
-public final class SQLiteAuthStore: SigningKeyStore, ClientStore, UserStore, RefreshTokenStore {
+public final class SQLiteAuthStore: AuthStore {
     let pool: DatabasePool
     let sealer: SecretSealer
 

@@ -179,6 +179,28 @@ public enum JWK {
         return try? P256.Signing.PublicKey(rawRepresentation: x + y)
     }
 
+    /// A public signing key from a JWK of a key set: EC P-256 (ES256) or RSA of 2048 bits or
+    /// more (RS256). nil for anything else: other curves, symmetric keys, keys marked for
+    /// encryption (`use: enc`), keys carrying private members, or an `alg` other than the key's.
+    public static func verificationKey(_ jwk: [String: JSONValue]) -> VerificationKey? {
+        if let use = jwk["use"], use.stringValue != "sig" { return nil }
+        let alg = jwk["alg"]?.stringValue
+        switch jwk["kty"]?.stringValue {
+        case "EC":
+            guard alg == nil || alg == "ES256", let key = p256PublicKey(jwk) else { return nil }
+            return .es256(key)
+        case "RSA":
+            guard alg == nil || alg == "RS256", jwk["d"] == nil,
+                  let n = jwk["n"]?.stringValue.flatMap(Base64URL.decode), let e = jwk["e"]?.stringValue.flatMap(Base64URL.decode),
+                  n.drop(while: { $0 == 0 }).count >= 256,
+                  let key = try? _RSA.Signing.PublicKey(n: n, e: e)
+            else { return nil }
+            return .rs256(key)
+        default:
+            return nil
+        }
+    }
+
     private static func unsigned(_ bytes: Data) -> Data {
         let trimmed = bytes.drop { $0 == 0 }
         return trimmed.isEmpty ? Data([0]) : Data(trimmed)

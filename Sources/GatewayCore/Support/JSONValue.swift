@@ -40,6 +40,8 @@ public enum JSONValue: Sendable, Equatable, Codable, ExpressibleByStringLiteral,
     public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
     /// The number as Int64, when this is an integral number.
     public var int64Value: Int64? { if case .number(let n) = self, n == n.rounded(), abs(n) < 1e15 { Int64(n) } else { nil } }
+    /// The number, when this is one.
+    public var doubleValue: Double? { if case .number(let n) = self { n } else { nil } }
     /// The members, when this is an object.
     public var objectValue: [String: JSONValue]? { if case .object(let o) = self { o } else { nil } }
 

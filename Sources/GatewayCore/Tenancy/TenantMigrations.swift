@@ -101,6 +101,10 @@ enum TenantMigrations {
                 t.add(column: "totp_secret_sealed", .text)
             }
         }
+        migrator.registerMigration("v10-federation") { db in
+            // Upstream identity providers, trusted issuers and identity links (issue 16).
+            try FederationMigration.apply(db)
+        }
         return migrator
     }
 }

@@ -15,10 +15,23 @@ struct UpstreamHTTP: Sendable {
     let client: HTTPClient
 
     func get(_ url: String, headers: [(String, String)], maxBytes: Int, deadline: ContinuousClock.Instant) async throws -> Reply {
+        try await send(.GET, url, headers: headers, body: nil, maxBytes: maxBytes, deadline: deadline)
+    }
+
+    /// One POST of an `application/x-www-form-urlencoded` body (token and introspection endpoints).
+    func post(_ url: String, form: [(String, String)], headers: [(String, String)], maxBytes: Int, deadline: ContinuousClock.Instant) async throws -> Reply {
+        let body = form.map { "\(AuthorizationServer.formEncode($0.0))=\(AuthorizationServer.formEncode($0.1))" }.joined(separator: "&")
+        return try await send(.POST, url, headers: headers + [("Content-Type", "application/x-www-form-urlencoded")], body: Array(body.utf8),
+                              maxBytes: maxBytes, deadline: deadline)
+    }
+
+    private func send(_ method: HTTPMethod, _ url: String, headers: [(String, String)], body: [UInt8]?, maxBytes: Int,
+                      deadline: ContinuousClock.Instant) async throws -> Reply {
         let remaining = ContinuousClock.now.duration(to: deadline)
         guard remaining > .zero else { throw UpstreamError.timeout }
         var request = HTTPClientRequest(url: url)
-        request.method = .GET
+        request.method = method
+        if let body { request.body = .bytes(body) }
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         let nioDeadline = NIODeadline.now() + .nanoseconds(Self.nanoseconds(remaining))
         do {

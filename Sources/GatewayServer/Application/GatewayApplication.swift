@@ -35,13 +35,16 @@ public struct GatewayServices: Sendable {
     public let bodyLimits: BodyLimits
     /// Spans per request when tracing is on.
     public let tracer: (any Tracer)?
+    /// Upstream identity providers, trusted issuers and identity links.
+    public let federation: Federation
 
     public init(
         directory: TenantDirectory, cache: any Cache, metrics: GatewayMetrics, readiness: ReadinessProbe,
         auth: AuthorizationServer, issuerBase: IssuerBase, csrf: CSRFTokens, dpopNonces: DPoPNonces,
         miniApps: MiniAppService, upstreamBudget: Duration = .seconds(5), homePartBudget: Duration = .milliseconds(800), rateLimits: RateLimiter.Limits = .init(),
-        userState: UserStateServices, bodyLimits: BodyLimits = .init(), tracer: (any Tracer)? = nil
+        userState: UserStateServices, federation: Federation, bodyLimits: BodyLimits = .init(), tracer: (any Tracer)? = nil
     ) {
+        self.federation = federation
         self.dpopNonces = dpopNonces
         self.tracer = tracer
         self.userState = userState
@@ -85,7 +88,7 @@ public enum GatewayApplication {
             problems: problems,
             tenants: TenantResolutionMiddleware(directory: services.directory),
             bodyLimits: BodyLimitMiddleware(limits: services.bodyLimits),
-            bearer: BearerAuthMiddleware(auth: services.auth, issuerBase: services.issuerBase, nonces: services.dpopNonces),
+            bearer: BearerAuthMiddleware(auth: services.auth, tokens: services.federation.apiTokens, issuerBase: services.issuerBase, nonces: services.dpopNonces),
             rateLimits: RateLimitMiddleware(limiter: RateLimiter(cache: services.cache, limits: services.rateLimits)),
             storedAnswers: storedAnswers ? StoredAnswerMiddleware(handler: handler) : nil,
             router: router.buildResponder()

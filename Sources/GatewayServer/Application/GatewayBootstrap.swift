@@ -115,6 +115,7 @@ public struct GatewayBootstrap: Sendable {
             homePartBudget: configuration.homePartBudget,
             rateLimits: configuration.rateLimits,
             userState: try UserStateServices.make(stores: stores, cache: instrumented, keys: auth.keys, revocations: auth.revocations, issuerBase: issuerBase, metrics: metrics),
+            federation: Federation(store: authStore, client: http, cache: instrumented, guards: guards, auth: auth),
             bodyLimits: configuration.bodyLimits,
             tracer: tracer
         )

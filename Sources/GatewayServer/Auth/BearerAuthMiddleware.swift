@@ -14,6 +14,8 @@ import Hummingbird
 struct BearerAuthMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
     let auth: AuthorizationServer
+    /// The tenant's own tokens, then its trusted issuers' tokens.
+    let tokens: APITokenVerifier
     let issuerBase: IssuerBase
     let nonces: DPoPNonces
 
@@ -40,7 +42,7 @@ struct BearerAuthMiddleware: RouterMiddleware {
         let scheme = authorization[..<space].lowercased()
         let token = Self.trimmed(authorization[authorization.index(after: space)...])
         guard scheme == "bearer" || scheme == "dpop", !token.isEmpty else { throw TokenRejection.missing }
-        let claims = try await auth.verifier.verify(token, issuer: issuer, tenantID: tenantID)
+        let claims = try await tokens.verify(token, issuer: issuer, tenantID: tenantID)
         if let jkt = claims.dpopJKT {
             guard scheme == "dpop" else { throw TokenRejection.invalidToken("this access token is DPoP-bound; use the DPoP scheme with a proof") }
             let proofs = request.headers[values: HTTPField.Name("DPoP")!]

@@ -8,14 +8,33 @@ import HTTPTypes
 /// Over https it is a `__Host-` cookie (Secure, Path=/, no Domain: only this origin can
 /// set or read it); an `http://` issuer (development) gets a plain `gw-csrf` cookie,
 /// because browsers refuse `Secure` cookies there. HttpOnly, SameSite=Strict, 15 minutes.
+///
+/// ``federation(issuer:)`` is the same kind of cookie for a sign-in through an identity
+/// provider: SameSite=Lax, because the provider's redirect back is a cross-site navigation
+/// that would not carry a Strict cookie, and 10 minutes.
 struct CSRFCookie: Sendable {
     let secure: Bool
+    private let baseName: String
+    private let sameSite: String
+    let maxAge: Int
 
     init(issuer: String) {
-        secure = issuer.hasPrefix("https://")
+        self.init(issuer: issuer, baseName: "gw-csrf", sameSite: "Strict", maxAge: 900)
     }
 
-    var name: String { secure ? "__Host-gw-csrf" : "gw-csrf" }
+    private init(issuer: String, baseName: String, sameSite: String, maxAge: Int) {
+        secure = issuer.hasPrefix("https://")
+        self.baseName = baseName
+        self.sameSite = sameSite
+        self.maxAge = maxAge
+    }
+
+    /// The cookie binding a sign-in at an identity provider to the browser that started it.
+    static func federation(issuer: String) -> CSRFCookie {
+        CSRFCookie(issuer: issuer, baseName: "gw-fed", sameSite: "Lax", maxAge: 600)
+    }
+
+    var name: String { secure ? "__Host-" + baseName : baseName }
 
     /// A fresh random value.
     static func newValue() -> String {
@@ -43,7 +62,7 @@ struct CSRFCookie: Sendable {
     }
 
     /// The `Set-Cookie` header value.
-    func setCookie(_ value: String, maxAge: Int = 900) -> String {
-        "\(name)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
+    func setCookie(_ value: String, maxAge: Int? = nil) -> String {
+        "\(name)=\(value); Path=/; Max-Age=\(maxAge ?? self.maxAge); HttpOnly; SameSite=\(sameSite)" + (secure ? "; Secure" : "")
     }
 }

@@ -17,10 +17,18 @@ extension GatewayAPIHandler {
         }
         do {
             let validated = try await services.auth.validate(request, tenantID: tenant.id, consumePAR: false)
+            let providers = try await services.federation.signIn.providers(tenantID: tenant.id)
+            let hint = q.idpHint ?? q.kcIdpHint
+            if let provider = providers.first(where: { $0.alias == hint }) ?? providers.first(where: \.autoRedirect) {
+                return try await signInUpstream(request, provider: provider, tenantID: tenant.id, issuer: issuer)
+            }
             let cookie = CSRFCookie(issuer: issuer)
             let browser = cookie.valueOrNew(in: RequestScope.requestHeaders)
-            let html = LoginPage.form(tenant: tenant, texts: texts, action: "/t/\(tenant.id)/oauth2/authorize", request: request,
-                                      csrf: services.csrf.issue(binding: Self.csrfBinding(tenant.id, validated, browser: browser)), username: validated.request.loginHint, error: nil)
+            let action = "/t/\(tenant.id)/oauth2/authorize"
+            let links = providers.map { (name: $0.displayName, href: Self.authorizeLink(action, request, idpHint: $0.alias)) }
+            let html = LoginPage.form(tenant: tenant, texts: texts, action: action, request: request,
+                                      csrf: services.csrf.issue(binding: Self.csrfBinding(tenant.id, validated, browser: browser)), username: validated.request.loginHint, error: nil,
+                                      providers: links)
             let policy = LoginPage.contentSecurityPolicy(redirectingTo: validated.redirectURI, logoURL: tenant.theme.logoURL)
             return .ok(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: policy, setCookie: cookie.setCookie(browser)), body: .textHtmlCharsetUtf8(.init(html))))
         } catch let failure as AuthorizationFailure {
@@ -32,6 +40,31 @@ extension GatewayAPIHandler {
                 return .found(.init(headers: .init(location: AuthorizationServer.errorRedirect(error, redirectURI: redirectURI, state: state, issuer: issuer))))
             }
         }
+    }
+
+    /// Sends the browser to an identity provider (a PAR request is taken now: the sign-in
+    /// may outlive its 60 seconds), bound to the browser by the federation cookie.
+    private func signInUpstream(_ request: AuthorizationRequest, provider: IdentityProvider, tenantID: String, issuer: String) async throws -> Operations.GetAuthorize.Output {
+        let validated = try await services.auth.validate(request, tenantID: tenantID, consumePAR: true)
+        let cookie = CSRFCookie.federation(issuer: issuer)
+        let browser = CSRFCookie.newValue()
+        let location = try await services.federation.signIn.begin(validated, pushed: request.requestURI != nil, alias: provider.alias, browser: browser,
+                                                                  callbackURL: Self.federationCallbackURL(issuer: issuer))
+        return .found(.init(headers: .init(location: location, setCookie: cookie.setCookie(browser))))
+    }
+
+    /// The tenant's redirect URI at its identity providers.
+    static func federationCallbackURL(issuer: String) -> String {
+        issuer + "/oauth2/idp/callback"
+    }
+
+    /// The authorization URL of `request` with `idp_hint` (the sign-in page's provider links).
+    static func authorizeLink(_ action: String, _ r: AuthorizationRequest, idpHint: String) -> String {
+        AuthorizationServer.redirect(action, [
+            "response_type": r.responseType, "client_id": r.clientID, "redirect_uri": r.redirectURI, "scope": r.scope, "state": r.state, "nonce": r.nonce,
+            "code_challenge": r.codeChallenge, "code_challenge_method": r.codeChallengeMethod, "prompt": r.prompt, "login_hint": r.loginHint,
+            "acr_values": r.acrValues, "request_uri": r.requestURI, "ui_locales": r.uiLocales, "idp_hint": idpHint,
+        ])
     }
 
     func postAuthorize(_ input: Operations.PostAuthorize.Input) async throws -> Operations.PostAuthorize.Output {

@@ -77,6 +77,7 @@ enum LoginPage {
             + "input:focus{outline:3px solid \(primary);outline-offset:1px}"
             + ".check{display:flex;align-items:center;gap:.5rem;min-height:44px;margin-top:.5rem;font-weight:400}.check input{width:auto;min-height:0;margin:0}"
             + "button{display:block;width:100%;min-height:44px;margin-top:1.5rem;padding:.6rem 1.2rem;font-size:1rem;font-weight:600;border:0;border-radius:.375rem;background:\(primary);color:#fff;cursor:pointer}"
+            + ".idp{display:block;min-height:44px;margin-top:1rem;padding:.6rem 1.2rem;text-align:center;font-weight:600;border:2px solid \(primary);border-radius:.375rem;color:inherit;text-decoration:none}"
             + ".logo{display:block;max-width:100%;max-height:64px;margin:0 0 1rem}"
             + ".error{color:#b00020;background:#fdecee;border-radius:.375rem;padding:.5rem .75rem;overflow-wrap:anywhere}"
             + "@media (prefers-color-scheme:dark){body{color:#eee;background:#121212}input{border-color:#999}.error{color:#ffb4ab;background:#3b1214}}"
@@ -94,8 +95,11 @@ enum LoginPage {
     /// The sign-in form carrying every authorization parameter as hidden fields, in the
     /// negotiated language and the tenant's colours. After a failed attempt the error is
     /// announced (`role=alert`) and the password field takes the focus.
-    static func form(tenant: Tenant, texts: LoginTexts, action: String, request: AuthorizationRequest, csrf: String, username: String?, error: String?) -> String {
+    /// `providers` are the tenant's identity providers as "Continue with …" links (name, href).
+    static func form(tenant: Tenant, texts: LoginTexts, action: String, request: AuthorizationRequest, csrf: String, username: String?, error: String?,
+                     providers: [(name: String, href: String)] = []) -> String {
         let fields = hiddenFields(request, csrf: csrf)
+        let links = providers.map { "<a class=\"idp\" href=\"\(escape($0.href))\">\(escape(texts.text("login.continue_with", ["name": $0.name])))</a>" }.joined()
         let alert = alertParagraph(error)
         let invalid = invalidAttributes(error)
         let title = texts.text("login.title", ["tenant": tenant.displayName])
@@ -105,7 +109,7 @@ enum LoginPage {
             <label for="username">\(escape(texts.text("login.username")))</label><input id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" required value="\(escape(username ?? ""))"\(error == nil ? " autofocus" : "")>
             <label for="password">\(escape(texts.text("login.password")))</label><input id="password" name="password" type="password" autocomplete="current-password" required\(invalid)\(error == nil ? "" : " autofocus")>
             <label class="check"><input type="checkbox" id="show-password"> \(escape(texts.text("login.show_password")))</label>
-            <button type="submit">\(escape(texts.text("login.submit")))</button></form><script>\(showPasswordScript)</script>
+            <button type="submit">\(escape(texts.text("login.submit")))</button></form>\(links)<script>\(showPasswordScript)</script>
             """, locale: texts.locale, theme: tenant.theme)
     }
 

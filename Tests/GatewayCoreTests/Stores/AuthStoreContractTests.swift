@@ -151,4 +151,47 @@ struct AuthStoreContractTests {
         #expect(rotated == 100)
         #expect(reused == 100)
     }
+
+    @Test(arguments: StoreBackend.available) func identityProvidersTrustedIssuersAndLinks(backend: StoreBackend) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        let auth = database.stores.auth
+        let secret = "IDPSECRETMARKERZXCVBNMASDFGHJKL"
+        let provider = IdentityProvider(tenantID: "acme", alias: "corp", displayName: "Corp", issuer: "https://id.example.com", clientID: "gw",
+                                        clientSecret: SecretValue(secret), createdAt: StoreClock.date(StoreClock.milliseconds(Date())))
+        try await auth.addIdentityProvider(provider)
+        await #expect(throws: AuthStoreError.alreadyExists("identity provider corp")) { try await auth.addIdentityProvider(provider) }
+        await #expect(throws: AuthStoreError.self) {
+            try await auth.addIdentityProvider(IdentityProvider(tenantID: "acme", alias: "Bad Alias", issuer: "https://id.example.com", clientID: "gw"))
+        }
+        await #expect(throws: AuthStoreError.self) {
+            try await auth.addIdentityProvider(IdentityProvider(tenantID: "acme", alias: "plain", issuer: "http://id.example.com", clientID: "gw"))
+        }
+        // Read back by another instance, secret opened; never in plaintext at rest.
+        #expect(try await database.another().auth.identityProviders(tenantID: "acme") == [provider])
+        #expect(try await auth.identityProviders(tenantID: "beta").isEmpty)
+        #expect(try await database.bytesAtRest().range(of: Data(secret.utf8)) == nil)
+        try await auth.removeIdentityProvider(tenantID: "acme", alias: "corp")
+        await #expect(throws: AuthStoreError.notFound("identity provider corp")) { try await auth.removeIdentityProvider(tenantID: "acme", alias: "corp") }
+
+        var trust = TrustedIssuer(tenantID: "acme", issuer: "https://id.example.com", audience: "api", createdAt: StoreClock.date(StoreClock.milliseconds(Date())))
+        try await auth.trustIssuer(trust)
+        trust.audience = "api-2"
+        try await auth.trustIssuer(trust)
+        #expect(try await auth.trustedIssuers(tenantID: "acme") == [trust])
+        #expect(try await auth.trustedIssuers(tenantID: "beta").isEmpty)
+        try await auth.untrustIssuer(tenantID: "acme", issuer: trust.issuer)
+        await #expect(throws: AuthStoreError.notFound("trusted issuer https://id.example.com")) { try await auth.untrustIssuer(tenantID: "acme", issuer: trust.issuer) }
+
+        let link = IdentityLink(tenantID: "acme", issuer: "https://id.example.com", externalSubject: "ext-1", subject: "sub-alice",
+                                createdAt: StoreClock.date(StoreClock.milliseconds(Date())))
+        try await auth.addIdentityLink(link)
+        await #expect(throws: AuthStoreError.self) { try await auth.addIdentityLink(link) }
+        #expect(try await auth.identityLink(tenantID: "acme", issuer: link.issuer, externalSubject: "ext-1") == link)
+        #expect(try await auth.identityLink(tenantID: "beta", issuer: link.issuer, externalSubject: "ext-1") == nil)
+        #expect(try await database.another().auth.identityLinks(tenantID: "acme", subject: "sub-alice") == [link])
+        try await auth.removeIdentityLink(tenantID: "acme", issuer: link.issuer, externalSubject: "ext-1")
+        #expect(try await auth.identityLinks(tenantID: "acme", subject: "sub-alice").isEmpty)
+        await #expect(throws: AuthStoreError.self) { try await auth.removeIdentityLink(tenantID: "acme", issuer: link.issuer, externalSubject: "ext-1") }
+    }
 }

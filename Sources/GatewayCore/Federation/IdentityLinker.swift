@@ -1,0 +1,68 @@
+import Foundation
+
+/// Turns an upstream identity (`iss` + `sub`, with its profile claims) into the local user
+/// of a tenant it is linked to: the linked user when there is a link; else, when the
+/// provider allows it, the local user with the same VERIFIED email; else a new local user
+/// (created on first sign-in, no password: it can only sign in through its upstream).
+public struct IdentityLinker: Sendable {
+    /// The password hash of users created for upstream identities: not a valid encoding, so
+    /// no password ever matches it.
+    public static let noPassword = "!upstream"
+    let users: any UserStore
+    let links: any FederationStore
+
+    public init(users: any UserStore, links: any FederationStore) {
+        self.users = users
+        self.links = links
+    }
+
+    /// The local user of the upstream identity named by `claims[subjectClaim]`.
+    public func localUser(tenantID: String, issuer: String, claims: [String: JSONValue], subjectClaim: String = "sub",
+                          linkByVerifiedEmail: Bool = false) async throws -> LocalUser {
+        guard let externalSubject = claims[subjectClaim]?.stringValue, !externalSubject.isEmpty, externalSubject.count <= 255 else {
+            throw FederationError.tokenRejected("no subject (\(subjectClaim))")
+        }
+        if let link = try await links.identityLink(tenantID: tenantID, issuer: issuer, externalSubject: externalSubject) {
+            guard let user = try await users.user(tenantID: tenantID, subject: link.subject) else {
+                throw FederationError.tokenRejected("the linked local user no longer exists")
+            }
+            guard !user.disabled else { throw FederationError.userDisabled }
+            return user
+        }
+        let email = claims["email"]?.stringValue
+        let user: LocalUser
+        if linkByVerifiedEmail, claims["email_verified"] == .bool(true), let email,
+           let existing = try await users.users(tenantID: tenantID).first(where: { $0.email?.lowercased() == email.lowercased() }) {
+            guard !existing.disabled else { throw FederationError.userDisabled }
+            user = existing
+        } else {
+            user = try await createUser(tenantID: tenantID, issuer: issuer, externalSubject: externalSubject, claims: claims)
+        }
+        do {
+            try await links.addIdentityLink(IdentityLink(tenantID: tenantID, issuer: issuer, externalSubject: externalSubject, subject: user.subject))
+        } catch AuthStoreError.alreadyExists {
+            // Another sign-in of the same identity linked it first: use that link.
+            return try await localUser(tenantID: tenantID, issuer: issuer, claims: claims, subjectClaim: subjectClaim, linkByVerifiedEmail: false)
+        }
+        return user
+    }
+
+    /// A new user named `<issuer host>:<sub>` (with a hash suffix when that name is taken).
+    private func createUser(tenantID: String, issuer: String, externalSubject: String, claims: [String: JSONValue]) async throws -> LocalUser {
+        let host = URLComponents(string: issuer)?.host ?? "upstream"
+        let base = String((host + ":" + externalSubject).prefix(200))
+        let candidates = [base, base + "#" + Base64URL.sha256(issuer + "|" + externalSubject).prefix(8)]
+        for username in candidates {
+            let user = LocalUser(tenantID: tenantID, username: username, name: claims["name"]?.stringValue,
+                                 email: claims["email_verified"] == .bool(true) ? claims["email"]?.stringValue : nil,
+                                 picture: claims["picture"]?.stringValue, passwordHash: Self.noPassword)
+            do {
+                try await users.addUser(user)
+                return user
+            } catch AuthStoreError.alreadyExists {
+                continue
+            }
+        }
+        throw AuthStoreError.alreadyExists("user \(base)")
+    }
+}

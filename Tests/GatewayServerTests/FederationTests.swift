@@ -1,0 +1,234 @@
+import AsyncHTTPClient
+import Foundation
+import GatewayCore
+import NIOCore
+import Testing
+
+/// Issue 16 end to end on one real gateway: tenant `corp` is a real OpenID Provider (the
+/// gateway's own authorization server), tenant `shop` signs its users in through it and
+/// trusts its access tokens. Every step goes over real sockets: discovery, the JWKS, the code
+/// redemption and the browser's redirects (cookies carried by hand).
+@Suite("Federation: upstream sign-in, trusted issuers, identity links")
+struct FederationTests {
+    static let verifier = OAuthTestKit.verifier
+    static let challenge = OAuthTestKit.challenge
+
+    /// Two tenants, `corp` (the provider, with user carol and the gateway's client there) and
+    /// `shop` (with provider alias `corp` and a public app client).
+    struct World {
+        let harness: GatewayHarness
+        let port: Int
+        let carol = "carol-" + UUID().uuidString.prefix(8).lowercased()
+        let password = "correct horse battery"
+        var base: String { "http://127.0.0.1:\(port)" }
+        var corpIssuer: String { base + "/t/corp" }
+        var shopIssuer: String { base + "/t/shop" }
+        var store: any AuthStore { harness.bootstrap.authStore }
+
+        func setUp(providerIssuer: String? = nil, linkByEmail: Bool = false) async throws {
+            for id in ["corp", "shop", "other"] where harness.bootstrap.services.directory.tenant(id) == nil {
+                try await harness.createTenant(Tenant(id: id, displayName: id.capitalized), signIn: false)
+            }
+            let secret = ClientSecret.generate()
+            try await store.addClient(OAuthClient(tenantID: "corp", clientID: "shop-gw", confidential: true,
+                                                  redirectURIs: [shopIssuer + "/oauth2/idp/callback"]), secretHash: secret.hash)
+            try await store.addClient(OAuthClient(tenantID: "corp", clientID: "corp-app", redirectURIs: ["com.example.corp:/cb"]), secretHash: nil)
+            try await store.addUser(LocalUser(tenantID: "corp", username: carol, name: "Carol", email: "carol@example.test",
+                                              passwordHash: try PasswordHasher(logN: 12).hash(password)))
+            try await store.addClient(OAuthClient(tenantID: "shop", clientID: "shop-app", redirectURIs: ["com.example.shop:/cb"]), secretHash: nil)
+            try await store.addIdentityProvider(IdentityProvider(tenantID: "shop", alias: "corp", displayName: "Corp SSO", issuer: providerIssuer ?? corpIssuer,
+                                                                 clientID: "shop-gw", clientSecret: SecretValue(secret.secret), linkByVerifiedEmail: linkByEmail))
+        }
+
+        /// `GET` without following redirects; cookies as given.
+        func get(_ url: String, cookie: String? = nil) async throws -> (status: Int, location: String?, setCookie: String?, body: String) {
+            var request = HTTPClientRequest(url: url)
+            if let cookie { request.headers.add(name: "Cookie", value: cookie) }
+            let response = try await TestHTTP.noRedirects.execute(request, timeout: .seconds(10))
+            let body = try await response.body.collect(upTo: 1 << 20)
+            return (Int(response.status.code), response.headers.first(name: "Location"), response.headers.first(name: "Set-Cookie"), String(buffer: body))
+        }
+
+        func postForm(_ url: String, _ form: [(String, String)], json: Bool = true) async throws -> (status: Int, body: [String: JSONValue]) {
+            var request = HTTPClientRequest(url: url)
+            request.method = .POST
+            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            if json { request.headers.add(name: "Accept", value: "application/json") }
+            request.body = .bytes(ByteBuffer(string: form.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")))
+            let response = try await TestHTTP.noRedirects.execute(request, timeout: .seconds(10))
+            let body = try await response.body.collect(upTo: 1 << 20)
+            return (Int(response.status.code), (try? JSONValue.decode(Data(buffer: body)).objectValue) ?? [:])
+        }
+
+        /// The shop app's authorization URL (optionally naming the provider).
+        func shopAuthorize(idpHint: String? = "corp", state: String = "shop-state") -> String {
+            var url = "\(shopIssuer)/oauth2/authorize?response_type=code&client_id=shop-app&redirect_uri=com.example.shop:/cb&scope=openid%20profile"
+                + "&state=\(state)&nonce=shop-nonce&code_challenge=\(FederationTests.challenge)&code_challenge_method=S256"
+            if let idpHint { url += "&idp_hint=\(idpHint)" }
+            return url
+        }
+
+        /// Carol signs in at corp (natively, as the provider's page would) for the authorization
+        /// URL the gateway sent the browser to; returns the provider's redirect to the callback.
+        func signInAtProvider(_ upstreamURL: String, password: String? = nil) async throws -> String {
+            let items = URLComponents(string: upstreamURL)?.queryItems ?? []
+            var form = items.compactMap { item in item.value.map { (item.name, $0) } }
+            form += [("username", carol), ("password", password ?? self.password)]
+            let answer = try await postForm(corpIssuer + "/oauth2/authorize", form)
+            return try #require(answer.body["redirect_to"]?.stringValue, "provider sign-in failed: \(answer)")
+        }
+
+        /// The full browser journey; returns the shop's final redirect.
+        func signInThroughCorp() async throws -> String {
+            let start = try await get(shopAuthorize())
+            #expect(start.status == 302)
+            let upstream = try #require(start.location)
+            #expect(upstream.hasPrefix(corpIssuer + "/oauth2/authorize?"))
+            let cookie = try #require(start.setCookie?.split(separator: ";").first.map(String.init))
+            #expect(start.setCookie?.contains("SameSite=Lax") == true)
+            let callback = try await signInAtProvider(upstream)
+            #expect(callback.hasPrefix(shopIssuer + "/oauth2/idp/callback?"))
+            let back = try await get(callback, cookie: cookie)
+            #expect(back.status == 302, "callback answered \(back.status): \(back.body)")
+            return try #require(back.location)
+        }
+
+        func shopTokens(_ redirect: String) async throws -> [String: JSONValue] {
+            let items = URLComponents(string: redirect)?.queryItems ?? []
+            #expect(items.first { $0.name == "state" }?.value == "shop-state")
+            #expect(items.first { $0.name == "iss" }?.value == shopIssuer)
+            let code = try #require(items.first { $0.name == "code" }?.value, "no code in \(redirect)")
+            let answer = try await postForm(shopIssuer + "/oauth2/token", [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", "com.example.shop:/cb"),
+                                                                          ("client_id", "shop-app"), ("code_verifier", FederationTests.verifier)])
+            #expect(answer.status == 200, "token exchange: \(answer)")
+            return answer.body
+        }
+
+        /// A corp access token for carol (corp's own app).
+        func corpAccessToken() async throws -> String {
+            let url = "\(corpIssuer)/oauth2/authorize?response_type=code&client_id=corp-app&redirect_uri=com.example.corp:/cb&scope=openid&state=s&nonce=n"
+                + "&code_challenge=\(FederationTests.challenge)&code_challenge_method=S256"
+            let redirect = try await signInAtProvider(url)
+            let code = try #require(URLComponents(string: redirect)?.queryItems?.first { $0.name == "code" }?.value)
+            let answer = try await postForm(corpIssuer + "/oauth2/token", [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", "com.example.corp:/cb"),
+                                                                          ("client_id", "corp-app"), ("code_verifier", FederationTests.verifier)])
+            return try #require(answer.body["access_token"]?.stringValue)
+        }
+
+        func carolAtCorp() async throws -> LocalUser {
+            try #require(try await store.user(tenantID: "corp", username: carol))
+        }
+    }
+
+    @Test func signInThroughAnUpstreamProviderLinksOneLocalUser() async throws {
+        try await GatewayHarness.withGateway { harness, _, port in
+            let world = World(harness: harness, port: port)
+            try await world.setUp()
+            // The sign-in page offers the provider.
+            let page = try await world.get(world.shopAuthorize(idpHint: nil))
+            #expect(page.status == 200)
+            #expect(page.body.contains("Continue with Corp SSO"))
+            #expect(page.body.contains("idp_hint=corp"))
+
+            let tokens = try await world.shopTokens(try await world.signInThroughCorp())
+            let idToken = try #require(tokens["id_token"]?.stringValue)
+            let subject = try #require(try jwtClaims(idToken)["sub"]?.stringValue)
+            let carol = try await world.carolAtCorp()
+            #expect(subject != carol.subject, "the shop issues its own subject")
+            let link = try #require(try await world.store.identityLink(tenantID: "shop", issuer: world.corpIssuer, externalSubject: carol.subject))
+            #expect(link.subject == subject)
+            let local = try #require(try await world.store.user(tenantID: "shop", subject: subject))
+            #expect(local.name == "Carol")
+            #expect(local.passwordHash == IdentityLinker.noPassword)
+            // The shop's own access token works on the shop's API.
+            let access = try #require(tokens["access_token"]?.stringValue)
+            let me = try await world.get(world.shopIssuer + "/oauth2/userinfo", cookie: nil)
+            #expect(me.status == 401)
+            var request = HTTPClientRequest(url: world.shopIssuer + "/oauth2/userinfo")
+            request.headers.add(name: "Authorization", value: "Bearer \(access)")
+            #expect(try await TestHTTP.noRedirects.execute(request, timeout: .seconds(10)).status.code == 200)
+
+            // A second sign-in finds the link: same local user, no new one.
+            let usersBefore = try await world.store.users(tenantID: "shop").count
+            let again = try await world.shopTokens(try await world.signInThroughCorp())
+            #expect(try jwtClaims(try #require(again["id_token"]?.stringValue))["sub"]?.stringValue == subject)
+            #expect(try await world.store.users(tenantID: "shop").count == usersBefore)
+        }
+    }
+
+    @Test func theCallbackRefusesAnotherBrowserAndAReplayedState() async throws {
+        try await GatewayHarness.withGateway { harness, _, port in
+            let world = World(harness: harness, port: port)
+            try await world.setUp()
+            let start = try await world.get(world.shopAuthorize())
+            let cookie = try #require(start.setCookie?.split(separator: ";").first.map(String.init))
+            let callback = try await world.signInAtProvider(try #require(start.location))
+            // Another browser (no cookie, or another value): an error page, no redirect.
+            let stranger = try await world.get(callback, cookie: "gw-fed=AAAAAAAAAAAAAAAAAAAAAA")
+            #expect(stranger.status == 400)
+            #expect(stranger.location == nil)
+            // The state was taken by that attempt: the right browser cannot replay it either.
+            let replay = try await world.get(callback, cookie: cookie)
+            #expect(replay.status == 400)
+            // An unknown state.
+            #expect(try await world.get(world.shopIssuer + "/oauth2/idp/callback?state=nope&code=x", cookie: cookie).status == 400)
+        }
+    }
+
+    @Test func anUpstreamErrorAndAnUnreachableProviderGoBackToTheClient() async throws {
+        try await GatewayHarness.withGateway { harness, _, port in
+            let world = World(harness: harness, port: port)
+            try await world.setUp()
+            // The provider sends the user back with access_denied.
+            let start = try await world.get(world.shopAuthorize())
+            let cookie = try #require(start.setCookie?.split(separator: ";").first.map(String.init))
+            let upstreamURL = try #require(start.location)
+            let state = try #require(URLComponents(string: upstreamURL)?.queryItems?.first { $0.name == "state" }?.value)
+            let denied = try await world.get(world.shopIssuer + "/oauth2/idp/callback?state=\(state)&error=access_denied&error_description=no", cookie: cookie)
+            #expect(denied.status == 302)
+            let deniedItems = URLComponents(string: try #require(denied.location))?.queryItems ?? []
+            #expect(denied.location?.hasPrefix("com.example.shop:/cb?") == true)
+            #expect(deniedItems.first { $0.name == "error" }?.value == "access_denied")
+            #expect(deniedItems.first { $0.name == "state" }?.value == "shop-state")
+
+            // A provider whose issuer does not answer: temporarily_unavailable on the client's redirect, never a 500.
+            try await world.store.addIdentityProvider(IdentityProvider(tenantID: "shop", alias: "down", issuer: "http://127.0.0.1:9/t/none", clientID: "x"))
+            let down = try await world.get(world.shopAuthorize(idpHint: "down"))
+            #expect(down.status == 302)
+            let downItems = URLComponents(string: try #require(down.location))?.queryItems ?? []
+            #expect(down.location?.hasPrefix("com.example.shop:/cb?") == true)
+            #expect(downItems.first { $0.name == "error" }?.value == "temporarily_unavailable")
+        }
+    }
+
+    @Test func aTrustedIssuersTokenWorksOnlyWhereItIsTrusted() async throws {
+        try await GatewayHarness.withGateway { harness, _, port in
+            let world = World(harness: harness, port: port)
+            try await world.setUp()
+            let corpToken = try await world.corpAccessToken()
+            @Sendable func userinfo(_ tenant: String) async throws -> (Int, [String: JSONValue]) {
+                var request = HTTPClientRequest(url: "\(world.base)/t/\(tenant)/oauth2/userinfo")
+                request.headers.add(name: "Authorization", value: "Bearer \(corpToken)")
+                let response = try await TestHTTP.noRedirects.execute(request, timeout: .seconds(10))
+                let body = try await response.body.collect(upTo: 1 << 20)
+                return (Int(response.status.code), (try? JSONValue.decode(Data(buffer: body)).objectValue) ?? [:])
+            }
+            // Not trusted yet: refused.
+            #expect(try await userinfo("shop").0 == 401)
+            try await world.store.trustIssuer(TrustedIssuer(tenantID: "shop", issuer: world.corpIssuer, audience: TokenService.audience(issuer: world.corpIssuer)))
+            // The trusted-issuer list is re-read every 5 s.
+            let accepted = await eventually(within: .seconds(10)) { (try? await userinfo("shop").0) == 200 }
+            #expect(accepted)
+            let (_, info) = try await userinfo("shop")
+            let carol = try await world.carolAtCorp()
+            let link = try #require(try await world.store.identityLink(tenantID: "shop", issuer: world.corpIssuer, externalSubject: carol.subject))
+            #expect(info["sub"]?.stringValue == link.subject)
+            // Tenant `other` does not trust corp: the same token is refused there.
+            #expect(try await userinfo("other").0 == 401)
+            // A trust for another audience refuses it too.
+            try await world.store.trustIssuer(TrustedIssuer(tenantID: "other", issuer: world.corpIssuer, audience: "https://elsewhere.example/v1"))
+            try await Task.sleep(for: .seconds(5.5))
+            #expect(try await userinfo("other").0 == 401)
+        }
+    }
+}
