@@ -45,6 +45,48 @@ struct AccessTokenEndpointTests {
         }
     }
 
+    @Test("token exchange at /oauth2/token answers by the same rules (RFC 8693, issue 16 item 3b)")
+    func tokenExchangeForAMiniAppToken() async throws {
+        try await FakePlatform.with { fake in
+            fake.seedHelloWithAccessToken()
+            try await GatewayHarness.withGateway { harness, client, port in
+                let id = uniqueTenantID("ats")
+                try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
+                var kit = OAuthTestKit(harness: harness, client: client, port: port)
+                kit.tenant = id
+                kit.clientID = "exchanger"
+                try await kit.setUp { $0.grantTypes = ["authorization_code", "refresh_token", TokenExchange.grantType] }
+                let access = try await kit.tokens().accessToken
+                func exchange(audience: String = "rae", scope: String = "idinfo_read_openid", resource: String = "urn:superapp:miniapp:hello",
+                              subject: String? = nil) async throws -> Operations.PostToken.Output {
+                    try await client.postToken(path: .init(tenant: id), body: .urlEncodedForm(.init(
+                        grantType: TokenExchange.grantType, clientId: kit.clientID, scope: scope, subjectToken: subject ?? access,
+                        subjectTokenType: TokenExchange.accessTokenType, audience: audience, resource: resource)))
+                }
+                // No ACCESS_TOKEN consent yet: refused like the endpoint's AuthorizationFailureError.
+                guard case .forbidden(let denied) = try await exchange() else { Issue.record("expected 403"); return }
+                #expect(try denied.body.json.error == "access_denied")
+                let api = kit.authorizedClient("Bearer \(access)")
+                _ = try await api.putMiniAppPermissions(path: .init(tenant: id, id: "hello"), body: permissionUpdate([(Self.accessToken, .allowed)])).ok
+                let issued = try await exchange().ok.body.json
+                #expect(issued.issuedTokenType == TokenExchange.accessTokenType)
+                #expect(issued.refreshToken == nil && issued.idToken == nil)
+                #expect(issued.scope == "idinfo_read_openid")
+                let claims = try jwtClaims(issued.accessToken)
+                #expect(claims["azp"]?.stringValue == "hello")
+                #expect(claims["aud"]?.stringValue == "rae")
+                #expect(claims["sub"]?.stringValue == (try jwtClaims(access))["sub"]?.stringValue)
+                // The endpoint's refusals, as OAuth errors.
+                #expect(try OAuthTestKit.errorCode(try await exchange(audience: "other")) == "invalid_target")
+                #expect(try OAuthTestKit.errorCode(try await exchange(scope: "")) == "invalid_target")
+                #expect(try OAuthTestKit.errorCode(try await exchange(resource: "urn:superapp:miniapp:..")) == "invalid_target")
+                #expect(try OAuthTestKit.errorCode(try await exchange(resource: "https://elsewhere")) == "invalid_target")
+                #expect(try OAuthTestKit.errorCode(try await exchange(subject: "not-a-jwt")) == "invalid_grant")
+                #expect(try OAuthTestKit.errorCode(try await exchange(subject: issued.accessToken)) == "invalid_grant")
+            }
+        }
+    }
+
     @Test("empty scopes, a scope superset and an unknown audience are refused with the SDK's types")
     func refusals() async throws {
         try await FakePlatform.with { fake in

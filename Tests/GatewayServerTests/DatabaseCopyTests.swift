@@ -25,7 +25,7 @@ struct DatabaseCopyTests {
             try await kit.setUp()
             let kept = try await kit.tokens()
             let revoked = try await kit.tokens()
-            _ = try await client.revokeToken(path: .init(tenant: tenant), body: .urlEncodedForm(.init(token: revoked.refreshToken, clientId: kit.clientID))).ok
+            _ = try await client.revokeToken(path: .init(tenant: tenant), body: .urlEncodedForm(.init(token: revoked.issuedRefreshToken, clientId: kit.clientID))).ok
             let authed = kit.authorizedClient("Bearer \(kept.accessToken)")
             _ = try await authed.putMiniAppStorage(path: .init(tenant: tenant, id: app), body: .json(.init(items: .init(additionalProperties: ["note": "sealed ✓"])))).ok
             let subject = try #require(try await harness.bootstrap.authStore.user(tenantID: tenant, username: username)).subject
@@ -57,8 +57,8 @@ struct DatabaseCopyTests {
             #expect(try await kit.me(authorization: "Bearer \(kept.accessToken)", tenant: tenant).status == 200)
             #expect(try await kit.me(authorization: "Bearer \(revoked.accessToken)", tenant: tenant).status == 401, "a revocation was lost in the copy")
             // The copied refresh family rotates; the revoked one does not.
-            let refreshed = try await kit.refresh(kept.refreshToken).ok.body.json
-            #expect(try OAuthTestKit.errorCode(try await kit.refresh(revoked.refreshToken)) == "invalid_grant")
+            let refreshed = try await kit.refresh(kept.issuedRefreshToken).ok.body.json
+            #expect(try OAuthTestKit.errorCode(try await kit.refresh(revoked.issuedRefreshToken)) == "invalid_grant")
             let authed = kit.authorizedClient("Bearer \(refreshed.accessToken)")
             #expect(try await authed.getMiniAppStorageItem(path: .init(tenant: tenant, id: app, key: "note")).ok.body.json.value == "sealed ✓")
             let subject = try #require(try await harness.bootstrap.authStore.user(tenantID: tenant, username: username)).subject

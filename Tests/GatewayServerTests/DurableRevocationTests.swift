@@ -25,11 +25,11 @@ struct DurableRevocationTests {
             let first = try await kit.tokens()
             let second = try await kit.tokens()
             await redis.kill()
-            let answer = try await client.revokeToken(path: .init(tenant: "demo"), body: .urlEncodedForm(.init(token: first.refreshToken, clientId: kit.clientID)))
+            let answer = try await client.revokeToken(path: .init(tenant: "demo"), body: .urlEncodedForm(.init(token: first.issuedRefreshToken, clientId: kit.clientID)))
             _ = try answer.ok
             // This replica knows at once; the refresh token is dead too.
             #expect(try await kit.me(authorization: "Bearer \(first.accessToken)").status == 401)
-            #expect(try OAuthTestKit.errorCode(try await kit.refresh(first.refreshToken)) == "invalid_grant")
+            #expect(try OAuthTestKit.errorCode(try await kit.refresh(first.issuedRefreshToken)) == "invalid_grant")
             #expect(try await kit.me(authorization: "Bearer \(second.accessToken)").status == 200)
             return (first.accessToken, second.accessToken)
         }

@@ -231,4 +231,40 @@ struct FederationTests {
             #expect(try await userinfo("other").0 == 401)
         }
     }
+
+    @Test func aTrustedIssuersTokenIsExchangedForTheGatewaysTokens() async throws {
+        try await GatewayHarness.withGateway { harness, _, port in
+            let world = World(harness: harness, port: port)
+            try await world.setUp()
+            var native = OAuthClient(tenantID: "shop", clientID: "shop-native", redirectURIs: ["com.example.shop:/native"])
+            native.grantTypes = ["authorization_code", "refresh_token", TokenExchange.grantType]
+            try await world.store.addClient(native, secretHash: nil)
+            let corpToken = try await world.corpAccessToken()
+            @Sendable func exchange(_ clientID: String, tenant: String = "shop") async throws -> (status: Int, body: [String: JSONValue]) {
+                try await world.postForm("\(world.base)/t/\(tenant)/oauth2/token", [
+                    ("grant_type", TokenExchange.grantType), ("client_id", clientID), ("subject_token", corpToken),
+                    ("subject_token_type", TokenExchange.accessTokenType), ("scope", "openid profile")])
+            }
+            // Not trusted yet; then a client without the grant; then the real exchange.
+            #expect(try await exchange("shop-native").body["error"] == "invalid_grant")
+            try await world.store.trustIssuer(TrustedIssuer(tenantID: "shop", issuer: world.corpIssuer, audience: TokenService.audience(issuer: world.corpIssuer)))
+            #expect(try await exchange("shop-app").body["error"] == "unauthorized_client")
+            let accepted = await eventually(within: .seconds(10)) { (try? await exchange("shop-native").status) == 200 }
+            #expect(accepted)
+            let answer = try await exchange("shop-native")
+            #expect(answer.body["issued_token_type"]?.stringValue == TokenExchange.accessTokenType)
+            let refresh = try #require(answer.body["refresh_token"]?.stringValue)
+            let idToken = try #require(answer.body["id_token"]?.stringValue)
+            let carol = try await world.carolAtCorp()
+            let link = try #require(try await world.store.identityLink(tenantID: "shop", issuer: world.corpIssuer, externalSubject: carol.subject))
+            #expect(try jwtClaims(idToken)["sub"]?.stringValue == link.subject)
+            #expect(try jwtClaims(try #require(answer.body["access_token"]?.stringValue))["iss"]?.stringValue == world.shopIssuer)
+            // The gateway's refresh token rotates like any other.
+            let refreshed = try await world.postForm(world.shopIssuer + "/oauth2/token", [("grant_type", "refresh_token"), ("client_id", "shop-native"), ("refresh_token", refresh)])
+            #expect(refreshed.status == 200)
+            // Discovery advertises the grant.
+            let discovery = try await world.get(world.shopIssuer + "/.well-known/openid-configuration")
+            #expect(discovery.body.contains(TokenExchange.grantType))
+        }
+    }
 }

@@ -9,7 +9,7 @@ struct LogoutTests {
     /// Whether a refresh token still refreshes (rotating it: the caller keeps the new one).
     static func refreshes(_ kit: OAuthTestKit, _ token: inout String) async throws -> Bool {
         guard case .ok(let ok) = try await kit.refresh(token) else { return false }
-        token = try ok.body.json.refreshToken
+        token = try ok.body.json.issuedRefreshToken
         return true
     }
 
@@ -24,14 +24,14 @@ struct LogoutTests {
             let claims = try jwtClaims(tokens.accessToken)
             let miniAppToken = try await SigningKeyTokenMinter(keys: auth.keys, issuer: { _ in kit.issuer })
                 .mint(tenant: tenant, subject: try #require(claims["sub"]?.stringValue), miniAppID: "hello", audience: kit.clientID, scopes: ["s"], lifetime: .seconds(60)).token
-            for hint in [tokens.accessToken, miniAppToken, "not-a-jwt", tokens.idToken.dropLast(2) + "xx"] {
+            for hint in [tokens.accessToken, miniAppToken, "not-a-jwt", tokens.issuedIDToken.dropLast(2) + "xx"] {
                 let answer = try await RawHTTP.send(.GET, "\(kit.issuer)/oauth2/logout?id_token_hint=\(hint)")
                 #expect(answer.status == 400, "hint \(hint.prefix(20))…: \(answer.status)")
                 #expect(answer.body.contains("invalid_request"))
                 let post = try await client.postLogout(path: .init(tenant: "demo"), body: .urlEncodedForm(.init(idTokenHint: String(hint))))
                 _ = try post.badRequest
             }
-            var refresh = tokens.refreshToken
+            var refresh = tokens.issuedRefreshToken
             #expect(try await Self.refreshes(kit, &refresh), "a refused hint revoked the session")
             #expect(try await kit.me(authorization: "Bearer \(tokens.accessToken)").status == 200)
         }
@@ -44,19 +44,19 @@ struct LogoutTests {
             try await kit.setUp()
             let phone = try await kit.tokens()
             let tablet = try await kit.tokens()
-            let phoneSID = try #require(try jwtClaims(phone.idToken)["sid"]?.stringValue)
-            let tabletSID = try #require(try jwtClaims(tablet.idToken)["sid"]?.stringValue)
+            let phoneSID = try #require(try jwtClaims(phone.issuedIDToken)["sid"]?.stringValue)
+            let tabletSID = try #require(try jwtClaims(tablet.issuedIDToken)["sid"]?.stringValue)
             #expect(phoneSID != tabletSID)
-            var phoneRefresh = phone.refreshToken
+            var phoneRefresh = phone.issuedRefreshToken
             guard case .ok(let refreshed) = try await kit.refresh(phoneRefresh) else { Issue.record("refresh failed"); return }
-            phoneRefresh = try refreshed.body.json.refreshToken
-            #expect(try jwtClaims(try refreshed.body.json.idToken)["sid"]?.stringValue == phoneSID)
+            phoneRefresh = try refreshed.body.json.issuedRefreshToken
+            #expect(try jwtClaims(try refreshed.body.json.issuedIDToken)["sid"]?.stringValue == phoneSID)
 
-            let out = try await client.getLogout(path: .init(tenant: "demo"), query: .init(idTokenHint: phone.idToken, postLogoutRedirectUri: "com.example.app:/bye", state: "s"))
+            let out = try await client.getLogout(path: .init(tenant: "demo"), query: .init(idTokenHint: phone.issuedIDToken, postLogoutRedirectUri: "com.example.app:/bye", state: "s"))
             #expect(try out.found.headers.location == "com.example.app:/bye?state=s")
             #expect(try await !Self.refreshes(kit, &phoneRefresh))
             #expect(try await kit.me(authorization: "Bearer \(try refreshed.body.json.accessToken)").status == 401)
-            var tabletRefresh = tablet.refreshToken
+            var tabletRefresh = tablet.issuedRefreshToken
             #expect(try await Self.refreshes(kit, &tabletRefresh), "logout of one session ended another")
             #expect(try await kit.me(authorization: "Bearer \(tablet.accessToken)").status == 200)
         }
@@ -68,7 +68,7 @@ struct LogoutTests {
             let kit = OAuthTestKit(harness: harness, client: client, port: port)
             try await kit.setUp()
             let tokens = try await kit.tokens()
-            var claims = try jwtClaims(tokens.idToken)
+            var claims = try jwtClaims(tokens.issuedIDToken)
             claims["exp"] = .number((Date().timeIntervalSince1970 - 3600).rounded())
             claims["iat"] = .number((Date().timeIntervalSince1970 - 7200).rounded())
             let key = try await harness.bootstrap.services.auth.keys.signingKey(tenantID: "demo")
@@ -77,7 +77,7 @@ struct LogoutTests {
             foreign["azp"] = "no-such-client"
             let foreignHint = try JWS.sign(claims: foreign, typ: "JWT", signingKey: key)
             _ = try await client.getLogout(path: .init(tenant: "demo"), query: .init(idTokenHint: foreignHint)).badRequest
-            var refresh = tokens.refreshToken
+            var refresh = tokens.issuedRefreshToken
             #expect(try await Self.refreshes(kit, &refresh))
 
             let expired = try JWS.sign(claims: claims, typ: "JWT", signingKey: key)
@@ -95,14 +95,14 @@ struct LogoutTests {
             let tablet = try await kit.tokens()
             let jar = CookieJar()
             let browser = Client.browser(port: port, jar: jar)
-            let page = try await browser.getLogout(path: .init(tenant: "demo"), query: .init(idTokenHint: phone.idToken)).ok
+            let page = try await browser.getLogout(path: .init(tenant: "demo"), query: .init(idTokenHint: phone.issuedIDToken)).ok
             let html = try await String(collecting: try page.body.textHtmlCharsetUtf8, upTo: 1 << 20)
             #expect(html.contains("Sign out on all devices"))
             let csrf = try #require(html.range(of: #"name="csrf_token" value="([^"]+)""#, options: .regularExpression).map { String(html[$0]).components(separatedBy: "value=\"")[1].dropLast() }.map(String.init))
-            var tabletRefresh = tablet.refreshToken
+            var tabletRefresh = tablet.issuedRefreshToken
             #expect(try await Self.refreshes(kit, &tabletRefresh), "the page alone must not end other sessions")
 
-            let form = Components.Schemas.LogoutForm(idTokenHint: phone.idToken, everywhere: ._true, csrfToken: csrf)
+            let form = Components.Schemas.LogoutForm(idTokenHint: phone.issuedIDToken, everywhere: ._true, csrfToken: csrf)
             // Another browser (no cookie) cannot use the form.
             _ = try await client.postLogout(path: .init(tenant: "demo"), body: .urlEncodedForm(form)).forbidden
             #expect(try await Self.refreshes(kit, &tabletRefresh))

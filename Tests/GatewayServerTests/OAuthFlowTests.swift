@@ -53,7 +53,7 @@ struct OAuthFlowTests {
             let claims = try jwtClaims(tokens.accessToken)
             for name in ["iss", "sub", "aud", "client_id", "iat", "exp", "jti", "scope", "tenant"] { #expect(claims[name] != nil, "missing \(name)") }
             #expect(claims["iss"]?.stringValue == kit.issuer)
-            #expect(try jwtClaims(tokens.idToken)["nonce"] == "n-1")
+            #expect(try jwtClaims(tokens.issuedIDToken)["nonce"] == "n-1")
 
             let me = try await kit.authorizedClient("Bearer \(tokens.accessToken)").getMe(path: .init(tenant: "demo")).ok.body.json
             #expect(me.name == "Alice")
@@ -61,24 +61,24 @@ struct OAuthFlowTests {
             let info = try await kit.authorizedClient("Bearer \(tokens.accessToken)").getUserInfo(path: .init(tenant: "demo")).ok.body.json
             #expect(info.email == "alice@example.test")
 
-            let refreshed = try await kit.refresh(tokens.refreshToken).ok.body.json
-            #expect(refreshed.refreshToken != tokens.refreshToken)
+            let refreshed = try await kit.refresh(tokens.issuedRefreshToken).ok.body.json
+            #expect(refreshed.issuedRefreshToken != tokens.issuedRefreshToken)
             // OpenID Connect Core §12.2: the same auth_time, and no nonce (it belonged to the
             // authentication request, not to this refresh).
-            let original = try jwtClaims(tokens.idToken)
-            let renewed = try jwtClaims(refreshed.idToken)
+            let original = try jwtClaims(tokens.issuedIDToken)
+            let renewed = try jwtClaims(refreshed.issuedIDToken)
             #expect(original["auth_time"] != nil && renewed["auth_time"] == original["auth_time"])
             #expect(renewed["nonce"] == nil)
-            let again = try await kit.refresh(refreshed.refreshToken).ok.body.json
+            let again = try await kit.refresh(refreshed.issuedRefreshToken).ok.body.json
 
-            _ = try await client.revokeToken(path: .init(tenant: "demo"), body: .urlEncodedForm(.init(token: again.refreshToken, clientId: kit.clientID))).ok
-            #expect(try OAuthTestKit.errorCode(try await kit.refresh(again.refreshToken)) == "invalid_grant")
+            _ = try await client.revokeToken(path: .init(tenant: "demo"), body: .urlEncodedForm(.init(token: again.issuedRefreshToken, clientId: kit.clientID))).ok
+            #expect(try OAuthTestKit.errorCode(try await kit.refresh(again.issuedRefreshToken)) == "invalid_grant")
             #expect(try await kit.me(authorization: "Bearer \(again.accessToken)").status == 401)
 
             let second = try await kit.tokens()
-            let logout = try await client.getLogout(path: .init(tenant: "demo"), query: .init(idTokenHint: second.idToken, postLogoutRedirectUri: "com.example.app:/bye", state: "s"))
+            let logout = try await client.getLogout(path: .init(tenant: "demo"), query: .init(idTokenHint: second.issuedIDToken, postLogoutRedirectUri: "com.example.app:/bye", state: "s"))
             #expect(try logout.found.headers.location == "com.example.app:/bye?state=s")
-            #expect(try OAuthTestKit.errorCode(try await kit.refresh(second.refreshToken)) == "invalid_grant")
+            #expect(try OAuthTestKit.errorCode(try await kit.refresh(second.issuedRefreshToken)) == "invalid_grant")
         }
     }
 
@@ -192,7 +192,7 @@ struct OAuthFlowTests {
             let tokens = try await kit.tokens()
             let successes = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for _ in 0..<50 {
-                    group.addTask { if case .ok = try await kit.refresh(tokens.refreshToken) { return true } else { return false } }
+                    group.addTask { if case .ok = try await kit.refresh(tokens.issuedRefreshToken) { return true } else { return false } }
                 }
                 return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
             }
@@ -238,7 +238,7 @@ struct DemoSignInTests {
             kit.username = DemoAuth.username
             kit.password = String(password)
             let tokens = try await kit.tokens()
-            #expect(try jwtClaims(tokens.idToken)["preferred_username"] == "demo")
+            #expect(try jwtClaims(tokens.issuedIDToken)["preferred_username"] == "demo")
         }
     }
 }

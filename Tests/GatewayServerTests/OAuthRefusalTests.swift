@@ -77,7 +77,7 @@ struct OAuthRefusalTests {
             kit.clientID = "codes-only-" + UUID().uuidString.prefix(6).lowercased()
             try await kit.setUp { $0.grantTypes = ["authorization_code"] }
             let tokens = try await kit.tokens()
-            #expect(try OAuthTestKit.errorCode(try await kit.refresh(tokens.refreshToken)) == "unauthorized_client")
+            #expect(try OAuthTestKit.errorCode(try await kit.refresh(tokens.issuedRefreshToken)) == "unauthorized_client")
         }
     }
 
@@ -145,7 +145,7 @@ struct OAuthRefusalTests {
             #expect(try await kit.me(authorization: "Bearer \(tokens.accessToken)").status == 200)
             #expect(try OAuthTestKit.errorCode(try await kit.exchange(code)) == "invalid_grant")
             #expect(try await kit.me(authorization: "Bearer \(tokens.accessToken)").status == 401)
-            #expect(try OAuthTestKit.errorCode(try await kit.refresh(tokens.refreshToken)) == "invalid_grant")
+            #expect(try OAuthTestKit.errorCode(try await kit.refresh(tokens.issuedRefreshToken)) == "invalid_grant")
         }
     }
 
@@ -195,9 +195,9 @@ struct OAuthRefusalTests {
     func refreshReuse() async throws {
         try await withKit { kit in
             let tokens = try await kit.tokens()
-            let rotated = try await kit.refresh(tokens.refreshToken).ok.body.json
-            #expect(try OAuthTestKit.errorCode(try await kit.refresh(tokens.refreshToken)) == "invalid_grant")
-            #expect(try OAuthTestKit.errorCode(try await kit.refresh(rotated.refreshToken)) == "invalid_grant")
+            let rotated = try await kit.refresh(tokens.issuedRefreshToken).ok.body.json
+            #expect(try OAuthTestKit.errorCode(try await kit.refresh(tokens.issuedRefreshToken)) == "invalid_grant")
+            #expect(try OAuthTestKit.errorCode(try await kit.refresh(rotated.issuedRefreshToken)) == "invalid_grant")
             #expect(try await kit.me(authorization: "Bearer \(rotated.accessToken)").status == 401)
             #expect(try await kit.me(authorization: "Bearer \(tokens.accessToken)").status == 401)
         }
@@ -210,7 +210,7 @@ struct OAuthRefusalTests {
             var user = try #require(try await kit.store.user(tenantID: "demo", username: kit.username))
             user.disabled = true
             try await kit.store.updateUser(user)
-            #expect(try OAuthTestKit.errorCode(try await kit.refresh(tokens.refreshToken)) == "invalid_grant")
+            #expect(try OAuthTestKit.errorCode(try await kit.refresh(tokens.issuedRefreshToken)) == "invalid_grant")
             #expect(try await kit.me(authorization: "Bearer \(tokens.accessToken)").status == 401)
             _ = try await kit.nativeLogin(kit.form()).unauthorized
         }
@@ -244,7 +244,7 @@ struct OAuthRefusalTests {
     func wrongTyp() async throws {
         try await withKit { kit in
             let tokens = try await kit.tokens()
-            #expect(try await kit.me(authorization: "Bearer \(tokens.idToken)").status == 401)
+            #expect(try await kit.me(authorization: "Bearer \(tokens.issuedIDToken)").status == 401)
         }
     }
 
@@ -283,9 +283,9 @@ struct OAuthRefusalTests {
             // Bearer use of a bound token.
             #expect(try await kit.me(authorization: "Bearer \(tokens.accessToken)").status == 401)
             // Replayed token-endpoint proof.
-            #expect(try OAuthTestKit.errorCode(try await kit.refresh(tokens.refreshToken, dpop: proof)) == "invalid_dpop_proof")
+            #expect(try OAuthTestKit.errorCode(try await kit.refresh(tokens.issuedRefreshToken, dpop: proof)) == "invalid_dpop_proof")
             let fresh = try DPoPProof.make(key: key, method: "POST", url: "\(kit.issuer)/oauth2/token")
-            #expect(try await kit.refresh(tokens.refreshToken, dpop: fresh).ok.body.json.tokenType == .dPoP)
+            #expect(try await kit.refresh(tokens.issuedRefreshToken, dpop: fresh).ok.body.json.tokenType == .dPoP)
         }
     }
 }

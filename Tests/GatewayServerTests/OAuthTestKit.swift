@@ -121,3 +121,11 @@ func jwtClaims(_ token: String) throws -> [String: JSONValue] {
 func jwtHeader(_ token: String) throws -> [String: JSONValue] {
     try JWS.parse(token).header
 }
+
+extension Components.Schemas.TokenResponse {
+    /// The refresh token of an authorization_code or refresh_token answer (always present
+    /// there; optional in the schema because a mini-app token from token exchange has none).
+    var issuedRefreshToken: String { refreshToken ?? "" }
+    /// The ID token of an authorization_code or refresh_token answer.
+    var issuedIDToken: String { idToken ?? "" }
+}

@@ -40,6 +40,8 @@ public struct OAuthClient: Sendable, Codable, Equatable {
 
     /// The grant types the token endpoint knows.
     public static let knownGrantTypes = ["authorization_code", "refresh_token"]
+    /// Every grant a client may be registered for; token exchange (RFC 8693) only on request.
+    public static let registrableGrantTypes = knownGrantTypes + [TokenExchange.grantType]
 
     /// Whether the client may use `grantType` at the token endpoint.
     public func allows(grantType: String) -> Bool {
@@ -97,10 +99,12 @@ public struct OAuthClient: Sendable, Codable, Equatable {
         }
         for scope in allowedScopes where scope.isEmpty || scope.contains(" ") { try fail("invalid --scope '\(scope)'") }
         if let grantTypes {
-            for grant in grantTypes where !Self.knownGrantTypes.contains(grant) {
-                try fail("--grant-type must be one of \(Self.knownGrantTypes.joined(separator: ", ")), got '\(grant)'")
+            for grant in grantTypes where !Self.registrableGrantTypes.contains(grant) {
+                try fail("--grant-type must be one of \(Self.registrableGrantTypes.joined(separator: ", ")), got '\(grant)'")
             }
-            if !grantTypes.contains("authorization_code") { try fail("--grant-type must include authorization_code (the only way to first get tokens)") }
+            if !grantTypes.contains("authorization_code"), !grantTypes.contains(TokenExchange.grantType) {
+                try fail("--grant-type must include authorization_code or \(TokenExchange.grantType) (the ways to first get tokens)")
+            }
         }
         for (name, value) in [("access-token", accessTokenLifetimeSeconds), ("refresh-idle", refreshIdleLifetimeSeconds), ("refresh-absolute", refreshAbsoluteLifetimeSeconds)] where value < 1 {
             try fail("--\(name)-lifetime must be a positive number of seconds")

@@ -75,6 +75,21 @@ public struct TokenService: Sendable {
         return try await issue(issuer: issuer, client: client, family: family, refreshToken: refresh, refreshed: false, at: issuedAt)
     }
 
+    /// Tokens for a user the caller has already authenticated another way (token exchange of
+    /// a trusted issuer's token, RFC 8693): a new refresh family and login session, as if the
+    /// user had just signed in at this client.
+    public func issueForSubject(issuer: String, client: OAuthClient, subject: String, scope: String, dpopJKT: String?) async throws -> TokenResponse {
+        if client.dpopBound, dpopJKT == nil { throw OAuthError.invalidDPoPProof("this client must present a DPoP proof") }
+        let issuedAt = now()
+        let refresh = Base64URL.random(byteCount: 32)
+        let family = RefreshFamily(familyID: UUID().uuidString.lowercased(), tenantID: client.tenantID, clientID: client.clientID, subject: subject, scope: scope,
+                                   nonce: nil, dpopJKT: dpopJKT, createdAt: issuedAt,
+                                   absoluteExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshAbsoluteLifetimeSeconds)),
+                                   sessionID: Base64URL.random(byteCount: 16), authTime: Int64(issuedAt.timeIntervalSince1970))
+        try await refreshStore.createFamily(family, tokenHash: Self.hash(refresh), idleExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshIdleLifetimeSeconds)))
+        return try await issue(issuer: issuer, client: client, family: family, refreshToken: refresh, refreshed: false, at: issuedAt)
+    }
+
     /// `refresh_token` grant: rotation with reuse detection.
     public func refresh(issuer: String, client: OAuthClient, refreshToken: String, dpopJKT: String?) async throws -> TokenResponse {
         // Refused before the token is looked at, so it is not burned.

@@ -36,7 +36,7 @@ extension GatewayAPIHandler {
             endSessionEndpoint: iss + "/oauth2/logout",
             responseTypesSupported: ["code"],
             responseModesSupported: ["query"],
-            grantTypesSupported: ["authorization_code", "refresh_token"],
+            grantTypesSupported: ["authorization_code", "refresh_token", TokenExchange.grantType],
             subjectTypesSupported: ["public"],
             idTokenSigningAlgValuesSupported: ["RS256", "ES256"],
             tokenEndpointAuthMethodsSupported: ["none", "client_secret_post", "client_secret_basic"],

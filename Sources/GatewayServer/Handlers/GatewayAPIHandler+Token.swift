@@ -19,12 +19,42 @@ extension GatewayAPIHandler {
             return .badRequest(.init(headers: .init(cacheControl: "no-store", dPoPNonce: nonce),
                                      body: .json(Self.errorBody(OAuthError("use_dpop_nonce", TokenRejection.dpopNonceRequired.detail)))))
         }
-        let grant = TokenGrant(type: form.grantType, code: form.code, redirectURI: form.redirectUri, codeVerifier: form.codeVerifier, refreshToken: form.refreshToken)
-        let response = try await services.auth.token(for: grant, client: client, issuer: issuer, dpopJKT: jkt)
+        let body: Components.Schemas.TokenResponse
+        if form.grantType == TokenExchange.grantType {
+            body = try await exchange(form, tenant: tenant, client: client, issuer: issuer, dpopJKT: jkt)
+        } else {
+            let grant = TokenGrant(type: form.grantType, code: form.code, redirectURI: form.redirectUri, codeVerifier: form.codeVerifier, refreshToken: form.refreshToken)
+            body = Self.tokenBody(try await services.auth.token(for: grant, client: client, issuer: issuer, dpopJKT: jkt), issuedTokenType: nil)
+        }
         services.metrics.recordTokenIssued(tenant: tenant.id, grantType: form.grantType ?? "")
-        let body = Components.Schemas.TokenResponse(accessToken: response.accessToken, tokenType: .init(rawValue: response.tokenType) ?? .bearer,
-                                                    expiresIn: response.expiresIn, refreshToken: response.refreshToken, idToken: response.idToken, scope: response.scope)
         return .ok(.init(headers: .init(cacheControl: "no-store", pragma: "no-cache", dPoPNonce: nonce), body: .json(body)))
+    }
+
+    /// RFC 8693 token exchange: ``TokenExchange`` decides; a mini-app token comes from the
+    /// same implementation as `POST /miniapps/{id}/access-token`, its refusals as OAuth errors.
+    private func exchange(_ form: Components.Schemas.TokenForm, tenant: Tenant, client: OAuthClient, issuer: String, dpopJKT: String?) async throws -> Components.Schemas.TokenResponse {
+        let request = TokenExchangeRequest(subjectToken: form.subjectToken, subjectTokenType: form.subjectTokenType, requestedTokenType: form.requestedTokenType,
+                                           audience: form.audience, resource: form.resource, scope: form.scope)
+        switch try await TokenExchange(auth: services.auth, trusted: services.federation.trusted).decide(request, client: client, issuer: issuer, dpopJKT: dpopJKT) {
+        case .gatewayTokens(let response):
+            return Self.tokenBody(response, issuedTokenType: TokenExchange.accessTokenType)
+        case .miniAppToken(let subject, let miniAppID, let accessRequest):
+            let token: MiniAppAccessToken
+            do {
+                token = try await miniAppAccessToken(tenant: tenant, userID: subject, miniAppID: miniAppID, request: accessRequest)
+            } catch let denied as AccessTokenDenied {
+                throw denied.type == .authorizationFailure ? OAuthError("access_denied", denied.message, status: 403) : OAuthError("invalid_target", denied.message)
+            } catch MiniAppError.miniAppNotFound, MiniAppError.noPublishedVersion {
+                throw OAuthError("invalid_target", "the mini app \(miniAppID) does not exist or has no published version")
+            }
+            return .init(accessToken: token.token, tokenType: .bearer, expiresIn: max(0, Int(token.validUntil.timeIntervalSinceNow.rounded(.down))),
+                         scope: token.scopes.joined(separator: " "), issuedTokenType: TokenExchange.accessTokenType)
+        }
+    }
+
+    static func tokenBody(_ response: TokenResponse, issuedTokenType: String?) -> Components.Schemas.TokenResponse {
+        .init(accessToken: response.accessToken, tokenType: .init(rawValue: response.tokenType) ?? .bearer, expiresIn: response.expiresIn,
+              refreshToken: response.refreshToken, idToken: response.idToken, scope: response.scope, issuedTokenType: issuedTokenType)
     }
 
     func revokeToken(_ input: Operations.RevokeToken.Input) async throws -> Operations.RevokeToken.Output {
