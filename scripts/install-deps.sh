@@ -15,5 +15,19 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 if [[ "${1:-}" == "--with-test-tools" ]]; then
-  python3 -m pip install --quiet --disable-pip-version-check -r scripts/test-requirements.txt
+  # Python test tools go into a virtual environment under .build/ (never the system Python),
+  # created once and rebuilt only when scripts/test-requirements.txt changes. scripts/test.sh
+  # puts its bin/ first on PATH.
+  venv=.build/test-venv
+  want=$(sha256sum scripts/test-requirements.txt | cut -d' ' -f1)
+  if [[ ! -x "$venv/bin/python3" || "$(cat "$venv/requirements.sha256" 2>/dev/null)" != "$want" ]]; then
+    echo "test tools: installing scripts/test-requirements.txt into $venv"
+    if ! python3 -m venv --clear "$venv" 2>/dev/null; then
+      SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+      $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-venv >/dev/null
+      python3 -m venv --clear "$venv"
+    fi
+    "$venv/bin/python3" -m pip install --quiet --disable-pip-version-check -r scripts/test-requirements.txt
+    echo "$want" >"$venv/requirements.sha256"
+  fi
 fi

@@ -6,6 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --with-test-tools
+# The pinned Python test tools (schemathesis, openapi-python-client, authlib, the OpenID
+# Provider the federation tests sign in at) come from the virtual environment.
+export PATH="$PWD/.build/test-venv/bin:$PATH"
 
 source scripts/lib.sh
 start_redis
