@@ -176,7 +176,7 @@ struct FederationTests {
     }
 
     @Test func anUpstreamErrorAndAnUnreachableProviderGoBackToTheClient() async throws {
-        try await GatewayHarness.withGateway { harness, _, port in
+        try await GatewayHarness.withGateway(upstreamBudget: .seconds(2)) { harness, _, port in
             let world = World(harness: harness, port: port)
             try await world.setUp()
             // The provider sends the user back with access_denied.
@@ -265,6 +265,54 @@ struct FederationTests {
             // Discovery advertises the grant.
             let discovery = try await world.get(world.shopIssuer + "/.well-known/openid-configuration")
             #expect(discovery.body.contains(TokenExchange.grantType))
+        }
+    }
+
+    @Test func hintsAndAutoRedirectGoStraightToTheProvider() async throws {
+        try await GatewayHarness.withGateway { harness, _, port in
+            let world = World(harness: harness, port: port)
+            try await world.setUp()
+            // Keycloak's parameter name works too.
+            let keycloak = try await world.get(world.shopAuthorize(idpHint: nil) + "&kc_idp_hint=corp")
+            #expect(keycloak.status == 302)
+            #expect(keycloak.location?.hasPrefix(world.corpIssuer + "/oauth2/authorize?") == true)
+            // An unknown alias shows the form.
+            #expect(try await world.get(world.shopAuthorize(idpHint: "nope")).status == 200)
+            // A provider marked auto-redirect: no form at all.
+            try await world.store.addIdentityProvider(IdentityProvider(tenantID: "shop", alias: "only", issuer: world.corpIssuer, clientID: "shop-gw", autoRedirect: true))
+            let straight = try await world.get(world.shopAuthorize(idpHint: nil))
+            #expect(straight.status == 302)
+            let items = URLComponents(string: try #require(straight.location))?.queryItems ?? []
+            #expect(items.first { $0.name == "client_id" }?.value == "shop-gw")
+            #expect(items.first { $0.name == "code_challenge_method" }?.value == "S256")
+            #expect(items.first { $0.name == "redirect_uri" }?.value == world.shopIssuer + "/oauth2/idp/callback")
+            #expect(items.first { $0.name == "nonce" }?.value?.count ?? 0 >= 43)
+        }
+    }
+
+    @Test func aProviderThatIsDownOpensItsBreaker() async throws {
+        try await GatewayHarness.withGateway(upstreamBudget: .seconds(2)) { harness, _, port in
+            let world = World(harness: harness, port: port)
+            try await world.setUp()
+            let closed = try freeTCPPort()
+            try await world.store.addIdentityProvider(IdentityProvider(tenantID: "shop", alias: "down", issuer: "http://127.0.0.1:\(closed)", clientID: "x"))
+            // Enough failed sign-ins at once to trip the breaker (10 calls, half failing).
+            let errors = try await withThrowingTaskGroup(of: String?.self) { group in
+                for _ in 0..<12 {
+                    group.addTask {
+                        let answer = try await world.get(world.shopAuthorize(idpHint: "down"))
+                        return URLComponents(string: answer.location ?? "")?.queryItems?.first { $0.name == "error" }?.value
+                    }
+                }
+                return try await group.reduce(into: [String?]()) { $0.append($1) }
+            }
+            #expect(errors.allSatisfy { $0 == "temporarily_unavailable" }, "\(errors)")
+            let metrics = try await world.get(world.base + "/metrics").body
+            let gauge = metrics.split(separator: "\n").first { $0.hasPrefix("gateway_upstream_breaker_open") && $0.contains("oidc:127.0.0.1:\(closed)") && $0.contains("shop") }
+            #expect(gauge?.hasSuffix(" 1") == true || gauge?.hasSuffix(" 1.0") == true, "\(gauge ?? "no gauge")")
+            // While it is open, sign-ins still go back to the client (no wait on the dead provider, no 500).
+            let again = try await world.get(world.shopAuthorize(idpHint: "down"))
+            #expect(again.location?.contains("error=temporarily_unavailable") == true)
         }
     }
 }

@@ -16,8 +16,9 @@ public struct Federation: Sendable {
     ///   - store: the auth store (users, identity providers, trusted issuers, links).
     ///   - client: the upstream HTTP client.
     ///   - guards: the per-tenant upstream guards (one breaker per tenant and issuer host).
-    public init(store: any AuthStore, client: HTTPClient, cache: any Cache, guards: UpstreamGuards, auth: AuthorizationServer) {
-        issuers = UpstreamIssuers(client: client, cache: cache, guards: guards)
+    ///   - budget: time for one call to an issuer, retries included.
+    public init(store: any AuthStore, client: HTTPClient, cache: any Cache, guards: UpstreamGuards, auth: AuthorizationServer, budget: Duration = .seconds(5)) {
+        issuers = UpstreamIssuers(client: client, cache: cache, guards: guards, budget: budget)
         validator = ExternalJWTValidator(issuers: issuers)
         linker = IdentityLinker(users: store, links: store)
         signIn = FederatedSignIn(store: store, issuers: issuers, validator: validator, linker: linker, cache: cache)

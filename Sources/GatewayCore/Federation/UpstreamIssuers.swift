@@ -32,9 +32,11 @@ public final class UpstreamIssuers: Sendable {
         self.budget = budget
     }
 
-    /// The guard of one issuer for one tenant (metrics label `oidc:<host>`).
+    /// The guard of one issuer host for one tenant (metrics label `oidc:<host>[:<port>]`).
     func upstreamGuard(tenantID: String, url: String) -> UpstreamGuard {
-        guards.guardFor(tenantID: tenantID, upstream: "oidc:" + (URLComponents(string: url)?.host ?? "unknown"))
+        let components = URLComponents(string: url)
+        let host = (components?.host ?? "unknown") + (components?.port.map { ":\($0)" } ?? "")
+        return guards.guardFor(tenantID: tenantID, upstream: "oidc:" + host)
     }
 
     /// The issuer's discovery document; its `issuer` must equal `issuer` exactly (Discovery §4.3).

@@ -115,7 +115,7 @@ public struct GatewayBootstrap: Sendable {
             homePartBudget: configuration.homePartBudget,
             rateLimits: configuration.rateLimits,
             userState: try UserStateServices.make(stores: stores, cache: instrumented, keys: auth.keys, revocations: auth.revocations, issuerBase: issuerBase, metrics: metrics),
-            federation: Federation(store: authStore, client: http, cache: instrumented, guards: guards, auth: auth),
+            federation: Federation(store: authStore, client: http, cache: instrumented, guards: guards, auth: auth, budget: configuration.upstreamBudget),
             bodyLimits: configuration.bodyLimits,
             tracer: tracer
         )
