@@ -31,17 +31,19 @@ extension PostgresAuthStore {
     // MARK: trusted issuers
 
     public func trustedIssuers(tenantID: String) async throws -> [TrustedIssuer] {
-        try await client.column("SELECT document FROM auth_trusted_issuers WHERE tenant_id = \(tenantID) ORDER BY issuer COLLATE \"C\"", as: String.self)
-            .map(TrustedIssuer.stored)
+        try await client.all("""
+            SELECT document, introspection_secret_sealed FROM auth_trusted_issuers WHERE tenant_id = \(tenantID) ORDER BY issuer COLLATE "C"
+            """, as: (String, String?).self)
+            .map { try TrustedIssuer.stored($0.0, sealedSecret: $0.1, sealer: database.sealer) }
     }
 
     public func trustIssuer(_ issuer: TrustedIssuer) async throws {
         try issuer.validate()
-        let document = try issuer.storedDocument()
+        let document = try issuer.storedDocument(), sealed = try issuer.sealedSecret(database.sealer)
         try await client.execute("""
-            INSERT INTO auth_trusted_issuers (tenant_id, issuer, document, created_at_ms)
-            VALUES (\(issuer.tenantID), \(issuer.issuer), \(document), \(StoreClock.milliseconds(issuer.createdAt)))
-            ON CONFLICT (tenant_id, issuer) DO UPDATE SET document = excluded.document
+            INSERT INTO auth_trusted_issuers (tenant_id, issuer, document, introspection_secret_sealed, created_at_ms)
+            VALUES (\(issuer.tenantID), \(issuer.issuer), \(document), \(sealed), \(StoreClock.milliseconds(issuer.createdAt)))
+            ON CONFLICT (tenant_id, issuer) DO UPDATE SET document = excluded.document, introspection_secret_sealed = excluded.introspection_secret_sealed
             """)
     }
 

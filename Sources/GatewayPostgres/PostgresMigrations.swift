@@ -147,7 +147,10 @@ enum PostgresMigrations {
             CREATE TABLE auth_identity_providers (tenant_id TEXT NOT NULL, alias TEXT NOT NULL, document TEXT NOT NULL, client_secret_sealed TEXT,
                 created_at_ms BIGINT NOT NULL, PRIMARY KEY (tenant_id, alias))
             """,
-            "CREATE TABLE auth_trusted_issuers (tenant_id TEXT NOT NULL, issuer TEXT NOT NULL, document TEXT NOT NULL, created_at_ms BIGINT NOT NULL, PRIMARY KEY (tenant_id, issuer))",
+            """
+            CREATE TABLE auth_trusted_issuers (tenant_id TEXT NOT NULL, issuer TEXT NOT NULL, document TEXT NOT NULL, introspection_secret_sealed TEXT,
+                created_at_ms BIGINT NOT NULL, PRIMARY KEY (tenant_id, issuer))
+            """,
             """
             CREATE TABLE auth_identity_links (tenant_id TEXT NOT NULL, issuer TEXT NOT NULL, external_subject TEXT NOT NULL, subject TEXT NOT NULL,
                 created_at_ms BIGINT NOT NULL, PRIMARY KEY (tenant_id, issuer, external_subject))

@@ -12,6 +12,29 @@ struct IssuerCommand: AsyncParsableCommand {
     )
 }
 
+/// What `issuer list --json` prints: the introspection secret masked.
+struct TrustedIssuerDocument: Encodable {
+    var tenant: String
+    var issuer: String
+    var audience: String
+    var subjectClaim: String
+    var jwksURI: String?
+    var introspectionClientID: String?
+    var introspectionSecret: String?
+    var introspectionCacheSeconds: Int?
+
+    init(_ t: TrustedIssuer) {
+        tenant = t.tenantID
+        issuer = t.issuer
+        audience = t.audience
+        subjectClaim = t.subjectClaim
+        jwksURI = t.jwksURI
+        introspectionClientID = t.introspection?.clientID
+        introspectionSecret = t.introspection?.clientSecret?.masked
+        introspectionCacheSeconds = t.introspection?.cacheSeconds
+    }
+}
+
 struct IssuerTrustCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "trust", abstract: "Trust an issuer's access tokens (replaces an earlier trust of the same issuer).")
     @OptionGroup var tenant: TenantOption
@@ -19,15 +42,24 @@ struct IssuerTrustCommand: AsyncParsableCommand {
     @Option(help: "The audience (`aud`) its tokens must carry for this tenant.") var audience: String
     @Option(name: .customLong("subject-claim"), help: "The claim naming the user.") var subjectClaim = "sub"
     @Option(name: .customLong("jwks-uri"), help: "The key set (default: from the issuer's discovery document).") var jwksURI: String?
+    @Option(name: .customLong("introspection-client-id"), help: "Accept the issuer's opaque tokens, checked by RFC 7662 introspection as this client.") var introspectionClientID: String?
+    @Flag(name: .customLong("introspection-secret-stdin"), help: "Read the introspection client's secret from standard input (sealed at rest).") var introspectionSecretStdin = false
+    @Option(name: .customLong("introspection-cache"), help: "Seconds an introspection answer is reused (never past the token's expiry; 1-3600).") var introspectionCache = 300
     @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        if introspectionSecretStdin, introspectionClientID == nil { throw ValidationError("--introspection-secret-stdin needs --introspection-client-id") }
+    }
 
     func run() async throws {
         let context = try CLIContext.require()
-        let trust = TrustedIssuer(tenantID: tenant.tenant, issuer: issuer, audience: audience, subjectClaim: subjectClaim, jwksURI: jwksURI)
+        let secret = introspectionSecretStdin ? SecretValue(try PasswordInput.line(context, what: "introspection secret", lengths: 1...1024)) : nil
+        let introspection = introspectionClientID.map { TrustedIssuer.Introspection(clientID: $0, clientSecret: secret, cacheSeconds: introspectionCache) }
+        let trust = TrustedIssuer(tenantID: tenant.tenant, issuer: issuer, audience: audience, subjectClaim: subjectClaim, jwksURI: jwksURI, introspection: introspection)
         do { try trust.validate() } catch { throw CLIError.invalid("\(error)") }
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
         try await a.auth.trustIssuer(trust)
-        if global.json { try context.printJSON(trust) } else { context.print("tenant \(tenant.tenant) trusts access tokens of \(issuer) for audience \(audience)") }
+        if global.json { try context.printJSON(TrustedIssuerDocument(trust)) } else { context.print("tenant \(tenant.tenant) trusts access tokens of \(issuer) for audience \(audience)") }
     }
 }
 
@@ -40,9 +72,12 @@ struct IssuerListCommand: AsyncParsableCommand {
         let context = try CLIContext.require()
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
         let issuers = try await a.auth.trustedIssuers(tenantID: tenant.tenant)
-        if global.json { try context.printJSON(issuers); return }
-        var table = TextTable(header: ["ISSUER", "AUDIENCE", "SUBJECT CLAIM", "JWKS"])
-        for i in issuers { table.rows.append([i.issuer, i.audience, i.subjectClaim, i.jwksURI ?? "(discovery)"]) }
+        if global.json { try context.printJSON(issuers.map(TrustedIssuerDocument.init)); return }
+        var table = TextTable(header: ["ISSUER", "AUDIENCE", "SUBJECT CLAIM", "JWKS", "OPAQUE TOKENS"])
+        for i in issuers {
+            let opaque = i.introspection.map { "introspected as \($0.clientID), cached ≤ \($0.cacheSeconds) s" } ?? "refused"
+            table.rows.append([i.issuer, i.audience, i.subjectClaim, i.jwksURI ?? "(discovery)", opaque])
+        }
         table.lines.forEach(context.print)
     }
 }

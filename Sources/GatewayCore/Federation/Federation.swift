@@ -22,7 +22,7 @@ public struct Federation: Sendable {
         validator = ExternalJWTValidator(issuers: issuers)
         linker = IdentityLinker(users: store, links: store)
         signIn = FederatedSignIn(store: store, issuers: issuers, validator: validator, linker: linker, cache: cache)
-        trusted = TrustedTokenVerifier(store: store, issuers: issuers, validator: validator, linker: linker, revoked: auth.revocations)
+        trusted = TrustedTokenVerifier(store: store, issuers: issuers, validator: validator, linker: linker, revoked: auth.revocations, cache: cache)
         apiTokens = APITokenVerifier(local: auth.verifier, trusted: trusted)
     }
 }

@@ -17,6 +17,7 @@ enum FederationMigration {
             t.column("tenant_id", .text).notNull()
             t.column("issuer", .text).notNull()
             t.column("document", .text).notNull()
+            t.column("introspection_secret_sealed", .text)
             t.column("created_at_ms", .integer).notNull()
             t.primaryKey(["tenant_id", "issuer"])
         }

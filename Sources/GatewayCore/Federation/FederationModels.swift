@@ -70,15 +70,40 @@ public struct TrustedIssuer: Sendable, Equatable, Codable {
     public var subjectClaim: String
     /// Where the keys are; nil: from the issuer's discovery document.
     public var jwksURI: String?
+    /// Opaque (non-JWT) tokens are checked by RFC 7662 introspection at the issuer's
+    /// `introspection_endpoint` with these client credentials; nil: opaque tokens are refused.
+    public var introspection: Introspection?
     public var createdAt: Date
 
-    public init(tenantID: String, issuer: String, audience: String, subjectClaim: String = "sub", jwksURI: String? = nil, createdAt: Date = Date()) {
+    /// How the gateway introspects the issuer's opaque tokens.
+    public struct Introspection: Sendable, Equatable, Codable {
+        public var clientID: String
+        /// Sealed at rest.
+        public var clientSecret: SecretValue?
+        /// The longest time an answer is reused (never past the token's `exp`).
+        public var cacheSeconds: Int
+
+        public init(clientID: String, clientSecret: SecretValue?, cacheSeconds: Int = 300) {
+            self.clientID = clientID
+            self.clientSecret = clientSecret
+            self.cacheSeconds = cacheSeconds
+        }
+    }
+
+    public init(tenantID: String, issuer: String, audience: String, subjectClaim: String = "sub", jwksURI: String? = nil, introspection: Introspection? = nil,
+                createdAt: Date = Date()) {
         self.tenantID = tenantID
         self.issuer = issuer
         self.audience = audience
         self.subjectClaim = subjectClaim
         self.jwksURI = jwksURI
+        self.introspection = introspection
         self.createdAt = createdAt
+    }
+
+    /// The context the introspection secret is sealed under.
+    public static func sealingContext(tenantID: String, issuer: String) -> String {
+        "issuer:\(tenantID):" + Base64URL.sha256(issuer)
     }
 
     /// Checks the fields an operator typed.
@@ -87,6 +112,10 @@ public struct TrustedIssuer: Sendable, Equatable, Codable {
         guard !audience.isEmpty, audience.count <= 512 else { throw AuthStoreError.invalid("audience must be 1 to 512 characters") }
         guard !subjectClaim.isEmpty, subjectClaim.count <= 64 else { throw AuthStoreError.invalid("subject claim must be 1 to 64 characters") }
         if let jwksURI { try Self.validateIssuer(jwksURI, what: "JWKS URI") }
+        if let introspection {
+            guard !introspection.clientID.isEmpty, introspection.clientID.count <= 256 else { throw AuthStoreError.invalid("introspection client id must be 1 to 256 characters") }
+            guard (1...3600).contains(introspection.cacheSeconds) else { throw AuthStoreError.invalid("introspection cache time must be 1 to 3600 seconds") }
+        }
     }
 
     /// An issuer is an https URL without query or fragment (RFC 8414 §2); plain http is
@@ -144,11 +173,24 @@ extension IdentityProvider {
 }
 
 extension TrustedIssuer {
+    /// The trust without its introspection secret, as JSON.
     package func storedDocument() throws -> String {
-        String(decoding: try JSONEncoder().encode(self), as: UTF8.self)
+        var copy = self
+        copy.introspection?.clientSecret = nil
+        return String(decoding: try JSONEncoder().encode(copy), as: UTF8.self)
     }
 
-    package static func stored(_ document: String) throws -> TrustedIssuer {
-        try JSONDecoder().decode(TrustedIssuer.self, from: Data(document.utf8))
+    /// A trust read back: its document and its opened introspection secret.
+    package static func stored(_ document: String, sealedSecret: String?, sealer: SecretSealer) throws -> TrustedIssuer {
+        var trust = try JSONDecoder().decode(TrustedIssuer.self, from: Data(document.utf8))
+        if let sealedSecret {
+            trust.introspection?.clientSecret = SecretValue(try sealer.open(sealedSecret, context: sealingContext(tenantID: trust.tenantID, issuer: trust.issuer)))
+        }
+        return trust
+    }
+
+    /// The introspection secret sealed for its row (nil without one).
+    package func sealedSecret(_ sealer: SecretSealer) throws -> String? {
+        try introspection?.clientSecret.map { try sealer.seal($0.plaintext, context: Self.sealingContext(tenantID: tenantID, issuer: issuer)) }
     }
 }

@@ -35,20 +35,22 @@ extension SQLiteAuthStore {
     // MARK: trusted issuers
 
     public func trustedIssuers(tenantID: String) async throws -> [TrustedIssuer] {
-        let documents = try await pool.read { db in
-            try String.fetchAll(db, sql: "SELECT document FROM auth_trusted_issuers WHERE tenant_id = ? ORDER BY issuer", arguments: [tenantID])
+        let sealer = self.sealer
+        let rows: [(document: String, sealed: String?)] = try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT document, introspection_secret_sealed FROM auth_trusted_issuers WHERE tenant_id = ? ORDER BY issuer", arguments: [tenantID])
+                .map { (document: $0["document"], sealed: $0["introspection_secret_sealed"]) }
         }
-        return try documents.map(TrustedIssuer.stored)
+        return try rows.map { try TrustedIssuer.stored($0.document, sealedSecret: $0.sealed, sealer: sealer) }
     }
 
     public func trustIssuer(_ issuer: TrustedIssuer) async throws {
         try issuer.validate()
-        let document = try issuer.storedDocument()
+        let document = try issuer.storedDocument(), sealed = try issuer.sealedSecret(sealer)
         try await pool.write { db in
             try db.execute(sql: """
-                INSERT INTO auth_trusted_issuers (tenant_id, issuer, document, created_at_ms) VALUES (?, ?, ?, ?)
-                ON CONFLICT (tenant_id, issuer) DO UPDATE SET document = excluded.document
-                """, arguments: [issuer.tenantID, issuer.issuer, document, Self.ms(issuer.createdAt)])
+                INSERT INTO auth_trusted_issuers (tenant_id, issuer, document, introspection_secret_sealed, created_at_ms) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (tenant_id, issuer) DO UPDATE SET document = excluded.document, introspection_secret_sealed = excluded.introspection_secret_sealed
+                """, arguments: [issuer.tenantID, issuer.issuer, document, sealed, Self.ms(issuer.createdAt)])
         }
     }
 

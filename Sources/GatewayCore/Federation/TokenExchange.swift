@@ -72,14 +72,20 @@ public struct TokenExchange: Sendable {
         if let requested = r.requestedTokenType, requested != Self.accessTokenType {
             throw OAuthError.invalidRequest("requested_token_type must be \(Self.accessTokenType)")
         }
-        guard let claimed = TrustedTokenVerifier.claimedIssuer(token) else { throw OAuthError.invalidGrant("subject_token is not a JWT") }
+        let claimed = TrustedTokenVerifier.claimedIssuer(token)
         if claimed == issuer {
             return try await miniAppExchange(r, token: token, client: client, issuer: issuer)
         }
         guard r.resource == nil else { throw OAuthError("invalid_target", "a mini-app token needs this tenant's own access token as subject_token") }
         let claims: AccessTokenClaims
         do {
-            claims = try await trusted.verify(token, claimedIssuer: claimed, tenantID: client.tenantID)
+            if let claimed {
+                claims = try await trusted.verify(token, claimedIssuer: claimed, tenantID: client.tenantID)
+            } else if let opaque = try await trusted.verifyOpaque(token, tenantID: client.tenantID) {
+                claims = opaque
+            } else {
+                throw OAuthError.invalidGrant("subject_token is not a JWT, and no trusted issuer introspects opaque tokens")
+            }
         } catch let rejection as TokenRejection {
             throw OAuthError.invalidGrant("subject_token: \(rejection.detail)")
         } catch FederationError.providerUnavailable {

@@ -5,7 +5,8 @@ import Synchronization
 /// tenant's API like its own: an RFC 9068 or plain JWT, validated by ``ExternalJWTValidator``
 /// against the issuer's key set, its subject linked to a local user (created on first use,
 /// see ``IdentityLinker``), then checked against the tenant's revocations like the gateway's
-/// tokens. Verified claims are memoised until `exp` (at most five minutes); the tenant's
+/// tokens; an issuer's opaque tokens by RFC 7662 introspection when the trust allows it.
+/// Verified JWT claims are memoised until `exp` (at most five minutes); the tenant's
 /// trusted-issuer list is re-read at most every five seconds, so `issuer untrust` takes effect
 /// within that time on every replica, memoised tokens included.
 public struct TrustedTokenVerifier: Sendable {
@@ -16,26 +17,34 @@ public struct TrustedTokenVerifier: Sendable {
     let validator: ExternalJWTValidator
     let linker: IdentityLinker
     let revoked: RevokedTokens
+    /// Introspection answers, shared by the replicas.
+    let cache: any Cache
     let memo = VerifiedTokenMemo()
     private let lists = ListCache()
     let now: @Sendable () -> Date
 
     public init(store: any FederationStore, issuers: UpstreamIssuers, validator: ExternalJWTValidator, linker: IdentityLinker, revoked: RevokedTokens,
-                now: @escaping @Sendable () -> Date = Date.init) {
+                cache: any Cache, now: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
         self.issuers = issuers
         self.validator = validator
         self.linker = linker
         self.revoked = revoked
+        self.cache = cache
         self.now = now
     }
 
     /// The trust of `issuer` by `tenantID`, nil when it is not trusted.
     public func trust(tenantID: String, issuer: String) async throws -> TrustedIssuer? {
-        if let list = lists.get(tenantID) { return list.first { $0.issuer == issuer } }
+        try await trustedIssuers(tenantID: tenantID).first { $0.issuer == issuer }
+    }
+
+    /// The tenant's trusted issuers (re-read every ``listLifetime``).
+    func trustedIssuers(tenantID: String) async throws -> [TrustedIssuer] {
+        if let list = lists.get(tenantID) { return list }
         let list = try await store.trustedIssuers(tenantID: tenantID)
         lists.put(tenantID, list)
-        return list.first { $0.issuer == issuer }
+        return list
     }
 
     /// The claims of a token `claimedIssuer` (its unverified `iss`) issued, when the tenant
@@ -67,23 +76,114 @@ public struct TrustedTokenVerifier: Sendable {
                 jwksURI = try await issuers.metadata(tenantID: trusted.tenantID, issuer: trusted.issuer).jwksURI
             }
             let c = try await validator.validate(token, tenantID: trusted.tenantID, expecting: .init(issuer: trusted.issuer, audience: trusted.audience, jwksURI: jwksURI))
-            let user = try await linker.localUser(tenantID: trusted.tenantID, issuer: trusted.issuer, claims: c, subjectClaim: trusted.subjectClaim)
-            let scope: String = switch c["scope"] ?? c["scp"] {
-            case .string(let s)?: s
-            case .array(let list)?: list.compactMap(\.stringValue).joined(separator: " ")
-            default: ""
-            }
-            return AccessTokenClaims(issuer: trusted.issuer, subject: user.subject,
-                                     clientID: c["client_id"]?.stringValue ?? c["azp"]?.stringValue ?? trusted.audience,
-                                     tenantID: trusted.tenantID, scope: scope, jti: c["jti"]?.stringValue ?? Base64URL.sha256(token),
-                                     issuedAt: c["iat"]?.doubleValue.map(Date.init(timeIntervalSince1970:)) ?? now,
-                                     expiresAt: Date(timeIntervalSince1970: c["exp"]?.doubleValue ?? 0),
-                                     dpopJKT: c["cnf"]?.objectValue?["jkt"]?.stringValue)
+            return try await accessClaims(c, token: token, trusted: trusted, now: now)
         } catch FederationError.tokenRejected(let reason) {
             throw TokenRejection.invalidToken("the access token was rejected: \(reason)")
         } catch FederationError.userDisabled {
             throw TokenRejection.invalidToken("this account is disabled")
         }
+    }
+
+    /// The access-token claims of a verified external token (JWT claims or an introspection
+    /// answer), its subject linked to a local user.
+    private func accessClaims(_ c: [String: JSONValue], token: String, trusted: TrustedIssuer, now: Date) async throws -> AccessTokenClaims {
+        let user = try await linker.localUser(tenantID: trusted.tenantID, issuer: trusted.issuer, claims: c, subjectClaim: trusted.subjectClaim)
+        let scope: String = switch c["scope"] ?? c["scp"] {
+        case .string(let s)?: s
+        case .array(let list)?: list.compactMap(\.stringValue).joined(separator: " ")
+        default: ""
+        }
+        return AccessTokenClaims(issuer: trusted.issuer, subject: user.subject,
+                                 clientID: c["client_id"]?.stringValue ?? c["azp"]?.stringValue ?? trusted.audience,
+                                 tenantID: trusted.tenantID, scope: scope, jti: c["jti"]?.stringValue ?? Base64URL.sha256(token),
+                                 issuedAt: c["iat"]?.doubleValue.map(Date.init(timeIntervalSince1970:)) ?? now,
+                                 expiresAt: Date(timeIntervalSince1970: c["exp"]?.doubleValue ?? 0),
+                                 dpopJKT: c["cnf"]?.objectValue?["jkt"]?.stringValue)
+    }
+
+    /// The claims of an opaque (non-JWT) token, found by RFC 7662 introspection at the
+    /// tenant's trusted issuers that allow it (at most three, in order). An answer is kept in
+    /// the shared cache until the token's `exp`, at most the issuer's `cacheSeconds`; an
+    /// inactive answer for at most a minute. nil when no trusted issuer introspects (the
+    /// caller keeps its own refusal).
+    public func verifyOpaque(_ token: String, tenantID: String) async throws -> AccessTokenClaims? {
+        let candidates = try await trustedIssuers(tenantID: tenantID).filter { $0.introspection != nil }
+        guard !candidates.isEmpty else { return nil }
+        guard token.utf8.count <= 4096 else { throw TokenRejection.invalidToken("the access token is too long") }
+        let current = now()
+        let key = "oidc:introspect:\(tenantID):" + Base64URL.sha256(token)
+        var found: (TrustedIssuer, [String: JSONValue])?
+        if let bytes = try? await cache.get(key), let entry = try? JSONDecoder().decode(IntrospectedToken.self, from: Data(bytes)) {
+            guard let issuer = entry.issuer, let trusted = candidates.first(where: { $0.issuer == issuer }), let claims = entry.claims else {
+                throw TokenRejection.invalidToken("the access token is not active")
+            }
+            found = (trusted, claims)
+        } else {
+            for trusted in candidates.prefix(3) {
+                guard let claims = try await introspect(token, at: trusted, now: current) else { continue }
+                found = (trusted, claims)
+                let remaining = (claims["exp"]?.doubleValue ?? 0) - current.timeIntervalSince1970
+                let lifetime = min(remaining, Double(trusted.introspection?.cacheSeconds ?? 0))
+                if lifetime >= 1, let bytes = try? JSONEncoder().encode(IntrospectedToken(issuer: trusted.issuer, claims: claims)) {
+                    try? await cache.set(key, Array(bytes), ttl: .seconds(Int64(lifetime)))
+                }
+                break
+            }
+            if found == nil, let bytes = try? JSONEncoder().encode(IntrospectedToken(issuer: nil, claims: nil)) {
+                let lifetime = min(60, candidates.map { $0.introspection?.cacheSeconds ?? 60 }.min() ?? 60)
+                try? await cache.set(key, Array(bytes), ttl: .seconds(Int64(lifetime)))
+            }
+        }
+        guard let (trusted, claims) = found else { throw TokenRejection.invalidToken("the access token is not active") }
+        guard (claims["exp"]?.doubleValue ?? 0) + TokenVerifier.skew > current.timeIntervalSince1970 else { throw TokenRejection.invalidToken("the access token expired") }
+        let verified: AccessTokenClaims
+        do {
+            verified = try await accessClaims(claims, token: token, trusted: trusted, now: current)
+        } catch FederationError.tokenRejected(let reason) {
+            throw TokenRejection.invalidToken("the access token was rejected: \(reason)")
+        } catch FederationError.userDisabled {
+            throw TokenRejection.invalidToken("this account is disabled")
+        }
+        if (try? await revoked.isRevoked(tenantID: tenantID, jti: verified.jti)) ?? false { throw TokenRejection.invalidToken("the access token was revoked") }
+        return verified
+    }
+
+    /// One RFC 7662 call (client_secret_basic); the answer's claims when the token is active
+    /// for this tenant (`iss`, when present, is the issuer; `aud` must contain the audience;
+    /// `exp` is required), nil when it is not.
+    private func introspect(_ token: String, at trusted: TrustedIssuer, now: Date) async throws -> [String: JSONValue]? {
+        guard let settings = trusted.introspection else { return nil }
+        let metadata = try await issuers.metadata(tenantID: trusted.tenantID, issuer: trusted.issuer)
+        guard let endpoint = metadata.introspectionEndpoint else { throw FederationError.providerMisconfigured("the discovery document has no introspection_endpoint") }
+        var headers: [(String, String)] = [("Accept", "application/json")]
+        var form = [("token", token), ("token_type_hint", "access_token")]
+        if let secret = settings.clientSecret {
+            let credentials = AuthorizationServer.formEncode(settings.clientID) + ":" + AuthorizationServer.formEncode(secret.plaintext)
+            headers.append(("Authorization", "Basic " + Data(credentials.utf8).base64EncodedString()))
+        } else {
+            form.append(("client_id", settings.clientID))
+        }
+        let answer: [String: JSONValue]
+        do {
+            answer = try await issuers.post(tenantID: trusted.tenantID, url: endpoint, form: form, headers: headers)
+        } catch FederationError.providerRefused(let reason) {
+            throw FederationError.providerMisconfigured("introspection refused the gateway's credentials (\(reason))")
+        }
+        guard answer["active"] == .bool(true) else { return nil }
+        if let iss = answer["iss"], iss.stringValue != trusted.issuer { return nil }
+        let audiences: [String] = switch answer["aud"] {
+        case .string(let one)?: [one]
+        case .array(let many)?: many.compactMap(\.stringValue)
+        default: []
+        }
+        guard audiences.contains(trusted.audience), let exp = answer["exp"]?.doubleValue, exp > now.timeIntervalSince1970 - TokenVerifier.skew else { return nil }
+        return answer
+    }
+
+    /// A cached introspection answer (issuer and claims nil: inactive).
+    struct IntrospectedToken: Codable {
+        var issuer: String?
+        var claims: [String: JSONValue]?
     }
 
     /// The unverified `iss` of a JWT (to pick the verifier; never trusted by itself).
@@ -127,8 +227,13 @@ public struct APITokenVerifier: Sendable {
         do {
             return try await local.verify(token, issuer: issuer, tenantID: tenantID)
         } catch let rejection as TokenRejection {
-            guard let foreign = TrustedTokenVerifier.claimedIssuer(token), foreign != issuer else { throw rejection }
-            return try await trusted.verify(token, claimedIssuer: foreign, tenantID: tenantID)
+            if let foreign = TrustedTokenVerifier.claimedIssuer(token) {
+                guard foreign != issuer else { throw rejection }
+                return try await trusted.verify(token, claimedIssuer: foreign, tenantID: tenantID)
+            }
+            // Not a JWT: an opaque token, if a trusted issuer introspects them.
+            guard let claims = try await trusted.verifyOpaque(token, tenantID: tenantID) else { throw rejection }
+            return claims
         }
     }
 }

@@ -177,8 +177,11 @@ struct AuthStoreContractTests {
         var trust = TrustedIssuer(tenantID: "acme", issuer: "https://id.example.com", audience: "api", createdAt: StoreClock.date(StoreClock.milliseconds(Date())))
         try await auth.trustIssuer(trust)
         trust.audience = "api-2"
+        let introspectionSecret = "INTROSPECTMARKERPOIUYTREWQLKJH"
+        trust.introspection = .init(clientID: "gw", clientSecret: SecretValue(introspectionSecret), cacheSeconds: 120)
         try await auth.trustIssuer(trust)
-        #expect(try await auth.trustedIssuers(tenantID: "acme") == [trust])
+        #expect(try await database.another().auth.trustedIssuers(tenantID: "acme") == [trust])
+        #expect(try await database.bytesAtRest().range(of: Data(introspectionSecret.utf8)) == nil)
         #expect(try await auth.trustedIssuers(tenantID: "beta").isEmpty)
         try await auth.untrustIssuer(tenantID: "acme", issuer: trust.issuer)
         await #expect(throws: AuthStoreError.notFound("trusted issuer https://id.example.com")) { try await auth.untrustIssuer(tenantID: "acme", issuer: trust.issuer) }
