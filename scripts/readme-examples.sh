@@ -23,7 +23,7 @@ readme, port = open(sys.argv[1]).read(), sys.argv[2]
 blocks = re.findall(r"<!-- readme-test -->\n```sh\n(.*?)```", readme, re.S)
 if len(blocks) < 2:
     sys.exit("README: fewer than two blocks marked <!-- readme-test -->")
-script = "\n".join(blocks).replace("localhost:8080", f"127.0.0.1:{port}")
+script = "\n".join(blocks).replace("localhost:8080", f"127.0.0.1:{port}").replace("127.0.0.1:8080", f"127.0.0.1:{port}")
 # A 4xx or 5xx fails the run (curl -s alone would print the problem and succeed).
 script = re.sub(r"\bcurl -s\b", "curl -fsS", script)
 print("set -euo pipefail\n" + script)

@@ -108,8 +108,15 @@ struct AuthCLITests {
         #expect(await ctl.run(["user", "add", "--tenant", "acme", "--username", "bob", "--password-stdin"], stdin: "short\n").code == 2)
         #expect(await ctl.run(["user", "add", "--tenant", "acme", "--username", "bob"]).code == 2)
         let list = await ctl.run(["user", "list", "--tenant", "acme"])
+        #expect(list.output.hasPrefix("USERNAME"))
         #expect(list.output.contains("alice"))
         #expect(!list.output.contains("scrypt"))
+        // Every list of the auth commands is a table with a header row (issue 18, item 7).
+        #expect(await ctl.run(["keys", "rotate", "--tenant", "acme"]).code == 0)
+        #expect(await ctl.run(["keys", "list", "--tenant", "acme"]).output.hasPrefix("KID"))
+        #expect(await ctl.run(["client", "add", "--tenant", "acme", "--client-id", "ios", "--redirect-uri", "com.acme.app:/cb"]).code == 0)
+        let clients = await ctl.run(["client", "list", "--tenant", "acme"]).output
+        #expect(clients.hasPrefix("CLIENT ID") && clients.contains("authorization_code,refresh_token"))
     }
 
     @Test("user update --totp prints a new secret once (otpauth URI + Base32), stores it sealed, and the code it yields is accepted; --no-totp removes it; client --first-party")

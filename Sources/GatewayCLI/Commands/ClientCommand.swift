@@ -103,7 +103,12 @@ struct ClientListCommand: AsyncParsableCommand {
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
         let clients = try await a.auth.clients(tenantID: tenant.tenant)
         if global.json { try context.printJSON(clients); return }
-        for c in clients { context.print("\(c.clientID)  \(c.confidential ? "confidential" : "public")  \(c.redirectURIs.joined(separator: " "))") }
+        var table = TextTable(header: ["CLIENT ID", "TYPE", "GRANTS", "REDIRECT URIS"])
+        for c in clients {
+            let grants = (c.grantTypes ?? OAuthClient.knownGrantTypes).map { $0 == TokenExchange.grantType ? "token-exchange" : $0 }
+            table.rows.append([c.clientID, c.confidential ? "confidential" : "public", grants.joined(separator: ","), c.redirectURIs.joined(separator: " ")])
+        }
+        table.lines.forEach(context.print)
     }
 }
 

@@ -75,6 +75,9 @@ struct KeysListCommand: AsyncParsableCommand {
         let docs = keys.map { KeyDocument(kid: $0.kid, alg: $0.algorithm.rawValue, state: $0.state.rawValue, createdAt: $0.createdAt, signing: signers.contains($0.kid)) }
         if global.json { try context.printJSON(docs); return }
         if docs.isEmpty { context.print("no keys yet (one of each algorithm is created on first use)") }
-        for d in docs { context.print("\(d.kid)  \(d.alg)  \(d.state)\(d.signing ? "  (signing)" : "")  \(ISO8601DateFormatter().string(from: d.createdAt))") }
+        guard !docs.isEmpty else { return }
+        var table = TextTable(header: ["KID", "ALG", "STATE", "SIGNING", "CREATED"])
+        for d in docs { table.rows.append([d.kid, d.alg, d.state, d.signing ? "yes" : "no", ISO8601DateFormatter().string(from: d.createdAt)]) }
+        table.lines.forEach(context.print)
     }
 }

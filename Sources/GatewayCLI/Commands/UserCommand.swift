@@ -21,9 +21,12 @@ struct UserDocument: Encodable {
     var disabled: Bool
     /// Whether the user has a TOTP second factor (never the secret).
     var totp: Bool
+    /// Created for an upstream identity: no password, signs in only through its provider.
+    var upstreamOnly: Bool
 
     init(_ u: LocalUser) {
         username = u.username; subject = u.subject; name = u.name; email = u.email; picture = u.picture; disabled = u.disabled; totp = u.totpSecret != nil
+        upstreamOnly = u.passwordHash == IdentityLinker.noPassword
     }
 }
 
@@ -78,7 +81,12 @@ struct UserListCommand: AsyncParsableCommand {
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
         let users = try await a.auth.users(tenantID: tenant.tenant).map(UserDocument.init)
         if global.json { try context.printJSON(users); return }
-        for u in users { context.print("\(u.username)  \(u.subject)\(u.totp ? "  totp" : "")\(u.disabled ? "  disabled" : "")") }
+        var table = TextTable(header: ["USERNAME", "SUBJECT", "NAME", "SIGN-IN", "STATE"])
+        for u in users {
+            let signIn = u.upstreamOnly ? "upstream" : u.totp ? "password+totp" : "password"
+            table.rows.append([u.username, u.subject, u.name ?? "-", signIn, u.disabled ? "disabled" : "active"])
+        }
+        table.lines.forEach(context.print)
     }
 }
 
