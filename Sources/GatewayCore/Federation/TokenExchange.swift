@@ -73,10 +73,10 @@ public struct TokenExchange: Sendable {
             throw OAuthError.invalidRequest("requested_token_type must be \(Self.accessTokenType)")
         }
         let claimed = TrustedTokenVerifier.claimedIssuer(token)
-        if claimed == issuer {
+        // A mini-app token (named by `resource`) is only ever for this tenant's own token.
+        if claimed == issuer || r.resource != nil {
             return try await miniAppExchange(r, token: token, client: client, issuer: issuer)
         }
-        guard r.resource == nil else { throw OAuthError("invalid_target", "a mini-app token needs this tenant's own access token as subject_token") }
         let claims: AccessTokenClaims
         do {
             if let claimed {

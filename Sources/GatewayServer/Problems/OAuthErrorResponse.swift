@@ -10,12 +10,12 @@ import Hummingbird
 enum OAuthErrorResponse {
     /// The endpoints under `/t/{tenant}/oauth2/` that speak RFC 6749 errors (UserInfo is a
     /// protected resource: RFC 6750 errors in `WWW-Authenticate`, problem documents in the body).
-    static let endpoints: Set<Substring> = ["token", "revoke", "introspect", "par", "authorize", "authorize-challenge", "logout"]
+    static let endpoints: Set<Substring> = ["token", "revoke", "introspect", "par", "authorize", "authorize-challenge", "logout", "idp/callback"]
 
     /// Whether `path` is one of ``endpoints`` of some tenant.
     static func isOAuthEndpoint(_ path: String) -> Bool {
         guard path.hasPrefix("/t/") else { return false }
-        let parts = path.dropFirst(3).split(separator: "/", omittingEmptySubsequences: false)
+        let parts = path.dropFirst(3).split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
         return parts.count == 3 && parts[1] == "oauth2" && endpoints.contains(parts[2])
     }
 
