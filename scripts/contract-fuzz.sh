@@ -19,6 +19,10 @@ for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 
 # Protected operations are fuzzed as the development demo user (seeded with its client).
 GATEWAY_FUZZ_TOKEN=$(python3 scripts/demo-token.py "http://127.0.0.1:$port" "$work/fuzz/demo-user.txt")
 export GATEWAY_FUZZ_TOKEN
+# The RAS-compatible API is fuzzed with a client key of the demo tenant (set like an operator would).
+GATEWAY_FUZZ_RAS_KEY=fuzz-client-key-0123456789
+export GATEWAY_FUZZ_RAS_KEY
+.build/debug/gatewayctl tenant update demo --ras-client-key "$GATEWAY_FUZZ_RAS_KEY" >/dev/null
 status=0
 rm -rf "$work/pyclient"
 openapi-python-client generate --path OpenAPI/gateway.yaml --output-path "$work/pyclient" --overwrite >"$work/pyclient.log" 2>&1 \

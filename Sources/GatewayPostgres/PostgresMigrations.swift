@@ -157,6 +157,11 @@ enum PostgresMigrations {
             """,
             "CREATE INDEX auth_identity_links_subject ON auth_identity_links (tenant_id, subject)",
         ]),
+        ("v11-tenant-ras", [
+            // The RAS-compatible API's client keys (hashes) and bearer requirement (issue 17).
+            "ALTER TABLE tenants ADD COLUMN ras_client_keys TEXT NOT NULL DEFAULT '[]'",
+            "ALTER TABLE tenants ADD COLUMN ras_require_bearer BOOLEAN NOT NULL DEFAULT false",
+        ]),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the

@@ -43,7 +43,8 @@ enum Fixtures {
             theme: Theme(primaryColor: "#123456", secondaryColor: "#abcdef", logoURL: "https://cdn.example.com/acme/logo.svg"),
             cacheTTLs: CacheTTLs(manifestSeconds: 11, catalogSeconds: 12, localizationSeconds: 13, publicKeySeconds: 14),
             hostApp: HostAppVersionPolicy(minimumVersion: "2.1", latestVersion: "2.4.0", updateURL: "https://apps.example.com/acme"),
-            featureFlags: ["beta.checkout": true, "dark-mode": false]
+            featureFlags: ["beta.checkout": true, "dark-mode": false],
+            ras: RASSettings(clientKeys: [RASClientKey(hash: RASClientKey.hash("fixture-client-key-0123"), notAfter: nil)], requireBearer: true)
         )
     }
 

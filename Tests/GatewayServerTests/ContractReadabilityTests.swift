@@ -83,6 +83,14 @@ struct ContractReadabilityTests {
                                 let code = value["code"] as? String ?? ""
                                 #expect(value["status"] as? Int == Int(status), "\(method.uppercased()) \(path) \(status): example \(code) says status \(value["status"] ?? "none")")
                                 #expect(documented.contains("`\(code)`"), "\(method.uppercased()) \(path) \(status): example code \(code) is not documented in Problem.code")
+                            } else if path.contains("/ras/") {
+                                // The SDKs' shapes: 401/403 carry both spellings of one code; others {code: status, message}.
+                                if status == "401" || status == "403" {
+                                    #expect(value["error"] is String && value["error"] as? String == value["code"] as? String && value["message"] is String,
+                                            "\(method.uppercased()) \(path) \(status): example is not the SDKs' auth error shape")
+                                } else {
+                                    #expect(value["code"] as? Int == Int(status) && value["message"] is String, "\(method.uppercased()) \(path) \(status): example is not {code: \(status), message}")
+                                }
                             } else {
                                 #expect(value["error"] is String, "\(method.uppercased()) \(path) \(status) \(type): example has no RFC 6749 error")
                             }

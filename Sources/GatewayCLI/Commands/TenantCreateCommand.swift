@@ -17,15 +17,13 @@ struct TenantCreateCommand: AsyncParsableCommand {
         // Checked here, not in validate(), so an unknown flag is reported first.
         guard fields.displayName != nil else { throw CLIError.invalid("--display-name is required") }
         var tenant = Tenant(id: tenantID.id, displayName: fields.displayName ?? tenantID.id)
-        try fields.apply(to: &tenant)
+        let rasKey = fields.newRASClientKey()
+        try fields.apply(to: &tenant, rasKey: rasKey)
         try TenantCommandSupport.validate(tenant)
         let access = try await StoreAccess.open(global, context: context, create: true)
         let created = try await access.store.create(tenant, actor: access.actor)
-        if global.json {
-            try context.printJSON(TenantDocument(created, secrets: .masked, sealer: nil))
-        } else {
-            context.print("created tenant \(created.id) (configVersion \(created.configVersion))")
-        }
+        try TenantCommandSupport.report(created, line: "created tenant \(created.id) (configVersion \(created.configVersion))",
+                                        generatedRASKey: fields.rasClientKey == "generate" ? rasKey : nil, json: global.json, context: context)
     }
 }
 
@@ -37,6 +35,24 @@ enum TenantCommandSupport {
             try TenantValidator.validate(tenant)
         } catch {
             throw CLIError.invalid(error.flagMessage)
+        }
+    }
+
+    /// Prints a created or updated tenant (`line`, or its document with `--json`) and, once,
+    /// a client key gatewayctl generated (only its hash is stored).
+    static func report(_ tenant: Tenant, line: String, generatedRASKey: String?, json: Bool, context: CLIContext) throws {
+        struct WithKey: Encodable {
+            var tenant: TenantDocument
+            var rasClientKey: String
+        }
+        let document = try TenantDocument(tenant, secrets: .masked, sealer: nil)
+        if json {
+            if let generatedRASKey { try context.printJSON(WithKey(tenant: document, rasClientKey: generatedRASKey)) } else { try context.printJSON(document) }
+            return
+        }
+        context.print(line)
+        if let generatedRASKey {
+            context.print("RAS client key (shown once; the host app's RASProjectSubscriptionKey): \(generatedRASKey)")
         }
     }
 

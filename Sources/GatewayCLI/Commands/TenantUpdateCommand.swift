@@ -17,18 +17,16 @@ struct TenantUpdateCommand: AsyncParsableCommand {
         guard !fields.isEmpty else { throw CLIError.invalid("nothing to update: give at least one field flag (see --help)") }
         let access = try await StoreAccess.open(global, context: context)
         let fields = self.fields
+        let rasKey = fields.newRASClientKey()
         let old = try await TenantCommandSupport.require(tenantID.id, in: access.store)
         let updated = try await access.store.update(id: tenantID.id, actor: access.actor) { tenant in
-            try fields.apply(to: &tenant)
+            try fields.apply(to: &tenant, rasKey: rasKey)
             try TenantCommandSupport.validate(tenant)
         }
         let changed = TenantField.changes(from: old, to: updated)
-        if global.json {
-            try context.printJSON(TenantDocument(updated, secrets: .masked, sealer: nil))
-        } else {
-            let summary = changed.isEmpty ? "no field changed" : "changed " + changed.map(\.rawValue).joined(separator: ", ")
-            context.print("updated tenant \(updated.id) (configVersion \(updated.configVersion)): \(summary)")
-        }
+        let summary = changed.isEmpty ? "no field changed" : "changed " + changed.map(\.rawValue).joined(separator: ", ")
+        try TenantCommandSupport.report(updated, line: "updated tenant \(updated.id) (configVersion \(updated.configVersion)): \(summary)",
+                                        generatedRASKey: fields.rasClientKey == "generate" ? rasKey : nil, json: global.json, context: context)
     }
 }
 

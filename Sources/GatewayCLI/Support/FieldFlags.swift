@@ -30,6 +30,8 @@ extension TenantField {
         case .hostAppLatestVersion: "--host-latest-version"
         case .hostAppUpdateURL: "--host-update-url"
         case .featureFlags: "--flag"
+        case .rasClientKeys: "--ras-client-key"
+        case .rasRequireBearer: "--ras-require-bearer"
         }
     }
 }

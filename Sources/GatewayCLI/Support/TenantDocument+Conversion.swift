@@ -34,6 +34,7 @@ extension TenantDocument {
         cacheTTLs = tenant.cacheTTLs
         hostApp = tenant.hostApp
         featureFlags = tenant.featureFlags
+        ras = tenant.ras
         configVersion = tenant.configVersion
         createdAt = tenant.createdAt
         updatedAt = tenant.updatedAt
@@ -79,6 +80,7 @@ extension TenantDocument {
             cacheTTLs: cacheTTLs ?? defaults.cacheTTLs,
             hostApp: hostApp ?? defaults.hostApp,
             featureFlags: featureFlags ?? defaults.featureFlags,
+            ras: ras ?? defaults.ras,
             configVersion: configVersion ?? 1,
             createdAt: createdAt ?? now,
             updatedAt: updatedAt ?? now

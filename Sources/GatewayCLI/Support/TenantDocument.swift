@@ -32,6 +32,8 @@ struct TenantDocument: Codable {
     var cacheTTLs: CacheTTLs?
     var hostApp: HostAppVersionPolicy?
     var featureFlags: [String: Bool]?
+    /// Client keys as hashes only (never the keys), so an export carries no secret here.
+    var ras: RASSettings?
     var configVersion: Int64?
     var createdAt: Date?
     var updatedAt: Date?

@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import GatewayCore
 
@@ -29,6 +30,11 @@ struct TenantFieldOptions: ParsableArguments {
     @Option(name: .customLong("host-update-url"), help: "Where users get the host-app update (absolute https URL; empty clears).") var hostUpdateURL: String?
     @Option(name: .customLong("flag"), help: ArgumentHelp("Set a feature flag, name=true|false (repeatable).", valueName: "name=bool")) var setFlags: [String] = []
     @Option(name: .customLong("unset-flag"), help: ArgumentHelp("Remove a feature flag (repeatable).", valueName: "name")) var unsetFlags: [String] = []
+    @Option(name: .customLong("ras-client-key"), help: ArgumentHelp(
+        "New client key of the RAS-compatible API (16-128 of [A-Za-z0-9._~-]), or `generate` to make one (printed once); the previous key keeps working for --ras-key-overlap seconds. Stored hashed.",
+        valueName: "key|generate")) var rasClientKey: String?
+    @Option(name: .customLong("ras-key-overlap"), parsing: .unconditional, help: "Seconds the previous RAS client key stays valid after a new one (0-2592000; default 86400).") var rasKeyOverlap: Int = 86_400
+    @Option(name: .customLong("ras-require-bearer"), help: "The RAS-compatible API also needs a gateway bearer token (true/false).") var rasRequireBearer: Bool?
 
     /// Whether no field flag was given.
     var isEmpty: Bool {
@@ -37,14 +43,20 @@ struct TenantFieldOptions: ParsableArguments {
             provisioningURL, superAppID, superAppVersion, provisioningAPIKey, storageMaxBytes,
             cacheMaxCount, cacheMaxDays, primaryColor, secondaryColor, logoURL,
             manifestTTL, catalogTTL, localizationTTL, publicKeyTTL,
-            hostMinVersion, hostLatestVersion, hostUpdateURL,
+            hostMinVersion, hostLatestVersion, hostUpdateURL, rasClientKey, rasRequireBearer,
         ]
         return values.allSatisfy { $0 == nil } && setFlags.isEmpty && unsetFlags.isEmpty
     }
 
+    /// The RAS client key to set: the given one, or a new random one for `generate` (nil: none given).
+    func newRASClientKey() -> String? {
+        rasClientKey == "generate" ? Base64URL.random(byteCount: 24) : rasClientKey
+    }
+
     /// Copies every given flag into `tenant`; empty strings clear optional fields.
-    /// Throws ``CLIError/invalid(_:)`` for a malformed `--flag`/`--unset-flag` value.
-    func apply(to tenant: inout Tenant) throws {
+    /// `rasKey` is the client key to rotate to (``newRASClientKey()``, resolved once by the caller).
+    /// Throws ``CLIError/invalid(_:)`` for a malformed `--flag`/`--unset-flag` or RAS key.
+    func apply(to tenant: inout Tenant, rasKey: String? = nil, now: Date = Date()) throws {
         func optional(_ value: String?) -> String?? { value.map { $0.isEmpty ? nil : $0 } }
         if let displayName { tenant.displayName = displayName }
         if let value = optional(projectID) { tenant.platform.projectID = value }
@@ -70,13 +82,19 @@ struct TenantFieldOptions: ParsableArguments {
         if let value = optional(hostLatestVersion) { tenant.hostApp.latestVersion = value }
         if let value = optional(hostUpdateURL) { tenant.hostApp.updateURL = value }
         try FeatureFlagChanges(set: setFlags, unset: unsetFlags).apply(to: &tenant.featureFlags)
+        if let rasKey {
+            guard RASClientKey.isValid(rasKey) else { throw CLIError.invalid("--ras-client-key must be 16-128 characters of A-Z, a-z, 0-9, '.', '_', '~' and '-', or generate") }
+            guard (0...2_592_000).contains(rasKeyOverlap) else { throw CLIError.invalid("--ras-key-overlap must be 0 to 2592000 seconds") }
+            tenant.ras = tenant.ras.rotated(to: rasKey, overlap: TimeInterval(rasKeyOverlap), now: now)
+        }
+        if let rasRequireBearer { tenant.ras.requireBearer = rasRequireBearer }
     }
 
     /// Checks each given flag on its own, before any database is opened.
     func validate() throws {
         var probe = Tenant(id: "probe", displayName: displayName ?? "probe")
         do {
-            try apply(to: &probe)
+            try apply(to: &probe, rasKey: rasClientKey == "generate" ? "probe-key-0123456789" : rasClientKey)
             try TenantValidator.validate(probe)
         } catch let error as TenantValidationError {
             throw ValidationError(error.flagMessage)

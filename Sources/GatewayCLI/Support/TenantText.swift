@@ -38,6 +38,11 @@ enum TenantText {
     }
 
     static func value(of field: TenantField, in t: Tenant, reveal: Bool) -> String {
+        if field == .rasClientKeys {
+            guard !t.ras.clientKeys.isEmpty else { return "- (the RAS-compatible API refuses every host app)" }
+            let previous = t.ras.clientKeys.compactMap(\.notAfter).map { "one until " + time($0) }
+            return "\(t.ras.clientKeys.count) (hashed)" + (previous.isEmpty ? "" : "; previous: " + previous.joined(separator: ", "))
+        }
         guard let plain = field.plainValue(in: t) else { return "-" }
         if field.isSecret { return reveal ? plain : SecretValue(plain).masked }
         return oneLine(plain, limit: 200)

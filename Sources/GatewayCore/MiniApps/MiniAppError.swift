@@ -9,6 +9,8 @@ public enum MiniAppError: Error, Sendable, Equatable {
     case invalidSignature
     /// The platform does not know the preview code.
     case previewNotFound
+    /// The platform does not know the signing key.
+    case publicKeyNotFound
     /// An upstream call failed (a 404 of it is one of the cases above).
     case upstream(UpstreamError, Upstream)
 

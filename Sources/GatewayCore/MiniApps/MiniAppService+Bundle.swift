@@ -36,7 +36,7 @@ extension MiniAppService {
     }
 
     /// The platform key, cached for the tenant's public-key TTL; nil when unknown (404).
-    private func publicKey(_ id: String, tenant: Tenant, target: PlatformTarget, deadline: ContinuousClock.Instant) async throws -> PlatformPublicKey? {
+    func publicKey(_ id: String, tenant: Tenant, target: PlatformTarget, deadline: ContinuousClock.Instant) async throws -> PlatformPublicKey? {
         let key = CacheKey.answer(tenant: tenant, kind: "pubkey", [id])
         let answer = try await answers.answer(key, policy: .ttl(seconds: tenant.cacheTTLs.publicKeySeconds)) {
             do {

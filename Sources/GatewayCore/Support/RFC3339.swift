@@ -11,4 +11,9 @@ public enum RFC3339 {
     public static func date(from text: String) -> Date? {
         (try? fractional.parse(text)) ?? (try? whole.parse(text))
     }
+
+    /// `date` as text, whole seconds, UTC (`2026-11-22T10:00:00Z`).
+    public static func string(from date: Date) -> String {
+        whole.format(date)
+    }
 }

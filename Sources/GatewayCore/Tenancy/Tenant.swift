@@ -28,6 +28,8 @@ public struct Tenant: Sendable, Equatable, Codable {
     public var hostApp: HostAppVersionPolicy
     /// Feature flags for the host app, by name (`^[a-z][a-z0-9_.-]{0,63}$`, at most 100).
     public var featureFlags: [String: Bool]
+    /// The Rakuten MiniApp SDK-compatible API (`/t/{id}/ras/`): the client keys host apps send.
+    public var ras: RASSettings
     /// Bumped by the store on every change; part of every cache key of the tenant.
     public var configVersion: Int64
     public var createdAt: Date
@@ -48,6 +50,7 @@ public struct Tenant: Sendable, Equatable, Codable {
         cacheTTLs: CacheTTLs = CacheTTLs(),
         hostApp: HostAppVersionPolicy = HostAppVersionPolicy(),
         featureFlags: [String: Bool] = [:],
+        ras: RASSettings = RASSettings(),
         configVersion: Int64 = 1,
         createdAt: Date = Date(),
         updatedAt: Date = Date()
@@ -63,6 +66,7 @@ public struct Tenant: Sendable, Equatable, Codable {
         self.cacheTTLs = cacheTTLs
         self.hostApp = hostApp
         self.featureFlags = featureFlags
+        self.ras = ras
         self.configVersion = configVersion
         self.createdAt = createdAt
         self.updatedAt = updatedAt
@@ -152,5 +156,63 @@ public struct CacheTTLs: Sendable, Equatable, Codable {
         self.catalogSeconds = catalogSeconds
         self.localizationSeconds = localizationSeconds
         self.publicKeySeconds = publicKeySeconds
+    }
+}
+
+/// The tenant's Rakuten MiniApp SDK-compatible API. Host apps send `apiKey: ras-<client key>`;
+/// the gateway keeps only the keys' SHA-256 hashes and puts the platform's real subscription
+/// key on the upstream call itself. No key: the API answers 401 to everyone.
+public struct RASSettings: Sendable, Equatable, Codable {
+    /// The accepted client keys: the current one (`notAfter` nil) and, after a rotation, the
+    /// previous ones until their `notAfter`.
+    public var clientKeys: [RASClientKey]
+    /// Host apps must send a gateway bearer token of the tenant as well (`Authorization`).
+    public var requireBearer: Bool
+
+    public init(clientKeys: [RASClientKey] = [], requireBearer: Bool = false) {
+        self.clientKeys = clientKeys
+        self.requireBearer = requireBearer
+    }
+
+    /// Whether `key` (what follows `ras-` in the `apiKey` header) is an accepted client key at `now`.
+    public func accepts(_ key: String, now: Date = Date()) -> Bool {
+        let hash = RASClientKey.hash(key)
+        return clientKeys.contains { ConstantTime.equals($0.hash, hash) && ($0.notAfter.map { $0 > now } ?? true) }
+    }
+
+    /// These settings with `key` as the current client key. Every earlier key stays valid for
+    /// at most `overlap` more (0: none does — the way to end a leaked key at once); expired
+    /// ones are dropped.
+    public func rotated(to key: String, overlap: TimeInterval, now: Date = Date()) -> RASSettings {
+        var copy = self
+        let end = now.addingTimeInterval(max(0, overlap))
+        copy.clientKeys = clientKeys.compactMap { old in
+            let until = min(old.notAfter ?? end, end)
+            return until > now ? RASClientKey(hash: old.hash, notAfter: until) : nil
+        } + [RASClientKey(hash: RASClientKey.hash(key), notAfter: nil)]
+        return copy
+    }
+}
+
+/// One accepted RAS client key, by its hash.
+public struct RASClientKey: Sendable, Equatable, Codable {
+    /// `sha256$<base64url>` of the key.
+    public var hash: String
+    /// When a rotated-out key stops working; nil for the current key.
+    public var notAfter: Date?
+
+    public init(hash: String, notAfter: Date?) {
+        self.hash = hash
+        self.notAfter = notAfter
+    }
+
+    /// The stored form of a key.
+    public static func hash(_ key: String) -> String {
+        "sha256$" + Base64URL.sha256(key)
+    }
+
+    /// Client keys are 16 to 128 characters of `[A-Za-z0-9._~-]` (they travel in a header).
+    public static func isValid(_ key: String) -> Bool {
+        (16...128).contains(key.utf8.count) && key.utf8.allSatisfy { ASCIIByte.isLetterOrDigit($0) || "._~-".utf8.contains($0) }
     }
 }

@@ -29,6 +29,8 @@ public enum TenantField: String, Sendable, CaseIterable, Codable {
     case hostAppLatestVersion = "hostApp.latestVersion"
     case hostAppUpdateURL = "hostApp.updateURL"
     case featureFlags
+    case rasClientKeys = "ras.clientKeys"
+    case rasRequireBearer = "ras.requireBearer"
 
     /// Whether the field holds a secret (sealed at rest, masked in output).
     public var isSecret: Bool {
@@ -76,6 +78,8 @@ public enum TenantField: String, Sendable, CaseIterable, Codable {
         case .hostAppLatestVersion: t.hostApp.latestVersion
         case .hostAppUpdateURL: t.hostApp.updateURL
         case .featureFlags: Self.flagsText(t.featureFlags)
+        case .rasClientKeys: t.ras.clientKeys.isEmpty ? nil : t.ras.clientKeys.map { $0.hash + ($0.notAfter.map { "@" + RFC3339.string(from: $0) } ?? "") }.joined(separator: ",")
+        case .rasRequireBearer: String(t.ras.requireBearer)
         }
     }
 

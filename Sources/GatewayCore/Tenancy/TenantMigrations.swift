@@ -105,6 +105,13 @@ enum TenantMigrations {
             // Upstream identity providers, trusted issuers and identity links (issue 16).
             try FederationMigration.apply(db)
         }
+        migrator.registerMigration("v11-tenant-ras") { db in
+            // The RAS-compatible API's client keys (hashes) and bearer requirement (issue 17).
+            try db.alter(table: "tenants") { t in
+                t.add(column: "ras_client_keys", .text).notNull().defaults(to: "[]")
+                t.add(column: "ras_require_bearer", .boolean).notNull().defaults(to: false)
+            }
+        }
         return migrator
     }
 }

@@ -35,6 +35,9 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
     var hostUpdateURL: String?
     /// JSON object of flag name → Bool, keys sorted (`{}` when none).
     var featureFlags: String
+    /// JSON array of the RAS client keys' hashes and expiries (`[]` when none).
+    var rasClientKeys: String
+    var rasRequireBearer: Bool
     package var configVersion: Int64
     var createdAtMs: Int64
     var updatedAtMs: Int64
@@ -65,6 +68,8 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
         case hostLatestVersion = "host_latest_version"
         case hostUpdateURL = "host_update_url"
         case featureFlags = "feature_flags"
+        case rasClientKeys = "ras_client_keys"
+        case rasRequireBearer = "ras_require_bearer"
         case configVersion = "config_version"
         case createdAtMs = "created_at_ms"
         case updatedAtMs = "updated_at_ms"
@@ -105,6 +110,8 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
         hostLatestVersion = t.hostApp.latestVersion
         hostUpdateURL = t.hostApp.updateURL
         featureFlags = try Self.encodeFlags(t.featureFlags)
+        rasClientKeys = String(decoding: try JSONEncoder.rasKeys.encode(t.ras.clientKeys), as: UTF8.self)
+        rasRequireBearer = t.ras.requireBearer
         configVersion = t.configVersion
         createdAtMs = StoreClock.milliseconds(t.createdAt)
         updatedAtMs = StoreClock.milliseconds(t.updatedAt)
@@ -138,6 +145,7 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
             ),
             hostApp: HostAppVersionPolicy(minimumVersion: hostMinimumVersion, latestVersion: hostLatestVersion, updateURL: hostUpdateURL),
             featureFlags: try Self.decodeFlags(featureFlags, tenantID: id),
+            ras: RASSettings(clientKeys: try Self.decodeRASKeys(rasClientKeys, tenantID: id), requireBearer: rasRequireBearer),
             configVersion: configVersion,
             createdAt: StoreClock.date(createdAtMs),
             updatedAt: StoreClock.date(updatedAtMs)
@@ -150,11 +158,37 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
         return String(decoding: try encoder.encode(flags), as: UTF8.self)
     }
 
+    static func decodeRASKeys(_ text: String, tenantID: String) throws -> [RASClientKey] {
+        do {
+            return try JSONDecoder.rasKeys.decode([RASClientKey].self, from: Data(text.utf8))
+        } catch {
+            throw TenantStoreError.invalid("tenant '\(tenantID)' has unreadable RAS client keys in the database: \(error)")
+        }
+    }
+
     static func decodeFlags(_ text: String, tenantID: String) throws -> [String: Bool] {
         do {
             return try JSONDecoder().decode([String: Bool].self, from: Data(text.utf8))
         } catch {
             throw TenantStoreError.invalid("tenant '\(tenantID)' has unreadable feature flags in the database: \(error)")
         }
+    }
+}
+
+extension JSONEncoder {
+    /// RAS client keys in a tenant row: millisecond dates, sorted keys (both engines alike).
+    static var rasKeys: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        return encoder
+    }
+}
+
+extension JSONDecoder {
+    static var rasKeys: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .millisecondsSince1970
+        return decoder
     }
 }

@@ -35,6 +35,23 @@ public enum TenantValidator {
         try validateRange(t.cacheTTLs.publicKeySeconds, ttlRange, field: .publicKeyTTL)
         try validateHostApp(t.hostApp)
         try validateFeatureFlags(t.featureFlags)
+        try validateRAS(t.ras)
+    }
+
+    /// At most 10 client keys, each a `sha256$` hash of 43 base64url characters, at most one current.
+    public static func validateRAS(_ ras: RASSettings) throws(TenantValidationError) {
+        guard ras.clientKeys.count <= 10 else {
+            throw TenantValidationError(field: .rasClientKeys, problem: "must hold at most 10 keys (rotate with a shorter --ras-key-overlap)")
+        }
+        for key in ras.clientKeys {
+            let digest = key.hash.dropFirst("sha256$".count)
+            guard key.hash.hasPrefix("sha256$"), digest.utf8.count == 43, digest.utf8.allSatisfy({ ASCIIByte.isLetterOrDigit($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }) else {
+                throw TenantValidationError(field: .rasClientKeys, problem: "must hold key hashes (sha256$ and 43 base64url characters), never keys")
+            }
+        }
+        guard ras.clientKeys.filter({ $0.notAfter == nil }).count <= 1 else {
+            throw TenantValidationError(field: .rasClientKeys, problem: "must have at most one current key (notAfter unset)")
+        }
     }
 
     /// 1–200 characters, no control characters.

@@ -1,6 +1,7 @@
 import GatewayAPI
 import GatewayCore
 import Hummingbird
+import OpenAPIRuntime
 import Tracing
 import HummingbirdCore
 import Logging
@@ -68,6 +69,10 @@ public struct GatewayServices: Sendable {
 public enum GatewayApplication {
     public typealias Context = GatewayRequestContext
 
+    /// How the generated handlers write JSON: compact, keys sorted, slashes unescaped — the same
+    /// form as the stored answers, problem documents and OAuth errors (one JSON style everywhere).
+    static let wireConfiguration = Configuration(jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
+
     /// - Parameter storedAnswers: serve the hot reads' cached bytes ahead of the router
     ///   (``StoredAnswerMiddleware``); off only to compare with the generated handlers.
     public static func makeResponder(services: GatewayServices, storedAnswers: Bool = true) throws -> some HTTPResponder<Context> {
@@ -76,11 +81,11 @@ public enum GatewayApplication {
         var routes = RouteTable()
         // Register into a throwaway router first to learn the route table the problem
         // middleware needs; middlewares must be added before the real registration.
-        try handler.registerHandlers(on: RecordingTransport(base: Router(context: Context.self)) { routes.add(method: $0, template: $1) })
+        try handler.registerHandlers(on: RecordingTransport(base: Router(context: Context.self)) { routes.add(method: $0, template: $1) }, configuration: Self.wireConfiguration)
         let problems = ProblemMiddleware(routes: routes, warnings: WarningThrottle())
         router.add(middleware: problems)
         router.add(middleware: HeaderDecodingMiddleware())
-        try handler.registerHandlers(on: router)
+        try handler.registerHandlers(on: router, configuration: Self.wireConfiguration)
         return GatewayResponder(
             requestIDs: RequestIDMiddleware(ids: RequestIDSequence()),
             tracing: services.tracer.map { RequestTracingMiddleware(tracer: $0) },

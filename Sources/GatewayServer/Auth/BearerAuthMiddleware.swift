@@ -7,6 +7,8 @@ import Hummingbird
 /// `Authorization: Bearer` (or `DPoP` + proof) token must be valid for THAT tenant; the
 /// verified claims ride in ``RequestScope/principal``. Refusals are 401 problem documents
 /// with `WWW-Authenticate`. Also records the raw `Authorization` header for OAuth endpoints.
+/// The RAS-compatible API (`/t/{tenant}/ras/`) wants the tenant's client key in `apiKey`
+/// instead (401 `invalid_client_key`), plus a bearer token when the tenant requires one.
 ///
 /// DPoP-bound tokens of a client registered with `--dpop-nonce` need the server's nonce in
 /// their proofs here too (RFC 9449 §9): the same tenant nonce the token endpoint hands out,
@@ -24,7 +26,15 @@ struct BearerAuthMiddleware: RouterMiddleware {
         var context = context
         let authorization = request.headers.value(of: .authorization)
         context.scope.authorization = authorization
-        if PublicOperations.requiresToken(method: request.method.rawValue, path: context.scope.path) {
+        if RASErrorResponse.isRASPath(context.scope.path) {
+            // The RAS-compatible API: the tenant's client key, and its bearer token when it asks for one.
+            let apiKey = request.headers.value(of: HTTPField.Name("apiKey")!)
+            let key = apiKey.map { $0.hasPrefix("ras-") ? String($0.dropFirst(4)) : $0 } ?? ""
+            guard tenant.ras.accepts(key) else { throw GatewayProblem.invalidClientKey() }
+            if tenant.ras.requireBearer {
+                context.scope.principal = try await verify(request, authorization: authorization, issuer: issuerBase.issuer(tenantID: tenant.id), tenantID: tenant.id)
+            }
+        } else if PublicOperations.requiresToken(method: request.method.rawValue, path: context.scope.path) {
             let issuer = issuerBase.issuer(tenantID: tenant.id)
             do {
                 context.scope.principal = try await verify(request, authorization: authorization, issuer: issuer, tenantID: tenant.id)

@@ -3,7 +3,8 @@ import Hummingbird
 import OpenAPIRuntime
 
 /// Turns every error that reaches it into an RFC 9457 problem response (on the OAuth
-/// endpoints, an RFC 6749 error: see ``OAuthErrorResponse``): domain errors become the
+/// endpoints, an RFC 6749 error: see ``OAuthErrorResponse``; on the RAS-compatible API, the
+/// SDKs' error bodies: see ``RASErrorResponse``): domain errors become the
 /// problem their ``ProblemConvertible`` conformance (`Problems/`) names; contract violations found by the generated server become 4xx; anything
 /// else is a logged 500 whose body reveals nothing internal.
 struct ProblemMiddleware: RouterMiddleware {
@@ -36,9 +37,9 @@ struct ProblemMiddleware: RouterMiddleware {
 
     /// The error document for the request's endpoint.
     static func response(_ problem: GatewayProblem, _ context: Context, oauthError: String? = nil) -> Response {
-        OAuthErrorResponse.isOAuthEndpoint(context.scope.path)
-            ? OAuthErrorResponse.make(problem, error: oauthError)
-            : ProblemResponse.make(problem, requestID: context.scope.requestID)
+        if OAuthErrorResponse.isOAuthEndpoint(context.scope.path) { return OAuthErrorResponse.make(problem, error: oauthError) }
+        if RASErrorResponse.isRASPath(context.scope.path) { return RASErrorResponse.make(problem) }
+        return ProblemResponse.make(problem, requestID: context.scope.requestID)
     }
 
     /// What a handler threw (the generated server wraps it in a `ServerError`).

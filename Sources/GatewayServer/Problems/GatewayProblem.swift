@@ -83,6 +83,16 @@ extension GatewayProblem {
         GatewayProblem(status: 404, code: "unknown_host", title: "Unknown host", detail: "No tenant domain is registered for this host.")
     }
 
+    /// The RAS-compatible API's `apiKey` is missing or not a client key of the tenant (401).
+    public static func invalidClientKey() -> GatewayProblem {
+        GatewayProblem(status: 401, code: "invalid_client_key", title: "Unauthorized", detail: "apiKey is not a client key of this tenant")
+    }
+
+    /// The RAS project id in the path is not the tenant's (404).
+    public static func unknownProject() -> GatewayProblem {
+        GatewayProblem(status: 404, code: "not_found", title: "Not found", detail: "This tenant has no such project.")
+    }
+
     public static func internalError() -> GatewayProblem {
         GatewayProblem(status: 500, code: "internal_error", title: "Internal error", detail: "The gateway failed to answer; the request id identifies it in the logs.")
     }

@@ -9,6 +9,8 @@ extension MiniAppError: ProblemConvertible {
             GatewayProblem(status: 404, code: "no_published_version", title: "No published version", detail: "This mini app has no published version.")
         case .invalidSignature:
             GatewayProblem(status: 422, code: "invalid_signature", title: "Invalid signature", detail: "The bundle's signature is missing or does not verify, and this tenant requires verification.")
+        case .publicKeyNotFound:
+            GatewayProblem(status: 404, code: "public_key_not_found", title: "Not found", detail: "The mini-app platform does not know this signing key.")
         case .previewNotFound:
             GatewayProblem(status: 404, code: "preview_not_found", title: "Not found", detail: "The mini-app platform does not know this item.")
         case .upstream(let error, let upstream):

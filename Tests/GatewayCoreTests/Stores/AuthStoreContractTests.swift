@@ -84,7 +84,8 @@ struct AuthStoreContractTests {
         let auth = database.stores.auth
         let now = Date()
         let idle = now.addingTimeInterval(600)
-        try await auth.createFamily(family("f1", session: "s1"), tokenHash: "h1", idleExpiry: idle)
+        // The same `now` as the expectation below (a fresh Date() could fall in the next millisecond).
+        try await auth.createFamily(family("f1", session: "s1", now: now), tokenHash: "h1", idleExpiry: idle)
         #expect(try await auth.family(ofTokenHash: "h1")?.sessionID == "s1")
         #expect(try await auth.rotate(tokenHash: "h1", tenantID: "acme", clientID: "other", newHash: "x", now: now, idleExpiry: idle) == .invalid)
         #expect(try await auth.rotate(tokenHash: "h1", tenantID: "acme", clientID: "app", newHash: "h2", now: now, idleExpiry: idle) == .rotated(family("f1", session: "s1", now: now)))
