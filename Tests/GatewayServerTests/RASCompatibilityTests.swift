@@ -215,6 +215,30 @@ struct RASCompatibilityTests {
         }
     }
 
+    @Test("a tenant that requires a bearer token as well refuses the client key alone, in the SDKs' auth shape")
+    func bearerRequired() async throws {
+        try await FakePlatform.with { fake in
+            fake.seedHello()
+            try await GatewayHarness.withGateway { harness, _, port in
+                let id = uniqueTenantID("ras")
+                var tenant = Self.tenant(id, on: fake)
+                tenant.ras.requireBearer = true
+                try await harness.createTenant(tenant)
+                let url = "http://127.0.0.1:\(port)/t/\(id)/ras/host/\(fake.projectID)/miniapps"
+                let refused = try await Self.sdkGET(url)
+                #expect(refused.status == 401)
+                #expect(try refused.decode(AuthErrorResponse.self).code == "unauthorized")
+                let token = try await harness.users.accessToken(tenant: id)
+                #expect(try await Self.sdkGET(url, extra: [("Authorization", "Bearer \(token)")]).status == 200)
+                // A token of another tenant is no token of this one.
+                let other = uniqueTenantID("ras")
+                try await harness.createTenant(Self.tenant(other, on: fake))
+                let foreign = try await harness.users.accessToken(tenant: other)
+                #expect(try await Self.sdkGET(url, extra: [("Authorization", "Bearer \(foreign)")]).status == 401)
+            }
+        }
+    }
+
     @Test("one engine: a RAS read fills the cache entry /v1 reads, and /v1's entry serves RAS")
     func sharedCache() async throws {
         try await FakePlatform.with { fake in
