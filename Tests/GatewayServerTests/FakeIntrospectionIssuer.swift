@@ -24,7 +24,6 @@ final class FakeIntrospectionIssuer: Sendable {
 
     static func with<T: Sendable>(_ body: @Sendable (FakeIntrospectionIssuer) async throws -> T) async throws -> T {
         let holder = Mutex<FakeIntrospectionIssuer?>(nil)
-        let (ports, continuation) = AsyncStream<Int>.makeStream()
         let router = Router()
         router.get(".well-known/openid-configuration") { _, _ -> Response in
             guard let fake = holder.withLock({ $0 }) else { return Self.json(503, [:]) }
@@ -42,13 +41,8 @@ final class FakeIntrospectionIssuer: Sendable {
             guard let members = fake.tokens.withLock({ $0[token] }) else { return Self.json(200, ["active": false]) }
             return Self.json(200, members.merging(["active": true]) { $1 })
         }
-        var logger = Logger(label: "fake-introspection")
-        logger.logLevel = .critical
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) }, logger: logger)
-        let task = Task { try await app.runService() }
+        let (task, port) = try await LocalTestServer.start(router, label: "fake-introspection")
         defer { task.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw CancellationError() }
         let fake = FakeIntrospectionIssuer(port: port)
         holder.withLock { $0 = fake }
         return try await body(fake)

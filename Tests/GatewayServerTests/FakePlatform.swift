@@ -83,20 +83,9 @@ final class FakePlatform: Sendable {
 
     static func start() async throws -> FakePlatform {
         let holder = Mutex<FakePlatform?>(nil)
-        let (portStream, portContinuation) = AsyncStream<Int>.makeStream()
         let router = Router()
         router.add(middleware: FakePlatformResponder { holder.withLock { $0 } })
-        var logger = Logger(label: "fake-platform")
-        logger.logLevel = .critical
-        let app = Application(
-            router: router,
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
-            logger: logger
-        )
-        let task = Task { try await app.runService() }
-        var iterator = portStream.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw CancellationError() }
+        let (task, port) = try await LocalTestServer.start(router, label: "fake-platform")
         let fake = FakePlatform(task: task, port: port)
         holder.withLock { $0 = fake }
         return fake

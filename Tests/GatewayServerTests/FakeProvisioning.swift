@@ -42,16 +42,10 @@ final class FakeProvisioning: Sendable {
 
     static func with<T: Sendable>(_ body: @Sendable (FakeProvisioning) async throws -> T) async throws -> T {
         let holder = Mutex<FakeProvisioning?>(nil)
-        let (ports, continuation) = AsyncStream<Int>.makeStream()
         let router = Router()
         router.add(middleware: FakeProvisioningResponder { holder.withLock { $0 } })
-        var logger = Logger(label: "fake-provisioning")
-        logger.logLevel = .critical
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) }, logger: logger)
-        let task = Task { try await app.runService() }
+        let (task, port) = try await LocalTestServer.start(router, label: "fake-provisioning")
         defer { task.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw CancellationError() }
         let fake = FakeProvisioning(task: task, port: port)
         holder.withLock { $0 = fake }
         return try await body(fake)

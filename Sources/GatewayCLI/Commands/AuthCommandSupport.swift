@@ -14,6 +14,11 @@ struct AuthAccess {
     }
 
     /// The client `clientID` of `tenant`, or an exit-2 error naming both.
+    func requireUser(tenant: String, username: String) async throws -> LocalUser {
+        guard let user = try await auth.user(tenantID: tenant, username: username) else { throw CLIError.invalid("no user \(username) in tenant \(tenant)") }
+        return user
+    }
+
     func requireClient(tenant: String, clientID: String) async throws -> OAuthClient {
         guard let client = try await auth.client(tenantID: tenant, clientID: clientID) else {
             throw CLIError.invalid("no client \(clientID) in tenant \(tenant)")

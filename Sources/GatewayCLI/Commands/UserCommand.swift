@@ -105,7 +105,7 @@ struct UserPasswdCommand: AsyncParsableCommand {
         let context = try CLIContext.require()
         let password = try PasswordInput.read(context)
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        guard var user = try await a.auth.user(tenantID: tenant.tenant, username: username) else { throw CLIError.invalid("no user \(username) in tenant \(tenant.tenant)") }
+        var user = try await a.requireUser(tenant: tenant.tenant, username: username)
         user.passwordHash = try PasswordHasher().hash(password)
         try await a.auth.updateUser(user)
         context.print("changed the password of \(username)")
@@ -145,7 +145,7 @@ struct UserUpdateCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try CLIContext.require()
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        guard var user = try await a.auth.user(tenantID: tenant.tenant, username: username) else { throw CLIError.invalid("no user \(username) in tenant \(tenant.tenant)") }
+        var user = try await a.requireUser(tenant: tenant.tenant, username: username)
         func optional(_ value: String?) -> String?? { value.map { $0.isEmpty ? nil : $0 } }
         if let value = optional(name) { user.name = value }
         if let value = optional(email) { user.email = value }
@@ -182,7 +182,7 @@ struct UserDisableCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try CLIContext.require()
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        guard var user = try await a.auth.user(tenantID: tenant.tenant, username: username) else { throw CLIError.invalid("no user \(username) in tenant \(tenant.tenant)") }
+        var user = try await a.requireUser(tenant: tenant.tenant, username: username)
         user.disabled = !enable
         try await a.auth.updateUser(user)
         context.print("\(enable ? "enabled" : "disabled") user \(username)")

@@ -15,7 +15,7 @@ struct UserLinkCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try CLIContext.require()
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        guard let user = try await a.auth.user(tenantID: tenant.tenant, username: username) else { throw AuthStoreError.notFound("user \(username)") }
+        let user = try await a.requireUser(tenant: tenant.tenant, username: username)
         guard (1...255).contains(subject.count) else { throw CLIError.invalid("--subject must be 1-255 characters") }
         let link = IdentityLink(tenantID: tenant.tenant, issuer: issuer, externalSubject: subject, subject: user.subject)
         try await a.auth.addIdentityLink(link)
@@ -47,7 +47,7 @@ struct UserLinksCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try CLIContext.require()
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        guard let user = try await a.auth.user(tenantID: tenant.tenant, username: username) else { throw AuthStoreError.notFound("user \(username)") }
+        let user = try await a.requireUser(tenant: tenant.tenant, username: username)
         let links = try await a.auth.identityLinks(tenantID: tenant.tenant, subject: user.subject)
         if global.json { try context.printJSON(links); return }
         var table = TextTable(header: ["ISSUER", "SUBJECT", "LINKED"])

@@ -48,11 +48,7 @@ public struct ExternalJWTValidator: Sendable {
         }
         guard case .object(let claims)? = try? JSONValue.decode(parsed.payload) else { throw FederationError.tokenRejected("the payload is not a JSON object") }
         guard claims["iss"]?.stringValue == e.issuer else { throw FederationError.tokenRejected("issued by another issuer") }
-        let audiences: [String] = switch claims["aud"] {
-        case .string(let one)?: [one]
-        case .array(let many)?: many.compactMap(\.stringValue)
-        default: []
-        }
+        let audiences = claims["aud"]?.strings ?? []
         guard audiences.contains(e.audience) else { throw FederationError.tokenRejected("issued for another audience") }
         if audiences.count > 1, let azp = claims["azp"]?.stringValue, azp != e.audience { throw FederationError.tokenRejected("issued to another party (azp)") }
         let current = now().timeIntervalSince1970

@@ -132,16 +132,8 @@ public struct FederatedSignIn: Sendable {
         guard let code = callback.code, !code.isEmpty, code.count <= 2048 else { throw FederationError.providerRefused("no authorization code") }
         let metadata = try await issuers.metadata(tenantID: pending.tenantID, issuer: provider.issuer)
         guard let tokenEndpoint = metadata.tokenEndpoint else { throw FederationError.providerMisconfigured("no token endpoint") }
-        var form = [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", callbackURL), ("code_verifier", pending.codeVerifier)]
-        var headers: [(String, String)] = [("Accept", "application/json")]
-        if let secret = provider.clientSecret {
-            // client_secret_basic (RFC 6749 §2.3.1: form-encoded id and secret).
-            let credentials = AuthorizationServer.formEncode(provider.clientID) + ":" + AuthorizationServer.formEncode(secret.plaintext)
-            headers.append(("Authorization", "Basic " + Data(credentials.utf8).base64EncodedString()))
-        } else {
-            form.append(("client_id", provider.clientID))
-        }
-        let tokens = try await issuers.post(tenantID: pending.tenantID, url: tokenEndpoint, form: form, headers: headers)
+        let form = [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", callbackURL), ("code_verifier", pending.codeVerifier)]
+        let tokens = try await issuers.post(tenantID: pending.tenantID, url: tokenEndpoint, form: form, clientID: provider.clientID, secret: provider.clientSecret)
         guard let idToken = tokens["id_token"]?.stringValue else { throw FederationError.tokenRejected("the provider returned no ID token") }
         let claims = try await validator.validate(idToken, tenantID: pending.tenantID, expecting: .init(
             issuer: provider.issuer, audience: provider.clientID, jwksURI: metadata.jwksURI, nonce: pending.nonce))

@@ -88,11 +88,7 @@ public struct TrustedTokenVerifier: Sendable {
     /// answer), its subject linked to a local user.
     private func accessClaims(_ c: [String: JSONValue], token: String, trusted: TrustedIssuer, now: Date) async throws -> AccessTokenClaims {
         let user = try await linker.localUser(tenantID: trusted.tenantID, issuer: trusted.issuer, claims: c, subjectClaim: trusted.subjectClaim)
-        let scope: String = switch c["scope"] ?? c["scp"] {
-        case .string(let s)?: s
-        case .array(let list)?: list.compactMap(\.stringValue).joined(separator: " ")
-        default: ""
-        }
+        let scope = (c["scope"] ?? c["scp"])?.strings.joined(separator: " ") ?? ""
         return AccessTokenClaims(issuer: trusted.issuer, subject: user.subject,
                                  clientID: c["client_id"]?.stringValue ?? c["azp"]?.stringValue ?? trusted.audience,
                                  tenantID: trusted.tenantID, scope: scope, jti: c["jti"]?.stringValue ?? Base64URL.sha256(token),
@@ -155,28 +151,16 @@ public struct TrustedTokenVerifier: Sendable {
         guard let settings = trusted.introspection else { return nil }
         let metadata = try await issuers.metadata(tenantID: trusted.tenantID, issuer: trusted.issuer)
         guard let endpoint = metadata.introspectionEndpoint else { throw FederationError.providerMisconfigured("the discovery document has no introspection_endpoint") }
-        var headers: [(String, String)] = [("Accept", "application/json")]
-        var form = [("token", token), ("token_type_hint", "access_token")]
-        if let secret = settings.clientSecret {
-            let credentials = AuthorizationServer.formEncode(settings.clientID) + ":" + AuthorizationServer.formEncode(secret.plaintext)
-            headers.append(("Authorization", "Basic " + Data(credentials.utf8).base64EncodedString()))
-        } else {
-            form.append(("client_id", settings.clientID))
-        }
         let answer: [String: JSONValue]
         do {
-            answer = try await issuers.post(tenantID: trusted.tenantID, url: endpoint, form: form, headers: headers)
+            answer = try await issuers.post(tenantID: trusted.tenantID, url: endpoint, form: [("token", token), ("token_type_hint", "access_token")],
+                                            clientID: settings.clientID, secret: settings.clientSecret)
         } catch FederationError.providerRefused(let reason) {
             throw FederationError.providerMisconfigured("introspection refused the gateway's credentials (\(reason))")
         }
         guard answer["active"] == .bool(true) else { return nil }
         if let iss = answer["iss"], iss.stringValue != trusted.issuer { return nil }
-        let audiences: [String] = switch answer["aud"] {
-        case .string(let one)?: [one]
-        case .array(let many)?: many.compactMap(\.stringValue)
-        default: []
-        }
-        guard audiences.contains(trusted.audience), let exp = answer["exp"]?.doubleValue, exp > now.timeIntervalSince1970 - TokenVerifier.skew else { return nil }
+        guard (answer["aud"]?.strings ?? []).contains(trusted.audience), let exp = answer["exp"]?.doubleValue, exp > now.timeIntervalSince1970 - TokenVerifier.skew else { return nil }
         return answer
     }
 

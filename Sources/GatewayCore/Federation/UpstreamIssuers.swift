@@ -110,10 +110,19 @@ public final class UpstreamIssuers: Sendable {
         }
     }
 
-    /// A guarded form POST to a provider endpoint (token exchange, introspection): not
-    /// retried (not idempotent), but counted by the breaker. The JSON object of a 2xx, or
-    /// ``FederationError/providerRefused(_:)`` with the provider's `error` for a 4xx.
-    func post(tenantID: String, url: String, form: [(String, String)], headers: [(String, String)]) async throws -> [String: JSONValue] {
+    /// A guarded form POST to a provider endpoint (token exchange, introspection) as client
+    /// `clientID`: `client_secret_basic` with a secret (RFC 6749 §2.3.1, id and secret
+    /// form-encoded), else `client_id` in the form. Not retried (not idempotent), but counted
+    /// by the breaker. The JSON object of a 2xx, or ``FederationError/providerRefused(_:)`` for a 4xx.
+    func post(tenantID: String, url: String, form: [(String, String)], clientID: String, secret: SecretValue?) async throws -> [String: JSONValue] {
+        var form = form
+        var headers: [(String, String)] = [("Accept", "application/json")]
+        if let secret {
+            let credentials = AuthorizationServer.formEncode(clientID) + ":" + AuthorizationServer.formEncode(secret.plaintext)
+            headers.append(("Authorization", "Basic " + Data(credentials.utf8).base64EncodedString()))
+        } else {
+            form.append(("client_id", clientID))
+        }
         let deadline = ContinuousClock.now + budget
         let guarded = upstreamGuard(tenantID: tenantID, url: url)
         let reply: UpstreamHTTP.Reply

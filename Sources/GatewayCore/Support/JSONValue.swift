@@ -42,6 +42,14 @@ public enum JSONValue: Sendable, Equatable, Codable, ExpressibleByStringLiteral,
     public var int64Value: Int64? { if case .number(let n) = self, n == n.rounded(), abs(n) < 1e15 { Int64(n) } else { nil } }
     /// The number, when this is one.
     public var doubleValue: Double? { if case .number(let n) = self { n } else { nil } }
+    /// A string as a one-element list, the strings of an array, else none (JWT `aud`, `scp`).
+    public var strings: [String] {
+        switch self {
+        case .string(let one): [one]
+        case .array(let many): many.compactMap(\.stringValue)
+        default: []
+        }
+    }
     /// The members, when this is an object.
     public var objectValue: [String: JSONValue]? { if case .object(let o) = self { o } else { nil } }
 
