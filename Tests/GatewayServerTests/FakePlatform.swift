@@ -39,6 +39,12 @@ final class FakePlatform: Sendable {
         var files: [String: [UInt8]] = [:]
         /// Preview-code answers as the platform sends them (its `host` carries the subscription key).
         var previews: [String: JSONValue] = [:]
+        /// In-app purchase items by mini app id (`{items:[…]}`); none: 404 as a platform without them.
+        var purchaseItems: [String: JSONValue] = [:]
+        /// Recorded transactions by token, as the platform answers them.
+        var transactions: [String: JSONValue] = [:]
+        /// The bodies of transaction POSTs, as received.
+        var transactionBodies: [JSONValue] = []
         var fault: Fault?
         /// How many more requests get `fault` (nil = every request).
         var faultCount: Int?

@@ -47,7 +47,28 @@ struct FakePlatformResponder: RouterMiddleware {
         guard headers["apikey"] == "ras-" + fake.subscriptionKey else {
             return Self.json(401, #"{"error":"invalid_client","error_description":"bad apiKey"}"#)
         }
+        if request.method == .post {
+            let body = try await request.body.collect(upTo: 1 << 20)
+            return recordTransaction(fake, path: path, body: Data(buffer: body))
+        }
         return route(fake, path: path, query: query)
+    }
+
+    /// `POST /host/{P}/miniapp/{id}/transaction`: a token per transaction, its state as sent.
+    private func recordTransaction(_ fake: FakePlatform, path: String, body: Data) -> Response {
+        let parts = path.split(separator: "/").map(String.init)
+        guard parts.count == 5, parts[0] == "host", parts[1] == fake.projectID, parts[2] == "miniapp", parts[4] == "transaction",
+              fake.state.withLock({ $0.purchaseItems[parts[3]] }) != nil,
+              case .object(let sent)? = try? JSONValue.decode(body), let product = sent["productId"]?.stringValue
+        else { return Self.notFound() }
+        return fake.state.withLock { state in
+            state.transactionBodies.append(.object(sent))
+            let token = "tx-\(state.transactions.count + 1)"
+            let answer: JSONValue = .object(["productId": .string(product), "transactionToken": .string(token),
+                                             "transactionState": .string(sent["transactionState"]?.stringValue ?? "PENDING")])
+            state.transactions[token] = answer
+            return Self.encode(answer)
+        }
     }
 
     private func route(_ fake: FakePlatform, path: String, query: [String: String]) -> Response {
@@ -75,6 +96,12 @@ struct FakePlatformResponder: RouterMiddleware {
             default:
                 return Self.notFound()
             }
+        case let x where x.count == 5 && x[0] == "host" && x[1] == p && x[2] == "miniapp" && x[4] == "purchase-items":
+            guard let items = state.purchaseItems[x[3]] else { return Self.notFound() }
+            return Self.encode(items)
+        case let x where x.count == 6 && x[0] == "host" && x[1] == p && x[2] == "miniapp" && x[4] == "transaction":
+            guard let transaction = state.transactions[x[5]] else { return Self.notFound() }
+            return Self.encode(transaction)
         case let x where x.count == 4 && x[0] == "host" && x[1] == p && x[2] == "preview-codes":
             guard let preview = state.previews[x[3]] else { return Self.notFound() }
             return Self.encode(preview)

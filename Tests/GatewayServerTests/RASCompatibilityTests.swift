@@ -239,6 +239,42 @@ struct RASCompatibilityTests {
         }
     }
 
+    @Test("in-app purchases pass through with the real key, never cached; a transaction POST is sent once")
+    func inAppPurchases() async throws {
+        try await FakePlatform.with { fake in
+            fake.seedHello()
+            fake.state.withLock { $0.purchaseItems["hello"] = .object(["items": .array([.object(["androidStoreId": "coins_100", "productId": "coins-100"])])]) }
+            try await GatewayHarness.withGateway { harness, _, port in
+                let id = uniqueTenantID("ras")
+                try await harness.createTenant(Self.tenant(id, on: fake), signIn: false)
+                let base = "http://127.0.0.1:\(port)/t/\(id)/ras/host/\(fake.projectID)/miniapp"
+                struct Items: Decodable { struct Item: Decodable { var androidStoreId: String; var productId: String }; var items: [Item] }
+                struct Transaction: Decodable { var productId: String; var transactionToken: String; var transactionState: String }
+                let items = try await Self.sdkGET("\(base)/hello/purchase-items")
+                #expect(try items.decode(Items.self).items.first?.productId == "coins-100")
+                let before = fake.requests.count
+                _ = try await Self.sdkGET("\(base)/hello/purchase-items")
+                #expect(fake.requests.count == before + 1, "never cached: every call reaches the platform")
+                #expect(try await Self.sdkGET("\(base)/alpha/purchase-items").status == 404, "a mini app without purchases")
+
+                var post = HTTPClientRequest(url: "\(base)/hello/transaction")
+                post.method = .POST
+                post.headers.add(name: "apiKey", value: "ras-" + Self.clientKey)
+                post.headers.add(name: "Content-Type", value: "application/json")
+                post.body = .bytes(ByteBuffer(string: #"{"platform":"ANDROID","productId":"coins-100","transactionState":"PURCHASED","transactionId":"GPA.1","transactionDate":"2026-11-24T10:00:00Z","transactionReceipt":"r","purchaseToken":"p"}"#))
+                let recorded = try await TestHTTP.noRedirects.execute(post, timeout: .seconds(10))
+                #expect(recorded.status.code == 200)
+                let transaction = try JSONDecoder().decode(Transaction.self, from: Data(buffer: try await recorded.body.collect(upTo: 1 << 16)))
+                #expect(transaction.transactionState == "PURCHASED")
+                #expect(fake.state.withLock { $0.transactionBodies.count } == 1)
+                #expect(fake.state.withLock { $0.transactionBodies.first?.objectValue?["purchaseToken"] } == "p")
+                let looked = try await Self.sdkGET("\(base)/hello/transaction/\(transaction.transactionToken)")
+                #expect(try looked.decode(Transaction.self).productId == "coins-100")
+                #expect(fake.requests.filter { $0.path.contains("purchase") || $0.path.contains("transaction") }.allSatisfy { $0.headers["apikey"] == "ras-" + fake.subscriptionKey })
+            }
+        }
+    }
+
     @Test("one engine: a RAS read fills the cache entry /v1 reads, and /v1's entry serves RAS")
     func sharedCache() async throws {
         try await FakePlatform.with { fake in

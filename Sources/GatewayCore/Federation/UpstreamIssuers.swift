@@ -124,16 +124,10 @@ public final class UpstreamIssuers: Sendable {
             form.append(("client_id", clientID))
         }
         let deadline = ContinuousClock.now + budget
-        let guarded = upstreamGuard(tenantID: tenantID, url: url)
         let reply: UpstreamHTTP.Reply
         do {
-            guard guarded.breaker.acquire() else { throw UpstreamError.circuitOpen }
-            do {
-                reply = try await guarded.bulkhead.run { try await http.post(url, form: form, headers: headers, maxBytes: Self.maxBytes, deadline: deadline) }
-                guarded.breaker.record(failure: false)
-            } catch let error as UpstreamError {
-                guarded.breaker.record(failure: error.isUpstreamFailure)
-                throw error
+            reply = try await upstreamGuard(tenantID: tenantID, url: url).runOnce {
+                try await http.post(url, form: form, headers: headers, maxBytes: Self.maxBytes, deadline: deadline)
             }
         } catch UpstreamError.rejected(let status) {
             throw FederationError.providerRefused("HTTP \(status) from \(URLComponents(string: url)?.host ?? "the provider")")

@@ -16,9 +16,14 @@ public final class UpstreamGuard: Sendable {
     /// Runs `attempt` (an idempotent GET) with retries on connection errors and 5xx only.
     /// The breaker sees one outcome per logical call; a 4xx counts as a healthy answer.
     public func run<T: Sendable>(deadline: ContinuousClock.Instant, _ attempt: () async throws -> T) async throws -> T {
+        try await runOnce { try await withRetries(deadline: deadline, attempt) }
+    }
+
+    /// Runs `attempt` once (a call that is not idempotent: a POST): breaker and bulkhead, no retries.
+    public func runOnce<T: Sendable>(_ attempt: () async throws -> T) async throws -> T {
         guard breaker.acquire() else { throw UpstreamError.circuitOpen }
         do {
-            let value = try await bulkhead.run { try await withRetries(deadline: deadline, attempt) }
+            let value = try await bulkhead.run { try await attempt() }
             breaker.record(failure: false)
             return value
         } catch let error as UpstreamError {

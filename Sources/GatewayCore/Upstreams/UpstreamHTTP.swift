@@ -25,6 +25,11 @@ struct UpstreamHTTP: Sendable {
                               maxBytes: maxBytes, deadline: deadline)
     }
 
+    /// One POST of a JSON body.
+    func postJSON(_ url: String, body: [UInt8], headers: [(String, String)], maxBytes: Int, deadline: ContinuousClock.Instant) async throws -> Reply {
+        try await send(.POST, url, headers: headers + [("Content-Type", "application/json")], body: body, maxBytes: maxBytes, deadline: deadline)
+    }
+
     private func send(_ method: HTTPMethod, _ url: String, headers: [(String, String)], body: [UInt8]?, maxBytes: Int,
                       deadline: ContinuousClock.Instant) async throws -> Reply {
         let remaining = ContinuousClock.now.duration(to: deadline)

@@ -38,14 +38,17 @@ public struct GatewayServices: Sendable {
     public let tracer: (any Tracer)?
     /// Upstream identity providers, trusted issuers and identity links.
     public let federation: Federation
+    /// The platform's in-app purchase calls, passed through for the RAS-compatible API.
+    public let purchases: PlatformPurchases
 
     public init(
         directory: TenantDirectory, cache: any Cache, metrics: GatewayMetrics, readiness: ReadinessProbe,
         auth: AuthorizationServer, issuerBase: IssuerBase, csrf: CSRFTokens, dpopNonces: DPoPNonces,
         miniApps: MiniAppService, upstreamBudget: Duration = .seconds(5), homePartBudget: Duration = .milliseconds(800), rateLimits: RateLimiter.Limits = .init(),
-        userState: UserStateServices, federation: Federation, bodyLimits: BodyLimits = .init(), tracer: (any Tracer)? = nil
+        userState: UserStateServices, federation: Federation, purchases: PlatformPurchases, bodyLimits: BodyLimits = .init(), tracer: (any Tracer)? = nil
     ) {
         self.federation = federation
+        self.purchases = purchases
         self.dpopNonces = dpopNonces
         self.tracer = tracer
         self.userState = userState

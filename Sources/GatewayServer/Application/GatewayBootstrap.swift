@@ -116,6 +116,7 @@ public struct GatewayBootstrap: Sendable {
             rateLimits: configuration.rateLimits,
             userState: try UserStateServices.make(stores: stores, cache: instrumented, keys: auth.keys, revocations: auth.revocations, issuerBase: issuerBase, metrics: metrics),
             federation: Federation(store: authStore, client: http, cache: instrumented, guards: guards, auth: auth, budget: configuration.upstreamBudget),
+            purchases: PlatformPurchases(client: http, guards: guards),
             bodyLimits: configuration.bodyLimits,
             tracer: tracer
         )

@@ -47,6 +47,42 @@ extension GatewayAPIHandler {
         return .ok(.init(body: .json(.init(id: key.id, ecKey: key.ecKey, pemKey: key.pemKey))))
     }
 
+    // MARK: in-app purchases (passed through, never cached)
+
+    func rasGetPurchaseItems(_ input: Operations.RasGetPurchaseItems.Input) async throws -> Operations.RasGetPurchaseItems.Output {
+        let tenant = try rasTenant(projectID: input.path.projectId)
+        try RequestValidation.identifier(input.path.id, "id")
+        let bytes = try await services.purchases.items(tenant: tenant, miniAppID: input.path.id, deadline: ContinuousClock.now + services.upstreamBudget)
+        return .ok(.init(body: .json(try Self.platformJSON(Components.Schemas.RASPurchaseItems.self, bytes))))
+    }
+
+    func rasRecordTransaction(_ input: Operations.RasRecordTransaction.Input) async throws -> Operations.RasRecordTransaction.Output {
+        let tenant = try rasTenant(projectID: input.path.projectId)
+        try RequestValidation.identifier(input.path.id, "id")
+        guard case .json(let transaction) = input.body else { throw GatewayProblem.invalidRequest("Expected a JSON body.") }
+        let body = Array(try JSONEncoder().encode(transaction))
+        let bytes = try await services.purchases.recordTransaction(tenant: tenant, miniAppID: input.path.id, body: body, deadline: ContinuousClock.now + services.upstreamBudget)
+        return .ok(.init(body: .json(try Self.platformJSON(Components.Schemas.RASTransaction.self, bytes))))
+    }
+
+    func rasGetTransaction(_ input: Operations.RasGetTransaction.Input) async throws -> Operations.RasGetTransaction.Output {
+        let tenant = try rasTenant(projectID: input.path.projectId)
+        try RequestValidation.identifier(input.path.id, "id")
+        try RequestValidation.identifier(input.path.transactionToken, "transactionToken")
+        let bytes = try await services.purchases.transaction(tenant: tenant, miniAppID: input.path.id, token: input.path.transactionToken,
+                                                             deadline: ContinuousClock.now + services.upstreamBudget)
+        return .ok(.init(body: .json(try Self.platformJSON(Components.Schemas.RASTransaction.self, bytes))))
+    }
+
+    /// The platform's JSON as the contract's type; anything else is a malformed upstream answer (502).
+    private static func platformJSON<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) throws -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(bytes))
+        } catch {
+            throw MiniAppError.upstream(.malformed("\(T.self)"), .platform)
+        }
+    }
+
     // MARK: shared
 
     /// The tenant, when `projectID` is its platform project (any, for a tenant without one).
