@@ -41,7 +41,7 @@ public struct FederatedSignIn: Sendable {
         try await store.identityProviders(tenantID: tenantID)
     }
 
-    /// Starts a sign-in at provider `alias` for the validated client request; returns the
+    /// Starts a sign-in at `provider` (one of the tenant's) for the validated client request; returns the
     /// provider's authorization URL to redirect the browser to.
     /// - Parameters:
     ///   - pushed: the request came through PAR (it is stored resolved).
@@ -50,19 +50,16 @@ public struct FederatedSignIn: Sendable {
     ///
     /// A provider that cannot be used (unreachable, misconfigured) is an RFC 6749 error on the
     /// client's redirect URI (``AuthorizationFailure/redirect(_:redirectURI:state:)``).
-    public func begin(_ validated: ValidatedAuthorization, pushed: Bool, alias: String, browser: String, callbackURL: String) async throws -> String {
+    public func begin(_ validated: ValidatedAuthorization, pushed: Bool, provider: IdentityProvider, browser: String, callbackURL: String) async throws -> String {
         do {
-            return try await authorizationURL(validated, pushed: pushed, alias: alias, browser: browser, callbackURL: callbackURL)
+            return try await authorizationURL(validated, pushed: pushed, provider: provider, browser: browser, callbackURL: callbackURL)
         } catch let error as FederationError {
             throw AuthorizationFailure.redirect(Self.oauthError(error), redirectURI: validated.redirectURI, state: validated.request.state)
         }
     }
 
-    private func authorizationURL(_ validated: ValidatedAuthorization, pushed: Bool, alias: String, browser: String, callbackURL: String) async throws -> String {
+    private func authorizationURL(_ validated: ValidatedAuthorization, pushed: Bool, provider: IdentityProvider, browser: String, callbackURL: String) async throws -> String {
         let tenantID = validated.client.tenantID
-        guard let provider = try await store.identityProviders(tenantID: tenantID).first(where: { $0.alias == alias }) else {
-            throw FederationError.unknownProvider(alias)
-        }
         let metadata = try await issuers.metadata(tenantID: tenantID, issuer: provider.issuer)
         guard let endpoint = metadata.authorizationEndpoint, metadata.tokenEndpoint != nil else {
             throw FederationError.providerMisconfigured("the discovery document has no authorization or token endpoint")
@@ -72,7 +69,7 @@ public struct FederatedSignIn: Sendable {
         }
         var request = validated.request
         request.requestURI = nil
-        let pending = Pending(tenantID: tenantID, alias: alias, request: request, pushed: pushed, nonce: Base64URL.random(byteCount: 32),
+        let pending = Pending(tenantID: tenantID, alias: provider.alias, request: request, pushed: pushed, nonce: Base64URL.random(byteCount: 32),
                               codeVerifier: Base64URL.random(byteCount: 32), browser: browser)
         let state = Base64URL.random(byteCount: 32)
         try await cache.set(Self.key(state, tenantID: tenantID), Array(try JSONEncoder().encode(pending)), ttl: Self.lifetime)

@@ -63,12 +63,28 @@ public struct TrustedTokenVerifier: Sendable {
             claims = try await verifyAndLink(token, trusted: trusted, now: current)
             memo.put(token, claims, now: current)
         }
-        if (try? await revoked.isRevoked(tenantID: tenantID, jti: claims.jti)) ?? false { throw TokenRejection.invalidToken("the access token was revoked") }
+        return try await notRevoked(claims)
+    }
+
+    /// `claims`, unless the tenant revoked the token (failing open like the tenant's own tokens).
+    private func notRevoked(_ claims: AccessTokenClaims) async throws -> AccessTokenClaims {
+        if (try? await revoked.isRevoked(tenantID: claims.tenantID, jti: claims.jti)) ?? false { throw TokenRejection.invalidToken("the access token was revoked") }
         return claims
     }
 
-    private func verifyAndLink(_ token: String, trusted: TrustedIssuer, now: Date) async throws -> AccessTokenClaims {
+    /// Runs `work`, answering its refusals of the token as ``TokenRejection``s (401).
+    private func rejectingAsInvalidToken<T>(_ work: () async throws -> T) async throws -> T {
         do {
+            return try await work()
+        } catch FederationError.tokenRejected(let reason) {
+            throw TokenRejection.invalidToken("the access token was rejected: \(reason)")
+        } catch FederationError.userDisabled {
+            throw TokenRejection.invalidToken("this account is disabled")
+        }
+    }
+
+    private func verifyAndLink(_ token: String, trusted: TrustedIssuer, now: Date) async throws -> AccessTokenClaims {
+        try await rejectingAsInvalidToken {
             let jwksURI: String
             if let configured = trusted.jwksURI {
                 jwksURI = configured
@@ -77,10 +93,6 @@ public struct TrustedTokenVerifier: Sendable {
             }
             let c = try await validator.validate(token, tenantID: trusted.tenantID, expecting: .init(issuer: trusted.issuer, audience: trusted.audience, jwksURI: jwksURI))
             return try await accessClaims(c, token: token, trusted: trusted, now: now)
-        } catch FederationError.tokenRejected(let reason) {
-            throw TokenRejection.invalidToken("the access token was rejected: \(reason)")
-        } catch FederationError.userDisabled {
-            throw TokenRejection.invalidToken("this account is disabled")
         }
     }
 
@@ -132,16 +144,7 @@ public struct TrustedTokenVerifier: Sendable {
         }
         guard let (trusted, claims) = found else { throw TokenRejection.invalidToken("the access token is not active") }
         guard (claims["exp"]?.doubleValue ?? 0) + TokenVerifier.skew > current.timeIntervalSince1970 else { throw TokenRejection.invalidToken("the access token expired") }
-        let verified: AccessTokenClaims
-        do {
-            verified = try await accessClaims(claims, token: token, trusted: trusted, now: current)
-        } catch FederationError.tokenRejected(let reason) {
-            throw TokenRejection.invalidToken("the access token was rejected: \(reason)")
-        } catch FederationError.userDisabled {
-            throw TokenRejection.invalidToken("this account is disabled")
-        }
-        if (try? await revoked.isRevoked(tenantID: tenantID, jti: verified.jti)) ?? false { throw TokenRejection.invalidToken("the access token was revoked") }
-        return verified
+        return try await notRevoked(try await rejectingAsInvalidToken { try await accessClaims(claims, token: token, trusted: trusted, now: current) })
     }
 
     /// One RFC 7662 call (client_secret_basic); the answer's claims when the token is active

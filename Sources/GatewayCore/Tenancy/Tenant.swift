@@ -211,6 +211,11 @@ public struct RASClientKey: Sendable, Equatable, Codable {
         "sha256$" + Base64URL.sha256(key)
     }
 
+    /// The key an SDK's `apiKey` header carries: without the `ras-` prefix the SDKs add when missing.
+    public static func fromHeader(_ apiKey: String?) -> String? {
+        apiKey.map { $0.hasPrefix("ras-") ? String($0.dropFirst(4)) : $0 }
+    }
+
     /// Client keys are 16 to 128 characters of `[A-Za-z0-9._~-]` (they travel in a header).
     public static func isValid(_ key: String) -> Bool {
         (16...128).contains(key.utf8.count) && key.utf8.allSatisfy { ASCIIByte.isLetterOrDigit($0) || "._~-".utf8.contains($0) }

@@ -28,8 +28,7 @@ struct BearerAuthMiddleware: RouterMiddleware {
         context.scope.authorization = authorization
         if RASErrorResponse.isRASPath(context.scope.path) {
             // The RAS-compatible API: the tenant's client key, and its bearer token when it asks for one.
-            let apiKey = request.headers.value(of: HTTPField.Name("apiKey")!)
-            let key = apiKey.map { $0.hasPrefix("ras-") ? String($0.dropFirst(4)) : $0 } ?? ""
+            let key = RASClientKey.fromHeader(request.headers.value(of: HTTPField.Name("apiKey")!)) ?? ""
             guard tenant.ras.accepts(key) else { throw GatewayProblem.invalidClientKey() }
             if tenant.ras.requireBearer {
                 context.scope.principal = try await verify(request, authorization: authorization, issuer: issuerBase.issuer(tenantID: tenant.id), tenantID: tenant.id)

@@ -20,7 +20,7 @@ extension GatewayAPIHandler {
             let providers = try await services.federation.signIn.providers(tenantID: tenant.id)
             let hint = q.idpHint ?? q.kcIdpHint
             if let provider = providers.first(where: { $0.alias == hint }) ?? providers.first(where: \.autoRedirect) {
-                return try await signInUpstream(request, provider: provider, tenantID: tenant.id, issuer: issuer)
+                return try await signInUpstream(request, validated: validated, provider: provider, tenantID: tenant.id, issuer: issuer)
             }
             let cookie = CSRFCookie(issuer: issuer)
             let browser = cookie.valueOrNew(in: RequestScope.requestHeaders)
@@ -44,11 +44,13 @@ extension GatewayAPIHandler {
 
     /// Sends the browser to an identity provider (a PAR request is taken now: the sign-in
     /// may outlive its 60 seconds), bound to the browser by the federation cookie.
-    private func signInUpstream(_ request: AuthorizationRequest, provider: IdentityProvider, tenantID: String, issuer: String) async throws -> Operations.GetAuthorize.Output {
-        let validated = try await services.auth.validate(request, tenantID: tenantID, consumePAR: true)
+    private func signInUpstream(_ request: AuthorizationRequest, validated: ValidatedAuthorization, provider: IdentityProvider, tenantID: String,
+                                issuer: String) async throws -> Operations.GetAuthorize.Output {
+        // Validated already; a PAR request is validated again to take its request_uri.
+        let validated = request.requestURI == nil ? validated : try await services.auth.validate(request, tenantID: tenantID, consumePAR: true)
         let cookie = CSRFCookie.federation(issuer: issuer)
         let browser = CSRFCookie.newValue()
-        let location = try await services.federation.signIn.begin(validated, pushed: request.requestURI != nil, alias: provider.alias, browser: browser,
+        let location = try await services.federation.signIn.begin(validated, pushed: request.requestURI != nil, provider: provider, browser: browser,
                                                                   callbackURL: Self.federationCallbackURL(issuer: issuer))
         return .found(.init(headers: .init(location: location, setCookie: cookie.setCookie(browser))))
     }

@@ -36,8 +36,8 @@ extension GatewayAPIHandler {
         try RequestValidation.previewCode(input.path.previewCode)
         let preview = try await services.miniApps.platformPreview(tenant: tenant, code: input.path.previewCode, deadline: ContinuousClock.now + services.upstreamBudget)
         // The host's key is the caller's own client key: the platform's key never leaves the gateway.
-        let presented = input.headers.apiKey.map { $0.hasPrefix("ras-") ? String($0.dropFirst(4)) : $0 }
-        return .ok(.init(body: .json(.init(miniapp: Self.rasInfo(preview.miniApp), host: .init(id: preview.host.id, subscriptionkey: presented)))))
+        let presented = RASClientKey.fromHeader(input.headers.apiKey)
+        return .ok(.init(body: .json(.init(miniapp: Self.rasInfo(PlatformMiniAppInfo(preview.miniApp)), host: .init(id: preview.host.id, subscriptionkey: presented)))))
     }
 
     func rasGetPublicKey(_ input: Operations.RasGetPublicKey.Input) async throws -> Operations.RasGetPublicKey.Output {
@@ -133,8 +133,4 @@ extension GatewayAPIHandler {
               promotionalImageUrl: app.promotionalImageUrl, promotionalText: app.promotionalText)
     }
 
-    static func rasInfo(_ app: MiniAppAnswers.MiniApp) -> Components.Schemas.RASMiniAppInfo {
-        .init(id: app.id, displayName: app.displayName, icon: app.icon, version: .init(versionTag: app.version.versionTag, versionId: app.version.versionId),
-              promotionalImageUrl: app.promotionalImageUrl, promotionalText: app.promotionalText)
-    }
 }

@@ -1,4 +1,5 @@
 import GatewayCore
+import HTTPTypes
 
 /// A refusal the gateway answers with an RFC 9457 problem document.
 ///
@@ -23,6 +24,16 @@ public struct GatewayProblem: Error, Sendable, Equatable {
         self.title = title
         self.detail = detail
         self.headers = headers
+    }
+
+    /// The response fields of any rendering of this problem: `contentType`, `no-store`, and
+    /// the problem's own headers (`Retry-After`, `WWW-Authenticate`, …).
+    func responseFields(contentType: String) -> HTTPFields {
+        var fields: HTTPFields = [.contentType: contentType, .cacheControl: "no-store"]
+        for header in headers {
+            if let name = HTTPField.Name(header.name) { fields[name] = header.value }
+        }
+        return fields
     }
 
     public static func == (lhs: GatewayProblem, rhs: GatewayProblem) -> Bool {

@@ -47,10 +47,7 @@ enum OAuthErrorResponse {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let body = Body(error: error ?? code(for: problem), errorDescription: problem.detail ?? problem.title)
         let bytes = (try? encoder.encode(body)) ?? Data(#"{"error":"server_error"}"#.utf8)
-        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"]
-        for header in problem.headers {
-            if let name = HTTPField.Name(header.name) { headers[name] = header.value }
-        }
+        let headers = problem.responseFields(contentType: "application/json; charset=utf-8")
         return Response(status: HTTPResponse.Status(code: problem.status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 }

@@ -36,10 +36,7 @@ enum ProblemResponse {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let bytes = (try? encode(body, members: problem.members, encoder: encoder)) ?? Data(#"{"code":"internal_error","status":500,"title":"Internal error","type":"about:blank"}"#.utf8)
-        var headers: HTTPFields = [.contentType: "application/problem+json", .cacheControl: "no-store"]
-        for header in problem.headers {
-            if let name = HTTPField.Name(header.name) { headers[name] = header.value }
-        }
+        let headers = problem.responseFields(contentType: "application/problem+json")
         return Response(
             status: HTTPResponse.Status(code: problem.status),
             headers: headers,

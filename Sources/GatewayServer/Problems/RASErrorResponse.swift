@@ -35,10 +35,7 @@ enum RASErrorResponse {
             ? ["error": .string(problem.code), "error_description": .string(message), "code": .string(problem.code), "message": .string(message)]
             : ["code": .number(Double(status)), "message": .string(message)]
         let bytes = (try? JSONValue.object(body).encoded()) ?? Data(#"{"code":500,"message":"error"}"#.utf8)
-        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"]
-        for header in problem.headers {
-            if let name = HTTPField.Name(header.name) { headers[name] = header.value }
-        }
+        var headers = problem.responseFields(contentType: "application/json; charset=utf-8")
         if status == 503 || status == 504, headers[.retryAfter] == nil { headers[.retryAfter] = "5" }
         return Response(status: HTTPResponse.Status(code: status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }

@@ -27,8 +27,7 @@ extension MiniAppService {
             return []
         }
         guard app.source != "provisioning" else { throw MiniAppError.miniAppNotFound }
-        return [PlatformMiniAppInfo(id: app.id, displayName: app.displayName, icon: app.icon, version: app.version,
-                                    promotionalImageUrl: app.promotionalImageUrl, promotionalText: app.promotionalText)]
+        return [PlatformMiniAppInfo(app)]
     }
 
     /// The files of one version with the platform's signature and the gateway's verdict
@@ -74,5 +73,13 @@ extension MiniAppService {
         } catch {
             throw MiniAppError.upstream(.malformed("cached \(T.self): \(error)"), .platform)
         }
+    }
+}
+
+extension PlatformMiniAppInfo {
+    /// The platform's fields of a `/v1` answer (what the SDK reads as `MiniAppInfo`).
+    public init(_ app: MiniAppAnswers.MiniApp) {
+        self.init(id: app.id, displayName: app.displayName, icon: app.icon, version: app.version,
+                  promotionalImageUrl: app.promotionalImageUrl, promotionalText: app.promotionalText)
     }
 }
