@@ -40,9 +40,10 @@ let package = Package(
     ],
     targets: [
         // C bridge to libhiredis (RESP reader only).
+        // No pkgConfig: hiredis.pc's -D_FILE_OFFSET_BITS=64 is a flag SwiftPM refuses with a
+        // warning on every build; the headers are in the default include path.
         .systemLibrary(
             name: "CHiredis",
-            pkgConfig: "hiredis",
             providers: [.apt(["libhiredis-dev"])]
         ),
         // Async Redis client: SwiftNIO channel + hiredis reader. Knows nothing of the gateway.

@@ -184,7 +184,9 @@ struct AuthorizationChallengeTests {
             otpForm.otp = try Self.currentCode(secret)
             // Another browser (no cookie) cannot finish it.
             let stranger = Client.browser(port: kit.port, jar: CookieJar())
-            #expect(try await stranger.postAuthorize(path: .init(tenant: "demo"), headers: .init(accept: [.init(contentType: .textHtmlCharsetUtf8)]), body: .urlEncodedForm(otpForm)).forbidden.body.textHtmlCharsetUtf8 != nil)
+            let strangerAnswer = try await stranger.postAuthorize(path: .init(tenant: "demo"), headers: .init(accept: [.init(contentType: .textHtmlCharsetUtf8)]), body: .urlEncodedForm(otpForm))
+            let strangerPage = try await String(collecting: try strangerAnswer.forbidden.body.textHtmlCharsetUtf8, upTo: 1 << 20)
+            #expect(strangerPage.contains("role=\"alert\"") && !strangerPage.contains("name=\"otp\""))
             let done = try await browser.postAuthorize(path: .init(tenant: "demo"), headers: .init(accept: [.init(contentType: .textHtmlCharsetUtf8)]), body: .urlEncodedForm(otpForm)).seeOther
             let location = try #require(URLComponents(string: done.headers.location))
             #expect(location.queryItems?.contains { $0.name == "code" } == true)

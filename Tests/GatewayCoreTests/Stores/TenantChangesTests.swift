@@ -66,7 +66,7 @@ struct TenantChangesTests {
         let database = try await TestDatabase.make(backend)
         defer { database.remove() }
         try await database.stores.tenants.create(Tenant(id: "acme", displayName: "Acme"), actor: "t")
-        let directory = TenantDirectory(store: database.stores.tenants, signal: try #require(database.stores.tenantChanges),
+        let directory = TenantDirectory(store: database.stores.tenants, signal: database.stores.tenantChanges,
                                         pollInterval: .seconds(60), logger: Logger(label: "test"))
         try await directory.reload()
         let running = Task { try await directory.run() }
