@@ -53,15 +53,22 @@ public final class PostgresAuthStore: AuthStore {
             .map { try JSONDecoder().decode(OAuthClient.self, from: Data($0.utf8)) }
     }
 
-    public func addClient(_ oauthClient: OAuthClient, secretHash: String?) async throws {
-        try oauthClient.validate()
-        let document = String(decoding: try JSONEncoder().encode(oauthClient), as: UTF8.self)
-        let inserted = try await client.execute("""
-            INSERT INTO auth_clients (tenant_id, client_id, document, secret_hash, created_at_ms)
-            VALUES (\(oauthClient.tenantID), \(oauthClient.clientID), \(document), \(secretHash), \(StoreClock.milliseconds(Date())))
-            ON CONFLICT DO NOTHING RETURNING 1
-            """)
-        if inserted == 0 { throw AuthStoreError.alreadyExists("client \(oauthClient.clientID)") }
+    public func addClients(_ clients: [NewClient]) async throws {
+        let rows = try clients.map { entry in
+            try entry.client.validate()
+            return (entry, String(decoding: try JSONEncoder().encode(entry.client), as: UTF8.self))
+        }
+        let now = StoreClock.milliseconds(Date())
+        try await database.transaction { connection in
+            for (entry, document) in rows {
+                let inserted = try await connection.execute("""
+                    INSERT INTO auth_clients (tenant_id, client_id, document, secret_hash, created_at_ms)
+                    VALUES (\(entry.client.tenantID), \(entry.client.clientID), \(document), \(entry.secretHash), \(now))
+                    ON CONFLICT DO NOTHING RETURNING 1
+                    """)
+                if inserted == 0 { throw AuthStoreError.alreadyExists("client \(entry.client.clientID)") }
+            }
+        }
     }
 
     public func updateClient(_ oauthClient: OAuthClient) async throws {
@@ -112,19 +119,23 @@ public final class PostgresAuthStore: AuthStore {
                              as: UserRow.self).map(user)
     }
 
-    public func addUser(_ user: LocalUser) async throws {
-        let totp = try sealedTOTP(user)
-        do {
-            let inserted = try await client.execute("""
-                INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, picture, disabled, totp_secret_sealed, created_at_ms)
-                VALUES (\(user.tenantID), \(user.username), \(user.subject), \(user.passwordHash), \(user.name), \(user.email), \(user.picture),
-                        \(user.disabled), \(totp), \(StoreClock.milliseconds(Date())))
-                ON CONFLICT (tenant_id, username) DO NOTHING RETURNING 1
-                """)
-            if inserted == 0 { throw AuthStoreError.alreadyExists("user \(user.username)") }
-        } catch where sqlState(error) == "23505" {
-            // The other unique key: (tenant, subject).
-            throw AuthStoreError.alreadyExists("user with subject \(user.subject)")
+    public func addUsers(_ users: [LocalUser]) async throws {
+        let rows = try users.map { ($0, try sealedTOTP($0)) }
+        let now = StoreClock.milliseconds(Date())
+        try await database.transaction { connection in
+            for (user, totp) in rows {
+                let inserted = try await connection.execute("""
+                    INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, picture, disabled, totp_secret_sealed, created_at_ms)
+                    VALUES (\(user.tenantID), \(user.username), \(user.subject), \(user.passwordHash), \(user.name), \(user.email), \(user.picture),
+                            \(user.disabled), \(totp), \(now))
+                    ON CONFLICT DO NOTHING RETURNING 1
+                    """)
+                guard inserted == 0 else { continue }
+                // Either unique key: (tenant, username) or (tenant, subject).
+                let usernameTaken = try await connection.first(
+                    "SELECT 1 FROM auth_users WHERE tenant_id = \(user.tenantID) AND username = \(user.username)", as: Int32.self) != nil
+                throw AuthStoreError.alreadyExists(usernameTaken ? "user \(user.username)" : "user with subject \(user.subject)")
+            }
         }
     }
 

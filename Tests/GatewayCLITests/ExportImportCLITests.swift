@@ -33,6 +33,22 @@ import Testing
         #expect(try await target.store().auditLog(tenantID: "acme", limit: 1).first?.action == "import")
     }
 
+    @Test("an export file written inside a git work tree gets a warning naming the tree and the kind of secrets; outside, none")
+    func exportWarnsInsideAGitWorkTree() async throws {
+        let ctl = try await populated()
+        defer { ctl.remove() }
+        let outside = await ctl.run(["tenant", "export", "--output", ctl.folder + "/outside.json"])
+        #expect(outside.code == 0 && !outside.error.contains("warning"), "\(outside.error)")
+        let repository = ctl.folder + "/repo"
+        try FileManager.default.createDirectory(atPath: repository + "/.git", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: repository + "/config/prod", withIntermediateDirectories: true)
+        let sealed = await ctl.run(["tenant", "export", "--output", repository + "/config/prod/tenants.json"])
+        #expect(sealed.code == 0)
+        #expect(sealed.error.contains("warning: \(repository)/config/prod/tenants.json is inside the git work tree \(repository) and holds sealed secrets"), "\(sealed.error)")
+        let plaintext = await ctl.run(["tenant", "export", "--reveal", "--output", repository + "/tenants.json"])
+        #expect(plaintext.error.contains("holds PLAINTEXT secrets"), "\(plaintext.error)")
+    }
+
     @Test func exportToStdoutAndImportFromStdin() async throws {
         let source = try await populated()
         defer { source.remove() }

@@ -7,7 +7,7 @@ struct ClientCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "client",
         abstract: "Manage a tenant's OAuth clients.",
-        subcommands: [ClientAddCommand.self, ClientListCommand.self, ClientShowCommand.self, ClientUpdateCommand.self, ClientRemoveCommand.self]
+        subcommands: [ClientAddCommand.self, ClientImportCommand.self, ClientListCommand.self, ClientShowCommand.self, ClientUpdateCommand.self, ClientRemoveCommand.self]
     )
 }
 

@@ -48,5 +48,9 @@ struct TenantExportCommand: AsyncParsableCommand {
             throw CLIError.failure("cannot write \(output)")
         }
         if !global.json { context.printError("exported \(tenants.count) tenant(s) to \(output)") }
+        if let root = GitWorkTree.root(containing: output) {
+            context.printError("warning: \(output) is inside the git work tree \(root) and holds \(reveal ? "PLAINTEXT" : "sealed") secrets: "
+                + "write it elsewhere or make sure git ignores it")
+        }
     }
 }

@@ -19,7 +19,7 @@ struct TenantImportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let data = try read(context)
+        let data = try InputFile.read(file, context: context)
         let document: TenantExportFile
         do {
             document = try JSONCoding.decoder().decode(TenantExportFile.self, from: data)
@@ -48,13 +48,5 @@ struct TenantImportCommand: AsyncParsableCommand {
         } else {
             context.print("imported \(tenants.count) tenant(s): \(tenants.map(\.id).joined(separator: ", "))")
         }
-    }
-
-    private func read(_ context: CLIContext) throws -> Data {
-        if file == "-" { return try context.standardInput() }
-        guard let data = FileManager.default.contents(atPath: file) else {
-            throw CLIError.invalid("cannot read \(file)")
-        }
-        return data
     }
 }

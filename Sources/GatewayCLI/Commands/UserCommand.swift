@@ -7,7 +7,7 @@ struct UserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user",
         abstract: "Manage a tenant's local users (scrypt-hashed passwords, optional TOTP second factor).",
-        subcommands: [UserAddCommand.self, UserListCommand.self, UserPasswdCommand.self, UserUpdateCommand.self, UserDisableCommand.self,
+        subcommands: [UserAddCommand.self, UserImportCommand.self, UserListCommand.self, UserPasswdCommand.self, UserUpdateCommand.self, UserDisableCommand.self,
                       UserLinkCommand.self, UserUnlinkCommand.self, UserLinksCommand.self]
     )
 }
@@ -30,10 +30,21 @@ struct UserDocument: Encodable {
     }
 }
 
+/// What a username may be.
+enum UsernameRule {
+    /// Why `username` is refused (`username must be …`), or nil.
+    static func problem(_ username: String) -> String? {
+        (1...200).contains(username.count) && !username.contains(where: { $0.isWhitespace }) ? nil : "username must be 1-200 characters without spaces"
+    }
+}
+
 enum PasswordInput {
     /// The first line of standard input; at least 8 characters.
+    /// How long a password may be.
+    static let lengths = 8...1024
+
     static func read(_ context: CLIContext) throws -> String {
-        try line(context, what: "password", lengths: 8...1024)
+        try line(context, what: "password", lengths: lengths)
     }
 
     /// The first line of standard input, `lengths` characters long (secrets never come from arguments).
@@ -57,7 +68,7 @@ struct UserAddCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-        guard (1...200).contains(username.count), !username.contains(where: { $0.isWhitespace }) else { throw ValidationError("--username must be 1-200 characters without spaces") }
+        if let problem = UsernameRule.problem(username) { throw ValidationError("--\(problem)") }
         guard passwordStdin else { throw ValidationError("--password-stdin is required (passwords are never taken from arguments)") }
     }
 

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// Where gatewayctl writes: the process's stdout/stderr, or collectors in tests.
@@ -7,6 +10,12 @@ public protocol CLIOutput: Sendable {
     func writeOutput(_ text: String)
     /// Writes `text` (a newline is not added) to standard error.
     func writeError(_ text: String)
+    /// Whether standard error is a terminal (a progress line is then rewritten in place).
+    var errorIsTerminal: Bool { get }
+}
+
+extension CLIOutput {
+    public var errorIsTerminal: Bool { false }
 }
 
 /// The real process streams.
@@ -20,6 +29,8 @@ public struct StandardStreams: CLIOutput {
     public func writeError(_ text: String) {
         FileHandle.standardError.write(Data(text.utf8))
     }
+
+    public var errorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
 }
 
 /// Collects everything written, for tests and embedding.

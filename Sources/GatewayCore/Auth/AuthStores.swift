@@ -14,12 +14,38 @@ public protocol SigningKeyStore: Sendable {
 public protocol ClientStore: Sendable {
     func client(tenantID: String, clientID: String) async throws -> OAuthClient?
     func clients(tenantID: String) async throws -> [OAuthClient]
-    /// Inserts (throws `alreadyExists`) with an optional secret hash.
-    func addClient(_ client: OAuthClient, secretHash: String?) async throws
+    /// Inserts every client in one transaction, all or nothing: an invalid client throws
+    /// `invalid`, an id already registered `alreadyExists`, and then none is stored.
+    func addClients(_ clients: [NewClient]) async throws
     func updateClient(_ client: OAuthClient) async throws
     func removeClient(tenantID: String, clientID: String) async throws
     /// The stored secret hash of a confidential client.
     func clientSecretHash(tenantID: String, clientID: String) async throws -> String?
+}
+
+/// A client to register and the hash of its secret (nil for a public client).
+public struct NewClient: Sendable {
+    public var client: OAuthClient
+    public var secretHash: String?
+
+    public init(_ client: OAuthClient, secretHash: String?) {
+        self.client = client
+        self.secretHash = secretHash
+    }
+}
+
+extension ClientStore {
+    /// Inserts one client (throws `alreadyExists`) with an optional secret hash.
+    public func addClient(_ client: OAuthClient, secretHash: String?) async throws {
+        try await addClients([NewClient(client, secretHash: secretHash)])
+    }
+}
+
+extension UserStore {
+    /// Inserts one user (throws `alreadyExists` for a taken username or subject).
+    public func addUser(_ user: LocalUser) async throws {
+        try await addUsers([user])
+    }
 }
 
 /// Local users.
@@ -27,7 +53,9 @@ public protocol UserStore: Sendable {
     func user(tenantID: String, username: String) async throws -> LocalUser?
     func user(tenantID: String, subject: String) async throws -> LocalUser?
     func users(tenantID: String) async throws -> [LocalUser]
-    func addUser(_ user: LocalUser) async throws
+    /// Inserts every user in one transaction, all or nothing: a username or subject already
+    /// taken throws `alreadyExists`, and then none is stored.
+    func addUsers(_ users: [LocalUser]) async throws
     func updateUser(_ user: LocalUser) async throws
 }
 

@@ -20,13 +20,31 @@ public struct PasswordHasher: Sendable {
 
     /// True when `password` matches `encoded` (constant-time comparison of the derived key).
     public func verify(_ password: String, against encoded: String) -> Bool {
-        let parts = encoded.split(separator: "$")
-        guard parts.count == 6, parts[0] == "scrypt", let logN = Int(parts[1]), (10...20).contains(logN),
-              let r = Int(parts[2]), let p = Int(parts[3]), let salt = Base64URL.decode(parts[4]),
-              let expected = Base64URL.decode(parts[5]),
-              let actual = try? Self.derive(password, salt: salt, logN: logN, r: r, p: p)
+        guard let stored = Encoded(encoded),
+              let actual = try? Self.derive(password, salt: stored.salt, logN: stored.logN, r: stored.r, p: stored.p)
         else { return false }
-        return ConstantTime.equals(Base64URL.encode(actual), Base64URL.encode(expected))
+        return ConstantTime.equals(Base64URL.encode(actual), Base64URL.encode(stored.key))
+    }
+
+    /// True when `encoded` is a hash this hasher can check (`scrypt$logN$r$p$salt$key`, as
+    /// ``hash(_:)`` writes it), e.g. one carried over from another gateway by an import.
+    public static func isWellFormed(_ encoded: String) -> Bool {
+        Encoded(encoded) != nil
+    }
+
+    /// The parts of a stored hash; nil when it is not one this hasher wrote or accepts.
+    private struct Encoded {
+        let logN: Int, r: Int, p: Int, salt: Data, key: Data
+
+        init?(_ encoded: String) {
+            let parts = encoded.split(separator: "$")
+            guard parts.count == 6, parts[0] == "scrypt", let logN = Int(parts[1]), (10...20).contains(logN),
+                  let r = Int(parts[2]), (1...32).contains(r), let p = Int(parts[3]), (1...16).contains(p),
+                  let salt = Base64URL.decode(parts[4]), salt.count >= 8,
+                  let key = Base64URL.decode(parts[5]), key.count >= 16
+            else { return nil }
+            (self.logN, self.r, self.p, self.salt, self.key) = (logN, r, p, Data(salt), Data(key))
+        }
     }
 
     /// Burns the same work as a real check, for unknown users (no timing oracle).

@@ -70,15 +70,20 @@ public final class SQLiteAuthStore: AuthStore {
         return try docs.map { try JSONDecoder().decode(OAuthClient.self, from: Data($0.utf8)) }
     }
 
-    public func addClient(_ client: OAuthClient, secretHash: String?) async throws {
-        try client.validate()
-        let doc = String(decoding: try JSONEncoder().encode(client), as: UTF8.self)
+    public func addClients(_ clients: [NewClient]) async throws {
+        let rows = try clients.map { entry in
+            try entry.client.validate()
+            return (entry, String(decoding: try JSONEncoder().encode(entry.client), as: UTF8.self))
+        }
+        let now = Self.ms(Date())
         try await pool.write { db in
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM auth_clients WHERE tenant_id = ? AND client_id = ?", arguments: [client.tenantID, client.clientID]) == true {
-                throw AuthStoreError.alreadyExists("client \(client.clientID)")
+            for (entry, doc) in rows {
+                if try Bool.fetchOne(db, sql: "SELECT 1 FROM auth_clients WHERE tenant_id = ? AND client_id = ?", arguments: [entry.client.tenantID, entry.client.clientID]) == true {
+                    throw AuthStoreError.alreadyExists("client \(entry.client.clientID)")
+                }
+                try db.execute(sql: "INSERT INTO auth_clients (tenant_id, client_id, document, secret_hash, created_at_ms) VALUES (?, ?, ?, ?, ?)",
+                               arguments: [entry.client.tenantID, entry.client.clientID, doc, entry.secretHash, now])
             }
-            try db.execute(sql: "INSERT INTO auth_clients (tenant_id, client_id, document, secret_hash, created_at_ms) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [client.tenantID, client.clientID, doc, secretHash, Self.ms(Date())])
         }
     }
 
@@ -140,20 +145,23 @@ public final class SQLiteAuthStore: AuthStore {
         }
     }
 
-    public func addUser(_ user: LocalUser) async throws {
-        let totp = try sealedTOTP(user)
+    public func addUsers(_ users: [LocalUser]) async throws {
+        let rows = try users.map { ($0, try sealedTOTP($0)) }
+        let now = Self.ms(Date())
         try await pool.write { db in
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM auth_users WHERE tenant_id = ? AND username = ?", arguments: [user.tenantID, user.username]) == true {
-                throw AuthStoreError.alreadyExists("user \(user.username)")
-            }
-            do {
-                try db.execute(sql: """
-                    INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, picture, disabled, totp_secret_sealed, created_at_ms)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: [user.tenantID, user.username, user.subject, user.passwordHash, user.name, user.email, user.picture, user.disabled, totp, Self.ms(Date())])
-            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-                // The other unique key: (tenant, subject).
-                throw AuthStoreError.alreadyExists("user with subject \(user.subject)")
+            for (user, totp) in rows {
+                if try Bool.fetchOne(db, sql: "SELECT 1 FROM auth_users WHERE tenant_id = ? AND username = ?", arguments: [user.tenantID, user.username]) == true {
+                    throw AuthStoreError.alreadyExists("user \(user.username)")
+                }
+                do {
+                    try db.execute(sql: """
+                        INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, picture, disabled, totp_secret_sealed, created_at_ms)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """, arguments: [user.tenantID, user.username, user.subject, user.passwordHash, user.name, user.email, user.picture, user.disabled, totp, now])
+                } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                    // The other unique key: (tenant, subject).
+                    throw AuthStoreError.alreadyExists("user with subject \(user.subject)")
+                }
             }
         }
     }

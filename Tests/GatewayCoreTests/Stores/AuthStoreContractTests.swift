@@ -78,6 +78,42 @@ struct AuthStoreContractTests {
         }
     }
 
+    /// Bulk registration (`client import`, `user import`) is one transaction: a conflict or an
+    /// invalid entry anywhere in the batch stores nothing, and the error names the culprit.
+    @Test(arguments: StoreBackend.available) func batchesAreAllOrNothing(backend: StoreBackend) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        let auth = database.stores.auth
+        func client(_ id: String, redirect: String = "https://app.example/cb") -> NewClient {
+            NewClient(OAuthClient(tenantID: "acme", clientID: id, redirectURIs: [redirect]), secretHash: "hash-\(id)")
+        }
+        try await auth.addClient(client("taken").client, secretHash: nil)
+        await #expect(throws: AuthStoreError.alreadyExists("client taken")) {
+            try await auth.addClients([client("a"), client("b"), client("taken"), client("c")])
+        }
+        await #expect(throws: AuthStoreError.self) { try await auth.addClients([client("d"), client("e", redirect: "not a uri")]) }
+        #expect(try await auth.clients(tenantID: "acme").map(\.clientID) == ["taken"])
+        let batch = (0..<300).map { client(String(format: "bulk-%03d", $0)) }
+        try await auth.addClients(batch)
+        #expect(try await database.another().auth.clients(tenantID: "acme").count == 301)
+        #expect(try await auth.clientSecretHash(tenantID: "acme", clientID: "bulk-299") == "hash-bulk-299")
+
+        func user(_ name: String, subject: String? = nil) -> LocalUser {
+            LocalUser(tenantID: "acme", username: name, subject: subject ?? "sub-\(name)", passwordHash: "ph-\(name)")
+        }
+        try await auth.addUser(user("alice"))
+        await #expect(throws: AuthStoreError.alreadyExists("user alice")) { try await auth.addUsers([user("u1"), user("alice")]) }
+        await #expect(throws: AuthStoreError.alreadyExists("user with subject sub-alice")) {
+            try await auth.addUsers([user("u2"), user("u3", subject: "sub-alice")])
+        }
+        #expect(try await auth.users(tenantID: "acme").map(\.username) == ["alice"])
+        let users = (0..<300).map { user(String(format: "bulk-%03d", $0)) }
+        try await auth.addUsers(users)
+        let stored = try await database.another().auth.users(tenantID: "acme")
+        #expect(stored.count == 301)
+        #expect(stored.last == users.last)
+    }
+
     @Test(arguments: StoreBackend.available) func rotationReuseAndRevocation(backend: StoreBackend) async throws {
         let database = try await TestDatabase.make(backend)
         defer { database.remove() }

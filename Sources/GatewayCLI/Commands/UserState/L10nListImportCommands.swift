@@ -47,12 +47,7 @@ struct L10nImportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let data: Data
-        do {
-            data = file == "-" ? try context.standardInput() : try Data(contentsOf: URL(fileURLWithPath: file))
-        } catch {
-            throw CLIError.invalid("cannot read \(file): \(error.localizedDescription)")
-        }
+        let data = try InputFile.read(file, context: context)
         let chosen = format ?? (file.lowercased().hasSuffix(".strings") ? .strings : .json)
         let entries = try Self.entries(data, format: chosen)
         guard !entries.isEmpty else { throw CLIError.invalid("\(file) holds no texts") }
