@@ -1,5 +1,5 @@
 # SuperApp Gateway. Two commands for a newcomer: `make run` and `make test`.
-.PHONY: run test build deps fuzz clean bench bench-cluster
+.PHONY: run test build deps fuzz clean bench bench-cluster install
 
 # The toolchain: `swift` on PATH, else the /opt/swift install (as .ci/run uses); the
 # scripts run it from PATH, so its folder goes first.
@@ -9,13 +9,27 @@ $(error no Swift toolchain found: put swift (6.2 or newer; 6.3 tested) on PATH o
 endif
 export PATH := $(abspath $(dir $(SWIFT))):$(PATH)
 
-## Install missing Debian packages, build, start the gateway on its embedded defaults
+## Install missing Debian packages, build what changed, start the gateway on its embedded defaults
 ## (SQLite in ./.gateway, in-process cache, a `demo` tenant, http://127.0.0.1:8080).
-run: deps
-	@test -x .build/debug/gateway || echo "building (the first build takes about 10 minutes on 2 cores)…"
-	$(SWIFT) build --product gateway
-	$(SWIFT) build --product gatewayctl
+## A warm start skips SwiftPM when no source is newer than the binaries: each `swift build
+## --product` relinks the OpenAPI generator tool (~20 s), so up-to-date checks are make's.
+run: deps .build/debug/gateway .build/debug/gatewayctl
 	.build/debug/gateway serve
+
+## Everything a product is built from; a change in any of them rebuilds both binaries.
+SOURCES := Package.swift $(shell find Sources OpenAPI -type f 2>/dev/null)
+
+.build/debug/gateway .build/debug/gatewayctl: $(SOURCES)
+	@test -x $@ || echo "building $(notdir $@) (the first build takes about 10 minutes on 2 cores)…"
+	$(SWIFT) build --product $(notdir $@)
+	@touch $@
+
+## Copies gateway and gatewayctl (debug build) to $(PREFIX)/bin, ~/.local/bin by default.
+PREFIX ?= $(HOME)/.local
+install: deps .build/debug/gateway .build/debug/gatewayctl
+	install -d "$(PREFIX)/bin"
+	install -m 0755 .build/debug/gateway .build/debug/gatewayctl "$(PREFIX)/bin/"
+	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "note: $(PREFIX)/bin is not on PATH; add it: export PATH=\"$(PREFIX)/bin:\$$PATH\"";; esac
 
 ## Everything CI runs: deps, a throwaway redis-server, contract fuzzing, the Swift suite.
 test:

@@ -2,7 +2,7 @@
 # Installs the Debian packages the gateway builds and runs with, when missing.
 # Usage: scripts/install-deps.sh [--with-test-tools]
 set -euo pipefail
-packages=(redis-server libhiredis-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev pkg-config)
+packages=(redis-server libhiredis-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev)
 if [[ "${1:-}" == "--with-test-tools" ]]; then packages+=(wrk postgresql redis-sentinel openssl nginx chromium fonts-ipafont-gothic); fi
 missing=()
 for package in "${packages[@]}"; do
