@@ -40,6 +40,38 @@ struct AuthCLITests {
         #expect(await ctl.run(["keys", "rotate", "--tenant", "acme", "--alg", "HS256"]).code == 2)
     }
 
+    @Test("with --json every keys, client and user command prints one JSON document on stdout, nothing else")
+    func everyCommandHonoursJSON() async throws {
+        let ctl = try await harness()
+        defer { ctl.remove() }
+        let steps: [(arguments: [String], stdin: String)] = [
+            (["keys", "rotate", "--tenant", "acme"], ""),
+            (["keys", "rotate", "--tenant", "acme"], ""),
+            (["keys", "list", "--tenant", "acme"], ""),
+            (["client", "add", "--tenant", "acme", "--client-id", "web", "--redirect-uri", "https://acme.example/cb"], ""),
+            (["client", "update", "--tenant", "acme", "--client-id", "web", "--require-par"], ""),
+            (["client", "show", "--tenant", "acme", "--client-id", "web"], ""),
+            (["client", "list", "--tenant", "acme"], ""),
+            (["client", "remove", "--tenant", "acme", "--client-id", "web"], ""),
+            (["user", "add", "--tenant", "acme", "--username", "alice", "--password-stdin"], "first-password\n"),
+            (["user", "passwd", "--tenant", "acme", "--username", "alice", "--password-stdin"], "second-password\n"),
+            (["user", "disable", "--tenant", "acme", "--username", "alice"], ""),
+            (["user", "update", "--tenant", "acme", "--username", "alice", "--name", "Alice"], ""),
+            (["user", "list", "--tenant", "acme"], ""),
+        ]
+        for step in steps {
+            let run = await ctl.run(step.arguments + ["--json"], stdin: step.stdin)
+            #expect(run.code == 0, "\(step.arguments): \(run.error)")
+            #expect((try? run.json()) != nil, "\(step.arguments) printed no JSON: \(run.output)")
+        }
+        let keys = try #require(try await ctl.run(["keys", "list", "--tenant", "acme", "--json"]).json() as? [[String: Any]])
+        let oldest = try #require(keys.last?["kid"] as? String)
+        let retired = try #require(try await ctl.run(["keys", "retire", "--tenant", "acme", "--kid", oldest, "--json"]).json() as? [String: String])
+        #expect(retired == ["retired": oldest, "tenant": "acme"])
+        let disabled = try #require(try await ctl.run(["user", "disable", "--tenant", "acme", "--username", "alice", "--enable", "--json"]).json() as? [String: Any])
+        #expect(disabled["disabled"] as? Bool == false && disabled["name"] as? String == "Alice")
+    }
+
     @Test("client add: public by default; --confidential prints the secret once and stores only its hash")
     func clients() async throws {
         let ctl = try await harness()

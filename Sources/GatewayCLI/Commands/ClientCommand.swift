@@ -140,7 +140,7 @@ struct ClientUpdateCommand: AsyncParsableCommand {
         settings.apply(to: &client)
         try ClientText.validate(client)
         try await a.auth.updateClient(client)
-        if global.json { try context.printJSON(client) } else { context.print("updated client \(clientID) of tenant \(tenant.tenant)") }
+        try context.report("updated client \(clientID) of tenant \(tenant.tenant)", document: client, json: global.json)
     }
 }
 
@@ -154,7 +154,7 @@ struct ClientRemoveCommand: AsyncParsableCommand {
         let context = try CLIContext.require()
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
         try await a.auth.removeClient(tenantID: tenant.tenant, clientID: clientID)
-        context.print("removed client \(clientID) from tenant \(tenant.tenant)")
+        try context.report("removed client \(clientID) from tenant \(tenant.tenant)", document: ["removed": clientID, "tenant": tenant.tenant], json: global.json)
     }
 }
 

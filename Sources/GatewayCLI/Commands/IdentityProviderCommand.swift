@@ -96,6 +96,6 @@ struct IdentityProviderRemoveCommand: AsyncParsableCommand {
         let context = try CLIContext.require()
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
         try await a.auth.removeIdentityProvider(tenantID: tenant.tenant, alias: alias)
-        if global.json { try context.printJSON(["removed": alias]) } else { context.print("removed identity provider \(alias) from tenant \(tenant.tenant)") }
+        try context.report("removed identity provider \(alias) from tenant \(tenant.tenant)", document: ["removed": alias], json: global.json)
     }
 }

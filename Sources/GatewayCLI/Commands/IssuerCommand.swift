@@ -59,7 +59,7 @@ struct IssuerTrustCommand: AsyncParsableCommand {
         do { try trust.validate() } catch { throw CLIError.invalid("\(error)") }
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
         try await a.auth.trustIssuer(trust)
-        if global.json { try context.printJSON(TrustedIssuerDocument(trust)) } else { context.print("tenant \(tenant.tenant) trusts access tokens of \(issuer) for audience \(audience)") }
+        try context.report("tenant \(tenant.tenant) trusts access tokens of \(issuer) for audience \(audience)", document: TrustedIssuerDocument(trust), json: global.json)
     }
 }
 
@@ -92,6 +92,6 @@ struct IssuerUntrustCommand: AsyncParsableCommand {
         let context = try CLIContext.require()
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
         try await a.auth.untrustIssuer(tenantID: tenant.tenant, issuer: issuer)
-        if global.json { try context.printJSON(["untrusted": issuer]) } else { context.print("tenant \(tenant.tenant) no longer trusts \(issuer)") }
+        try context.report("tenant \(tenant.tenant) no longer trusts \(issuer)", document: ["untrusted": issuer], json: global.json)
     }
 }

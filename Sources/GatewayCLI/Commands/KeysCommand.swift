@@ -57,7 +57,7 @@ struct KeysRetireCommand: AsyncParsableCommand {
             throw CLIError.invalid("\(kid) is the tenant's only active \(key.algorithm.rawValue) key; run keys rotate --alg \(key.algorithm.rawValue) first")
         }
         try await a.auth.retireSigningKey(tenantID: tenant.tenant, kid: kid)
-        context.print("retired signing key \(kid) of tenant \(tenant.tenant)")
+        try context.report("retired signing key \(kid) of tenant \(tenant.tenant)", document: ["retired": kid, "tenant": tenant.tenant], json: global.json)
     }
 }
 

@@ -78,7 +78,7 @@ struct UserAddCommand: AsyncParsableCommand {
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
         let user = LocalUser(tenantID: tenant.tenant, username: username, name: name, email: email, picture: picture, passwordHash: try PasswordHasher().hash(password))
         try await a.auth.addUser(user)
-        if global.json { try context.printJSON(UserDocument(user)) } else { context.print("added user \(username) (sub \(user.subject)) to tenant \(tenant.tenant)") }
+        try context.report("added user \(username) (sub \(user.subject)) to tenant \(tenant.tenant)", document: UserDocument(user), json: global.json)
     }
 }
 
@@ -119,7 +119,7 @@ struct UserPasswdCommand: AsyncParsableCommand {
         var user = try await a.requireUser(tenant: tenant.tenant, username: username)
         user.passwordHash = try PasswordHasher().hash(password)
         try await a.auth.updateUser(user)
-        context.print("changed the password of \(username)")
+        try context.report("changed the password of \(username)", document: UserDocument(user), json: global.json)
     }
 }
 
@@ -196,6 +196,6 @@ struct UserDisableCommand: AsyncParsableCommand {
         var user = try await a.requireUser(tenant: tenant.tenant, username: username)
         user.disabled = !enable
         try await a.auth.updateUser(user)
-        context.print("\(enable ? "enabled" : "disabled") user \(username)")
+        try context.report("\(enable ? "enabled" : "disabled") user \(username)", document: UserDocument(user), json: global.json)
     }
 }

@@ -19,7 +19,7 @@ struct UserLinkCommand: AsyncParsableCommand {
         guard (1...255).contains(subject.count) else { throw CLIError.invalid("--subject must be 1-255 characters") }
         let link = IdentityLink(tenantID: tenant.tenant, issuer: issuer, externalSubject: subject, subject: user.subject)
         try await a.auth.addIdentityLink(link)
-        if global.json { try context.printJSON(link) } else { context.print("linked \(issuer) subject \(subject) to user \(username)") }
+        try context.report("linked \(issuer) subject \(subject) to user \(username)", document: link, json: global.json)
     }
 }
 
@@ -34,7 +34,7 @@ struct UserUnlinkCommand: AsyncParsableCommand {
         let context = try CLIContext.require()
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
         try await a.auth.removeIdentityLink(tenantID: tenant.tenant, issuer: issuer, externalSubject: subject)
-        if global.json { try context.printJSON(["unlinked": subject]) } else { context.print("unlinked \(issuer) subject \(subject)") }
+        try context.report("unlinked \(issuer) subject \(subject)", document: ["unlinked": subject], json: global.json)
     }
 }
 

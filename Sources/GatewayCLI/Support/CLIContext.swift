@@ -31,6 +31,11 @@ struct CLIContext: Sendable {
         output.writeError(line + "\n")
     }
 
+    /// Reports a finished change: `document` as JSON with `--json`, else the one `line`.
+    func report(_ line: String, document: some Encodable, json: Bool) throws {
+        if json { try printJSON(document) } else { print(line) }
+    }
+
     /// Writes `value` as pretty JSON (sorted keys) to standard output.
     func printJSON(_ value: some Encodable) throws {
         print(try JSONCoding.encodeString(value))
