@@ -74,11 +74,7 @@ struct ClientImportCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try CLIContext.require()
         let started = ContinuousClock.now
-        let entries = try ImportEntries.decode(ClientImportEntry.self, from: InputFile.read(file, context: context), file: file, name: "clients")
-        guard !entries.isEmpty else { throw CLIError.invalid("\(file) holds no clients") }
-        if let repeated = ImportEntries.firstRepeated(entries.map(\.clientID)) {
-            throw CLIError.invalid("client \(repeated) appears twice in \(file)")
-        }
+        let entries = try ImportEntries.load(ClientImportEntry.self, file: file, context: context, noun: "client", id: \.clientID)
         var clients: [NewClient] = []
         var secrets: [(clientID: String, secret: String)] = []
         for (index, entry) in entries.enumerated() {

@@ -73,9 +73,7 @@ struct UserImportCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try CLIContext.require()
         let started = ContinuousClock.now
-        let entries = try ImportEntries.decode(UserImportEntry.self, from: InputFile.read(file, context: context), file: file, name: "users")
-        guard !entries.isEmpty else { throw CLIError.invalid("\(file) holds no users") }
-        if let repeated = ImportEntries.firstRepeated(entries.map(\.username)) { throw CLIError.invalid("user \(repeated) appears twice in \(file)") }
+        let entries = try ImportEntries.load(UserImportEntry.self, file: file, context: context, noun: "user", id: \.username)
         if let repeated = ImportEntries.firstRepeated(entries.compactMap(\.subject)) { throw CLIError.invalid("subject \(repeated) appears twice in \(file)") }
         let signIns = try entries.enumerated().map { index, entry in
             do {

@@ -6,6 +6,15 @@ import Foundation
 enum ImportEntries {
     static let maximumCount = 100_000
 
+    /// The entries of `file` (`-`: standard input): at least one, and no id (`id`) twice;
+    /// `noun` names one entry in errors (`client`, `user`).
+    static func load<Entry: Decodable & ImportEntry>(_ type: Entry.Type, file: String, context: CLIContext, noun: String, id: (Entry) -> String) throws -> [Entry] {
+        let entries = try decode(type, from: InputFile.read(file, context: context), file: file, name: noun + "s")
+        guard !entries.isEmpty else { throw CLIError.invalid("\(file) holds no \(noun)s") }
+        if let repeated = firstRepeated(entries.map(id)) { throw CLIError.invalid("\(noun) \(repeated) appears twice in \(file)") }
+        return entries
+    }
+
     /// Decodes `data` as an array of `Entry`; `name` (`clients`, `users`) names entries in errors.
     static func decode<Entry: Decodable & ImportEntry>(_ type: Entry.Type, from data: Data, file: String, name: String) throws -> [Entry] {
         guard let objects = try? JSONSerialization.jsonObject(with: data) as? [Any] else {
