@@ -138,6 +138,8 @@ let package = Package(
                 "GatewayCore",
                 "GatewayPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // `--wait-for`: polls a running gateway.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -119,6 +119,13 @@ public final class PostgresAuthStore: AuthStore {
                              as: UserRow.self).map(user)
     }
 
+    public func users(tenantID: String, email: String, limit: Int) async throws -> [LocalUser] {
+        try await client.all("""
+            SELECT \(unescaped: Self.userColumns) FROM auth_users WHERE tenant_id = \(tenantID) AND lower(email) = lower(\(email))
+            ORDER BY username COLLATE "C" LIMIT \(limit)
+            """, as: UserRow.self).map(user)
+    }
+
     public func addUsers(_ users: [LocalUser]) async throws {
         let rows = try users.map { ($0, try sealedTOTP($0)) }
         let now = StoreClock.milliseconds(Date())

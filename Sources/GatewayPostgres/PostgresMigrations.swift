@@ -162,6 +162,10 @@ enum PostgresMigrations {
             "ALTER TABLE tenants ADD COLUMN ras_client_keys TEXT NOT NULL DEFAULT '[]'",
             "ALTER TABLE tenants ADD COLUMN ras_require_bearer BOOLEAN NOT NULL DEFAULT false",
         ]),
+        ("v12-user-email-index", [
+            // `--link-by-verified-email` finds a user by email without scanning the tenant.
+            "CREATE INDEX auth_users_email ON auth_users (tenant_id, lower(email))",
+        ]),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the

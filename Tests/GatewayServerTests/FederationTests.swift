@@ -156,6 +156,31 @@ struct FederationTests {
         }
     }
 
+    @Test("the sign-in form shown again after a wrong password still offers the identity providers")
+    func theFormAfterAFailedPasswordKeepsTheProviderLinks() async throws {
+        try await GatewayHarness.withGateway { harness, _, port in
+            let world = World(harness: harness, port: port)
+            try await world.setUp()
+            let authorize = world.shopAuthorize(idpHint: nil)
+            let page = try await world.get(authorize)
+            let cookie = try #require(page.setCookie?.split(separator: ";").first.map(String.init))
+            let csrf = try AuthorizationChallengeTests.hidden("csrf_token", in: page.body)
+            var form = (URLComponents(string: authorize)?.queryItems ?? []).compactMap { item in item.value.map { (item.name, $0) } }
+            form += [("csrf_token", csrf), ("username", "nobody"), ("password", "wrong password")]
+            var request = HTTPClientRequest(url: world.shopIssuer + "/oauth2/authorize")
+            request.method = .POST
+            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            request.headers.add(name: "Accept", value: "text/html")
+            request.headers.add(name: "Cookie", value: cookie)
+            request.body = .bytes(ByteBuffer(string: form.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")))
+            let response = try await TestHTTP.noRedirects.execute(request, timeout: .seconds(10))
+            let again = String(buffer: try await response.body.collect(upTo: 1 << 20))
+            #expect(response.status.code == 401)
+            #expect(again.contains("role=\"alert\""))
+            #expect(again.contains("Continue with Corp SSO") && again.contains("idp_hint=corp"), "\(again)")
+        }
+    }
+
     @Test func theCallbackRefusesAnotherBrowserAndAReplayedState() async throws {
         try await GatewayHarness.withGateway { harness, _, port in
             let world = World(harness: harness, port: port)

@@ -20,6 +20,31 @@ struct HostAppEndToEndTests {
         return (code, output.error)
     }
 
+    @Test("tenant create and update --wait-for return once the running gateway serves the change; an unreachable gateway fails after --wait-timeout with the change written")
+    func waitForTheGateway() async throws {
+        try await GatewayHarness.withGateway { harness, client, port in
+            let id = uniqueTenantID("wait")
+            let base = "http://127.0.0.1:\(port)"
+            let created = await Self.gatewayctl(harness, ["tenant", "create", id, "--display-name", "Wait", "--wait-for", base])
+            #expect(created.code == 0, "\(created.error)")
+            #expect(created.error.contains("serves tenant \(id) at configVersion 1"), "\(created.error)")
+            #expect(try await client.getHostConfig(path: .init(tenant: id)).ok.body.json.configVersion == 1)
+            let updated = await Self.gatewayctl(harness, ["tenant", "update", id, "--flag", "beta=true", "--wait-for", base + "/"])
+            #expect(updated.code == 0, "\(updated.error)")
+            let served = try await client.getHostConfig(path: .init(tenant: id)).ok.body.json
+            #expect(served.configVersion == 2 && served.featureFlags.additionalProperties == ["beta": true])
+
+            let nobody = "http://127.0.0.1:\(try freeTCPPort())"
+            let started = ContinuousClock.now
+            let unreachable = await Self.gatewayctl(harness, ["tenant", "update", id, "--flag", "beta=false", "--wait-for", nobody, "--wait-timeout", "1"])
+            #expect(unreachable.code == 1)
+            #expect(unreachable.error.contains("did not serve configVersion 3 of tenant \(id) within 1 s (cannot reach it"), "\(unreachable.error)")
+            #expect(ContinuousClock.now - started < .seconds(5))
+            #expect(try await harness.operatorStore().tenant(id: id)?.configVersion == 3)
+            #expect(await Self.gatewayctl(harness, ["tenant", "update", id, "--flag", "beta=true", "--wait-for", "127.0.0.1:8080"]).code == 2)
+        }
+    }
+
     @Test("a gatewayctl flag change is served within 2 s with a new ETag")
     func flagChangeIsLiveWithANewETag() async throws {
         try await GatewayHarness.withGateway { harness, client, _ in

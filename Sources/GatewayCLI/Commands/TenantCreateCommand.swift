@@ -10,6 +10,7 @@ struct TenantCreateCommand: AsyncParsableCommand {
 
     @OptionGroup var tenantID: TenantIDArgument
     @OptionGroup(title: "Tenant fields") var fields: TenantFieldOptions
+    @OptionGroup var wait: GatewayWaitOptions
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
@@ -24,6 +25,7 @@ struct TenantCreateCommand: AsyncParsableCommand {
         let created = try await access.store.create(tenant, actor: access.actor)
         try TenantCommandSupport.report(created, line: "created tenant \(created.id) (configVersion \(created.configVersion))",
                                         generatedRASKey: fields.rasClientKey == "generate" ? rasKey : nil, json: global.json, context: context)
+        try await wait.wait(for: created, context: context)
     }
 }
 

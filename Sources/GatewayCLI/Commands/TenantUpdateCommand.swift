@@ -10,6 +10,7 @@ struct TenantUpdateCommand: AsyncParsableCommand {
 
     @OptionGroup var tenantID: TenantIDArgument
     @OptionGroup(title: "Tenant fields") var fields: TenantFieldOptions
+    @OptionGroup var wait: GatewayWaitOptions
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
@@ -27,6 +28,7 @@ struct TenantUpdateCommand: AsyncParsableCommand {
         let summary = changed.isEmpty ? "no field changed" : "changed " + changed.map(\.rawValue).joined(separator: ", ")
         try TenantCommandSupport.report(updated, line: "updated tenant \(updated.id) (configVersion \(updated.configVersion)): \(summary)",
                                         generatedRASKey: fields.rasClientKey == "generate" ? rasKey : nil, json: global.json, context: context)
+        try await wait.wait(for: updated, context: context)
     }
 }
 

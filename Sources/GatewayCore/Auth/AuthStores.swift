@@ -53,6 +53,8 @@ public protocol UserStore: Sendable {
     func user(tenantID: String, username: String) async throws -> LocalUser?
     func user(tenantID: String, subject: String) async throws -> LocalUser?
     func users(tenantID: String) async throws -> [LocalUser]
+    /// Up to `limit` users whose email equals `email` ignoring ASCII case, by username (indexed).
+    func users(tenantID: String, email: String, limit: Int) async throws -> [LocalUser]
     /// Inserts every user in one transaction, all or nothing: a username or subject already
     /// taken throws `alreadyExists`, and then none is stored.
     func addUsers(_ users: [LocalUser]) async throws

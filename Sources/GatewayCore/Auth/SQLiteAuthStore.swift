@@ -145,6 +145,14 @@ public final class SQLiteAuthStore: AuthStore {
         }
     }
 
+    public func users(tenantID: String, email: String, limit: Int) async throws -> [LocalUser] {
+        let sealer = self.sealer
+        return try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM auth_users WHERE tenant_id = ? AND lower(email) = lower(?) ORDER BY username LIMIT ?",
+                             arguments: [tenantID, email, limit]).map { try Self.user($0, sealer: sealer) }
+        }
+    }
+
     public func addUsers(_ users: [LocalUser]) async throws {
         let rows = try users.map { ($0, try sealedTOTP($0)) }
         let now = Self.ms(Date())

@@ -2,7 +2,7 @@ import Foundation
 
 /// Turns an upstream identity (`iss` + `sub`, with its profile claims) into the local user
 /// of a tenant it is linked to: the linked user when there is a link; else, when the
-/// provider allows it, the local user with the same VERIFIED email; else a new local user
+/// provider allows it, the one local user with the same VERIFIED email; else a new local user
 /// (created on first sign-in, no password: it can only sign in through its upstream).
 public struct IdentityLinker: Sendable {
     /// The password hash of users created for upstream identities: not a valid encoding, so
@@ -31,8 +31,9 @@ public struct IdentityLinker: Sendable {
         }
         let email = claims["email"]?.stringValue
         let user: LocalUser
+        // Only an email naming exactly one local user links: with two, either could be taken over.
         if linkByVerifiedEmail, claims["email_verified"] == .bool(true), let email,
-           let existing = try await users.users(tenantID: tenantID).first(where: { $0.email?.lowercased() == email.lowercased() }) {
+           case let matches = try await users.users(tenantID: tenantID, email: email, limit: 2), matches.count == 1, let existing = matches.first {
             guard !existing.disabled else { throw FederationError.userDisabled }
             user = existing
         } else {

@@ -112,6 +112,10 @@ enum TenantMigrations {
                 t.add(column: "ras_require_bearer", .boolean).notNull().defaults(to: false)
             }
         }
+        migrator.registerMigration("v12-user-email-index") { db in
+            // `--link-by-verified-email` finds a user by email without scanning the tenant.
+            try db.execute(sql: "CREATE INDEX auth_users_email ON auth_users (tenant_id, lower(email))")
+        }
         return migrator
     }
 }

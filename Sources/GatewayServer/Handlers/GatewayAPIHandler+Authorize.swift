@@ -25,7 +25,7 @@ extension GatewayAPIHandler {
             let cookie = CSRFCookie(issuer: issuer)
             let browser = cookie.valueOrNew(in: RequestScope.requestHeaders)
             let action = "/t/\(tenant.id)/oauth2/authorize"
-            let links = providers.map { (name: $0.displayName, href: Self.authorizeLink(action, request, idpHint: $0.alias)) }
+            let links = Self.providerLinks(providers, action: action, request: request)
             let html = LoginPage.form(tenant: tenant, texts: texts, action: action, request: request,
                                       csrf: services.csrf.issue(binding: Self.csrfBinding(tenant.id, validated, browser: browser)), username: validated.request.loginHint, error: nil,
                                       providers: links)
@@ -58,6 +58,12 @@ extension GatewayAPIHandler {
     /// The tenant's redirect URI at its identity providers.
     static func federationCallbackURL(issuer: String) -> String {
         issuer + "/oauth2/idp/callback"
+    }
+
+    /// The sign-in page's "Continue with …" links: the authorization request again, with each
+    /// provider's `idp_hint`.
+    static func providerLinks(_ providers: [IdentityProvider], action: String, request: AuthorizationRequest) -> [(name: String, href: String)] {
+        providers.map { (name: $0.displayName, href: authorizeLink(action, request, idpHint: $0.alias)) }
     }
 
     /// The authorization URL of `request` with `idp_hint` (the sign-in page's provider links).
@@ -99,11 +105,14 @@ extension GatewayAPIHandler {
             }
             let policy = LoginPage.contentSecurityPolicy(redirectingTo: validated.redirectURI, logoURL: tenant.theme.logoURL)
             let username = form.username ?? ""
-            /// The form again with `message`, and a token for the same browser.
-            func formAgain(_ message: String) -> (html: String, setCookie: String?) {
+            /// The form again with `message`, its provider links, and a token for the same browser.
+            func formAgain(_ message: String) async throws -> (html: String, setCookie: String?) {
                 guard let browser else { return ("", nil) }
-                let html = LoginPage.form(tenant: tenant, texts: texts, action: "/t/\(tenant.id)/oauth2/authorize", request: request,
-                                          csrf: services.csrf.issue(binding: Self.csrfBinding(tenant.id, validated, browser: browser)), username: username, error: message)
+                let action = "/t/\(tenant.id)/oauth2/authorize"
+                let providers = try await services.federation.signIn.providers(tenantID: tenant.id)
+                let html = LoginPage.form(tenant: tenant, texts: texts, action: action, request: request,
+                                          csrf: services.csrf.issue(binding: Self.csrfBinding(tenant.id, validated, browser: browser)), username: username, error: message,
+                                          providers: Self.providerLinks(providers, action: action, request: request))
                 return (html, cookie.setCookie(browser))
             }
             // The one-time-code page of users with a second factor (browsers only).
@@ -125,7 +134,7 @@ extension GatewayAPIHandler {
                     if wantsJSON {
                         return .unauthorized(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(error: "access_denied", errorDescription: message))))
                     }
-                    let again = formAgain(message)
+                    let again = try await formAgain(message)
                     return .unauthorized(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: policy, setCookie: again.setCookie),
                                                body: .textHtmlCharsetUtf8(.init(again.html))))
                 case .throttled(let retryAfter):
@@ -135,7 +144,7 @@ extension GatewayAPIHandler {
                         return .tooManyRequests(.init(headers: .init(cacheControl: "no-store", retryAfter: String(seconds)),
                                                       body: .json(.init(error: "temporarily_unavailable", errorDescription: message))))
                     }
-                    let again = formAgain(message)
+                    let again = try await formAgain(message)
                     return .tooManyRequests(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: policy, setCookie: again.setCookie,
                                                                  retryAfter: String(seconds)), body: .textHtmlCharsetUtf8(.init(again.html))))
                 }
