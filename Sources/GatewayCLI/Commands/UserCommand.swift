@@ -39,10 +39,10 @@ enum UsernameRule {
 }
 
 enum PasswordInput {
-    /// The first line of standard input; at least 8 characters.
     /// How long a password may be.
     static let lengths = 8...1024
 
+    /// The first line of standard input, `lengths` characters long.
     static func read(_ context: CLIContext) throws -> String {
         try line(context, what: "password", lengths: lengths)
     }

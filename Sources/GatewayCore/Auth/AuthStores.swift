@@ -41,13 +41,6 @@ extension ClientStore {
     }
 }
 
-extension UserStore {
-    /// Inserts one user (throws `alreadyExists` for a taken username or subject).
-    public func addUser(_ user: LocalUser) async throws {
-        try await addUsers([user])
-    }
-}
-
 /// Local users.
 public protocol UserStore: Sendable {
     func user(tenantID: String, username: String) async throws -> LocalUser?
@@ -59,6 +52,13 @@ public protocol UserStore: Sendable {
     /// taken throws `alreadyExists`, and then none is stored.
     func addUsers(_ users: [LocalUser]) async throws
     func updateUser(_ user: LocalUser) async throws
+}
+
+extension UserStore {
+    /// Inserts one user (throws `alreadyExists` for a taken username or subject).
+    public func addUser(_ user: LocalUser) async throws {
+        try await addUsers([user])
+    }
 }
 
 /// A refresh-token family as stored (the token itself is only kept hashed).
