@@ -106,7 +106,7 @@ struct FederationTests {
 
         /// A corp access token for carol (corp's own app).
         func corpAccessToken() async throws -> String {
-            let url = "\(corpIssuer)/oauth2/authorize?response_type=code&client_id=corp-app&redirect_uri=com.example.corp:/cb&scope=openid&state=s&nonce=n"
+            let url = "\(corpIssuer)/oauth2/authorize?response_type=code&client_id=corp-app&redirect_uri=com.example.corp:/cb&scope=openid%20profile&state=s&nonce=n"
                 + "&code_challenge=\(FederationTests.challenge)&code_challenge_method=S256"
             let redirect = try await signInAtProvider(url)
             let code = try #require(URLComponents(string: redirect)?.queryItems?.first { $0.name == "code" }?.value)
@@ -248,6 +248,9 @@ struct FederationTests {
             let carol = try await world.carolAtCorp()
             let link = try #require(try await world.store.identityLink(tenantID: "shop", issuer: world.corpIssuer, externalSubject: carol.subject))
             #expect(info["sub"]?.stringValue == link.subject)
+            // The access token names no one: the new local user's name came from corp's UserInfo.
+            #expect(try jwtClaims(corpToken)["name"] == nil)
+            #expect(try await world.store.user(tenantID: "shop", subject: link.subject)?.name == "Carol")
             // Tenant `other` does not trust corp: the same token is refused there.
             #expect(try await userinfo("other").0 == 401)
             // A trust for another audience refuses it too.

@@ -16,9 +16,17 @@ public struct IdentityLinker: Sendable {
         self.links = links
     }
 
+    /// Profile claims an identity's first sight may add (UserInfo, OIDC Core §5.3): only these
+    /// are taken, and only from an answer about the same subject.
+    static let profileClaims = ["name", "email", "email_verified", "picture"]
+
     /// The local user of the upstream identity named by `claims[subjectClaim]`.
+    /// - Parameter profile: asked only when the identity has no link yet (its first sight), for
+    ///   profile claims the token lacks (an access token rarely carries a name or email); nil
+    ///   or a failure leaves the claims as they are.
     public func localUser(tenantID: String, issuer: String, claims: [String: JSONValue], subjectClaim: String = "sub",
-                          linkByVerifiedEmail: Bool = false) async throws -> LocalUser {
+                          linkByVerifiedEmail: Bool = false,
+                          profile: (@Sendable () async -> [String: JSONValue]?)? = nil) async throws -> LocalUser {
         guard let externalSubject = claims[subjectClaim]?.stringValue, !externalSubject.isEmpty, externalSubject.count <= 255 else {
             throw FederationError.tokenRejected("no subject (\(subjectClaim))")
         }
@@ -28,6 +36,10 @@ public struct IdentityLinker: Sendable {
             }
             guard !user.disabled else { throw FederationError.userDisabled }
             return user
+        }
+        var claims = claims
+        if let profile, let extra = await profile(), extra["sub"]?.stringValue == externalSubject {
+            for name in Self.profileClaims where claims[name] == nil { claims[name] = extra[name] }
         }
         let email = claims["email"]?.stringValue
         let user: LocalUser

@@ -99,7 +99,11 @@ public struct TrustedTokenVerifier: Sendable {
     /// The access-token claims of a verified external token (JWT claims or an introspection
     /// answer), its subject linked to a local user.
     private func accessClaims(_ c: [String: JSONValue], token: String, trusted: TrustedIssuer, now: Date) async throws -> AccessTokenClaims {
-        let user = try await linker.localUser(tenantID: trusted.tenantID, issuer: trusted.issuer, claims: c, subjectClaim: trusted.subjectClaim)
+        let issuers = self.issuers
+        let user = try await linker.localUser(tenantID: trusted.tenantID, issuer: trusted.issuer, claims: c, subjectClaim: trusted.subjectClaim) {
+            // First sight of this identity: its name and email from the issuer's UserInfo.
+            try? await issuers.userInfo(tenantID: trusted.tenantID, issuer: trusted.issuer, accessToken: token)
+        }
         let scope = (c["scope"] ?? c["scp"])?.strings.joined(separator: " ") ?? ""
         return AccessTokenClaims(issuer: trusted.issuer, subject: user.subject,
                                  clientID: c["client_id"]?.stringValue ?? c["azp"]?.stringValue ?? trusted.audience,

@@ -98,12 +98,24 @@ public final class UpstreamIssuers: Sendable {
         return keys
     }
 
-    /// One guarded GET; any upstream failure is ``FederationError/providerUnavailable(_:)``.
-    private func fetch(tenantID: String, url: String) async throws -> [UInt8] {
+    /// The UserInfo claims (OpenID Connect Core §5.3) of the holder of `accessToken`, from the
+    /// issuer's `userinfo_endpoint`; nil when it advertises none or answers no JSON object (a
+    /// signed UserInfo JWT is not read). Never cached: asked once per new identity.
+    public func userInfo(tenantID: String, issuer: String, accessToken: String) async throws -> [String: JSONValue]? {
+        guard let endpoint = try await metadata(tenantID: tenantID, issuer: issuer).userinfoEndpoint else { return nil }
+        let bytes = try await fetch(tenantID: tenantID, url: endpoint, bearer: accessToken)
+        return try? JSONValue.decode(Data(bytes)).objectValue
+    }
+
+    /// One guarded GET (with `bearer` as its Authorization); any upstream failure is
+    /// ``FederationError/providerUnavailable(_:)``.
+    private func fetch(tenantID: String, url: String, bearer: String? = nil) async throws -> [UInt8] {
         let deadline = ContinuousClock.now + budget
+        var headers = [("Accept", "application/json")]
+        if let bearer { headers.append(("Authorization", "Bearer " + bearer)) }
         do {
-            return try await upstreamGuard(tenantID: tenantID, url: url).run(deadline: deadline) {
-                try await http.get(url, headers: [("Accept", "application/json")], maxBytes: Self.maxBytes, deadline: deadline).body
+            return try await upstreamGuard(tenantID: tenantID, url: url).run(deadline: deadline) { [headers] in
+                try await http.get(url, headers: headers, maxBytes: Self.maxBytes, deadline: deadline).body
             }
         } catch let error as UpstreamError {
             throw FederationError.providerUnavailable(error)
