@@ -94,4 +94,21 @@ extension PostgresAuthStore {
             SELECT jti, expires_at_ms FROM auth_family_access_tokens WHERE family_id = \(familyID) AND expires_at_ms > \(StoreClock.milliseconds(now))
             """, as: (String, Int64).self).map { (jti: $0.0, expiresAt: StoreClock.date($0.1)) }
     }
+
+    public func purgeRefreshState(now: Date, limit: Int) async throws -> RefreshPurge {
+        let now = StoreClock.milliseconds(now)
+        let accessTokens = try await client.execute("""
+            DELETE FROM auth_family_access_tokens WHERE ctid IN
+                (SELECT ctid FROM auth_family_access_tokens WHERE expires_at_ms < \(now) LIMIT \(limit)) RETURNING 1
+            """)
+        // SKIP LOCKED: replicas purging at once share the work, and a family being rotated
+        // right now is left for the next round. Refresh tokens go with it (ON DELETE CASCADE).
+        let families = try await client.execute("""
+            DELETE FROM auth_refresh_families WHERE family_id IN (
+                SELECT f.family_id FROM auth_refresh_families f WHERE (f.absolute_expiry_ms < \(now) OR f.revoked)
+                AND NOT EXISTS (SELECT 1 FROM auth_family_access_tokens a WHERE a.family_id = f.family_id AND a.expires_at_ms >= \(now))
+                LIMIT \(limit) FOR UPDATE SKIP LOCKED) RETURNING 1
+            """)
+        return RefreshPurge(families: families, accessTokens: accessTokens)
+    }
 }

@@ -166,6 +166,12 @@ enum PostgresMigrations {
             // `--link-by-verified-email` finds a user by email without scanning the tenant.
             "CREATE INDEX auth_users_email ON auth_users (tenant_id, lower(email))",
         ]),
+        ("v13-refresh-purge-indexes", [
+            // The refresh-state purge finds expired access-token records and dead families by index.
+            "CREATE INDEX auth_family_access_tokens_expiry ON auth_family_access_tokens (expires_at_ms)",
+            "CREATE INDEX auth_refresh_families_expiry ON auth_refresh_families (absolute_expiry_ms)",
+            "CREATE INDEX auth_refresh_families_revoked ON auth_refresh_families (family_id) WHERE revoked",
+        ]),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the

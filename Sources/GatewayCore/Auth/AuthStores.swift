@@ -129,6 +129,21 @@ public protocol RefreshTokenStore: Sendable {
     func revokeFamily(_ familyID: String, now: Date) async throws -> [(jti: String, expiresAt: Date)]
     /// Revokes every family `selection` names (logout); returns their unexpired access tokens.
     func revokeFamilies(_ selection: RefreshFamilySelection, now: Date) async throws -> [(jti: String, expiresAt: Date)]
+    /// Deletes at most `limit` records of access tokens expired before `now`, then at most
+    /// `limit` families that can never be used again (past their absolute expiry, or revoked)
+    /// and whose access tokens have all expired, with their refresh tokens.
+    func purgeRefreshState(now: Date, limit: Int) async throws -> RefreshPurge
+}
+
+/// What one ``RefreshTokenStore/purgeRefreshState(now:limit:)`` deleted.
+public struct RefreshPurge: Sendable, Equatable {
+    public var families: Int
+    public var accessTokens: Int
+
+    public init(families: Int, accessTokens: Int) {
+        self.families = families
+        self.accessTokens = accessTokens
+    }
 }
 
 /// Which refresh families a logout ends.

@@ -254,6 +254,25 @@ public final class SQLiteAuthStore: AuthStore {
         }
     }
 
+    public func purgeRefreshState(now: Date, limit: Int) async throws -> RefreshPurge {
+        let now = Self.ms(now)
+        return try await pool.write { db in
+            try db.execute(sql: """
+                DELETE FROM auth_family_access_tokens WHERE rowid IN
+                    (SELECT rowid FROM auth_family_access_tokens WHERE expires_at_ms < ? LIMIT ?)
+                """, arguments: [now, limit])
+            let accessTokens = db.changesCount
+            // The refresh tokens go with their family (ON DELETE CASCADE).
+            try db.execute(sql: """
+                DELETE FROM auth_refresh_families WHERE family_id IN (
+                    SELECT f.family_id FROM auth_refresh_families f WHERE (f.absolute_expiry_ms < ? OR f.revoked = 1)
+                    AND NOT EXISTS (SELECT 1 FROM auth_family_access_tokens a WHERE a.family_id = f.family_id AND a.expires_at_ms >= ?)
+                    LIMIT ?)
+                """, arguments: [now, now, limit])
+            return RefreshPurge(families: db.changesCount, accessTokens: accessTokens)
+        }
+    }
+
     private static func revoke(_ db: Database, familyID: String, now: Date) throws -> [(jti: String, expiresAt: Date)] {
         try db.execute(sql: "UPDATE auth_refresh_families SET revoked = 1 WHERE family_id = ?", arguments: [familyID])
         try db.execute(sql: "UPDATE auth_refresh_tokens SET state = 'revoked' WHERE family_id = ?", arguments: [familyID])

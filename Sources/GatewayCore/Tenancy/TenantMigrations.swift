@@ -116,6 +116,12 @@ enum TenantMigrations {
             // `--link-by-verified-email` finds a user by email without scanning the tenant.
             try db.execute(sql: "CREATE INDEX auth_users_email ON auth_users (tenant_id, lower(email))")
         }
+        migrator.registerMigration("v13-refresh-purge-indexes") { db in
+            // The refresh-state purge finds expired access-token records and dead families by index.
+            try db.execute(sql: "CREATE INDEX auth_family_access_tokens_expiry ON auth_family_access_tokens (expires_at_ms)")
+            try db.execute(sql: "CREATE INDEX auth_refresh_families_expiry ON auth_refresh_families (absolute_expiry_ms)")
+            try db.execute(sql: "CREATE INDEX auth_refresh_families_revoked ON auth_refresh_families (family_id) WHERE revoked = 1")
+        }
         return migrator
     }
 }

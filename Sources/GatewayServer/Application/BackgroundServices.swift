@@ -24,13 +24,14 @@ struct ShutdownActionService: Service {
     }
 }
 
-/// Deletes analytics past their retention, hourly, until the server shuts down.
-struct AnalyticsRetentionService: Service {
-    let retention: AnalyticsRetention
+/// A periodic clean-up (analytics past their retention, dead refresh state) that runs until
+/// the server shuts down.
+struct RetentionService: Service {
+    let loop: @Sendable () async -> Void
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
-            await retention.run()
+            await loop()
         }
     }
 }

@@ -120,7 +120,10 @@ public struct GatewayBootstrap: Sendable {
             bodyLimits: configuration.bodyLimits,
             tracer: tracer
         )
-        background.append(AnalyticsRetentionService(retention: AnalyticsRetention(store: stores.analytics, logger: logger)))
+        let analyticsRetention = AnalyticsRetention(store: stores.analytics, logger: logger)
+        let refreshRetention = RefreshRetention(store: stores.auth, logger: logger)
+        background.append(RetentionService { await analyticsRetention.run() })
+        background.append(RetentionService { await refreshRetention.run() })
         return GatewayBootstrap(services: services, stores: stores, backgroundServices: background, drain: drain)
     }
 

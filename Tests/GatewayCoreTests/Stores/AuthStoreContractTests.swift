@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 @testable import GatewayCore
 
@@ -138,6 +139,45 @@ struct AuthStoreContractTests {
         try await auth.createFamily(family("f2"), tokenHash: "g1", idleExpiry: now.addingTimeInterval(-1))
         #expect(try await auth.rotate(tokenHash: "g1", tenantID: "acme", clientID: "app", newHash: "g2", now: now, idleExpiry: idle) == .invalid)
         #expect(try await auth.rotate(tokenHash: "unknown", tenantID: "acme", clientID: "app", newHash: "z", now: now, idleExpiry: idle) == .invalid)
+    }
+
+    /// Refresh state stays bounded: expired access-token records go, and so do families that can
+    /// never be used again once none of their access tokens lives (a logout must still reach those).
+    @Test(arguments: StoreBackend.available) func deadRefreshStateIsPurged(backend: StoreBackend) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        let auth = database.stores.auth
+        let now = StoreClock.date(StoreClock.milliseconds(Date()))
+        let idle = now.addingTimeInterval(600)
+        try await auth.createFamily(family("live", now: now), tokenHash: "live-1", idleExpiry: idle)
+        // (Recording a token drops the family's expired records, so the expired one comes last.)
+        try await auth.recordAccessToken(familyID: "live", jti: "live-new", expiresAt: now.addingTimeInterval(300))
+        try await auth.recordAccessToken(familyID: "live", jti: "live-old", expiresAt: now.addingTimeInterval(-1))
+        // Past its absolute expiry (created two hours ago, one-hour lifetime), nothing alive.
+        try await auth.createFamily(family("expired", now: now.addingTimeInterval(-7200)), tokenHash: "expired-1", idleExpiry: now.addingTimeInterval(-3600))
+        // Past its absolute expiry, but its last access token still lives.
+        try await auth.createFamily(family("holding", now: now.addingTimeInterval(-7200)), tokenHash: "holding-1", idleExpiry: now.addingTimeInterval(-3600))
+        try await auth.recordAccessToken(familyID: "holding", jti: "held", expiresAt: now.addingTimeInterval(120))
+        try await auth.createFamily(family("revoked", now: now), tokenHash: "revoked-1", idleExpiry: idle)
+        _ = try await auth.revokeFamily("revoked", now: now)
+
+        // Batches of one: the retention loops until a round deletes less than a batch.
+        let purged = try await RefreshRetention(store: auth, batch: 1, clock: { now }, logger: Logger(label: "test")).purge()
+        #expect(purged == RefreshPurge(families: 2, accessTokens: 1))
+        #expect(try await auth.family(ofTokenHash: "expired-1") == nil)
+        #expect(try await auth.family(ofTokenHash: "revoked-1") == nil)
+        #expect(try await auth.family(ofTokenHash: "holding-1") != nil)
+        #expect(try await auth.rotate(tokenHash: "live-1", tenantID: "acme", clientID: "app", newHash: "live-2", now: now, idleExpiry: idle)
+            == .rotated(family("live", now: now)))
+        // A logout still names the live access tokens of the families left.
+        #expect(try await auth.revokeFamily("live", now: now).map(\.jti) == ["live-new"])
+        #expect(try await auth.revokeFamily("holding", now: now).map(\.jti) == ["held"])
+
+        // Three minutes on, "held" has expired: its family goes; "live" keeps its family while "live-new" lives.
+        let later = try await RefreshRetention(store: auth, batch: 1, clock: { now.addingTimeInterval(180) }, logger: Logger(label: "test")).purge()
+        #expect(later == RefreshPurge(families: 1, accessTokens: 1))
+        #expect(try await auth.family(ofTokenHash: "holding-1") == nil)
+        #expect(try await auth.family(ofTokenHash: "live-2")?.familyID == "live")
     }
 
     @Test(arguments: StoreBackend.available) func logoutSelections(backend: StoreBackend) async throws {
