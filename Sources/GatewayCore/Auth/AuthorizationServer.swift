@@ -20,6 +20,12 @@ public struct AuthorizationServer: Sendable {
     /// Sign-ins waiting for a second factor (`auth_session`).
     public let pending: PendingSignIns
     let cache: any Cache
+    /// Clients' `--dpop-nonce` settings, read at most every ``clientSettingLifetime``.
+    private let dpopNonceSettings = ShortLivedMemo<Bool>(lifetime: AuthorizationServer.clientSettingLifetime)
+
+    /// How long the API may act on a client's DPoP nonce setting before reading it again (a
+    /// change reaches every replica within this time).
+    public static let clientSettingLifetime: Duration = .seconds(5)
 
     /// PAR request lifetime.
     public static let parLifetime = 60
@@ -44,6 +50,16 @@ public struct AuthorizationServer: Sendable {
         self.hasher = hasher
         self.logout = SessionLogout(verifier: verifier, clients: clients, tokens: tokens)
         self.pending = PendingSignIns(cache: cache)
+    }
+
+    /// Whether `clientID`'s DPoP proofs must carry the server's nonce on the API (`--dpop-nonce`,
+    /// RFC 9449 §9). Every DPoP-bound API request asks, so the answer is memoised for
+    /// ``clientSettingLifetime`` instead of costing a store read each time.
+    public func requiresDPoPNonce(tenantID: String, clientID: String) async throws -> Bool {
+        let clients = self.clients
+        return try await dpopNonceSettings.value(tenantID + "\u{0}" + clientID) {
+            try await clients.client(tenantID: tenantID, clientID: clientID)?.dpopNonceRequired == true
+        }
     }
 
     /// One backend for every auth store (``SQLiteAuthStore`` or the PostgreSQL one).

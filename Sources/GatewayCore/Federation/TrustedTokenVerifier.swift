@@ -20,7 +20,7 @@ public struct TrustedTokenVerifier: Sendable {
     /// Introspection answers, shared by the replicas.
     let cache: any Cache
     let memo = VerifiedTokenMemo()
-    private let lists = ListCache()
+    private let lists = ShortLivedMemo<[TrustedIssuer]>(lifetime: TrustedTokenVerifier.listLifetime)
     let now: @Sendable () -> Date
 
     public init(store: any FederationStore, issuers: UpstreamIssuers, validator: ExternalJWTValidator, linker: IdentityLinker, revoked: RevokedTokens,
@@ -41,10 +41,7 @@ public struct TrustedTokenVerifier: Sendable {
 
     /// The tenant's trusted issuers (re-read every ``listLifetime``).
     func trustedIssuers(tenantID: String) async throws -> [TrustedIssuer] {
-        if let list = lists.get(tenantID) { return list }
-        let list = try await store.trustedIssuers(tenantID: tenantID)
-        lists.put(tenantID, list)
-        return list
+        try await lists.value(tenantID) { try await store.trustedIssuers(tenantID: tenantID) }
     }
 
     /// The claims of a token `claimedIssuer` (its unverified `iss`) issued, when the tenant
@@ -181,25 +178,6 @@ public struct TrustedTokenVerifier: Sendable {
     public static func claimedIssuer(_ token: String) -> String? {
         guard let parsed = try? JWS.parse(token), case .object(let claims)? = try? JSONValue.decode(parsed.payload) else { return nil }
         return claims["iss"]?.stringValue
-    }
-
-    /// Trusted-issuer lists by tenant, each for ``TrustedTokenVerifier/listLifetime``.
-    final class ListCache: Sendable {
-        private let entries = Mutex<[String: (until: ContinuousClock.Instant, list: [TrustedIssuer])]>([:])
-
-        func get(_ tenantID: String) -> [TrustedIssuer]? {
-            entries.withLock { entries in
-                guard let entry = entries[tenantID], entry.until > .now else { return nil }
-                return entry.list
-            }
-        }
-
-        func put(_ tenantID: String, _ list: [TrustedIssuer]) {
-            entries.withLock { entries in
-                if entries.count > 10_000 { entries.removeAll() }
-                entries[tenantID] = (until: .now + TrustedTokenVerifier.listLifetime, list: list)
-            }
-        }
     }
 }
 

@@ -57,7 +57,7 @@ struct BearerAuthMiddleware: RouterMiddleware {
             let proofs = request.headers[values: HTTPField.Name("DPoP")!]
             guard proofs.count == 1 else { throw TokenRejection.invalidDPoPProof("exactly one DPoP proof is required") }
             let url = issuerBase.baseURL + request.uri.path
-            let nonceRequired = try await auth.clients.client(tenantID: tenantID, clientID: claims.clientID)?.dpopNonceRequired == true
+            let nonceRequired = try await auth.requiresDPoPNonce(tenantID: tenantID, clientID: claims.clientID)
             let nonceCheck = nonceRequired ? nonces.validator(tenantID: tenantID) : nil
             let proofJKT = try await auth.dpop.verify(proof: proofs[0], method: request.method.rawValue, url: url, accessToken: token, nonce: nonceCheck)
             guard proofJKT == jkt else { throw TokenRejection.invalidDPoPProof("the DPoP proof key does not match the token binding") }

@@ -1,0 +1,57 @@
+import Foundation
+import Synchronization
+@testable import GatewayCore
+import Testing
+
+/// The API asks on every DPoP-bound request whether the client wants server nonces: the
+/// answer comes from the store at most once per ``AuthorizationServer/clientSettingLifetime``.
+@Suite("Client settings on the API's hot path")
+struct ClientSettingMemoTests {
+    /// The real SQLite client store, counting single-client reads.
+    final class CountingClients: ClientStore {
+        let store: SQLiteAuthStore
+        let reads = Atomic<Int>(0)
+
+        init(_ store: SQLiteAuthStore) { self.store = store }
+
+        func client(tenantID: String, clientID: String) async throws -> OAuthClient? {
+            reads.add(1, ordering: .relaxed)
+            return try await store.client(tenantID: tenantID, clientID: clientID)
+        }
+        func clients(tenantID: String) async throws -> [OAuthClient] { try await store.clients(tenantID: tenantID) }
+        func addClients(_ clients: [NewClient]) async throws { try await store.addClients(clients) }
+        func updateClient(_ client: OAuthClient) async throws { try await store.updateClient(client) }
+        func removeClient(tenantID: String, clientID: String) async throws { try await store.removeClient(tenantID: tenantID, clientID: clientID) }
+        func clientSecretHash(tenantID: String, clientID: String) async throws -> String? { try await store.clientSecretHash(tenantID: tenantID, clientID: clientID) }
+    }
+
+    @Test("the DPoP nonce setting is read once per lifetime, and a change is seen after it")
+    func dpopNonceSettingIsMemoised() async throws {
+        let folder = try TemporaryFolder()
+        let tenants = try Fixtures.store(folder)
+        let store = SQLiteAuthStore(tenants: tenants)
+        let clients = CountingClients(store)
+        let server = AuthorizationServer(clients: clients, users: store, refreshTokens: store, keys: KeyRing(store: store), cache: MemoryCache())
+        var client = OAuthClient(tenantID: "acme", clientID: "app", redirectURIs: ["https://app.example/cb"], dpopBound: true)
+        client.dpopNonceRequired = true
+        try await store.addClient(client, secretHash: nil)
+
+        for _ in 0..<100 { #expect(try await server.requiresDPoPNonce(tenantID: "acme", clientID: "app")) }
+        #expect(clients.reads.load(ordering: .relaxed) == 1)
+        #expect(try await server.requiresDPoPNonce(tenantID: "acme", clientID: "unknown") == false)
+        #expect(try await server.requiresDPoPNonce(tenantID: "other", clientID: "app") == false)
+        #expect(clients.reads.load(ordering: .relaxed) == 3)
+
+        client.dpopNonceRequired = false
+        try await store.updateClient(client)
+        #expect(try await server.requiresDPoPNonce(tenantID: "acme", clientID: "app"), "still the memoised answer")
+        let started = ContinuousClock.now
+        var seen = false
+        while !seen, ContinuousClock.now - started < .seconds(10) {
+            try await Task.sleep(for: .milliseconds(200))
+            seen = try await server.requiresDPoPNonce(tenantID: "acme", clientID: "app") == false
+        }
+        #expect(seen)
+        #expect(ContinuousClock.now - started <= AuthorizationServer.clientSettingLifetime + .seconds(1))
+    }
+}
