@@ -2,12 +2,13 @@ import ArgumentParser
 import Foundation
 import GatewayCore
 
-/// `gatewayctl user add|list|passwd|disable --tenant T`
+/// `gatewayctl user add|import|list|passwd|update|disable|delete|link|unlink|links --tenant T`
 struct UserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user",
         abstract: "Manage a tenant's local users (scrypt-hashed passwords, optional TOTP second factor).",
         subcommands: [UserAddCommand.self, UserImportCommand.self, UserListCommand.self, UserPasswdCommand.self, UserUpdateCommand.self, UserDisableCommand.self,
+                      UserDeleteCommand.self,
                       UserLinkCommand.self, UserUnlinkCommand.self, UserLinksCommand.self]
     )
 }
@@ -197,5 +198,45 @@ struct UserDisableCommand: AsyncParsableCommand {
         user.disabled = !enable
         try await a.auth.updateUser(user)
         try context.report("\(enable ? "enabled" : "disabled") user \(username)", document: UserDocument(user), json: global.json)
+    }
+}
+
+/// `gatewayctl user delete --tenant T --username U --yes`: erases a user (right to erasure).
+struct UserDeleteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete",
+        abstract: "Erase a user: the account and everything kept about it, in one transaction.",
+        discussion: """
+            Deletes the account, its identity links, refresh tokens (its sessions end), consents, \
+            secure storage, mini-app list and issued mini-app token ids, and records every \
+            unexpired access token and mini-app token of the user as revoked: running gateways \
+            refuse them after their next revocation poll (every 2 seconds). Analytics events carry no user id and stay. Asks for \
+            --yes; `user disable` is the reversible alternative.
+            """
+    )
+    @OptionGroup var tenant: TenantOption
+    @Option(help: "Username.") var username: String
+    @Flag(help: "Confirm the erasure (it cannot be undone).") var yes = false
+    @OptionGroup var global: GlobalOptions
+
+    private struct Report: Encodable {
+        var username: String
+        var subject: String
+        var erasure: UserErasure
+    }
+
+    func validate() throws {
+        guard yes else { throw ValidationError("erasing a user cannot be undone: add --yes (or use `user disable`)") }
+    }
+
+    func run() async throws {
+        let context = try CLIContext.require()
+        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
+        let user = try await a.requireUser(tenant: tenant.tenant, username: username)
+        let erasure = try await a.auth.eraseUser(tenantID: tenant.tenant, subject: user.subject, now: Date())
+        let rows = erasure.deleted.values.reduce(0, +)
+        try context.report("erased user \(username) (sub \(user.subject)) of tenant \(tenant.tenant): \(rows) row(s) deleted, "
+                           + "\(erasure.revokedTokens) live token(s) revoked",
+                           document: Report(username: username, subject: user.subject, erasure: erasure), json: global.json)
     }
 }

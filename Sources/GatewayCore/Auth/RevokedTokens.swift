@@ -69,5 +69,9 @@ public struct RevokedTokens: Sendable {
         return try await cache.get(key) != nil
     }
 
-    static func key(_ tenantID: String, _ jti: String) -> String { "oauth:revoked-jti:\(tenantID):\(jti)" }
+    /// The revocation key of a token id (durable table, mirror and feed).
+    public static func key(_ tenantID: String, _ jti: String) -> String { "oauth:revoked-jti:\(tenantID):\(jti)" }
+    /// How long a revocation of a token expiring at `expiresAtMS` is kept: its expiry plus the
+    /// verifiers' clock skew.
+    public static func revokedUntil(expiresAtMS: Int64) -> Int64 { expiresAtMS + 60_000 }
 }

@@ -180,6 +180,55 @@ struct AuthStoreContractTests {
         #expect(try await auth.family(ofTokenHash: "live-2")?.familyID == "live")
     }
 
+    /// `gatewayctl user delete`: the account and its data go in one transaction, its live tokens
+    /// are recorded as revoked, and another user's data stays.
+    @Test(arguments: StoreBackend.available) func erasingAUser(backend: StoreBackend) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        let stores = database.stores
+        let auth = stores.auth
+        _ = try await stores.tenants.create(Tenant(id: "acme", displayName: "Acme"), actor: "test")
+        let now = StoreClock.date(StoreClock.milliseconds(Date()))
+        for subject in ["alice", "bob"] {
+            try await auth.addUser(LocalUser(tenantID: "acme", username: subject, subject: subject, email: "\(subject)@example.com", passwordHash: "ph"))
+            try await auth.addIdentityLink(IdentityLink(tenantID: "acme", issuer: "https://idp.example", externalSubject: "ext-\(subject)", subject: subject))
+            try await auth.createFamily(family("f-\(subject)", subject: subject, now: now), tokenHash: "h-\(subject)", idleExpiry: now.addingTimeInterval(600))
+            try await auth.recordAccessToken(familyID: "f-\(subject)", jti: "at-\(subject)", expiresAt: now.addingTimeInterval(300))
+            let owner = UserMiniAppKey(tenantID: "acme", userID: subject, miniAppID: "hello")
+            try await stores.consents.touch(owner)
+            _ = try await stores.consents.setConsents(["rakuten.miniapp.user.USER_NAME": .allowed], for: owner)
+            _ = try await stores.storage.put(["note": "kept for \(subject)"], for: owner, maxBytes: 10_000)
+            try await stores.tokenLedger.record(owner, jti: "mt-\(subject)", expiresAt: now.addingTimeInterval(300))
+            try await stores.tokenLedger.record(owner, jti: "mt-old-\(subject)", expiresAt: now.addingTimeInterval(-5))
+        }
+
+        await #expect(throws: AuthStoreError.notFound("user with subject nobody")) { try await auth.eraseUser(tenantID: "acme", subject: "nobody", now: now) }
+        let erased = try await auth.eraseUser(tenantID: "acme", subject: "alice", now: now)
+        #expect(erased.revokedTokens == 2)
+        #expect(erased.deleted == ["user_consents": 1, "secure_storage_items": 1, "user_miniapps": 1, "miniapp_tokens": 2,
+                                   "auth_identity_links": 1, "auth_refresh_families": 1, "auth_users": 1])
+        let other = try await database.another()
+        let alice = UserMiniAppKey(tenantID: "acme", userID: "alice", miniAppID: "hello")
+        #expect(try await other.auth.user(tenantID: "acme", subject: "alice") == nil)
+        #expect(try await other.auth.identityLink(tenantID: "acme", issuer: "https://idp.example", externalSubject: "ext-alice") == nil)
+        #expect(try await other.auth.family(ofTokenHash: "h-alice") == nil)
+        #expect(try await other.consents.userMiniApps(tenantID: "acme", userID: "alice").isEmpty)
+        #expect(try await other.storage.size(of: alice, maxBytes: 10_000).used == 0)
+        #expect(try await other.tokenLedger.takeLive(alice, now: now).isEmpty)
+        // The live tokens are revoked for every replica (until their expiry + skew); the expired one needs no record.
+        let nowMS = StoreClock.milliseconds(now)
+        #expect(try await other.revocations.isRecorded(RevokedTokens.key("acme", "at-alice"), now: nowMS))
+        #expect(try await other.revocations.isRecorded(RevokedTokens.key("acme", "mt-alice"), now: nowMS + 300_000))
+        #expect(try await other.revocations.isRecorded(RevokedTokens.key("acme", "mt-old-alice"), now: nowMS) == false)
+        // Bob is untouched.
+        let bob = UserMiniAppKey(tenantID: "acme", userID: "bob", miniAppID: "hello")
+        #expect(try await other.auth.user(tenantID: "acme", subject: "bob") != nil)
+        #expect(try await other.auth.family(ofTokenHash: "h-bob") != nil)
+        #expect(try await other.consents.userMiniApps(tenantID: "acme", userID: "bob").count == 1)
+        #expect(try await other.storage.value(forKey: "note", of: bob) == "kept for bob")
+        #expect(try await other.revocations.isRecorded(RevokedTokens.key("acme", "at-bob"), now: nowMS) == false)
+    }
+
     @Test(arguments: StoreBackend.available) func logoutSelections(backend: StoreBackend) async throws {
         let database = try await TestDatabase.make(backend)
         defer { database.remove() }

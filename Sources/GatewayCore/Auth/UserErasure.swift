@@ -1,0 +1,30 @@
+import Foundation
+
+/// Erasing a user: the account and everything the gateway keeps about it, at once.
+public protocol UserEraser: Sendable {
+    /// In one transaction: records every unexpired access token and mini-app token of the user
+    /// `subject` of `tenantID` as revoked (every replica picks revocations up from the
+    /// database), then deletes the user's rows from each of ``UserErasure/tables``. Throws
+    /// `notFound` for an unknown user, and then nothing changes.
+    func eraseUser(tenantID: String, subject: String, now: Date) async throws -> UserErasure
+}
+
+/// What ``UserEraser/eraseUser(tenantID:subject:now:)`` did.
+public struct UserErasure: Sendable, Equatable, Encodable {
+    /// Rows deleted, by table.
+    public var deleted: [String: Int]
+    /// Live access and mini-app tokens recorded as revoked.
+    public var revokedTokens: Int
+
+    public init(deleted: [String: Int], revokedTokens: Int) {
+        self.deleted = deleted
+        self.revokedTokens = revokedTokens
+    }
+
+    /// The tables holding a user's data and the column naming the user, in delete order (the
+    /// account last; refresh tokens and access-token records go with their families).
+    public static let tables: [(table: String, column: String)] = [
+        ("user_consents", "user_id"), ("secure_storage_items", "user_id"), ("user_miniapps", "user_id"), ("miniapp_tokens", "user_id"),
+        ("auth_identity_links", "subject"), ("auth_refresh_families", "subject"), ("auth_users", "subject"),
+    ]
+}
