@@ -210,8 +210,9 @@ struct UserDeleteCommand: AsyncParsableCommand {
             Deletes the account, its identity links, refresh tokens (its sessions end), consents, \
             secure storage, mini-app list and issued mini-app token ids, and records every \
             unexpired access token and mini-app token of the user as revoked: running gateways \
-            refuse them after their next revocation poll (every 2 seconds). Analytics events carry no user id and stay. Asks for \
-            --yes; `user disable` is the reversible alternative.
+            refuse them after their next revocation poll (every 2 seconds). Analytics events \
+            carry no user id and stay. Asks for --yes; `user disable` is the reversible \
+            alternative.
             """
     )
     @OptionGroup var tenant: TenantOption

@@ -42,16 +42,11 @@ public struct RefreshRetention: Sendable {
 
     /// Purges every `interval` until the task is cancelled; failures are logged, never thrown.
     public func run() async {
-        while !Task.isCancelled {
-            do {
-                let removed = try await purge()
-                if removed.families + removed.accessTokens > 0 {
-                    logger.info("refresh retention", metadata: ["families": "\(removed.families)", "access_tokens": "\(removed.accessTokens)"])
-                }
-            } catch {
-                logger.warning("refresh retention failed", metadata: ["error": "\(error)"])
+        await Periodic.run(every: interval, name: "refresh retention", logger: logger) {
+            let removed = try await purge()
+            if removed.families + removed.accessTokens > 0 {
+                logger.info("refresh retention", metadata: ["families": "\(removed.families)", "access_tokens": "\(removed.accessTokens)"])
             }
-            do { try await Task.sleep(for: interval) } catch { return }
         }
     }
 }

@@ -91,14 +91,9 @@ public struct AnalyticsRetention: Sendable {
 
     /// Purges every `interval` until the task is cancelled; failures are logged, never thrown.
     public func run() async {
-        while !Task.isCancelled {
-            do {
-                let removed = try await purge()
-                logger.debug("analytics retention", metadata: ["removed": "\(removed)", "keepDays": "\(keepDays)"])
-            } catch {
-                logger.warning("analytics retention failed", metadata: ["error": "\(error)"])
-            }
-            do { try await Task.sleep(for: interval) } catch { return }
+        await Periodic.run(every: interval, name: "analytics retention", logger: logger) {
+            let removed = try await purge()
+            logger.debug("analytics retention", metadata: ["removed": "\(removed)", "keepDays": "\(keepDays)"])
         }
     }
 }
