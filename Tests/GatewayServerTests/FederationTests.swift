@@ -251,6 +251,14 @@ struct FederationTests {
             // The access token names no one: the new local user's name came from corp's UserInfo.
             #expect(try jwtClaims(corpToken)["name"] == nil)
             #expect(try await world.store.user(tenantID: "shop", subject: link.subject)?.name == "Carol")
+            // Erasing that user (or unlinking it) reaches a token already memoised within 5 s: the
+            // same corp token then names a new local user, not the erased one.
+            _ = try await world.store.eraseUser(tenantID: "shop", subject: link.subject, now: Date())
+            let relinked = await eventually(within: .seconds(8)) {
+                guard let (status, info) = try? await userinfo("shop"), status == 200 else { return false }
+                return info["sub"]?.stringValue != link.subject
+            }
+            #expect(relinked, "the erased user's subject was still served for a trusted token")
             // Tenant `other` does not trust corp: the same token is refused there.
             #expect(try await userinfo("other").0 == 401)
             // A trust for another audience refuses it too.

@@ -6,12 +6,16 @@ import Synchronization
 /// against the issuer's key set, its subject linked to a local user (created on first use,
 /// see ``IdentityLinker``), then checked against the tenant's revocations like the gateway's
 /// tokens; an issuer's opaque tokens by RFC 7662 introspection when the trust allows it.
-/// Verified JWT claims are memoised until `exp` (at most five minutes); the tenant's
-/// trusted-issuer list is re-read at most every five seconds, so `issuer untrust` takes effect
-/// within that time on every replica, memoised tokens included.
+/// Verified JWT claims, with the local subject they are linked to, are memoised for at most
+/// ``memoLifetime``, and the tenant's trusted-issuer list is re-read at most every
+/// ``listLifetime``: `issuer untrust`, `user unlink` and `user delete` take effect within
+/// five seconds on every replica, memoised tokens included.
 public struct TrustedTokenVerifier: Sendable {
     /// How long a tenant's trusted-issuer list is reused.
     public static let listLifetime: Duration = .seconds(5)
+    /// How long a verified token's claims and link are reused (seconds): a signature check and
+    /// a link lookup per token every five seconds, not per request.
+    public static let memoLifetime: TimeInterval = 5
     let store: any FederationStore
     let issuers: UpstreamIssuers
     let validator: ExternalJWTValidator
@@ -19,7 +23,7 @@ public struct TrustedTokenVerifier: Sendable {
     let revoked: RevokedTokens
     /// Introspection answers, shared by the replicas.
     let cache: any Cache
-    let memo = VerifiedTokenMemo()
+    let memo = VerifiedTokenMemo(maxAge: TrustedTokenVerifier.memoLifetime)
     private let lists = ShortLivedMemo<[TrustedIssuer]>(lifetime: TrustedTokenVerifier.listLifetime)
     let now: @Sendable () -> Date
 
