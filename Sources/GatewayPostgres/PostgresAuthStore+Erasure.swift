@@ -16,11 +16,8 @@ extension PostgresAuthStore {
                 UNION ALL SELECT jti, expires_at_ms FROM miniapp_tokens WHERE tenant_id = \(tenantID) AND user_id = \(subject) AND expires_at_ms > \(now)
                 """, as: (String, Int64).self)
             for (jti, expiresAt) in live {
-                try await connection.execute("""
-                    INSERT INTO auth_revoked_tokens (token_key, revoked_until_ms) VALUES (\(RevokedTokens.key(tenantID, jti)), \(RevokedTokens.revokedUntil(expiresAtMS: expiresAt)))
-                    ON CONFLICT (token_key) DO UPDATE SET revoked_until_ms = greatest(auth_revoked_tokens.revoked_until_ms, excluded.revoked_until_ms),
-                        recorded_at_ms = excluded.recorded_at_ms
-                    """)
+                try await PostgresRevocationStore.record(RevokedTokens.key(tenantID, jti), until: RevokedTokens.revokedUntil(expiresAtMS: expiresAt),
+                                                         on: connection)
             }
             var deleted: [String: Int] = [:]
             for (table, column) in UserErasure.tables {

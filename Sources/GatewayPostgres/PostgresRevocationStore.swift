@@ -18,7 +18,13 @@ public struct PostgresRevocationStore: RevocationStore {
     }
 
     public func record(_ key: String, until: Int64) async throws {
-        try await database.pool.execute("""
+        try await Self.record(key, until: until, on: database.pool)
+    }
+
+    /// Records `key` as revoked until `until` through `runner` (the pool, or the connection of
+    /// a transaction: an erasure revokes a user's tokens where it deletes the user).
+    static func record(_ key: String, until: Int64, on runner: some SQLRunner) async throws {
+        try await runner.execute("""
             INSERT INTO auth_revoked_tokens (token_key, revoked_until_ms) VALUES (\(key), \(until))
             ON CONFLICT (token_key) DO UPDATE SET revoked_until_ms = greatest(auth_revoked_tokens.revoked_until_ms, excluded.revoked_until_ms),
                 recorded_at_ms = excluded.recorded_at_ms

@@ -15,10 +15,8 @@ extension SQLiteAuthStore {
                 UNION ALL SELECT jti, expires_at_ms FROM miniapp_tokens WHERE tenant_id = ?1 AND user_id = ?2 AND expires_at_ms > ?3
                 """, arguments: [tenantID, subject, now])
             for token in live {
-                try db.execute(sql: """
-                    INSERT INTO auth_revoked_tokens (token_key, revoked_until_ms) VALUES (?, ?)
-                    ON CONFLICT(token_key) DO UPDATE SET revoked_until_ms = max(revoked_until_ms, excluded.revoked_until_ms)
-                    """, arguments: [RevokedTokens.key(tenantID, token["jti"]), RevokedTokens.revokedUntil(expiresAtMS: token["expires_at_ms"])])
+                try SQLiteRevocationStore.record(RevokedTokens.key(tenantID, token["jti"]),
+                                                 until: RevokedTokens.revokedUntil(expiresAtMS: token["expires_at_ms"]), in: db)
             }
             var deleted: [String: Int] = [:]
             for (table, column) in UserErasure.tables {

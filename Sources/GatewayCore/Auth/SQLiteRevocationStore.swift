@@ -9,12 +9,16 @@ public struct SQLiteRevocationStore: RevocationStore {
     }
 
     public func record(_ key: String, until: Int64) async throws {
-        try await pool.write { db in
-            try db.execute(sql: """
-                INSERT INTO auth_revoked_tokens (token_key, revoked_until_ms) VALUES (?, ?)
-                ON CONFLICT(token_key) DO UPDATE SET revoked_until_ms = max(revoked_until_ms, excluded.revoked_until_ms)
-                """, arguments: [key, until])
-        }
+        try await pool.write { db in try Self.record(key, until: until, in: db) }
+    }
+
+    /// Records `key` as revoked until `until` inside the caller's transaction (an erasure
+    /// revokes a user's tokens in the same transaction that deletes the user).
+    static func record(_ key: String, until: Int64, in db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO auth_revoked_tokens (token_key, revoked_until_ms) VALUES (?, ?)
+            ON CONFLICT(token_key) DO UPDATE SET revoked_until_ms = max(revoked_until_ms, excluded.revoked_until_ms)
+            """, arguments: [key, until])
     }
 
     public func isRecorded(_ key: String, now: Int64) async throws -> Bool {
