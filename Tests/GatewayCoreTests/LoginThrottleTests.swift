@@ -7,7 +7,7 @@ import Testing
 final class ManualClock: Sendable {
     private let value = Mutex<Int64>(1_700_000_000_000)
     var now: Int64 { value.withLock { $0 } }
-    func advance(_ duration: Duration) { value.withLock { $0 += LoginThrottle.Policy.milliseconds(duration) } }
+    func advance(_ duration: Duration) { value.withLock { $0 += duration.wholeMilliseconds } }
 }
 
 @Suite("Login throttle: guessing slows down, owners are never locked out")

@@ -78,8 +78,7 @@ struct GatewayWaitOptions: ParsableArguments {
 
     private static func probe(_ url: String, client: HTTPClient, timeout: Duration) async -> Probe {
         do {
-            let milliseconds = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
-            let response = try await client.execute(HTTPClientRequest(url: url), timeout: .milliseconds(milliseconds))
+            let response = try await client.execute(HTTPClientRequest(url: url), timeout: .milliseconds(timeout.wholeMilliseconds))
             let body = try await response.body.collect(upTo: 1 << 20)
             guard response.status == .ok else { return .other("it answers \(response.status.code)") }
             guard let object = try? JSONSerialization.jsonObject(with: Data(String(buffer: body).utf8)) as? [String: Any],

@@ -53,7 +53,7 @@ public struct LoginThrottle: Sendable {
         func delay(afterAttempt attempt: Int64) -> Duration {
             guard attempt >= freeAttempts else { return .zero }
             let doublings = min(attempt - freeAttempts, 30)
-            let milliseconds = min(Self.milliseconds(firstDelay) << doublings, Self.milliseconds(maxDelay))
+            let milliseconds = min(firstDelay.wholeMilliseconds << doublings, maxDelay.wholeMilliseconds)
             return .milliseconds(milliseconds)
         }
 
@@ -62,11 +62,6 @@ public struct LoginThrottle: Sendable {
             let account = accountSlowdown * Int(max(0, accountFailures - accountFailuresBeforeSlowdown + 1))
             let address = addressSlowdown * Int(max(0, addressFailures - addressFailuresBeforeSlowdown + 1))
             return min(max(account, address), maxSlowdown)
-        }
-
-        static func milliseconds(_ duration: Duration) -> Int64 {
-            let (seconds, attoseconds) = duration.components
-            return seconds * 1000 + attoseconds / 1_000_000_000_000_000
         }
     }
 
@@ -133,7 +128,7 @@ public struct LoginThrottle: Sendable {
         let attempt = await counter(keys.attempts)
         let delay = policy.delay(afterAttempt: attempt)
         if delay > .zero {
-            let until = now() + Policy.milliseconds(delay)
+            let until = now() + delay.wholeMilliseconds
             try? await cache.set(keys.gate, Array(String(until).utf8), ttl: delay)
         }
         _ = try? await cache.delete([keys.hold])

@@ -151,14 +151,14 @@ public final class AnswerCache: Sendable {
     private func stamp(_ loaded: Loaded, policy: CachePolicy) -> CachedAnswer {
         let now = CachedAnswer.now()
         if loaded.status != 200 {
-            let until = now + CachePolicy.milliseconds(policy.negative)
+            let until = now + policy.negative.wholeMilliseconds
             return CachedAnswer(status: loaded.status, body: loaded.body, storedAt: now, freshUntil: until, staleUntil: until, errorUntil: until)
         }
-        let fresh = now + CachePolicy.milliseconds(policy.fresh)
+        let fresh = now + policy.fresh.wholeMilliseconds
         return CachedAnswer(
             status: 200, body: loaded.body, storedAt: now, freshUntil: fresh,
-            staleUntil: fresh + CachePolicy.milliseconds(policy.staleWhileRevalidate),
-            errorUntil: fresh + CachePolicy.milliseconds(policy.staleIfError)
+            staleUntil: fresh + policy.staleWhileRevalidate.wholeMilliseconds,
+            errorUntil: fresh + policy.staleIfError.wholeMilliseconds
         )
     }
 }

@@ -18,9 +18,4 @@ public struct CachePolicy: Sendable, Equatable {
         let fresh = Duration.seconds(max(0, seconds))
         return CachePolicy(fresh: fresh, staleWhileRevalidate: fresh, staleIfError: max(fresh * 10, .seconds(3600)), negative: negative)
     }
-
-    static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
 }

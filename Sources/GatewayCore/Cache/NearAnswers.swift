@@ -15,7 +15,7 @@ public final class NearAnswers: Sendable {
     ///   - lifetime: the longest an entry is served without asking the shared cache.
     public init(capacity: Int = 4_096, lifetime: Duration = .seconds(1)) {
         self.capacity = max(1, capacity)
-        lifetimeMilliseconds = CachePolicy.milliseconds(lifetime)
+        lifetimeMilliseconds = lifetime.wholeMilliseconds
     }
 
     /// Whether this copy is in use (a zero lifetime turns it off).

@@ -65,7 +65,6 @@ public struct RedisCache: Cache {
     }
 
     static func milliseconds(_ duration: Duration) -> Int {
-        let parts = duration.components
-        return max(1, Int(parts.seconds) * 1000 + Int(parts.attoseconds / 1_000_000_000_000_000))
+        max(1, Int(duration.wholeMilliseconds))
     }
 }

@@ -34,7 +34,7 @@ public struct RateLimiter: Sendable {
 
     /// Counts one request of `tenantID` (and `clientID` when known) in the current window.
     public func check(tenantID: String, clientID: String?, nowMilliseconds: Int64 = CachedAnswer.now()) async -> Decision {
-        let windowMS = max(1, CachePolicy.milliseconds(limits.window))
+        let windowMS = max(1, limits.window.wholeMilliseconds)
         let window = nowMilliseconds / windowMS
         let retryAfter = Int((windowMS - nowMilliseconds % windowMS + 999) / 1000)
         var checks: [(String, Int)] = []
