@@ -113,4 +113,30 @@ struct BodyLimitTests {
         #expect(limits.maximum(method: "PUT", path: "/t/acme/v1/me/miniapps/x/storage", tenant: tenant) == 5_000_000 + (64 << 10))
         #expect(limits.maximum(method: "GET", path: "/healthz", tenant: nil) == 64 << 10)
     }
+
+    @Test("a body over its route's limit from a client that keeps sending gets a readable 413 problem, never a reset",
+          arguments: [("PUT", "storage", 3_000_000, false), ("PUT", "storage", 3_000_000, true), ("POST", "access-token", 200_000, false), ("POST", "access-token", 200_000, true)])
+    func answerArrives(method: String, route: String, size: Int, chunked: Bool) async throws {
+        try await GatewayHarness.withGateway(useRedis: false) { harness, _, port in
+            let id = uniqueTenantID("linger")
+            try await harness.createTenant(Tenant(id: id, displayName: "Linger"))
+            let token = try await harness.users.accessToken(tenant: id)
+            let path = route == "storage" ? "/t/\(id)/v1/me/miniapps/hello/storage" : "/t/\(id)/v1/miniapps/hello/access-token"
+            let framing = chunked ? "Transfer-Encoding: chunked\r\n" : "Content-Length: \(size)\r\n"
+            let connection = try await RawConnection.connect(port: port)
+            try await connection.send("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nContent-Type: application/json\r\n\(framing)\r\n")
+            // Keeps sending the whole body, as a client that does not read while writing does.
+            let piece = Array(String(repeating: "x", count: 16_384).utf8)
+            var sent = 0
+            while sent < size, connection.isOpen {
+                let chunk = chunked ? Array("4000\r\n".utf8) + piece + Array("\r\n".utf8) : piece
+                do { try await connection.send(chunk) } catch { break }
+                sent += piece.count
+            }
+            #expect(await connection.received("payload_too_large", within: .seconds(5)), "\(route) chunked=\(chunked): \(connection.text.prefix(300))")
+            #expect(connection.text.hasPrefix("HTTP/1.1 413"), "\(connection.text.prefix(200))")
+            #expect(connection.text.lowercased().contains("content-type: application/problem+json"))
+            #expect(await connection.closed(within: .seconds(5)))
+        }
+    }
 }

@@ -54,22 +54,43 @@ struct ConnectionLimitTests {
         }
     }
 
-    @Test("at the connection cap new connections wait, and are served once idle ones time out")
+    @Test("near the connection cap the oldest half-sent connections are shed and a new client is served at once")
     func cap() async throws {
-        let limits = ConnectionLimits(headerTimeout: .seconds(1), bodyTimeout: .seconds(1), idleTimeout: .seconds(1), maxConnections: 8)
-        try await GatewayHarness.withGateway(useRedis: false, connectionLimits: limits) { _, _, port in
+        let limits = ConnectionLimits(headerTimeout: .seconds(30), bodyTimeout: .seconds(30), idleTimeout: .seconds(30), maxConnections: 10)
+        try await GatewayHarness.withGateway(useRedis: false, connectionLimits: limits) { harness, _, port in
             var idle: [RawConnection] = []
             for _ in 0..<20 { idle.append(try await RawConnection.connect(port: port)) }
-            try await Task.sleep(for: .milliseconds(200))
             let started = ContinuousClock.now
             let fresh = try await RawConnection.connect(port: port)
             try await fresh.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-            #expect(await fresh.received("HTTP/1.1 200 OK", within: .seconds(8)), "healthz not answered: \(fresh.text)")
-            // It waited for idle connections to time out (the cap held).
-            #expect(ContinuousClock.now - started >= .milliseconds(700))
+            #expect(await fresh.received("HTTP/1.1 200 OK", within: .seconds(3)), "healthz not answered: \(fresh.text)")
+            // Served long before any header timeout: older half-sent connections made room.
+            #expect(ContinuousClock.now - started < .seconds(3))
+            #expect(await idle[0].closed(within: .seconds(2)), "the oldest connection was not shed")
+            let metrics = try await RawHTTP.send(.GET, "http://127.0.0.1:\(port)/metrics")
+            #expect(metrics.body.contains("gateway_http_connections_shed_total{reason=\"slow_head\"}"), "\(metrics.body.split(separator: "\n").filter { $0.contains("gateway_http_conn") })")
             for connection in idle { await connection.close() }
-            #expect(limits.effectiveMaxConnections(descriptorLimit: 2048) == 8)
+            #expect(limits.effectiveMaxConnections(descriptorLimit: 2048) == 10)
             #expect(ConnectionLimits().effectiveMaxConnections(descriptorLimit: 2048) == 1792)
+            _ = harness
+        }
+    }
+
+    @Test("one address holds at most its cap of connections; the next is closed at once and counted, another address is served")
+    func perAddressCap() async throws {
+        let limits = ConnectionLimits(maxConnectionsPerAddress: 5)
+        try await GatewayHarness.withGateway(useRedis: false, connectionLimits: limits) { _, _, port in
+            var held: [RawConnection] = []
+            for _ in 0..<5 { held.append(try await RawConnection.connect(port: port, from: "127.0.0.2")) }
+            let refused = try await RawConnection.connect(port: port, from: "127.0.0.2")
+            #expect(await refused.closed(within: .seconds(2)))
+            let other = try await RawConnection.connect(port: port, from: "127.0.0.3")
+            try await other.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            #expect(await other.received("HTTP/1.1 200 OK", within: .seconds(2)))
+            #expect(held.allSatisfy { $0.isOpen })
+            let metrics = try await RawHTTP.send(.GET, "http://127.0.0.1:\(port)/metrics")
+            #expect(metrics.body.contains("gateway_http_connections_refused_total{reason=\"per_address\"} 1"), "\(metrics.body.split(separator: "\n").filter { $0.contains("refused") })")
+            for connection in held + [other] { await connection.close() }
         }
     }
 }

@@ -106,6 +106,8 @@ struct GatewayHarness {
         rateLimits: RateLimiter.Limits = .init(),
         homePartBudget: Duration = .milliseconds(800),
         connectionLimits: ConnectionLimits = .init(),
+        proxies: ProxySettings = .init(),
+        accessLog: Bool = false,
         bodyLimits: BodyLimits = .init(),
         folder existing: URL? = nil,
         publicBaseURL: String? = nil,
@@ -120,6 +122,8 @@ struct GatewayHarness {
         defer { if existing == nil { try? FileManager.default.removeItem(at: folder) } }
         var configuration = configuration(in: folder, useRedis: useRedis, redisURL: redisURL, upstreamBudget: upstreamBudget, rateLimits: rateLimits, homePartBudget: homePartBudget,
                                           connectionLimits: connectionLimits, bodyLimits: bodyLimits, publicBaseURL: publicBaseURL)
+        configuration.proxies = proxies
+        configuration.accessLog = accessLog
         var schema: String?
         if let existingURL {
             // A PostgreSQL database shared by gateways run one after the other: the caller's to drop.
@@ -131,7 +135,7 @@ struct GatewayHarness {
         }
         defer { if let schema { Task { await DatabaseBackend.dropSchema(schema) } } }
         var logger = given ?? Logger(label: "test-gateway")
-        logger.logLevel = .warning
+        logger.logLevel = accessLog ? .notice : .warning
         let bootstrap = try await GatewayBootstrap.start(
             configuration: configuration, seedDemoSignIn: seedDemoSignIn,
             // Cheaper scrypt for the decoy checks of unknown users: the suite runs many gateways at once.
@@ -145,6 +149,7 @@ struct GatewayHarness {
             services: bootstrap.services,
             backgroundServices: bootstrap.backgroundServices,
             limits: configuration.connectionLimits,
+            proxies: configuration.proxies,
             logger: logger,
             onServerRunning: { portContinuation.yield($0) }
         )

@@ -24,13 +24,15 @@ final class RawConnection: Sendable {
         }
     }
 
-    static func connect(port: Int) async throws -> RawConnection {
+    /// Connects to the gateway on 127.0.0.1 from the local address `source` (any of 127/8).
+    static func connect(port: Int, from source: String = "127.0.0.1") async throws -> RawConnection {
         let received = NIOLockedValueBox<[UInt8]>([])
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.allowRemoteHalfClosure, value: false)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Collector(received)) }
             }
+            .bind(to: try SocketAddress(ipAddress: source, port: 0))
             .connect(host: "127.0.0.1", port: port).get()
         return RawConnection(channel: channel, received: received)
     }

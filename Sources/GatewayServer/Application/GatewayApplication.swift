@@ -40,13 +40,17 @@ public struct GatewayServices: Sendable {
     public let federation: Federation
     /// The platform's in-app purchase calls, passed through for the RAS-compatible API.
     public let purchases: PlatformPurchases
+    /// One log line per request (`--access-log on`).
+    public let accessLog: Bool
 
     public init(
         directory: TenantDirectory, cache: any Cache, metrics: GatewayMetrics, readiness: ReadinessProbe,
         auth: AuthorizationServer, issuerBase: IssuerBase, csrf: CSRFTokens, dpopNonces: DPoPNonces,
         miniApps: MiniAppService, upstreamBudget: Duration = .seconds(5), homePartBudget: Duration = .milliseconds(800), rateLimits: RateLimiter.Limits = .init(),
-        userState: UserStateServices, federation: Federation, purchases: PlatformPurchases, bodyLimits: BodyLimits = .init(), tracer: (any Tracer)? = nil
+        userState: UserStateServices, federation: Federation, purchases: PlatformPurchases, bodyLimits: BodyLimits = .init(), tracer: (any Tracer)? = nil,
+        accessLog: Bool = false
     ) {
+        self.accessLog = accessLog
         self.federation = federation
         self.purchases = purchases
         self.dpopNonces = dpopNonces
@@ -76,9 +80,12 @@ public enum GatewayApplication {
     /// form as the stored answers, problem documents and OAuth errors (one JSON style everywhere).
     static let wireConfiguration = Configuration(jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
 
-    /// - Parameter storedAnswers: serve the hot reads' cached bytes ahead of the router
-    ///   (``StoredAnswerMiddleware``); off only to compare with the generated handlers.
-    public static func makeResponder(services: GatewayServices, storedAnswers: Bool = true) throws -> some HTTPResponder<Context> {
+    /// - Parameters:
+    ///   - storedAnswers: serve the hot reads' cached bytes ahead of the router
+    ///     (``StoredAnswerMiddleware``); off only to compare with the generated handlers.
+    ///   - clientAddresses: how each request's client address is decided and capped.
+    public static func makeResponder(services: GatewayServices, storedAnswers: Bool = true,
+                                     clientAddresses: ClientAddressResolver = .init(trusted: .init()), limits: ConnectionLimits = .init()) throws -> some HTTPResponder<Context> {
         let router = Router(context: Context.self)
         let handler = GatewayAPIHandler(services: services)
         var routes = RouteTable()
@@ -92,8 +99,10 @@ public enum GatewayApplication {
         return GatewayResponder(
             requestIDs: RequestIDMiddleware(ids: RequestIDSequence()),
             tracing: services.tracer.map { RequestTracingMiddleware(tracer: $0) },
-            metrics: HTTPMetricsMiddleware(metrics: services.metrics, directory: services.directory),
+            metrics: HTTPMetricsMiddleware(metrics: services.metrics, directory: services.directory, accessLog: services.accessLog),
             problems: problems,
+            clientAddresses: ClientAddressMiddleware(resolver: clientAddresses),
+            requestsPerAddress: RequestsPerAddressMiddleware(limits: limits),
             tenants: TenantResolutionMiddleware(directory: services.directory),
             bodyLimits: BodyLimitMiddleware(limits: services.bodyLimits),
             bearer: BearerAuthMiddleware(auth: services.auth, tokens: services.federation.apiTokens, issuerBase: services.issuerBase, nonces: services.dpopNonces),
@@ -106,24 +115,27 @@ public enum GatewayApplication {
     /// - Parameters:
     ///   - backgroundServices: run beside the server and shut down with it (tenant reload, Redis).
     ///   - onServerRunning: called with the bound port once listening (port 0 picks a free one).
-    ///   - limits: connection deadlines and the connection cap.
+    ///   - limits: connection deadlines, caps and overload shedding.
+    ///   - proxies: who may say who the client is.
     public static func make(
         host: String,
         port: Int,
         services: GatewayServices,
         backgroundServices: [any Service] = [],
         limits: ConnectionLimits = .init(),
+        proxies: ProxySettings = .init(),
         logger: Logger,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
-        let metrics = services.metrics
-        let maxConnections = limits.effectiveMaxConnections()
+        let guarding = ConnectionGuard(limits: limits, proxies: proxies, metrics: services.metrics)
         return Application(
-            responder: try makeResponder(services: services),
-            server: .guardedHTTP1(limits: limits) { phase in metrics.recordConnectionTimeout(phase) },
+            responder: try makeResponder(services: services, clientAddresses: guarding.resolver, limits: limits),
+            server: .guardedHTTP1(guarding),
             configuration: .init(
                 address: .hostname(host, port: port), serverName: "superapp-gateway", backlog: 1024,
-                availableConnectionsDelegate: MaximumAvailableConnections(maxConnections, logger: logger)
+                // A backstop: shedding starts at 80 % of the cap, so accepting pauses only when
+                // nearly every connection has a request in flight.
+                availableConnectionsDelegate: MaximumAvailableConnections(guarding.admission.policy.maxConnections, logger: logger)
             ),
             services: backgroundServices,
             onServerRunning: { channel in

@@ -118,7 +118,8 @@ public struct GatewayBootstrap: Sendable {
             federation: Federation(store: authStore, client: http, cache: instrumented, guards: guards, auth: auth, budget: configuration.upstreamBudget),
             purchases: PlatformPurchases(client: http, guards: guards),
             bodyLimits: configuration.bodyLimits,
-            tracer: tracer
+            tracer: tracer,
+            accessLog: configuration.accessLog
         )
         let analyticsRetention = AnalyticsRetention(store: stores.analytics, logger: logger)
         let refreshRetention = RefreshRetention(store: stores.auth, logger: logger)

@@ -44,6 +44,7 @@ public enum GatewayCommand {
                 services: bootstrap.services,
                 backgroundServices: bootstrap.backgroundServices,
                 limits: configuration.connectionLimits,
+                proxies: configuration.proxies,
                 logger: logger
             )
             // SIGTERM/SIGINT: the drain service hears it first (readiness 503, still serving

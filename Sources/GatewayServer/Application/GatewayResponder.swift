@@ -2,7 +2,8 @@ import Hummingbird
 
 /// The gateway's HTTP responder: the edge middlewares, in order, then the router.
 ///
-/// request id → (tracing span) → metrics → problem mapping → tenant resolution → body limit →
+/// request id → client address → (tracing span) → metrics and access log → problem mapping →
+/// requests in flight per client address → tenant resolution → body limit →
 /// bearer-token protection → rate limits → stored answers of the hot reads →
 /// (task-local ``RequestScope``) → router.
 ///
@@ -22,6 +23,8 @@ final class GatewayResponder: HTTPResponder {
     let tracing: RequestTracingMiddleware?
     let metrics: HTTPMetricsMiddleware
     let problems: ProblemMiddleware
+    let clientAddresses: ClientAddressMiddleware
+    let requestsPerAddress: RequestsPerAddressMiddleware
     let tenants: TenantResolutionMiddleware
     let bodyLimits: BodyLimitMiddleware
     let bearer: BearerAuthMiddleware
@@ -32,13 +35,15 @@ final class GatewayResponder: HTTPResponder {
 
     init(
         requestIDs: RequestIDMiddleware, tracing: RequestTracingMiddleware?, metrics: HTTPMetricsMiddleware, problems: ProblemMiddleware,
-        tenants: TenantResolutionMiddleware, bodyLimits: BodyLimitMiddleware, bearer: BearerAuthMiddleware, rateLimits: RateLimitMiddleware,
+        clientAddresses: ClientAddressMiddleware, requestsPerAddress: RequestsPerAddressMiddleware, tenants: TenantResolutionMiddleware, bodyLimits: BodyLimitMiddleware, bearer: BearerAuthMiddleware, rateLimits: RateLimitMiddleware,
         storedAnswers: StoredAnswerMiddleware?, router: RouterResponder<Context>
     ) {
         self.requestIDs = requestIDs
         self.tracing = tracing
         self.metrics = metrics
         self.problems = problems
+        self.clientAddresses = clientAddresses
+        self.requestsPerAddress = requestsPerAddress
         self.tenants = tenants
         self.bodyLimits = bodyLimits
         self.bearer = bearer
@@ -51,17 +56,21 @@ final class GatewayResponder: HTTPResponder {
         var context = context
         context.scope.path = request.uri.path
         return try await requestIDs.handle(request, context: context) { request, context in
-            guard let tracing else { return try await measured(request, context) }
-            return try await tracing.handle(request, context: context, next: measured)
+            try await clientAddresses.handle(request, context: context) { request, context in
+                guard let tracing else { return try await measured(request, context) }
+                return try await tracing.handle(request, context: context, next: measured)
+            }
         }
     }
 
     private func measured(_ request: Request, _ context: Context) async throws -> Response {
         try await metrics.handle(request, context: context) { request, context in
             try await problems.handle(request, context: context) { request, context in
-                try await tenants.handle(request, context: context) { request, context in
-                    try await bodyLimits.handle(request, context: context) { request, context in
-                        try await bearer.handle(request, context: context, next: afterAuthentication)
+                try await requestsPerAddress.handle(request, context: context) { request, context in
+                    try await tenants.handle(request, context: context) { request, context in
+                        try await bodyLimits.handle(request, context: context) { request, context in
+                            try await bearer.handle(request, context: context, next: afterAuthentication)
+                        }
                     }
                 }
             }

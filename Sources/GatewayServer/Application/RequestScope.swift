@@ -57,10 +57,16 @@ public struct RequestScope: Sendable {
     static var requestHeaders: HTTPFields {
         current?.headers ?? [:]
     }
-    /// The request's connection; its peer address is read only when asked for.
+    /// The request's connection.
     public var connection: (any Channel)?
-    /// The peer IP address (login throttling per client address).
-    public var clientAddress: String? { connection?.remoteAddress?.ipAddress }
+    /// The connection as the edge sees it (peer, PROXY protocol client); nil outside a
+    /// live server (in-memory router tests).
+    var clientConnection: ClientConnection?
+    /// The client's address as ``ClientAddressMiddleware`` resolved it (behind a trusted
+    /// proxy, the forwarded client; else the peer).
+    public var clientIP: IPAddress?
+    /// The client's address as text (login throttling per client address).
+    public var clientAddress: String? { clientIP?.description }
     /// The request's path, read once by ``GatewayResponder`` (Hummingbird builds a new
     /// string on every `uri.path`).
     public var path: String = ""

@@ -49,7 +49,7 @@ struct BearerAuthMiddleware: RouterMiddleware {
     private func verify(_ request: Request, authorization: String?, issuer: String, tenantID: String) async throws -> AccessTokenClaims {
         guard let authorization, let space = authorization.firstIndex(of: " ") else { throw TokenRejection.missing }
         let scheme = authorization[..<space].lowercased()
-        let token = Self.trimmed(authorization[authorization.index(after: space)...])
+        let token = String(authorization[authorization.index(after: space)...].trimmingBlanks)
         guard scheme == "bearer" || scheme == "dpop", !token.isEmpty else { throw TokenRejection.missing }
         let claims = try await tokens.verify(token, issuer: issuer, tenantID: tenantID)
         if let jkt = claims.dpopJKT {
@@ -65,13 +65,5 @@ struct BearerAuthMiddleware: RouterMiddleware {
             throw TokenRejection.invalidToken("this access token is not DPoP-bound")
         }
         return claims
-    }
-
-    /// `text` without leading and trailing spaces and tabs (tokens are ~1 KB: no Foundation
-    /// `trimmingCharacters`, which re-parses the string as UTF-16 on every request).
-    static func trimmed(_ text: Substring) -> String {
-        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = text.firstIndex(where: { !blank($0) }), let last = text.lastIndex(where: { !blank($0) }) else { return "" }
-        return String(text[first...last])
     }
 }

@@ -111,6 +111,17 @@ extension GatewayConfiguration {
         if let milliseconds = try int(.bodyTimeout, in: 100...3_600_000) { configuration.connectionLimits.bodyTimeout = .milliseconds(milliseconds) }
         if let milliseconds = try int(.idleTimeout, in: 100...3_600_000) { configuration.connectionLimits.idleTimeout = .milliseconds(milliseconds) }
         if let connections = try int(.maxConnections, in: 0...1_000_000) { configuration.connectionLimits.maxConnections = connections == 0 ? nil : connections }
+        if let connections = try int(.maxConnectionsPerAddress, in: 0...1_000_000) { configuration.connectionLimits.maxConnectionsPerAddress = connections }
+        if let requests = try int(.maxRequestsPerAddress, in: 0...1_000_000) { configuration.connectionLimits.maxRequestsPerAddress = requests }
+        if let list = string(.trustedProxies) {
+            do {
+                configuration.proxies.trustedProxies = try TrustedProxies(parsing: list)
+            } catch {
+                throw ConfigurationError(setting: .trustedProxies, reason: "\"\(error.text)\" is not an IP address or CIDR block (e.g. 10.0.0.0/8, 2001:db8::/32)")
+            }
+        }
+        if let mode = try choice(.proxyProtocol, GatewayConfiguration.Switch.self) { configuration.proxies.proxyProtocol = mode == .on }
+        if let mode = try choice(.accessLog, GatewayConfiguration.Switch.self) { configuration.accessLog = mode == .on }
         if let bytes = try int(.maxFormBytes, in: 1024...1_048_576) { configuration.bodyLimits.form = bytes }
         if let bytes = try int(.maxJSONBytes, in: 1024...67_108_864) { configuration.bodyLimits.json = bytes }
         if let bytes = try int(.maxAnalyticsBytes, in: 1024...67_108_864) { configuration.bodyLimits.analytics = bytes }

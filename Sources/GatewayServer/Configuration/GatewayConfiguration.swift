@@ -54,6 +54,15 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var shutdownTimeout: Duration = .seconds(30)
     /// Whether spans are exported (OpenTelemetry over OTLP/HTTP); off by default.
     public var tracing: Tracing = .off
+    /// One log line per request (method, route, status, time, client address).
+    public var accessLog = false
+    /// Trusted proxies and the PROXY protocol (who may say who the client is).
+    public var proxies = ProxySettings()
+    /// An on/off setting (`--proxy-protocol`, `--access-log`).
+    public enum Switch: String, Sendable, CaseIterable {
+        case off
+        case on
+    }
 
     /// Where spans go.
     public enum Tracing: String, Sendable, CaseIterable {

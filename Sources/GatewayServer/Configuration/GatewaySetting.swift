@@ -36,6 +36,7 @@ extension GatewaySetting {
     public static let masterKeyFile = GatewaySetting("master.key.file", env: "MASTER_KEY_FILE", default: nil, "File holding the base64 master key.")
     public static let environment = GatewaySetting("environment", env: "ENVIRONMENT", default: "development", "development (generates a dev master key, seeds a demo tenant) or production.")
     public static let logLevel = GatewaySetting("log.level", env: "LOG_LEVEL", default: "info", "trace, debug, info, notice, warning, error, critical.")
+    public static let accessLog = GatewaySetting("access.log", env: "ACCESS_LOG", default: "off", "on: one notice line per request (method, route template, status, ms, resolved client address).")
     public static let logFormat = GatewaySetting("log.format", env: "LOG_FORMAT", default: "text", "text or json.")
     public static let configFile = GatewaySetting("config.file", env: "CONFIG_FILE", default: nil, "Optional JSON file with these keys (nested objects).")
     public static let tenantReloadInterval = GatewaySetting("tenants.reload.ms", env: "TENANTS_RELOAD_MS", default: "500", "How often the tenant snapshot checks the database for changes.")
@@ -51,7 +52,15 @@ extension GatewaySetting {
     public static let headerTimeout = GatewaySetting("http.header.timeout.ms", env: "HTTP_HEADER_TIMEOUT_MS", default: "10000", "Time to send a request head, from the connection (or its first byte after idling); then the connection is closed.")
     public static let bodyTimeout = GatewaySetting("http.body.timeout.ms", env: "HTTP_BODY_TIMEOUT_MS", default: "30000", "Time to send a request body after its head; then the connection is closed.")
     public static let idleTimeout = GatewaySetting("http.idle.timeout.ms", env: "HTTP_IDLE_TIMEOUT_MS", default: "60000", "An idle keep-alive connection is closed after this long.")
-    public static let maxConnections = GatewaySetting("http.max.connections", env: "HTTP_MAX_CONNECTIONS", default: "0", "Client connections held at once (0 = the open-file limit less a reserve); at the cap new connections wait in the backlog.")
+    public static let maxConnections = GatewaySetting("http.max.connections", env: "HTTP_MAX_CONNECTIONS", default: "0", "Client connections held at once (0 = the open-file limit less a reserve). Past 80 % the server is overloaded: the oldest idle connections and unfinished heads are closed down to 70 %, new header and idle timeouts are 1 s.")
+    public static let maxConnectionsPerAddress = GatewaySetting("http.max.connections.per.address", env: "HTTP_MAX_CONNECTIONS_PER_ADDRESS", default: "256",
+        "Connections held at once per client address (0 = no cap); more are closed at once. Trusted proxies' own connections are exempt.")
+    public static let maxRequestsPerAddress = GatewaySetting("http.max.requests.per.address", env: "HTTP_MAX_REQUESTS_PER_ADDRESS", default: "256",
+        "Requests in flight at once per resolved client address (0 = no cap); more are answered 429 too_many_requests_in_flight.")
+    public static let trustedProxies = GatewaySetting("trusted.proxies", env: "TRUSTED_PROXIES", default: nil,
+        "Comma-separated CIDR blocks of proxies whose Forwarded / X-Forwarded-For (and PROXY protocol) name the client; empty = trust nobody, the TCP peer is the client.")
+    public static let proxyProtocol = GatewaySetting("proxy.protocol", env: "PROXY_PROTOCOL", default: "off",
+        "on: connections from trusted proxies begin with a PROXY protocol v1/v2 header naming the client (L4 load balancers); off: plain HTTP.")
     public static let maxFormBytes = GatewaySetting("http.max.form.bytes", env: "HTTP_MAX_FORM_BYTES", default: "8192", "Largest body of the OAuth form endpoints; larger: 413.")
     public static let maxJSONBytes = GatewaySetting("http.max.json.bytes", env: "HTTP_MAX_JSON_BYTES", default: "65536", "Largest JSON body of the other operations (storage writes: the tenant's cap + 64 KiB); larger: 413.")
     public static let maxAnalyticsBytes = GatewaySetting("http.max.analytics.bytes", env: "HTTP_MAX_ANALYTICS_BYTES", default: "524288", "Largest analytics batch body; larger: 413.")
@@ -68,10 +77,11 @@ extension GatewaySetting {
     /// All settings, in help order.
     public static let all: [GatewaySetting] = [
         .httpHost, .httpPort, .publicBaseURL, .databaseURL, .databasePath, .redisURL, .masterKey, .masterKeyFile,
-        .environment, .logLevel, .logFormat, .configFile, .tenantReloadInterval,
+        .environment, .logLevel, .logFormat, .accessLog, .configFile, .tenantReloadInterval,
         .upstreamBudget, .upstreamConnections, .upstreamMaxInFlight, .breakerFailureRatio, .breakerOpenMilliseconds,
         .cacheNearMilliseconds, .demoCatalog, .rateLimitTenant, .rateLimitClient,
-        .headerTimeout, .bodyTimeout, .idleTimeout, .maxConnections, .maxFormBytes, .maxJSONBytes, .maxAnalyticsBytes,
+        .headerTimeout, .bodyTimeout, .idleTimeout, .maxConnections, .maxConnectionsPerAddress, .maxRequestsPerAddress,
+        .trustedProxies, .proxyProtocol, .maxFormBytes, .maxJSONBytes, .maxAnalyticsBytes,
         .shutdownDrain, .shutdownTimeout, .replicaID, .tracing,
     ]
 }

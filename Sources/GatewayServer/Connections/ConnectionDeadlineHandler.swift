@@ -5,7 +5,9 @@ import NIOHTTPTypes
 /// First handler of every client connection: sees the raw bytes (so a head that trickles
 /// in byte by byte is timed from its first byte) and closes the connection when its
 /// ``ConnectionDeadlines`` say it is overdue. ``RequestPhaseHandler``, behind the HTTP
-/// codec, tells it where requests and responses begin and end.
+/// codec, tells it where requests and responses begin and end. Each phase change is
+/// published on the ``ClientConnection`` (overload shedding chooses by it), and a phase
+/// that begins while the server is overloaded gets the shorter overload timeout.
 final class ConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -15,16 +17,26 @@ final class ConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChannelHan
     private var deadlines: ConnectionDeadlines
     private var timer: Scheduled<Void>?
     private var scheduledFor: NIODeadline?
+    private let connection: ClientConnection?
+    private let isOverloaded: @Sendable () -> Bool
     private let onTimeout: @Sendable (ConnectionDeadlines.Phase) -> Void
 
-    /// - Parameter onTimeout: told which phase timed out (metrics), on the event loop.
-    init(limits: ConnectionLimits, onTimeout: @escaping @Sendable (ConnectionDeadlines.Phase) -> Void = { _ in }) {
+    /// - Parameters:
+    ///   - connection: where the phase is published (nil: nowhere).
+    ///   - isOverloaded: whether the server is overloaded now.
+    ///   - onTimeout: told which phase timed out (metrics), on the event loop.
+    init(limits: ConnectionLimits, connection: ClientConnection? = nil, isOverloaded: @escaping @Sendable () -> Bool = { false },
+         onTimeout: @escaping @Sendable (ConnectionDeadlines.Phase) -> Void = { _ in }) {
         deadlines = ConnectionDeadlines(limits: limits, now: .now())
+        self.connection = connection
+        self.isOverloaded = isOverloaded
         self.onTimeout = onTimeout
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        deadlines = ConnectionDeadlines(limits: deadlines.limits, now: .now())
+        let now = NIODeadline.now()
+        deadlines = ConnectionDeadlines(limits: deadlines.limits, now: now, overloaded: isOverloaded())
+        connection?.enter(.awaitingHead, at: now)
         schedule(context)
     }
 
@@ -40,25 +52,32 @@ final class ConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChannelHan
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        deadlines.bytesArrived(now: .now())
-        schedule(context)
+        if deadlines.phase == .idle {
+            update(context) { $0.bytesArrived(now: $1, overloaded: isOverloaded()) }
+        }
         context.fireChannelRead(data)
     }
 
     // Events from ``RequestPhaseHandler`` (same event loop).
 
     func headReceived(context: ChannelHandlerContext) {
-        deadlines.headReceived(now: .now())
-        schedule(context)
+        update(context) { deadlines, now in deadlines.headReceived(now: now) }
     }
 
     func endReceived(context: ChannelHandlerContext) {
-        deadlines.endReceived(now: .now())
-        schedule(context)
+        update(context) { deadlines, now in deadlines.endReceived(now: now) }
     }
 
     func responseEnded(context: ChannelHandlerContext) {
-        deadlines.responseEnded(now: .now())
+        update(context) { $0.responseEnded(now: $1, overloaded: isOverloaded()) }
+    }
+
+    /// Applies an event, publishes a phase change and re-arms the timer.
+    private func update(_ context: ChannelHandlerContext, _ event: (inout ConnectionDeadlines, NIODeadline) -> Void) {
+        let now = NIODeadline.now()
+        let before = deadlines.phase
+        event(&deadlines, now)
+        if deadlines.phase != before { connection?.enter(deadlines.phase, at: now) }
         schedule(context)
     }
 

@@ -8,6 +8,9 @@ import NIOCore
 /// - reading body: from the head, the body must be complete within the body timeout;
 /// - responding: the response must be written within the idle timeout;
 /// - idle: with no request in flight, the connection may wait the idle timeout.
+///
+/// While the server is overloaded (see ``ConnectionAdmission``), a head or idle period that
+/// begins gets at most ``ConnectionLimits/overloadTimeout``.
 struct ConnectionDeadlines {
     enum Phase: Hashable, Sendable {
         case awaitingHead
@@ -22,38 +25,39 @@ struct ConnectionDeadlines {
     /// Requests whose response has not been written completely.
     private var inFlight = 0
 
-    init(limits: ConnectionLimits, now: NIODeadline) {
+    init(limits: ConnectionLimits, now: NIODeadline, overloaded: Bool = false) {
         self.limits = limits
-        deadline = now + Self.amount(limits.headerTimeout)
+        deadline = now + Self.amount(limits.timeout(of: .awaitingHead, overloaded: overloaded))
     }
 
     /// Bytes arrived on the socket.
-    mutating func bytesArrived(now: NIODeadline) {
+    mutating func bytesArrived(now: NIODeadline, overloaded: Bool = false) {
         guard phase == .idle else { return }
-        phase = .awaitingHead
-        deadline = now + Self.amount(limits.headerTimeout)
+        enter(.awaitingHead, now: now, overloaded: overloaded)
     }
 
     /// A request head was parsed.
     mutating func headReceived(now: NIODeadline) {
         inFlight += 1
-        phase = .readingBody
-        deadline = now + Self.amount(limits.bodyTimeout)
+        enter(.readingBody, now: now, overloaded: false)
     }
 
     /// A request's body ended.
     mutating func endReceived(now: NIODeadline) {
         guard phase == .readingBody else { return }
-        phase = .responding
-        deadline = now + Self.amount(limits.idleTimeout)
+        enter(.responding, now: now, overloaded: false)
     }
 
     /// A response was written completely.
-    mutating func responseEnded(now: NIODeadline) {
+    mutating func responseEnded(now: NIODeadline, overloaded: Bool = false) {
         inFlight = max(0, inFlight - 1)
         guard inFlight == 0, phase == .responding else { return }
-        phase = .idle
-        deadline = now + Self.amount(limits.idleTimeout)
+        enter(.idle, now: now, overloaded: overloaded)
+    }
+
+    private mutating func enter(_ next: Phase, now: NIODeadline, overloaded: Bool) {
+        phase = next
+        deadline = now + Self.amount(limits.timeout(of: next, overloaded: overloaded))
     }
 
     /// Whether the connection is overdue and must be closed.

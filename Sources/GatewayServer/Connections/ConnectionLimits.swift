@@ -16,15 +16,49 @@ public struct ConnectionLimits: Sendable, Equatable {
     /// A keep-alive connection with no request in flight is closed after this long; it
     /// also bounds the time to write a response once the request has been read.
     public var idleTimeout: Duration
-    /// Connections held at once; at the cap the server stops accepting (new connections
-    /// wait in the listen backlog) until one closes. nil = derived from the descriptor limit.
+    /// Connections held at once. Past 80 % of it the server is overloaded and sheds idle
+    /// connections and unfinished heads (see ``ConnectionAdmission``); at the cap with
+    /// nothing to shed a new connection is closed at once. nil = derived from the
+    /// descriptor limit.
     public var maxConnections: Int?
+    /// Connections held at once from one client address (0 = no cap); trusted proxies' own
+    /// connections are exempt, and a PROXY protocol connection counts against the client
+    /// its header names.
+    public var maxConnectionsPerAddress: Int
+    /// Requests in flight at once from one resolved client address (0 = no cap); more are
+    /// answered 429 at once.
+    public var maxRequestsPerAddress: Int
+    /// The header and idle timeout of a head or idle period that begins while overloaded.
+    public var overloadTimeout: Duration
+    /// After an early answer (a refused body), how long the server keeps reading and
+    /// discarding what the client still sends, so that it reads the answer instead of a
+    /// reset; and at most how many bytes.
+    public var lingerTime: Duration
+    public var lingerBytes: Int
 
-    public init(headerTimeout: Duration = .seconds(10), bodyTimeout: Duration = .seconds(30), idleTimeout: Duration = .seconds(60), maxConnections: Int? = nil) {
+    public init(headerTimeout: Duration = .seconds(10), bodyTimeout: Duration = .seconds(30), idleTimeout: Duration = .seconds(60), maxConnections: Int? = nil,
+                maxConnectionsPerAddress: Int = 256, maxRequestsPerAddress: Int = 256, overloadTimeout: Duration = .seconds(1),
+                lingerTime: Duration = .seconds(2), lingerBytes: Int = 256 * 1024) {
         self.headerTimeout = headerTimeout
         self.bodyTimeout = bodyTimeout
         self.idleTimeout = idleTimeout
         self.maxConnections = maxConnections
+        self.maxConnectionsPerAddress = maxConnectionsPerAddress
+        self.maxRequestsPerAddress = maxRequestsPerAddress
+        self.overloadTimeout = overloadTimeout
+        self.lingerTime = lingerTime
+        self.lingerBytes = lingerBytes
+    }
+
+    /// How long `phase` may last; a head or idle period that begins while overloaded gets
+    /// at most ``overloadTimeout``.
+    func timeout(of phase: ConnectionDeadlines.Phase, overloaded: Bool) -> Duration {
+        switch phase {
+        case .awaitingHead: overloaded ? min(headerTimeout, overloadTimeout) : headerTimeout
+        case .readingBody: bodyTimeout
+        case .responding: idleTimeout
+        case .idle: overloaded ? min(idleTimeout, overloadTimeout) : idleTimeout
+        }
     }
 
     /// Descriptors kept free for everything but client connections (Redis, the database,

@@ -96,7 +96,7 @@ public final class GatewayMetrics: Sendable {
     }
 
     /// Increments the counter `name` with `labels`, making it on first use.
-    private func increment(_ name: String, _ help: String, labels: [(String, String)]) {
+    func increment(_ name: String, _ help: String, labels: [(String, String)]) {
         let key = ([name] + labels.map(\.1)).joined(separator: "|")
         let counter = labelledCounters.withLock { cache in
             if let found = cache[key] { return found }

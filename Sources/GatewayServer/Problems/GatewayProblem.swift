@@ -80,7 +80,15 @@ extension GatewayProblem {
 
     /// A request body over the route's limit (413).
     public static func payloadTooLarge(maximum: Int) -> GatewayProblem {
-        GatewayProblem(status: 413, code: "payload_too_large", title: "Payload too large", detail: "The request body is larger than this operation accepts (\(maximum) bytes).")
+        GatewayProblem(status: 413, code: "payload_too_large", title: "Payload too large", detail: "The request body is larger than this operation accepts (\(maximum) bytes).",
+                       headers: [(name: "Connection", value: "close")])
+    }
+
+    /// One client address has as many requests in flight as it may (429, retry after a second).
+    public static func tooManyRequestsInFlight() -> GatewayProblem {
+        GatewayProblem(status: 429, code: "too_many_requests_in_flight", title: "Too many requests in flight",
+                       detail: "This client address has as many requests in flight as the gateway allows; retry when one has finished.",
+                       headers: [(name: "Retry-After", value: "1")])
     }
 
     /// The shared cache is out of reach for a moment (503, retry after a second).
