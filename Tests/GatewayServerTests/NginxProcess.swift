@@ -18,20 +18,7 @@ final class NginxProcess: Sendable {
     static func start(upstreams: [String], folder: URL) async throws -> NginxProcess {
         let port = try freeTCPPort()
         let servers = upstreams.compactMap { URL(string: $0) }.map { "    server \($0.host!):\($0.port!) max_fails=1 fail_timeout=1s;" }.joined(separator: "\n")
-        let path = folder.path
-        let configuration = """
-        worker_processes 1;
-        pid \(path)/nginx.pid;
-        error_log \(path)/nginx-error.log warn;
-        daemon off;
-        events { worker_connections 1024; }
-        http {
-          access_log off;
-          client_body_temp_path \(path)/nginx-body;
-          proxy_temp_path \(path)/nginx-proxy;
-          fastcgi_temp_path \(path)/nginx-fastcgi;
-          uwsgi_temp_path \(path)/nginx-uwsgi;
-          scgi_temp_path \(path)/nginx-scgi;
+        let site = """
           upstream gateway {
         \(servers)
           }
@@ -46,6 +33,39 @@ final class NginxProcess: Sendable {
               proxy_read_timeout 10s;
             }
           }
+        """
+        return try await start(site: site, port: port, folder: folder)
+    }
+
+    /// Starts nginx with the repository's `Deploy/nginx/gateway.conf` as it ships, its
+    /// upstream servers and listen address pointed at `upstreams` and a free port.
+    static func startShipped(upstreams: [String], folder: URL) async throws -> NginxProcess {
+        let port = try freeTCPPort()
+        var site = try String(contentsOf: RepositoryFile.url("Deploy/nginx/gateway.conf"), encoding: .utf8)
+        let shippedServers = site.split(separator: "\n").filter { $0.trimmingCharacters(in: .whitespaces).hasPrefix("server gateway-") }
+        guard !shippedServers.isEmpty, site.contains("listen 80;") else { throw ClusterTests.ClusterError.notUp("Deploy/nginx/gateway.conf changed shape") }
+        site = site.replacingOccurrences(of: shippedServers[0], with: upstreams.compactMap { URL(string: $0) }.map { "    server \($0.host!):\($0.port!);" }.joined(separator: "\n"))
+        for line in shippedServers.dropFirst() { site = site.replacingOccurrences(of: line + "\n", with: "") }
+        site = site.replacingOccurrences(of: "listen 80;", with: "listen 127.0.0.1:\(port);")
+        return try await start(site: site, port: port, folder: folder)
+    }
+
+    private static func start(site: String, port: Int, folder: URL) async throws -> NginxProcess {
+        let path = folder.path
+        let configuration = """
+        worker_processes 1;
+        pid \(path)/nginx.pid;
+        error_log \(path)/nginx-error.log warn;
+        daemon off;
+        events { worker_connections 1024; }
+        http {
+          access_log off;
+          client_body_temp_path \(path)/nginx-body;
+          proxy_temp_path \(path)/nginx-proxy;
+          fastcgi_temp_path \(path)/nginx-fastcgi;
+          uwsgi_temp_path \(path)/nginx-uwsgi;
+          scgi_temp_path \(path)/nginx-scgi;
+        \(site)
         }
 
         """
