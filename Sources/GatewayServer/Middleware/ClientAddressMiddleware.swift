@@ -10,7 +10,7 @@ struct ClientAddressMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let address = context.scope.clientConnection?.address else { return try await next(request, context) }
         var context = context
-        context.scope.clientIP = resolver.trusts(address) ? resolver.resolve(peer: address, headers: request.headers) : address
+        context.scope.clientIP = resolver.resolve(peer: address, headers: request.headers)
         return try await next(request, context)
     }
 }
