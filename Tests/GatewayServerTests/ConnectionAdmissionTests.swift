@@ -82,6 +82,27 @@ struct ConnectionAdmissionTests {
         #expect(!admission.isOverloaded)
     }
 
+    @Test("while overloaded, an address at its fair share of the low-water mark is refused; a newcomer still gets in")
+    func fairShare() {
+        let counts = Counts()
+        // High water 80, low water 70; the per-address cap (50) is never reached.
+        let admission = ConnectionAdmission(policy: .init(maxConnections: 100, maxPerAddress: 50), events: counts.events)
+        let flooders = ["192.0.2.1", "192.0.2.2"]
+        for index in 0 ..< 79 { #expect(admission.admit(Self.connection(flooders[index % 2], age: 100 - index)) == nil) }
+        #expect(!admission.isOverloaded && counts.refused.withLock { $0 }.isEmpty)
+        // The 80th connection reaches the high-water mark: 40 and 39 are past 70 / 2.
+        #expect(admission.admit(Self.connection("192.0.2.1")) == .fairShare)
+        #expect(admission.isOverloaded)
+        #expect(admission.admit(Self.connection("192.0.2.2")) == .fairShare)
+        // A third address holds nothing: admitted, and the oldest heads are shed for it.
+        #expect(admission.admit(Self.connection("203.0.113.9")) == nil)
+        #expect(counts.shed.withLock { $0.count } == 10)
+        #expect(counts.refused.withLock { $0 } == ["fair_share", "fair_share"])
+        // Not overloaded: nobody is held to a share.
+        let calm = ConnectionAdmission(policy: .init(maxConnections: 100, maxPerAddress: 50))
+        #expect((0 ..< 50).allSatisfy { _ in calm.admit(Self.connection("192.0.2.1")) == nil })
+    }
+
     @Test("at the cap with every connection busy, a new one is refused as full")
     func full() {
         let counts = Counts()

@@ -54,21 +54,29 @@ struct ConnectionLimitTests {
         }
     }
 
-    @Test("near the connection cap the oldest half-sent connections are shed and a new client is served at once")
+    @Test("near the connection cap one address keeps its fair share, the oldest half-sent connections are shed and a new client is served at once")
     func cap() async throws {
         let limits = ConnectionLimits(headerTimeout: .seconds(30), bodyTimeout: .seconds(30), idleTimeout: .seconds(30), maxConnections: 10)
         try await GatewayHarness.withGateway(useRedis: false, connectionLimits: limits) { harness, _, port in
-            var idle: [RawConnection] = []
-            for _ in 0..<20 { idle.append(try await RawConnection.connect(port: port)) }
+            // 20 half-open from one address: it holds 7 (its fair share of the low-water
+            // mark once the server is overloaded at 8), the rest are closed at once.
+            // (Admitted on several event loops, so which 7 is not fixed.)
+            var connections: [RawConnection] = []
+            for _ in 0..<20 { connections.append(try await RawConnection.connect(port: port)) }
+            let idle = connections
+            let refused = await eventually(within: .seconds(2)) { idle.filter(\.isOpen).count == 7 }
+            #expect(refused, "past its fair share, connections from a flooding address are refused: \(idle.filter(\.isOpen).count) open")
             let started = ContinuousClock.now
-            let fresh = try await RawConnection.connect(port: port)
+            let fresh = try await RawConnection.connect(port: port, from: "127.0.0.2")
             try await fresh.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
             #expect(await fresh.received("HTTP/1.1 200 OK", within: .seconds(3)), "healthz not answered: \(fresh.text)")
             // Served long before any header timeout: older half-sent connections made room.
             #expect(ContinuousClock.now - started < .seconds(3))
-            #expect(await idle[0].closed(within: .seconds(2)), "the oldest connection was not shed")
+            let shed = await eventually(within: .seconds(2)) { idle.filter(\.isOpen).count == 6 }
+            #expect(shed, "no half-sent connection was shed")
             let metrics = try await RawHTTP.send(.GET, "http://127.0.0.1:\(port)/metrics")
-            #expect(metrics.body.contains("gateway_http_connections_shed_total{reason=\"slow_head\"}"), "\(metrics.body.split(separator: "\n").filter { $0.contains("gateway_http_conn") })")
+            #expect(metrics.body.contains("gateway_http_connections_shed_total{reason=\"slow_head\"}") && metrics.body.contains("gateway_http_connections_refused_total{reason=\"fair_share\"}"),
+                    "\(metrics.body.split(separator: "\n").filter { $0.contains("gateway_http_conn") })")
             for connection in idle { await connection.close() }
             #expect(limits.effectiveMaxConnections(descriptorLimit: 2048) == 10)
             #expect(ConnectionLimits().effectiveMaxConnections(descriptorLimit: 2048) == 1792)
@@ -80,10 +88,15 @@ struct ConnectionLimitTests {
     func perAddressCap() async throws {
         let limits = ConnectionLimits(maxConnectionsPerAddress: 5)
         try await GatewayHarness.withGateway(useRedis: false, connectionLimits: limits) { _, _, port in
-            var held: [RawConnection] = []
-            for _ in 0..<5 { held.append(try await RawConnection.connect(port: port, from: "127.0.0.2")) }
-            let refused = try await RawConnection.connect(port: port, from: "127.0.0.2")
-            #expect(await refused.closed(within: .seconds(2)))
+            // Six from one address; the server admits them on several event loops, so which
+            // one is refused is not fixed, only that exactly one is.
+            var connections: [RawConnection] = []
+            for _ in 0..<6 { connections.append(try await RawConnection.connect(port: port, from: "127.0.0.2")) }
+            let opened = connections
+            let oneClosed = await eventually(within: .seconds(2)) { opened.contains { !$0.isOpen } }
+            #expect(oneClosed, "no connection past the cap was closed")
+            let held = opened.filter(\.isOpen)
+            #expect(held.count == 5)
             let other = try await RawConnection.connect(port: port, from: "127.0.0.3")
             try await other.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             #expect(await other.received("HTTP/1.1 200 OK", within: .seconds(2)))

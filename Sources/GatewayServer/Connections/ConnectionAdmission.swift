@@ -7,8 +7,11 @@ import Synchronization
 /// idle deadlines shrink (see ``ConnectionDeadlines``) and the longest-idle keep-alive
 /// connections and oldest unfinished heads are closed until the count is back at the
 /// low-water mark; it stays overloaded until the count falls under that mark. A request in
-/// flight is never shed. So one address cannot take every slot, and a flood of half-open
-/// connections costs the flooder its oldest sockets, not other clients their turn.
+/// flight is never shed. While overloaded, an address that already holds its fair share
+/// (the low-water mark over the addresses holding connections) is refused at accept, so a
+/// flood from a few addresses is turned away cheaply while a newcomer still gets in. So one
+/// address cannot take every slot, and a flood of half-open connections costs the flooder
+/// its oldest sockets and new attempts, not other clients their turn.
 final class ConnectionAdmission: Sendable {
     struct Policy: Sendable, Equatable {
         /// Connections held at once (the effective cap).
@@ -20,11 +23,17 @@ final class ConnectionAdmission: Sendable {
         var highWater: Int { max(1, maxConnections * 8 / 10) }
         /// 70 % of the cap: shedding stops here, and overload ends under it.
         var lowWater: Int { max(1, maxConnections * 7 / 10) }
+
+        /// While overloaded, the most one address may hold when `addresses` hold any: an
+        /// even split of the low-water mark (at least 1, so a newcomer is always admitted).
+        func fairShare(among addresses: Int) -> Int { max(1, lowWater / max(1, addresses)) }
     }
 
     /// Why a new connection was closed at once.
     enum Refusal: String, Sendable, CaseIterable {
         case perAddress = "per_address"
+        /// Overloaded, and the address already holds its fair share.
+        case fairShare = "fair_share"
         /// At the cap with nothing to shed (every connection has a request in flight).
         case full
     }
@@ -78,6 +87,11 @@ final class ConnectionAdmission: Sendable {
         let (refusal, victims) = state.withLock { state -> (Refusal?, [(ClientConnection, ShedReason)]) in
             if let countedAs, policy.maxPerAddress > 0, state.perAddress[countedAs, default: 0] >= policy.maxPerAddress {
                 return (.perAddress, [])
+            }
+            if let countedAs, state.live + 1 >= policy.highWater,
+               state.perAddress[countedAs, default: 0] >= policy.fairShare(among: state.perAddress.count) {
+                overloaded.store(true, ordering: .relaxed)
+                return (.fairShare, [])
             }
             let victims = shed(&state, toMakeRoomFor: 1)
             if state.live >= policy.maxConnections { return (.full, victims) }

@@ -11,9 +11,9 @@ import NIOCore
 /// ``EarlyAnswerHandler`` behind it. The connection's requests are served with its
 /// ``ClientConnection`` bound as a task-local value.
 struct GuardedHTTP1Channel: ServerChildChannel {
-    /// An accepted connection: its HTTP channel, or nil when it was refused.
+    /// An admitted connection and its HTTP channel.
     struct Value: ServerChildChannelValue {
-        let http: HTTP1Channel.Value?
+        let http: HTTP1Channel.Value
         let connection: ClientConnection
         var channel: any Channel { connection.channel }
     }
@@ -29,8 +29,12 @@ struct GuardedHTTP1Channel: ServerChildChannel {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let connection = guarding.connection(for: channel)
-        guard guarding.admission.admit(connection) == nil else {
-            return channel.eventLoop.makeSucceededFuture(Value(http: nil, connection: connection))
+        if let refusal = guarding.admission.admit(connection) {
+            // Closed before it is registered: a failed setup drops the channel before
+            // Hummingbird sees it, so a refused connection costs no pipeline and no task
+            // (a reconnect flood is refused as fast as the kernel hands it over).
+            channel.close(promise: nil)
+            return channel.eventLoop.makeFailedFuture(ConnectionRefused(reason: refusal))
         }
         let admission = guarding.admission
         channel.closeFuture.whenComplete { _ in admission.release(connection) }
@@ -43,15 +47,15 @@ struct GuardedHTTP1Channel: ServerChildChannel {
     }
 
     func handle(value: Value, logger: Logger) async {
-        guard let http = value.http else {
-            // Refused at accept: closed now that it is registered.
-            try? await value.channel.close()
-            return
-        }
         await ClientConnection.$current.withValue(value.connection) {
-            await base.handle(value: http, logger: logger)
+            await base.handle(value: value.http, logger: logger)
         }
     }
+}
+
+/// Why an accepted connection was closed at once (the failed setup's error; nothing logs it).
+struct ConnectionRefused: Error {
+    let reason: ConnectionAdmission.Refusal
 }
 
 extension HTTPServerBuilder {
