@@ -35,10 +35,12 @@ struct DatabaseCopyTests {
 
         let (url, schema) = try await DatabaseBackend.makeSchema()
         defer { Task { await DatabaseBackend.dropSchema(schema) } }
+        // As the README runs it: with the gateway's PostgreSQL configured in the environment,
+        // --from still names the SQLite file to read.
         let output = CapturedOutput()
         let code = await Gatewayctl.run(
             arguments: ["db", "copy", "--from", folder.appendingPathComponent("gateway.sqlite").path, "--to", url],
-            environment: ["GATEWAY_MASTER_KEY": GatewayHarness.masterKeyBase64], output: output)
+            environment: ["GATEWAY_MASTER_KEY": GatewayHarness.masterKeyBase64, "GATEWAY_DATABASE_URL": url], output: output)
         #expect(code == 0, "\(output.error)")
         #expect(output.output.contains("rows of tenants\n"))
         #expect(output.output.contains("rows of secure_storage_items"))

@@ -50,10 +50,7 @@ struct DatabaseCopyCommand: AsyncParsableCommand {
             throw CLIError.invalid("--to: give the PostgreSQL URL to copy into (or set GATEWAY_DATABASE_URL)")
         }
         guard FileManager.default.fileExists(atPath: path) else { throw CLIError.invalid("--from: no database at \(path)") }
-        var sqliteOptions = global
-        sqliteOptions.databasePath = path
-        sqliteOptions.databaseURL = nil
-        let source = try await StoreAccess.open(sqliteOptions, context: context)
+        let source = try await StoreAccess.open(global, context: context, sqliteFile: path)
         // The key must open the source's secrets, or the copy would be unreadable there too.
         do {
             _ = try await source.store.allTenants()

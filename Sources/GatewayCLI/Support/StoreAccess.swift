@@ -21,10 +21,13 @@ struct StoreAccess {
     ///     that set up an installation: `migrate`, `tenant create`, `tenant import`). Every
     ///     other command refuses a missing SQLite file (or a PostgreSQL database without the
     ///     gateway's schema) before anything is written, so a typo creates nothing.
-    static func open(_ options: GlobalOptions, context: CLIContext, migrate: Bool = true, create: Bool = false) async throws -> StoreAccess {
+    ///   - sqliteFile: open this SQLite file, whatever `--database-url` or
+    ///     `GATEWAY_DATABASE_URL` say (the source of `db copy`).
+    static func open(_ options: GlobalOptions, context: CLIContext, migrate: Bool = true, create: Bool = false,
+                     sqliteFile: String? = nil) async throws -> StoreAccess {
         let environment = context.environment
-        let path = options.resolvedDatabasePath(environment)
-        let url = options.resolvedDatabaseURL(environment)
+        let path = sqliteFile ?? options.resolvedDatabasePath(environment)
+        let url = sqliteFile == nil ? options.resolvedDatabaseURL(environment) : nil
         if url == nil, !create, !FileManager.default.fileExists(atPath: path) {
             throw CLIError.failure("no database at \(path) (run `gatewayctl migrate` first, or point --db / GATEWAY_DATABASE_PATH at an existing one)")
         }
