@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs the README's shell blocks marked `<!-- readme-test -->`, in order, as a newcomer would
-# paste them, against a fresh development gateway (empty database, free port): every command
-# must succeed and every curl must answer 2xx. Usage: scripts/readme-examples.sh WORKDIR
+# Runs the shell blocks marked `<!-- readme-test -->` in README.md and then in the docs pages it
+# links (in the README's order), as a newcomer would paste them, against a fresh development
+# gateway (empty database, free port): every command must succeed and every curl must answer
+# 2xx. Later blocks build on earlier ones (tenants, clients). Usage: scripts/readme-examples.sh WORKDIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -17,19 +18,26 @@ for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 
 # The blocks run where a newcomer stands (the clone's root), seen through a scratch folder
 # so their files (tenants.json, ...) land outside the work tree.
 ln -s "$repo/.build" "$work/.build"; ln -s "$repo/scripts" "$work/scripts"
-python3 - "$repo/README.md" "$port" >"$work/blocks.sh" <<'PY'
-import re, sys
-readme, port = open(sys.argv[1]).read(), sys.argv[2]
-blocks = re.findall(r"<!-- readme-test -->\n```sh\n(.*?)```", readme, re.S)
-if len(blocks) < 2:
-    sys.exit("README: fewer than two blocks marked <!-- readme-test -->")
+python3 - "$port" >"$work/blocks.sh" <<'PY'
+import glob, re, sys
+port = sys.argv[1]
+# README.md, then each docs page in the order the README first links it.
+readme = open("README.md").read()
+pages = ["README.md"] + list(dict.fromkeys(re.findall(r"\]\((docs/[\w-]+\.md)", readme)))
+marked = lambda page: re.findall(r"<!-- readme-test -->\n```sh\n(.*?)```", open(page).read(), re.S)
+for page in sorted(glob.glob("docs/*.md")):
+    if page not in pages and marked(page):
+        sys.exit(f"{page} has blocks marked <!-- readme-test --> but the README does not link it")
+blocks = [block for page in pages for block in marked(page)]
+if len(blocks) < 8:
+    sys.exit(f"README and docs: {len(blocks)} blocks marked <!-- readme-test -->, expected at least 8")
 script = "\n".join(blocks).replace("localhost:8080", f"127.0.0.1:{port}").replace("127.0.0.1:8080", f"127.0.0.1:{port}")
 # A 4xx or 5xx fails the run (curl -s alone would print the problem and succeed).
 script = re.sub(r"\bcurl -s\b", "curl -fsS", script)
 print("set -euo pipefail\n" + script)
 PY
 if (cd "$work" && bash "$work/blocks.sh" >"$work/out.txt" 2>&1); then
-  echo "README examples: $(grep -c '' "$work/blocks.sh") lines of $(grep -c 'readme-test' README.md) blocks ran against a fresh gateway"
+  echo "README and docs examples: $(grep -c '' "$work/blocks.sh") lines of $(cat README.md docs/*.md | grep -c '^<!-- readme-test -->') blocks ran against a fresh gateway"
 else
-  echo "README examples failed:"; tail -n 20 "$work/out.txt"; echo "--- gateway log ---"; tail -n 20 "$work/gateway.log"; exit 1
+  echo "README and docs examples failed:"; tail -n 20 "$work/out.txt"; echo "--- gateway log ---"; tail -n 20 "$work/gateway.log"; exit 1
 fi

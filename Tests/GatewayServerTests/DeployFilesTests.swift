@@ -175,12 +175,12 @@ struct DeployFilesTests {
         #expect(configuration.logFormat == .json)
     }
 
-    @Test("README documents every setting")
-    func readmeListsSettings() throws {
-        let readme = try RepositoryFile.text("README.md")
+    @Test("docs/configuration.md documents every setting")
+    func documentationListsSettings() throws {
+        let page = try RepositoryFile.text("docs/configuration.md")
         for setting in GatewaySetting.all {
-            #expect(readme.contains(setting.environmentVariable), "README misses \(setting.environmentVariable)")
-            #expect(readme.contains(setting.flag), "README misses \(setting.flag)")
+            #expect(page.contains(setting.environmentVariable), "docs/configuration.md misses \(setting.environmentVariable)")
+            #expect(page.contains(setting.flag), "docs/configuration.md misses \(setting.flag)")
         }
     }
 

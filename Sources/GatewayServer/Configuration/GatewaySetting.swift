@@ -1,6 +1,6 @@
 /// Every setting `gateway serve` reads, with its configuration key, environment variable,
-/// command-line flag, default and meaning. One table serves the loader, `--help`, the
-/// README and the Deploy/ check.
+/// command-line flag, default and meaning. One table serves the loader, `--help`,
+/// docs/configuration.md and the Deploy/ check.
 public struct GatewaySetting: Sendable, Hashable {
     /// Dotted configuration key, e.g. `http.port` (file key path; flag `--http-port`).
     public let key: String
