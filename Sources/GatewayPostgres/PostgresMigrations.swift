@@ -1,4 +1,5 @@
 import Foundation
+import GatewayCore
 import PostgresNIO
 
 /// The versioned PostgreSQL schema: the same migration names, tables and columns as the
@@ -245,7 +246,7 @@ enum PostgresMigrations {
                 for statement in migration.statements {
                     try await connection.execute(PostgresQuery(unsafeSQL: statement))
                 }
-                let now = Int64(Date().timeIntervalSince1970 * 1000)
+                let now = StoreClock.milliseconds(Date())
                 try await connection.execute("INSERT INTO gateway_schema_migrations (name, applied_at_ms) VALUES (\(migration.name), \(now))")
                 done.append(migration.name)
             }

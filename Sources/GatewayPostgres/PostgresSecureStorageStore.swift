@@ -16,36 +16,27 @@ public final class PostgresSecureStorageStore: SecureStorageStore {
 
     @discardableResult
     public func put(_ items: [String: String], for owner: UserMiniAppKey, maxBytes: Int64) async throws -> SecureStorageSize {
-        try limits.check(items: items, maxBytes: maxBytes)
-        let sealer = database.sealer
-        let sealed = try items.map { key, value in
-            (key: key, sealed: try sealer.seal(value, context: owner.storageSealingContext(key: key)), size: Int64(key.utf8.count + value.utf8.count))
-        }
-        let keys = sealed.map(\.key), values = sealed.map(\.sealed), sizes = sealed.map(\.size)
+        let write = try SecureStorageWrite(items, for: owner, maxBytes: maxBytes, limits: limits, sealer: database.sealer)
+        let keys = write.keys, values = write.items.map(\.sealed), sizes = write.items.map(\.size)
         let now = StoreClock.milliseconds(StoreClock.now())
         return try await database.transaction { connection in
             let state = try await PostgresUserMiniApps.lock(connection, owner, atMs: now)
-            var old: [String: Int64] = [:]
+            var stored: [String: Int64] = [:]
             for (key, size) in try await connection.all("""
                 SELECT key, size_bytes FROM secure_storage_items
                 WHERE tenant_id = \(owner.tenantID) AND user_id = \(owner.userID) AND miniapp_id = \(owner.miniAppID) AND key = ANY(\(keys))
                 """, as: (String, Int64).self) {
-                old[key] = size
+                stored[key] = size
             }
-            let delta = sealed.reduce(Int64(0)) { $0 + $1.size - (old[$1.key] ?? 0) }
-            let requested = state.storageUsedBytes + delta
-            if delta > 0, requested > maxBytes {
-                throw SecureStorageError.storageFull(used: state.storageUsedBytes, requested: requested, max: maxBytes)
-            }
+            let after = try write.usage(now: state.storageUsedBytes, itemCount: state.storageItemCount) { stored[$0] }
             try await connection.execute("""
                 INSERT INTO secure_storage_items (tenant_id, user_id, miniapp_id, key, value_sealed, size_bytes, updated_at_ms)
                 SELECT \(owner.tenantID), \(owner.userID), \(owner.miniAppID), k, v, s, \(now) FROM unnest(\(keys)::text[], \(values)::text[], \(sizes)::bigint[]) AS i(k, v, s)
                 ON CONFLICT (tenant_id, user_id, miniapp_id, key) DO UPDATE SET
                     value_sealed = excluded.value_sealed, size_bytes = excluded.size_bytes, updated_at_ms = excluded.updated_at_ms
                 """)
-            let added = Int64(keys.count - old.count)
-            try await PostgresUserMiniApps.setStorage(connection, owner, usedBytes: requested, itemCount: state.storageItemCount + added)
-            return SecureStorageSize(used: requested, max: maxBytes)
+            try await PostgresUserMiniApps.setStorage(connection, owner, usedBytes: after.usedBytes, itemCount: after.itemCount)
+            return SecureStorageSize(used: after.usedBytes, max: maxBytes)
         }
     }
 

@@ -8,7 +8,7 @@ enum JSONCoding {
     /// `2025-01-02T03:04:05.678Z`, milliseconds rounded (not truncated), so a date read
     /// back and rounded to the millisecond (as stores keep it) equals the original.
     static func format(_ date: Date) -> String {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let milliseconds = StoreClock.milliseconds(date)
         let (seconds, fraction) = milliseconds.quotientAndRemainder(dividingBy: 1000)
         let wholeSeconds = fraction < 0 ? seconds - 1 : seconds
         let whole = Date(timeIntervalSince1970: Double(wholeSeconds)).formatted(secondsStyle)

@@ -35,6 +35,6 @@ public struct CachedAnswer: Sendable, Equatable {
 
     /// Wall clock in milliseconds.
     public static func now() -> Int64 {
-        Int64(Date().timeIntervalSince1970 * 1000)
+        StoreClock.milliseconds(Date())
     }
 }

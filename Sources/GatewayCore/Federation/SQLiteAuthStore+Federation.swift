@@ -21,7 +21,7 @@ extension SQLiteAuthStore {
                 throw AuthStoreError.alreadyExists("identity provider \(provider.alias)")
             }
             try db.execute(sql: "INSERT INTO auth_identity_providers (tenant_id, alias, document, client_secret_sealed, created_at_ms) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [provider.tenantID, provider.alias, document, sealed, Self.ms(provider.createdAt)])
+                           arguments: [provider.tenantID, provider.alias, document, sealed, StoreClock.milliseconds(provider.createdAt)])
         }
     }
 
@@ -50,7 +50,7 @@ extension SQLiteAuthStore {
             try db.execute(sql: """
                 INSERT INTO auth_trusted_issuers (tenant_id, issuer, document, introspection_secret_sealed, created_at_ms) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT (tenant_id, issuer) DO UPDATE SET document = excluded.document, introspection_secret_sealed = excluded.introspection_secret_sealed
-                """, arguments: [issuer.tenantID, issuer.issuer, document, sealed, Self.ms(issuer.createdAt)])
+                """, arguments: [issuer.tenantID, issuer.issuer, document, sealed, StoreClock.milliseconds(issuer.createdAt)])
         }
     }
 
@@ -65,7 +65,7 @@ extension SQLiteAuthStore {
 
     private static func link(_ row: Row) -> IdentityLink {
         IdentityLink(tenantID: row["tenant_id"], issuer: row["issuer"], externalSubject: row["external_subject"], subject: row["subject"],
-                     createdAt: date(row["created_at_ms"]))
+                     createdAt: StoreClock.date(row["created_at_ms"]))
     }
 
     public func identityLink(tenantID: String, issuer: String, externalSubject: String) async throws -> IdentityLink? {
@@ -89,7 +89,7 @@ extension SQLiteAuthStore {
                 throw AuthStoreError.alreadyExists("link of \(link.issuer) subject \(link.externalSubject)")
             }
             try db.execute(sql: "INSERT INTO auth_identity_links (tenant_id, issuer, external_subject, subject, created_at_ms) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [link.tenantID, link.issuer, link.externalSubject, link.subject, Self.ms(link.createdAt)])
+                           arguments: [link.tenantID, link.issuer, link.externalSubject, link.subject, StoreClock.milliseconds(link.createdAt)])
         }
     }
 

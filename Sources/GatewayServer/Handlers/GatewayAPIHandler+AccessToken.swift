@@ -13,7 +13,7 @@ extension GatewayAPIHandler {
         let token = try await miniAppAccessToken(tenant: tenant, userID: owner.userID, miniAppID: input.path.id,
                                                  request: AccessTokenRequest(audience: body.audience, scopes: body.scopes))
         return .ok(.init(body: .json(.init(
-            token: token.token, validUntil: Int64((token.validUntil.timeIntervalSince1970 * 1000).rounded()),
+            token: token.token, validUntil: StoreClock.milliseconds(token.validUntil),
             scopes: .init(audience: token.audience, scopes: token.scopes)
         ))))
     }

@@ -40,7 +40,7 @@ public struct RevokedTokens: Sendable {
     public func revoke(tenantID: String, jti: String, expiresAt: Date, now: Date = Date()) async throws {
         let seconds = max(1, Int(expiresAt.timeIntervalSince(now).rounded(.up)) + 60)
         let key = Self.key(tenantID, jti)
-        let nowMS = Int64(now.timeIntervalSince1970 * 1000)
+        let nowMS = StoreClock.milliseconds(now)
         let until = nowMS + Int64(seconds) * 1000
         if let durable {
             try await durable.record(key, until: until)

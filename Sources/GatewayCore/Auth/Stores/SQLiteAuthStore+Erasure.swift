@@ -4,7 +4,7 @@ import GRDB
 /// ``UserEraser`` in the SQLite file: one write transaction.
 extension SQLiteAuthStore {
     public func eraseUser(tenantID: String, subject: String, now: Date) async throws -> UserErasure {
-        let now = Self.ms(now)
+        let now = StoreClock.milliseconds(now)
         return try await pool.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM auth_users WHERE tenant_id = ? AND subject = ?", arguments: [tenantID, subject]) == true else {
                 throw AuthStoreError.notFound("user with subject \(subject)")

@@ -15,9 +15,6 @@ public final class SQLiteAuthStore: AuthStore {
         self.sealer = tenants.sealer
     }
 
-    static func ms(_ d: Date) -> Int64 { Int64((d.timeIntervalSince1970 * 1000).rounded()) }
-    static func date(_ ms: Int64) -> Date { Date(timeIntervalSince1970: Double(ms) / 1000) }
-
     // MARK: signing keys
 
     public func signingKeys(tenantID: String) async throws -> [SigningKey] {
@@ -33,7 +30,7 @@ public final class SQLiteAuthStore: AuthStore {
         return try rows.map { row in
             let pem = try sealer.open(row.sealed, context: SigningKey.sealingContext(tenantID: tenantID, kid: row.kid))
             return try SigningKey(tenantID: tenantID, kid: row.kid, state: SigningKey.State(rawValue: row.state) ?? .retired,
-                              createdAt: Self.date(row.createdAt), pem: pem)
+                              createdAt: StoreClock.date(row.createdAt), pem: pem)
         }
     }
 
@@ -41,7 +38,7 @@ public final class SQLiteAuthStore: AuthStore {
         let sealed = try sealer.seal(key.pemRepresentation, context: SigningKey.sealingContext(tenantID: key.tenantID, kid: key.kid))
         try await pool.write { db in
             try db.execute(sql: "INSERT INTO auth_signing_keys (kid, tenant_id, state, private_key_sealed, created_at_ms) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [key.kid, key.tenantID, key.state.rawValue, sealed, Self.ms(key.createdAt)])
+                           arguments: [key.kid, key.tenantID, key.state.rawValue, sealed, StoreClock.milliseconds(key.createdAt)])
         }
     }
 
@@ -75,7 +72,7 @@ public final class SQLiteAuthStore: AuthStore {
             try entry.client.validate()
             return (entry, String(decoding: try JSONEncoder().encode(entry.client), as: UTF8.self))
         }
-        let now = Self.ms(Date())
+        let now = StoreClock.milliseconds(Date())
         try await pool.write { db in
             for (entry, doc) in rows {
                 if try Bool.fetchOne(db, sql: "SELECT 1 FROM auth_clients WHERE tenant_id = ? AND client_id = ?", arguments: [entry.client.tenantID, entry.client.clientID]) == true {
@@ -155,7 +152,7 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func addUsers(_ users: [LocalUser]) async throws {
         let rows = try users.map { ($0, try sealedTOTP($0)) }
-        let now = Self.ms(Date())
+        let now = StoreClock.milliseconds(Date())
         try await pool.write { db in
             for (user, totp) in rows {
                 if try Bool.fetchOne(db, sql: "SELECT 1 FROM auth_users WHERE tenant_id = ? AND username = ?", arguments: [user.tenantID, user.username]) == true {
@@ -187,17 +184,17 @@ public final class SQLiteAuthStore: AuthStore {
 
     private static func family(_ row: Row) -> RefreshFamily {
         RefreshFamily(familyID: row["family_id"], tenantID: row["tenant_id"], clientID: row["client_id"], subject: row["subject"], scope: row["scope"],
-                      nonce: row["nonce"], dpopJKT: row["dpop_jkt"], revoked: row["revoked"], createdAt: date(row["created_at_ms"]), absoluteExpiry: date(row["absolute_expiry_ms"]),
+                      nonce: row["nonce"], dpopJKT: row["dpop_jkt"], revoked: row["revoked"], createdAt: StoreClock.date(row["created_at_ms"]), absoluteExpiry: StoreClock.date(row["absolute_expiry_ms"]),
                       sessionID: row["session_id"], authTime: (row["auth_time_ms"] as Int64?).map { $0 / 1000 })
     }
 
     public func createFamily(_ f: RefreshFamily, tokenHash: String, idleExpiry: Date) async throws {
         try await pool.write { db in
             try db.execute(sql: "INSERT INTO auth_refresh_families (family_id, tenant_id, client_id, subject, scope, nonce, dpop_jkt, revoked, created_at_ms, absolute_expiry_ms, session_id, auth_time_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                           arguments: [f.familyID, f.tenantID, f.clientID, f.subject, f.scope, f.nonce, f.dpopJKT, f.revoked, Self.ms(f.createdAt), Self.ms(f.absoluteExpiry), f.sessionID,
+                           arguments: [f.familyID, f.tenantID, f.clientID, f.subject, f.scope, f.nonce, f.dpopJKT, f.revoked, StoreClock.milliseconds(f.createdAt), StoreClock.milliseconds(f.absoluteExpiry), f.sessionID,
                                        f.authTime.map { $0 * 1000 }])
             try db.execute(sql: "INSERT INTO auth_refresh_tokens (token_hash, family_id, state, idle_expiry_ms) VALUES (?, ?, 'active', ?)",
-                           arguments: [tokenHash, f.familyID, Self.ms(idleExpiry)])
+                           arguments: [tokenHash, f.familyID, StoreClock.milliseconds(idleExpiry)])
         }
     }
 
@@ -216,18 +213,18 @@ public final class SQLiteAuthStore: AuthStore {
                 return .reused(family: family, accessTokens: tokens)
             }
             let idle: Int64 = row["idle_expiry_ms"]
-            guard idle > Self.ms(now), family.absoluteExpiry > now else { return .invalid }
+            guard idle > StoreClock.milliseconds(now), family.absoluteExpiry > now else { return .invalid }
             try db.execute(sql: "UPDATE auth_refresh_tokens SET state = 'rotated' WHERE token_hash = ?", arguments: [tokenHash])
             try db.execute(sql: "INSERT INTO auth_refresh_tokens (token_hash, family_id, state, idle_expiry_ms) VALUES (?, ?, 'active', ?)",
-                           arguments: [newHash, family.familyID, Self.ms(min(idleExpiry, family.absoluteExpiry))])
+                           arguments: [newHash, family.familyID, StoreClock.milliseconds(min(idleExpiry, family.absoluteExpiry))])
             return .rotated(family)
         }
     }
 
     public func recordAccessToken(familyID: String, jti: String, expiresAt: Date) async throws {
         try await pool.write { db in
-            try db.execute(sql: "DELETE FROM auth_family_access_tokens WHERE family_id = ? AND expires_at_ms < ?", arguments: [familyID, Self.ms(Date())])
-            try db.execute(sql: "INSERT INTO auth_family_access_tokens (family_id, jti, expires_at_ms) VALUES (?, ?, ?)", arguments: [familyID, jti, Self.ms(expiresAt)])
+            try db.execute(sql: "DELETE FROM auth_family_access_tokens WHERE family_id = ? AND expires_at_ms < ?", arguments: [familyID, StoreClock.milliseconds(Date())])
+            try db.execute(sql: "INSERT INTO auth_family_access_tokens (family_id, jti, expires_at_ms) VALUES (?, ?, ?)", arguments: [familyID, jti, StoreClock.milliseconds(expiresAt)])
         }
     }
 
@@ -255,7 +252,7 @@ public final class SQLiteAuthStore: AuthStore {
     }
 
     public func purgeRefreshState(now: Date, limit: Int) async throws -> RefreshPurge {
-        let now = Self.ms(now)
+        let now = StoreClock.milliseconds(now)
         return try await pool.write { db in
             try db.execute(sql: """
                 DELETE FROM auth_family_access_tokens WHERE rowid IN
@@ -276,7 +273,7 @@ public final class SQLiteAuthStore: AuthStore {
     private static func revoke(_ db: Database, familyID: String, now: Date) throws -> [(jti: String, expiresAt: Date)] {
         try db.execute(sql: "UPDATE auth_refresh_families SET revoked = 1 WHERE family_id = ?", arguments: [familyID])
         try db.execute(sql: "UPDATE auth_refresh_tokens SET state = 'revoked' WHERE family_id = ?", arguments: [familyID])
-        return try Row.fetchAll(db, sql: "SELECT jti, expires_at_ms FROM auth_family_access_tokens WHERE family_id = ? AND expires_at_ms > ?", arguments: [familyID, ms(now)])
-            .map { (jti: $0["jti"], expiresAt: date($0["expires_at_ms"])) }
+        return try Row.fetchAll(db, sql: "SELECT jti, expires_at_ms FROM auth_family_access_tokens WHERE family_id = ? AND expires_at_ms > ?", arguments: [familyID, StoreClock.milliseconds(now)])
+            .map { (jti: $0["jti"], expiresAt: StoreClock.date($0["expires_at_ms"])) }
     }
 }

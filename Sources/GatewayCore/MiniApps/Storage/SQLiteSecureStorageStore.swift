@@ -22,27 +22,17 @@ public final class SQLiteSecureStorageStore: SecureStorageStore {
 
     @discardableResult
     public func put(_ items: [String: String], for owner: UserMiniAppKey, maxBytes: Int64) async throws -> SecureStorageSize {
-        try limits.check(items: items, maxBytes: maxBytes)
-        let sealed = try items.map { key, value in
-            (key: key, sealed: try sealer.seal(value, context: owner.storageSealingContext(key: key)), size: Int64(key.utf8.count + value.utf8.count))
-        }
+        let write = try SecureStorageWrite(items, for: owner, maxBytes: maxBytes, limits: limits, sealer: sealer)
         let now = StoreClock.milliseconds(StoreClock.now())
         return try await pool.write { db in
             let row = try UserMiniAppTable.fetch(db, owner)
-            let used = row?.storageUsedBytes ?? 0
-            var delta: Int64 = 0
-            var added = 0
-            for item in sealed {
-                let old = try Int64.fetchOne(db, sql: "SELECT size_bytes FROM secure_storage_items WHERE \(UserMiniAppTable.whereOwner) AND key = ?",
-                                             arguments: UserMiniAppTable.arguments(owner) + [item.key])
-                delta += item.size - (old ?? 0)
-                if old == nil { added += 1 }
+            var stored: [String: Int64] = [:]
+            for key in write.keys {
+                stored[key] = try Int64.fetchOne(db, sql: "SELECT size_bytes FROM secure_storage_items WHERE \(UserMiniAppTable.whereOwner) AND key = ?",
+                                                 arguments: UserMiniAppTable.arguments(owner) + [key])
             }
-            let requested = used + delta
-            if delta > 0, requested > maxBytes {
-                throw SecureStorageError.storageFull(used: used, requested: requested, max: maxBytes)
-            }
-            for item in sealed {
+            let after = try write.usage(now: row?.storageUsedBytes ?? 0, itemCount: Int64(row?.storageItemCount ?? 0)) { stored[$0] }
+            for item in write.items {
                 try db.execute(sql: """
                     INSERT INTO secure_storage_items (tenant_id, user_id, miniapp_id, key, value_sealed, size_bytes, updated_at_ms)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -50,8 +40,8 @@ public final class SQLiteSecureStorageStore: SecureStorageStore {
                         value_sealed = excluded.value_sealed, size_bytes = excluded.size_bytes, updated_at_ms = excluded.updated_at_ms
                     """, arguments: UserMiniAppTable.arguments(owner) + [item.key, item.sealed, item.size, now])
             }
-            try UserMiniAppTable.setStorage(db, owner, usedBytes: requested, itemCount: (row?.storageItemCount ?? 0) + added, atMs: now)
-            return SecureStorageSize(used: requested, max: maxBytes)
+            try UserMiniAppTable.setStorage(db, owner, usedBytes: after.usedBytes, itemCount: Int(after.itemCount), atMs: now)
+            return SecureStorageSize(used: after.usedBytes, max: maxBytes)
         }
     }
 
