@@ -114,6 +114,7 @@ struct GatewayHarness {
         logger given: Logger? = nil,
         backend: DatabaseBackend = .sqlite,
         database existingURL: String? = nil,
+        clock: WallClock = .system,
         _ body: @Sendable (GatewayHarness, Client, Int) async throws -> T
     ) async throws -> T {
         // A given folder (a database shared by gateways run one after the other) is the caller's to remove.
@@ -141,7 +142,7 @@ struct GatewayHarness {
             // Cheaper scrypt for the decoy checks of unknown users: the suite runs many gateways at once.
             passwordHasher: PasswordHasher(logN: 12),
             // Every test signs in from 127.0.0.1 against the shared Redis: no per-address slowdown.
-            loginPolicy: .init(addressFailuresBeforeSlowdown: .max), logger: logger)
+            loginPolicy: .init(addressFailuresBeforeSlowdown: .max), clock: clock, logger: logger)
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         let app = try GatewayApplication.make(
             host: configuration.host,

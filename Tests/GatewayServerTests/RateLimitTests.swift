@@ -6,27 +6,31 @@ import Testing
 
 @Suite("Rate limiting per tenant and per client id")
 struct RateLimitTests {
-    @Test("over the tenant limit → 429 rate_limited with Retry-After")
+    @Test("over the tenant limit → 429 rate_limited with Retry-After; the next window starts afresh")
     func perTenant() async throws {
-        try await GatewayHarness.withGateway(rateLimits: .init(perTenant: 3)) { harness, client, _ in
+        let time = ManualClock.startOfWindow(60)
+        try await GatewayHarness.withGateway(rateLimits: .init(perTenant: 3), clock: time.clock) { harness, client, _ in
             let id = uniqueTenantID("rl")
             // No sign-in: its OAuth requests would count against the 3-request tenant budget.
             try await harness.createTenant(Tenant(id: id, displayName: "Limited"), signIn: false)
-            try await startWellInsideRateWindow()
             for _ in 0..<3 { _ = try await client.getHostConfig(path: .init(tenant: id)).ok }
             let limited = try await client.getHostConfig(path: .init(tenant: id)).tooManyRequests
             let seconds = try #require(limited.headers.retryAfter.flatMap(Int.init))
-            #expect((1...60).contains(seconds))
+            // One second into the window: the rest of it.
+            #expect(seconds == 59)
             #expect(try limited.body.applicationProblemJson.code == "rate_limited")
+            time.advance(by: .seconds(58))
+            #expect(try await client.getHostConfig(path: .init(tenant: id)).tooManyRequests.headers.retryAfter == "1")
+            time.advance(by: .seconds(1))
+            _ = try await client.getHostConfig(path: .init(tenant: id)).ok
         }
     }
 
     @Test("over the per-client limit → 429 for that client only")
     func perClient() async throws {
-        try await GatewayHarness.withGateway(rateLimits: .init(perClient: 2)) { harness, _, port in
+        try await GatewayHarness.withGateway(rateLimits: .init(perClient: 2), clock: ManualClock.startOfWindow(60).clock) { harness, _, port in
             let id = uniqueTenantID("rlc")
             try await harness.createTenant(Tenant(id: id, displayName: "Limited"))
-            try await startWellInsideRateWindow()
             func status(_ clientID: String) async throws -> (UInt, String?) {
                 var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/t/\(id)/v1/host-config")
                 request.headers.add(name: "X-Client-Id", value: clientID)
@@ -42,11 +46,4 @@ struct RateLimitTests {
             #expect(try await status("app-b").0 == 200)
         }
     }
-}
-
-/// Rate-limit windows are fixed 60 s slices of wall-clock time: start well inside one, so
-/// a test's few requests cannot straddle a boundary (which would reset the count).
-func startWellInsideRateWindow() async throws {
-    let intoWindow = Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 60)
-    if intoWindow > 40 { try await Task.sleep(for: .milliseconds(Int((60.2 - intoWindow) * 1000))) }
 }

@@ -19,10 +19,10 @@ public struct Federation: Sendable {
     ///   - budget: time for one call to an issuer, retries included.
     public init(store: any AuthStore, client: HTTPClient, cache: any Cache, guards: UpstreamGuards, auth: AuthorizationServer, budget: Duration = .seconds(5)) {
         issuers = UpstreamIssuers(client: client, cache: cache, guards: guards, budget: budget)
-        validator = ExternalJWTValidator(issuers: issuers)
+        validator = ExternalJWTValidator(issuers: issuers, now: auth.clock.now)
         linker = IdentityLinker(users: store, links: store)
         signIn = FederatedSignIn(store: store, issuers: issuers, validator: validator, linker: linker, cache: cache)
-        trusted = TrustedTokenVerifier(store: store, issuers: issuers, validator: validator, linker: linker, revoked: auth.revocations, cache: cache)
+        trusted = TrustedTokenVerifier(store: store, issuers: issuers, validator: validator, linker: linker, revoked: auth.revocations, cache: cache, now: auth.clock.now)
         apiTokens = APITokenVerifier(local: auth.verifier, trusted: trusted)
     }
 }

@@ -24,16 +24,20 @@ public struct RateLimiter: Sendable {
 
     private let cache: any Cache
     private let limits: Limits
+    private let clock: WallClock
 
-    public init(cache: any Cache, limits: Limits) {
+    /// - Parameter clock: windows are fixed slices of this clock's time (shared by replicas).
+    public init(cache: any Cache, limits: Limits, clock: WallClock = .system) {
         self.cache = cache
         self.limits = limits
+        self.clock = clock
     }
 
     public var isEnabled: Bool { limits.perTenant > 0 || limits.perClient > 0 }
 
     /// Counts one request of `tenantID` (and `clientID` when known) in the current window.
-    public func check(tenantID: String, clientID: String?, nowMilliseconds: Int64 = CachedAnswer.now()) async -> Decision {
+    public func check(tenantID: String, clientID: String?) async -> Decision {
+        let nowMilliseconds = clock.milliseconds()
         let windowMS = max(1, limits.window.wholeMilliseconds)
         let window = nowMilliseconds / windowMS
         let retryAfter = Int((windowMS - nowMilliseconds % windowMS + 999) / 1000)

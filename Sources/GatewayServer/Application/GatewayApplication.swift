@@ -42,6 +42,8 @@ public struct GatewayServices: Sendable {
     public let purchases: PlatformPurchases
     /// One log line per request (`--access-log on`).
     public let accessLog: Bool
+    /// The wall clock of every time-based decision (tokens, throttles, rate windows).
+    public var clock: WallClock { auth.clock }
 
     public init(
         directory: TenantDirectory, cache: any Cache, metrics: GatewayMetrics, readiness: ReadinessProbe,
@@ -106,7 +108,7 @@ public enum GatewayApplication {
             tenants: TenantResolutionMiddleware(directory: services.directory),
             bodyLimits: BodyLimitMiddleware(limits: services.bodyLimits),
             bearer: BearerAuthMiddleware(auth: services.auth, tokens: services.federation.apiTokens, issuerBase: services.issuerBase, nonces: services.dpopNonces),
-            rateLimits: RateLimitMiddleware(limiter: RateLimiter(cache: services.cache, limits: services.rateLimits)),
+            rateLimits: RateLimitMiddleware(limiter: RateLimiter(cache: services.cache, limits: services.rateLimits, clock: services.clock)),
             storedAnswers: storedAnswers ? StoredAnswerMiddleware(handler: handler) : nil,
             router: router.buildResponder()
         )

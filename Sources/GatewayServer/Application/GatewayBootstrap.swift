@@ -28,9 +28,10 @@ public struct GatewayBootstrap: Sendable {
     ///     users (stored hashes carry their own cost).
     ///   - loginPolicy: how sign-in guessing is slowed (see ``LoginThrottle``).
     ///   - tracer: when set, a span per request and trace context on upstream calls.
+    ///   - clock: the wall clock of tokens, throttles and rate windows (tests move their own).
     public static func start(configuration: GatewayConfiguration, metrics: GatewayMetrics = GatewayMetrics(), seedDemoSignIn: Bool = true,
                              passwordHasher: PasswordHasher = PasswordHasher(), loginPolicy: LoginThrottle.Policy = .init(),
-                             tracer: (any Tracer)? = nil, logger: Logger) async throws -> GatewayBootstrap {
+                             tracer: (any Tracer)? = nil, clock: WallClock = .system, logger: Logger) async throws -> GatewayBootstrap {
         let development = configuration.environment == .development
         let (masterKey, keySource) = try MasterKey.resolve(
             base64: configuration.masterKeyBase64,
@@ -99,7 +100,7 @@ public struct GatewayBootstrap: Sendable {
             revocations: RevokedTokens(cache: instrumented, feed: revocationFeed, mirror: revocationMirror, durable: durableRevocations) { [announceWarnings = WarningThrottle()] error in
                 announceWarnings.warning(logger, "revocation stored but not announced through Redis; other replicas read it from the database",
                                          kind: "revocation-announce", metadata: ["error": "\(error)"])
-            })
+            }, clock: clock)
         let issuerBase = IssuerBase(publicBaseURL: configuration.publicBaseURL, host: configuration.host, port: configuration.port)
         let services = GatewayServices(
             directory: directory,

@@ -13,6 +13,8 @@ public struct AuthorizationServer: Sendable {
     public let dpop: DPoPVerifier
     public let throttle: LoginThrottle
     public let hasher: PasswordHasher
+    /// The wall clock tokens, codes and throttles read.
+    public let clock: WallClock
     /// RP-initiated logout.
     public let logout: SessionLogout
     /// Revoked token ids (the gateway's access tokens and mini-app tokens).
@@ -32,10 +34,12 @@ public struct AuthorizationServer: Sendable {
     /// The `request_uri` prefix of RFC 9126.
     public static let requestURIPrefix = "urn:ietf:params:oauth:request_uri:"
 
-    /// - Parameter revocations: how revoked token ids are shared; by default they live in `cache`.
+    /// - Parameters:
+    ///   - revocations: how revoked token ids are shared; by default they live in `cache`.
+    ///   - clock: what tokens are issued and checked against, and the sign-in throttle counts by.
     public init(clients: any ClientStore, users: any UserStore, refreshTokens: any RefreshTokenStore, keys: KeyRing, cache: any Cache,
                 hasher: PasswordHasher = PasswordHasher(), memo: VerifiedTokenMemo? = VerifiedTokenMemo(), loginPolicy: LoginThrottle.Policy = .init(),
-                revocations: RevokedTokens? = nil) {
+                revocations: RevokedTokens? = nil, clock: WallClock = .system) {
         self.clients = clients
         self.users = users
         self.keys = keys
@@ -43,10 +47,11 @@ public struct AuthorizationServer: Sendable {
         self.codes = AuthorizationCodes(cache: cache)
         let revoked = revocations ?? RevokedTokens(cache: cache)
         self.revocations = revoked
-        self.tokens = TokenService(keys: keys, refreshStore: refreshTokens, users: users, codes: codes, revoked: revoked)
-        self.verifier = TokenVerifier(keys: keys, revoked: revoked, memo: memo)
-        self.dpop = DPoPVerifier(cache: cache)
-        self.throttle = LoginThrottle(cache: cache, policy: loginPolicy)
+        self.clock = clock
+        self.tokens = TokenService(keys: keys, refreshStore: refreshTokens, users: users, codes: codes, revoked: revoked, now: clock.now)
+        self.verifier = TokenVerifier(keys: keys, revoked: revoked, memo: memo, now: clock.now)
+        self.dpop = DPoPVerifier(cache: cache, now: clock.now)
+        self.throttle = LoginThrottle(cache: cache, policy: loginPolicy, now: clock.milliseconds)
         self.hasher = hasher
         self.logout = SessionLogout(verifier: verifier, clients: clients, tokens: tokens)
         self.pending = PendingSignIns(cache: cache)
@@ -64,9 +69,9 @@ public struct AuthorizationServer: Sendable {
 
     /// One backend for every auth store (``SQLiteAuthStore`` or the PostgreSQL one).
     public init(store: any AuthStore, cache: any Cache, hasher: PasswordHasher = PasswordHasher(), memo: VerifiedTokenMemo? = VerifiedTokenMemo(),
-                loginPolicy: LoginThrottle.Policy = .init(), revocations: RevokedTokens? = nil) {
+                loginPolicy: LoginThrottle.Policy = .init(), revocations: RevokedTokens? = nil, clock: WallClock = .system) {
         self.init(clients: store, users: store, refreshTokens: store, keys: KeyRing(store: store), cache: cache, hasher: hasher, memo: memo,
-                  loginPolicy: loginPolicy, revocations: revocations)
+                  loginPolicy: loginPolicy, revocations: revocations, clock: clock)
     }
 
     // MARK: authorization requests
