@@ -15,7 +15,7 @@ struct TenantFieldOptions: ParsableArguments {
     @Option(help: "Super app id at the provisioning service.") var superAppID: String?
     @Option(help: "Super app version at the provisioning service.") var superAppVersion: String?
     @Option(help: "Provisioning API key (sealed at rest).") var provisioningAPIKey: String?
-    @Option(parsing: .unconditional, help: "Secure-storage cap per user per mini app, bytes (1-1000000000).") var storageMaxBytes: Int64?
+    @Option(name: .customLong("storage-max-bytes"), parsing: .unconditional, help: "Secure-storage cap per user per mini app, bytes (1-1000000000).") var storageMaxSizeInBytes: Int64?
     @Option(parsing: .unconditional, help: "Max cached mini apps on clients (0 = unlimited, up to 100000).") var cacheMaxCount: Int?
     @Option(parsing: .unconditional, help: "Max days since last use of a cached mini app (0 = no limit, up to 3650).") var cacheMaxDays: Int?
     @Option(help: "Primary theme colour, #RRGGBB.") var primaryColor: String?
@@ -40,7 +40,7 @@ struct TenantFieldOptions: ParsableArguments {
     var isEmpty: Bool {
         let values: [Any?] = [
             displayName, projectID, subscriptionKey, platformURL, previewMode, requireSignature,
-            provisioningURL, superAppID, superAppVersion, provisioningAPIKey, storageMaxBytes,
+            provisioningURL, superAppID, superAppVersion, provisioningAPIKey, storageMaxSizeInBytes,
             cacheMaxCount, cacheMaxDays, primaryColor, secondaryColor, logoURL,
             manifestTTL, catalogTTL, localizationTTL, publicKeyTTL,
             hostMinVersion, hostLatestVersion, hostUpdateURL, rasClientKey, rasRequireBearer,
@@ -68,7 +68,7 @@ struct TenantFieldOptions: ParsableArguments {
         if let value = optional(superAppID) { tenant.provisioning.superAppID = value }
         if let value = optional(superAppVersion) { tenant.provisioning.superAppVersion = value }
         if let value = optional(provisioningAPIKey) { tenant.provisioning.apiKey = value.map(SecretValue.init) }
-        if let storageMaxBytes { tenant.storageMaxSizeInBytes = storageMaxBytes }
+        if let storageMaxSizeInBytes { tenant.storageMaxSizeInBytes = storageMaxSizeInBytes }
         if let cacheMaxCount { tenant.cacheRules.maxCount = cacheMaxCount }
         if let cacheMaxDays { tenant.cacheRules.maxDays = cacheMaxDays }
         if let primaryColor { tenant.theme.primaryColor = primaryColor }

@@ -20,7 +20,7 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
     var provisioningSuperAppID: String?
     var provisioningSuperAppVersion: String?
     var provisioningAPIKeySealed: String?
-    var storageMaxSizeBytes: Int64
+    var storageMaxSizeInBytes: Int64
     var cacheMaxCount: Int
     var cacheMaxDays: Int
     var themePrimaryColor: String
@@ -54,7 +54,7 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
         case provisioningSuperAppID = "provisioning_super_app_id"
         case provisioningSuperAppVersion = "provisioning_super_app_version"
         case provisioningAPIKeySealed = "provisioning_api_key_sealed"
-        case storageMaxSizeBytes = "storage_max_size_bytes"
+        case storageMaxSizeInBytes = "storage_max_size_bytes"
         case cacheMaxCount = "cache_max_count"
         case cacheMaxDays = "cache_max_days"
         case themePrimaryColor = "theme_primary_color"
@@ -96,7 +96,7 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
         provisioningAPIKeySealed = try t.provisioning.apiKey.map {
             try sealer.seal($0.plaintext, context: Self.context(tenantID: t.id, field: .provisioningAPIKey))
         }
-        storageMaxSizeBytes = t.storageMaxSizeInBytes
+        storageMaxSizeInBytes = t.storageMaxSizeInBytes
         cacheMaxCount = t.cacheRules.maxCount
         cacheMaxDays = t.cacheRules.maxDays
         themePrimaryColor = t.theme.primaryColor
@@ -136,7 +136,7 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
                 baseURL: provisioningBaseURL, superAppID: provisioningSuperAppID,
                 superAppVersion: provisioningSuperAppVersion, apiKey: apiKey
             ),
-            storageMaxSizeInBytes: storageMaxSizeBytes,
+            storageMaxSizeInBytes: storageMaxSizeInBytes,
             cacheRules: ClientCacheRules(maxCount: cacheMaxCount, maxDays: cacheMaxDays),
             theme: Theme(primaryColor: themePrimaryColor, secondaryColor: themeSecondaryColor, logoURL: themeLogoURL),
             cacheTTLs: CacheTTLs(

@@ -9,15 +9,15 @@ extension GatewayAPIHandler {
         guard items.count <= 1_000 else { throw GatewayProblem.invalidRequest("`items` holds at most 1000 entries.") }
         for key in items.keys { try Self.storageKey(key) }
         let (owner, tenant, state) = try userStateContext(miniAppID: input.path.id)
-        let size = try await state.storage.put(items, tenant: tenant, userID: owner.userID, miniAppID: owner.miniAppID)
+        let size = try await state.storage.put(items, for: owner, in: tenant)
         return .ok(.init(body: .json(.init(used: size.used, max: size.max))))
     }
 
     func getMiniAppStorageItem(_ input: Operations.GetMiniAppStorageItem.Input) async throws -> Operations.GetMiniAppStorageItem.Output {
         try RequestValidation.identifier(input.path.id, "id")
         try Self.storageKey(input.path.key)
-        let (owner, tenant, state) = try userStateContext(miniAppID: input.path.id)
-        let value = try await state.storage.value(forKey: input.path.key, tenant: tenant, userID: owner.userID, miniAppID: owner.miniAppID)
+        let (owner, _, state) = try userStateContext(miniAppID: input.path.id)
+        let value = try await state.storage.value(forKey: input.path.key, of: owner)
         return .ok(.init(body: .json(.init(key: input.path.key, value: value))))
     }
 
@@ -27,21 +27,21 @@ extension GatewayAPIHandler {
         guard (1...50).contains(keys.count) else { throw GatewayProblem.invalidRequest("`key` must be given 1-50 times.") }
         for key in keys { try Self.storageKey(key) }
         let (owner, tenant, state) = try userStateContext(miniAppID: input.path.id)
-        let size = try await state.storage.delete(keys: keys, tenant: tenant, userID: owner.userID, miniAppID: owner.miniAppID)
+        let size = try await state.storage.delete(keys: keys, for: owner, in: tenant)
         return .ok(.init(body: .json(.init(used: size.used, max: size.max))))
     }
 
     func deleteAllMiniAppStorage(_ input: Operations.DeleteAllMiniAppStorage.Input) async throws -> Operations.DeleteAllMiniAppStorage.Output {
         try RequestValidation.identifier(input.path.id, "id")
-        let (owner, tenant, state) = try userStateContext(miniAppID: input.path.id)
-        let deleted = try await state.storage.deleteAll(tenant: tenant, userID: owner.userID, miniAppID: owner.miniAppID)
+        let (owner, _, state) = try userStateContext(miniAppID: input.path.id)
+        let deleted = try await state.storage.deleteAll(for: owner)
         return .ok(.init(body: .json(.init(deleted: deleted))))
     }
 
     func getMiniAppStorageSize(_ input: Operations.GetMiniAppStorageSize.Input) async throws -> Operations.GetMiniAppStorageSize.Output {
         try RequestValidation.identifier(input.path.id, "id")
         let (owner, tenant, state) = try userStateContext(miniAppID: input.path.id)
-        let size = try await state.storage.size(tenant: tenant, userID: owner.userID, miniAppID: owner.miniAppID)
+        let size = try await state.storage.size(of: owner, in: tenant)
         return .ok(.init(body: .json(.init(used: size.used, max: size.max))))
     }
 

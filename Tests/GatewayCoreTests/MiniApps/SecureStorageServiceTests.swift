@@ -8,17 +8,18 @@ import Testing
         defer { fx.remove() }
         let service = SecureStorageService(store: fx.stores.storage)
         var tenant = try await fx.tenant()
-        #expect(try await service.put(["k": "123456789"], tenant: tenant, userID: "alice", miniAppID: "app-1") == SecureStorageSize(used: 10, max: 10))
+        let alice = UserMiniAppKey(tenantID: tenant.id, userID: "alice", miniAppID: "app-1")
+        #expect(try await service.put(["k": "123456789"], for: alice, in: tenant) == SecureStorageSize(used: 10, max: 10))
         let error = await #expect(throws: SecureStorageError.self) {
-            try await service.put(["k2": "x"], tenant: tenant, userID: "alice", miniAppID: "app-1")
+            try await service.put(["k2": "x"], for: alice, in: tenant)
         }
         #expect(error?.code == "storage_full")
         // Raising the cap (gatewayctl tenant update --storage-max-bytes) lets the write through.
         tenant = try await fx.stores.tenants.update(id: "acme", actor: "test") { $0.storageMaxSizeInBytes = 20 }
-        #expect(try await service.put(["k2": "x"], tenant: tenant, userID: "alice", miniAppID: "app-1").used == 13)
-        #expect(try await service.size(tenant: tenant, userID: "alice", miniAppID: "app-1") == SecureStorageSize(used: 13, max: 20))
-        #expect(try await service.value(forKey: "k2", tenant: tenant, userID: "alice", miniAppID: "app-1") == "x")
-        #expect(try await service.delete(keys: ["k"], tenant: tenant, userID: "alice", miniAppID: "app-1").used == 3)
-        #expect(try await service.deleteAll(tenant: tenant, userID: "alice", miniAppID: "app-1") == 1)
+        #expect(try await service.put(["k2": "x"], for: alice, in: tenant).used == 13)
+        #expect(try await service.size(of: alice, in: tenant) == SecureStorageSize(used: 13, max: 20))
+        #expect(try await service.value(forKey: "k2", of: alice) == "x")
+        #expect(try await service.delete(keys: ["k"], for: alice, in: tenant).used == 3)
+        #expect(try await service.deleteAll(for: alice) == 1)
     }
 }
