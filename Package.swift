@@ -83,7 +83,6 @@ let package = Package(
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -96,11 +95,22 @@ let package = Package(
             resources: [.copy("Resources/localization-en.json")],
             swiftSettings: swiftSettings
         ),
+        // Every durable store in one SQLite file (GRDB, WAL): the embedded default.
+        .target(
+            name: "GatewaySQLite",
+            dependencies: [
+                "GatewayCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Every durable store on PostgreSQL (postgres-nio), selected by GATEWAY_DATABASE_URL.
         .target(
             name: "GatewayPostgres",
             dependencies: [
                 "GatewayCore",
+                "GatewaySQLite",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -114,6 +124,7 @@ let package = Package(
             dependencies: [
                 "GatewayAPI",
                 "GatewayCore",
+                "GatewaySQLite",
                 "GatewayPostgres",
                 "RedisClient",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -136,6 +147,7 @@ let package = Package(
             name: "GatewayCLI",
             dependencies: [
                 "GatewayCore",
+                "GatewaySQLite",
                 "GatewayPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // `--wait-for`: polls a running gateway.
@@ -148,10 +160,10 @@ let package = Package(
         // Benchmarks (`make bench`): print figures, never run by the test suite.
         .executableTarget(name: "bare-route", dependencies: [.product(name: "Hummingbird", package: "hummingbird")], path: "Benchmarks/bare-route", swiftSettings: swiftSettings),
         .executableTarget(name: "redis-bench", dependencies: ["RedisClient"], path: "Benchmarks/redis-bench", swiftSettings: swiftSettings),
-        .executableTarget(name: "auth-bench", dependencies: ["GatewayCore", "RedisClient"], path: "Benchmarks/auth-bench", swiftSettings: swiftSettings),
-        .executableTarget(name: "token-http-bench", dependencies: ["GatewayCore", "GatewayPostgres", "RedisClient", .product(name: "Logging", package: "swift-log"), .product(name: "AsyncHTTPClient", package: "async-http-client")],
+        .executableTarget(name: "auth-bench", dependencies: ["GatewayCore", "GatewaySQLite", "RedisClient"], path: "Benchmarks/auth-bench", swiftSettings: swiftSettings),
+        .executableTarget(name: "token-http-bench", dependencies: ["GatewayCore", "GatewaySQLite", "GatewayPostgres", "RedisClient", .product(name: "Logging", package: "swift-log"), .product(name: "AsyncHTTPClient", package: "async-http-client")],
                           path: "Benchmarks/token-http-bench", swiftSettings: swiftSettings),
-        .executableTarget(name: "store-bench", dependencies: ["GatewayCore", "GatewayPostgres"], path: "Benchmarks/store-bench", swiftSettings: swiftSettings),
+        .executableTarget(name: "store-bench", dependencies: ["GatewayCore", "GatewaySQLite", "GatewayPostgres"], path: "Benchmarks/store-bench", swiftSettings: swiftSettings),
 
         .testTarget(
             name: "RedisClientTests",
@@ -162,6 +174,7 @@ let package = Package(
             name: "GatewayCoreTests",
             dependencies: [
                 "GatewayCore",
+                "GatewaySQLite",
                 "GatewayPostgres",
                 "RedisClient",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
@@ -173,13 +186,13 @@ let package = Package(
         ),
         .testTarget(
             name: "GatewayCLITests",
-            dependencies: ["GatewayCLI", "GatewayCore", "GatewayPostgres"],
+            dependencies: ["GatewayCLI", "GatewayCore", "GatewaySQLite", "GatewayPostgres"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "GatewayServerTests",
             dependencies: [
-                "GatewayServer", "GatewayCore", "GatewayAPI", "GatewayCLI", "GatewayPostgres",
+                "GatewayServer", "GatewayCore", "GatewaySQLite", "GatewayAPI", "GatewayCLI", "GatewayPostgres",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -4,6 +4,7 @@
 // Usage: auth-bench [operations=2000] [concurrency=16]
 import Foundation
 import GatewayCore
+import GatewaySQLite
 import RedisClient
 import Synchronization
 

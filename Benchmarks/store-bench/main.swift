@@ -6,6 +6,7 @@
 // (without a URL: SQLite only). Each engine starts from an empty database.
 import Foundation
 import GatewayCore
+import GatewaySQLite
 import GatewayPostgres
 import Logging
 

@@ -8,6 +8,7 @@
 import AsyncHTTPClient
 import Foundation
 import GatewayCore
+import GatewaySQLite
 import GatewayPostgres
 import Logging
 import NIOCore

@@ -1,4 +1,5 @@
 import GatewayCore
+import GatewaySQLite
 import PostgresNIO
 
 /// Moves an installation from its SQLite file into PostgreSQL (`gatewayctl db copy`):

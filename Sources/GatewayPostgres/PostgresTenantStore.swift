@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewaySQLite
 import PostgresNIO
 
 /// ``TenantStore`` on PostgreSQL. Rows are the same ``TenantRecord`` as in SQLite, moved

@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCLI
 import GatewayCore
+import GatewaySQLite
 import Testing
 
 @Suite("gatewayctl keys, client and user")

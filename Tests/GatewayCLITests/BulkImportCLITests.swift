@@ -1,6 +1,7 @@
 import Foundation
 @testable import GatewayCLI
 import GatewayCore
+import GatewaySQLite
 import Testing
 
 @Suite("gatewayctl client import and user import")

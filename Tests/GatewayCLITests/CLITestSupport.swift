@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCLI
 import GatewayCore
+import GatewaySQLite
 
 /// One gatewayctl invocation's outcome.
 struct CLIResult {

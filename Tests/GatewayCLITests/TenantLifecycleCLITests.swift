@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewaySQLite
 import Testing
 
 @Suite struct TenantLifecycleCLITests {

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 @testable import GatewayCore
+@testable import GatewaySQLite
 import Testing
 
 /// The API asks on every DPoP-bound request whether the client wants server nonces: the

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import GatewayCore
+@testable import GatewaySQLite
 
 @Suite struct HostAppStoreTests {
     @Test func hostAppAndFlagsRoundTripThroughTwoInstances() async throws {

@@ -2,6 +2,7 @@ import Foundation
 import GatewayPostgres
 import Testing
 @testable import GatewayCore
+@testable import GatewaySQLite
 
 @Suite struct MigrationTests {
     @Test func migratesAnEmptyFileAndCreatesItsFolder() throws {

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import GatewayCore
+@testable import GatewaySQLite
 
 /// GRDB's blocking `read` on a cooperative thread parks it until a reader is free; with
 /// enough concurrent reads every cooperative thread parks there, waiting for readers only a

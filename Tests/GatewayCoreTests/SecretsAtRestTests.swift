@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import GatewayCore
+@testable import GatewaySQLite
 
 @Suite struct SecretsAtRestTests {
     @Test(arguments: StoreBackend.available) func secretsNeverReachTheDatabase(backend: StoreBackend) async throws {

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 @testable import GatewayCore
+@testable import GatewaySQLite
 import Testing
 
 @Suite("SigningKeyTokenMinter: mini-app tokens signed with the tenant key")

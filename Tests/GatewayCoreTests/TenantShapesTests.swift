@@ -1,5 +1,6 @@
 import Foundation
 @testable import GatewayCore
+@testable import GatewaySQLite
 import Testing
 
 /// Issue 15, item 6: `Tenant` (the domain), `TenantRecord` (the storage row both engines

@@ -1,5 +1,6 @@
 import Foundation
 @testable import GatewayCore
+@testable import GatewaySQLite
 
 /// A fresh folder under the system temp dir; tests `defer { folder.remove() }`.
 struct TemporaryFolder: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 @testable import GatewayCore
+@testable import GatewaySQLite
 import Testing
 
 /// Issue 15, item 2: the token endpoint's decisions (grant dispatch, DPoP binding,

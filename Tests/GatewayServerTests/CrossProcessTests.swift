@@ -5,6 +5,7 @@ import NIOCore
 import Synchronization
 import Testing
 @testable import GatewayCore
+@testable import GatewaySQLite
 
 /// Guarantees that must hold between processes, not only between tasks: real `gatewayctl`
 /// and `gateway` processes on one database.

@@ -1,6 +1,7 @@
 import Foundation
 import GatewayAPI
 import GatewayCore
+import GatewaySQLite
 import Synchronization
 import Testing
 

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import GatewayAPI
 import GatewayCore
+import GatewaySQLite
 import GatewayPostgres
 import GatewayServer
 import Hummingbird

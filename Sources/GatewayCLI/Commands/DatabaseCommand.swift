@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GatewayCore
+import GatewaySQLite
 import GatewayPostgres
 import Logging
 

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewaySQLite
 import GatewayPostgres
 import Logging
 

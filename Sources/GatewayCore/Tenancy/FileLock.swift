@@ -7,9 +7,9 @@ import Darwin
 /// An exclusive advisory lock on a file (`flock`), held across processes for the duration
 /// of a closure: SQLite migrations run under it, so a gateway and `gatewayctl migrate`
 /// starting together do not both apply one migration.
-enum FileLock {
+package enum FileLock {
     /// Blocks until the lock on `path` (created if missing) is held, runs `body`, releases.
-    static func holding<T>(_ path: String, _ body: () throws -> T) throws -> T {
+    package static func holding<T>(_ path: String, _ body: () throws -> T) throws -> T {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw TenantStoreError.invalid("cannot open lock file \(path) (errno \(errno))") }
         defer { close(descriptor) }

@@ -1,10 +1,7 @@
 import Foundation
-import GRDB
 
-/// One row of `tenant_audit`.
-package struct TenantAuditRecord: Codable, FetchableRecord, MutablePersistableRecord {
-    package static let databaseTableName = "tenant_audit"
-
+/// One row of `tenant_audit`, as every engine stores it.
+package struct TenantAuditRecord: Codable {
     package var id: Int64?
     package var tenantID: String
     package var action: String
@@ -31,10 +28,6 @@ package struct TenantAuditRecord: Codable, FetchableRecord, MutablePersistableRe
         self.actor = actor
         self.atMs = StoreClock.milliseconds(at)
         self.configVersion = configVersion
-    }
-
-    package mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
     }
 
     package var entry: TenantAuditEntry {

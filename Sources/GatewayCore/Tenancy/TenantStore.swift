@@ -1,6 +1,7 @@
 import Foundation
 
-/// The source of truth for tenant configuration (SQLite through GRDB by default).
+/// The source of truth for tenant configuration (`SQLiteTenantStore` in GatewaySQLite by
+/// default, or the PostgreSQL one).
 ///
 /// Every write bumps the tenant's `configVersion`, stamps `updatedAt`, and records an
 /// audit row naming the actor. Implementations are safe to use from many processes

@@ -4,6 +4,7 @@ import Logging
 import Synchronization
 import Testing
 @testable import GatewayCore
+@testable import GatewaySQLite
 
 /// A database engine the store contract runs on. SQLite always; PostgreSQL when
 /// `GATEWAY_TEST_POSTGRES_URL` names a server (`make test` starts one and sets it).

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayCore
 import GRDB
 
 /// ``LocalizationStore`` in the tenant store's SQLite file. Every change bumps the

@@ -1,3 +1,4 @@
+import GatewayCore
 import GRDB
 
 /// ``RevocationStore`` in the tenant database (table `auth_revoked_tokens`).

@@ -1,3 +1,4 @@
+import GatewayCore
 import GRDB
 
 /// Tables of per-user mini-app state (consents, secure storage), analytics,

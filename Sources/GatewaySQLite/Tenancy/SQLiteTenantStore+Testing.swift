@@ -1,3 +1,4 @@
+import GatewayCore
 import GRDB
 
 /// Internal hooks that let tests build a database file the way an older build left it.

@@ -1,3 +1,4 @@
+import GatewayCore
 import GRDB
 
 /// Tables of federation (migration `v10-federation`), in the tenant database file.

@@ -1,3 +1,4 @@
+import GatewayCore
 import GRDB
 
 /// The versioned schema of the tenant store. Append new migrations; never edit old ones.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GatewayCore
 import GRDB
 
 /// The auth stores on the tenant database file (same `DatabasePool` as ``SQLiteTenantStore``).

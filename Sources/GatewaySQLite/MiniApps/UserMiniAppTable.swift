@@ -1,3 +1,4 @@
+import GatewayCore
 import GRDB
 
 /// SQL on `user_miniapps`: the per (tenant, user, mini app) row holding the consent

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayCore
 import GRDB
 
 /// ``ConsentStore`` in the tenant store's SQLite file (`user_consents`, `user_miniapps`).

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayCore
 import GRDB
 
 /// ``TenantDomainStore`` in the tenant store's SQLite file (`tenant_domains`).

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayCore
 import GRDB
 
 /// One row of the `tenants` table: a ``Tenant`` flattened, secrets sealed. It exists apart

@@ -1,3 +1,4 @@
+import GatewayCore
 import GRDB
 
 /// The durable copy of revoked token ids (migration `v4-sessions-revocations`): kept until

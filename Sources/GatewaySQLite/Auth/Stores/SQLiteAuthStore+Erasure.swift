@@ -1,4 +1,5 @@
 import Foundation
+import GatewayCore
 import GRDB
 
 /// ``UserEraser`` in the SQLite file: one write transaction.

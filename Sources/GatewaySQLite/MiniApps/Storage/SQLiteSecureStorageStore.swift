@@ -1,4 +1,5 @@
 import Foundation
+import GatewayCore
 import GRDB
 
 /// ``SecureStorageStore`` in the tenant store's SQLite file.

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayCore
 import GRDB
 
 /// ``MiniAppTokenLedger`` in the tenant store's SQLite file (`miniapp_tokens`). Each

@@ -1,3 +1,4 @@
+import GatewayCore
 import GRDB
 
 /// Tables of the authorization server (migration `v2-auth`), in the tenant database file.

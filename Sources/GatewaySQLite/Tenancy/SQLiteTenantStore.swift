@@ -1,4 +1,5 @@
 import Foundation
+import GatewayCore
 import GRDB
 
 /// ``TenantStore`` on a SQLite file (GRDB `DatabasePool`, WAL), safe to share between

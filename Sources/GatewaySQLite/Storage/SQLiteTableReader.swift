@@ -1,3 +1,4 @@
+import GatewayCore
 import GRDB
 
 /// One stored value as SQLite holds it, for moving rows between engines unchanged
