@@ -32,7 +32,8 @@ struct ClientSettingMemoTests {
         let tenants = try Fixtures.store(folder)
         let store = SQLiteAuthStore(tenants: tenants)
         let clients = CountingClients(store)
-        let server = AuthorizationServer(clients: clients, users: store, refreshTokens: store, keys: KeyRing(store: store), cache: MemoryCache())
+        let time = ManualClock()
+        let server = AuthorizationServer(clients: clients, users: store, refreshTokens: store, keys: KeyRing(store: store), cache: MemoryCache(), clock: time.wall)
         var client = OAuthClient(tenantID: "acme", clientID: "app", redirectURIs: ["https://app.example/cb"], dpopBound: true)
         client.dpopNonceRequired = true
         try await store.addClient(client, secretHash: nil)
@@ -46,13 +47,9 @@ struct ClientSettingMemoTests {
         client.dpopNonceRequired = false
         try await store.updateClient(client)
         #expect(try await server.requiresDPoPNonce(tenantID: "acme", clientID: "app"), "still the memoised answer")
-        let started = ContinuousClock.now
-        var seen = false
-        while !seen, ContinuousClock.now - started < .seconds(10) {
-            try await Task.sleep(for: .milliseconds(200))
-            seen = try await server.requiresDPoPNonce(tenantID: "acme", clientID: "app") == false
-        }
-        #expect(seen)
-        #expect(ContinuousClock.now - started <= AuthorizationServer.clientSettingLifetime + .seconds(1))
+        time.advance(AuthorizationServer.clientSettingLifetime - .milliseconds(500))
+        #expect(try await server.requiresDPoPNonce(tenantID: "acme", clientID: "app"), "re-read before the lifetime was over")
+        time.advance(.milliseconds(500))
+        #expect(try await server.requiresDPoPNonce(tenantID: "acme", clientID: "app") == false, "the change was not seen after the lifetime")
     }
 }

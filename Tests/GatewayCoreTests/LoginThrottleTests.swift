@@ -3,11 +3,21 @@ import Synchronization
 import Testing
 @testable import GatewayCore
 
-/// A clock the test moves by hand (ms since 1970).
+/// A clock the test moves by hand (ms since 1970; monotonic instants run ahead of the
+/// system's by as much as it was moved).
 final class ManualClock: Sendable {
     private let value = Mutex<Int64>(1_700_000_000_000)
+    private let advanced = Mutex<Duration>(.zero)
     var now: Int64 { value.withLock { $0 } }
-    func advance(_ duration: Duration) { value.withLock { $0 += duration.wholeMilliseconds } }
+    func advance(_ duration: Duration) {
+        value.withLock { $0 += duration.wholeMilliseconds }
+        advanced.withLock { $0 += duration }
+    }
+
+    /// This clock as the gateway's ``WallClock``.
+    var wall: WallClock {
+        WallClock(now: { StoreClock.date(self.now) }, instant: { ContinuousClock.now + self.advanced.withLock { $0 } })
+    }
 }
 
 @Suite("Login throttle: guessing slows down, owners are never locked out")

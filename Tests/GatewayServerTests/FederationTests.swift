@@ -227,7 +227,10 @@ struct FederationTests {
     }
 
     @Test func aTrustedIssuersTokenWorksOnlyWhereItIsTrusted() async throws {
-        try await GatewayHarness.withGateway { harness, _, port in
+        // The trust lists and the verified-token memo run on the gateway's clock: the test
+        // moves it past their lifetimes instead of waiting for them.
+        let time = ManualClock(Date())
+        try await GatewayHarness.withGateway(clock: time.clock) { harness, _, port in
             let world = World(harness: harness, port: port)
             try await world.setUp()
             let corpToken = try await world.corpAccessToken()
@@ -241,9 +244,11 @@ struct FederationTests {
             // Not trusted yet: refused.
             #expect(try await userinfo("shop").0 == 401)
             try await world.store.trustIssuer(TrustedIssuer(tenantID: "shop", issuer: world.corpIssuer, audience: TokenService.audience(issuer: world.corpIssuer)))
-            // The trusted-issuer list is re-read every 5 s.
-            let accepted = await eventually(within: .seconds(10)) { (try? await userinfo("shop").0) == 200 }
-            #expect(accepted)
+            // The trusted-issuer list is re-read every 5 s: not before, then at once.
+            time.advance(by: TrustedTokenVerifier.listLifetime - .seconds(1))
+            #expect(try await userinfo("shop").0 == 401)
+            time.advance(by: .seconds(1))
+            #expect(try await userinfo("shop").0 == 200)
             let (_, info) = try await userinfo("shop")
             let carol = try await world.carolAtCorp()
             let link = try #require(try await world.store.identityLink(tenantID: "shop", issuer: world.corpIssuer, externalSubject: carol.subject))
@@ -254,16 +259,14 @@ struct FederationTests {
             // Erasing that user (or unlinking it) reaches a token already memoised within 5 s: the
             // same corp token then names a new local user, not the erased one.
             _ = try await world.store.eraseUser(tenantID: "shop", subject: link.subject, now: Date())
-            let relinked = await eventually(within: .seconds(8)) {
-                guard let (status, info) = try? await userinfo("shop"), status == 200 else { return false }
-                return info["sub"]?.stringValue != link.subject
-            }
-            #expect(relinked, "the erased user's subject was still served for a trusted token")
+            time.advance(by: .seconds(TrustedTokenVerifier.memoLifetime))
+            let (status, relinked) = try await userinfo("shop")
+            #expect(status == 200 && relinked["sub"]?.stringValue != link.subject, "the erased user's subject was still served for a trusted token")
             // Tenant `other` does not trust corp: the same token is refused there.
             #expect(try await userinfo("other").0 == 401)
             // A trust for another audience refuses it too.
             try await world.store.trustIssuer(TrustedIssuer(tenantID: "other", issuer: world.corpIssuer, audience: "https://elsewhere.example/v1"))
-            try await Task.sleep(for: .seconds(5.5))
+            time.advance(by: TrustedTokenVerifier.listLifetime)
             #expect(try await userinfo("other").0 == 401)
         }
     }

@@ -6,6 +6,8 @@ import Synchronization
 /// of sleeping.
 final class ManualClock: Sendable {
     private let current: Mutex<Date>
+    /// How far the test has moved time (monotonic instants run ahead of the system's by it).
+    private let advanced = Mutex<Duration>(.zero)
 
     init(_ start: Date) {
         current = Mutex(start)
@@ -20,7 +22,10 @@ final class ManualClock: Sendable {
 
     func advance(by interval: Duration) {
         current.withLock { $0 += Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18 }
+        advanced.withLock { $0 += interval }
     }
 
-    var clock: WallClock { WallClock { self.current.withLock { $0 } } }
+    var clock: WallClock {
+        WallClock(now: { self.current.withLock { $0 } }, instant: { ContinuousClock.now + self.advanced.withLock { $0 } })
+    }
 }

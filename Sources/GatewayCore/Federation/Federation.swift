@@ -22,7 +22,7 @@ public struct Federation: Sendable {
         validator = ExternalJWTValidator(issuers: issuers, now: auth.clock.now)
         linker = IdentityLinker(users: store, links: store)
         signIn = FederatedSignIn(store: store, issuers: issuers, validator: validator, linker: linker, cache: cache)
-        trusted = TrustedTokenVerifier(store: store, issuers: issuers, validator: validator, linker: linker, revoked: auth.revocations, cache: cache, now: auth.clock.now)
+        trusted = TrustedTokenVerifier(store: store, issuers: issuers, validator: validator, linker: linker, revoked: auth.revocations, cache: cache, clock: auth.clock)
         apiTokens = APITokenVerifier(local: auth.verifier, trusted: trusted)
     }
 }

@@ -24,18 +24,19 @@ public struct TrustedTokenVerifier: Sendable {
     /// Introspection answers, shared by the replicas.
     let cache: any Cache
     let memo = VerifiedTokenMemo(maxAge: TrustedTokenVerifier.memoLifetime)
-    private let lists = ShortLivedMemo<[TrustedIssuer]>(lifetime: TrustedTokenVerifier.listLifetime)
+    private let lists: ShortLivedMemo<[TrustedIssuer]>
     let now: @Sendable () -> Date
 
     public init(store: any FederationStore, issuers: UpstreamIssuers, validator: ExternalJWTValidator, linker: IdentityLinker, revoked: RevokedTokens,
-                cache: any Cache, now: @escaping @Sendable () -> Date = Date.init) {
+                cache: any Cache, clock: WallClock = .system) {
         self.store = store
         self.issuers = issuers
         self.validator = validator
         self.linker = linker
         self.revoked = revoked
         self.cache = cache
-        self.now = now
+        self.now = clock.now
+        self.lists = ShortLivedMemo(lifetime: Self.listLifetime, now: clock.instant)
     }
 
     /// The trust of `issuer` by `tenantID`, nil when it is not trusted.

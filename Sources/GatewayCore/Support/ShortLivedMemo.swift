@@ -7,15 +7,18 @@ public final class ShortLivedMemo<Value: Sendable>: Sendable {
     private let lifetime: Duration
     private let capacity: Int
     private let entries = Mutex<[String: (until: ContinuousClock.Instant, value: Value)]>([:])
+    private let now: @Sendable () -> ContinuousClock.Instant
 
-    public init(lifetime: Duration, capacity: Int = 10_000) {
+    /// - Parameter now: the monotonic clock lifetimes run on (``WallClock/instant``).
+    public init(lifetime: Duration, capacity: Int = 10_000, now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
         self.lifetime = lifetime
         self.capacity = capacity
+        self.now = now
     }
 
     /// The value of `key`, from `load` when it is missing or older than the lifetime.
     public func value(_ key: String, load: () async throws -> Value) async throws -> Value {
-        let now = ContinuousClock.now
+        let now = now()
         if let hit = entries.withLock({ $0[key] }), hit.until > now { return hit.value }
         let value = try await load()
         entries.withLock { entries in

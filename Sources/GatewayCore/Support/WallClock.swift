@@ -6,9 +6,12 @@ import Foundation
 public struct WallClock: Sendable {
     /// The current time.
     public let now: @Sendable () -> Date
+    /// Monotonic time for short lifetimes (memos), which must not jump with the wall clock.
+    public let instant: @Sendable () -> ContinuousClock.Instant
 
-    public init(now: @escaping @Sendable () -> Date) {
+    public init(now: @escaping @Sendable () -> Date, instant: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
         self.now = now
+        self.instant = instant
     }
 
     /// The system's clock.

@@ -23,7 +23,7 @@ public struct AuthorizationServer: Sendable {
     public let pending: PendingSignIns
     let cache: any Cache
     /// Clients' `--dpop-nonce` settings, read at most every ``clientSettingLifetime``.
-    private let dpopNonceSettings = ShortLivedMemo<Bool>(lifetime: AuthorizationServer.clientSettingLifetime)
+    private let dpopNonceSettings: ShortLivedMemo<Bool>
 
     /// How long the API may act on a client's DPoP nonce setting before reading it again (a
     /// change reaches every replica within this time).
@@ -48,6 +48,7 @@ public struct AuthorizationServer: Sendable {
         let revoked = revocations ?? RevokedTokens(cache: cache)
         self.revocations = revoked
         self.clock = clock
+        self.dpopNonceSettings = ShortLivedMemo(lifetime: Self.clientSettingLifetime, now: clock.instant)
         self.tokens = TokenService(keys: keys, refreshStore: refreshTokens, users: users, codes: codes, revoked: revoked, now: clock.now)
         self.verifier = TokenVerifier(keys: keys, revoked: revoked, memo: memo, now: clock.now)
         self.dpop = DPoPVerifier(cache: cache, now: clock.now)
