@@ -9,7 +9,8 @@ struct CircuitBreakerEndToEndTests {
     func opensAndServesStale() async throws {
         try await FakePlatform.with { fake in
             fake.seedHello()
-            try await GatewayHarness.withGateway { harness, client, _ in
+            let time = ManualClock(Date())
+            try await GatewayHarness.withGateway(clock: time.clock) { harness, client, _ in
                 let id = uniqueTenantID("breaker")
                 try await harness.createTenant(GatewayHarness.tenant(id, on: fake, manifestTTL: 1))
                 let path = Operations.GetMiniAppManifest.Input.Path(tenant: id, id: "hello", versionId: "v1")
@@ -33,7 +34,7 @@ struct CircuitBreakerEndToEndTests {
                 #expect(try refused.serviceUnavailable.body.applicationProblemJson.code == "upstream_circuit_open")
                 #expect(fake.requests.count == before, "an open breaker does not call the platform")
 
-                try await Task.sleep(for: .milliseconds(2100))  // the cached manifest is now past fresh + SWR
+                time.advance(by: .milliseconds(2100))  // the cached manifest is now past fresh + SWR
                 let stale = try await client.getMiniAppManifest(path: path).ok
                 #expect(stale.headers.eTag == cached.headers.eTag)
                 #expect(fake.requests.count == before)

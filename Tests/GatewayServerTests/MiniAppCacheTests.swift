@@ -51,15 +51,18 @@ struct MiniAppCacheTests {
     func staleIfError() async throws {
         try await FakePlatform.with { fake in
             fake.seedHello()
-            try await GatewayHarness.withGateway { harness, client, _ in
+            let time = ManualClock(Date())
+            try await GatewayHarness.withGateway(clock: time.clock) { harness, client, _ in
                 let id = uniqueTenantID("stale")
                 try await harness.createTenant(GatewayHarness.tenant(id, on: fake, manifestTTL: 1))
                 let path = Operations.GetMiniAppManifest.Input.Path(tenant: id, id: "hello", versionId: "v1")
                 let first = try await client.getMiniAppManifest(path: path).ok
                 fake.injectFault(.status(503))
-                try await Task.sleep(for: .milliseconds(2200))  // past fresh (1 s) and stale-while-revalidate (1 s)
+                time.advance(by: .milliseconds(2200))  // past fresh (1 s) and stale-while-revalidate (1 s)
+                let asked = fake.requests(matching: "/metadata").count
                 let stale = try await client.getMiniAppManifest(path: path).ok
                 #expect(stale.headers.eTag == first.headers.eTag)
+                #expect(fake.requests(matching: "/metadata").count > asked, "served without asking the platform: not the stale path")
                 let cold = try await client.getMiniAppManifest(path: .init(tenant: id, id: "hello", versionId: "v2"))
                 let problem = try cold.badGateway.body.applicationProblemJson
                 #expect(problem.code == "upstream_unavailable")

@@ -35,13 +35,17 @@ public final class AnswerCache: Sendable {
     private let refreshes: Counter
     private let nearHits: Counter
     private let warnings: WarningThrottle
+    private let clock: WallClock
 
-    /// - Parameter near: hot answers kept in process; pass `NearAnswers(lifetime: .zero)` to
-    ///   ask the shared cache every time.
+    /// - Parameters:
+    ///   - near: hot answers kept in process; pass `NearAnswers(lifetime: .zero)` to ask the
+    ///     shared cache every time.
+    ///   - clock: what answers are stamped with and judged fresh, stale or too old by.
     public init(
         cache: any Cache, near: NearAnswers = NearAnswers(), lockTTL: Duration = .seconds(2), lockWait: Duration = .milliseconds(500),
-        factory: any MetricsFactory, logger: Logger, warnings: WarningThrottle = WarningThrottle()
+        factory: any MetricsFactory, logger: Logger, warnings: WarningThrottle = WarningThrottle(), clock: WallClock = .system
     ) {
+        self.clock = clock
         self.warnings = warnings
         self.cache = cache
         self.near = near
@@ -66,12 +70,12 @@ public final class AnswerCache: Sendable {
 
     /// The answer for `key`, from the cache when possible, else from `load`.
     public func answer(_ key: String, policy: CachePolicy, load: @escaping @Sendable () async throws -> Loaded) async throws -> CachedAnswer {
-        if let hot = near.get(key, now: CachedAnswer.now()) {
+        if let hot = near.get(key, now: clock.milliseconds()) {
             nearHits.increment()
             return hot
         }
         let cached = await read(key)
-        let now = CachedAnswer.now()
+        let now = clock.milliseconds()
         if let cached {
             if now < cached.freshUntil {
                 near.put(key, cached, now: now)
@@ -86,7 +90,7 @@ public final class AnswerCache: Sendable {
             return try await flights.run(key) { try await self.fill(key, policy: policy, load: load) }
         } catch {
             guard let upstream = UpstreamError.underlying(error), upstream.allowsStale,
-                  let cached, CachedAnswer.now() < cached.errorUntil
+                  let cached, clock.milliseconds() < cached.errorUntil
             else { throw error }
             staleServed.increment()
             // One line per tenant × error per interval (an outage would log every request).
@@ -138,7 +142,7 @@ public final class AnswerCache: Sendable {
         let until = ContinuousClock.now + lockWait
         while ContinuousClock.now < until {
             try? await Task.sleep(for: .milliseconds(20))
-            if let answer = await read(key), CachedAnswer.now() < answer.freshUntil { return answer }
+            if let answer = await read(key), clock.milliseconds() < answer.freshUntil { return answer }
         }
         return nil
     }
@@ -149,7 +153,7 @@ public final class AnswerCache: Sendable {
     }
 
     private func stamp(_ loaded: Loaded, policy: CachePolicy) -> CachedAnswer {
-        let now = CachedAnswer.now()
+        let now = clock.milliseconds()
         if loaded.status != 200 {
             let until = now + policy.negative.wholeMilliseconds
             return CachedAnswer(status: loaded.status, body: loaded.body, storedAt: now, freshUntil: until, staleUntil: until, errorUntil: until)

@@ -95,7 +95,7 @@ public struct GatewayBootstrap: Sendable {
         let guards = UpstreamGuards(configuration: configuration.upstreamGuards, factory: metrics.factory)
         let platform = RoutingPlatformClient(remote: ResilientPlatformClient(base: HTTPPlatformClient(client: http), guards: guards))
         let provisioning = ResilientProvisioningClient(base: HTTPProvisioningClient(client: http), guards: guards)
-        let answers = AnswerCache(cache: instrumented, near: NearAnswers(lifetime: configuration.nearCacheLifetime), factory: metrics.factory, logger: logger)
+        let answers = AnswerCache(cache: instrumented, near: NearAnswers(lifetime: configuration.nearCacheLifetime), factory: metrics.factory, logger: logger, clock: clock)
         let auth = AuthorizationServer(
             store: authStore, cache: instrumented, hasher: passwordHasher, loginPolicy: loginPolicy,
             revocations: RevokedTokens(cache: instrumented, feed: revocationFeed, mirror: revocationMirror, durable: durableRevocations) { [announceWarnings = WarningThrottle()] error in
