@@ -52,11 +52,26 @@ struct ClientAddressTests {
         #expect(!(try #require(CIDRBlock("::/0")).contains(IPAddress("1.2.3.4")!)))
         #expect(try #require(CIDRBlock("127.0.0.1")).prefixLength == 32)
         #expect(try #require(CIDRBlock("0.0.0.0/0")).contains(IPAddress("8.8.8.8")!))
+        // A prefix that ends inside a byte.
+        let docker = try #require(CIDRBlock("172.16.0.0/12"))
+        #expect(docker.contains(IPAddress("172.31.255.255")!) && !docker.contains(IPAddress("172.32.0.1")!) && !docker.contains(IPAddress("172.15.0.1")!))
         for bad in ["10.0.0.1/8", "10.0.0.0/33", "10.0.0.0/-1", "10.0.0.0/", "::/129", "10.0.0.0/8/8", "fe80::%1/64"] {
             #expect(CIDRBlock(bad) == nil, "\(bad)")
         }
         #expect(throws: TrustedProxies.InvalidBlock(text: "nope")) { try TrustedProxies(parsing: "10.0.0.0/8, nope") }
         #expect(try TrustedProxies(parsing: " 10.0.0.0/8 ,, ::1 ").blocks.count == 2)
+    }
+
+    @Test("requests in flight: each address held to the limit, a finished request frees its place, others unaffected")
+    func inFlightPerAddress() {
+        let inFlight = InFlightPerAddress(limit: 2)
+        let client = IPAddress("198.51.100.7")!, other = IPAddress("203.0.113.9")!
+        #expect(inFlight.enter(client) && inFlight.enter(client))
+        #expect(!inFlight.enter(client))
+        #expect(inFlight.enter(other))
+        inFlight.leave(client)
+        #expect(inFlight.enter(client))
+        #expect(!inFlight.enter(client))
     }
 
     @Test("from a trusted peer: the right-most untrusted hop of X-Forwarded-For, ports and brackets allowed")

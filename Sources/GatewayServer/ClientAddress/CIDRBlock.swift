@@ -20,17 +20,27 @@ public struct CIDRBlock: Hashable, Sendable, CustomStringConvertible {
         prefixLength = prefix
     }
 
+    /// Compares byte by byte in place (read for every request from a trusted peer).
     public func contains(_ address: IPAddress) -> Bool {
-        address.bytes.count == network.bytes.count && Self.masked(address.bytes, prefixLength) == network.bytes
+        guard address.bytes.count == network.bytes.count else { return false }
+        for index in network.bytes.indices {
+            let kept = Self.keptBits(ofByte: index, prefix: prefixLength)
+            if kept == 0 { return true }
+            if address.bytes[index] & Self.mask(kept) != network.bytes[index] { return false }
+        }
+        return true
     }
 
     public var description: String { "\(network)/\(prefixLength)" }
 
     /// `bytes` with every bit past the first `prefix` cleared.
-    static func masked(_ bytes: [UInt8], _ prefix: Int) -> [UInt8] {
-        bytes.enumerated().map { index, byte in
-            let kept = min(8, max(0, prefix - index * 8))
-            return kept == 8 ? byte : byte & ~(UInt8(0xFF) >> kept)
-        }
+    private static func masked(_ bytes: [UInt8], _ prefix: Int) -> [UInt8] {
+        bytes.indices.map { bytes[$0] & mask(keptBits(ofByte: $0, prefix: prefix)) }
     }
+
+    /// How many leading bits of byte `index` a `prefix` covers (0...8).
+    private static func keptBits(ofByte index: Int, prefix: Int) -> Int { min(8, max(0, prefix - index * 8)) }
+
+    /// A byte with its first `kept` bits set.
+    private static func mask(_ kept: Int) -> UInt8 { kept == 8 ? 0xFF : ~(UInt8(0xFF) >> kept) }
 }

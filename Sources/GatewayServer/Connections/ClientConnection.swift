@@ -13,8 +13,8 @@ final class ClientConnection: Sendable {
     let isTrustedPeer: Bool
     /// Set once by ``ProxyProtocolHandler`` before any HTTP byte is passed on.
     private let proxied = Mutex<IPAddress?>(nil)
-    /// ``ConnectionDeadlines/Phase`` as a number, and since when (uptime nanoseconds).
-    private let phaseCode = Atomic<UInt8>(0)
+    /// ``ConnectionDeadlines/Phase``'s raw value, and since when (uptime nanoseconds).
+    private let phaseCode = Atomic<UInt8>(ConnectionDeadlines.Phase.awaitingHead.rawValue)
     private let phaseStart = Atomic<UInt64>(0)
     /// Chosen to be shed (closing); not counted as a candidate again.
     let isShed = Atomic<Bool>(false)
@@ -29,45 +29,22 @@ final class ClientConnection: Sendable {
     /// The client's address at the connection level: what a PROXY header named, else the peer.
     var address: IPAddress? { proxied.withLock { $0 } ?? peer }
 
-    /// Whether a PROXY protocol header named the client.
-    var isProxied: Bool { proxied.withLock { $0 } != nil }
-
     func setProxied(_ address: IPAddress) {
         proxied.withLock { $0 = address }
     }
 
     /// The deadline phase, published by ``ConnectionDeadlineHandler`` on every change.
     func enter(_ phase: ConnectionDeadlines.Phase, at now: NIODeadline) {
-        phaseCode.store(phase.code, ordering: .relaxed)
+        phaseCode.store(phase.rawValue, ordering: .relaxed)
         phaseStart.store(now.uptimeNanoseconds, ordering: .relaxed)
     }
 
     /// The phase and since when (read by shedding, from any thread; a torn pair only
     /// misorders one candidate).
     var phase: (phase: ConnectionDeadlines.Phase, since: UInt64) {
-        (ConnectionDeadlines.Phase(code: phaseCode.load(ordering: .relaxed)), phaseStart.load(ordering: .relaxed))
+        (ConnectionDeadlines.Phase(rawValue: phaseCode.load(ordering: .relaxed)) ?? .awaitingHead, phaseStart.load(ordering: .relaxed))
     }
 
     /// The connection whose requests the current task serves.
     @TaskLocal static var current: ClientConnection?
-}
-
-extension ConnectionDeadlines.Phase {
-    var code: UInt8 {
-        switch self {
-        case .awaitingHead: 0
-        case .readingBody: 1
-        case .responding: 2
-        case .idle: 3
-        }
-    }
-
-    init(code: UInt8) {
-        switch code {
-        case 1: self = .readingBody
-        case 2: self = .responding
-        case 3: self = .idle
-        default: self = .awaitingHead
-        }
-    }
 }

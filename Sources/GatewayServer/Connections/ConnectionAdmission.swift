@@ -58,7 +58,7 @@ final class ConnectionAdmission: Sendable {
 
     private struct State {
         var open: [ObjectIdentifier: Entry] = [:]
-        var perAddress: [IPAddress: Int] = [:]
+        var perAddress = AddressTally()
         /// Chosen to be shed and not closed yet.
         var shedding = 0
         var live: Int { open.count - shedding }
@@ -85,18 +85,18 @@ final class ConnectionAdmission: Sendable {
     func admit(_ connection: ClientConnection) -> Refusal? {
         let countedAs = connection.isTrustedPeer ? nil : connection.address
         let (refusal, victims) = state.withLock { state -> (Refusal?, [(ClientConnection, ShedReason)]) in
-            if let countedAs, policy.maxPerAddress > 0, state.perAddress[countedAs, default: 0] >= policy.maxPerAddress {
+            if let countedAs, policy.maxPerAddress > 0, state.perAddress[countedAs] >= policy.maxPerAddress {
                 return (.perAddress, [])
             }
             if let countedAs, state.live + 1 >= policy.highWater,
-               state.perAddress[countedAs, default: 0] >= policy.fairShare(among: state.perAddress.count) {
+               state.perAddress[countedAs] >= policy.fairShare(among: state.perAddress.addresses) {
                 overloaded.store(true, ordering: .relaxed)
                 return (.fairShare, [])
             }
             let victims = shed(&state, toMakeRoomFor: 1)
             if state.live >= policy.maxConnections { return (.full, victims) }
             state.open[ObjectIdentifier(connection)] = Entry(connection: connection, countedAs: countedAs)
-            if let countedAs { state.perAddress[countedAs, default: 0] += 1 }
+            if let countedAs { state.perAddress.add(countedAs) }
             return (nil, victims)
         }
         close(victims)
@@ -110,12 +110,12 @@ final class ConnectionAdmission: Sendable {
         let refusal = state.withLock { state -> Refusal? in
             let key = ObjectIdentifier(connection)
             guard var entry = state.open[key] else { return nil }
-            if policy.maxPerAddress > 0, entry.countedAs != address, state.perAddress[address, default: 0] >= policy.maxPerAddress {
+            if policy.maxPerAddress > 0, entry.countedAs != address, state.perAddress[address] >= policy.maxPerAddress {
                 return .perAddress
             }
-            Self.uncount(entry.countedAs, in: &state)
+            if let counted = entry.countedAs { state.perAddress.remove(counted) }
             entry.countedAs = address
-            state.perAddress[address, default: 0] += 1
+            state.perAddress.add(address)
             state.open[key] = entry
             return nil
         }
@@ -127,15 +127,10 @@ final class ConnectionAdmission: Sendable {
     func release(_ connection: ClientConnection) {
         state.withLock { state in
             guard let entry = state.open.removeValue(forKey: ObjectIdentifier(connection)) else { return }
-            Self.uncount(entry.countedAs, in: &state)
+            if let counted = entry.countedAs { state.perAddress.remove(counted) }
             if connection.isShed.load(ordering: .relaxed) { state.shedding -= 1 }
             if state.live < policy.lowWater { overloaded.store(false, ordering: .relaxed) }
         }
-    }
-
-    private static func uncount(_ address: IPAddress?, in state: inout State) {
-        guard let address, let count = state.perAddress[address] else { return }
-        if count <= 1 { state.perAddress[address] = nil } else { state.perAddress[address] = count - 1 }
     }
 
     /// With `incoming` more, at the high-water mark: marks the server overloaded and picks

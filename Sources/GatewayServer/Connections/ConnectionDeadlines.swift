@@ -12,7 +12,8 @@ import NIOCore
 /// While the server is overloaded (see ``ConnectionAdmission``), a head or idle period that
 /// begins gets at most ``ConnectionLimits/overloadTimeout``.
 struct ConnectionDeadlines {
-    enum Phase: Hashable, Sendable {
+    /// Raw values: how ``ClientConnection`` publishes the phase in an atomic.
+    enum Phase: UInt8, Hashable, Sendable {
         case awaitingHead
         case readingBody
         case responding
