@@ -140,7 +140,8 @@ let package = Package(
                 .product(name: "OTel", package: "swift-otel"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            plugins: ["OperationTablePlugin"]
         ),
         // gatewayctl commands as a library, so tests drive the same code paths.
         .target(
@@ -155,6 +156,9 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Reads OpenAPI/gateway.yaml at build time into GatewayServer's operation table.
+        .executableTarget(name: "OperationTableGenerator", dependencies: [.product(name: "Yams", package: "Yams")], swiftSettings: swiftSettings),
+        .plugin(name: "OperationTablePlugin", capability: .buildTool(), dependencies: ["OperationTableGenerator"]),
         .executableTarget(name: "gateway", dependencies: ["GatewayServer"], swiftSettings: swiftSettings),
         .executableTarget(name: "gatewayctl", dependencies: ["GatewayCLI"], swiftSettings: swiftSettings),
         // Benchmarks (`make bench`): print figures, never run by the test suite.

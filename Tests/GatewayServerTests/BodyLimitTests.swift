@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCore
 @testable import GatewayServer
+import HTTPTypes
 import Testing
 
 /// Request bodies are bounded per route before they are read; the OAuth endpoints answer
@@ -106,12 +107,19 @@ struct BodyLimitTests {
     @Test("route limits: forms, analytics, JSON, and storage writes sized by the tenant's cap")
     func limitTable() {
         let limits = BodyLimits()
-        #expect(limits.maximum(method: "POST", path: "/t/acme/oauth2/token", tenant: nil) == 8 << 10)
-        #expect(limits.maximum(method: "POST", path: "/t/acme/v1/analytics", tenant: nil) == 512 << 10)
-        #expect(limits.maximum(method: "PUT", path: "/t/acme/v1/me/miniapps/x/permissions", tenant: nil) == 64 << 10)
+        let operations = OperationTable()
+        func maximum(_ method: HTTPRequest.Method, _ path: String, tenant: Tenant? = nil) -> Int {
+            limits.maximum(for: operations.match(method: method, path: path).facts.body, tenant: tenant)
+        }
+        #expect(maximum(.post, "/t/acme/oauth2/token") == 8 << 10)
+        #expect(maximum(.post, "/t/acme/oauth2/nowhere") == 8 << 10)
+        #expect(maximum(.post, "/t/acme/v1/analytics") == 512 << 10)
+        #expect(maximum(.put, "/t/acme/v1/me/miniapps/x/permissions") == 64 << 10)
         let tenant = Tenant(id: "acme", displayName: "Acme", storageMaxSizeInBytes: 5_000_000)
-        #expect(limits.maximum(method: "PUT", path: "/t/acme/v1/me/miniapps/x/storage", tenant: tenant) == 5_000_000 + (64 << 10))
-        #expect(limits.maximum(method: "GET", path: "/healthz", tenant: nil) == 64 << 10)
+        #expect(maximum(.put, "/t/acme/v1/me/miniapps/x/storage", tenant: tenant) == 5_000_000 + (64 << 10))
+        #expect(maximum(.put, "/t/acme/v1/me/miniapps/x/storage") == Int(Tenant.defaultStorageMaxSizeInBytes) + (64 << 10))
+        #expect(maximum(.delete, "/t/acme/v1/me/miniapps/x/storage") == 64 << 10)
+        #expect(maximum(.get, "/healthz") == 64 << 10)
     }
 
     @Test("a body over its route's limit from a client that keeps sending gets a readable 413 problem, never a reset",

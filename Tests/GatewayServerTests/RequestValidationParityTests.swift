@@ -72,15 +72,4 @@ struct RequestValidationParityTests {
         }
         #expect(RequestValidation.nearPattern == Self.schema(operation: "listMiniApps", parameter: "near")["pattern"] as? String)
     }
-
-    @Test("the stored-answer fast path's route templates are the contract's GET paths of getMiniApp, getMiniAppManifest and getMiniAppBundle")
-    func storedAnswerRoutes() {
-        var getPaths: [String: String] = [:]
-        for (path, item) in Self.document["paths"] as? [String: Any] ?? [:] {
-            if let op = (item as? [String: Any])?["get"] as? [String: Any], let id = op["operationId"] as? String { getPaths[id] = path }
-        }
-        #expect(getPaths["getMiniApp"] == StoredAnswerMiddleware.miniAppRoute)
-        #expect(getPaths["getMiniAppManifest"] == StoredAnswerMiddleware.manifestRoute)
-        #expect(getPaths["getMiniAppBundle"] == StoredAnswerMiddleware.bundleRoute)
-    }
 }

@@ -46,7 +46,7 @@ final class SignedInUsers: Sendable {
 }
 
 /// Client middleware of the harness's generated client: a request to a protected
-/// operation (see `PublicOperations`) that carries no `Authorization` gets the bearer token
+/// operation (`security` naming `bearer` in the contract) that carries no `Authorization` gets the bearer token
 /// of a real signed-in user of that tenant. Tests about refusals build their own clients.
 struct SignedInUserMiddleware: ClientMiddleware {
     let users: SignedInUsers
@@ -57,7 +57,7 @@ struct SignedInUserMiddleware: ClientMiddleware {
     ) async throws -> (HTTPResponse, HTTPBody?) {
         let path = String((request.path ?? "").prefix { $0 != "?" })
         guard request.headerFields[.authorization] == nil,
-            PublicOperations.requiresToken(method: request.method.rawValue, path: path),
+            ContractOperation.named(operationID)?.facts.security == .bearer,
             let tenant = path.split(separator: "/").dropFirst().first.map(String.init),
             let token = try? await users.accessToken(tenant: tenant)
         else {

@@ -90,15 +90,12 @@ public enum GatewayApplication {
                                      clientAddresses: ClientAddressResolver = .init(trusted: .init()), limits: ConnectionLimits = .init()) throws -> some HTTPResponder<Context> {
         let router = Router(context: Context.self)
         let handler = GatewayAPIHandler(services: services)
-        var routes = RouteTable()
-        // Register into a throwaway router first to learn the route table the problem
-        // middleware needs; middlewares must be added before the real registration.
-        try handler.registerHandlers(on: RecordingTransport(base: Router(context: Context.self)) { routes.add(method: $0, template: $1) }, configuration: Self.wireConfiguration)
-        let problems = ProblemMiddleware(routes: routes, warnings: WarningThrottle())
+        let problems = ProblemMiddleware(warnings: WarningThrottle())
         router.add(middleware: problems)
         router.add(middleware: HeaderDecodingMiddleware())
         try handler.registerHandlers(on: router, configuration: Self.wireConfiguration)
         return GatewayResponder(
+            operations: OperationTable(),
             requestIDs: RequestIDMiddleware(ids: RequestIDSequence()),
             tracing: services.tracer.map { RequestTracingMiddleware(tracer: $0) },
             metrics: HTTPMetricsMiddleware(metrics: services.metrics, directory: services.directory, accessLog: services.accessLog),

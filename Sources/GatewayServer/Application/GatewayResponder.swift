@@ -2,7 +2,7 @@ import Hummingbird
 
 /// The gateway's HTTP responder: the edge middlewares, in order, then the router.
 ///
-/// request id → client address → (tracing span) → metrics and access log → problem mapping →
+/// (operation lookup) → request id → client address → (tracing span) → metrics and access log → problem mapping →
 /// requests in flight per client address → tenant resolution → body limit →
 /// bearer-token protection → rate limits → stored answers of the hot reads →
 /// (task-local ``RequestScope``) → router.
@@ -32,12 +32,15 @@ final class GatewayResponder: HTTPResponder {
     /// nil only to compare the generated handlers with the stored-answer path.
     let storedAnswers: StoredAnswerMiddleware?
     let router: RouterResponder<Context>
+    /// Which operation each request is (the contract's route facts).
+    let operations: OperationTable
 
     init(
-        requestIDs: RequestIDMiddleware, tracing: RequestTracingMiddleware?, metrics: HTTPMetricsMiddleware, problems: ProblemMiddleware,
+        operations: OperationTable, requestIDs: RequestIDMiddleware, tracing: RequestTracingMiddleware?, metrics: HTTPMetricsMiddleware, problems: ProblemMiddleware,
         clientAddresses: ClientAddressMiddleware, requestsPerAddress: RequestsPerAddressMiddleware, tenants: TenantResolutionMiddleware, bodyLimits: BodyLimitMiddleware, bearer: BearerAuthMiddleware, rateLimits: RateLimitMiddleware,
         storedAnswers: StoredAnswerMiddleware?, router: RouterResponder<Context>
     ) {
+        self.operations = operations
         self.requestIDs = requestIDs
         self.tracing = tracing
         self.metrics = metrics
@@ -55,6 +58,7 @@ final class GatewayResponder: HTTPResponder {
     func respond(to request: Request, context: Context) async throws -> Response {
         var context = context
         context.scope.path = request.uri.path
+        context.scope.route = operations.match(method: request.method, path: context.scope.path)
         return try await requestIDs.handle(request, context: context) { request, context in
             try await clientAddresses.handle(request, context: context) { request, context in
                 guard let tracing else { return try await measured(request, context) }

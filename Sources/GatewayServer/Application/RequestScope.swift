@@ -29,10 +29,17 @@ public struct RequestScope: Sendable {
         get { principalBox?.value }
         set { principalBox = newValue.map(Box.init) }
     }
+    /// The request's operation, tenant segment and edge facts (``OperationTable``), found once
+    /// by ``GatewayResponder``.
+    var route: RouteMatch {
+        get { routeBox?.value ?? .unlisted }
+        set { routeBox = Box(newValue) }
+    }
     /// The scope is copied by every task-local read and binding (several per request);
     /// boxed, the tenant and claims cost one retain per copy instead of one per field.
     private var tenantBox: Box<Tenant>?
     private var principalBox: Box<AccessTokenClaims>?
+    private var routeBox: Box<RouteMatch>?
 
     /// An immutable value behind one reference.
     private final class Box<Value: Sendable>: Sendable {

@@ -3,7 +3,8 @@ import HTTPTypes
 import GatewayCore
 import Hummingbird
 
-/// Protects `/t/{tenant}/v1/*` (except ``PublicOperations``) and `/oauth2/userinfo`: the
+/// Protects the operations whose contract `security` names `bearer`/`dpop` (and unknown paths
+/// under `/t/{tenant}/v1`, see ``EdgeFacts``): the
 /// `Authorization: Bearer` (or `DPoP` + proof) token must be valid for THAT tenant; the
 /// verified claims ride in ``RequestScope/principal``. Refusals are 401 problem documents
 /// with `WWW-Authenticate`. Also records the raw `Authorization` header for OAuth endpoints.
@@ -26,14 +27,15 @@ struct BearerAuthMiddleware: RouterMiddleware {
         var context = context
         let authorization = request.headers.value(of: .authorization)
         context.scope.authorization = authorization
-        if RASErrorResponse.isRASPath(context.scope.path) {
+        switch context.scope.route.facts.security {
+        case .rasClientKey:
             // The RAS-compatible API: the tenant's client key, and its bearer token when it asks for one.
             let key = RASClientKey.fromHeader(request.headers.value(of: HTTPField.Name("apiKey")!)) ?? ""
             guard tenant.ras.accepts(key) else { throw GatewayProblem.invalidClientKey() }
             if tenant.ras.requireBearer {
                 context.scope.principal = try await verify(request, authorization: authorization, issuer: issuerBase.issuer(tenantID: tenant.id), tenantID: tenant.id)
             }
-        } else if PublicOperations.requiresToken(method: request.method.rawValue, path: context.scope.path) {
+        case .bearer:
             let issuer = issuerBase.issuer(tenantID: tenant.id)
             do {
                 context.scope.principal = try await verify(request, authorization: authorization, issuer: issuer, tenantID: tenant.id)
@@ -42,6 +44,8 @@ struct BearerAuthMiddleware: RouterMiddleware {
                 problem.headers.append((name: "DPoP-Nonce", value: nonces.current(tenantID: tenant.id)))
                 throw problem
             }
+        case .anonymous:
+            break
         }
         return try await next(request, context)
     }

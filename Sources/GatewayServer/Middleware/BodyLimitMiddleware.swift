@@ -17,7 +17,7 @@ struct BodyLimitMiddleware: RouterMiddleware {
         // (RFC 9112 §6.3): nothing to bound, and the hot GETs skip the wrapper.
         let declared = request.headers.value(of: .contentLength)
         guard declared != nil || request.headers.value(of: .transferEncoding) != nil else { return try await next(request, context) }
-        let maximum = limits.maximum(method: request.method.rawValue, path: context.scope.path, tenant: context.scope.tenant)
+        let maximum = limits.maximum(for: context.scope.route.facts.body, tenant: context.scope.tenant)
         if let declared, let length = Int(declared), length > maximum {
             throw GatewayProblem.payloadTooLarge(maximum: maximum)
         }

@@ -1,10 +1,11 @@
 import GatewayCore
 
-/// The largest request body each route accepts. Checked before anything is read: a
+/// The largest request body of each kind (``EdgeFacts/BodyKind``: the contract says which
+/// an operation takes). Checked before anything is read: a
 /// declared `Content-Length` over the limit is refused at once, and a body without one is
 /// cut off the moment it passes the limit (``BodyLimitMiddleware``).
 public struct BodyLimits: Sendable, Equatable {
-    /// The OAuth form endpoints (`/t/{tenant}/oauth2/...`).
+    /// The OAuth form endpoints (`application/x-www-form-urlencoded`, and `/t/{tenant}/oauth2/...`).
     public var form: Int
     /// A batch of analytics events.
     public var analytics: Int
@@ -23,17 +24,15 @@ public struct BodyLimits: Sendable, Equatable {
         self.storageCeiling = storageCeiling
     }
 
-    /// The limit for a request to `path` with `method` (the tenant, when resolved, sizes
-    /// storage writes).
-    func maximum(method: String, path: String, tenant: Tenant?) -> Int {
-        guard path.hasPrefix("/t/") else { return json }
-        let parts = path.dropFirst(3).split(separator: "/", omittingEmptySubsequences: false)
-        if parts.count >= 3, parts[1] == "oauth2" { return form }
-        if parts.count == 3, parts[1] == "v1", parts[2] == "analytics" { return analytics }
-        if method == "PUT", parts.count == 6, parts[1] == "v1", parts[2] == "me", parts[3] == "miniapps", parts[5] == "storage" {
-            let cap = Int(clamping: tenant?.storageMaxSizeInBytes ?? Tenant.defaultStorageMaxSizeInBytes)
-            return min(storageCeiling, max(json, cap + storageOverhead))
+    /// The limit for a body of `kind` (the operation's, see ``EdgeFacts``); the tenant, when
+    /// resolved, sizes storage writes.
+    func maximum(for kind: EdgeFacts.BodyKind, tenant: Tenant?) -> Int {
+        switch kind {
+        case .json: json
+        case .form: form
+        case .analytics: analytics
+        case .storage:
+            min(storageCeiling, max(json, Int(clamping: tenant?.storageMaxSizeInBytes ?? Tenant.defaultStorageMaxSizeInBytes) + storageOverhead))
         }
-        return json
     }
 }

@@ -35,7 +35,7 @@ struct HTTPMetricsMiddleware: RouterMiddleware {
                 "ms": .stringConvertible(Double(duration.nanoseconds / 10_000) / 100), "client": .string(context.scope.clientAddress ?? "-"),
             ])
         }
-        if let segment = TenantResolutionMiddleware.tenantSegment(of: request.uri.path), let tenant = directory.tenant(String(segment)) {
+        if let segment = context.scope.route.tenant, let tenant = directory.tenant(String(segment)) {
             metrics.recordTenantRequest(tenant: tenant.id, status: status)
         }
     }

@@ -9,7 +9,6 @@ import OpenAPIRuntime
 /// else is a logged 500 whose body reveals nothing internal.
 struct ProblemMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
-    let routes: RouteTable
     /// Upstream trouble is logged once per tenant × code × detail per interval, not per request.
     let warnings: WarningThrottle
 
@@ -17,8 +16,7 @@ struct ProblemMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
-            let allowed = routes.allowedMethods(for: context.scope.path)
-            guard !allowed.isEmpty else { return Self.response(.notFound(), context) }
+            guard let allowed = context.scope.route.path?.allowedMethods else { return Self.response(.notFound(), context) }
             var problem = GatewayProblem.methodNotAllowed()
             problem.headers.append((name: "Allow", value: allowed.map(\.rawValue).joined(separator: ", ")))
             return Self.response(problem, context)
@@ -35,11 +33,13 @@ struct ProblemMiddleware: RouterMiddleware {
         }
     }
 
-    /// The error document for the request's endpoint.
+    /// The error document for the request's operation (its `x-gateway-errors`).
     static func response(_ problem: GatewayProblem, _ context: Context, oauthError: String? = nil) -> Response {
-        if OAuthErrorResponse.isOAuthEndpoint(context.scope.path) { return OAuthErrorResponse.make(problem, error: oauthError) }
-        if RASErrorResponse.isRASPath(context.scope.path) { return RASErrorResponse.make(problem) }
-        return ProblemResponse.make(problem, requestID: context.scope.requestID)
+        switch context.scope.route.facts.errors {
+        case .oauth: OAuthErrorResponse.make(problem, error: oauthError)
+        case .ras: RASErrorResponse.make(problem)
+        case .problem: ProblemResponse.make(problem, requestID: context.scope.requestID)
+        }
     }
 
     /// What a handler threw (the generated server wraps it in a `ServerError`).

@@ -4,8 +4,9 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// Serves the cached answers of the hottest read operations of `OpenAPI/gateway.yaml` —
-/// `getMiniApp`, `getMiniAppManifest`, `getMiniAppBundle` — as their stored bytes, in one
+/// Serves the cached answers of the hottest read operations of `OpenAPI/gateway.yaml` — the
+/// ones marked `x-gateway-stored-answer` (`getMiniApp`, `getMiniAppManifest`,
+/// `getMiniAppBundle`) — as their stored bytes, in one
 /// buffer, ahead of the router: a cache hit is never routed through the trie, decoded into
 /// the generated types, re-encoded, and streamed through the OpenAPI transport.
 ///
@@ -24,32 +25,24 @@ final class StoredAnswerMiddleware: RouterMiddleware {
         self.handler = handler
     }
 
-    /// The route templates (metrics labels), as the router would report them.
-    static var miniAppRoute: String { "/t/{tenant}/v1/miniapps/{id}" }
-    static var manifestRoute: String { "/t/{tenant}/v1/miniapps/{id}/versions/{versionId}/manifest" }
-    static var bundleRoute: String { "/t/{tenant}/v1/miniapps/{id}/versions/{versionId}/bundle" }
-
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.method == .get, let tenant = context.scope.tenant else { return try await next(request, context) }
-        // "", "t", tenant, "v1", "miniapps", id [, "versions", versionId, "manifest" | "bundle"]
-        let segments = context.scope.path.split(separator: "/", omittingEmptySubsequences: false)
-        guard segments.count >= 6, segments[3] == "v1", segments[4] == "miniapps", !segments[5].isEmpty else {
+        let route = context.scope.route
+        guard let operation = route.operation, let kind = operation.storedAnswer, let tenant = context.scope.tenant,
+              let id = route.parameter("id").map(Self.decoded) else {
             return try await next(request, context)
         }
-        let id = Self.decoded(segments[5])
+        // The metrics label, as the router would have set it.
+        context.coreContext.endpointPath.value = operation.template
         let answer: CachedAnswer
-        switch segments.count {
-        case 6:
-            context.coreContext.endpointPath.value = Self.miniAppRoute
+        switch kind {
+        case .miniApp:
             answer = try await handler.miniAppAnswer(id: id, tenant: tenant)
-        case 9 where segments[6] == "versions" && !segments[7].isEmpty && segments[8] == "manifest":
-            context.coreContext.endpointPath.value = Self.manifestRoute
-            answer = try await handler.manifestAnswer(id: id, versionID: Self.decoded(segments[7]), lang: Self.query("lang", request), tenant: tenant)
-        case 9 where segments[6] == "versions" && !segments[7].isEmpty && segments[8] == "bundle":
-            context.coreContext.endpointPath.value = Self.bundleRoute
-            answer = try await handler.bundleAnswer(id: id, versionID: Self.decoded(segments[7]), tenant: tenant)
-        default:
-            return try await next(request, context)
+        case .manifest:
+            guard let version = route.parameter("versionId") else { return try await next(request, context) }
+            answer = try await handler.manifestAnswer(id: id, versionID: Self.decoded(version), lang: Self.query("lang", request), tenant: tenant)
+        case .bundle:
+            guard let version = route.parameter("versionId") else { return try await next(request, context) }
+            answer = try await handler.bundleAnswer(id: id, versionID: Self.decoded(version), tenant: tenant)
         }
         if EntityTag.matches(request.headers.value(of: .ifNoneMatch), answer.etag) {
             return Response(status: .notModified, headers: [.eTag: answer.etag])

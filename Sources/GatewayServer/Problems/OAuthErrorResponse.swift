@@ -6,19 +6,10 @@ import Hummingbird
 /// The OAuth endpoints answer every error as RFC 6749 §5.2 JSON
 /// (`{"error", "error_description"}`), including the ones the gateway raises before or
 /// around their handlers (an unknown tenant, a body that cannot be parsed, one that is too
-/// large, a rate limit): clients of these endpoints parse nothing else.
+/// large, a rate limit): clients of these endpoints parse nothing else. Which endpoints: the
+/// operations the contract marks `x-gateway-errors: oauth` (UserInfo is a protected
+/// resource: RFC 6750 errors in `WWW-Authenticate`, problem documents in the body).
 enum OAuthErrorResponse {
-    /// The endpoints under `/t/{tenant}/oauth2/` that speak RFC 6749 errors (UserInfo is a
-    /// protected resource: RFC 6750 errors in `WWW-Authenticate`, problem documents in the body).
-    static let endpoints: Set<Substring> = ["token", "revoke", "introspect", "par", "authorize", "authorize-challenge", "logout", "idp/callback"]
-
-    /// Whether `path` is one of ``endpoints`` of some tenant.
-    static func isOAuthEndpoint(_ path: String) -> Bool {
-        guard path.hasPrefix("/t/") else { return false }
-        let parts = path.dropFirst(3).split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
-        return parts.count == 3 && parts[1] == "oauth2" && endpoints.contains(parts[2])
-    }
-
     /// The RFC 6749 error code for a problem's status.
     static func code(for problem: GatewayProblem) -> String {
         switch problem.status {

@@ -10,13 +10,6 @@ import Hummingbird
 /// platform is 404, a platform refusing the gateway's credentials 403; a platform that is down
 /// or failing is 503. 503 and 504 always carry `Retry-After`.
 enum RASErrorResponse {
-    /// Whether `path` is under some tenant's `/ras/`.
-    static func isRASPath(_ path: String) -> Bool {
-        guard path.hasPrefix("/t/") else { return false }
-        let parts = path.dropFirst(3).split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
-        return parts.count >= 2 && parts[1] == "ras"
-    }
-
     /// The status a problem gets on the RAS API.
     static func status(for problem: GatewayProblem) -> Int {
         switch problem.code {

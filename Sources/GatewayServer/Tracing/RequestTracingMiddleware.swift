@@ -19,7 +19,7 @@ struct RequestTracingMiddleware: RouterMiddleware {
             span.attributes["http.request.method"] = request.method.rawValue
             span.attributes["url.path"] = request.uri.path
             span.attributes["gateway.request_id"] = context.scope.requestID
-            if let tenant = TenantResolutionMiddleware.tenantSegment(of: request.uri.path) { span.attributes["gateway.tenant"] = String(tenant) }
+            if let tenant = context.scope.route.tenant { span.attributes["gateway.tenant"] = String(tenant) }
             do {
                 let response = try await next(request, context)
                 Self.finish(span, status: Int(response.status.code), context: context, method: request.method.rawValue)
