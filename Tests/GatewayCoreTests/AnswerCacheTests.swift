@@ -40,10 +40,11 @@ struct AnswerCacheTests {
 
     @Test("a stale copy stands in for an upstream failure; a 4xx-like failure does not")
     func staleIfError() async throws {
-        let cache = Self.makeCache()
+        let time = ManualClock()
+        let cache = AnswerCache(cache: MemoryCache(), factory: NOOPMetricsHandler.instance, logger: Logger(label: "test"), clock: time.wall)
         let policy = CachePolicy(fresh: .zero, staleWhileRevalidate: .zero, staleIfError: .seconds(60))
         _ = try await cache.answer("k", policy: policy) { .init(status: 200, body: [7]) }
-        try await Task.sleep(for: .milliseconds(5))
+        time.advance(.milliseconds(5))
         let stale = try await cache.answer("k", policy: policy) { throw UpstreamError.serverError(status: 503) }
         #expect(stale.body == [7])
         await #expect(throws: UpstreamError.rateLimited(retryAfter: nil)) {
@@ -60,7 +61,8 @@ struct AnswerCacheTests {
     @Test("near copy: a hot answer is served without the shared cache, only within its lifetime and while fresh")
     func nearCopy() async throws {
         let shared = MemoryCache()
-        let cache = AnswerCache(cache: shared, near: NearAnswers(lifetime: .milliseconds(200)), factory: NOOPMetricsHandler.instance, logger: Logger(label: "test"))
+        let time = ManualClock()
+        let cache = AnswerCache(cache: shared, near: NearAnswers(lifetime: .milliseconds(200)), factory: NOOPMetricsHandler.instance, logger: Logger(label: "test"), clock: time.wall)
         let loads = Counted()
         let load: @Sendable () async throws -> AnswerCache.Loaded = {
             let n = loads.value.withLock { $0 += 1; return $0 }
@@ -73,7 +75,7 @@ struct AnswerCacheTests {
         #expect(try await cache.answer("k", policy: policy, load: load).body == [1])
         #expect(loads.value.withLock { $0 } == 1)
         // Past the near lifetime the shared cache is asked again (a miss → one load).
-        try await Task.sleep(for: .milliseconds(250))
+        time.advance(.milliseconds(250))
         #expect(try await cache.answer("k", policy: policy, load: load).body == [2])
 
         // Never past freshness: a 0 s fresh window is never served from the near copy.

@@ -15,11 +15,12 @@ struct CutOffTests {
         var wasCancelled: Bool { sawCancellation.load(ordering: .relaxed) }
     }
 
-    /// Work that sleeps `duration` without reacting to cancellation, then records whether it was cancelled.
-    static func stubborn(_ duration: Duration, _ flags: Flags) -> @Sendable () async throws -> Int {
+    /// Work that waits for `release` without reacting to cancellation (opening `started` first),
+    /// then records whether it was cancelled.
+    static func stubborn(until release: Gate, started: Gate = Gate(), _ flags: Flags) -> @Sendable () async throws -> Int {
         {
-            let end = ContinuousClock.now + duration
-            while ContinuousClock.now < end { try? await Task.sleep(for: .milliseconds(5)) }
+            started.open()
+            await release.wait()
             flags.sawCancellation.store(Task.isCancelled, ordering: .relaxed)
             flags.finished.store(true, ordering: .relaxed)
             return 1
@@ -39,10 +40,12 @@ struct CutOffTests {
     @Test("work that ignores cancellation is cut on time and, with .cancel, is cancelled")
     func cutAndCancelled() async throws {
         let flags = Flags()
+        let release = Gate()
         let start = ContinuousClock.now
-        await #expect(throws: UpstreamError.timeout) { try await CutOff.run(until: .now + .milliseconds(50), orThrow: UpstreamError.timeout, Self.stubborn(.milliseconds(600), flags)) }
+        await #expect(throws: UpstreamError.timeout) { try await CutOff.run(until: .now + .milliseconds(50), orThrow: UpstreamError.timeout, Self.stubborn(until: release, flags)) }
         #expect(ContinuousClock.now - start < .milliseconds(500))
         #expect(!flags.isFinished)
+        release.open()
         #expect(await eventually(within: .seconds(2)) { flags.isFinished })
         #expect(flags.wasCancelled)
     }
@@ -50,8 +53,10 @@ struct CutOffTests {
     @Test("with .finishInBackground the cut work runs to its end uncancelled")
     func cutAndFinishedInBackground() async throws {
         let flags = Flags()
-        #expect(await CutOff.value(within: .milliseconds(50)) { try await Self.stubborn(.milliseconds(300), flags)() } == nil)
+        let release = Gate()
+        #expect(await CutOff.value(within: .milliseconds(50)) { try await Self.stubborn(until: release, flags)() } == nil)
         #expect(!flags.isFinished)
+        release.open()
         #expect(await eventually(within: .seconds(2)) { flags.isFinished })
         #expect(!flags.wasCancelled)
     }
@@ -59,10 +64,13 @@ struct CutOffTests {
     @Test("a cancelled caller gets CancellationError at once, and the work is cancelled")
     func callerCancelled() async throws {
         let flags = Flags()
-        let caller = Task { try await CutOff.run(until: .now + .seconds(30), orThrow: UpstreamError.timeout, Self.stubborn(.milliseconds(300), flags)) }
-        try await Task.sleep(for: .milliseconds(20))
+        let release = Gate()
+        let started = Gate()
+        let caller = Task { try await CutOff.run(until: .now + .seconds(30), orThrow: UpstreamError.timeout, Self.stubborn(until: release, started: started, flags)) }
+        await started.wait()
         caller.cancel()
         await #expect(throws: CancellationError.self) { try await caller.value }
+        release.open()
         #expect(await eventually(within: .seconds(2)) { flags.isFinished })
         #expect(flags.wasCancelled)
     }
@@ -70,8 +78,10 @@ struct CutOffTests {
     @Test("a deadline already passed throws without starting the work")
     func pastDeadline() async throws {
         let flags = Flags()
-        await #expect(throws: UpstreamError.timeout) { try await CutOff.run(until: .now - .seconds(1), orThrow: UpstreamError.timeout, Self.stubborn(.zero, flags)) }
-        try await Task.sleep(for: .milliseconds(20))
-        #expect(!flags.isFinished)
+        let started = Gate()
+        let open = Gate()
+        open.open()
+        await #expect(throws: UpstreamError.timeout) { try await CutOff.run(until: .now - .seconds(1), orThrow: UpstreamError.timeout, Self.stubborn(until: open, started: started, flags)) }
+        #expect(await !eventually(within: .milliseconds(50)) { started.isOpen || flags.isFinished })
     }
 }

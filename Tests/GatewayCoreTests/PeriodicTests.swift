@@ -15,13 +15,11 @@ struct PeriodicTests {
                 if rounds.add(1, ordering: .relaxed).newValue == 1 { throw Boom() }
             }
         }
-        let started = ContinuousClock.now
-        while rounds.load(ordering: .relaxed) < 3, ContinuousClock.now - started < .seconds(5) { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(rounds.load(ordering: .relaxed) >= 3)
+        #expect(await eventually { rounds.load(ordering: .relaxed) >= 3 })
         task.cancel()
         await task.value
+        // Ended: no round runs after the task has returned (five periods later).
         let after = rounds.load(ordering: .relaxed)
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(rounds.load(ordering: .relaxed) == after)
+        #expect(await !eventually(within: .milliseconds(50)) { rounds.load(ordering: .relaxed) != after })
     }
 }

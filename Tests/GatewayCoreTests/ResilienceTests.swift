@@ -90,18 +90,19 @@ struct ResilienceTests {
     @Test("the bulkhead refuses calls over its limit")
     func bulkhead() async throws {
         let bulkhead = Bulkhead(limit: 1)
-        let (stream, continuation) = AsyncStream<Void>.makeStream()
+        let entered = Gate()
+        let release = Gate()
         let holder = Task {
             try await bulkhead.run {
-                continuation.yield()
-                try await Task.sleep(for: .milliseconds(300))
+                entered.open()
+                await release.wait()
             }
         }
-        var iterator = stream.makeAsyncIterator()
-        await iterator.next()
+        await entered.wait()
         await #expect(throws: UpstreamError.overloaded) {
             try await bulkhead.run { 1 }
         }
+        release.open()
         try await holder.value
         #expect(try await bulkhead.run { 2 } == 2)
     }

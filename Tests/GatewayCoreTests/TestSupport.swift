@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 @testable import GatewayCore
 @testable import GatewaySQLite
@@ -76,4 +77,32 @@ func eventually(within limit: Duration = .seconds(5), _ condition: () -> Bool) a
         try? await Task.sleep(for: .milliseconds(10))
     }
     return condition()
+}
+
+/// A latch: ``wait()`` returns once ``open()`` has been called, whether or not the waiting
+/// task is cancelled (work that ignores cancellation, held for exactly as long as a test needs).
+final class Gate: Sendable {
+    private let state = Mutex<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    var isOpen: Bool { state.withLock { $0.isOpen } }
+
+    func open() {
+        let waiters = state.withLock { state in
+            state.isOpen = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state in
+                if state.isOpen { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
 }

@@ -195,12 +195,13 @@ enum TestHTTP {
     )
 }
 
-/// Polls `condition` every 50 ms until it holds or `timeout` passes; returns whether it held.
-func eventually(within timeout: Duration = .seconds(2), _ condition: @Sendable () async throws -> Bool) async rethrows -> Bool {
+/// Polls `condition` every `interval` until it holds or `timeout` passes; returns whether it
+/// held. The one place these tests wait on the wall clock for something to happen elsewhere.
+func eventually(within timeout: Duration = .seconds(2), every interval: Duration = .milliseconds(20), _ condition: @Sendable () async throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(50))
+        try? await Task.sleep(for: interval)
     }
     return try await condition()
 }

@@ -55,11 +55,12 @@ struct HomeTests {
             fake.seedHello()
             try await GatewayHarness.withGateway { harness, client, _ in
                 let id = uniqueTenantID("homewarm")
-                // Answers live 1 s: the user's recent mini app needs its manifest again below.
-                try await harness.createTenant(GatewayHarness.tenant(id, on: fake, manifestTTL: 1))
+                try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
                 _ = try await client.putMiniAppPermissions(path: .init(tenant: id, id: "hello"),
                                                            body: permissionUpdate([("rakuten.miniapp.user.USER_NAME", .allowed)])).ok
-                try await Task.sleep(for: .milliseconds(1200))
+                // A new config version: every cached answer of the tenant is gone, so the user's
+                // recent mini app needs its manifest again below.
+                try await harness.updateTenant(id) { $0.displayName = "Home warm-up" }
                 fake.injectFault(.delay(.milliseconds(delayMilliseconds)))
                 let started = ContinuousClock.now
                 let first = try await client.getHome(path: .init(tenant: id)).ok.body.json
@@ -67,8 +68,11 @@ struct HomeTests {
                 // Part budget 0.8 s, plus scheduling slack on a busy 2-core machine.
                 #expect(elapsed < .milliseconds(800 + 250), "first /home took \(elapsed)")
                 #expect(first.missing.contains(.featured) || (delayMilliseconds < 800 && first.complete))
-                // The cut work keeps going with the full upstream budget (5 s) and fills the cache.
-                try await Task.sleep(for: .milliseconds(delayMilliseconds + 600))
+                // The cut work keeps going with the full upstream budget (5 s) and fills the cache:
+                // had it been cancelled at the part budget, no /home could ever be complete.
+                #expect(try await eventually(within: .seconds(8), every: .milliseconds(100)) {
+                    try await client.getHome(path: .init(tenant: id)).ok.body.json.complete
+                })
                 let again = ContinuousClock.now
                 let second = try await client.getHome(path: .init(tenant: id)).ok.body.json
                 #expect(second.complete, "missing \(second.missing)")

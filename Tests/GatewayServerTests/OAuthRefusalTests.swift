@@ -15,8 +15,8 @@ struct OAuthRefusalTests {
         try await withKit(configured: { _ in }, body)
     }
 
-    func withKit(configured configure: @escaping @Sendable (inout OAuthClient) -> Void, _ body: @Sendable @escaping (OAuthTestKit) async throws -> Void) async throws {
-        try await GatewayHarness.withGateway { harness, client, port in
+    func withKit(clock: WallClock = .system, configured configure: @escaping @Sendable (inout OAuthClient) -> Void, _ body: @Sendable @escaping (OAuthTestKit) async throws -> Void) async throws {
+        try await GatewayHarness.withGateway(clock: clock) { harness, client, port in
             let kit = OAuthTestKit(harness: harness, client: client, port: port)
             try await kit.setUp(configure)
             try await body(kit)
@@ -149,14 +149,18 @@ struct OAuthRefusalTests {
         }
     }
 
-    @Test("an expired code is refused")
+    @Test("a code is redeemable within its lifetime on the server's clock, and refused after it")
     func expiredCode() async throws {
-        try await withKit { kit in
+        let time = ManualClock(Date())
+        try await withKit(clock: time.clock, configured: { _ in }) { kit in
             let user = try #require(try await kit.store.user(tenantID: "demo", username: kit.username))
-            let codes = AuthorizationCodes(cache: kit.harness.bootstrap.services.cache)
-            let code = try await codes.issue(AuthorizationGrant(tenantID: "demo", clientID: kit.clientID, redirectURI: kit.redirectURI, codeChallenge: OAuthTestKit.challenge,
-                                                                subject: user.subject, scope: "openid", nonce: nil, authTime: 0), lifetime: .milliseconds(300))
-            try await Task.sleep(for: .milliseconds(700))
+            let codes = AuthorizationCodes(cache: kit.harness.bootstrap.services.cache, clock: time.clock)
+            let grant = AuthorizationGrant(tenantID: "demo", clientID: kit.clientID, redirectURI: kit.redirectURI, codeChallenge: OAuthTestKit.challenge,
+                                           subject: user.subject, scope: "openid", nonce: nil, authTime: 0)
+            let code = try await codes.issue(grant)
+            time.advance(by: AuthorizationCodes.lifetime - .seconds(1))
+            _ = try await kit.exchange(try await codes.issue(grant)).ok
+            time.advance(by: .seconds(2))
             #expect(try OAuthTestKit.errorCode(try await kit.exchange(code)) == "invalid_grant")
         }
     }

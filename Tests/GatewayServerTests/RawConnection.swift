@@ -53,22 +53,12 @@ final class RawConnection: Sendable {
 
     /// Whether the server closed the connection within `timeout`.
     func closed(within timeout: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if !channel.isActive { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return !channel.isActive
+        await eventually(within: timeout) { !self.channel.isActive }
     }
 
     /// Waits until the received text contains `marker`, up to `timeout`.
     func received(_ marker: String, within timeout: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if text.contains(marker) { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return text.contains(marker)
+        await eventually(within: timeout) { self.text.contains(marker) }
     }
 
     func close() async {

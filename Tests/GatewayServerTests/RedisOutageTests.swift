@@ -8,9 +8,10 @@ struct RedisOutageTests {
     @Test("requests are answered from the upstream after redis-server is killed")
     func redisStopped() async throws {
         let redis = try await RedisProcess.start()
+        let time = ManualClock(Date())
         try await FakePlatform.with { fake in
             fake.seedHello()
-            try await GatewayHarness.withGateway(redisURL: redis.url) { harness, client, _ in
+            try await GatewayHarness.withGateway(redisURL: redis.url, clock: time.clock) { harness, client, _ in
                 let id = uniqueTenantID("redis")
                 try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
                 let path = Operations.GetMiniAppManifest.Input.Path(tenant: id, id: "hello", versionId: "v1")
@@ -19,7 +20,7 @@ struct RedisOutageTests {
                 // At once: the near copy (1 s) or the upstream answers.
                 _ = try await client.getMiniAppManifest(path: path).ok
                 // Past the near copy's lifetime: only the upstream can answer...
-                try await Task.sleep(for: .milliseconds(1_100))
+                time.advance(by: .milliseconds(1_100))
                 let before = fake.requests(matching: "/metadata").count
                 for _ in 0..<20 {
                     _ = try await client.getMiniAppManifest(path: path).ok

@@ -49,7 +49,13 @@ final class RedisProcess: Sendable {
         redis.standardOutput = FileHandle.nullDevice
         try redis.run()
         process.set(redis)
-        try await Task.sleep(for: .milliseconds(300))
+        // Up once it accepts a connection (it listens only after loading its configuration).
+        let port = port
+        guard await eventually(within: .seconds(10), {
+            guard let connection = try? await RawConnection.connect(port: port) else { return false }
+            await connection.close()
+            return true
+        }) else { throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "redis-server did not listen on \(port)"]) }
     }
 
     /// SIGKILLs the server and waits until it is gone (polling: waitUntilExit() would block
@@ -58,7 +64,7 @@ final class RedisProcess: Sendable {
     func kill() async {
         guard let redis = process.get(), redis.isRunning else { return }
         Foundation.kill(redis.processIdentifier, SIGKILL)
-        for _ in 0..<40 where redis.isRunning { try? await Task.sleep(for: .milliseconds(50)) }
+        _ = await eventually { self.process.get()?.isRunning != true }
     }
 
     deinit {

@@ -19,22 +19,13 @@ extension IntegrationTests {
             #expect(try await publisher.publish(other, binary) == 1)
             #expect(try await publisher.publish(uniquePrefix("nobody"), "lost") == 0)
 
-            let received = try await withThrowingTaskGroup(of: [RedisSubscription.Element].self) { group in
-                group.addTask {
-                    var messages: [RedisSubscription.Element] = []
-                    for try await message in subscription {
-                        messages.append(message)
-                        if messages.count == 2 { break }
-                    }
-                    return messages
+            let received = try await within(.seconds(5)) {
+                var messages: [RedisSubscription.Element] = []
+                for try await message in subscription {
+                    messages.append(message)
+                    if messages.count == 2 { break }
                 }
-                group.addTask {
-                    try await Task.sleep(for: .seconds(5))
-                    throw RedisError.timeout
-                }
-                let first = try await group.next()!
-                group.cancelAll()
-                return first
+                return messages
             }
             #expect(received.count == 2)
             #expect(received.first?.channel == channel)

@@ -96,11 +96,8 @@ final class RedisTestServer {
     /// SIGKILLs the server and waits until it has exited.
     func killAndWait() async throws {
         self.kill()
-        let deadline = ContinuousClock.now + .seconds(5)
-        while let process, process.isRunning {
-            guard ContinuousClock.now < deadline else { throw TestServerError.didNotStop }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        let process = self.process
+        guard await eventually(within: .seconds(5), every: .milliseconds(10), { process?.isRunning != true }) else { throw TestServerError.didNotStop }
     }
 
     /// SIGSTOP: the server keeps its sockets (the kernel still accepts connections) but never answers.
@@ -131,10 +128,11 @@ final class RedisTestServer {
 
     /// Polls with PING until the server answers (an auth error counts as an answer).
     private func waitUntilReady() async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
+        var exited = false
+        let ready = await eventually(within: .seconds(10)) {
             guard let process, process.isRunning else {
-                throw TestServerError.didNotStart("redis-server exited (port \(self.port) taken?)")
+                exited = true
+                return true
             }
             var configuration = self.configuration()
             configuration.poolSize = 1
@@ -150,10 +148,10 @@ final class RedisTestServer {
                 answered = true  // NOAUTH: it is up
             } catch {}
             await probe.shutdown()
-            if answered { return }
-            try await Task.sleep(for: .milliseconds(20))
+            return answered
         }
-        throw TestServerError.didNotStart("no PING answer on port \(self.port)")
+        if exited { throw TestServerError.didNotStart("redis-server exited (port \(self.port) taken?)") }
+        guard ready else { throw TestServerError.didNotStart("no PING answer on port \(self.port)") }
     }
 
     /// Binds port 0 to let the kernel pick a free port, then releases it.

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import RedisClient
+import Synchronization
 import Testing
 
 extension IntegrationTests {
@@ -18,11 +19,13 @@ extension IntegrationTests {
             }
 
             // Keep commands in flight while the server dies.
+            let done = Counter()
             let load = Task {
                 var failures: [RedisError] = []
                 for index in 0..<2_000 {
                     do {
                         _ = try await client.incr("counter\(index % 10)")
+                        done.value.add(1, ordering: .relaxed)
                     } catch let error as RedisError {
                         failures.append(error)
                     }
@@ -30,7 +33,7 @@ extension IntegrationTests {
                 }
                 return failures
             }
-            try await Task.sleep(for: .milliseconds(30))
+            #expect(await eventually(within: .seconds(5), every: .milliseconds(1)) { done.value.load(ordering: .relaxed) >= 50 })
             try await server.killAndWait()
 
             // While the server is down, commands fail fast with connectionFailed (never hang).
@@ -57,18 +60,7 @@ extension IntegrationTests {
             }
 
             // The client reconnects by itself; retry until the backoff window has passed.
-            let deadline = clock.now + .seconds(10)
-            var recovered = false
-            while clock.now < deadline {
-                do {
-                    try await client.ping()
-                    recovered = true
-                    break
-                } catch RedisError.connectionFailed {
-                    try await Task.sleep(for: .milliseconds(50))
-                }
-            }
-            #expect(recovered)
+            #expect(await eventually(within: .seconds(10), every: .milliseconds(50)) { try await client.ping(); return true })
             // Every pool slot works again.
             for index in 0..<20 {
                 #expect(try await client.set("after\(index)", "v\(index)"))
@@ -106,17 +98,7 @@ extension IntegrationTests {
             print("command timed out after \(elapsed) (commandTimeout 200 ms)")
 
             server.resume()
-            let deadline = clock.now + .seconds(5)
-            var recovered = false
-            while clock.now < deadline, !recovered {
-                do {
-                    try await client.ping()
-                    recovered = true
-                } catch {
-                    try await Task.sleep(for: .milliseconds(20))
-                }
-            }
-            #expect(recovered)
+            #expect(await eventually(within: .seconds(5)) { try await client.ping(); return true })
             #expect(try await client.set("k", "v"))
             #expect(try await client.getString("k") == "v")
             await client.shutdown()
@@ -191,4 +173,9 @@ private final class GarbageResponder: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(string: "?garbage\r\n")), promise: nil)
     }
+}
+
+/// A count shared between tasks.
+private final class Counter: Sendable {
+    let value = Atomic<Int>(0)
 }

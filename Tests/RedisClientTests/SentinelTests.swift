@@ -68,15 +68,9 @@ extension IntegrationTests {
 
             try await group.master.killAndWait()
             let killed = ContinuousClock.now
-            var gap: Duration?
-            while ContinuousClock.now - killed < .seconds(30) {
-                if (try? await client.set("failover:after", "written")) == true {
-                    gap = ContinuousClock.now - killed
-                    break
-                }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            let measured = try #require(gap, "no write succeeded within 30 s of the master's death")
+            let written = await eventually(within: .seconds(30), every: .milliseconds(50)) { try await client.set("failover:after", "written") }
+            let measured = ContinuousClock.now - killed
+            #expect(written, "no write succeeded within 30 s of the master's death")
             print("sentinel failover: first write on the new master \(measured.components.seconds * 1000 + measured.components.attoseconds / 1_000_000_000_000_000) ms after the master was killed")
             #expect(measured < .seconds(15))
             #expect(try await servingPort(client) == group.replica.port)
@@ -124,11 +118,7 @@ private func info(_ server: RedisTestServer, _ section: String) async throws -> 
 
 /// Polls `condition` every 100 ms until it holds (errors count as "not yet").
 private func waitUntil(_ what: String, within limit: Duration = .seconds(15), _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + limit
-    while ContinuousClock.now < deadline {
-        if (try? await condition()) == true { return }
-        try await Task.sleep(for: .milliseconds(100))
-    }
+    if await eventually(within: limit, every: .milliseconds(100), condition) { return }
     Issue.record("timed out waiting until \(what)")
     throw TestServerError.didNotStart(what)
 }

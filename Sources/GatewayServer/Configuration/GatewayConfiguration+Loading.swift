@@ -98,6 +98,7 @@ extension GatewayConfiguration {
         if let milliseconds = try int(.cacheNearMilliseconds, in: 0...60_000) { configuration.nearCacheLifetime = .milliseconds(milliseconds) }
         if let limit = try int(.rateLimitTenant, in: 0...10_000_000) { configuration.rateLimits.perTenant = limit }
         if let limit = try int(.rateLimitClient, in: 0...10_000_000) { configuration.rateLimits.perClient = limit }
+        if let seconds = try int(.rateLimitWindow, in: 1...86_400) { configuration.rateLimits.window = .seconds(seconds) }
         if let milliseconds = try int(.shutdownDrain, in: 0...600_000) { configuration.shutdownDrain = .milliseconds(milliseconds) }
         if let milliseconds = try int(.shutdownTimeout, in: 1_000...3_600_000) { configuration.shutdownTimeout = .milliseconds(milliseconds) }
         if let tracing = try choice(.tracing, GatewayConfiguration.Tracing.self) { configuration.tracing = tracing }

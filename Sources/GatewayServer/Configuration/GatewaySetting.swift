@@ -47,8 +47,9 @@ extension GatewaySetting {
     public static let breakerFailureRatio = GatewaySetting("upstream.breaker.failure.percent", env: "UPSTREAM_BREAKER_FAILURE_PERCENT", default: "50", "Failed upstream calls (per tenant × upstream, 10 s window, at least 10 calls) that open the circuit, in percent.")
     public static let breakerOpenMilliseconds = GatewaySetting("upstream.breaker.open.ms", env: "UPSTREAM_BREAKER_OPEN_MS", default: "5000", "How long an open circuit refuses calls before a half-open probe.")
     public static let upstreamMaxInFlight = GatewaySetting("upstream.max.in.flight", env: "UPSTREAM_MAX_IN_FLIGHT", default: "256", "Bulkhead: concurrent calls per tenant × upstream; more wait.")
-    public static let rateLimitTenant = GatewaySetting("rate.limit.tenant", env: "RATE_LIMIT_TENANT", default: "0", "Requests per minute per tenant (0 = unlimited).")
-    public static let rateLimitClient = GatewaySetting("rate.limit.client", env: "RATE_LIMIT_CLIENT", default: "0", "Requests per minute per tenant and client id (0 = unlimited).")
+    public static let rateLimitTenant = GatewaySetting("rate.limit.tenant", env: "RATE_LIMIT_TENANT", default: "0", "Requests per window per tenant (0 = unlimited).")
+    public static let rateLimitClient = GatewaySetting("rate.limit.client", env: "RATE_LIMIT_CLIENT", default: "0", "Requests per window per tenant and client id (0 = unlimited).")
+    public static let rateLimitWindow = GatewaySetting("rate.limit.window.seconds", env: "RATE_LIMIT_WINDOW_SECONDS", default: "60", "The rate limits' fixed window, in seconds (aligned to the epoch, shared by replicas).")
     public static let headerTimeout = GatewaySetting("http.header.timeout.ms", env: "HTTP_HEADER_TIMEOUT_MS", default: "10000", "Time to send a request head, from the connection (or its first byte after idling); then the connection is closed.")
     public static let bodyTimeout = GatewaySetting("http.body.timeout.ms", env: "HTTP_BODY_TIMEOUT_MS", default: "30000", "Time to send a request body after its head; then the connection is closed.")
     public static let idleTimeout = GatewaySetting("http.idle.timeout.ms", env: "HTTP_IDLE_TIMEOUT_MS", default: "60000", "An idle keep-alive connection is closed after this long.")
@@ -79,7 +80,7 @@ extension GatewaySetting {
         .httpHost, .httpPort, .publicBaseURL, .databaseURL, .databasePath, .redisURL, .masterKey, .masterKeyFile,
         .environment, .logLevel, .logFormat, .accessLog, .configFile, .tenantReloadInterval,
         .upstreamBudget, .upstreamConnections, .upstreamMaxInFlight, .breakerFailureRatio, .breakerOpenMilliseconds,
-        .cacheNearMilliseconds, .demoCatalog, .rateLimitTenant, .rateLimitClient,
+        .cacheNearMilliseconds, .demoCatalog, .rateLimitTenant, .rateLimitClient, .rateLimitWindow,
         .headerTimeout, .bodyTimeout, .idleTimeout, .maxConnections, .maxConnectionsPerAddress, .maxRequestsPerAddress,
         .trustedProxies, .proxyProtocol, .maxFormBytes, .maxJSONBytes, .maxAnalyticsBytes,
         .shutdownDrain, .shutdownTimeout, .replicaID, .tracing,

@@ -18,6 +18,9 @@ public struct AuthorizationGrant: Sendable, Codable, Equatable {
     public var sessionID: String?
     /// The DPoP key the code is bound to (`jkt`): the token request must prove it.
     public var dpopJKT: String?
+    /// When the code stops being redeemable (ms since 1970, on the server's clock); set by
+    /// ``AuthorizationCodes/issue(_:lifetime:)``. The cache entry's TTL bounds it too.
+    public var expiresAt: Int64?
 
     public init(tenantID: String, clientID: String, redirectURI: String?, codeChallenge: String, subject: String, scope: String, nonce: String?, authTime: Int64,
                 sessionID: String? = nil, dpopJKT: String? = nil) {
@@ -40,9 +43,13 @@ public struct AuthorizationCodes: Sendable {
     /// Lifetime of a code.
     public static let lifetime: Duration = .seconds(60)
     let cache: any Cache
+    let clock: WallClock
 
-    public init(cache: any Cache) {
+    /// - Parameter clock: what a code's lifetime is counted on (the cache's TTL only frees
+    ///   the entry).
+    public init(cache: any Cache, clock: WallClock = .system) {
         self.cache = cache
+        self.clock = clock
     }
 
     static func hash(_ code: String) -> String {
@@ -52,6 +59,8 @@ public struct AuthorizationCodes: Sendable {
     /// Issues a fresh code for `grant`.
     public func issue(_ grant: AuthorizationGrant, lifetime: Duration = AuthorizationCodes.lifetime) async throws -> String {
         let code = Base64URL.random(byteCount: 32)
+        var grant = grant
+        grant.expiresAt = clock.milliseconds() + lifetime.wholeMilliseconds
         try await cache.set("oauth:code:\(grant.tenantID):\(Self.hash(code))", Array(try JSONEncoder().encode(grant)), ttl: lifetime)
         return code
     }
@@ -59,7 +68,9 @@ public struct AuthorizationCodes: Sendable {
     /// Takes the grant once; nil when unknown, expired or already used.
     public func redeem(_ code: String, tenantID: String) async throws -> AuthorizationGrant? {
         guard let bytes = try await cache.take("oauth:code:\(tenantID):\(Self.hash(code))") else { return nil }
-        return try JSONDecoder().decode(AuthorizationGrant.self, from: Data(bytes))
+        let grant = try JSONDecoder().decode(AuthorizationGrant.self, from: Data(bytes))
+        if let expiresAt = grant.expiresAt, clock.milliseconds() >= expiresAt { return nil }
+        return grant
     }
 
     /// Remembers that `code` produced `familyID` (for replay revocation), for 10 minutes.

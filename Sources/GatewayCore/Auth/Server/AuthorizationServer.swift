@@ -44,7 +44,7 @@ public struct AuthorizationServer: Sendable {
         self.users = users
         self.keys = keys
         self.cache = cache
-        self.codes = AuthorizationCodes(cache: cache)
+        self.codes = AuthorizationCodes(cache: cache, clock: clock)
         let revoked = revocations ?? RevokedTokens(cache: cache)
         self.revocations = revoked
         self.clock = clock
