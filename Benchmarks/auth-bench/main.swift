@@ -15,7 +15,8 @@ let concurrency = arguments.count > 1 ? arguments[1] : 16
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("auth-bench-\(UUID().uuidString)")
 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: folder) }
-let tenants = try SQLiteTenantStore(path: folder.appendingPathComponent("bench.sqlite").path, sealer: SecretSealer(masterKey: .generate()))
+let tenants = try SQLiteTenantStore(
+    path: folder.appendingPathComponent("bench.sqlite").path, sealer: SecretSealer(masterKey: .generate()))
 try await tenants.create(Tenant(id: "bench", displayName: "Bench"), actor: "bench")
 let store = SQLiteAuthStore(tenants: tenants)
 let cache: any Cache
@@ -35,12 +36,15 @@ try await store.addUser(user)
 let server = AuthorizationServer(store: store, cache: cache)
 let issuer = "https://gw.example/t/bench"
 let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
-let grant = AuthorizationGrant(tenantID: "bench", clientID: "bench-app", redirectURI: "https://app.example/cb", codeChallenge: PKCE.challenge(for: verifier),
-                               subject: user.subject, scope: "openid profile", nonce: "n", authTime: 0)
+let grant = AuthorizationGrant(
+    tenantID: "bench", clientID: "bench-app", redirectURI: "https://app.example/cb",
+    codeChallenge: PKCE.challenge(for: verifier),
+    subject: user.subject, scope: "openid profile", nonce: "n", authTime: 0)
 
 func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
 
-func measure(_ name: String, count: Int, _ body: @escaping @Sendable (Int) async throws -> Void) async throws -> Double {
+func measure(_ name: String, count: Int, _ body: @escaping @Sendable (Int) async throws -> Void) async throws -> Double
+{
     let perTask = max(1, count / concurrency)
     let start = ContinuousClock.now
     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -71,7 +75,9 @@ func tokenRates(_ client: OAuthClient) async throws -> (exchanges: Double, refre
     }
     let refreshTokens = RefreshBox()
     let exchanges = try await measure("authorization_code exchanges, \(alg) ID tokens", count: operations) { i in
-        let r = try await server.tokens.exchangeCode(issuer: issuer, client: client, code: codes[i], redirectURI: "https://app.example/cb", verifier: verifier, dpopJKT: nil)
+        let r = try await server.tokens.exchangeCode(
+            issuer: issuer, client: client, code: codes[i], redirectURI: "https://app.example/cb", verifier: verifier,
+            dpopJKT: nil)
         refreshTokens.set(i, r.refreshToken)
     }
     // 2. Refreshes (each task rotates its own chain).
@@ -83,14 +89,21 @@ func tokenRates(_ client: OAuthClient) async throws -> (exchanges: Double, refre
     }
     return (exchanges, refreshes)
 }
-let esClient = OAuthClient(tenantID: "bench", clientID: "bench-es", redirectURIs: ["https://app.example/cb"], idTokenSigningAlgorithm: .es256)
+let esClient = OAuthClient(
+    tenantID: "bench", clientID: "bench-es", redirectURIs: ["https://app.example/cb"], idTokenSigningAlgorithm: .es256)
 try await store.addClient(esClient, secretHash: nil)
 let rs256 = try await tokenRates(client)
 let es256 = try await tokenRates(esClient)
-print(String(format: "RS256 vs ES256 ID tokens: exchanges %.0f%%, refreshes %.0f%%", rs256.exchanges / es256.exchanges * 100, rs256.refreshes / es256.refreshes * 100))
+print(
+    String(
+        format: "RS256 vs ES256 ID tokens: exchanges %.0f%%, refreshes %.0f%%", rs256.exchanges / es256.exchanges * 100,
+        rs256.refreshes / es256.refreshes * 100))
 
 // 3. Verification cost, single task, with and without the memo.
-let access = try await server.tokens.exchangeCode(issuer: issuer, client: client, code: try await server.codes.issue(grant), redirectURI: "https://app.example/cb", verifier: verifier, dpopJKT: nil).accessToken
+let access = try await server.tokens.exchangeCode(
+    issuer: issuer, client: client, code: try await server.codes.issue(grant), redirectURI: "https://app.example/cb",
+    verifier: verifier, dpopJKT: nil
+).accessToken
 let revoked = RevokedTokens(cache: cache)
 for (label, memo) in [("without memo", nil), ("with memo", VerifiedTokenMemo())] as [(String, VerifiedTokenMemo?)] {
     let verifierService = TokenVerifier(keys: server.keys, revoked: revoked, memo: memo)
@@ -101,7 +114,9 @@ for (label, memo) in [("without memo", nil), ("with memo", VerifiedTokenMemo())]
     start = ContinuousClock.now
     for _ in 0..<n { _ = try await verifierService.verify(access, issuer: issuer, tenantID: "bench") }
     let full = seconds(ContinuousClock.now - start) / Double(n) * 1e6
-    print("token verification \(label): \(String(format: "%.1f", signatureOnly)) µs (signature + claims), \(String(format: "%.1f", full)) µs (+ revocation lookup in \(cache.kind))")
+    print(
+        "token verification \(label): \(String(format: "%.1f", signatureOnly)) µs (signature + claims), \(String(format: "%.1f", full)) µs (+ revocation lookup in \(cache.kind))"
+    )
 }
 await redis?.shutdown()
 

@@ -11,5 +11,6 @@ let router = Router()
 router.get("/bare") { _, _ in
     Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: bytes))
 }
-let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "bare-route"))
+let app = Application(
+    router: router, configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "bare-route"))
 try await app.runService()

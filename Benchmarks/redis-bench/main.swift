@@ -8,7 +8,8 @@ let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }
 let operations = arguments.count > 0 ? arguments[0] : 200_000
 let concurrency = arguments.count > 1 ? arguments[1] : 256
 let poolSize = arguments.count > 2 ? arguments[2] : 4
-var configuration = try RedisConfiguration(url: ProcessInfo.processInfo.environment["REDIS_URL"] ?? "redis://127.0.0.1:6379")
+var configuration = try RedisConfiguration(
+    url: ProcessInfo.processInfo.environment["REDIS_URL"] ?? "redis://127.0.0.1:6379")
 configuration.poolSize = poolSize
 let client = RedisClient(configuration: configuration)
 let value = [UInt8](repeating: 0x61, count: 64)
@@ -28,7 +29,9 @@ func run(_ name: String, _ body: @escaping @Sendable (Int) async throws -> Void)
     let elapsed = ContinuousClock.now - start
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     let done = perTask * concurrency
-    print("\(name): \(done) ops in \(String(format: "%.2f", seconds)) s = \(Int(Double(done) / seconds)) ops/s (concurrency \(concurrency), pool \(poolSize))")
+    print(
+        "\(name): \(done) ops in \(String(format: "%.2f", seconds)) s = \(Int(Double(done) / seconds)) ops/s (concurrency \(concurrency), pool \(poolSize))"
+    )
 }
 
 try await run("SET") { index in _ = try await client.set("bench:\(index % 10_000)", value) }

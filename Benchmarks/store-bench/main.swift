@@ -29,7 +29,8 @@ func timed<T>(_ body: () async throws -> T) async rethrows -> (T, Double) {
 func run(_ name: String, _ stores: DurableStores) async throws -> (reload: Double, rotations: Double) {
     let tenants = (0 ..< tenantCount).map { index in
         var tenant = Tenant(id: String(format: "t%06d", index), displayName: "Tenant \(index)")
-        tenant.platform = PlatformSettings(baseURL: "https://ras.example.com", projectID: "p\(index)", subscriptionKey: SecretValue("key-\(index)"))
+        tenant.platform = PlatformSettings(
+            baseURL: "https://ras.example.com", projectID: "p\(index)", subscriptionKey: SecretValue("key-\(index)"))
         return tenant
     }
     let (_, importTime) = try await timed { try await stores.tenants.importTenants(tenants, actor: "bench") }
@@ -43,7 +44,8 @@ func run(_ name: String, _ stores: DurableStores) async throws -> (reload: Doubl
     // A replica's view: a directory holding every tenant, following changes (LISTEN/NOTIFY on
     // PostgreSQL, the 500 ms poll on SQLite). One more change: how long until it serves it,
     // and what one incremental refresh costs.
-    let directory = TenantDirectory(store: stores.tenants, signal: stores.tenantChanges, pollInterval: .milliseconds(500), logger: quiet)
+    let directory = TenantDirectory(
+        store: stores.tenants, signal: stores.tenantChanges, pollInterval: .milliseconds(500), logger: quiet)
     try await directory.reload()
     let follower = Task { try await directory.run() }
     try await Task.sleep(for: .milliseconds(300))
@@ -58,9 +60,11 @@ func run(_ name: String, _ stores: DurableStores) async throws -> (reload: Doubl
     let auth = stores.auth
     let now = Date()
     let idle = now.addingTimeInterval(3600)
-    for task in 0 ..< concurrency {
-        let family = RefreshFamily(familyID: "f\(task)", tenantID: "t000001", clientID: "app", subject: "s\(task)", scope: "openid", nonce: nil, dpopJKT: nil,
-                                   createdAt: now, absoluteExpiry: now.addingTimeInterval(86_400))
+    for task in 0..<concurrency {
+        let family = RefreshFamily(
+            familyID: "f\(task)", tenantID: "t000001", clientID: "app", subject: "s\(task)", scope: "openid",
+            nonce: nil, dpopJKT: nil,
+            createdAt: now, absoluteExpiry: now.addingTimeInterval(86_400))
         try await auth.createFamily(family, tokenHash: "h\(task)-0", idleExpiry: idle)
     }
     let perTask = rotations / concurrency
@@ -68,9 +72,11 @@ func run(_ name: String, _ stores: DurableStores) async throws -> (reload: Doubl
         try await withThrowingTaskGroup(of: Void.self) { group in
             for task in 0 ..< concurrency {
                 group.addTask {
-                    for step in 0 ..< perTask {
-                        let outcome = try await auth.rotate(tokenHash: "h\(task)-\(step)", tenantID: "t000001", clientID: "app", newHash: "h\(task)-\(step + 1)",
-                                                            now: now, idleExpiry: idle)
+                    for step in 0..<perTask {
+                        let outcome = try await auth.rotate(
+                            tokenHash: "h\(task)-\(step)", tenantID: "t000001", clientID: "app",
+                            newHash: "h\(task)-\(step + 1)",
+                            now: now, idleExpiry: idle)
                         guard case .rotated = outcome else { fatalError("rotation \(task)/\(step): \(outcome)") }
                         try await auth.recordAccessToken(familyID: "f\(task)", jti: "j\(task)-\(step)", expiresAt: idle)
                     }
@@ -80,16 +86,23 @@ func run(_ name: String, _ stores: DurableStores) async throws -> (reload: Doubl
         }
     }
     let rate = Double(perTask * concurrency) / rotationTime
-    print(String(format: "%-10@ import %d tenants %6.2f s | load all (reload) %7.1f ms | change + token %6.1f ms | rotations+record %6.0f /s (%d tasks)",
-                 name as NSString, tenantCount, importTime, reload * 1000, change * 1000, rate, concurrency))
-    print(String(format: "%-10@ a change is served by a directory of %d tenants after %.1f ms; one incremental refresh (%d changed) %.2f ms",
-                 name as NSString, tenantCount, visible * 1000, changed, refreshTime * 1000))
+    print(
+        String(
+            format:
+                "%-10@ import %d tenants %6.2f s | load all (reload) %7.1f ms | change + token %6.1f ms | rotations+record %6.0f /s (%d tasks)",
+            name as NSString, tenantCount, importTime, reload * 1000, change * 1000, rate, concurrency))
+    print(
+        String(
+            format:
+                "%-10@ a change is served by a directory of %d tenants after %.1f ms; one incremental refresh (%d changed) %.2f ms",
+            name as NSString, tenantCount, visible * 1000, changed, refreshTime * 1000))
     return (reload, rate)
 }
 
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("store-bench-\(UUID().uuidString)")
 defer { try? FileManager.default.removeItem(at: folder) }
-let sqlite = try SQLiteTenantStore(path: folder.appendingPathComponent("bench.sqlite").path, sealer: sealer).durableStores()
+let sqlite = try SQLiteTenantStore(path: folder.appendingPathComponent("bench.sqlite").path, sealer: sealer)
+    .durableStores()
 let lite = try await run("sqlite", sqlite)
 if let postgresURL {
     let schema = "bench_\(UInt32.random(in: 0 ... .max))"
@@ -100,5 +113,8 @@ if let postgresURL {
     await postgres.close()
     try await admin.execute(unsafeSQL: "DROP SCHEMA \(schema) CASCADE")
     await admin.shutdown()
-    print(String(format: "postgres/sqlite: reload time %.2fx, rotations/s %.0f%%", pg.reload / lite.reload, pg.rotations / lite.rotations * 100))
+    print(
+        String(
+            format: "postgres/sqlite: reload time %.2fx, rotations/s %.0f%%", pg.reload / lite.reload,
+            pg.rotations / lite.rotations * 100))
 }

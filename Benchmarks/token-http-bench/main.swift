@@ -17,11 +17,16 @@ import Synchronization
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 6, let masterKey = ProcessInfo.processInfo.environment["GATEWAY_MASTER_KEY"],
-      let redisURL = ProcessInfo.processInfo.environment["REDIS_URL"] else {
-    print("usage: token-http-bench BASE_URL DATABASE_PATH TENANT CLIENT_ID REDIRECT_URI USERNAME [operations] [connections] (GATEWAY_MASTER_KEY, REDIS_URL set)")
+    let redisURL = ProcessInfo.processInfo.environment["REDIS_URL"]
+else {
+    print(
+        "usage: token-http-bench BASE_URL DATABASE_PATH TENANT CLIENT_ID REDIRECT_URI USERNAME [operations] [connections] (GATEWAY_MASTER_KEY, REDIS_URL set)"
+    )
     exit(2)
 }
-let (base, databasePath, tenant, clientID, redirectURI, username) = (arguments[0], arguments[1], arguments[2], arguments[3], arguments[4], arguments[5])
+let (base, databasePath, tenant, clientID, redirectURI, username) = (
+    arguments[0], arguments[1], arguments[2], arguments[3], arguments[4], arguments[5]
+)
 let operations = arguments.count > 6 ? Int(arguments[6]) ?? 2000 : 2000
 let connections = arguments.count > 7 ? Int(arguments[7]) ?? 16 : 16
 
@@ -39,9 +44,10 @@ guard let user = found else {
 let redis = RedisClient(configuration: try RedisConfiguration(url: redisURL))
 let codes = AuthorizationCodes(cache: RedisCache(client: redis))
 let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
-let grant = AuthorizationGrant(tenantID: tenant, clientID: clientID, redirectURI: redirectURI, codeChallenge: PKCE.challenge(for: verifier),
-                               subject: user.subject, scope: "openid profile", nonce: nil, authTime: Int64(Date().timeIntervalSince1970),
-                               sessionID: Base64URL.random(byteCount: 16))
+let grant = AuthorizationGrant(
+    tenantID: tenant, clientID: clientID, redirectURI: redirectURI, codeChallenge: PKCE.challenge(for: verifier),
+    subject: user.subject, scope: "openid profile", nonce: nil, authTime: Int64(Date().timeIntervalSince1970),
+    sessionID: Base64URL.random(byteCount: 16))
 var minted: [String] = []
 for _ in 0..<operations { minted.append(try await codes.issue(grant, lifetime: .seconds(600))) }
 await redis.shutdown()
@@ -56,7 +62,8 @@ struct TokenEndpoint: Sendable {
     let url: String
 
     static func formEncode(_ value: String) -> String {
-        value.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? value
+        value.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~")))
+            ?? value
     }
 
     /// POSTs one form; returns the answer's refresh token.
@@ -67,8 +74,10 @@ struct TokenEndpoint: Sendable {
         request.body = .bytes(ByteBuffer(string: fields.map { "\($0)=\(Self.formEncode($1))" }.joined(separator: "&")))
         let response = try await http.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 1 << 20)
-        guard response.status == .ok, let json = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any],
-              let refresh = json["refresh_token"] as? String else {
+        guard response.status == .ok,
+            let json = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any],
+            let refresh = json["refresh_token"] as? String
+        else {
             throw BenchFailure(status: Int(response.status.code), body: String(buffer: body))
         }
         return refresh
@@ -78,7 +87,9 @@ struct TokenEndpoint: Sendable {
 struct BenchFailure: Error { let status: Int; let body: String }
 
 /// Runs `perTask` operations in each of `tasks` tasks; prints the rate.
-func measure(_ name: String, tasks: Int, perTask: Int, _ body: @escaping @Sendable (Int, Int) async throws -> Void) async throws {
+func measure(
+    _ name: String, tasks: Int, perTask: Int, _ body: @escaping @Sendable (Int, Int) async throws -> Void
+) async throws {
     let start = ContinuousClock.now
     try await withThrowingTaskGroup(of: Void.self) { group in
         for task in 0..<tasks {
@@ -88,20 +99,26 @@ func measure(_ name: String, tasks: Int, perTask: Int, _ body: @escaping @Sendab
     }
     let elapsed = ContinuousClock.now - start
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    print("HTTP \(name): \(Int(Double(perTask * tasks) / seconds)) /s (\(perTask * tasks) requests, \(tasks) connections, keep-alive)")
+    print(
+        "HTTP \(name): \(Int(Double(perTask * tasks) / seconds)) /s (\(perTask * tasks) requests, \(tasks) connections, keep-alive)"
+    )
 }
 
 let perTask = operations / connections
 let chains = Mutex<[Int: String]>([:])
 let allCodes = minted
 try await measure("authorization_code exchanges", tasks: connections, perTask: perTask) { task, index in
-    let refresh = try await endpoint.post([("grant_type", "authorization_code"), ("code", allCodes[task * perTask + index]), ("redirect_uri", redirectURI),
-                                  ("client_id", clientID), ("code_verifier", verifier)])
+    let refresh = try await endpoint.post([
+        ("grant_type", "authorization_code"), ("code", allCodes[task * perTask + index]), ("redirect_uri", redirectURI),
+        ("client_id", clientID), ("code_verifier", verifier),
+    ])
     chains.withLock { $0[task] = refresh }
 }
 try await measure("refresh_token rotations", tasks: connections, perTask: perTask) { task, _ in
     let current = chains.withLock { $0[task]! }
-    let next = try await endpoint.post([("grant_type", "refresh_token"), ("refresh_token", current), ("client_id", clientID)])
+    let next = try await endpoint.post([
+        ("grant_type", "refresh_token"), ("refresh_token", current), ("client_id", clientID),
+    ])
     chains.withLock { $0[task] = next }
 }
 let _: Void = try await http.shutdown()

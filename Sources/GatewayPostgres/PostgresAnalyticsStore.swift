@@ -26,13 +26,17 @@ public struct PostgresAnalyticsStore: AnalyticsStore {
         try await database.pool.all("""
             SELECT miniapp_id, kind, type, count(*) FROM analytics_events WHERE tenant_id = \(tenantID) AND received_at_ms >= \(StoreClock.milliseconds(since))
             GROUP BY miniapp_id, kind, type ORDER BY miniapp_id COLLATE "C", kind COLLATE "C", type COLLATE "C"
-            """, as: (String, String, String, Int64).self).compactMap { miniApp, kind, type, count in
-            AnalyticsEvent.Kind(rawValue: kind).map { AnalyticsCount(miniAppID: miniApp, kind: $0, type: type, count: Int(count)) }
+            """, as: (String, String, String, Int64).self
+        ).compactMap { miniApp, kind, type, count in
+            AnalyticsEvent.Kind(rawValue: kind).map {
+                AnalyticsCount(miniAppID: miniApp, kind: $0, type: type, count: Int(count))
+            }
         }
     }
 
     @discardableResult
     public func deleteReceived(before cutoff: Date) async throws -> Int {
-        try await database.pool.execute("DELETE FROM analytics_events WHERE received_at_ms < \(StoreClock.milliseconds(cutoff)) RETURNING 1")
+        try await database.pool.execute(
+            "DELETE FROM analytics_events WHERE received_at_ms < \(StoreClock.milliseconds(cutoff)) RETURNING 1")
     }
 }

@@ -7,7 +7,11 @@ extension PostgresAuthStore {
     public func eraseUser(tenantID: String, subject: String, now: Date) async throws -> UserErasure {
         let now = StoreClock.milliseconds(now)
         return try await database.transaction { connection in
-            guard try await connection.first("SELECT 1 FROM auth_users WHERE tenant_id = \(tenantID) AND subject = \(subject) FOR UPDATE", as: Int32.self) != nil else {
+            guard
+                try await connection.first(
+                    "SELECT 1 FROM auth_users WHERE tenant_id = \(tenantID) AND subject = \(subject) FOR UPDATE",
+                    as: Int32.self) != nil
+            else {
                 throw AuthStoreError.notFound("user with subject \(subject)")
             }
             let live = try await connection.all("""
@@ -16,13 +20,15 @@ extension PostgresAuthStore {
                 UNION ALL SELECT jti, expires_at_ms FROM miniapp_tokens WHERE tenant_id = \(tenantID) AND user_id = \(subject) AND expires_at_ms > \(now)
                 """, as: (String, Int64).self)
             for (jti, expiresAt) in live {
-                try await PostgresRevocationStore.record(RevokedTokens.key(tenantID, jti), until: RevokedTokens.revokedUntil(expiresAtMS: expiresAt),
-                                                         on: connection)
+                try await PostgresRevocationStore.record(
+                    RevokedTokens.key(tenantID, jti), until: RevokedTokens.revokedUntil(expiresAtMS: expiresAt),
+                    on: connection)
             }
             var deleted: [String: Int] = [:]
             for (table, column) in UserErasure.tables {
                 deleted[table] = try await connection.execute(
-                    "DELETE FROM \(unescaped: table) WHERE tenant_id = \(tenantID) AND \(unescaped: column) = \(subject) RETURNING 1")
+                    "DELETE FROM \(unescaped: table) WHERE tenant_id = \(tenantID) AND \(unescaped: column) = \(subject) RETURNING 1"
+                )
             }
             return UserErasure(deleted: deleted, revokedTokens: live.count)
         }

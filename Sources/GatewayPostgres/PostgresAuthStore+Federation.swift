@@ -24,7 +24,8 @@ extension PostgresAuthStore {
     }
 
     public func removeIdentityProvider(tenantID: String, alias: String) async throws {
-        let removed = try await client.execute("DELETE FROM auth_identity_providers WHERE tenant_id = \(tenantID) AND alias = \(alias) RETURNING 1")
+        let removed = try await client.execute(
+            "DELETE FROM auth_identity_providers WHERE tenant_id = \(tenantID) AND alias = \(alias) RETURNING 1")
         if removed == 0 { throw AuthStoreError.notFound("identity provider \(alias)") }
     }
 
@@ -48,7 +49,8 @@ extension PostgresAuthStore {
     }
 
     public func untrustIssuer(tenantID: String, issuer: String) async throws {
-        let removed = try await client.execute("DELETE FROM auth_trusted_issuers WHERE tenant_id = \(tenantID) AND issuer = \(issuer) RETURNING 1")
+        let removed = try await client.execute(
+            "DELETE FROM auth_trusted_issuers WHERE tenant_id = \(tenantID) AND issuer = \(issuer) RETURNING 1")
         if removed == 0 { throw AuthStoreError.notFound("trusted issuer \(issuer)") }
     }
 
@@ -58,7 +60,8 @@ extension PostgresAuthStore {
     private static let linkColumns = "tenant_id, issuer, external_subject, subject, created_at_ms"
 
     private static func link(_ row: LinkRow) -> IdentityLink {
-        IdentityLink(tenantID: row.0, issuer: row.1, externalSubject: row.2, subject: row.3, createdAt: StoreClock.date(row.4))
+        IdentityLink(
+            tenantID: row.0, issuer: row.1, externalSubject: row.2, subject: row.3, createdAt: StoreClock.date(row.4))
     }
 
     public func identityLink(tenantID: String, issuer: String, externalSubject: String) async throws -> IdentityLink? {
@@ -81,7 +84,9 @@ extension PostgresAuthStore {
             VALUES (\(link.tenantID), \(link.issuer), \(link.externalSubject), \(link.subject), \(StoreClock.milliseconds(link.createdAt)))
             ON CONFLICT DO NOTHING RETURNING 1
             """)
-        if inserted == 0 { throw AuthStoreError.alreadyExists("link of \(link.issuer) subject \(link.externalSubject)") }
+        if inserted == 0 {
+            throw AuthStoreError.alreadyExists("link of \(link.issuer) subject \(link.externalSubject)")
+        }
     }
 
     public func removeIdentityLink(tenantID: String, issuer: String, externalSubject: String) async throws {

@@ -6,12 +6,18 @@ import PostgresNIO
 /// reads the presented token's state, so when several processes present one token at
 /// once, exactly one rotates it and the others see it rotated (reuse: the family is revoked).
 extension PostgresAuthStore {
-    private static let familyColumns = "family_id, tenant_id, client_id, subject, scope, nonce, dpop_jkt, revoked, created_at_ms, absolute_expiry_ms, session_id, auth_time_ms"
-    private typealias FamilyRow = (String, String, String, String, String, String?, String?, Bool, Int64, Int64, String?, Int64?)
+    private static let familyColumns =
+        "family_id, tenant_id, client_id, subject, scope, nonce, dpop_jkt, revoked, created_at_ms, absolute_expiry_ms, session_id, auth_time_ms"
+    private typealias FamilyRow = (
+        String, String, String, String, String, String?, String?, Bool, Int64, Int64, String?, Int64?
+    )
 
     private static func family(_ r: FamilyRow) -> RefreshFamily {
-        RefreshFamily(familyID: r.0, tenantID: r.1, clientID: r.2, subject: r.3, scope: r.4, nonce: r.5, dpopJKT: r.6, revoked: r.7,
-                      createdAt: StoreClock.date(r.8), absoluteExpiry: StoreClock.date(r.9), sessionID: r.10, authTime: r.11.map { $0 / 1000 })
+        RefreshFamily(
+            familyID: r.0, tenantID: r.1, clientID: r.2, subject: r.3, scope: r.4, nonce: r.5, dpopJKT: r.6,
+            revoked: r.7,
+            createdAt: StoreClock.date(r.8), absoluteExpiry: StoreClock.date(r.9), sessionID: r.10,
+            authTime: r.11.map { $0 / 1000 })
     }
 
     public func createFamily(_ f: RefreshFamily, tokenHash: String, idleExpiry: Date) async throws {
@@ -29,14 +35,26 @@ extension PostgresAuthStore {
 
     /// One round trip: `gateway_rotate_refresh` (migration `v6-refresh-rotation`) locks the
     /// family, then reads the token's state, and rotates or revokes in one implicit transaction.
-    public func rotate(tokenHash: String, tenantID: String, clientID: String, newHash: String, now: Date, idleExpiry: Date) async throws -> RefreshRotation {
+    public func rotate(
+        tokenHash: String, tenantID: String, clientID: String, newHash: String, now: Date, idleExpiry: Date
+    ) async throws -> RefreshRotation {
         let nowMS = StoreClock.milliseconds(now)
-        guard let row = try await client.first("""
-            SELECT * FROM gateway_rotate_refresh(\(tokenHash), \(tenantID), \(clientID), \(newHash), \(nowMS), \(StoreClock.milliseconds(idleExpiry)))
-            """, as: (String, String?, String?, String?, String?, String?, String?, String?, Bool?, Int64?, Int64?, String?, Int64?).self) else { return .invalid }
-        guard row.0 != "invalid", let familyID = row.1, let tenant = row.2, let clientID = row.3, let subject = row.4, let scope = row.5,
-              let revoked = row.8, let created = row.9, let expiry = row.10 else { return .invalid }
-        let family = Self.family((familyID, tenant, clientID, subject, scope, row.6, row.7, revoked, created, expiry, row.11, row.12))
+        guard
+            let row = try await client.first(
+                """
+                SELECT * FROM gateway_rotate_refresh(\(tokenHash), \(tenantID), \(clientID), \(newHash), \(nowMS), \(StoreClock.milliseconds(idleExpiry)))
+                """,
+                as: (
+                    String, String?, String?, String?, String?, String?, String?, String?, Bool?, Int64?, Int64?,
+                    String?, Int64?
+                ).self)
+        else { return .invalid }
+        guard row.0 != "invalid", let familyID = row.1, let tenant = row.2, let clientID = row.3, let subject = row.4,
+            let scope = row.5,
+            let revoked = row.8, let created = row.9, let expiry = row.10
+        else { return .invalid }
+        let family = Self.family(
+            (familyID, tenant, clientID, subject, scope, row.6, row.7, revoked, created, expiry, row.11, row.12))
         guard row.0 == "reused" else { return .rotated(family) }
         // The family is revoked: name its unexpired access tokens.
         let tokens = try await client.all("""
@@ -63,31 +81,39 @@ extension PostgresAuthStore {
         try await database.transaction { connection in try await Self.revoke(connection, familyID: familyID, now: now) }
     }
 
-    public func revokeFamilies(_ selection: RefreshFamilySelection, now: Date) async throws -> [(jti: String, expiresAt: Date)] {
+    public func revokeFamilies(
+        _ selection: RefreshFamilySelection, now: Date
+    ) async throws -> [(jti: String, expiresAt: Date)] {
         try await database.transaction { connection in
-            let ids: [String] = switch selection {
-            case .subject(let tenantID, let subject):
-                try await connection.column("""
-                    SELECT family_id FROM auth_refresh_families WHERE tenant_id = \(tenantID) AND subject = \(subject) AND NOT revoked FOR UPDATE
-                    """, as: String.self)
-            case .session(let tenantID, let subject, let sessionID):
-                try await connection.column("""
-                    SELECT family_id FROM auth_refresh_families
-                    WHERE tenant_id = \(tenantID) AND subject = \(subject) AND session_id = \(sessionID) AND NOT revoked FOR UPDATE
-                    """, as: String.self)
-            case .client(let tenantID, let subject, let clientID):
-                try await connection.column("""
-                    SELECT family_id FROM auth_refresh_families
-                    WHERE tenant_id = \(tenantID) AND subject = \(subject) AND client_id = \(clientID) AND NOT revoked FOR UPDATE
-                    """, as: String.self)
-            }
+            let ids: [String] =
+                switch selection {
+                case .subject(let tenantID, let subject):
+                    try await connection.column(
+                        """
+                        SELECT family_id FROM auth_refresh_families WHERE tenant_id = \(tenantID) AND subject = \(subject) AND NOT revoked FOR UPDATE
+                        """, as: String.self)
+                case .session(let tenantID, let subject, let sessionID):
+                    try await connection.column(
+                        """
+                        SELECT family_id FROM auth_refresh_families
+                        WHERE tenant_id = \(tenantID) AND subject = \(subject) AND session_id = \(sessionID) AND NOT revoked FOR UPDATE
+                        """, as: String.self)
+                case .client(let tenantID, let subject, let clientID):
+                    try await connection.column(
+                        """
+                        SELECT family_id FROM auth_refresh_families
+                        WHERE tenant_id = \(tenantID) AND subject = \(subject) AND client_id = \(clientID) AND NOT revoked FOR UPDATE
+                        """, as: String.self)
+                }
             var tokens: [(jti: String, expiresAt: Date)] = []
             for id in ids { tokens += try await Self.revoke(connection, familyID: id, now: now) }
             return tokens
         }
     }
 
-    private static func revoke(_ connection: PostgresConnection, familyID: String, now: Date) async throws -> [(jti: String, expiresAt: Date)] {
+    private static func revoke(
+        _ connection: PostgresConnection, familyID: String, now: Date
+    ) async throws -> [(jti: String, expiresAt: Date)] {
         try await connection.execute("UPDATE auth_refresh_families SET revoked = true WHERE family_id = \(familyID)")
         try await connection.execute("UPDATE auth_refresh_tokens SET state = 'revoked' WHERE family_id = \(familyID)")
         return try await connection.all("""

@@ -29,28 +29,36 @@ public final class PostgresAuthStore: AuthStore {
     }
 
     public func addSigningKey(_ key: SigningKey) async throws {
-        let sealed = try database.sealer.seal(key.pemRepresentation, context: SigningKey.sealingContext(tenantID: key.tenantID, kid: key.kid))
-        try await client.execute("""
+        let sealed = try database.sealer.seal(
+            key.pemRepresentation, context: SigningKey.sealingContext(tenantID: key.tenantID, kid: key.kid))
+        try await client.execute(
+            """
             INSERT INTO auth_signing_keys (kid, tenant_id, state, private_key_sealed, created_at_ms)
             VALUES (\(key.kid), \(key.tenantID), \(key.state.rawValue), \(sealed), \(StoreClock.milliseconds(key.createdAt)))
             """)
     }
 
     public func retireSigningKey(tenantID: String, kid: String) async throws {
-        let changed = try await client.execute("UPDATE auth_signing_keys SET state = 'retired' WHERE tenant_id = \(tenantID) AND kid = \(kid) RETURNING 1")
+        let changed = try await client.execute(
+            "UPDATE auth_signing_keys SET state = 'retired' WHERE tenant_id = \(tenantID) AND kid = \(kid) RETURNING 1")
         if changed == 0 { throw AuthStoreError.notFound("signing key \(kid)") }
     }
 
     // MARK: clients
 
     public func client(tenantID: String, clientID: String) async throws -> OAuthClient? {
-        let document = try await client.first("SELECT document FROM auth_clients WHERE tenant_id = \(tenantID) AND client_id = \(clientID)", as: String.self)
+        let document = try await client.first(
+            "SELECT document FROM auth_clients WHERE tenant_id = \(tenantID) AND client_id = \(clientID)",
+            as: String.self)
         return try document.map { try JSONDecoder().decode(OAuthClient.self, from: Data($0.utf8)) }
     }
 
     public func clients(tenantID: String) async throws -> [OAuthClient] {
-        try await client.column("SELECT document FROM auth_clients WHERE tenant_id = \(tenantID) ORDER BY client_id COLLATE \"C\"", as: String.self)
-            .map { try JSONDecoder().decode(OAuthClient.self, from: Data($0.utf8)) }
+        try await client.column(
+            "SELECT document FROM auth_clients WHERE tenant_id = \(tenantID) ORDER BY client_id COLLATE \"C\"",
+            as: String.self
+        )
+        .map { try JSONDecoder().decode(OAuthClient.self, from: Data($0.utf8)) }
     }
 
     public func addClients(_ clients: [NewClient]) async throws {
@@ -81,42 +89,60 @@ public final class PostgresAuthStore: AuthStore {
     }
 
     public func removeClient(tenantID: String, clientID: String) async throws {
-        let removed = try await client.execute("DELETE FROM auth_clients WHERE tenant_id = \(tenantID) AND client_id = \(clientID) RETURNING 1")
+        let removed = try await client.execute(
+            "DELETE FROM auth_clients WHERE tenant_id = \(tenantID) AND client_id = \(clientID) RETURNING 1")
         if removed == 0 { throw AuthStoreError.notFound("client \(clientID)") }
     }
 
     public func clientSecretHash(tenantID: String, clientID: String) async throws -> String? {
-        try await client.first("SELECT secret_hash FROM auth_clients WHERE tenant_id = \(tenantID) AND client_id = \(clientID)", as: String?.self) ?? nil
+        try await client.first(
+            "SELECT secret_hash FROM auth_clients WHERE tenant_id = \(tenantID) AND client_id = \(clientID)",
+            as: String?.self) ?? nil
     }
 
     // MARK: users
 
-    private static let userColumns = "tenant_id, username, subject, name, email, picture, disabled, password_hash, totp_secret_sealed"
+    private static let userColumns =
+        "tenant_id, username, subject, name, email, picture, disabled, password_hash, totp_secret_sealed"
     private typealias UserRow = (String, String, String, String?, String?, String?, Bool, String, String?)
 
     private func user(_ row: UserRow) throws -> LocalUser {
-        let totp = try row.8.map { SecretValue(try database.sealer.open($0, context: LocalUser.totpSealingContext(tenantID: row.0, subject: row.2))) }
-        return LocalUser(tenantID: row.0, username: row.1, subject: row.2, name: row.3, email: row.4, picture: row.5, disabled: row.6, passwordHash: row.7,
-                         totpSecret: totp)
+        let totp = try row.8.map {
+            SecretValue(
+                try database.sealer.open($0, context: LocalUser.totpSealingContext(tenantID: row.0, subject: row.2)))
+        }
+        return LocalUser(
+            tenantID: row.0, username: row.1, subject: row.2, name: row.3, email: row.4, picture: row.5,
+            disabled: row.6, passwordHash: row.7,
+            totpSecret: totp)
     }
 
     private func sealedTOTP(_ user: LocalUser) throws -> String? {
-        try user.totpSecret.map { try database.sealer.seal($0.plaintext, context: LocalUser.totpSealingContext(tenantID: user.tenantID, subject: user.subject)) }
+        try user.totpSecret.map {
+            try database.sealer.seal(
+                $0.plaintext, context: LocalUser.totpSealingContext(tenantID: user.tenantID, subject: user.subject))
+        }
     }
 
     public func user(tenantID: String, username: String) async throws -> LocalUser? {
-        try await client.first("SELECT \(unescaped: Self.userColumns) FROM auth_users WHERE tenant_id = \(tenantID) AND username = \(username)",
-                               as: UserRow.self).map(user)
+        try await client.first(
+            "SELECT \(unescaped: Self.userColumns) FROM auth_users WHERE tenant_id = \(tenantID) AND username = \(username)",
+            as: UserRow.self
+        ).map(user)
     }
 
     public func user(tenantID: String, subject: String) async throws -> LocalUser? {
-        try await client.first("SELECT \(unescaped: Self.userColumns) FROM auth_users WHERE tenant_id = \(tenantID) AND subject = \(subject)",
-                               as: UserRow.self).map(user)
+        try await client.first(
+            "SELECT \(unescaped: Self.userColumns) FROM auth_users WHERE tenant_id = \(tenantID) AND subject = \(subject)",
+            as: UserRow.self
+        ).map(user)
     }
 
     public func users(tenantID: String) async throws -> [LocalUser] {
-        try await client.all("SELECT \(unescaped: Self.userColumns) FROM auth_users WHERE tenant_id = \(tenantID) ORDER BY username COLLATE \"C\"",
-                             as: UserRow.self).map(user)
+        try await client.all(
+            "SELECT \(unescaped: Self.userColumns) FROM auth_users WHERE tenant_id = \(tenantID) ORDER BY username COLLATE \"C\"",
+            as: UserRow.self
+        ).map(user)
     }
 
     public func users(tenantID: String, email: String, limit: Int) async throws -> [LocalUser] {
@@ -139,9 +165,12 @@ public final class PostgresAuthStore: AuthStore {
                     """)
                 guard inserted == 0 else { continue }
                 // Either unique key: (tenant, username) or (tenant, subject).
-                let usernameTaken = try await connection.first(
-                    "SELECT 1 FROM auth_users WHERE tenant_id = \(user.tenantID) AND username = \(user.username)", as: Int32.self) != nil
-                throw AuthStoreError.alreadyExists(usernameTaken ? "user \(user.username)" : "user with subject \(user.subject)")
+                let usernameTaken =
+                    try await connection.first(
+                        "SELECT 1 FROM auth_users WHERE tenant_id = \(user.tenantID) AND username = \(user.username)",
+                        as: Int32.self) != nil
+                throw AuthStoreError.alreadyExists(
+                    usernameTaken ? "user \(user.username)" : "user with subject \(user.subject)")
             }
         }
     }

@@ -16,7 +16,9 @@ public final class PostgresConsentStore: ConsentStore {
     }
 
     @discardableResult
-    public func setConsents(_ changes: [String: ConsentStatus], for owner: UserMiniAppKey) async throws -> MiniAppConsents {
+    public func setConsents(
+        _ changes: [String: ConsentStatus], for owner: UserMiniAppKey
+    ) async throws -> MiniAppConsents {
         let now = StoreClock.milliseconds(StoreClock.now())
         return try await database.transaction { connection in
             try await PostgresUserMiniApps.lock(connection, owner, atMs: now)
@@ -45,7 +47,10 @@ public final class PostgresConsentStore: ConsentStore {
             ORDER BY last_used_at_ms DESC, miniapp_id COLLATE "C" LIMIT \(limit)
             """, as: String.self)
         var result: [MiniAppConsents] = []
-        for id in ids { result.append(try await Self.read(database.pool, UserMiniAppKey(tenantID: tenantID, userID: userID, miniAppID: id))) }
+        for id in ids {
+            result.append(
+                try await Self.read(database.pool, UserMiniAppKey(tenantID: tenantID, userID: userID, miniAppID: id)))
+        }
         return result
     }
 
@@ -63,7 +68,9 @@ public final class PostgresConsentStore: ConsentStore {
             WHERE tenant_id = \(owner.tenantID) AND user_id = \(owner.userID) AND miniapp_id = \(owner.miniAppID) ORDER BY permission COLLATE "C"
             """, as: (String, String, Int64).self)
         let records = rows.compactMap { permission, status, at in
-            ConsentStatus(rawValue: status).map { ConsentRecord(permission: permission, status: $0, updatedAt: StoreClock.date(at)) }
+            ConsentStatus(rawValue: status).map {
+                ConsentRecord(permission: permission, status: $0, updatedAt: StoreClock.date(at))
+            }
         }
         let state = try await PostgresUserMiniApps.fetch(runner, owner)
         return MiniAppConsents(miniAppID: owner.miniAppID, records: records, version: state?.consentVersion ?? 0,

@@ -10,8 +10,10 @@ public enum PostgresCopy {
     /// Tables in an order that satisfies the foreign keys. `store_state` is not copied as
     /// a row: the target's change counter is set from the source's.
     static let tables = [
-        "tenants", "tenant_audit", "auth_signing_keys", "auth_clients", "auth_users", "auth_refresh_families", "auth_refresh_tokens",
-        "auth_family_access_tokens", "auth_revoked_tokens", "user_miniapps", "user_consents", "secure_storage_items", "analytics_events",
+        "tenants", "tenant_audit", "auth_signing_keys", "auth_clients", "auth_users", "auth_refresh_families",
+        "auth_refresh_tokens",
+        "auth_family_access_tokens", "auth_revoked_tokens", "user_miniapps", "user_consents", "secure_storage_items",
+        "analytics_events",
         "localization_overrides", "localization_state", "tenant_domains", "miniapp_tokens", "tenant_changes",
         "auth_identity_providers", "auth_trusted_issuers", "auth_identity_links",
     ]
@@ -39,22 +41,29 @@ public enum PostgresCopy {
     /// Copies everything from `source` into `target` (migrated first). With `force`, the
     /// target's rows are deleted first (in the same transaction). `progress` gets each
     /// table's name and row count when it is done. Returns the row count per table.
-    public static func copy(from source: SQLiteTenantStore, to target: PostgresDatabase, force: Bool, batchSize: Int = 1_000,
-                            progress: @Sendable (String, Int) -> Void = { _, _ in }) async throws -> [(table: String, rows: Int)] {
+    public static func copy(
+        from source: SQLiteTenantStore, to target: PostgresDatabase, force: Bool, batchSize: Int = 1_000,
+        progress: @Sendable (String, Int) -> Void = { _, _ in }
+    ) async throws -> [(table: String, rows: Int)] {
         try await PostgresMigrations.migrate(target)
         let sourceTables = Set(try await source.tableNames())
-        for table in sourceTables where !tables.contains(table) && table != "store_state" { throw Refusal.unknownTable(table) }
+        for table in sourceTables where !tables.contains(table) && table != "store_state" {
+            throw Refusal.unknownTable(table)
+        }
         let changeCounter = try await source.changeToken()
         return try await target.transaction { connection in
             // Taken first: no other gatewayctl copies or migrates while this runs.
             try await connection.execute("SELECT pg_advisory_xact_lock(\(PostgresMigrations.lockKey))")
             for table in tables {
-                let rows = try await connection.first(PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(table)"), as: Int64.self) ?? Int64(0)
+                let rows =
+                    try await connection.first(
+                        PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(table)"), as: Int64.self) ?? Int64(0)
                 guard rows > 0 else { continue }
                 guard force else { throw Refusal.targetNotEmpty(table: table, rows: Int(rows)) }
             }
             if force {
-                try await connection.execute(PostgresQuery(unsafeSQL: "TRUNCATE \(tables.joined(separator: ", ")) RESTART IDENTITY"))
+                try await connection.execute(
+                    PostgresQuery(unsafeSQL: "TRUNCATE \(tables.joined(separator: ", ")) RESTART IDENTITY"))
             }
             var counts: [(table: String, rows: Int)] = []
             for table in tables where sourceTables.contains(table) {
@@ -72,11 +81,16 @@ public enum PostgresCopy {
         }
     }
 
-    private static func copyTable(_ table: String, from source: SQLiteTenantStore, to connection: PostgresConnection, batchSize: Int) async throws -> Int {
+    private static func copyTable(
+        _ table: String, from source: SQLiteTenantStore, to connection: PostgresConnection, batchSize: Int
+    ) async throws -> Int {
         let columns = try await source.columnNames(of: table)
-        let types = Dictionary(uniqueKeysWithValues: try await connection.all("""
-            SELECT column_name::text, data_type::text FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = \(table)
-            """, as: (String, String).self).map { ($0.0, $0.1) })
+        let types = Dictionary(
+            uniqueKeysWithValues: try await connection.all(
+                """
+                SELECT column_name::text, data_type::text FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = \(table)
+                """, as: (String, String).self
+            ).map { ($0.0, $0.1) })
         for column in columns where types[column] == nil { throw Refusal.columnMismatch(table: table, column: column) }
         let columnList = columns.joined(separator: ", ")
         // At most 65,535 binds per statement.
@@ -99,7 +113,10 @@ public enum PostgresCopy {
                 }
                 tuples.append("(" + placeholders.joined(separator: ", ") + ")")
             }
-            try await connection.execute(PostgresQuery(unsafeSQL: "INSERT INTO \(table) (\(columnList)) VALUES " + tuples.joined(separator: ", "), binds: bindings))
+            try await connection.execute(
+                PostgresQuery(
+                    unsafeSQL: "INSERT INTO \(table) (\(columnList)) VALUES " + tuples.joined(separator: ", "),
+                    binds: bindings))
             copied += rows.count
             after = last
         }

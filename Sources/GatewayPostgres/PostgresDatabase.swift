@@ -35,7 +35,8 @@ public final class PostgresDatabase: Sendable {
         // out of the logs; failures reach callers as thrown errors.
         var poolLogger = logger
         poolLogger.logLevel = max(logger.logLevel, .error)
-        let client = PostgresClient(configuration: try parsed.configuration(searchPath: searchPath), backgroundLogger: poolLogger)
+        let client = PostgresClient(
+            configuration: try parsed.configuration(searchPath: searchPath), backgroundLogger: poolLogger)
         self.client = client
         self.sealer = sealer
         self.location = parsed.description + (searchPath.map { " (schema \($0))" } ?? "")
@@ -103,6 +104,8 @@ public struct PostgresUnreachable: Error, CustomStringConvertible {
     public let reason: String?
 
     public var description: String {
-        "PostgreSQL at \(location) did not answer within \(timeout)" + (reason.map { ": \(PostgresURL.redact($0))" } ?? " (is it running, and are host, port and credentials right?)")
+        "PostgreSQL at \(location) did not answer within \(timeout)"
+            + (reason.map { ": \(PostgresURL.redact($0))" }
+                ?? " (is it running, and are host, port and credentials right?)")
     }
 }

@@ -39,16 +39,19 @@ public final class PostgresLocalizationStore: LocalizationStore {
     }
 
     public func overrides(tenantID: String, locale: String?) async throws -> [LocalizationOverride] {
-        let rows = if let locale {
-            try await database.pool.all("""
-                SELECT locale, key, value, updated_at_ms FROM localization_overrides WHERE tenant_id = \(tenantID) AND locale = \(try LocalizationError.locale(locale))
-                ORDER BY locale COLLATE "C", key COLLATE "C"
-                """, as: (String, String, String, Int64).self)
-        } else {
-            try await database.pool.all("""
-                SELECT locale, key, value, updated_at_ms FROM localization_overrides WHERE tenant_id = \(tenantID) ORDER BY locale COLLATE "C", key COLLATE "C"
-                """, as: (String, String, String, Int64).self)
-        }
+        let rows =
+            if let locale {
+                try await database.pool.all(
+                    """
+                    SELECT locale, key, value, updated_at_ms FROM localization_overrides WHERE tenant_id = \(tenantID) AND locale = \(try LocalizationError.locale(locale))
+                    ORDER BY locale COLLATE "C", key COLLATE "C"
+                    """, as: (String, String, String, Int64).self)
+            } else {
+                try await database.pool.all(
+                    """
+                    SELECT locale, key, value, updated_at_ms FROM localization_overrides WHERE tenant_id = \(tenantID) ORDER BY locale COLLATE "C", key COLLATE "C"
+                    """, as: (String, String, String, Int64).self)
+            }
         return rows.map { LocalizationOverride(locale: $0.0, key: $0.1, value: $0.2, updatedAt: StoreClock.date($0.3)) }
     }
 
@@ -61,14 +64,18 @@ public final class PostgresLocalizationStore: LocalizationStore {
         let normalized = try locale.map { try LocalizationError.locale($0) }
         return try await database.transaction { connection in
             _ = try await Self.bump(connection, tenantID: tenantID)
-            try await connection.execute("UPDATE localization_state SET default_locale = \(normalized) WHERE tenant_id = \(tenantID)")
+            try await connection.execute(
+                "UPDATE localization_state SET default_locale = \(normalized) WHERE tenant_id = \(tenantID)")
             return try await Self.read(connection, tenantID: tenantID)
         }
     }
 
     private static func read(_ runner: some SQLRunner, tenantID: String) async throws -> LocalizationState {
-        guard let (locale, version) = try await runner.first("SELECT default_locale, version FROM localization_state WHERE tenant_id = \(tenantID)",
-                                                            as: (String?, Int64).self) else { return LocalizationState() }
+        guard
+            let (locale, version) = try await runner.first(
+                "SELECT default_locale, version FROM localization_state WHERE tenant_id = \(tenantID)",
+                as: (String?, Int64).self)
+        else { return LocalizationState() }
         return LocalizationState(defaultLocale: locale, version: version)
     }
 

@@ -32,14 +32,18 @@ public struct PostgresRevocationStore: RevocationStore {
     }
 
     public func isRecorded(_ key: String, now: Int64) async throws -> Bool {
-        try await database.pool.first("SELECT 1 FROM auth_revoked_tokens WHERE token_key = \(key) AND revoked_until_ms > \(now)", as: Int32.self) != nil
+        try await database.pool.first(
+            "SELECT 1 FROM auth_revoked_tokens WHERE token_key = \(key) AND revoked_until_ms > \(now)", as: Int32.self)
+            != nil
     }
 
     public func revocations(after cursor: Int64, now: Int64) async throws -> (entries: [String: Int64], cursor: Int64) {
         let since = cursor == 0 ? Int64.min : cursor - Self.overlapMilliseconds
         return try await database.transaction { connection in
             // The cursor is read first: rows recorded after it are read next time.
-            let serverNow = try await connection.first("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint", as: Int64.self) ?? cursor
+            let serverNow =
+                try await connection.first(
+                    "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint", as: Int64.self) ?? cursor
             var entries: [String: Int64] = [:]
             for (key, until) in try await connection.all("""
                 SELECT token_key, revoked_until_ms FROM auth_revoked_tokens WHERE recorded_at_ms > \(since) AND revoked_until_ms > \(now)

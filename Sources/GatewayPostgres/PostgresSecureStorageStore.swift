@@ -15,9 +15,14 @@ public final class PostgresSecureStorageStore: SecureStorageStore {
     }
 
     @discardableResult
-    public func put(_ items: [String: String], for owner: UserMiniAppKey, maxBytes: Int64) async throws -> SecureStorageSize {
-        let write = try SecureStorageWrite(items, for: owner, maxBytes: maxBytes, limits: limits, sealer: database.sealer)
-        let keys = write.keys, values = write.items.map(\.sealed), sizes = write.items.map(\.size)
+    public func put(
+        _ items: [String: String], for owner: UserMiniAppKey, maxBytes: Int64
+    ) async throws -> SecureStorageSize {
+        let write = try SecureStorageWrite(
+            items, for: owner, maxBytes: maxBytes, limits: limits, sealer: database.sealer)
+        let keys = write.keys
+        let values = write.items.map(\.sealed)
+        let sizes = write.items.map(\.size)
         let now = StoreClock.milliseconds(StoreClock.now())
         return try await database.transaction { connection in
             let state = try await PostgresUserMiniApps.lock(connection, owner, atMs: now)
@@ -35,7 +40,8 @@ public final class PostgresSecureStorageStore: SecureStorageStore {
                 ON CONFLICT (tenant_id, user_id, miniapp_id, key) DO UPDATE SET
                     value_sealed = excluded.value_sealed, size_bytes = excluded.size_bytes, updated_at_ms = excluded.updated_at_ms
                 """)
-            try await PostgresUserMiniApps.setStorage(connection, owner, usedBytes: after.usedBytes, itemCount: after.itemCount)
+            try await PostgresUserMiniApps.setStorage(
+                connection, owner, usedBytes: after.usedBytes, itemCount: after.itemCount)
             return SecureStorageSize(used: after.usedBytes, max: maxBytes)
         }
     }
@@ -57,7 +63,9 @@ public final class PostgresSecureStorageStore: SecureStorageStore {
         let unique = Array(Set(keys))
         let now = StoreClock.milliseconds(StoreClock.now())
         return try await database.transaction { connection in
-            guard try await PostgresUserMiniApps.fetch(connection, owner) != nil else { return SecureStorageSize(used: 0, max: maxBytes) }
+            guard try await PostgresUserMiniApps.fetch(connection, owner) != nil else {
+                return SecureStorageSize(used: 0, max: maxBytes)
+            }
             let state = try await PostgresUserMiniApps.lock(connection, owner, atMs: now)
             let removed = try await connection.column("""
                 DELETE FROM secure_storage_items
@@ -65,7 +73,8 @@ public final class PostgresSecureStorageStore: SecureStorageStore {
                 RETURNING size_bytes
                 """, as: Int64.self)
             let used = state.storageUsedBytes - removed.reduce(0, +)
-            try await PostgresUserMiniApps.setStorage(connection, owner, usedBytes: used, itemCount: state.storageItemCount - Int64(removed.count))
+            try await PostgresUserMiniApps.setStorage(
+                connection, owner, usedBytes: used, itemCount: state.storageItemCount - Int64(removed.count))
             return SecureStorageSize(used: used, max: maxBytes)
         }
     }
@@ -90,17 +99,23 @@ public final class PostgresSecureStorageStore: SecureStorageStore {
     }
 
     public func usage(tenantID: String, userID: String?) async throws -> [SecureStorageUsage] {
-        let rows = if let userID {
-            try await database.pool.all("""
-                SELECT user_id, miniapp_id, storage_used_bytes, storage_item_count, last_used_at_ms FROM user_miniapps
-                WHERE tenant_id = \(tenantID) AND storage_item_count > 0 AND user_id = \(userID) ORDER BY user_id COLLATE "C", miniapp_id COLLATE "C"
-                """, as: (String, String, Int64, Int64, Int64).self)
-        } else {
-            try await database.pool.all("""
-                SELECT user_id, miniapp_id, storage_used_bytes, storage_item_count, last_used_at_ms FROM user_miniapps
-                WHERE tenant_id = \(tenantID) AND storage_item_count > 0 ORDER BY user_id COLLATE "C", miniapp_id COLLATE "C"
-                """, as: (String, String, Int64, Int64, Int64).self)
+        let rows =
+            if let userID {
+                try await database.pool.all(
+                    """
+                    SELECT user_id, miniapp_id, storage_used_bytes, storage_item_count, last_used_at_ms FROM user_miniapps
+                    WHERE tenant_id = \(tenantID) AND storage_item_count > 0 AND user_id = \(userID) ORDER BY user_id COLLATE "C", miniapp_id COLLATE "C"
+                    """, as: (String, String, Int64, Int64, Int64).self)
+            } else {
+                try await database.pool.all(
+                    """
+                    SELECT user_id, miniapp_id, storage_used_bytes, storage_item_count, last_used_at_ms FROM user_miniapps
+                    WHERE tenant_id = \(tenantID) AND storage_item_count > 0 ORDER BY user_id COLLATE "C", miniapp_id COLLATE "C"
+                    """, as: (String, String, Int64, Int64, Int64).self)
+            }
+        return rows.map {
+            SecureStorageUsage(
+                userID: $0.0, miniAppID: $0.1, usedBytes: $0.2, itemCount: Int($0.3), lastUsedAt: StoreClock.date($0.4))
         }
-        return rows.map { SecureStorageUsage(userID: $0.0, miniAppID: $0.1, usedBytes: $0.2, itemCount: Int($0.3), lastUsedAt: StoreClock.date($0.4)) }
     }
 }

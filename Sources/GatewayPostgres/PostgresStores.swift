@@ -8,7 +8,9 @@ public enum PostgresStores {
 
     /// Connects, applies pending migrations (unless `migrate` is false) and returns the
     /// stores; ``DurableStores/close()`` closes the pool.
-    public static func open(url: String, sealer: SecretSealer, logger: Logger, migrate: Bool = true, searchPath: String? = nil) async throws -> DurableStores {
+    public static func open(
+        url: String, sealer: SecretSealer, logger: Logger, migrate: Bool = true, searchPath: String? = nil
+    ) async throws -> DurableStores {
         let database = try PostgresDatabase(url: url, sealer: sealer, logger: logger, searchPath: searchPath)
         do {
             try await database.checkReachable(within: database.connectTimeout + .seconds(1))
@@ -21,15 +23,22 @@ public enum PostgresStores {
     }
 
     /// The stores on an open database.
-    public static func stores(on database: PostgresDatabase, logger: Logger = Logger(label: "gateway.postgres")) -> DurableStores {
+    public static func stores(
+        on database: PostgresDatabase, logger: Logger = Logger(label: "gateway.postgres")
+    ) -> DurableStores {
         DurableStores(
-            backend: "postgres", location: database.location, tenants: PostgresTenantStore(database: database), auth: PostgresAuthStore(database: database),
-            revocations: PostgresRevocationStore(database: database), consents: PostgresConsentStore(database: database),
-            storage: PostgresSecureStorageStore(database: database), tokenLedger: PostgresMiniAppTokenLedger(database: database),
-            analytics: PostgresAnalyticsStore(database: database), localization: PostgresLocalizationStore(database: database),
+            backend: "postgres", location: database.location, tenants: PostgresTenantStore(database: database),
+            auth: PostgresAuthStore(database: database),
+            revocations: PostgresRevocationStore(database: database),
+            consents: PostgresConsentStore(database: database),
+            storage: PostgresSecureStorageStore(database: database),
+            tokenLedger: PostgresMiniAppTokenLedger(database: database),
+            analytics: PostgresAnalyticsStore(database: database),
+            localization: PostgresLocalizationStore(database: database),
             domains: PostgresTenantDomainStore(database: database),
-            schema: StoreSchema(known: PostgresMigrations.names, applied: { try await PostgresMigrations.applied(database) },
-                                migrate: { try await PostgresMigrations.migrate(database) }),
+            schema: StoreSchema(
+                known: PostgresMigrations.names, applied: { try await PostgresMigrations.applied(database) },
+                migrate: { try await PostgresMigrations.migrate(database) }),
             tenantChanges: PostgresTenantChangeSignal(database: database, logger: logger),
             poolUsage: { PoolUsageSample(inUse: database.connectionsInUse, size: database.poolSize) },
             close: { await database.shutdown() }

@@ -28,7 +28,9 @@ public struct PostgresTenantChangeSignal: TenantChangeSignal {
                 }
             } catch {
                 if Task.isCancelled { return }
-                logger.warning("tenant change notifications interrupted; polling until they are back", metadata: ["error": "\(String(reflecting: error))"])
+                logger.warning(
+                    "tenant change notifications interrupted; polling until they are back",
+                    metadata: ["error": "\(String(reflecting: error))"])
             }
             guard (try? await Task.sleep(for: backoff)) != nil else { return }
             backoff = min(backoff * 2, .seconds(5))

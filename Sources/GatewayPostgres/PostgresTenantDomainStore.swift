@@ -18,8 +18,12 @@ public final class PostgresTenantDomainStore: TenantDomainStore {
         let now = StoreClock.now()
         return try await database.transaction { connection in
             // Serialize adds of one host: the row lock when it exists, the primary key when two create it.
-            var domain = try await Self.fetch(connection, host: name, lock: true) ?? TenantDomain(host: name, tenantID: tenantID, appIDs: [], createdAt: now)
-            guard domain.tenantID == tenantID else { throw TenantDomainError.hostTaken(host: name, tenantID: domain.tenantID) }
+            var domain =
+                try await Self.fetch(connection, host: name, lock: true)
+                ?? TenantDomain(host: name, tenantID: tenantID, appIDs: [], createdAt: now)
+            guard domain.tenantID == tenantID else {
+                throw TenantDomainError.hostTaken(host: name, tenantID: domain.tenantID)
+            }
             for id in appIDs where !domain.appIDs.contains(id) { domain.appIDs.append(id) }
             try await connection.execute("""
                 INSERT INTO tenant_domains (host, tenant_id, app_ids, created_at_ms) VALUES (\(name), \(tenantID), \(try Self.encode(domain.appIDs)), \(StoreClock.milliseconds(domain.createdAt)))
@@ -33,7 +37,8 @@ public final class PostgresTenantDomainStore: TenantDomainStore {
     public func remove(host: String, tenantID: String) async throws {
         let name = try TenantDomainError.host(host)
         try await database.transaction { connection in
-            let removed = try await connection.execute("DELETE FROM tenant_domains WHERE host = \(name) AND tenant_id = \(tenantID) RETURNING 1")
+            let removed = try await connection.execute(
+                "DELETE FROM tenant_domains WHERE host = \(name) AND tenant_id = \(tenantID) RETURNING 1")
             guard removed > 0 else { throw TenantDomainError.notFound(host: name) }
             try await PostgresTenantStore.bumpChangeCounter(connection, tenants: [tenantID])
         }
@@ -45,26 +50,36 @@ public final class PostgresTenantDomainStore: TenantDomainStore {
     }
 
     public func domains(tenantID: String?) async throws -> [TenantDomain] {
-        let rows = if let tenantID {
-            try await database.pool.all("""
-                SELECT host, tenant_id, app_ids, created_at_ms FROM tenant_domains WHERE tenant_id = \(tenantID) ORDER BY host COLLATE "C"
-                """, as: (String, String, String, Int64).self)
-        } else {
-            try await database.pool.all("SELECT host, tenant_id, app_ids, created_at_ms FROM tenant_domains ORDER BY host COLLATE \"C\"",
-                                          as: (String, String, String, Int64).self)
-        }
+        let rows =
+            if let tenantID {
+                try await database.pool.all(
+                    """
+                    SELECT host, tenant_id, app_ids, created_at_ms FROM tenant_domains WHERE tenant_id = \(tenantID) ORDER BY host COLLATE "C"
+                    """, as: (String, String, String, Int64).self)
+            } else {
+                try await database.pool.all(
+                    "SELECT host, tenant_id, app_ids, created_at_ms FROM tenant_domains ORDER BY host COLLATE \"C\"",
+                    as: (String, String, String, Int64).self)
+            }
         return try rows.map(Self.domain)
     }
 
     private static func fetch(_ runner: some SQLRunner, host: String, lock: Bool) async throws -> TenantDomain? {
-        let row = lock
-            ? try await runner.first("SELECT host, tenant_id, app_ids, created_at_ms FROM tenant_domains WHERE host = \(host) FOR UPDATE", as: (String, String, String, Int64).self)
-            : try await runner.first("SELECT host, tenant_id, app_ids, created_at_ms FROM tenant_domains WHERE host = \(host)", as: (String, String, String, Int64).self)
+        let row =
+            lock
+            ? try await runner.first(
+                "SELECT host, tenant_id, app_ids, created_at_ms FROM tenant_domains WHERE host = \(host) FOR UPDATE",
+                as: (String, String, String, Int64).self)
+            : try await runner.first(
+                "SELECT host, tenant_id, app_ids, created_at_ms FROM tenant_domains WHERE host = \(host)",
+                as: (String, String, String, Int64).self)
         return try row.map(domain)
     }
 
     private static func domain(_ row: (String, String, String, Int64)) throws -> TenantDomain {
-        TenantDomain(host: row.0, tenantID: row.1, appIDs: try JSONDecoder().decode([String].self, from: Data(row.2.utf8)), createdAt: StoreClock.date(row.3))
+        TenantDomain(
+            host: row.0, tenantID: row.1, appIDs: try JSONDecoder().decode([String].self, from: Data(row.2.utf8)),
+            createdAt: StoreClock.date(row.3))
     }
 
     private static func encode(_ ids: [String]) throws -> String {

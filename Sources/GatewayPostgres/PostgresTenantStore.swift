@@ -18,7 +18,8 @@ public final class PostgresTenantStore: TenantStore {
     }
 
     public func allTenants() async throws -> [Tenant] {
-        let rows = try await database.pool.column("SELECT row_to_json(t)::text FROM tenants t ORDER BY id COLLATE \"C\"", as: String.self)
+        let rows = try await database.pool.column(
+            "SELECT row_to_json(t)::text FROM tenants t ORDER BY id COLLATE \"C\"", as: String.self)
         return try rows.map(tenant)
     }
 
@@ -36,12 +37,15 @@ public final class PostgresTenantStore: TenantStore {
 
     public func auditLog(tenantID: String?, limit: Int) async throws -> [TenantAuditEntry] {
         let limit = max(0, limit)
-        let rows = if let tenantID {
-            try await database.pool.column(
-                "SELECT row_to_json(a)::text FROM tenant_audit a WHERE tenant_id = \(tenantID) ORDER BY id DESC LIMIT \(limit)", as: String.self)
-        } else {
-            try await database.pool.column("SELECT row_to_json(a)::text FROM tenant_audit a ORDER BY id DESC LIMIT \(limit)", as: String.self)
-        }
+        let rows =
+            if let tenantID {
+                try await database.pool.column(
+                    "SELECT row_to_json(a)::text FROM tenant_audit a WHERE tenant_id = \(tenantID) ORDER BY id DESC LIMIT \(limit)",
+                    as: String.self)
+            } else {
+                try await database.pool.column(
+                    "SELECT row_to_json(a)::text FROM tenant_audit a ORDER BY id DESC LIMIT \(limit)", as: String.self)
+            }
         return try rows.map { try JSONDecoder().decode(TenantAuditRecord.self, from: Data($0.utf8)).entry }
     }
 
@@ -60,10 +64,14 @@ public final class PostgresTenantStore: TenantStore {
     }
 
     @discardableResult
-    public func update(id: String, actor: String, _ change: @Sendable (inout Tenant) throws -> Void) async throws -> Tenant {
+    public func update(
+        id: String, actor: String, _ change: @Sendable (inout Tenant) throws -> Void
+    ) async throws -> Tenant {
         let sealer = database.sealer
         return try await database.transaction { connection in
-            guard let old = try await Self.fetch(connection, id: id, lock: true).map(tenant) else { throw TenantStoreError.notFound(id) }
+            guard let old = try await Self.fetch(connection, id: id, lock: true).map(tenant) else {
+                throw TenantStoreError.notFound(id)
+            }
             let revision = try TenantRevision.updated(old, actor: actor, now: StoreClock.now(), change)
             try await Self.upsert(connection, json: try Self.json(TenantRecord(revision.tenant, sealer: sealer)))
             try await Self.finish(connection, audit: revision.audit)
@@ -73,10 +81,15 @@ public final class PostgresTenantStore: TenantStore {
 
     public func delete(id: String, actor: String) async throws {
         try await database.transaction { connection in
-            guard let version = try await connection.first("DELETE FROM tenants WHERE id = \(id) RETURNING config_version", as: Int64.self) else {
+            guard
+                let version = try await connection.first(
+                    "DELETE FROM tenants WHERE id = \(id) RETURNING config_version", as: Int64.self)
+            else {
                 throw TenantStoreError.notFound(id)
             }
-            try await Self.finish(connection, audit: TenantRevision.deleted(id: id, configVersion: version, actor: actor, now: StoreClock.now()))
+            try await Self.finish(
+                connection,
+                audit: TenantRevision.deleted(id: id, configVersion: version, actor: actor, now: StoreClock.now()))
         }
     }
 
@@ -103,7 +116,8 @@ public final class PostgresTenantStore: TenantStore {
 
     private static func fetch(_ runner: some SQLRunner, id: String, lock: Bool) async throws -> String? {
         lock
-            ? try await runner.first("SELECT row_to_json(t)::text FROM tenants t WHERE id = \(id) FOR UPDATE", as: String.self)
+            ? try await runner.first(
+                "SELECT row_to_json(t)::text FROM tenants t WHERE id = \(id) FOR UPDATE", as: String.self)
             : try await runner.first("SELECT row_to_json(t)::text FROM tenants t WHERE id = \(id)", as: String.self)
     }
 

@@ -33,10 +33,15 @@ public struct PostgresURL: Sendable, CustomStringConvertible {
 
     public init(_ text: String) throws(Invalid) {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-              scheme == "postgres" || scheme == "postgresql" else {
-            throw Invalid(description: "database URL must look like postgres://user:password@host:5432/database (got \(Self.redact(text)))")
+            scheme == "postgres" || scheme == "postgresql"
+        else {
+            throw Invalid(
+                description:
+                    "database URL must look like postgres://user:password@host:5432/database (got \(Self.redact(text)))"
+            )
         }
-        let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
+        let query = Dictionary(
+            (components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
         host = components.host.flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"
         port = components.port ?? 5432
         socketFolder = query["host"].flatMap { $0.hasPrefix("/") ? $0 : nil }
@@ -49,7 +54,9 @@ public struct PostgresURL: Sendable, CustomStringConvertible {
         database = name.isEmpty ? user : (name.removingPercentEncoding ?? name)
         sslMode = query["sslmode"]?.lowercased() ?? "prefer"
         guard ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"].contains(sslMode) else {
-            throw Invalid(description: "sslmode must be disable, allow, prefer, require, verify-ca or verify-full (got \(sslMode))")
+            throw Invalid(
+                description:
+                    "sslmode must be disable, allow, prefer, require, verify-ca or verify-full (got \(sslMode))")
         }
         rootCertificates = query["sslrootcert"]
         guard let pool = Int(query["pool_size"] ?? "20"), (1 ... 1000).contains(pool) else {
@@ -63,14 +70,16 @@ public struct PostgresURL: Sendable, CustomStringConvertible {
         applicationName = query["application_name"] ?? "superapp-gateway"
         searchPath = query["search_path"].flatMap { $0.isEmpty ? nil : $0 }
         if let searchPath, !searchPath.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) {
-            throw Invalid(description: "search_path must be one schema name of letters, digits and '_' (got \(searchPath))")
+            throw Invalid(
+                description: "search_path must be one schema name of letters, digits and '_' (got \(searchPath))")
         }
     }
 
     /// The URL without its password.
     public var description: String {
         let parameters = [socketFolder.map { "host=\($0)" }, searchPath.map { "search_path=\($0)" }].compactMap { $0 }
-        return "postgres://\(username)@\(host):\(port)/\(database)" + (parameters.isEmpty ? "" : "?" + parameters.joined(separator: "&"))
+        return "postgres://\(username)@\(host):\(port)/\(database)"
+            + (parameters.isEmpty ? "" : "?" + parameters.joined(separator: "&"))
     }
 
     /// `text` with anything between `://` and `@` replaced, for messages.
@@ -83,14 +92,19 @@ public struct PostgresURL: Sendable, CustomStringConvertible {
     func configuration(searchPath: String? = nil) throws -> PostgresClient.Configuration {
         var configuration: PostgresClient.Configuration
         if let socketFolder {
-            configuration = .init(unixSocketPath: "\(socketFolder)/.s.PGSQL.\(port)", username: username, password: password, database: database)
+            configuration = .init(
+                unixSocketPath: "\(socketFolder)/.s.PGSQL.\(port)", username: username, password: password,
+                database: database)
         } else {
-            configuration = .init(host: host, port: port, username: username, password: password, database: database, tls: try tls())
+            configuration = .init(
+                host: host, port: port, username: username, password: password, database: database, tls: try tls())
         }
         configuration.options.maximumConnections = poolSize
         configuration.options.connectTimeout = connectTimeout
         configuration.options.additionalStartupParameters = [("application_name", applicationName)]
-        if let searchPath = searchPath ?? self.searchPath { configuration.options.additionalStartupParameters.append(("search_path", searchPath)) }
+        if let searchPath = searchPath ?? self.searchPath {
+            configuration.options.additionalStartupParameters.append(("search_path", searchPath))
+        }
         return configuration
     }
 

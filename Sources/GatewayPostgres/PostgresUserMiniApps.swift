@@ -28,11 +28,15 @@ enum PostgresUserMiniApps {
         try await runner.first("""
             SELECT consent_version, storage_used_bytes, storage_item_count, last_used_at_ms FROM user_miniapps
             WHERE tenant_id = \(owner.tenantID) AND user_id = \(owner.userID) AND miniapp_id = \(owner.miniAppID)
-            """, as: (Int64, Int64, Int64, Int64).self).map { State(consentVersion: $0.0, storageUsedBytes: $0.1, storageItemCount: $0.2, lastUsedAtMs: $0.3) }
+            """, as: (Int64, Int64, Int64, Int64).self
+        ).map { State(consentVersion: $0.0, storageUsedBytes: $0.1, storageItemCount: $0.2, lastUsedAtMs: $0.3) }
     }
 
-    static func setStorage(_ connection: PostgresConnection, _ owner: UserMiniAppKey, usedBytes: Int64, itemCount: Int64) async throws {
-        try await connection.execute("""
+    static func setStorage(
+        _ connection: PostgresConnection, _ owner: UserMiniAppKey, usedBytes: Int64, itemCount: Int64
+    ) async throws {
+        try await connection.execute(
+            """
             UPDATE user_miniapps SET storage_used_bytes = \(usedBytes), storage_item_count = \(itemCount)
             WHERE tenant_id = \(owner.tenantID) AND user_id = \(owner.userID) AND miniapp_id = \(owner.miniAppID)
             """)

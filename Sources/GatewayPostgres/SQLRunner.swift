@@ -53,7 +53,9 @@ extension PostgresConnection: SQLRunner {
 
 extension SQLRunner {
     /// Every row, decoded as `types`.
-    func all<each Column: PostgresDecodable & Sendable>(_ query: PostgresQuery, as types: (repeat each Column).Type) async throws -> [(repeat each Column)] {
+    func all<each Column: PostgresDecodable & Sendable>(
+        _ query: PostgresQuery, as types: (repeat each Column).Type
+    ) async throws -> [(repeat each Column)] {
         try await measured {
             var result: [(repeat each Column)] = []
             for try await row in try await run(query).decode(types) { result.append(row) }
@@ -62,7 +64,9 @@ extension SQLRunner {
     }
 
     /// The first row, decoded as `types` (nil when there is none).
-    func first<each Column: PostgresDecodable & Sendable>(_ query: PostgresQuery, as types: (repeat each Column).Type) async throws -> (repeat each Column)? {
+    func first<each Column: PostgresDecodable & Sendable>(
+        _ query: PostgresQuery, as types: (repeat each Column).Type
+    ) async throws -> (repeat each Column)? {
         try await measured {
             var found: (repeat each Column)?
             for try await row in try await run(query).decode(types) where found == nil { found = row }
@@ -71,7 +75,9 @@ extension SQLRunner {
     }
 
     /// One column of every row.
-    func column<Value: PostgresDecodable & Sendable>(_ query: PostgresQuery, as type: Value.Type) async throws -> [Value] {
+    func column<Value: PostgresDecodable & Sendable>(
+        _ query: PostgresQuery, as type: Value.Type
+    ) async throws -> [Value] {
         try await measured {
             var result: [Value] = []
             for try await row in try await run(query).decode(Value.self) { result.append(row) }

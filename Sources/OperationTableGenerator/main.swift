@@ -61,10 +61,13 @@ struct ContractDocument {
         guard let root = try Yams.load(yaml: yaml) as? [String: Any] else { throw GeneratorError("not a mapping") }
         let components = root["components"] as? [String: Any] ?? [:]
         prefixes = try (root["x-gateway-prefixes"] as? [[String: Any]] ?? []).map { entry in
-            guard let path = entry["path"] as? String else { throw GeneratorError("x-gateway-prefixes: an entry without `path`") }
+            guard let path = entry["path"] as? String else {
+                throw GeneratorError("x-gateway-prefixes: an entry without `path`")
+            }
             return Prefix(
                 path: path,
-                security: try Self.value(entry["security"], of: Self.securities, at: "x-gateway-prefixes \(path) security"),
+                security: try Self.value(
+                    entry["security"], of: Self.securities, at: "x-gateway-prefixes \(path) security"),
                 errors: try Self.value(entry["errors"], of: Self.errors, at: "x-gateway-prefixes \(path) errors"),
                 body: try Self.value(entry["body"], of: Self.bodies, at: "x-gateway-prefixes \(path) body")
             )
@@ -77,18 +80,24 @@ struct ContractDocument {
             for method in Self.methods {
                 guard let operation = item[method] as? [String: Any] else { continue }
                 let at = "\(method.uppercased()) \(path)"
-                guard let id = operation["operationId"] as? String else { throw GeneratorError("\(at) has no operationId") }
+                guard let id = operation["operationId"] as? String else {
+                    throw GeneratorError("\(at) has no operationId")
+                }
                 let security = try Self.security(operation["security"] ?? root["security"], at: at)
-                let errors = try Self.value(operation["x-gateway-errors"], of: Self.errors, at: "\(at) x-gateway-errors")
+                let errors = try Self.value(
+                    operation["x-gateway-errors"], of: Self.errors, at: "\(at) x-gateway-errors")
                 let body = try Self.value(operation["x-gateway-body"], of: Self.bodies, at: "\(at) x-gateway-body")
-                let stored = try Self.value(operation["x-gateway-stored-answer"], of: Self.storedAnswers, at: "\(at) x-gateway-stored-answer")
-                let isForm = Self.mediaTypes(of: operation["requestBody"], components: components).contains("application/x-www-form-urlencoded")
-                operations.append(Operation(
-                    id: id, method: method, path: path, security: security,
-                    errors: errors ?? prefix?.errors ?? "problem",
-                    body: body ?? (isForm ? "form" : nil) ?? prefix?.body ?? "json",
-                    storedAnswer: stored
-                ))
+                let stored = try Self.value(
+                    operation["x-gateway-stored-answer"], of: Self.storedAnswers, at: "\(at) x-gateway-stored-answer")
+                let isForm = Self.mediaTypes(of: operation["requestBody"], components: components).contains(
+                    "application/x-www-form-urlencoded")
+                operations.append(
+                    Operation(
+                        id: id, method: method, path: path, security: security,
+                        errors: errors ?? prefix?.errors ?? "problem",
+                        body: body ?? (isForm ? "form" : nil) ?? prefix?.body ?? "json",
+                        storedAnswer: stored
+                    ))
             }
         }
         self.operations = operations
@@ -149,12 +158,20 @@ struct ContractDocument {
         for operation in operations {
             let stored = operation.storedAnswer.map { ".\($0)" } ?? "nil"
             let security = Self.swiftSecurity(operation.security)
-            lines.append("        ContractOperation(id: \(Self.literal(operation.id)), method: .\(operation.method), template: \(Self.literal(operation.path)), "
-                + "facts: EdgeFacts(security: .\(security), errors: .\(operation.errors), body: .\(operation.body)), storedAnswer: \(stored)),")
+            lines.append(
+                "        ContractOperation(id: \(Self.literal(operation.id)), method: .\(operation.method), template: \(Self.literal(operation.path)), "
+                    + "facts: EdgeFacts(security: .\(security), errors: .\(operation.errors), body: .\(operation.body)), storedAnswer: \(stored)),"
+            )
         }
-        lines += ["    ]", "}", "", "extension EdgeFacts {", "    /// The facts of paths no operation declares, by path prefix (`x-gateway-prefixes`).", "    static let prefixes: [(template: String, facts: EdgeFacts)] = ["]
+        lines += [
+            "    ]", "}", "", "extension EdgeFacts {",
+            "    /// The facts of paths no operation declares, by path prefix (`x-gateway-prefixes`).",
+            "    static let prefixes: [(template: String, facts: EdgeFacts)] = [",
+        ]
         for prefix in prefixes {
-            lines.append("        (\(Self.literal(prefix.path)), EdgeFacts(security: .\(Self.swiftSecurity(prefix.security ?? "none")), errors: .\(prefix.errors ?? "problem"), body: .\(prefix.body ?? "json"))),")
+            lines.append(
+                "        (\(Self.literal(prefix.path)), EdgeFacts(security: .\(Self.swiftSecurity(prefix.security ?? "none")), errors: .\(prefix.errors ?? "problem"), body: .\(prefix.body ?? "json"))),"
+            )
         }
         lines += ["    ]", "}", ""]
         return lines.joined(separator: "\n")

@@ -58,7 +58,8 @@ public struct RedisConfiguration: Sendable, Equatable {
     /// Where commands go, for messages: `host:port`, or the master name and its sentinels.
     public var addressDescription: String {
         guard let sentinel else { return RedisEndpoint(host: host, port: port).description }
-        return "master '\(sentinel.masterName)' via sentinels \(sentinel.sentinels.map(\.description).joined(separator: ","))"
+        return
+            "master '\(sentinel.masterName)' via sentinels \(sentinel.sentinels.map(\.description).joined(separator: ","))"
     }
 
     /// This configuration aimed at one server (a discovered master), with the same credentials.

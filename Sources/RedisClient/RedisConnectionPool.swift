@@ -33,9 +33,12 @@ final class RedisConnectionPool: Sendable {
         self.eventLoopGroup = eventLoopGroup
         self.logger = logger
         self.locator = RedisMasterLocator(configuration: configuration, eventLoopGroup: eventLoopGroup, logger: logger)
-        self.state = Mutex(State(machine: Machine(
-            size: configuration.poolSize, initialBackoff: configuration.reconnectInitialBackoff, maxBackoff: configuration.reconnectMaxBackoff
-        )))
+        self.state = Mutex(
+            State(
+                machine: Machine(
+                    size: configuration.poolSize, initialBackoff: configuration.reconnectInitialBackoff,
+                    maxBackoff: configuration.reconnectMaxBackoff
+                )))
     }
 
     var isShutdown: Bool { self.state.withLock { $0.machine.isShutdown } }

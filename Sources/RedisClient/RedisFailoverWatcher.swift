@@ -31,11 +31,15 @@ enum RedisFailoverWatcher {
                     backoff = locator.configuration.reconnectInitialBackoff
                     for try await message in subscription {
                         guard let master = parse(message.message, masterName: masterName) else { continue }
-                        logger.notice("redis failover: new master", metadata: ["redis.master": "\(master)", "redis.sentinel": "\(sentinel)"])
+                        logger.notice(
+                            "redis failover: new master",
+                            metadata: ["redis.master": "\(master)", "redis.sentinel": "\(sentinel)"])
                         if locator.switched(to: master) { switched(master) }
                     }
                 } catch {
-                    logger.debug("redis sentinel subscription lost", metadata: ["redis.sentinel": "\(sentinel)", "error": "\(error)"])
+                    logger.debug(
+                        "redis sentinel subscription lost",
+                        metadata: ["redis.sentinel": "\(sentinel)", "error": "\(error)"])
                 }
             }
             try? await Task.sleep(for: backoff)

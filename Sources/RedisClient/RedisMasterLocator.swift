@@ -65,7 +65,9 @@ final class RedisMasterLocator: Sendable {
             do {
                 let role = try await connection.command(["ROLE"])
                 guard role.array?.first?.string == "master" else {
-                    throw RedisError.connectionFailed("\(master) is not the master of '\(sentinel.masterName)' (its role is \(role.array?.first?.string ?? "unknown"))")
+                    throw RedisError.connectionFailed(
+                        "\(master) is not the master of '\(sentinel.masterName)' (its role is \(role.array?.first?.string ?? "unknown"))"
+                    )
                 }
             } catch {
                 connection.close(error: .connectionFailed("not the master"))
@@ -104,7 +106,8 @@ final class RedisMasterLocator: Sendable {
                 failures.append("\(endpoint): \(error)")
             }
         }
-        throw .connectionFailed("no sentinel named the master '\(sentinel.masterName)': \(failures.joined(separator: "; "))")
+        throw .connectionFailed(
+            "no sentinel named the master '\(sentinel.masterName)': \(failures.joined(separator: "; "))")
     }
 
     /// Records a master announced by a failover; `true` when it differs from the one known.
@@ -131,7 +134,9 @@ final class RedisMasterLocator: Sendable {
         return node
     }
 
-    private func askSentinel(_ endpoint: RedisEndpoint, for masterName: String) async throws(RedisError) -> RedisEndpoint {
+    private func askSentinel(
+        _ endpoint: RedisEndpoint, for masterName: String
+    ) async throws(RedisError) -> RedisEndpoint {
         let connection = try await self.connect(self.sentinelNode(endpoint), on: self.eventLoopGroup.next())
         defer { connection.close(error: .shutdown) }
         let reply = try await connection.command(["SENTINEL", "get-master-addr-by-name", masterName])
@@ -143,9 +148,13 @@ final class RedisMasterLocator: Sendable {
         return RedisEndpoint(host: host, port: port)
     }
 
-    private func connect(_ node: RedisConfiguration, on eventLoop: any EventLoop) async throws(RedisError) -> RedisConnection {
+    private func connect(
+        _ node: RedisConfiguration, on eventLoop: any EventLoop
+    ) async throws(RedisError) -> RedisConnection {
         do {
-            return try await RedisConnection.connect(configuration: node, tls: self.tls, eventLoop: eventLoop, logger: self.logger).get()
+            return try await RedisConnection.connect(
+                configuration: node, tls: self.tls, eventLoop: eventLoop, logger: self.logger
+            ).get()
         } catch {
             throw RedisError.wrapping(error)
         }

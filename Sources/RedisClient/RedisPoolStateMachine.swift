@@ -80,7 +80,9 @@ struct RedisPoolStateMachine<Connection: PoolableConnection, Pending: Equatable 
             }
         }
         for offset in 1..<max(count, 1) {
-            if case .ready(let connection) = slots[(start + offset) % count], connection.isActive { return .use(connection) }
+            if case .ready(let connection) = slots[(start + offset) % count], connection.isActive {
+                return .use(connection)
+            }
         }
         for offset in 1..<max(count, 1) {
             if case .connecting(let pending) = slots[(start + offset) % count] { return .wait(pending) }

@@ -69,7 +69,8 @@ public struct RedisSubscription: AsyncSequence, Sendable {
 
         let connection: any Channel
         do {
-            connection = try await RedisBootstrap.connect(configuration: configuration, tls: tls, eventLoop: eventLoop) {
+            connection = try await RedisBootstrap.connect(configuration: configuration, tls: tls, eventLoop: eventLoop)
+            {
                 [
                     HiredisReplyDecoder(),
                     RedisPubSubHandler(

@@ -17,7 +17,9 @@ public struct RedisTLSConfiguration: Sendable, Equatable {
     public var privateKeyFile: String?
 
     /// Creates a TLS configuration; everything defaults to system roots and no client certificate.
-    public init(caFile: String? = nil, serverName: String? = nil, certificateFile: String? = nil, privateKeyFile: String? = nil) {
+    public init(
+        caFile: String? = nil, serverName: String? = nil, certificateFile: String? = nil, privateKeyFile: String? = nil
+    ) {
         self.caFile = caFile
         self.serverName = serverName
         self.certificateFile = certificateFile

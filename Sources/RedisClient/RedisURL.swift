@@ -31,7 +31,8 @@ extension RedisConfiguration {
         case "redis-sentinel": (usesTLS, usesSentinel) = (false, true)
         case "rediss-sentinel": (usesTLS, usesSentinel) = (true, true)
         default:
-            throw .invalidURL("unsupported scheme \"\(scheme)\" (use redis://, rediss://, redis-sentinel:// or rediss-sentinel://)")
+            throw .invalidURL(
+                "unsupported scheme \"\(scheme)\" (use redis://, rediss://, redis-sentinel:// or rediss-sentinel://)")
         }
         rest = rest[schemeEnd.upperBound...]
         if rest.contains("#") {
@@ -60,7 +61,8 @@ extension RedisConfiguration {
         }
 
         if usesSentinel {
-            let sentinels = try hosts.split(separator: ",", omittingEmptySubsequences: false).map { hostPort throws(RedisError) in
+            let sentinels = try hosts.split(separator: ",", omittingEmptySubsequences: false).map {
+                hostPort throws(RedisError) in
                 try Self.endpoint(hostPort, defaultPort: 26379, url: url)
             }
             guard let masterName = path.first, !masterName.isEmpty else {
@@ -78,7 +80,8 @@ extension RedisConfiguration {
             (self.host, self.port) = (endpoint.host, endpoint.port)
         }
         if let database = path.first {
-            guard path.count == 1, !database.isEmpty, database.allSatisfy(\.isASCIIDigit), let number = Int(database) else {
+            guard path.count == 1, !database.isEmpty, database.allSatisfy(\.isASCIIDigit), let number = Int(database)
+            else {
                 throw .invalidURL("database must be a non-negative integer, got \"\(path.joined(separator: "/"))\"")
             }
             self.database = number
@@ -98,7 +101,9 @@ extension RedisConfiguration {
         if let unknown = parameters.keys.sorted().first {
             let known = (usesTLS ? ["tls_ca_file", "tls_server_name", "tls_cert_file", "tls_key_file"] : [])
                 + (usesSentinel ? ["sentinel_username", "sentinel_password"] : [])
-            throw .invalidURL("unknown parameter \"\(unknown)\" for \(scheme):// (known: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")
+            throw .invalidURL(
+                "unknown parameter \"\(unknown)\" for \(scheme):// (known: \(known.isEmpty ? "none" : known.joined(separator: ", ")))"
+            )
         }
     }
 
@@ -106,7 +111,8 @@ extension RedisConfiguration {
     public static func redacted(url: String) -> String {
         var text = url
         if let schemeEnd = text.firstRange(of: "://") {
-            let authorityEnd = text[schemeEnd.upperBound...].firstIndex(where: { $0 == "/" || $0 == "?" }) ?? text.endIndex
+            let authorityEnd =
+                text[schemeEnd.upperBound...].firstIndex(where: { $0 == "/" || $0 == "?" }) ?? text.endIndex
             if let at = text[schemeEnd.upperBound..<authorityEnd].lastIndex(of: "@") {
                 text.replaceSubrange(schemeEnd.upperBound..<at, with: "•••")
             }
@@ -130,7 +136,9 @@ extension RedisConfiguration {
         return (username, password?.isEmpty == true ? nil : password)
     }
 
-    private static func endpoint(_ hostPort: Substring, defaultPort: Int, url: String) throws(RedisError) -> RedisEndpoint {
+    private static func endpoint(
+        _ hostPort: Substring, defaultPort: Int, url: String
+    ) throws(RedisError) -> RedisEndpoint {
         var host: String
         var portText: Substring?
         if hostPort.first == "[" {
@@ -153,7 +161,9 @@ extension RedisConfiguration {
             throw .invalidURL("missing host in \"\(url)\"")
         }
         guard let portText else { return RedisEndpoint(host: host, port: defaultPort) }
-        guard !portText.isEmpty, portText.allSatisfy(\.isASCIIDigit), let port = Int(portText), (1...65535).contains(port) else {
+        guard !portText.isEmpty, portText.allSatisfy(\.isASCIIDigit), let port = Int(portText),
+            (1...65535).contains(port)
+        else {
             throw .invalidURL("port must be an integer in 1...65535, got \"\(portText)\"")
         }
         return RedisEndpoint(host: host, port: port)

@@ -35,9 +35,14 @@ struct AuthCLITests {
         #expect(rsa.code == 0, "\(rsa.error)")
         let rsaKey = try #require(try rsa.json() as? [String: Any])
         #expect(rsaKey["alg"] as? String == "RS256")
-        let all = try #require(try await ctl.run(["keys", "list", "--tenant", "acme", "--json"]).json() as? [[String: Any]])
-        #expect(all.filter { $0["signing"] as? Bool == true }.compactMap { $0["alg"] as? String }.sorted() == ["ES256", "RS256"])
-        #expect(await ctl.run(["keys", "retire", "--tenant", "acme", "--kid", rsaKey["kid"] as? String ?? ""]).code == 2)
+        let all = try #require(
+            try await ctl.run(["keys", "list", "--tenant", "acme", "--json"]).json() as? [[String: Any]])
+        #expect(
+            all.filter { $0["signing"] as? Bool == true }.compactMap { $0["alg"] as? String }.sorted() == [
+                "ES256", "RS256",
+            ])
+        #expect(
+            await ctl.run(["keys", "retire", "--tenant", "acme", "--kid", rsaKey["kid"] as? String ?? ""]).code == 2)
         #expect(await ctl.run(["keys", "rotate", "--tenant", "acme", "--alg", "HS256"]).code == 2)
     }
 
@@ -49,7 +54,12 @@ struct AuthCLITests {
             (["keys", "rotate", "--tenant", "acme"], ""),
             (["keys", "rotate", "--tenant", "acme"], ""),
             (["keys", "list", "--tenant", "acme"], ""),
-            (["client", "add", "--tenant", "acme", "--client-id", "web", "--redirect-uri", "https://acme.example/cb"], ""),
+            (
+                [
+                    "client", "add", "--tenant", "acme", "--client-id", "web", "--redirect-uri",
+                    "https://acme.example/cb",
+                ], ""
+            ),
             (["client", "update", "--tenant", "acme", "--client-id", "web", "--require-par"], ""),
             (["client", "show", "--tenant", "acme", "--client-id", "web"], ""),
             (["client", "list", "--tenant", "acme"], ""),
@@ -65,11 +75,16 @@ struct AuthCLITests {
             #expect(run.code == 0, "\(step.arguments): \(run.error)")
             #expect((try? run.json()) != nil, "\(step.arguments) printed no JSON: \(run.output)")
         }
-        let keys = try #require(try await ctl.run(["keys", "list", "--tenant", "acme", "--json"]).json() as? [[String: Any]])
+        let keys = try #require(
+            try await ctl.run(["keys", "list", "--tenant", "acme", "--json"]).json() as? [[String: Any]])
         let oldest = try #require(keys.last?["kid"] as? String)
-        let retired = try #require(try await ctl.run(["keys", "retire", "--tenant", "acme", "--kid", oldest, "--json"]).json() as? [String: String])
+        let retired = try #require(
+            try await ctl.run(["keys", "retire", "--tenant", "acme", "--kid", oldest, "--json"]).json()
+                as? [String: String])
         #expect(retired == ["retired": oldest, "tenant": "acme"])
-        let disabled = try #require(try await ctl.run(["user", "disable", "--tenant", "acme", "--username", "alice", "--enable", "--json"]).json() as? [String: Any])
+        let disabled = try #require(
+            try await ctl.run(["user", "disable", "--tenant", "acme", "--username", "alice", "--enable", "--json"])
+                .json() as? [String: Any])
         #expect(disabled["disabled"] as? Bool == false && disabled["name"] as? String == "Alice")
     }
 
@@ -77,9 +92,15 @@ struct AuthCLITests {
     func clients() async throws {
         let ctl = try await harness()
         defer { ctl.remove() }
-        let added = await ctl.run(["client", "add", "--tenant", "acme", "--client-id", "ios", "--redirect-uri", "com.acme.app:/cb", "--redirect-uri", "http://127.0.0.1/cb", "--dpop"])
+        let added = await ctl.run([
+            "client", "add", "--tenant", "acme", "--client-id", "ios", "--redirect-uri", "com.acme.app:/cb",
+            "--redirect-uri", "http://127.0.0.1/cb", "--dpop",
+        ])
         #expect(added.code == 0, "\(added.error)")
-        let secretRun = await ctl.run(["client", "add", "--tenant", "acme", "--client-id", "backend", "--redirect-uri", "https://acme.example/cb", "--confidential", "--json"])
+        let secretRun = await ctl.run([
+            "client", "add", "--tenant", "acme", "--client-id", "backend", "--redirect-uri", "https://acme.example/cb",
+            "--confidential", "--json",
+        ])
         let doc = try #require(try secretRun.json() as? [String: Any])
         let secret = try #require(doc["clientSecret"] as? String)
         let show = await ctl.run(["client", "show", "--tenant", "acme", "--client-id", "backend"])
@@ -90,19 +111,33 @@ struct AuthCLITests {
         let hash = try #require(try await store.clientSecretHash(tenantID: "acme", clientID: "backend"))
         #expect(ClientSecret.verify(secret, hash: hash))
         #expect(try await store.client(tenantID: "acme", clientID: "ios")?.dpopBound == true)
-        #expect(await ctl.run(["client", "update", "--tenant", "acme", "--client-id", "ios", "--require-par"]).code == 0)
+        #expect(
+            await ctl.run(["client", "update", "--tenant", "acme", "--client-id", "ios", "--require-par"]).code == 0)
         #expect(try await store.client(tenantID: "acme", clientID: "ios")?.requirePAR == true)
         // ID tokens: RS256 unless the client asks for ES256.
         #expect(try await store.client(tenantID: "acme", clientID: "ios")?.idTokenAlgorithm == .rs256)
-        #expect(await ctl.run(["client", "update", "--tenant", "acme", "--client-id", "ios", "--id-token-alg", "ES256"]).code == 0)
+        #expect(
+            await ctl.run(["client", "update", "--tenant", "acme", "--client-id", "ios", "--id-token-alg", "ES256"])
+                .code == 0)
         #expect(try await store.client(tenantID: "acme", clientID: "ios")?.idTokenAlgorithm == .es256)
-        #expect(await ctl.run(["client", "update", "--tenant", "acme", "--client-id", "ios", "--id-token-alg", "HS256"]).code == 2)
+        #expect(
+            await ctl.run(["client", "update", "--tenant", "acme", "--client-id", "ios", "--id-token-alg", "HS256"])
+                .code == 2)
         // Grant types: a known subset that includes authorization_code.
-        #expect(await ctl.run(["client", "update", "--tenant", "acme", "--client-id", "ios", "--grant-type", "authorization_code"]).code == 0)
+        #expect(
+            await ctl.run([
+                "client", "update", "--tenant", "acme", "--client-id", "ios", "--grant-type", "authorization_code",
+            ]).code == 0)
         #expect(try await store.client(tenantID: "acme", clientID: "ios")?.grantTypes == ["authorization_code"])
-        #expect(await ctl.run(["client", "update", "--tenant", "acme", "--client-id", "ios", "--grant-type", "password"]).code == 2)
-        #expect(await ctl.run(["client", "update", "--tenant", "acme", "--client-id", "ios", "--grant-type", "refresh_token"]).code == 2)
-        #expect(await ctl.run(["client", "update", "--tenant", "acme", "--client-id", "ios", "--dpop-nonce"]).code == 0)
+        #expect(
+            await ctl.run(["client", "update", "--tenant", "acme", "--client-id", "ios", "--grant-type", "password"])
+                .code == 2)
+        #expect(
+            await ctl.run([
+                "client", "update", "--tenant", "acme", "--client-id", "ios", "--grant-type", "refresh_token",
+            ]).code == 2)
+        #expect(
+            await ctl.run(["client", "update", "--tenant", "acme", "--client-id", "ios", "--dpop-nonce"]).code == 0)
         #expect(try await store.client(tenantID: "acme", clientID: "ios")?.dpopNonceRequired == true)
         #expect(await ctl.run(["client", "remove", "--tenant", "acme", "--client-id", "ios"]).code == 0)
         #expect(try await store.client(tenantID: "acme", clientID: "ios") == nil)
@@ -112,10 +147,15 @@ struct AuthCLITests {
     func badClient() async throws {
         let ctl = try await harness()
         defer { ctl.remove() }
-        for args in [["client", "add", "--tenant", "acme", "--client-id", "x"],
-                     ["client", "add", "--tenant", "acme", "--client-id", "x", "--redirect-uri", "http://evil.example/cb"],
-                     ["client", "add", "--tenant", "nope", "--client-id", "x", "--redirect-uri", "https://a.example/cb"],
-                     ["client", "add", "--tenant", "acme", "--client-id", "x", "--redirect-uri", "https://a.example/cb", "--access-token-lifetime", "0"]] {
+        for args in [
+            ["client", "add", "--tenant", "acme", "--client-id", "x"],
+            ["client", "add", "--tenant", "acme", "--client-id", "x", "--redirect-uri", "http://evil.example/cb"],
+            ["client", "add", "--tenant", "nope", "--client-id", "x", "--redirect-uri", "https://a.example/cb"],
+            [
+                "client", "add", "--tenant", "acme", "--client-id", "x", "--redirect-uri", "https://a.example/cb",
+                "--access-token-lifetime", "0",
+            ],
+        ] {
             let r = await ctl.run(args)
             #expect(r.code == 2, "\(args)")
             #expect(r.error.split(separator: "\n").count == 1, "\(r.error)")
@@ -127,18 +167,27 @@ struct AuthCLITests {
     func users() async throws {
         let ctl = try await harness()
         defer { ctl.remove() }
-        let added = await ctl.run(["user", "add", "--tenant", "acme", "--username", "alice", "--password-stdin", "--name", "Alice"], stdin: "first-password\n")
+        let added = await ctl.run(
+            ["user", "add", "--tenant", "acme", "--username", "alice", "--password-stdin", "--name", "Alice"],
+            stdin: "first-password\n")
         #expect(added.code == 0, "\(added.error)")
         let store = SQLiteAuthStore(tenants: try ctl.store())
         let alice = try #require(try await store.user(tenantID: "acme", username: "alice"))
         #expect(alice.passwordHash.hasPrefix("scrypt$"))
         #expect(PasswordHasher().verify("first-password", against: alice.passwordHash))
-        #expect(await ctl.run(["user", "passwd", "--tenant", "acme", "--username", "alice", "--password-stdin"], stdin: "second-password\n").code == 0)
+        #expect(
+            await ctl.run(
+                ["user", "passwd", "--tenant", "acme", "--username", "alice", "--password-stdin"],
+                stdin: "second-password\n"
+            ).code == 0)
         #expect(await ctl.run(["user", "disable", "--tenant", "acme", "--username", "alice"]).code == 0)
         let changed = try #require(try await store.user(tenantID: "acme", username: "alice"))
         #expect(PasswordHasher().verify("second-password", against: changed.passwordHash))
         #expect(changed.disabled)
-        #expect(await ctl.run(["user", "add", "--tenant", "acme", "--username", "bob", "--password-stdin"], stdin: "short\n").code == 2)
+        #expect(
+            await ctl.run(
+                ["user", "add", "--tenant", "acme", "--username", "bob", "--password-stdin"], stdin: "short\n"
+            ).code == 2)
         #expect(await ctl.run(["user", "add", "--tenant", "acme", "--username", "bob"]).code == 2)
         let list = await ctl.run(["user", "list", "--tenant", "acme"])
         #expect(list.output.hasPrefix("USERNAME"))
@@ -147,16 +196,25 @@ struct AuthCLITests {
         // Every list of the auth commands is a table with a header row (issue 18, item 7).
         #expect(await ctl.run(["keys", "rotate", "--tenant", "acme"]).code == 0)
         #expect(await ctl.run(["keys", "list", "--tenant", "acme"]).output.hasPrefix("KID"))
-        #expect(await ctl.run(["client", "add", "--tenant", "acme", "--client-id", "ios", "--redirect-uri", "com.acme.app:/cb"]).code == 0)
+        #expect(
+            await ctl.run([
+                "client", "add", "--tenant", "acme", "--client-id", "ios", "--redirect-uri", "com.acme.app:/cb",
+            ]).code == 0)
         let clients = await ctl.run(["client", "list", "--tenant", "acme"]).output
         #expect(clients.hasPrefix("CLIENT ID") && clients.contains("authorization_code,refresh_token"))
     }
 
-    @Test("user update --totp prints a new secret once (otpauth URI + Base32), stores it sealed, and the code it yields is accepted; --no-totp removes it; client --first-party")
+    @Test(
+        "user update --totp prints a new secret once (otpauth URI + Base32), stores it sealed, and the code it yields is accepted; --no-totp removes it; client --first-party"
+    )
     func totpAndFirstParty() async throws {
         let ctl = try await harness()
         defer { ctl.remove() }
-        #expect(await ctl.run(["user", "add", "--tenant", "acme", "--username", "alice", "--password-stdin"], stdin: "first-password\n").code == 0)
+        #expect(
+            await ctl.run(
+                ["user", "add", "--tenant", "acme", "--username", "alice", "--password-stdin"],
+                stdin: "first-password\n"
+            ).code == 0)
         #expect(await ctl.run(["user", "update", "--tenant", "acme", "--username", "alice"]).code == 2)
         let setUp = await ctl.run(["user", "update", "--tenant", "acme", "--username", "alice", "--totp", "--json"])
         #expect(setUp.code == 0, "\(setUp.error)")
@@ -164,7 +222,8 @@ struct AuthCLITests {
         let secret = try #require(doc["totpSecret"] as? String)
         let uri = try #require(doc["otpauthURI"] as? String)
         #expect(uri.hasPrefix("otpauth://totp/acme:alice?secret=\(secret)&issuer=acme"))
-        let stored = try #require(try await SQLiteAuthStore(tenants: try ctl.store()).user(tenantID: "acme", username: "alice")?.totpSecret)
+        let stored = try #require(
+            try await SQLiteAuthStore(tenants: try ctl.store()).user(tenantID: "acme", username: "alice")?.totpSecret)
         #expect(stored.plaintext == secret)
         let totp = try #require(TOTP(base32: secret))
         #expect(totp.matchingStep(totp.code(step: TOTP.step(at: Date())), at: Date()) != nil)
@@ -173,12 +232,25 @@ struct AuthCLITests {
         #expect(list.output.contains("alice") && list.output.contains("totp") && !list.output.contains(secret))
         let removed = await ctl.run(["user", "update", "--tenant", "acme", "--username", "alice", "--no-totp"])
         #expect(removed.output.contains("TOTP removed"))
-        #expect(try await SQLiteAuthStore(tenants: try ctl.store()).user(tenantID: "acme", username: "alice")?.totpSecret == nil)
+        #expect(
+            try await SQLiteAuthStore(tenants: try ctl.store()).user(tenantID: "acme", username: "alice")?.totpSecret
+                == nil)
 
-        #expect(await ctl.run(["client", "add", "--tenant", "acme", "--client-id", "ios", "--redirect-uri", "com.acme.app:/cb", "--first-party"]).code == 0)
-        #expect(try await SQLiteAuthStore(tenants: try ctl.store()).client(tenantID: "acme", clientID: "ios")?.isFirstParty == true)
-        #expect(await ctl.run(["client", "show", "--tenant", "acme", "--client-id", "ios"]).output.contains("first-party:          true"))
-        #expect(await ctl.run(["client", "update", "--tenant", "acme", "--client-id", "ios", "--no-first-party"]).code == 0)
-        #expect(try await SQLiteAuthStore(tenants: try ctl.store()).client(tenantID: "acme", clientID: "ios")?.isFirstParty == false)
+        #expect(
+            await ctl.run([
+                "client", "add", "--tenant", "acme", "--client-id", "ios", "--redirect-uri", "com.acme.app:/cb",
+                "--first-party",
+            ]).code == 0)
+        #expect(
+            try await SQLiteAuthStore(tenants: try ctl.store()).client(tenantID: "acme", clientID: "ios")?.isFirstParty
+                == true)
+        #expect(
+            await ctl.run(["client", "show", "--tenant", "acme", "--client-id", "ios"]).output.contains(
+                "first-party:          true"))
+        #expect(
+            await ctl.run(["client", "update", "--tenant", "acme", "--client-id", "ios", "--no-first-party"]).code == 0)
+        #expect(
+            try await SQLiteAuthStore(tenants: try ctl.store()).client(tenantID: "acme", clientID: "ios")?.isFirstParty
+                == false)
     }
 }

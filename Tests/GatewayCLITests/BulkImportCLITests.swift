@@ -23,13 +23,20 @@ struct BulkImportCLITests {
         try await SQLiteAuthStore(tenants: try ctl.store()).clients(tenantID: tenant).map(\.clientID)
     }
 
-    @Test("client import registers a file of clients in one go; a bad entry, a repeated or taken id, or an unknown field stores nothing; secrets are printed once and stored hashed; list --json imports into another tenant")
+    @Test(
+        "client import registers a file of clients in one go; a bad entry, a repeated or taken id, or an unknown field stores nothing; secrets are printed once and stored hashed; list --json imports into another tenant"
+    )
     func clients() async throws {
         let ctl = try await harness()
         defer { ctl.remove() }
-        var entries: [[String: Any]] = (0..<150).map { ["clientID": String(format: "app-%03d", $0), "redirectURIs": ["https://app.example/cb"]] }
+        var entries: [[String: Any]] = (0..<150).map {
+            ["clientID": String(format: "app-%03d", $0), "redirectURIs": ["https://app.example/cb"]]
+        }
         entries[7]["confidential"] = true
-        entries[8].merge(["confidential": true, "requirePAR": true, "grantTypes": ["authorization_code"], "accessTokenLifetimeSeconds": 120]) { $1 }
+        entries[8].merge([
+            "confidential": true, "requirePAR": true, "grantTypes": ["authorization_code"],
+            "accessTokenLifetimeSeconds": 120,
+        ]) { $1 }
 
         // Refused before anything is written: the error names the entry.
         var bad = entries
@@ -40,15 +47,22 @@ struct BulkImportCLITests {
         var misspelt = entries
         misspelt[3]["redirectUris"] = misspelt[3].removeValue(forKey: "redirectURIs")
         let unknown = await ctl.run(["client", "import", "-", "--tenant", "acme"], stdin: try json(misspelt))
-        #expect(unknown.code == 2 && unknown.error.contains("clients[3]: unknown field \"redirectUris\""), "\(unknown.error)")
-        let repeated = await ctl.run(["client", "import", "-", "--tenant", "acme"], stdin: try json(entries + [entries[0]]))
+        #expect(
+            unknown.code == 2 && unknown.error.contains("clients[3]: unknown field \"redirectUris\""),
+            "\(unknown.error)")
+        let repeated = await ctl.run(
+            ["client", "import", "-", "--tenant", "acme"], stdin: try json(entries + [entries[0]]))
         #expect(repeated.code == 2 && repeated.error.contains("app-000 appears twice"), "\(repeated.error)")
         #expect(await ctl.run(["client", "import", "-", "--tenant", "acme"], stdin: "{\"clients\":[]}").code == 2)
         #expect(await ctl.run(["client", "import", "-", "--tenant", "nope"], stdin: try json(entries)).code == 2)
         #expect(try await clientIDs(ctl, tenant: "acme").isEmpty)
 
         // A taken id fails the whole file (the store's transaction), not just that entry.
-        #expect(await ctl.run(["client", "add", "--tenant", "acme", "--client-id", "app-149", "--redirect-uri", "https://app.example/cb"]).code == 0)
+        #expect(
+            await ctl.run([
+                "client", "add", "--tenant", "acme", "--client-id", "app-149", "--redirect-uri",
+                "https://app.example/cb",
+            ]).code == 0)
         let taken = await ctl.run(["client", "import", "-", "--tenant", "acme"], stdin: try json(entries))
         #expect(taken.code == 2 && taken.error.contains("client app-149 already exists"), "\(taken.error)")
         #expect(try await clientIDs(ctl, tenant: "acme") == ["app-149"])
@@ -64,12 +78,20 @@ struct BulkImportCLITests {
         #expect(secrets.keys.sorted() == ["app-007", "app-008"])
         let store = SQLiteAuthStore(tenants: try ctl.store())
         for (id, secret) in secrets {
-            #expect(ClientSecret.verify(secret, hash: try #require(try await store.clientSecretHash(tenantID: "acme", clientID: id))))
+            #expect(
+                ClientSecret.verify(
+                    secret, hash: try #require(try await store.clientSecretHash(tenantID: "acme", clientID: id))))
         }
-        #expect(try Data(contentsOf: URL(fileURLWithPath: ctl.databasePath)).range(of: Data(secrets["app-007"]!.utf8)) == nil)
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: ctl.databasePath)).range(of: Data(secrets["app-007"]!.utf8))
+                == nil)
         let app8 = try #require(try await store.client(tenantID: "acme", clientID: "app-008"))
-        #expect(app8.confidential && app8.requirePAR && app8.grantTypes == ["authorization_code"] && app8.accessTokenLifetimeSeconds == 120)
-        #expect(try await store.client(tenantID: "acme", clientID: "app-000") == OAuthClient(tenantID: "acme", clientID: "app-000", redirectURIs: ["https://app.example/cb"]))
+        #expect(
+            app8.confidential && app8.requirePAR && app8.grantTypes == ["authorization_code"]
+                && app8.accessTokenLifetimeSeconds == 120)
+        #expect(
+            try await store.client(tenantID: "acme", clientID: "app-000")
+                == OAuthClient(tenantID: "acme", clientID: "app-000", redirectURIs: ["https://app.example/cb"]))
 
         // What `client list --json` prints is an import file: the same clients land in beta.
         let listed = await ctl.run(["client", "list", "--tenant", "acme", "--json"])
@@ -81,7 +103,9 @@ struct BulkImportCLITests {
         #expect(inBeta.map { var c = $0; c.tenantID = "acme"; return c } == (try await store.clients(tenantID: "acme")))
     }
 
-    @Test("user import hashes passwords with scrypt, keeps carried-over scrypt hashes and upstream-only users, and refuses a file with a bad entry, a repeated or taken username or subject, or TOTP")
+    @Test(
+        "user import hashes passwords with scrypt, keeps carried-over scrypt hashes and upstream-only users, and refuses a file with a bad entry, a repeated or taken username or subject, or TOTP"
+    )
     func users() async throws {
         let ctl = try await harness()
         defer { ctl.remove() }
@@ -95,16 +119,30 @@ struct BulkImportCLITests {
             let run = await ctl.run(["user", "import", "-", "--tenant", "acme"], stdin: try json(file))
             #expect(run.code == 2 && run.error.contains(message), "\(run.error)")
         }
-        try await refused(entries + [["username": "dave"]], "users[3] (dave): give exactly one of password, passwordHash or upstreamOnly")
-        try await refused(entries + [["username": "dave", "password": "x", "passwordHash": carried]], "users[3] (dave): give exactly one")
-        try await refused(entries + [["username": "dave", "password": "short"]], "users[3] (dave): password must be 8-1024 characters")
+        try await refused(
+            entries + [["username": "dave"]],
+            "users[3] (dave): give exactly one of password, passwordHash or upstreamOnly")
+        try await refused(
+            entries + [["username": "dave", "password": "x", "passwordHash": carried]],
+            "users[3] (dave): give exactly one")
+        try await refused(
+            entries + [["username": "dave", "password": "short"]], "users[3] (dave): password must be 8-1024 characters"
+        )
         try await refused(entries + [["username": "dave", "passwordHash": "md5$abc"]], "passwordHash is not an scrypt")
-        try await refused(entries + [["username": "da ve", "password": "long-enough"]], "username must be 1-200 characters")
-        try await refused(entries + [["username": "dave", "upstreamOnly": true, "totp": true]], "TOTP secrets are not imported")
+        try await refused(
+            entries + [["username": "da ve", "password": "long-enough"]], "username must be 1-200 characters")
+        try await refused(
+            entries + [["username": "dave", "upstreamOnly": true, "totp": true]], "TOTP secrets are not imported")
         try await refused(entries + [["username": "alice", "upstreamOnly": true]], "user alice appears twice")
-        try await refused(entries + [["username": "eve", "upstreamOnly": true, "subject": "legacy-42"]], "subject legacy-42 appears twice")
+        try await refused(
+            entries + [["username": "eve", "upstreamOnly": true, "subject": "legacy-42"]],
+            "subject legacy-42 appears twice")
         try await refused(entries + [["username": "eve", "upstreamOnly": true, "mail": "x"]], "unknown field \"mail\"")
-        #expect(await ctl.run(["user", "add", "--tenant", "acme", "--username", "carol", "--password-stdin"], stdin: "carol-password\n").code == 0)
+        #expect(
+            await ctl.run(
+                ["user", "add", "--tenant", "acme", "--username", "carol", "--password-stdin"],
+                stdin: "carol-password\n"
+            ).code == 0)
         try await refused(entries, "user carol already exists")
         let store = SQLiteAuthStore(tenants: try ctl.store())
         #expect(try await store.users(tenantID: "acme").map(\.username) == ["carol"])
@@ -119,7 +157,8 @@ struct BulkImportCLITests {
         #expect(users[1].passwordHash == carried && users[1].subject == "legacy-42" && users[1].disabled)
         #expect(PasswordHasher().verify("carried-over-password", against: users[1].passwordHash))
         #expect(users[2].passwordHash == IdentityLinker.noPassword)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: ctl.databasePath)).range(of: Data("alice-password".utf8)) == nil)
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: ctl.databasePath)).range(of: Data("alice-password".utf8)) == nil)
         let listed = await ctl.run(["user", "list", "--tenant", "beta"])
         #expect(listed.output.contains("upstream") && listed.output.contains("disabled"))
     }
@@ -133,7 +172,9 @@ struct BulkImportCLITests {
             var errorIsTerminal: Bool { true }
         }
         let log = CapturedOutput()
-        let logged = ProgressLine("hashing passwords", total: 250, context: CLIContext(environment: [:], output: log, standardInput: { Data() }))
+        let logged = ProgressLine(
+            "hashing passwords", total: 250,
+            context: CLIContext(environment: [:], output: log, standardInput: { Data() }))
         for _ in 0..<250 { logged.advance() }
         logged.finish()
         let lines = log.error.split(separator: "\n")
@@ -141,14 +182,18 @@ struct BulkImportCLITests {
         #expect(lines.first == "hashing passwords 25/250 (10%)" && lines.last == "hashing passwords 250/250 (100%)")
 
         let terminal = Terminal()
-        let rewritten = ProgressLine("hashing passwords", total: 200, context: CLIContext(environment: [:], output: terminal, standardInput: { Data() }))
+        let rewritten = ProgressLine(
+            "hashing passwords", total: 200,
+            context: CLIContext(environment: [:], output: terminal, standardInput: { Data() }))
         for _ in 0..<200 { rewritten.advance() }
         rewritten.finish()
         #expect(terminal.captured.error.components(separatedBy: "\r").count == 101)
         #expect(terminal.captured.error.hasSuffix("hashing passwords 200/200 (100%)\u{1B}[K\n"))
 
         let small = CapturedOutput()
-        let quiet = ProgressLine("hashing passwords", total: 99, context: CLIContext(environment: [:], output: small, standardInput: { Data() }))
+        let quiet = ProgressLine(
+            "hashing passwords", total: 99,
+            context: CLIContext(environment: [:], output: small, standardInput: { Data() }))
         for _ in 0..<99 { quiet.advance() }
         quiet.finish()
         #expect(small.error.isEmpty)

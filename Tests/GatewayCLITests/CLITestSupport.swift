@@ -43,7 +43,8 @@ struct CLIHarness {
     func run(_ arguments: [String], stdin: String = "") async -> CLIResult {
         let output = CapturedOutput()
         let input = Data(stdin.utf8)
-        let code = await Gatewayctl.run(arguments: arguments, environment: environment, standardInput: { input }, output: output)
+        let code = await Gatewayctl.run(
+            arguments: arguments, environment: environment, standardInput: { input }, output: output)
         return CLIResult(code: code, output: output.output, error: output.error)
     }
 
@@ -71,7 +72,8 @@ struct CLIHarness {
         "--secondary-color", "#445566",
         "--logo-url", "https://cdn.example.com/acme/logo.png",
         "--manifest-ttl", "11", "--catalog-ttl", "12", "--localization-ttl", "13", "--public-key-ttl", "14",
-        "--host-min-version", "2.1", "--host-latest-version", "2.4.0", "--host-update-url", "https://apps.example.com/acme",
+        "--host-min-version", "2.1", "--host-latest-version", "2.4.0", "--host-update-url",
+        "https://apps.example.com/acme",
         "--flag", "beta.checkout=true", "--flag", "dark-mode=false",
     ]
 }

@@ -33,7 +33,9 @@ import Testing
         #expect(try await target.store().auditLog(tenantID: "acme", limit: 1).first?.action == "import")
     }
 
-    @Test("an export file written inside a git work tree gets a warning naming the tree and the kind of secrets; outside, none")
+    @Test(
+        "an export file written inside a git work tree gets a warning naming the tree and the kind of secrets; outside, none"
+    )
     func exportWarnsInsideAGitWorkTree() async throws {
         let ctl = try await populated()
         defer { ctl.remove() }
@@ -44,7 +46,10 @@ import Testing
         try FileManager.default.createDirectory(atPath: repository + "/config/prod", withIntermediateDirectories: true)
         let sealed = await ctl.run(["tenant", "export", "--output", repository + "/config/prod/tenants.json"])
         #expect(sealed.code == 0)
-        #expect(sealed.error.contains("warning: \(repository)/config/prod/tenants.json is inside the git work tree \(repository) and holds sealed secrets"), "\(sealed.error)")
+        #expect(
+            sealed.error.contains(
+                "warning: \(repository)/config/prod/tenants.json is inside the git work tree \(repository) and holds sealed secrets"
+            ), "\(sealed.error)")
         let plaintext = await ctl.run(["tenant", "export", "--reveal", "--output", repository + "/tenants.json"])
         #expect(plaintext.error.contains("holds PLAINTEXT secrets"), "\(plaintext.error)")
     }
@@ -91,12 +96,17 @@ import Testing
         try json.write(toFile: file, atomically: true, encoding: .utf8)
         let result = await ctl.run(["tenant", "import", file])
         #expect(result.code == 2)
-        #expect(result.error == "error: tenants[1] (broken): platform.baseURL must be an absolute http(s) URL, got \"ftp://x\"\n")
+        #expect(
+            result.error
+                == "error: tenants[1] (broken): platform.baseURL must be an absolute http(s) URL, got \"ftp://x\"\n")
         let store = try ctl.store()
         #expect(try await store.changeToken() == token)
         #expect(try await store.allTenants().map(\.displayName) == ["Acme"])
 
-        for bad in ["{not json", #"{"tenants":[{"id":"x1","displayName":"X","platform":{"subscriptionKey":{"masked":"ras-…a1b2"}}}]}"#] {
+        for bad in [
+            "{not json",
+            #"{"tenants":[{"id":"x1","displayName":"X","platform":{"subscriptionKey":{"masked":"ras-…a1b2"}}}]}"#,
+        ] {
             try bad.write(toFile: file, atomically: true, encoding: .utf8)
             let outcome = await ctl.run(["tenant", "import", file])
             #expect(outcome.code == 2 && outcome.error.filter { $0 == "\n" }.count == 1, "\(outcome.error)")

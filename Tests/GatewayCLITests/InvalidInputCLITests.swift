@@ -91,14 +91,18 @@ import Testing
         defer { ctl.remove() }
         ctl.environment["GATEWAY_MASTER_KEY"] = nil
         let typo = ctl.folder + "/typo/gateway.sqlite"
-        for arguments in [["tenant", "list"], ["tenant", "show", "acme"], ["tenant", "export"], ["keys", "list", "--tenant", "acme"],
-                          ["client", "list", "--tenant", "acme"], ["tenant", "update", "acme", "--display-name", "X"]] {
+        for arguments in [
+            ["tenant", "list"], ["tenant", "show", "acme"], ["tenant", "export"], ["keys", "list", "--tenant", "acme"],
+            ["client", "list", "--tenant", "acme"], ["tenant", "update", "acme", "--display-name", "X"],
+        ] {
             let result = await ctl.run(arguments + ["--db", typo])
             #expect(result.code == 1, "\(arguments): \(result.code) \(result.error)")
             #expect(result.error.contains("no database at \(typo)"), "\(arguments): \(result.error)")
             #expect(result.error.contains("gatewayctl migrate"))
         }
-        #expect(!FileManager.default.fileExists(atPath: ctl.folder + "/typo"), "a read-only command created the folder, the database or a key")
+        #expect(
+            !FileManager.default.fileExists(atPath: ctl.folder + "/typo"),
+            "a read-only command created the folder, the database or a key")
         // `migrate` is the way to create one.
         #expect(await ctl.run(["migrate", "--db", typo]).code == 0)
         #expect(FileManager.default.fileExists(atPath: typo))

@@ -14,12 +14,17 @@ import Testing
         let stored = try #require(try await ctl.store().tenant(id: "acme"))
         #expect(stored.platform.subscriptionKey?.plaintext == "ras-K1-SECRET-MARKER-a1b2")
         #expect(stored.provisioning.superAppVersion == "2.0")
-        #expect(stored.cacheTTLs == CacheTTLs(manifestSeconds: 11, catalogSeconds: 12, localizationSeconds: 13, publicKeySeconds: 14))
+        #expect(
+            stored.cacheTTLs
+                == CacheTTLs(manifestSeconds: 11, catalogSeconds: 12, localizationSeconds: 13, publicKeySeconds: 14))
         #expect(stored.platform.previewMode && stored.platform.requireSignatureVerification)
 
         let list = await ctl.run(["tenant", "list"])
         let lines = list.output.split(separator: "\n")
-        #expect(lines.first?.split(separator: " ", omittingEmptySubsequences: true) == ["ID", "NAME", "STATUS", "VERSION", "UPDATED"])
+        #expect(
+            lines.first?.split(separator: " ", omittingEmptySubsequences: true) == [
+                "ID", "NAME", "STATUS", "VERSION", "UPDATED",
+            ])
         #expect(lines.count == 2 && lines[1].hasPrefix("acme  Acme App  active  1"))
 
         let show = await ctl.run(["tenant", "show", "acme"])
@@ -59,7 +64,8 @@ import Testing
         }
         #expect(await ctl.run(["tenant", "suspend", "charlie"]).code == 0)
         func ids(_ arguments: [String]) async throws -> [String] {
-            try #require(try await ctl.run(["tenant", "list", "--json"] + arguments).json() as? [[String: Any]]).compactMap { $0["id"] as? String }
+            try #require(try await ctl.run(["tenant", "list", "--json"] + arguments).json() as? [[String: Any]])
+                .compactMap { $0["id"] as? String }
         }
         #expect(try await ids([]) == ["alpha", "bravo", "charlie", "delta", "echo"])
         #expect(try await ids(["--limit", "2"]) == ["alpha", "bravo"])
@@ -87,7 +93,8 @@ import Testing
         let platform = try #require(list.first?["platform"] as? [String: Any])
         #expect(platform["subscriptionKey"] as? [String: String] == ["masked": "ras-…a1b2"])
 
-        let shown = try #require(try await ctl.run(["tenant", "show", "acme", "--json", "--reveal"]).json() as? [String: Any])
+        let shown = try #require(
+            try await ctl.run(["tenant", "show", "acme", "--json", "--reveal"]).json() as? [String: Any])
         let revealed = try #require(shown["provisioning"] as? [String: Any])
         #expect(revealed["apiKey"] as? [String: String] == ["plaintext": "API-KEY-SECRET-c3d4"])
 
@@ -101,9 +108,14 @@ import Testing
         defer { ctl.remove() }
         let first = await ctl.run(["migrate"])
         #expect(first.code == 0)
-        #expect(first.output == "applied \(SQLiteTenantStore.knownMigrations.joined(separator: ", ")) to \(ctl.databasePath)\n")
+        #expect(
+            first.output
+                == "applied \(SQLiteTenantStore.knownMigrations.joined(separator: ", ")) to \(ctl.databasePath)\n")
         let second = await ctl.run(["migrate"])
-        #expect(second.output == "database \(ctl.databasePath) is up to date (\(SQLiteTenantStore.knownMigrations.joined(separator: ", ")))\n")
+        #expect(
+            second.output
+                == "database \(ctl.databasePath) is up to date (\(SQLiteTenantStore.knownMigrations.joined(separator: ", ")))\n"
+        )
     }
 
     @Test func helpExitsZeroAndCompletionIsAvailable() async throws {
@@ -112,10 +124,12 @@ import Testing
         let help = await ctl.run(["--help"])
         #expect(help.code == 0 && help.output.contains("USAGE: gatewayctl"))
         let createHelp = await ctl.run(["tenant", "create", "--help"])
-        for flag in ["--display-name", "--project-id", "--subscription-key", "--platform-url", "--preview-mode",
-                     "--require-signature", "--provisioning-url", "--super-app-id", "--super-app-version",
-                     "--provisioning-api-key", "--storage-max-bytes", "--cache-max-count", "--cache-max-days",
-                     "--primary-color", "--secondary-color", "--manifest-ttl", "--db", "--master-key-file", "--actor", "--json"] {
+        for flag in [
+            "--display-name", "--project-id", "--subscription-key", "--platform-url", "--preview-mode",
+            "--require-signature", "--provisioning-url", "--super-app-id", "--super-app-version",
+            "--provisioning-api-key", "--storage-max-bytes", "--cache-max-count", "--cache-max-days",
+            "--primary-color", "--secondary-color", "--manifest-ttl", "--db", "--master-key-file", "--actor", "--json",
+        ] {
             #expect(createHelp.output.contains(flag), "\(flag) missing from help")
         }
         let completion = await ctl.run(["--generate-completion-script", "bash"])
@@ -127,7 +141,9 @@ import Testing
         var ctl = try CLIHarness()
         defer { ctl.remove() }
         ctl.environment["GATEWAY_MASTER_KEY"] = nil
-        let created = await ctl.run(["tenant", "create", "acme", "--display-name", "Acme", "--subscription-key", "secret-value-123"])
+        let created = await ctl.run([
+            "tenant", "create", "acme", "--display-name", "Acme", "--subscription-key", "secret-value-123",
+        ])
         #expect(created.code == 0)
         #expect(created.error.contains("warning: generated a new DEVELOPMENT master key"))
         let keyPath = ctl.folder + "/db/master.key"

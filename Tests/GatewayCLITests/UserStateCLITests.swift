@@ -7,7 +7,9 @@ import Testing
     /// A harness with tenant `acme` (cap 5,000 bytes).
     func harness() async throws -> CLIHarness {
         let ctl = try CLIHarness()
-        #expect(await ctl.run(["tenant", "create", "acme", "--display-name", "Acme", "--storage-max-bytes", "5000"]).code == 0)
+        #expect(
+            await ctl.run(["tenant", "create", "acme", "--display-name", "Acme", "--storage-max-bytes", "5000"]).code
+                == 0)
         return ctl
     }
 
@@ -17,31 +19,44 @@ import Testing
         let store = SQLiteSecureStorageStore(database: try ctl.store())
         let owner = UserMiniAppKey(tenantID: "acme", userID: "alice", miniAppID: "app-1")
         try await store.put(["k": "value", "k2": "v"], for: owner, maxBytes: 5_000)
-        try await store.put(["x": "y"], for: UserMiniAppKey(tenantID: "acme", userID: "bob", miniAppID: "app-2"), maxBytes: 5_000)
+        try await store.put(
+            ["x": "y"], for: UserMiniAppKey(tenantID: "acme", userID: "bob", miniAppID: "app-2"), maxBytes: 5_000)
 
         let table = await ctl.run(["storage", "usage", "--tenant", "acme"])
         #expect(table.code == 0)
         let lines = table.output.split(separator: "\n")
         #expect(lines.count == 3)
         #expect(lines.first?.hasPrefix("USER") == true)
-        #expect(lines[1].hasPrefix("alice") && lines[1].contains("app-1") && lines[1].contains("  9  ") && lines[1].contains("5000"))
+        #expect(
+            lines[1].hasPrefix("alice") && lines[1].contains("app-1") && lines[1].contains("  9  ")
+                && lines[1].contains("5000"))
         #expect(!table.output.contains("value"))
 
-        let json = try #require(try await ctl.run(["storage", "usage", "--tenant", "acme", "--user", "bob", "--json"]).json() as? [String: Any])
+        let json = try #require(
+            try await ctl.run(["storage", "usage", "--tenant", "acme", "--user", "bob", "--json"]).json()
+                as? [String: Any])
         #expect(json["maxBytes"] as? Int == 5_000)
         #expect((json["usage"] as? [[String: Any]])?.map { $0["miniAppID"] as? String } == ["app-2"])
 
-        let wipe = await ctl.run(["storage", "wipe", "--tenant", "acme", "--user", "alice", "--miniapp", "app-1", "--yes"])
+        let wipe = await ctl.run([
+            "storage", "wipe", "--tenant", "acme", "--user", "alice", "--miniapp", "app-1", "--yes",
+        ])
         #expect(wipe.code == 0)
         #expect(wipe.output == "wiped 2 item(s) of user alice for mini app app-1 in tenant acme\n")
         #expect(try await store.size(of: owner, maxBytes: 5_000).used == 0)
-        #expect(try await store.size(of: UserMiniAppKey(tenantID: "acme", userID: "bob", miniAppID: "app-2"), maxBytes: 5_000).used == 2)
+        #expect(
+            try await store.size(
+                of: UserMiniAppKey(tenantID: "acme", userID: "bob", miniAppID: "app-2"), maxBytes: 5_000
+            ).used == 2)
     }
 
     @Test func l10nSetListUnsetImport() async throws {
         let ctl = try await harness()
         defer { ctl.remove() }
-        #expect(await ctl.run(["l10n", "set", "--tenant", "acme", "--locale", "ja", "miniapp.sdk.ios.alert.title.ok=はい", "a.b=x=y"]).code == 0)
+        #expect(
+            await ctl.run([
+                "l10n", "set", "--tenant", "acme", "--locale", "ja", "miniapp.sdk.ios.alert.title.ok=はい", "a.b=x=y",
+            ]).code == 0)
         let list = await ctl.run(["l10n", "list", "--tenant", "acme"])
         #expect(list.output.contains("ja      a.b") || list.output.contains("a.b"))
         #expect(list.output.contains("はい"))
@@ -58,7 +73,8 @@ import Testing
         #expect(await ctl.run(["l10n", "import", "--tenant", "acme", "--locale", "fr", json]).code == 0)
         #expect(await ctl.run(["l10n", "default", "--tenant", "acme", "--locale", "fr"]).code == 0)
 
-        let resolver = LocalizationResolver(defaults: try LocalizationDefaults.builtIn(), store: SQLiteLocalizationStore(database: try ctl.store()))
+        let resolver = LocalizationResolver(
+            defaults: try LocalizationDefaults.builtIn(), store: SQLiteLocalizationStore(database: try ctl.store()))
         let bundle = try await resolver.bundle(tenantID: "acme", locale: "ja-JP")
         #expect(bundle.entries["miniapp.sdk.ios.ui.allow"] == "許可\n\"OK\"")
         #expect(bundle.entries["miniapp.sdk.ios.alert.title.ok"] == "はい")
@@ -67,7 +83,9 @@ import Testing
 
         let unset = await ctl.run(["l10n", "unset", "--tenant", "acme", "--locale", "ja", "a.b", "--json"])
         #expect(try #require(try unset.json() as? [String: Int]) == ["removed": 1])
-        let rows = try #require(try await ctl.run(["l10n", "list", "--tenant", "acme", "--locale", "ja", "--json"]).json() as? [[String: Any]])
+        let rows = try #require(
+            try await ctl.run(["l10n", "list", "--tenant", "acme", "--locale", "ja", "--json"]).json()
+                as? [[String: Any]])
         #expect(rows.map { $0["key"] as? String } == ["miniapp.sdk.ios.alert.title.ok"])
     }
 
@@ -81,19 +99,25 @@ import Testing
         let text = await ctl.run(["analytics", "summary", "--tenant", "acme", "--since", "24h"])
         #expect(text.code == 0)
         #expect(text.output.contains("app-1    sdk   mini_app_open  2"))
-        let json = try #require(try await ctl.run(["analytics", "summary", "--tenant", "acme", "--since", "7d", "--json"]).json() as? [String: Any])
+        let json = try #require(
+            try await ctl.run(["analytics", "summary", "--tenant", "acme", "--since", "7d", "--json"]).json()
+                as? [String: Any])
         #expect(json["total"] as? Int == 3)
     }
 
     @Test func domainAddListRemove() async throws {
         let ctl = try await harness()
         defer { ctl.remove() }
-        let add = await ctl.run(["domain", "add", "--tenant", "acme", "--host", "App.Acme.com", "--app-id", "ABCDE12345.com.acme.app"])
+        let add = await ctl.run([
+            "domain", "add", "--tenant", "acme", "--host", "App.Acme.com", "--app-id", "ABCDE12345.com.acme.app",
+        ])
         #expect(add.code == 0)
         #expect(add.output == "tenant acme serves app.acme.com for ABCDE12345.com.acme.app\n")
         let list = try #require(try await ctl.run(["domain", "list", "--json"]).json() as? [[String: Any]])
         #expect(list.map { $0["host"] as? String } == ["app.acme.com"])
-        #expect(await ctl.run(["domain", "remove", "--tenant", "acme", "--host", "app.acme.com"]).output == "removed app.acme.com from tenant acme\n")
+        #expect(
+            await ctl.run(["domain", "remove", "--tenant", "acme", "--host", "app.acme.com"]).output
+                == "removed app.acme.com from tenant acme\n")
         #expect(try await ctl.run(["domain", "list", "--json"]).json() as? [Any] != nil)
     }
 
@@ -137,7 +161,8 @@ import Testing
             #expect(result.output.isEmpty, "\(label): \(result.output)")
         }
         #expect(try await ctl.store().changeToken() == token)
-        let overrides = try await SQLiteLocalizationStore(database: try ctl.store()).overrides(tenantID: "acme", locale: nil)
+        let overrides = try await SQLiteLocalizationStore(database: try ctl.store()).overrides(
+            tenantID: "acme", locale: nil)
         #expect(overrides.isEmpty)
     }
 }

@@ -13,7 +13,8 @@ struct AnswerCacheTests {
 
     @Test("the envelope round-trips and rejects garbage")
     func envelope() {
-        let answer = CachedAnswer(status: 200, body: Array("{\"a\":1}".utf8), storedAt: 1, freshUntil: 2, staleUntil: 3, errorUntil: 4)
+        let answer = CachedAnswer(
+            status: 200, body: Array("{\"a\":1}".utf8), storedAt: 1, freshUntil: 2, staleUntil: 3, errorUntil: 4)
         #expect(CacheEnvelope.decode(CacheEnvelope.encode(answer)) == answer)
         #expect(CacheEnvelope.decode([1, 2, 3]) == nil)
     }
@@ -41,7 +42,8 @@ struct AnswerCacheTests {
     @Test("a stale copy stands in for an upstream failure; a 4xx-like failure does not")
     func staleIfError() async throws {
         let time = ManualClock()
-        let cache = AnswerCache(cache: MemoryCache(), factory: NOOPMetricsHandler.instance, logger: Logger(label: "test"), clock: time.wall)
+        let cache = AnswerCache(
+            cache: MemoryCache(), factory: NOOPMetricsHandler.instance, logger: Logger(label: "test"), clock: time.wall)
         let policy = CachePolicy(fresh: .zero, staleWhileRevalidate: .zero, staleIfError: .seconds(60))
         _ = try await cache.answer("k", policy: policy) { .init(status: 200, body: [7]) }
         time.advance(.milliseconds(5))
@@ -55,14 +57,17 @@ struct AnswerCacheTests {
     @Test("cache keys carry tenant and configVersion; parts are escaped")
     func keys() {
         let tenant = Tenant(id: "acme", displayName: "Acme", configVersion: 7)
-        #expect(CacheKey.answer(tenant: tenant, kind: "manifest", ["a:b", "v1", ""]) == "gw:v1:acme:7:manifest:a%3Ab:v1:")
+        #expect(
+            CacheKey.answer(tenant: tenant, kind: "manifest", ["a:b", "v1", ""]) == "gw:v1:acme:7:manifest:a%3Ab:v1:")
     }
 
     @Test("near copy: a hot answer is served without the shared cache, only within its lifetime and while fresh")
     func nearCopy() async throws {
         let shared = MemoryCache()
         let time = ManualClock()
-        let cache = AnswerCache(cache: shared, near: NearAnswers(lifetime: .milliseconds(200)), factory: NOOPMetricsHandler.instance, logger: Logger(label: "test"), clock: time.wall)
+        let cache = AnswerCache(
+            cache: shared, near: NearAnswers(lifetime: .milliseconds(200)), factory: NOOPMetricsHandler.instance,
+            logger: Logger(label: "test"), clock: time.wall)
         let loads = Counted()
         let load: @Sendable () async throws -> AnswerCache.Loaded = {
             let n = loads.value.withLock { $0 += 1; return $0 }
@@ -88,7 +93,8 @@ struct AnswerCacheTests {
     @Test("near copy: bounded, and a zero lifetime turns it off")
     func nearBounds() {
         let near = NearAnswers(capacity: 10, lifetime: .seconds(5))
-        let answer = CachedAnswer(status: 200, body: [1], storedAt: 0, freshUntil: 10_000, staleUntil: 10_000, errorUntil: 10_000)
+        let answer = CachedAnswer(
+            status: 200, body: [1], storedAt: 0, freshUntil: 10_000, staleUntil: 10_000, errorUntil: 10_000)
         for i in 0..<25 { near.put("k\(i)", answer, now: 0) }
         #expect(near.count <= 10)
         #expect(near.get("k24", now: 4_999) == answer)

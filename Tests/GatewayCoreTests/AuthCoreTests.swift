@@ -35,7 +35,8 @@ struct AuthCoreTests {
 
     @Test("redirect URIs: exact match; loopback differs only in port")
     func redirects() {
-        let client = OAuthClient(tenantID: "t", clientID: "c", redirectURIs: ["https://app.example/cb", "http://127.0.0.1/callback"])
+        let client = OAuthClient(
+            tenantID: "t", clientID: "c", redirectURIs: ["https://app.example/cb", "http://127.0.0.1/callback"])
         #expect(client.acceptsRedirect("https://app.example/cb"))
         #expect(!client.acceptsRedirect("https://app.example/cb/"))
         #expect(!client.acceptsRedirect("https://app.example/cbx"))
@@ -89,17 +90,24 @@ struct RS256Tests {
         #expect(parsed.header["alg"] == "RS256" && parsed.header["kid"]?.stringValue == rsa.kid)
         try JWS.verify(parsed, key: rsa.verificationKey, accepted: [.rs256, .es256])
         // Access-token verification accepts ES256 only.
-        #expect(throws: JWS.Failure.unsupportedAlgorithm) { try JWS.verify(parsed, key: rsa.verificationKey, accepted: [.es256]) }
+        #expect(throws: JWS.Failure.unsupportedAlgorithm) {
+            try JWS.verify(parsed, key: rsa.verificationKey, accepted: [.es256])
+        }
         // An RS256 header verified against an EC key (or the reverse) never passes.
-        #expect(throws: JWS.Failure.unsupportedAlgorithm) { try JWS.verify(parsed, key: ec.verificationKey, accepted: [.rs256, .es256]) }
+        #expect(throws: JWS.Failure.unsupportedAlgorithm) {
+            try JWS.verify(parsed, key: ec.verificationKey, accepted: [.rs256, .es256])
+        }
         let other = try SigningKey.generate(tenantID: "acme", algorithm: .rs256)
-        #expect(throws: JWS.Failure.badSignature) { try JWS.verify(parsed, key: other.verificationKey, accepted: [.rs256]) }
+        #expect(throws: JWS.Failure.badSignature) {
+            try JWS.verify(parsed, key: other.verificationKey, accepted: [.rs256])
+        }
         // The JWK is RSA with n and e, and the key survives its PEM.
         let jwk = rsa.publicJWK
         #expect(jwk["kty"] == "RSA" && jwk["alg"] == "RS256")
         #expect((jwk["n"]?.stringValue.flatMap(Base64URL.decode)?.count ?? 0) == 256)
         #expect(jwk["e"]?.stringValue == "AQAB")
-        let restored = try SigningKey(tenantID: "acme", kid: rsa.kid, state: .active, createdAt: rsa.createdAt, pem: rsa.pemRepresentation)
+        let restored = try SigningKey(
+            tenantID: "acme", kid: rsa.kid, state: .active, createdAt: rsa.createdAt, pem: rsa.pemRepresentation)
         #expect(restored.algorithm == .rs256)
         try JWS.verify(parsed, key: restored.verificationKey, accepted: [.rs256])
     }

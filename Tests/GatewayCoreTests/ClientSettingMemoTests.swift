@@ -22,8 +22,12 @@ struct ClientSettingMemoTests {
         func clients(tenantID: String) async throws -> [OAuthClient] { try await store.clients(tenantID: tenantID) }
         func addClients(_ clients: [NewClient]) async throws { try await store.addClients(clients) }
         func updateClient(_ client: OAuthClient) async throws { try await store.updateClient(client) }
-        func removeClient(tenantID: String, clientID: String) async throws { try await store.removeClient(tenantID: tenantID, clientID: clientID) }
-        func clientSecretHash(tenantID: String, clientID: String) async throws -> String? { try await store.clientSecretHash(tenantID: tenantID, clientID: clientID) }
+        func removeClient(tenantID: String, clientID: String) async throws {
+            try await store.removeClient(tenantID: tenantID, clientID: clientID)
+        }
+        func clientSecretHash(tenantID: String, clientID: String) async throws -> String? {
+            try await store.clientSecretHash(tenantID: tenantID, clientID: clientID)
+        }
     }
 
     @Test("the DPoP nonce setting is read once per lifetime, and a change is seen after it")
@@ -33,8 +37,11 @@ struct ClientSettingMemoTests {
         let store = SQLiteAuthStore(tenants: tenants)
         let clients = CountingClients(store)
         let time = ManualClock()
-        let server = AuthorizationServer(clients: clients, users: store, refreshTokens: store, keys: KeyRing(store: store), cache: MemoryCache(), clock: time.wall)
-        var client = OAuthClient(tenantID: "acme", clientID: "app", redirectURIs: ["https://app.example/cb"], dpopBound: true)
+        let server = AuthorizationServer(
+            clients: clients, users: store, refreshTokens: store, keys: KeyRing(store: store), cache: MemoryCache(),
+            clock: time.wall)
+        var client = OAuthClient(
+            tenantID: "acme", clientID: "app", redirectURIs: ["https://app.example/cb"], dpopBound: true)
         client.dpopNonceRequired = true
         try await store.addClient(client, secretHash: nil)
 
@@ -48,8 +55,12 @@ struct ClientSettingMemoTests {
         try await store.updateClient(client)
         #expect(try await server.requiresDPoPNonce(tenantID: "acme", clientID: "app"), "still the memoised answer")
         time.advance(AuthorizationServer.clientSettingLifetime - .milliseconds(500))
-        #expect(try await server.requiresDPoPNonce(tenantID: "acme", clientID: "app"), "re-read before the lifetime was over")
+        #expect(
+            try await server.requiresDPoPNonce(tenantID: "acme", clientID: "app"),
+            "re-read before the lifetime was over")
         time.advance(.milliseconds(500))
-        #expect(try await server.requiresDPoPNonce(tenantID: "acme", clientID: "app") == false, "the change was not seen after the lifetime")
+        #expect(
+            try await server.requiresDPoPNonce(tenantID: "acme", clientID: "app") == false,
+            "the change was not seen after the lifetime")
     }
 }

@@ -17,7 +17,9 @@ struct CutOffTests {
 
     /// Work that waits for `release` without reacting to cancellation (opening `started` first),
     /// then records whether it was cancelled.
-    static func stubborn(until release: Gate, started: Gate = Gate(), _ flags: Flags) -> @Sendable () async throws -> Int {
+    static func stubborn(
+        until release: Gate, started: Gate = Gate(), _ flags: Flags
+    ) -> @Sendable () async throws -> Int {
         {
             started.open()
             await release.wait()
@@ -30,11 +32,20 @@ struct CutOffTests {
     @Test("an answer before the deadline is returned, errors included; an instant answer is not lost")
     func finishes() async throws {
         #expect(await CutOff.value(within: .seconds(5)) { 7 } == 7)
-        guard case .finished(.failure(let error)) = await CutOff.outcome(until: .now + .seconds(5), leftover: .cancel, { () async throws -> Int in throw UpstreamError.overloaded }) else {
-            Issue.record("the error was not returned"); return
+        guard
+            case .finished(.failure(let error)) = await CutOff.outcome(
+                until: .now + .seconds(5), leftover: .cancel,
+                { () async throws -> Int in throw UpstreamError.overloaded })
+        else {
+            Issue.record("the error was not returned")
+            return
         }
         #expect(error as? UpstreamError == .overloaded)
-        await #expect(throws: UpstreamError.malformed("x")) { try await CutOff.run(until: .now + .seconds(5), orThrow: UpstreamError.timeout) { () async throws -> Int in throw UpstreamError.malformed("x") } }
+        await #expect(throws: UpstreamError.malformed("x")) {
+            try await CutOff.run(until: .now + .seconds(5), orThrow: UpstreamError.timeout) { () async throws -> Int in
+                throw UpstreamError.malformed("x")
+            }
+        }
     }
 
     @Test("work that ignores cancellation is cut on time and, with .cancel, is cancelled")
@@ -42,7 +53,10 @@ struct CutOffTests {
         let flags = Flags()
         let release = Gate()
         let start = ContinuousClock.now
-        await #expect(throws: UpstreamError.timeout) { try await CutOff.run(until: .now + .milliseconds(50), orThrow: UpstreamError.timeout, Self.stubborn(until: release, flags)) }
+        await #expect(throws: UpstreamError.timeout) {
+            try await CutOff.run(
+                until: .now + .milliseconds(50), orThrow: UpstreamError.timeout, Self.stubborn(until: release, flags))
+        }
         #expect(ContinuousClock.now - start < .milliseconds(500))
         #expect(!flags.isFinished)
         release.open()
@@ -54,7 +68,8 @@ struct CutOffTests {
     func cutAndFinishedInBackground() async throws {
         let flags = Flags()
         let release = Gate()
-        #expect(await CutOff.value(within: .milliseconds(50)) { try await Self.stubborn(until: release, flags)() } == nil)
+        #expect(
+            await CutOff.value(within: .milliseconds(50)) { try await Self.stubborn(until: release, flags)() } == nil)
         #expect(!flags.isFinished)
         release.open()
         #expect(await eventually(within: .seconds(2)) { flags.isFinished })
@@ -66,7 +81,11 @@ struct CutOffTests {
         let flags = Flags()
         let release = Gate()
         let started = Gate()
-        let caller = Task { try await CutOff.run(until: .now + .seconds(30), orThrow: UpstreamError.timeout, Self.stubborn(until: release, started: started, flags)) }
+        let caller = Task {
+            try await CutOff.run(
+                until: .now + .seconds(30), orThrow: UpstreamError.timeout,
+                Self.stubborn(until: release, started: started, flags))
+        }
         await started.wait()
         caller.cancel()
         await #expect(throws: CancellationError.self) { try await caller.value }
@@ -81,7 +100,11 @@ struct CutOffTests {
         let started = Gate()
         let open = Gate()
         open.open()
-        await #expect(throws: UpstreamError.timeout) { try await CutOff.run(until: .now - .seconds(1), orThrow: UpstreamError.timeout, Self.stubborn(until: open, started: started, flags)) }
+        await #expect(throws: UpstreamError.timeout) {
+            try await CutOff.run(
+                until: .now - .seconds(1), orThrow: UpstreamError.timeout,
+                Self.stubborn(until: open, started: started, flags))
+        }
         #expect(await !eventually(within: .milliseconds(50)) { started.isOpen || flags.isFinished })
     }
 }

@@ -9,7 +9,10 @@ import Testing
         defer { folder.remove() }
         let store = try Fixtures.store(folder)
         let created = try await store.create(Fixtures.fullTenant(), actor: "alice")
-        #expect(created.hostApp == HostAppVersionPolicy(minimumVersion: "2.1", latestVersion: "2.4.0", updateURL: "https://apps.example.com/acme"))
+        #expect(
+            created.hostApp
+                == HostAppVersionPolicy(
+                    minimumVersion: "2.1", latestVersion: "2.4.0", updateURL: "https://apps.example.com/acme"))
         #expect(created.featureFlags == ["beta.checkout": true, "dark-mode": false])
         let other = try Fixtures.store(folder)
         #expect(try await other.tenant(id: "acme") == created)
@@ -25,7 +28,8 @@ import Testing
         let flipped = try await store.update(id: "acme", actor: "bob") { $0.featureFlags["beta"] = false }
         #expect(flipped.configVersion == 3)
         let versions = try await store.update(id: "acme", actor: "carol") {
-            $0.hostApp = HostAppVersionPolicy(minimumVersion: "1.0", latestVersion: "1.2", updateURL: "https://apps.example.com")
+            $0.hostApp = HostAppVersionPolicy(
+                minimumVersion: "1.0", latestVersion: "1.2", updateURL: "https://apps.example.com")
         }
         #expect(versions.configVersion == 4)
         let cleared = try await store.update(id: "acme", actor: "carol") { $0.hostApp.minimumVersion = nil }
@@ -45,7 +49,8 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let store = try Fixtures.store(folder)
-        try await store.create(Tenant(id: "acme", displayName: "Acme", hostApp: HostAppVersionPolicy(latestVersion: "2.0")), actor: "t")
+        try await store.create(
+            Tenant(id: "acme", displayName: "Acme", hostApp: HostAppVersionPolicy(latestVersion: "2.0")), actor: "t")
         let token = try await store.changeToken()
         await #expect(throws: TenantStoreError.self) {
             try await store.update(id: "acme", actor: "t") { $0.hostApp.minimumVersion = "2.1" }
@@ -57,7 +62,9 @@ import Testing
         #expect(try await store.tenant(id: "acme")?.configVersion == 1)
     }
 
-    @Test(arguments: StoreBackend.available) func aDatabaseFromBeforeTheHostAppMigrationOpensAndReads(backend: StoreBackend) async throws {
+    @Test(arguments: StoreBackend.available) func aDatabaseFromBeforeTheHostAppMigrationOpensAndReads(
+        backend: StoreBackend
+    ) async throws {
         let migrations = SQLiteTenantStore.knownMigrations
         let hostAppIndex = try #require(migrations.firstIndex(of: "v3-host-app"))
         // The database as the previous build left it: its migrations, a tenant row of its columns.

@@ -19,7 +19,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ("2.10", "2.9"), ("2.9.1", "2.9"), ("10", "9.99"), ("1.0.0.1", "1"), ("3", "2.999999.999999.999999"), ("0.0.0.1", "0"),
+        ("2.10", "2.9"), ("2.9.1", "2.9"), ("10", "9.99"), ("1.0.0.1", "1"), ("3", "2.999999.999999.999999"),
+        ("0.0.0.1", "0"),
     ])
     func comparesNumericallyComponentByComponent(_ higher: String, _ lower: String) throws {
         let high = try #require(HostAppVersion(higher))

@@ -21,26 +21,36 @@ struct IdentityLinkerTests {
         let auth = database.stores.auth
         let linker = IdentityLinker(users: auth, links: auth)
         let erin = LocalUser(tenantID: "acme", username: "erin", email: "Erin@Example.com", passwordHash: "ph")
-        try await auth.addUsers([erin, LocalUser(tenantID: "acme", username: "other", email: "other@example.com", passwordHash: "ph"),
-                                 LocalUser(tenantID: "beta", username: "erin", email: "erin@example.com", passwordHash: "ph")])
-        #expect(try await auth.users(tenantID: "acme", email: "ERIN@example.COM", limit: 2).map(\.subject) == [erin.subject])
+        try await auth.addUsers([
+            erin, LocalUser(tenantID: "acme", username: "other", email: "other@example.com", passwordHash: "ph"),
+            LocalUser(tenantID: "beta", username: "erin", email: "erin@example.com", passwordHash: "ph"),
+        ])
+        #expect(
+            try await auth.users(tenantID: "acme", email: "ERIN@example.COM", limit: 2).map(\.subject) == [erin.subject]
+        )
 
         // Verified, any case: erin, and the link sticks.
-        let linked = try await linker.localUser(tenantID: "acme", issuer: issuer, claims: claims("u3", email: "ERIN@example.com", verified: true),
-                                                linkByVerifiedEmail: true)
+        let linked = try await linker.localUser(
+            tenantID: "acme", issuer: issuer, claims: claims("u3", email: "ERIN@example.com", verified: true),
+            linkByVerifiedEmail: true)
         #expect(linked.subject == erin.subject)
-        #expect(try await auth.identityLink(tenantID: "acme", issuer: issuer, externalSubject: "u3")?.subject == erin.subject)
+        #expect(
+            try await auth.identityLink(tenantID: "acme", issuer: issuer, externalSubject: "u3")?.subject
+                == erin.subject)
         // An unverified email, or linking by email off: a new passwordless user (the second
         // one keeps the verified email: from then on two local users have it).
-        let unverified = try await linker.localUser(tenantID: "acme", issuer: issuer, claims: claims("u2", email: "erin@example.com", verified: false),
-                                                    linkByVerifiedEmail: true)
+        let unverified = try await linker.localUser(
+            tenantID: "acme", issuer: issuer, claims: claims("u2", email: "erin@example.com", verified: false),
+            linkByVerifiedEmail: true)
         #expect(unverified.subject != erin.subject && unverified.email == nil)
-        let notAsked = try await linker.localUser(tenantID: "acme", issuer: issuer, claims: claims("u1", email: "erin@example.com", verified: true))
+        let notAsked = try await linker.localUser(
+            tenantID: "acme", issuer: issuer, claims: claims("u1", email: "erin@example.com", verified: true))
         #expect(notAsked.subject != erin.subject && notAsked.passwordHash == IdentityLinker.noPassword)
 
         // Two local users share the email: neither is taken over.
-        let ambiguous = try await linker.localUser(tenantID: "acme", issuer: issuer, claims: claims("u4", email: "erin@example.com", verified: true),
-                                                   linkByVerifiedEmail: true)
+        let ambiguous = try await linker.localUser(
+            tenantID: "acme", issuer: issuer, claims: claims("u4", email: "erin@example.com", verified: true),
+            linkByVerifiedEmail: true)
         #expect(ambiguous.subject != erin.subject && ambiguous.passwordHash == IdentityLinker.noPassword)
 
         // A disabled match is refused, not replaced by a new user.
@@ -48,7 +58,9 @@ struct IdentityLinkerTests {
         frank.disabled = true
         try await auth.addUser(frank)
         await #expect(throws: FederationError.userDisabled) {
-            try await linker.localUser(tenantID: "acme", issuer: issuer, claims: claims("u5", email: "frank@example.com", verified: true), linkByVerifiedEmail: true)
+            try await linker.localUser(
+                tenantID: "acme", issuer: issuer, claims: claims("u5", email: "frank@example.com", verified: true),
+                linkByVerifiedEmail: true)
         }
     }
 }

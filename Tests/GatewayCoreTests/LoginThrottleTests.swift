@@ -23,9 +23,10 @@ final class ManualClock: Sendable {
 @Suite("Login throttle: guessing slows down, owners are never locked out")
 struct LoginThrottleTests {
     let clock = ManualClock()
-    let policy = LoginThrottle.Policy(freeAttempts: 3, firstDelay: .seconds(2), maxDelay: .seconds(60),
-                                      accountFailuresBeforeSlowdown: 5, accountSlowdown: .milliseconds(100),
-                                      addressFailuresBeforeSlowdown: 8, addressSlowdown: .milliseconds(10), maxSlowdown: .seconds(1))
+    let policy = LoginThrottle.Policy(
+        freeAttempts: 3, firstDelay: .seconds(2), maxDelay: .seconds(60),
+        accountFailuresBeforeSlowdown: 5, accountSlowdown: .milliseconds(100),
+        addressFailuresBeforeSlowdown: 8, addressSlowdown: .milliseconds(10), maxSlowdown: .seconds(1))
 
     func throttle(_ cache: MemoryCache = MemoryCache()) -> LoginThrottle {
         let clock = self.clock
@@ -45,19 +46,30 @@ struct LoginThrottleTests {
         let throttle = throttle()
         for _ in 0..<3 { #expect(await fail(throttle, "alice", "10.0.0.1") == .proceed(slowdown: .zero)) }
         // The third failure closed the pair for 2 s: the next attempt is not even evaluated.
-        #expect(await throttle.check(tenantID: "t", username: "alice", address: "10.0.0.1") == .throttled(retryAfter: .seconds(2)))
-        #expect(await throttle.check(tenantID: "t", username: "ALICE", address: "10.0.0.1") == .throttled(retryAfter: .seconds(2)))
+        #expect(
+            await throttle.check(tenantID: "t", username: "alice", address: "10.0.0.1")
+                == .throttled(retryAfter: .seconds(2)))
+        #expect(
+            await throttle.check(tenantID: "t", username: "ALICE", address: "10.0.0.1")
+                == .throttled(retryAfter: .seconds(2)))
         // The owner on another network, and another user on the same network, go ahead.
-        #expect(await throttle.check(tenantID: "t", username: "alice", address: "10.9.9.9") == .proceed(slowdown: .zero))
+        #expect(
+            await throttle.check(tenantID: "t", username: "alice", address: "10.9.9.9") == .proceed(slowdown: .zero))
         #expect(await throttle.check(tenantID: "t", username: "bob", address: "10.0.0.1") == .proceed(slowdown: .zero))
-        #expect(await throttle.check(tenantID: "other", username: "alice", address: "10.0.0.1") == .proceed(slowdown: .zero))
+        #expect(
+            await throttle.check(tenantID: "other", username: "alice", address: "10.0.0.1") == .proceed(slowdown: .zero)
+        )
 
         clock.advance(.seconds(2))
         #expect(await fail(throttle, "alice", "10.0.0.1") == .proceed(slowdown: .zero))
-        #expect(await throttle.check(tenantID: "t", username: "alice", address: "10.0.0.1") == .throttled(retryAfter: .seconds(4)))
+        #expect(
+            await throttle.check(tenantID: "t", username: "alice", address: "10.0.0.1")
+                == .throttled(retryAfter: .seconds(4)))
         clock.advance(.seconds(4))
         #expect(await fail(throttle, "alice", "10.0.0.1") == .proceed(slowdown: .zero))
-        #expect(await throttle.check(tenantID: "t", username: "alice", address: "10.0.0.1") == .throttled(retryAfter: .seconds(8)))
+        #expect(
+            await throttle.check(tenantID: "t", username: "alice", address: "10.0.0.1")
+                == .throttled(retryAfter: .seconds(8)))
     }
 
     @Test("past the free attempts, one attempt at a time: parallel guesses are held back")
@@ -66,7 +78,9 @@ struct LoginThrottleTests {
         for _ in 0..<3 { await fail(throttle, "carol", "10.0.0.2") }
         clock.advance(.seconds(2))
         let decisions = await withTaskGroup(of: LoginThrottle.Decision.self) { group in
-            for _ in 0..<20 { group.addTask { await throttle.check(tenantID: "t", username: "carol", address: "10.0.0.2") } }
+            for _ in 0..<20 {
+                group.addTask { await throttle.check(tenantID: "t", username: "carol", address: "10.0.0.2") }
+            }
             return await group.reduce(into: []) { $0.append($1) }
         }
         #expect(decisions.filter { $0 == .proceed(slowdown: .zero) }.count == 1)
@@ -92,7 +106,10 @@ struct LoginThrottleTests {
         await throttle.recordSuccess(tenantID: "t", username: "erin", address: "10.0.0.4")
         // Three free attempts again (the account's failures still count towards its slowdown).
         for _ in 0..<3 {
-            guard case .proceed = await fail(throttle, "erin", "10.0.0.4") else { Issue.record("held back after a success"); return }
+            guard case .proceed = await fail(throttle, "erin", "10.0.0.4") else {
+                Issue.record("held back after a success")
+                return
+            }
         }
     }
 
@@ -100,18 +117,25 @@ struct LoginThrottleTests {
     func accountSlowdown() async {
         let throttle = throttle()
         for index in 0..<5 { await fail(throttle, "frank", "10.1.0.\(index)") }
-        #expect(await throttle.check(tenantID: "t", username: "frank", address: "10.2.0.1") == .proceed(slowdown: .milliseconds(100)))
+        #expect(
+            await throttle.check(tenantID: "t", username: "frank", address: "10.2.0.1")
+                == .proceed(slowdown: .milliseconds(100)))
         for index in 5..<40 { await fail(throttle, "frank", "10.1.0.\(index)") }
         // Capped, and still a proceed for a fresh address (the owner).
-        #expect(await throttle.check(tenantID: "t", username: "frank", address: "10.2.0.2") == .proceed(slowdown: .seconds(1)))
+        #expect(
+            await throttle.check(tenantID: "t", username: "frank", address: "10.2.0.2")
+                == .proceed(slowdown: .seconds(1)))
     }
 
     @Test("failures from one address across accounts slow that address only")
     func addressSlowdown() async {
         let throttle = throttle()
         for index in 0..<10 { await fail(throttle, "user\(index)", "10.3.0.1") }
-        #expect(await throttle.check(tenantID: "t", username: "grace", address: "10.3.0.1") == .proceed(slowdown: .milliseconds(30)))
-        #expect(await throttle.check(tenantID: "t", username: "grace", address: "10.3.0.2") == .proceed(slowdown: .zero))
+        #expect(
+            await throttle.check(tenantID: "t", username: "grace", address: "10.3.0.1")
+                == .proceed(slowdown: .milliseconds(30)))
+        #expect(
+            await throttle.check(tenantID: "t", username: "grace", address: "10.3.0.2") == .proceed(slowdown: .zero))
     }
 
     @Test("delays double from the first and stop at the maximum")

@@ -7,7 +7,8 @@ import Testing
         let good = Data(repeating: 1, count: 32).base64EncodedString()
         #expect(try MasterKey(base64: " \(good)\n").base64 == good)
         #expect(throws: MasterKeyError.wrongLength(source: "GATEWAY_MASTER_KEY", byteCount: 16)) {
-            try MasterKey.resolve(base64: Data(count: 16).base64EncodedString(), file: nil, databasePath: "/x/db", developmentMode: true)
+            try MasterKey.resolve(
+                base64: Data(count: 16).base64EncodedString(), file: nil, databasePath: "/x/db", developmentMode: true)
         }
         #expect(throws: MasterKeyError.invalidBase64(source: "GATEWAY_MASTER_KEY")) {
             try MasterKey.resolve(base64: "not base64!", file: nil, databasePath: "/x/db", developmentMode: true)
@@ -34,7 +35,8 @@ import Testing
         #expect(second.source == .file(path: keyPath))
         #expect(second.key.base64 == first.key.base64)
         // The same file works as GATEWAY_MASTER_KEY_FILE outside development mode.
-        let third = try MasterKey.resolve(base64: nil, file: keyPath, databasePath: "/elsewhere/db", developmentMode: false)
+        let third = try MasterKey.resolve(
+            base64: nil, file: keyPath, databasePath: "/elsewhere/db", developmentMode: false)
         #expect(third.key.base64 == first.key.base64)
     }
 
@@ -42,11 +44,14 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         #expect(throws: MasterKeyError.self) {
-            try MasterKey.resolve(base64: nil, file: folder.file("missing.key"), databasePath: "/x/db", developmentMode: true)
+            try MasterKey.resolve(
+                base64: nil, file: folder.file("missing.key"), databasePath: "/x/db", developmentMode: true)
         }
         try "c2hvcnQ=".write(toFile: folder.file("short.key"), atomically: true, encoding: .utf8)
-        #expect(throws: MasterKeyError.wrongLength(source: "master key file \(folder.file("short.key"))", byteCount: 5)) {
-            try MasterKey.resolve(base64: nil, file: folder.file("short.key"), databasePath: "/x/db", developmentMode: true)
+        #expect(throws: MasterKeyError.wrongLength(source: "master key file \(folder.file("short.key"))", byteCount: 5))
+        {
+            try MasterKey.resolve(
+                base64: nil, file: folder.file("short.key"), databasePath: "/x/db", developmentMode: true)
         }
     }
 }

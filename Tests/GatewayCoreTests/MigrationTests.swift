@@ -41,7 +41,9 @@ import Testing
 
     /// Three instances (processes) open one database at the same time: each migration is
     /// applied once, and all of them end up on the current schema.
-    @Test(arguments: StoreBackend.available) func replicasMigratingTogetherApplyEachMigrationOnce(backend: StoreBackend) async throws {
+    @Test(arguments: StoreBackend.available) func replicasMigratingTogetherApplyEachMigrationOnce(
+        backend: StoreBackend
+    ) async throws {
         let database = try await TestDatabase.make(backend, migrateUpTo: "v1-tenants")
         defer { database.remove() }
         try await database.execute(Fixtures.v1TenantRow(id: "acme", configVersion: 1))
@@ -53,7 +55,8 @@ import Testing
         #expect(applied == PostgresStores.knownMigrations)
         #expect(try await database.stores.tenants.allTenants().map(\.id) == ["acme"])
         if backend == .postgres {
-            #expect(try await database.integer("SELECT count(*) FROM gateway_schema_migrations") == Int64(applied.count))
+            #expect(
+                try await database.integer("SELECT count(*) FROM gateway_schema_migrations") == Int64(applied.count))
         }
     }
 }

@@ -17,7 +17,8 @@ struct ReaderPoolTests {
         try await tenants.create(Tenant(id: "acme", displayName: "Acme"), actor: "test")
         let store = SQLiteAuthStore(tenants: tenants)
         try await store.addSigningKey(SigningKey.generate(tenantID: "acme"))
-        try await store.addClient(OAuthClient(tenantID: "acme", clientID: "app", redirectURIs: ["https://app.example/cb"]), secretHash: nil)
+        try await store.addClient(
+            OAuthClient(tenantID: "acme", clientID: "app", redirectURIs: ["https://app.example/cb"]), secretHash: nil)
         // A deadlock stops every task, timers included: only a thread outside the
         // cooperative pool can notice it.
         let done = Atomic<Bool>(false)
@@ -27,7 +28,9 @@ struct ReaderPoolTests {
                 if done.load(ordering: .acquiring) { return }
                 Thread.sleep(forTimeInterval: 0.2)
             }
-            print("ReaderPoolTests: concurrent reads did not finish in 60 s (cooperative threads parked on GRDB's reader pool)")
+            print(
+                "ReaderPoolTests: concurrent reads did not finish in 60 s (cooperative threads parked on GRDB's reader pool)"
+            )
             exit(3)
         }
         watchdog.start()

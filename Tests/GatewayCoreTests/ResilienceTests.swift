@@ -16,8 +16,11 @@ struct ResilienceTests {
     func breakerCycle() async throws {
         let transitions = Mutex<[CircuitBreaker.Phase]>([])
         let clock = ManualInstant()
-        let breaker = CircuitBreaker(configuration: .init(window: .seconds(10), minimumCalls: 4, failureRatio: 0.5, openDuration: .milliseconds(200), halfOpenProbes: 1),
-                                     onTransition: { phase in transitions.withLock { $0.append(phase) } }, now: { clock.now })
+        let breaker = CircuitBreaker(
+            configuration: .init(
+                window: .seconds(10), minimumCalls: 4, failureRatio: 0.5, openDuration: .milliseconds(200),
+                halfOpenProbes: 1),
+            onTransition: { phase in transitions.withLock { $0.append(phase) } }, now: { clock.now })
         for failure in [false, true, false, true] {
             #expect(breaker.acquire())
             breaker.record(failure: failure)
@@ -65,7 +68,9 @@ struct ResilienceTests {
 
     @Test("retries 5xx up to the attempt limit, never a 4xx")
     func retryRules() async throws {
-        let upstream = UpstreamGuard(breaker: CircuitBreaker(), bulkhead: Bulkhead(limit: 4), retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1)), budget: RetryBudget())
+        let upstream = UpstreamGuard(
+            breaker: CircuitBreaker(), bulkhead: Bulkhead(limit: 4),
+            retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1)), budget: RetryBudget())
         let calls = Mutex(0)
         // Far away: this test is about attempt counting, not about the deadline (a loaded
         // machine once stalled it past a 5 s deadline, which rightly stops retries).

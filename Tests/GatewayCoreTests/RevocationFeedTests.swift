@@ -7,7 +7,9 @@ import Testing
 /// REDIS_URL when `make test` provides one.
 private let revocationRedisURL = ProcessInfo.processInfo.environment["REDIS_URL"].flatMap { $0.isEmpty ? nil : $0 }
 
-@Suite("Revocation feed: revoked token ids reach every replica's memory through Redis", .enabled(if: revocationRedisURL != nil))
+@Suite(
+    "Revocation feed: revoked token ids reach every replica's memory through Redis",
+    .enabled(if: revocationRedisURL != nil))
 struct RevocationFeedTests {
 
     struct Replica {

@@ -65,7 +65,8 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         try await Fixtures.store(folder).create(Fixtures.fullTenant(), actor: "t")
-        let wrong = try SQLiteTenantStore(path: folder.file("gateway.sqlite"), sealer: SecretSealer(masterKey: .generate()))
+        let wrong = try SQLiteTenantStore(
+            path: folder.file("gateway.sqlite"), sealer: SecretSealer(masterKey: .generate()))
         await #expect(throws: SecretSealerError.self) { try await wrong.allTenants() }
     }
 }

@@ -6,7 +6,9 @@ import Testing
 
 @Suite("SigningKeyTokenMinter: mini-app tokens signed with the tenant key")
 struct SigningKeyTokenMinterTests {
-    @Test("the token verifies against the tenant's JWKS and carries aud, scope, sub, azp, iss, jti; lifetime capped at 5 minutes")
+    @Test(
+        "the token verifies against the tenant's JWKS and carries aud, scope, sub, azp, iss, jti; lifetime capped at 5 minutes"
+    )
     func verifiesAgainstJWKS() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -17,7 +19,9 @@ struct SigningKeyTokenMinterTests {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let minter = SigningKeyTokenMinter(keys: keys, issuer: { "https://gw.example/t/\($0)" }, now: { now })
 
-        let minted = try await minter.mint(tenant: tenant, subject: "user-1", miniAppID: "hello", audience: "rae", scopes: ["a", "b"], lifetime: .seconds(3600))
+        let minted = try await minter.mint(
+            tenant: tenant, subject: "user-1", miniAppID: "hello", audience: "rae", scopes: ["a", "b"],
+            lifetime: .seconds(3600))
         #expect(minted.validUntil == now.addingTimeInterval(300))
 
         let parsed = try JWS.parse(minted.token)
@@ -42,6 +46,8 @@ struct SigningKeyTokenMinterTests {
         let otherJWK = try #require(try await keys.jwks(tenantID: "other").first { $0["kty"] == "EC" })
         let ox = try #require(otherJWK["x"]?.stringValue.flatMap { Base64URL.decode($0) })
         let oy = try #require(otherJWK["y"]?.stringValue.flatMap { Base64URL.decode($0) })
-        #expect(throws: (any Error).self) { try JWS.verify(parsed, key: try P256.Signing.PublicKey(rawRepresentation: ox + oy)) }
+        #expect(throws: (any Error).self) {
+            try JWS.verify(parsed, key: try P256.Signing.PublicKey(rawRepresentation: ox + oy))
+        }
     }
 }

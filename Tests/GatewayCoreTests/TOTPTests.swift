@@ -5,9 +5,12 @@ import Testing
 @Suite("TOTP (RFC 6238)")
 struct TOTPTests {
     /// RFC 6238 Appendix B, SHA-1 key "12345678901234567890": our 6 digits are the last 6 of its 8.
-    @Test("the RFC 6238 SHA-1 test vectors", arguments: [
-        (59, "287082"), (1_111_111_109, "081804"), (1_111_111_111, "050471"), (1_234_567_890, "005924"), (2_000_000_000, "279037"), (20_000_000_000, "353130"),
-    ] as [(Int64, String)])
+    @Test(
+        "the RFC 6238 SHA-1 test vectors",
+        arguments: [
+            (59, "287082"), (1_111_111_109, "081804"), (1_111_111_111, "050471"), (1_234_567_890, "005924"),
+            (2_000_000_000, "279037"), (20_000_000_000, "353130"),
+        ] as [(Int64, String)])
     func vectors(time: Int64, code: String) throws {
         let totp = try #require(TOTP(base32: "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"))
         #expect(totp.code(step: time / TOTP.period) == code)
@@ -21,7 +24,9 @@ struct TOTPTests {
         let step = TOTP.step(at: now)
         #expect(totp.matchingStep(totp.code(step: step - 1), at: now) == step - 1)
         #expect(totp.matchingStep(totp.code(step: step + 1), at: now) == step + 1)
-        #expect(totp.matchingStep(totp.code(step: step - 2), at: now) == nil || totp.code(step: step - 2) == totp.code(step: step))
+        #expect(
+            totp.matchingStep(totp.code(step: step - 2), at: now) == nil
+                || totp.code(step: step - 2) == totp.code(step: step))
         for bad in ["", "12345", "1234567", "12a456", "１２３４５６"] { #expect(totp.matchingStep(bad, at: now) == nil) }
     }
 

@@ -13,7 +13,8 @@ import Testing
         let serverStore = try Fixtures.store(folder)
         let ctlStore = try Fixtures.store(folder)
         try await ctlStore.create(Tenant(id: "acme", displayName: "Acme"), actor: "t")
-        let directory = TenantDirectory(store: serverStore, pollInterval: .milliseconds(50), logger: Logger(label: "test"))
+        let directory = TenantDirectory(
+            store: serverStore, pollInterval: .milliseconds(50), logger: Logger(label: "test"))
         try await directory.reload()
         #expect(directory.tenant("acme")?.displayName == "Acme")
         #expect(directory.tenant("nope") == nil)

@@ -17,7 +17,9 @@ struct TenantShapesTests {
         if isLeaf {
             if let secret = value as? SecretValue { return [path: secret.plaintext] }
             // Dictionaries print in no fixed order; compare them sorted.
-            if let flags = value as? [String: Bool] { return [path: flags.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")] }
+            if let flags = value as? [String: Bool] {
+                return [path: flags.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")]
+            }
             return [path: String(describing: value)]
         }
         var result: [String: String] = [:]
@@ -38,11 +40,15 @@ struct TenantShapesTests {
         let configurable = Set(full.keys).subtracting(Self.bookkeeping)
         #expect(configurable == Set(TenantField.allCases.map(\.rawValue)))
         for path in configurable.subtracting(["id"]).sorted() {
-            #expect(full[path] != defaults[path], "Fixtures.fullTenant() leaves \(path) at its default; set it so round trips test it")
+            #expect(
+                full[path] != defaults[path],
+                "Fixtures.fullTenant() leaves \(path) at its default; set it so round trips test it")
         }
     }
 
-    @Test("the storage row keeps every field: one column per TenantField plus the store's bookkeeping, and a full tenant survives the round trip")
+    @Test(
+        "the storage row keeps every field: one column per TenantField plus the store's bookkeeping, and a full tenant survives the round trip"
+    )
     func recordRoundTrip() throws {
         #expect(TenantRecord.CodingKeys.allCases.count == TenantField.allCases.count + Self.bookkeeping.count)
         var tenant = Fixtures.fullTenant()

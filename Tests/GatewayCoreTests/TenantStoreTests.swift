@@ -18,7 +18,9 @@ import Testing
         #expect(try await other.allTenants() == [created])
     }
 
-    @Test(arguments: StoreBackend.available) func updateBumpsVersionStampsTimeAndAuditsFieldNames(backend: StoreBackend) async throws {
+    @Test(arguments: StoreBackend.available) func updateBumpsVersionStampsTimeAndAuditsFieldNames(
+        backend: StoreBackend
+    ) async throws {
         let database = try await TestDatabase.make(backend)
         defer { database.remove() }
         let store = database.stores.tenants
@@ -40,13 +42,18 @@ import Testing
         #expect(!log.contains { $0.changedFields.contains { $0.contains("ras-") } })
     }
 
-    @Test(arguments: StoreBackend.available) func refusesInvalidTenantsWritingNothing(backend: StoreBackend) async throws {
+    @Test(arguments: StoreBackend.available) func refusesInvalidTenantsWritingNothing(
+        backend: StoreBackend
+    ) async throws {
         let database = try await TestDatabase.make(backend)
         defer { database.remove() }
         let store = database.stores.tenants
         try await store.create(Tenant(id: "acme", displayName: "Acme"), actor: "t")
         let token = try await store.changeToken()
-        await #expect(throws: TenantStoreError.invalid("id must be 2-63 characters of a-z, 0-9 and '-', starting with a letter or digit, got \"A\"")) {
+        await #expect(
+            throws: TenantStoreError.invalid(
+                "id must be 2-63 characters of a-z, 0-9 and '-', starting with a letter or digit, got \"A\"")
+        ) {
             try await store.create(Tenant(id: "A", displayName: "x"), actor: "t")
         }
         await #expect(throws: TenantStoreError.self) {
@@ -67,7 +74,9 @@ import Testing
         #expect(try await store.auditLog(tenantID: nil, limit: 100).count == 1)
     }
 
-    @Test(arguments: StoreBackend.available) func deleteChangesTheTokenAndKeepsTheAudit(backend: StoreBackend) async throws {
+    @Test(arguments: StoreBackend.available) func deleteChangesTheTokenAndKeepsTheAudit(
+        backend: StoreBackend
+    ) async throws {
         let database = try await TestDatabase.make(backend)
         defer { database.remove() }
         let store = database.stores.tenants
@@ -102,7 +111,9 @@ import Testing
         #expect(try await store.auditLog(tenantID: "beta", limit: 5).first?.action == "import")
     }
 
-    @Test(arguments: StoreBackend.available) func demoTenantIsSeededOnlyIntoAnEmptyStore(backend: StoreBackend) async throws {
+    @Test(arguments: StoreBackend.available) func demoTenantIsSeededOnlyIntoAnEmptyStore(
+        backend: StoreBackend
+    ) async throws {
         let database = try await TestDatabase.make(backend)
         defer { database.remove() }
         let store = database.stores.tenants

@@ -59,7 +59,10 @@ import Testing
     @Test func messagesQuoteTheOffendingValue() {
         var tenant = Fixtures.fullTenant()
         tenant.platform.baseURL = "ftp://x"
-        #expect(throws: TenantValidationError(field: .platformBaseURL, problem: "must be an absolute http(s) URL, got \"ftp://x\"")) {
+        #expect(
+            throws: TenantValidationError(
+                field: .platformBaseURL, problem: "must be an absolute http(s) URL, got \"ftp://x\"")
+        ) {
             try TenantValidator.validate(tenant)
         }
     }

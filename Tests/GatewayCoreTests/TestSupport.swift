@@ -42,11 +42,16 @@ enum Fixtures {
             ),
             storageMaxSizeInBytes: 12_345,
             cacheRules: ClientCacheRules(maxCount: 17, maxDays: 30),
-            theme: Theme(primaryColor: "#123456", secondaryColor: "#abcdef", logoURL: "https://cdn.example.com/acme/logo.svg"),
-            cacheTTLs: CacheTTLs(manifestSeconds: 11, catalogSeconds: 12, localizationSeconds: 13, publicKeySeconds: 14),
-            hostApp: HostAppVersionPolicy(minimumVersion: "2.1", latestVersion: "2.4.0", updateURL: "https://apps.example.com/acme"),
+            theme: Theme(
+                primaryColor: "#123456", secondaryColor: "#abcdef", logoURL: "https://cdn.example.com/acme/logo.svg"),
+            cacheTTLs: CacheTTLs(
+                manifestSeconds: 11, catalogSeconds: 12, localizationSeconds: 13, publicKeySeconds: 14),
+            hostApp: HostAppVersionPolicy(
+                minimumVersion: "2.1", latestVersion: "2.4.0", updateURL: "https://apps.example.com/acme"),
             featureFlags: ["beta.checkout": true, "dark-mode": false],
-            ras: RASSettings(clientKeys: [RASClientKey(hash: RASClientKey.hash("fixture-client-key-0123"), notAfter: nil)], requireBearer: true)
+            ras: RASSettings(
+                clientKeys: [RASClientKey(hash: RASClientKey.hash("fixture-client-key-0123"), notAfter: nil)],
+                requireBearer: true)
         )
     }
 

@@ -18,8 +18,12 @@ struct BundleSignatureTests {
         let signature = try signer.map { try sign($0, versionID: "v1", zip: zip) }
         fake.set { state in
             state.files["/files/hello-v1.zip"] = zip
-            state.keys["key-1"] = PlatformPublicKey(id: "key-1", ecKey: key.publicKey.x963Representation.base64EncodedString(), pemKey: key.publicKey.pemRepresentation)
-            state.fileManifests["hello/v1"] = PlatformFileManifest(files: ["\(fake.baseURL)/files/hello-v1.zip"], publicKeyID: signature == nil ? nil : "key-1", signature: signature)
+            state.keys["key-1"] = PlatformPublicKey(
+                id: "key-1", ecKey: key.publicKey.x963Representation.base64EncodedString(),
+                pemKey: key.publicKey.pemRepresentation)
+            state.fileManifests["hello/v1"] = PlatformFileManifest(
+                files: ["\(fake.baseURL)/files/hello-v1.zip"], publicKeyID: signature == nil ? nil : "key-1",
+                signature: signature)
         }
     }
 
@@ -33,7 +37,9 @@ struct BundleSignatureTests {
                 let strict = uniqueTenantID("strict")
                 try await harness.createTenant(GatewayHarness.tenant(lenient, on: fake))
                 try await harness.createTenant(GatewayHarness.tenant(strict, on: fake, requireSignature: true))
-                let path = { (tenant: String) in Operations.GetMiniAppBundle.Input.Path(tenant: tenant, id: "hello", versionId: "v1") }
+                let path = { (tenant: String) in
+                    Operations.GetMiniAppBundle.Input.Path(tenant: tenant, id: "hello", versionId: "v1")
+                }
 
                 try Self.seed(fake, key: key, signer: key)
                 let valid = try await client.getMiniAppBundle(path: path(lenient)).ok.body.json
@@ -54,8 +60,12 @@ struct BundleSignatureTests {
                 try Self.seed(fake, key: key, signer: nil)
                 try await harness.updateTenant(lenient) { $0.displayName = "Lenient 2" }
                 try await harness.updateTenant(strict) { $0.displayName = "Strict 2" }
-                #expect(try await client.getMiniAppBundle(path: path(lenient)).ok.body.json.verification.status == .unsigned)
-                #expect(try await client.getMiniAppBundle(path: path(strict)).unprocessableContent.body.applicationProblemJson.code == "invalid_signature")
+                #expect(
+                    try await client.getMiniAppBundle(path: path(lenient)).ok.body.json.verification.status == .unsigned
+                )
+                #expect(
+                    try await client.getMiniAppBundle(path: path(strict)).unprocessableContent.body
+                        .applicationProblemJson.code == "invalid_signature")
             }
         }
     }

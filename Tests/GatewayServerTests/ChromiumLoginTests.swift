@@ -5,7 +5,10 @@ import Testing
 struct ChromiumLoginTests {
     /// Debian's `chromium` and Python's `websocket-client` (scripts/test-requirements.txt).
     static var available: Bool {
-        guard ["/usr/bin/chromium", "/usr/bin/chromium-browser"].contains(where: FileManager.default.isExecutableFile(atPath:)) else { return false }
+        guard
+            ["/usr/bin/chromium", "/usr/bin/chromium-browser"].contains(
+                where: FileManager.default.isExecutableFile(atPath:))
+        else { return false }
         return PythonScript.canImport("websocket")
     }
 
@@ -20,14 +23,19 @@ struct ChromiumLoginTests {
             let redirect = "http://127.0.0.1:9/callback"  // a loopback URI (any port); nothing listens on 9
             var components = URLComponents(string: "http://127.0.0.1:\(port)/t/demo/oauth2/authorize")!
             components.queryItems = [
-                .init(name: "response_type", value: "code"), .init(name: "client_id", value: kit.clientID), .init(name: "redirect_uri", value: redirect),
-                .init(name: "scope", value: "openid"), .init(name: "state", value: "st"), .init(name: "code_challenge", value: OAuthTestKit.challenge),
+                .init(name: "response_type", value: "code"), .init(name: "client_id", value: kit.clientID),
+                .init(name: "redirect_uri", value: redirect),
+                .init(name: "scope", value: "openid"), .init(name: "state", value: "st"),
+                .init(name: "code_challenge", value: OAuthTestKit.challenge),
                 .init(name: "code_challenge_method", value: "S256"), .init(name: "ui_locales", value: "ja"),
             ]
             let shots = RepositoryFile.url(".build/screenshots").path
-            let (status, output) = try await PythonScript.run("chromium_login.py", [components.string!, kit.username, kit.password, "ユーザー名またはパスワードが正しくありません。", shots])
+            let (status, output) = try await PythonScript.run(
+                "chromium_login.py", [components.string!, kit.username, kit.password, "ユーザー名またはパスワードが正しくありません。", shots])
             #expect(status == 0, "\(output)")
-            #expect(output.contains("ok mobile layout") && output.contains("ok wrong password") && output.contains("ok signed in"), "\(output)")
+            #expect(
+                output.contains("ok mobile layout") && output.contains("ok wrong password")
+                    && output.contains("ok signed in"), "\(output)")
             #expect(FileManager.default.fileExists(atPath: shots + "/login-360x740.png"))
         }
     }

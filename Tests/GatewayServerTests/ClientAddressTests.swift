@@ -37,7 +37,9 @@ struct ClientAddressTests {
         #expect(IPAddress("2001:DB8:0:0::1")?.description == "2001:db8::1")
         #expect(IPAddress("::ffff:198.51.100.7")?.description == "198.51.100.7")
         #expect(IPAddress("::ffff:198.51.100.7") == IPAddress("198.51.100.7"))
-        for bad in ["fe80::1%eth0", "example.com", "1.2.3", "1.2.3.4.5", "256.1.1.1", "", " 1.2.3.4", "01.2.3.4x", "::g"] {
+        for bad in [
+            "fe80::1%eth0", "example.com", "1.2.3", "1.2.3.4.5", "256.1.1.1", "", " 1.2.3.4", "01.2.3.4x", "::g",
+        ] {
             #expect(IPAddress(bad) == nil, "\(bad)")
         }
     }
@@ -54,7 +56,9 @@ struct ClientAddressTests {
         #expect(try #require(CIDRBlock("0.0.0.0/0")).contains(IPAddress("8.8.8.8")!))
         // A prefix that ends inside a byte.
         let docker = try #require(CIDRBlock("172.16.0.0/12"))
-        #expect(docker.contains(IPAddress("172.31.255.255")!) && !docker.contains(IPAddress("172.32.0.1")!) && !docker.contains(IPAddress("172.15.0.1")!))
+        #expect(
+            docker.contains(IPAddress("172.31.255.255")!) && !docker.contains(IPAddress("172.32.0.1")!)
+                && !docker.contains(IPAddress("172.15.0.1")!))
         for bad in ["10.0.0.1/8", "10.0.0.0/33", "10.0.0.0/-1", "10.0.0.0/", "::/129", "10.0.0.0/8/8", "fe80::%1/64"] {
             #expect(CIDRBlock(bad) == nil, "\(bad)")
         }
@@ -93,7 +97,9 @@ struct ClientAddressTests {
         #expect(resolver.resolve(peer: Self.proxy, headers: twoFields).description == "198.51.100.8")
     }
 
-    @Test("RFC 7239 Forwarded wins over X-Forwarded-For: quoted IPv6 with port, obfuscated proxies, case-insensitive keys")
+    @Test(
+        "RFC 7239 Forwarded wins over X-Forwarded-For: quoted IPv6 with port, obfuscated proxies, case-insensitive keys"
+    )
     func forwarded() throws {
         let (resolver, refusals) = try Self.resolver()
         func client(_ fields: [(String, String)]) -> String {
@@ -154,40 +160,58 @@ struct ProxyProtocolHeaderTests {
         ProxyProtocolHeader.v2Signature + [command, family, UInt8(block.count >> 8), UInt8(block.count & 0xFF)] + block
     }
 
-    @Test("version 1: TCP4, TCP6 and UNKNOWN; partial input waits; malformed lines are skipped or refuse the connection")
+    @Test(
+        "version 1: TCP4, TCP6 and UNKNOWN; partial input waits; malformed lines are skipped or refuse the connection")
     func version1() {
         let line = Array("PROXY TCP4 198.51.100.7 10.0.0.1 56324 443\r\nGET / HTTP/1.1\r\n".utf8)
         #expect(ProxyProtocolHeader.parse(line) == .header(length: 44, source: IPAddress("198.51.100.7")))
-        #expect(ProxyProtocolHeader.parse(Array("PROXY TCP6 2001:db8::7 2001:db8::1 1 2\r\n".utf8)) == .header(length: 40, source: IPAddress("2001:db8::7")))
+        #expect(
+            ProxyProtocolHeader.parse(Array("PROXY TCP6 2001:db8::7 2001:db8::1 1 2\r\n".utf8))
+                == .header(length: 40, source: IPAddress("2001:db8::7")))
         #expect(ProxyProtocolHeader.parse(Array("PROXY UNKNOWN\r\n".utf8)) == .header(length: 15, source: nil))
         #expect(ProxyProtocolHeader.parse(Array("PRO".utf8)) == .needMore)
         #expect(ProxyProtocolHeader.parse(Array("PROXY TCP4 198.51.100.7 10.0.0.1 5".utf8)) == .needMore)
         #expect(ProxyProtocolHeader.parse(Array("GET / HTTP/1.1\r\n".utf8)) == .absent)
-        for bad in ["PROXY TCP4 1.2.3.4 10.0.0.1 1 99999\r\n", "PROXY TCP4 2001:db8::1 10.0.0.1 1 2\r\n", "PROXY TCP4 1.2.3.4\r\n",
-                    "PROXY TCP9 1.2.3.4 5.6.7.8 1 2\r\n", "PROXY TCP4 1.2.3.4 5.6.7.8 01 2\r\n", "PROXY \r\n"] {
+        for bad in [
+            "PROXY TCP4 1.2.3.4 10.0.0.1 1 99999\r\n", "PROXY TCP4 2001:db8::1 10.0.0.1 1 2\r\n",
+            "PROXY TCP4 1.2.3.4\r\n",
+            "PROXY TCP9 1.2.3.4 5.6.7.8 1 2\r\n", "PROXY TCP4 1.2.3.4 5.6.7.8 01 2\r\n", "PROXY \r\n",
+        ] {
             let bytes = Array(bad.utf8)
             #expect(ProxyProtocolHeader.parse(bytes) == .invalid(length: bytes.count), "\(bad)")
         }
         #expect(ProxyProtocolHeader.parse(Array("PROXY TCP4 1.2.3.4 5.6.7.8 1 2\rX".utf8)) == .invalid(length: nil))
-        #expect(ProxyProtocolHeader.parse(Array(("PROXY " + String(repeating: "A", count: 200)).utf8)) == .invalid(length: nil))
+        #expect(
+            ProxyProtocolHeader.parse(Array(("PROXY " + String(repeating: "A", count: 200)).utf8))
+                == .invalid(length: nil))
     }
 
-    @Test("version 2: PROXY over IPv4 and IPv6 with TLVs, LOCAL, unix; bad versions and huge blocks refuse the connection")
+    @Test(
+        "version 2: PROXY over IPv4 and IPv6 with TLVs, LOCAL, unix; bad versions and huge blocks refuse the connection"
+    )
     func version2() {
         let ipv4 = Self.v2(block: [198, 51, 100, 7, 10, 0, 0, 1, 0x1F, 0x90, 0x01, 0xBB] + [0x04, 0x00, 0x01, 0x00])
-        #expect(ProxyProtocolHeader.parse(ipv4 + Array("GET".utf8)) == .header(length: 32, source: IPAddress("198.51.100.7")))
+        #expect(
+            ProxyProtocolHeader.parse(ipv4 + Array("GET".utf8))
+                == .header(length: 32, source: IPAddress("198.51.100.7")))
         let source6: [UInt8] = [0x20, 0x01, 0x0D, 0xB8] + Array(repeating: 0, count: 11) + [7]
         let ipv6 = Self.v2(family: 0x21, block: source6 + Array(repeating: 1, count: 16) + [0, 1, 0, 2])
         #expect(ProxyProtocolHeader.parse(ipv6) == .header(length: 52, source: IPAddress("2001:db8::7")))
-        #expect(ProxyProtocolHeader.parse(Self.v2(command: 0x20, family: 0x00, block: [])) == .header(length: 16, source: nil))
-        #expect(ProxyProtocolHeader.parse(Self.v2(family: 0x31, block: Array(repeating: 0, count: 216))) == .header(length: 232, source: nil))
+        #expect(
+            ProxyProtocolHeader.parse(Self.v2(command: 0x20, family: 0x00, block: []))
+                == .header(length: 16, source: nil))
+        #expect(
+            ProxyProtocolHeader.parse(Self.v2(family: 0x31, block: Array(repeating: 0, count: 216)))
+                == .header(length: 232, source: nil))
         #expect(ProxyProtocolHeader.parse(Array(ipv4.prefix(20))) == .needMore)
         #expect(ProxyProtocolHeader.parse(Array(ipv4.prefix(7))) == .needMore)
         #expect(ProxyProtocolHeader.parse(Self.v2(block: [1, 2, 3])) == .invalid(length: 19))
         #expect(ProxyProtocolHeader.parse(Self.v2(family: 0x51, block: [])) == .invalid(length: 16))
         #expect(ProxyProtocolHeader.parse(Self.v2(command: 0x11, block: [])) == .invalid(length: nil))
         #expect(ProxyProtocolHeader.parse(Self.v2(command: 0x2F, block: [])) == .invalid(length: nil))
-        #expect(ProxyProtocolHeader.parse(ProxyProtocolHeader.v2Signature + [0x21, 0x11, 0xFF, 0xFF]) == .invalid(length: nil))
+        #expect(
+            ProxyProtocolHeader.parse(ProxyProtocolHeader.v2Signature + [0x21, 0x11, 0xFF, 0xFF])
+                == .invalid(length: nil))
     }
 
     @Test("random bytes: never a crash, always an answer")

@@ -12,11 +12,14 @@ import Synchronization
 struct RawHeaderValuesMiddleware: ClientMiddleware {
     static let names: [HTTPField.Name] = [.ifNoneMatch, .acceptLanguage]
 
-    func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
-                   next: (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)) async throws -> (HTTPResponse, HTTPBody?) {
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        next: (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
         var request = request
         for name in Self.names {
-            guard let value = request.headerFields[name], value.contains("%"), let raw = value.removingPercentEncoding else { continue }
+            guard let value = request.headerFields[name], value.contains("%"), let raw = value.removingPercentEncoding
+            else { continue }
             request.headerFields[name] = raw
         }
         return try await next(request, body, baseURL)
@@ -38,8 +41,10 @@ final class CookieJar: ClientMiddleware, Sendable {
         cookies.withLock { $0 = [:] }
     }
 
-    func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
-                   next: (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)) async throws -> (HTTPResponse, HTTPBody?) {
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        next: (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
         var request = request
         let header = all.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; ")
         if !header.isEmpty { request.headerFields[.cookie] = header }
@@ -56,7 +61,9 @@ final class CookieJar: ClientMiddleware, Sendable {
 extension Client {
     /// The generated client as a browser: no redirects followed, cookies kept in `jar`.
     static func browser(port: Int, jar: CookieJar) -> Client {
-        Client(serverURL: URL(string: "http://127.0.0.1:\(port)")!, transport: AsyncHTTPClientTransport(configuration: .init(client: TestHTTP.noRedirects)),
-               middlewares: [jar])
+        Client(
+            serverURL: URL(string: "http://127.0.0.1:\(port)")!,
+            transport: AsyncHTTPClientTransport(configuration: .init(client: TestHTTP.noRedirects)),
+            middlewares: [jar])
     }
 }

@@ -18,7 +18,10 @@ struct ClusterTests {
         private let redis: RedisProcess
         private let schema: String
 
-        private init(bases: [String], folder: URL, environment: [String: String], processes: [Process.Handle], redis: RedisProcess, schema: String) {
+        private init(
+            bases: [String], folder: URL, environment: [String: String], processes: [Process.Handle],
+            redis: RedisProcess, schema: String
+        ) {
             self.bases = bases
             self.folder = folder
             self.environment = environment
@@ -30,10 +33,12 @@ struct ClusterTests {
         static func start(settings: [String: String] = [:]) async throws -> Cluster {
             let redis = try await RedisProcess.start()
             let (url, schema) = try await DatabaseBackend.makeSchema()
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gw-cluster-\(UUID().uuidString)")
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "gw-cluster-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let environment = [
-                "GATEWAY_DATABASE_URL": url, "GATEWAY_DATABASE_PATH": folder.appendingPathComponent("gateway.sqlite").path,
+                "GATEWAY_DATABASE_URL": url,
+                "GATEWAY_DATABASE_PATH": folder.appendingPathComponent("gateway.sqlite").path,
                 "GATEWAY_REDIS_URL": redis.url, "GATEWAY_MASTER_KEY": GatewayHarness.masterKeyBase64,
                 "GATEWAY_PUBLIC_BASE_URL": "https://gateway.test", "GATEWAY_LOG_LEVEL": "error", "USER": "tester",
             ].merging(settings) { $1 }
@@ -44,7 +49,9 @@ struct ClusterTests {
                 processes.append(process)
                 bases.append(base)
             }
-            let cluster = Cluster(bases: bases, folder: folder, environment: environment, processes: processes, redis: redis, schema: schema)
+            let cluster = Cluster(
+                bases: bases, folder: folder, environment: environment, processes: processes, redis: redis,
+                schema: schema)
             for base in bases where !(await Self.isUp(base)) {
                 await cluster.stop()
                 throw ClusterError.notUp(base)
@@ -52,11 +59,14 @@ struct ClusterTests {
             return cluster
         }
 
-        private static func launchReplica(_ environment: [String: String], errorLog: URL? = nil) throws -> (base: String, process: Process.Handle) {
+        private static func launchReplica(
+            _ environment: [String: String], errorLog: URL? = nil
+        ) throws -> (base: String, process: Process.Handle) {
             let port = try freeTCPPort()
             var replica = environment
             replica["GATEWAY_HTTP_PORT"] = "\(port)"
-            let process = try ChildProcess.start(ChildProcess.binary("gateway"), ["serve"], environment: replica, errorLog: errorLog)
+            let process = try ChildProcess.start(
+                ChildProcess.binary("gateway"), ["serve"], environment: replica, errorLog: errorLog)
             return ("http://127.0.0.1:\(port)", Process.Handle(process))
         }
 
@@ -68,7 +78,9 @@ struct ClusterTests {
 
         /// One more replica, started now with `settings` and its standard error in `errorLog`
         /// (the caller kills it).
-        func startLateReplica(settings: [String: String] = [:], errorLog: URL? = nil) async throws -> (base: String, process: Process.Handle) {
+        func startLateReplica(
+            settings: [String: String] = [:], errorLog: URL? = nil
+        ) async throws -> (base: String, process: Process.Handle) {
             let replica = try Self.launchReplica(environment.merging(settings) { $1 }, errorLog: errorLog)
             guard await Self.isUp(replica.base) else {
                 replica.process.kill()
@@ -87,7 +99,8 @@ struct ClusterTests {
             var replica = environment
             let port = try #require(URL(string: bases[index])?.port)
             replica["GATEWAY_HTTP_PORT"] = "\(port)"
-            let process = Process.Handle(try ChildProcess.start(ChildProcess.binary("gateway"), ["serve"], environment: replica))
+            let process = Process.Handle(
+                try ChildProcess.start(ChildProcess.binary("gateway"), ["serve"], environment: replica))
             processes.withLock { $0[index] = process }
             guard await Self.isUp(bases[index]) else { throw ClusterError.notUp(bases[index]) }
         }
@@ -100,7 +113,8 @@ struct ClusterTests {
 
         /// `gatewayctl` with the cluster's database; fails the test when it exits non-zero.
         func gatewayctl(_ arguments: [String]) async throws {
-            let result = try await ChildProcess.run(ChildProcess.binary("gatewayctl"), arguments, environment: environment)
+            let result = try await ChildProcess.run(
+                ChildProcess.binary("gatewayctl"), arguments, environment: environment)
             try #require(result.status == 0, "gatewayctl \(arguments.joined(separator: " ")): \(result.output)")
         }
 
@@ -123,7 +137,9 @@ struct ClusterTests {
 
     enum ClusterError: Error { case notUp(String) }
 
-    static func request(_ url: String, method: String = "GET", headers: [(String, String)] = [], body: String? = nil) async throws -> (status: Int, body: String) {
+    static func request(
+        _ url: String, method: String = "GET", headers: [(String, String)] = [], body: String? = nil
+    ) async throws -> (status: Int, body: String) {
         var request = HTTPClientRequest(url: url)
         request.method = .init(rawValue: method)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
@@ -136,7 +152,9 @@ struct ClusterTests {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
-    @Test("a gatewayctl change is served by every replica within 1 s; one refresh token presented to all three at once has one winner, and the reuse revokes the family on every replica; the storage cap holds with writers on every replica")
+    @Test(
+        "a gatewayctl change is served by every replica within 1 s; one refresh token presented to all three at once has one winner, and the reuse revokes the family on every replica; the storage cap holds with writers on every replica"
+    )
     func replicasAgree() async throws {
         let cluster = try await Cluster.start()
         do {
@@ -150,17 +168,23 @@ struct ClusterTests {
         await cluster.stop()
     }
 
-    @Test("rate limits and sign-in throttling are one budget across replicas; 1,000 concurrent cold requests for one manifest make at most one upstream call per replica; a revocation outlives a Redis restart and reaches a replica started later")
+    @Test(
+        "rate limits and sign-in throttling are one budget across replicas; 1,000 concurrent cold requests for one manifest make at most one upstream call per replica; a revocation outlives a Redis restart and reaches a replica started later"
+    )
     func sharedState() async throws {
         try await FakePlatform.with { fake in
             fake.seedHello()
             // A slow platform, so the cold requests overlap the first fill.
             fake.set { $0.fault = .delay(.milliseconds(300)) }
-            let cluster = try await Cluster.start(settings: ["GATEWAY_RATE_LIMIT_CLIENT": "\(Self.clientBudget)",
-                                                             "GATEWAY_RATE_LIMIT_WINDOW_SECONDS": "\(Self.windowHolding(next: 600))"])
+            let cluster = try await Cluster.start(settings: [
+                "GATEWAY_RATE_LIMIT_CLIENT": "\(Self.clientBudget)",
+                "GATEWAY_RATE_LIMIT_WINDOW_SECONDS": "\(Self.windowHolding(next: 600))",
+            ])
             do {
-                try await cluster.gatewayctl(["tenant", "update", "demo", "--platform-url", fake.baseURL,
-                                              "--project-id", fake.projectID, "--subscription-key", fake.subscriptionKey])
+                try await cluster.gatewayctl([
+                    "tenant", "update", "demo", "--platform-url", fake.baseURL,
+                    "--project-id", fake.projectID, "--subscription-key", fake.subscriptionKey,
+                ])
                 try await checkColdRequests(cluster, fake: fake)
                 try await checkConsentChanges(cluster)
                 try await checkRateLimit(cluster)
@@ -190,7 +214,10 @@ struct ClusterTests {
         // Every replica serves the new platform before the burst.
         for base in cluster.bases {
             let switched = await eventually(within: .seconds(3)) {
-                (try? await Self.request("\(base)/t/demo/v1/miniapps/absent/versions/v1/manifest", headers: [("Authorization", "Bearer \(access)")]).status) == 404
+                (try? await Self.request(
+                    "\(base)/t/demo/v1/miniapps/absent/versions/v1/manifest",
+                    headers: [("Authorization", "Bearer \(access)")]
+                ).status) == 404
             }
             try #require(switched, "\(base) does not use the fake platform")
         }
@@ -198,12 +225,16 @@ struct ClusterTests {
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0 ..< 1_000 {
                 let base = cluster.bases[index % 3]
-                group.addTask { try await Self.request(base + path, headers: [("Authorization", "Bearer \(access)")]).status }
+                group.addTask {
+                    try await Self.request(base + path, headers: [("Authorization", "Bearer \(access)")]).status
+                }
             }
             return try await group.reduce(into: [Int: Int]()) { $0[$1, default: 0] += 1 }
         }
         let upstreamCalls = fake.requests(matching: "/metadata").count - before
-        print("cluster: 1,000 cold manifest requests over 3 replicas -> \(statuses) and \(upstreamCalls) upstream call(s)")
+        print(
+            "cluster: 1,000 cold manifest requests over 3 replicas -> \(statuses) and \(upstreamCalls) upstream call(s)"
+        )
         #expect(statuses == [200: 1_000])
         #expect((1 ... 3).contains(upstreamCalls), "\(upstreamCalls) upstream calls for one cold manifest")
     }
@@ -216,11 +247,15 @@ struct ClusterTests {
         for (round, status) in ["ALLOWED", "DENIED", "ALLOWED"].enumerated() {
             let writer = cluster.bases[round % 3]
             let body = #"{"permissions":[{"name":"rakuten.miniapp.user.USER_NAME","status":"\#(status)"}]}"#
-            let put = try await Self.request("\(writer)/t/demo/v1/me/miniapps/hello/permissions", method: "PUT", headers: headers, body: body)
+            let put = try await Self.request(
+                "\(writer)/t/demo/v1/me/miniapps/hello/permissions", method: "PUT", headers: headers, body: body)
             try #require(put.status == 200, "PUT via \(writer): \(put.status) \(put.body)")
             for base in cluster.bases where base != writer {
-                let answer = try Self.json(try await Self.request("\(base)/t/demo/v1/me/miniapps/hello/permissions", headers: headers).body)
-                #expect(answer["mayLaunch"] as? Bool == (status == "ALLOWED"), "\(base) after \(status) via \(writer): \(answer)")
+                let answer = try Self.json(
+                    try await Self.request("\(base)/t/demo/v1/me/miniapps/hello/permissions", headers: headers).body)
+                #expect(
+                    answer["mayLaunch"] as? Bool == (status == "ALLOWED"),
+                    "\(base) after \(status) via \(writer): \(answer)")
             }
         }
     }
@@ -232,7 +267,10 @@ struct ClusterTests {
             var statuses: [Int: Int] = [:]
             for index in 0 ..< sent {
                 let base = cluster.bases[index % 3]
-                group.addTask { try await Self.request("\(base)/t/demo/v1/host-config", headers: [("X-Client-Id", "rate-probe")]).status }
+                group.addTask {
+                    try await Self.request("\(base)/t/demo/v1/host-config", headers: [("X-Client-Id", "rate-probe")])
+                        .status
+                }
                 // At most 64 in flight.
                 if index >= 63, let status = try await group.next() { statuses[status, default: 0] += 1 }
             }
@@ -244,14 +282,19 @@ struct ClusterTests {
     }
 
     private func checkLoginThrottle(_ cluster: Cluster) async throws {
-        let form = "response_type=code&client_id=demo-app&redirect_uri=http%3A%2F%2F127.0.0.1%2Fcallback&scope=openid&state=s"
+        let form =
+            "response_type=code&client_id=demo-app&redirect_uri=http%3A%2F%2F127.0.0.1%2Fcallback&scope=openid&state=s"
             + "&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256&username=throttle-probe&password=wrong"
         var statuses: [Int] = []
         // Five free attempts, then the pair (account, address) is held back. Round-robin, no
         // replica sees more than three attempts: alone, none would throttle.
-        for attempt in 0 ..< 7 {
-            statuses.append(try await Self.request("\(cluster.bases[attempt % 3])/t/demo/oauth2/authorize", method: "POST",
-                                                   headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")], body: form).status)
+        for attempt in 0..<7 {
+            statuses.append(
+                try await Self.request(
+                    "\(cluster.bases[attempt % 3])/t/demo/oauth2/authorize", method: "POST",
+                    headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],
+                    body: form
+                ).status)
         }
         #expect(statuses == [401, 401, 401, 401, 401, 429, 429], "sign-in statuses \(statuses)")
     }
@@ -259,30 +302,47 @@ struct ClusterTests {
     private func checkRevocationOutlivesRedis(_ cluster: Cluster) async throws {
         let revoked = try #require(try await cluster.tokens(via: 1)["access_token"] as? String)
         let kept = try #require(try await cluster.tokens(via: 2)["access_token"] as? String)
-        let revoke = try await Self.request("\(cluster.bases[0])/t/demo/oauth2/revoke", method: "POST",
-                                            headers: [("Content-Type", "application/x-www-form-urlencoded")], body: "client_id=demo-app&token=\(revoked)")
+        let revoke = try await Self.request(
+            "\(cluster.bases[0])/t/demo/oauth2/revoke", method: "POST",
+            headers: [("Content-Type", "application/x-www-form-urlencoded")],
+            body: "client_id=demo-app&token=\(revoked)")
         #expect(revoke.status == 200)
         try await cluster.restartRedis()
         let log = cluster.folder.appendingPathComponent("late-replica.log")
-        let late = try await cluster.startLateReplica(settings: ["GATEWAY_REPLICA_ID": "late-replica", "GATEWAY_LOG_LEVEL": "info"], errorLog: log)
+        let late = try await cluster.startLateReplica(
+            settings: ["GATEWAY_REPLICA_ID": "late-replica", "GATEWAY_LOG_LEVEL": "info"], errorLog: log)
         defer { late.process.kill() }
         // Which replica wrote a log line or a sample is on every one of them.
         let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
         #expect(!lines.isEmpty && lines.allSatisfy { $0.contains("replica=late-replica") }, "\(lines.prefix(3))")
-        let samples = try await Self.request("\(late.base)/metrics").body.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty }
-        #expect(!samples.isEmpty && samples.allSatisfy { $0.contains("{replica=\"late-replica\"") }, "\(samples.prefix(3))")
-        #expect(samples.contains("gateway_postgres_pool_size{replica=\"late-replica\"} 20.0") || samples.contains("gateway_postgres_pool_size{replica=\"late-replica\"} 20"), "\(samples.filter { $0.contains("postgres") })")
+        let samples = try await Self.request("\(late.base)/metrics").body.split(separator: "\n").filter {
+            !$0.hasPrefix("#") && !$0.isEmpty
+        }
+        #expect(
+            !samples.isEmpty && samples.allSatisfy { $0.contains("{replica=\"late-replica\"") }, "\(samples.prefix(3))")
+        #expect(
+            samples.contains("gateway_postgres_pool_size{replica=\"late-replica\"} 20.0")
+                || samples.contains("gateway_postgres_pool_size{replica=\"late-replica\"} 20"),
+            "\(samples.filter { $0.contains("postgres") })")
         #expect(samples.contains { $0.hasPrefix("gateway_redis_connections{replica=\"late-replica\"}") })
         for base in cluster.bases + [late.base] {
             let me = "\(base)/t/demo/v1/me"
-            #expect(try await Self.request(me, headers: [("Authorization", "Bearer \(revoked)")]).status == 401, "\(base) accepts a revoked token after the Redis restart")
-            #expect(try await Self.request(me, headers: [("Authorization", "Bearer \(kept)")]).status == 200, "\(base) refuses a valid token")
+            #expect(
+                try await Self.request(me, headers: [("Authorization", "Bearer \(revoked)")]).status == 401,
+                "\(base) accepts a revoked token after the Redis restart")
+            #expect(
+                try await Self.request(me, headers: [("Authorization", "Bearer \(kept)")]).status == 200,
+                "\(base) refuses a valid token")
         }
     }
 
-    @Test("a rolling restart of the three replicas behind nginx, under load, loses no request", .enabled(if: NginxProcess.isAvailable))
+    @Test(
+        "a rolling restart of the three replicas behind nginx, under load, loses no request",
+        .enabled(if: NginxProcess.isAvailable))
     func rollingRestart() async throws {
-        let cluster = try await Cluster.start(settings: ["GATEWAY_SHUTDOWN_DRAIN_MS": "1000", "GATEWAY_SHUTDOWN_TIMEOUT_MS": "10000"])
+        let cluster = try await Cluster.start(settings: [
+            "GATEWAY_SHUTDOWN_DRAIN_MS": "1000", "GATEWAY_SHUTDOWN_TIMEOUT_MS": "10000",
+        ])
         let nginx: NginxProcess
         do {
             nginx = try await NginxProcess.start(upstreams: cluster.bases, folder: cluster.folder)
@@ -314,7 +374,9 @@ struct ClusterTests {
         }
         stop.set()
         let statuses = try await load
-        print("cluster: rolling restart of 3 replicas behind nginx in \(ContinuousClock.now - started): \(statuses) (0 = connection error)")
+        print(
+            "cluster: rolling restart of 3 replicas behind nginx in \(ContinuousClock.now - started): \(statuses) (0 = connection error)"
+        )
         nginx.stop()
         await cluster.stop()
         if let failure { throw failure }
@@ -325,12 +387,15 @@ struct ClusterTests {
     private func checkTenantChange(_ cluster: Cluster) async throws {
         for round in 1 ... 3 {
             let name = "Cluster \(round)"
-            let update = try await ChildProcess.run(ChildProcess.binary("gatewayctl"), ["tenant", "update", "demo", "--display-name", name], environment: cluster.environment)
+            let update = try await ChildProcess.run(
+                ChildProcess.binary("gatewayctl"), ["tenant", "update", "demo", "--display-name", name],
+                environment: cluster.environment)
             try #require(update.status == 0, "gatewayctl: \(update.output)")
             let written = ContinuousClock.now
             for base in cluster.bases {
                 let seen = await eventually(within: .seconds(3)) {
-                    (try? await Self.json(Self.request("\(base)/t/demo/v1/host-config").body)["displayName"] as? String) == name
+                    (try? await Self.json(Self.request("\(base)/t/demo/v1/host-config").body)["displayName"] as? String)
+                        == name
                 }
                 #expect(seen, "\(base) never served round \(round)")
             }
@@ -344,14 +409,18 @@ struct ClusterTests {
         let refresh = try #require(tokens["refresh_token"] as? String)
         let access = try #require(tokens["access_token"] as? String)
         for base in cluster.bases {
-            #expect(try await Self.request("\(base)/t/demo/v1/me", headers: [("Authorization", "Bearer \(access)")]).status == 200)
+            #expect(
+                try await Self.request("\(base)/t/demo/v1/me", headers: [("Authorization", "Bearer \(access)")]).status
+                    == 200)
         }
         let form = "grant_type=refresh_token&client_id=demo-app&refresh_token=\(refresh)"
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for base in cluster.bases {
                 group.addTask {
-                    try await Self.request("\(base)/t/demo/oauth2/token", method: "POST",
-                                           headers: [("Content-Type", "application/x-www-form-urlencoded")], body: form).status
+                    try await Self.request(
+                        "\(base)/t/demo/oauth2/token", method: "POST",
+                        headers: [("Content-Type", "application/x-www-form-urlencoded")], body: form
+                    ).status
                 }
             }
             return try await group.reduce(into: [Int]()) { $0.append($1) }
@@ -361,7 +430,8 @@ struct ClusterTests {
         let started = ContinuousClock.now
         for base in cluster.bases {
             let refused = await eventually(within: .seconds(3)) {
-                (try? await Self.request("\(base)/t/demo/v1/me", headers: [("Authorization", "Bearer \(access)")]).status) == 401
+                (try? await Self.request("\(base)/t/demo/v1/me", headers: [("Authorization", "Bearer \(access)")])
+                    .status) == 401
             }
             #expect(refused, "\(base) still accepts a revoked family's access token")
         }
@@ -369,13 +439,19 @@ struct ClusterTests {
     }
 
     private func checkStorageCap(_ cluster: Cluster) async throws {
-        let update = try await ChildProcess.run(ChildProcess.binary("gatewayctl"), ["tenant", "update", "demo", "--storage-max-bytes", "1000"], environment: cluster.environment)
+        let update = try await ChildProcess.run(
+            ChildProcess.binary("gatewayctl"), ["tenant", "update", "demo", "--storage-max-bytes", "1000"],
+            environment: cluster.environment)
         try #require(update.status == 0)
         let access = try #require(try await cluster.tokens(via: 1)["access_token"] as? String)
         let ready = await eventually(within: .seconds(3)) {
             var all = true
             for base in cluster.bases {
-                let size = try? await Self.json(Self.request("\(base)/t/demo/v1/me/miniapps/cap-app/storage/size", headers: [("Authorization", "Bearer \(access)")]).body)
+                let size = try? await Self.json(
+                    Self.request(
+                        "\(base)/t/demo/v1/me/miniapps/cap-app/storage/size",
+                        headers: [("Authorization", "Bearer \(access)")]
+                    ).body)
                 all = all && (size?["max"] as? Int) == 1000
             }
             return all
@@ -388,8 +464,10 @@ struct ClusterTests {
                 group.addTask {
                     let key = String(format: "k%02d", writer)
                     let body = "{\"items\":{\"\(key)\":\"\(String(repeating: "v", count: 100 - key.count))\"}}"
-                    let answer = try await Self.request("\(base)/t/demo/v1/me/miniapps/cap-app/storage", method: "PUT",
-                                                        headers: [("Authorization", "Bearer \(access)"), ("Content-Type", "application/json")], body: body)
+                    let answer = try await Self.request(
+                        "\(base)/t/demo/v1/me/miniapps/cap-app/storage", method: "PUT",
+                        headers: [("Authorization", "Bearer \(access)"), ("Content-Type", "application/json")],
+                        body: body)
                     return answer.status == 200
                 }
             }
@@ -397,7 +475,11 @@ struct ClusterTests {
         }
         #expect(accepted == 10)
         for base in cluster.bases {
-            let size = try await Self.json(Self.request("\(base)/t/demo/v1/me/miniapps/cap-app/storage/size", headers: [("Authorization", "Bearer \(access)")]).body)
+            let size = try await Self.json(
+                Self.request(
+                    "\(base)/t/demo/v1/me/miniapps/cap-app/storage/size",
+                    headers: [("Authorization", "Bearer \(access)")]
+                ).body)
             #expect(size["used"] as? Int == 1000, "\(base): \(size)")
         }
     }

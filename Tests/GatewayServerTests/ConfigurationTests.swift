@@ -18,7 +18,10 @@ struct ConfigurationTests {
     func precedence() async throws {
         let configuration = try await GatewayConfiguration.load(
             arguments: ["gateway", "serve", "--http-port", "9001"],
-            environment: ["GATEWAY_HTTP_PORT": "9000", "GATEWAY_REDIS_URL": "redis://127.0.0.1:6390/2", "HTTP_HOST": "0.0.0.0", "GATEWAY_LOG_FORMAT": "json"]
+            environment: [
+                "GATEWAY_HTTP_PORT": "9000", "GATEWAY_REDIS_URL": "redis://127.0.0.1:6390/2", "HTTP_HOST": "0.0.0.0",
+                "GATEWAY_LOG_FORMAT": "json",
+            ]
         )
         #expect(configuration.port == 9001)
         #expect(configuration.redisURL == "redis://127.0.0.1:6390/2")
@@ -44,7 +47,8 @@ struct ConfigurationTests {
     @Test("a missing config file is a clear error")
     func missingConfigFile() async throws {
         let error = await #expect(throws: ConfigurationError.self) {
-            try await GatewayConfiguration.load(arguments: ["gateway", "--config-file", "/nonexistent/gw.json"], environment: [:])
+            try await GatewayConfiguration.load(
+                arguments: ["gateway", "--config-file", "/nonexistent/gw.json"], environment: [:])
         }
         #expect(error?.setting == .configFile)
     }

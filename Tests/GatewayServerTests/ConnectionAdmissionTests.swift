@@ -17,7 +17,9 @@ struct ConnectionAdmissionTests {
         }
     }
 
-    static func connection(_ address: String, trusted: Bool = false, phase: ConnectionDeadlines.Phase = .awaitingHead, age: Int = 0) -> ClientConnection {
+    static func connection(
+        _ address: String, trusted: Bool = false, phase: ConnectionDeadlines.Phase = .awaitingHead, age: Int = 0
+    ) -> ClientConnection {
         let connection = ClientConnection(channel: EmbeddedChannel(), peer: IPAddress(address), isTrustedPeer: trusted)
         connection.enter(phase, at: .now() - .seconds(Int64(age)))
         return connection
@@ -26,8 +28,9 @@ struct ConnectionAdmissionTests {
     @Test("one address holds at most its cap; others and trusted proxies are unaffected; a closed one frees a place")
     func perAddress() {
         let counts = Counts()
-        let admission = ConnectionAdmission(policy: .init(maxConnections: 1_000, maxPerAddress: 3), events: counts.events)
-        let held = (0 ..< 3).map { _ in Self.connection("198.51.100.7") }
+        let admission = ConnectionAdmission(
+            policy: .init(maxConnections: 1_000, maxPerAddress: 3), events: counts.events)
+        let held = (0..<3).map { _ in Self.connection("198.51.100.7") }
         #expect(held.allSatisfy { admission.admit($0) == nil })
         #expect(admission.admit(Self.connection("198.51.100.7")) == .perAddress)
         #expect(admission.admit(Self.connection("::ffff:198.51.100.7")) == .perAddress)
@@ -53,12 +56,17 @@ struct ConnectionAdmissionTests {
         #expect(admission.admit(Self.connection("198.51.100.7")) == nil)
     }
 
-    @Test("at 80 % of the cap: overloaded, the oldest idle and half-sent connections are shed down to 70 %, never one in flight")
+    @Test(
+        "at 80 % of the cap: overloaded, the oldest idle and half-sent connections are shed down to 70 %, never one in flight"
+    )
     func shedding() {
         let counts = Counts()
         let admission = ConnectionAdmission(policy: .init(maxConnections: 10, maxPerAddress: 0), events: counts.events)
         // 7 held: 2 busy (oldest of all), an idle keep-alive and 4 half-sent heads of various ages.
-        let busy = [Self.connection("192.0.2.1", phase: .responding, age: 100), Self.connection("192.0.2.2", phase: .readingBody, age: 90)]
+        let busy = [
+            Self.connection("192.0.2.1", phase: .responding, age: 100),
+            Self.connection("192.0.2.2", phase: .readingBody, age: 90),
+        ]
         let idle = Self.connection("192.0.2.3", phase: .idle, age: 50)
         let heads = [40, 30, 20, 10].map { Self.connection("192.0.2.9", age: $0) }
         for connection in busy + [idle] + heads { #expect(admission.admit(connection) == nil) }
@@ -72,8 +80,12 @@ struct ConnectionAdmissionTests {
         let another = Self.connection("203.0.113.10")
         #expect(admission.admit(another) == nil)
         #expect(counts.shed.withLock { $0 } == ["idle", "slow_head"])
-        #expect(idle.isShed.load(ordering: .relaxed) && heads[0].isShed.load(ordering: .relaxed) && !heads[1].isShed.load(ordering: .relaxed))
-        #expect(![newcomer, another].contains { $0.isShed.load(ordering: .relaxed) } && busy.allSatisfy { !$0.isShed.load(ordering: .relaxed) })
+        #expect(
+            idle.isShed.load(ordering: .relaxed) && heads[0].isShed.load(ordering: .relaxed)
+                && !heads[1].isShed.load(ordering: .relaxed))
+        #expect(
+            ![newcomer, another].contains { $0.isShed.load(ordering: .relaxed) }
+                && busy.allSatisfy { !$0.isShed.load(ordering: .relaxed) })
         // Closed shed connections leave; under 70 % the overload ends.
         admission.release(idle)
         admission.release(heads[0])
@@ -86,9 +98,10 @@ struct ConnectionAdmissionTests {
     func fairShare() {
         let counts = Counts()
         // High water 80, low water 70; the per-address cap (50) is never reached.
-        let admission = ConnectionAdmission(policy: .init(maxConnections: 100, maxPerAddress: 50), events: counts.events)
+        let admission = ConnectionAdmission(
+            policy: .init(maxConnections: 100, maxPerAddress: 50), events: counts.events)
         let flooders = ["192.0.2.1", "192.0.2.2"]
-        for index in 0 ..< 79 { #expect(admission.admit(Self.connection(flooders[index % 2], age: 100 - index)) == nil) }
+        for index in 0..<79 { #expect(admission.admit(Self.connection(flooders[index % 2], age: 100 - index)) == nil) }
         #expect(!admission.isOverloaded && counts.refused.withLock { $0 }.isEmpty)
         // The 80th connection reaches the high-water mark: 40 and 39 are past 70 / 2.
         #expect(admission.admit(Self.connection("192.0.2.1")) == .fairShare)
@@ -119,7 +132,8 @@ struct ConnectionAdmissionTests {
 
     @Test("deadlines: a head or idle period that begins while overloaded gets the overload timeout")
     func overloadTimeouts() {
-        let limits = ConnectionLimits(headerTimeout: .seconds(10), idleTimeout: .seconds(60), overloadTimeout: .seconds(1))
+        let limits = ConnectionLimits(
+            headerTimeout: .seconds(10), idleTimeout: .seconds(60), overloadTimeout: .seconds(1))
         let now = NIODeadline.now()
         #expect(ConnectionDeadlines(limits: limits, now: now, overloaded: true).deadline == now + .seconds(1))
         var deadlines = ConnectionDeadlines(limits: limits, now: now)

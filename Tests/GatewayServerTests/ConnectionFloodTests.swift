@@ -18,31 +18,55 @@ struct ConnectionFloodTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let port = try freeTCPPort()
-        let environment = ["GATEWAY_HTTP_PORT": "\(port)", "GATEWAY_DATABASE_PATH": folder.appendingPathComponent("gateway.sqlite").path,
-                           "GATEWAY_MASTER_KEY": GatewayHarness.masterKeyBase64, "GATEWAY_LOG_LEVEL": "error", "GATEWAY_DEMO_CATALOG": "",
-                           "PATH": "/usr/bin:/bin"]
+        let environment = [
+            "GATEWAY_HTTP_PORT": "\(port)",
+            "GATEWAY_DATABASE_PATH": folder.appendingPathComponent("gateway.sqlite").path,
+            "GATEWAY_MASTER_KEY": GatewayHarness.masterKeyBase64, "GATEWAY_LOG_LEVEL": "error",
+            "GATEWAY_DEMO_CATALOG": "",
+            "PATH": "/usr/bin:/bin",
+        ]
         // `ulimit -n 2048` as the issue measured, then the gateway itself.
-        let gateway = Process.Handle(try ChildProcess.start(URL(fileURLWithPath: "/bin/sh"), ["-c", "ulimit -n 2048 && exec \"$0\" serve", ChildProcess.binary("gateway").path],
-                                                            environment: environment, errorLog: folder.appendingPathComponent("gateway.log")))
+        let gateway = Process.Handle(
+            try ChildProcess.start(
+                URL(fileURLWithPath: "/bin/sh"),
+                ["-c", "ulimit -n 2048 && exec \"$0\" serve", ChildProcess.binary("gateway").path],
+                environment: environment, errorLog: folder.appendingPathComponent("gateway.log")))
         defer { gateway.kill() }
         let up = await eventually(within: .seconds(30)) {
-            (try? await TestHTTP.noRedirects.get(url: "http://127.0.0.1:\(port)/t/demo/v1/host-config").get().status == .ok) ?? false
+            (try? await TestHTTP.noRedirects.get(url: "http://127.0.0.1:\(port)/t/demo/v1/host-config").get().status
+                == .ok) ?? false
         }
-        try #require(up, "gateway not up: \((try? String(contentsOf: folder.appendingPathComponent("gateway.log"), encoding: .utf8)) ?? "")")
+        try #require(
+            up,
+            "gateway not up: \((try? String(contentsOf: folder.appendingPathComponent("gateway.log"), encoding: .utf8)) ?? "")"
+        )
 
-        let run = try await PythonScript.run("flood.py", ["--port", "\(port)", "--connections", "\(connections)", "--sources", sources.joined(separator: ","),
-                                                          "--seconds", Self.seconds])
-        let line = try #require(run.output.split(separator: "\n").last { $0.hasPrefix("{") }, "flood.py: \(run.output.suffix(500))")
+        let run = try await PythonScript.run(
+            "flood.py",
+            [
+                "--port", "\(port)", "--connections", "\(connections)", "--sources", sources.joined(separator: ","),
+                "--seconds", Self.seconds,
+            ])
+        let line = try #require(
+            run.output.split(separator: "\n").last { $0.hasPrefix("{") }, "flood.py: \(run.output.suffix(500))")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         let probes = try #require(report["probes"] as? [[String: Any]])
         #expect(probes.count >= Int(Double(Self.seconds)! * 0.6), "\(probes.count) probes")
         let late = probes.filter { ($0["status"] as? Int) != 200 || ($0["seconds"] as? Double ?? 9) > 1 }
-        #expect(late.isEmpty, "\(late.count) of \(probes.count) probes late or failed: \(late.prefix(5)); flood held at most \(report["most_held"] ?? "?")")
+        #expect(
+            late.isEmpty,
+            "\(late.count) of \(probes.count) probes late or failed: \(late.prefix(5)); flood held at most \(report["most_held"] ?? "?")"
+        )
         // The flood did hold sockets (the test is not vacuous).
         #expect((report["most_held"] as? Int ?? 0) >= 200, "\(report)")
         let metrics = try await TestHTTP.noRedirects.get(url: "http://127.0.0.1:\(port)/metrics").get()
         let text = String(buffer: metrics.body ?? .init())
-        #expect(text.split(separator: "\n").contains { $0.hasPrefix("gateway_http_connections_refused_total{") && $0.contains("reason=\"\(refusal)\"") }, "\(refusal) refusals not counted")
-        print("flood \(connections) from \(sources.count) addresses: \(probes.count) probes, slowest \(probes.compactMap { $0["seconds"] as? Double }.max() ?? -1) s, held at most \(report["most_held"] ?? "?"), opened \(report["opened"] ?? "?")")
+        #expect(
+            text.split(separator: "\n").contains {
+                $0.hasPrefix("gateway_http_connections_refused_total{") && $0.contains("reason=\"\(refusal)\"")
+            }, "\(refusal) refusals not counted")
+        print(
+            "flood \(connections) from \(sources.count) addresses: \(probes.count) probes, slowest \(probes.compactMap { $0["seconds"] as? Double }.max() ?? -1) s, held at most \(report["most_held"] ?? "?"), opened \(report["opened"] ?? "?")"
+        )
     }
 }

@@ -5,7 +5,9 @@ import Testing
 
 @Suite("Consents over HTTP: permissions of the latest manifest, 422 for bad names, the user's mini apps")
 struct ConsentEndpointTests {
-    @Test("GET lists declared permissions unanswered; PUT stores; mayLaunch follows the required ones; lang picks reasons", arguments: DatabaseBackend.available)
+    @Test(
+        "GET lists declared permissions unanswered; PUT stores; mayLaunch follows the required ones; lang picks reasons",
+        arguments: DatabaseBackend.available)
     func readAndWrite(backend: DatabaseBackend) async throws {
         try await FakePlatform.with { fake in
             fake.seedHello()
@@ -16,7 +18,8 @@ struct ConsentEndpointTests {
 
                 let initial = try await client.getMiniAppPermissions(path: path).ok.body.json
                 #expect(initial.versionId == "v1")
-                #expect(initial.items.map(\.name) == ["rakuten.miniapp.user.USER_NAME", "rakuten.miniapp.device.LOCATION"])
+                #expect(
+                    initial.items.map(\.name) == ["rakuten.miniapp.user.USER_NAME", "rakuten.miniapp.device.LOCATION"])
                 #expect(initial.items.map(\.required) == [true, false])
                 #expect(initial.items.allSatisfy { $0.status == nil })
                 #expect(initial.items.first?.reason == "To greet you")
@@ -28,7 +31,9 @@ struct ConsentEndpointTests {
 
                 let changed = try await client.putMiniAppPermissions(
                     path: .init(tenant: id, id: "hello"),
-                    body: permissionUpdate([("rakuten.miniapp.user.USER_NAME", .allowed), ("rakuten.miniapp.device.LOCATION", .denied)])
+                    body: permissionUpdate([
+                        ("rakuten.miniapp.user.USER_NAME", .allowed), ("rakuten.miniapp.device.LOCATION", .denied),
+                    ])
                 ).ok.body.json
                 #expect(changed.mayLaunch)
                 #expect(changed.items.map(\.status) == [.allowed, .denied])
@@ -41,12 +46,16 @@ struct ConsentEndpointTests {
                 let mine = try await client.listUserMiniApps(path: .init(tenant: id)).ok.body.json
                 #expect(mine.items.map(\.miniAppId) == ["hello"])
                 #expect(mine.items.first?.mayLaunch == true)
-                #expect(Set(mine.items.first?.consents.map(\.name) ?? []) == ["rakuten.miniapp.user.USER_NAME", "rakuten.miniapp.device.LOCATION"])
+                #expect(
+                    Set(mine.items.first?.consents.map(\.name) ?? []) == [
+                        "rakuten.miniapp.user.USER_NAME", "rakuten.miniapp.device.LOCATION",
+                    ])
 
                 // One entry of the list by id; a mini app the user never used is 404 miniapp_not_used.
                 let one = try await client.getUserMiniApp(path: .init(tenant: id, id: "hello")).ok.body.json
                 #expect(one == mine.items.first)
-                let unused = try await client.getUserMiniApp(path: .init(tenant: id, id: "weather")).notFound.body.applicationProblemJson
+                let unused = try await client.getUserMiniApp(path: .init(tenant: id, id: "weather")).notFound.body
+                    .applicationProblemJson
                 #expect(unused.code == "miniapp_not_used")
             }
         }
@@ -62,7 +71,8 @@ struct ConsentEndpointTests {
                 let out = try await client.putMiniAppPermissions(
                     path: .init(tenant: id, id: "hello"),
                     body: permissionUpdate([
-                        ("rakuten.miniapp.user.USER_NAME", .allowed), ("made.up.PERMISSION", .allowed), ("rakuten.miniapp.user.POINTS", .allowed),
+                        ("rakuten.miniapp.user.USER_NAME", .allowed), ("made.up.PERMISSION", .allowed),
+                        ("rakuten.miniapp.user.POINTS", .allowed),
                     ])
                 )
                 let problem = try out.unprocessableContent.body.applicationProblemJson
@@ -87,14 +97,17 @@ struct ConsentEndpointTests {
                 try await harness.createTenant(GatewayHarness.tenant(a, on: fake))
                 try await harness.createTenant(GatewayHarness.tenant(b, on: fake))
                 _ = try await client.putMiniAppPermissions(
-                    path: .init(tenant: a, id: "hello"), body: permissionUpdate([("rakuten.miniapp.user.USER_NAME", .allowed)])
+                    path: .init(tenant: a, id: "hello"),
+                    body: permissionUpdate([("rakuten.miniapp.user.USER_NAME", .allowed)])
                 ).ok
 
                 let bob = try await harness.secondUser(tenant: a, client: client, port: port)
                 let seen = try await bob.client.getMiniAppPermissions(path: .init(tenant: a, id: "hello")).ok.body.json
                 #expect(seen.items.allSatisfy { $0.status == nil })
                 #expect(try await bob.client.listUserMiniApps(path: .init(tenant: a)).ok.body.json.items.isEmpty)
-                #expect(try await bob.client.getUserMiniApp(path: .init(tenant: a, id: "hello")).notFound.body.applicationProblemJson.code == "miniapp_not_used")
+                #expect(
+                    try await bob.client.getUserMiniApp(path: .init(tenant: a, id: "hello")).notFound.body
+                        .applicationProblemJson.code == "miniapp_not_used")
 
                 // Same user of tenant B: tenant A's answers do not leak across tenants.
                 let inB = try await client.getMiniAppPermissions(path: .init(tenant: b, id: "hello")).ok.body.json

@@ -11,7 +11,8 @@ struct ContractReadabilityTests {
         let paths = try #require(document["paths"] as? [String: Any])
         var operations = 0
         for (path, item) in paths {
-            for (method, op) in (item as? [String: Any]) ?? [:] where ["get", "post", "put", "delete", "patch"].contains(method) {
+            for (method, op) in (item as? [String: Any]) ?? [:]
+            where ["get", "post", "put", "delete", "patch"].contains(method) {
                 let op = try #require(op as? [String: Any])
                 operations += 1
                 let summary = (op["summary"] as? String)?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
@@ -21,7 +22,9 @@ struct ContractReadabilityTests {
                 for (status, response) in (op["responses"] as? [String: Any]) ?? [:] where status.hasPrefix("2") {
                     for (type, content) in ((response as? [String: Any])?["content"] as? [String: Any]) ?? [:] {
                         let media = (content as? [String: Any]) ?? [:]
-                        #expect(media["example"] != nil || media["examples"] != nil, "\(method.uppercased()) \(path) \(status) \(type) has no example")
+                        #expect(
+                            media["example"] != nil || media["examples"] != nil,
+                            "\(method.uppercased()) \(path) \(status) \(type) has no example")
                     }
                 }
             }
@@ -40,7 +43,8 @@ struct ContractReadabilityTests {
         let pattern = try NSRegularExpression(pattern: #"[cC]ode(: | = )[^"\n]{0,40}"([a-z]+(_[a-z]+)*)""#)
         var codes: Set<String> = []
         for module in ["Sources/GatewayCore", "Sources/GatewayServer"] {
-            let files = FileManager.default.enumerator(at: root.appendingPathComponent(module), includingPropertiesForKeys: nil)
+            let files = FileManager.default.enumerator(
+                at: root.appendingPathComponent(module), includingPropertiesForKeys: nil)
             while let file = files?.nextObject() as? URL {
                 guard file.pathExtension == "swift" else { continue }
                 let text = try String(contentsOf: file, encoding: .utf8)
@@ -62,37 +66,60 @@ struct ContractReadabilityTests {
             var node = node as? [String: Any] ?? [:]
             while let reference = node["$ref"] as? String {
                 var target: Any? = document
-                for part in reference.dropFirst(2).split(separator: "/") { target = (target as? [String: Any])?[String(part)] }
+                for part in reference.dropFirst(2).split(separator: "/") {
+                    target = (target as? [String: Any])?[String(part)]
+                }
                 node = target as? [String: Any] ?? [:]
             }
             return node
         }
         let schemas = resolve(["$ref": "#/components/schemas/Problem"])
-        let documented = try #require(((schemas["properties"] as? [String: Any])?["code"] as? [String: Any])?["description"] as? String)
+        let documented = try #require(
+            ((schemas["properties"] as? [String: Any])?["code"] as? [String: Any])?["description"] as? String)
         var checked = 0
         for (path, item) in try #require(document["paths"] as? [String: Any]) {
-            for (method, op) in (item as? [String: Any]) ?? [:] where ["get", "post", "put", "delete", "patch"].contains(method) {
-                for (status, response) in (resolve(op)["responses"] as? [String: Any]) ?? [:] where status.hasPrefix("4") || status.hasPrefix("5") {
-                    for (type, content) in (resolve(response)["content"] as? [String: Any]) ?? [:] where type.contains("json") {
+            for (method, op) in (item as? [String: Any]) ?? [:]
+            where ["get", "post", "put", "delete", "patch"].contains(method) {
+                for (status, response) in (resolve(op)["responses"] as? [String: Any]) ?? [:]
+                where status.hasPrefix("4") || status.hasPrefix("5") {
+                    for (type, content) in (resolve(response)["content"] as? [String: Any]) ?? [:]
+                    where type.contains("json") {
                         let media = resolve(content)
-                        let values = [media["example"]].compactMap { $0 } + ((media["examples"] as? [String: Any]) ?? [:]).values.map { resolve($0)["value"] as Any }
+                        let values =
+                            [media["example"]].compactMap { $0 }
+                            + ((media["examples"] as? [String: Any]) ?? [:]).values.map { resolve($0)["value"] as Any }
                         #expect(!values.isEmpty, "\(method.uppercased()) \(path) \(status) \(type) has no example")
                         for value in values.compactMap({ $0 as? [String: Any] }) {
                             checked += 1
                             if type == "application/problem+json" {
                                 let code = value["code"] as? String ?? ""
-                                #expect(value["status"] as? Int == Int(status), "\(method.uppercased()) \(path) \(status): example \(code) says status \(value["status"] ?? "none")")
-                                #expect(documented.contains("`\(code)`"), "\(method.uppercased()) \(path) \(status): example code \(code) is not documented in Problem.code")
+                                #expect(
+                                    value["status"] as? Int == Int(status),
+                                    "\(method.uppercased()) \(path) \(status): example \(code) says status \(value["status"] ?? "none")"
+                                )
+                                #expect(
+                                    documented.contains("`\(code)`"),
+                                    "\(method.uppercased()) \(path) \(status): example code \(code) is not documented in Problem.code"
+                                )
                             } else if path.contains("/ras/") {
                                 // The SDKs' shapes: 401/403 carry both spellings of one code; others {code: status, message}.
                                 if status == "401" || status == "403" {
-                                    #expect(value["error"] is String && value["error"] as? String == value["code"] as? String && value["message"] is String,
-                                            "\(method.uppercased()) \(path) \(status): example is not the SDKs' auth error shape")
+                                    #expect(
+                                        value["error"] is String
+                                            && value["error"] as? String == value["code"] as? String
+                                            && value["message"] is String,
+                                        "\(method.uppercased()) \(path) \(status): example is not the SDKs' auth error shape"
+                                    )
                                 } else {
-                                    #expect(value["code"] as? Int == Int(status) && value["message"] is String, "\(method.uppercased()) \(path) \(status): example is not {code: \(status), message}")
+                                    #expect(
+                                        value["code"] as? Int == Int(status) && value["message"] is String,
+                                        "\(method.uppercased()) \(path) \(status): example is not {code: \(status), message}"
+                                    )
                                 }
                             } else {
-                                #expect(value["error"] is String, "\(method.uppercased()) \(path) \(status) \(type): example has no RFC 6749 error")
+                                #expect(
+                                    value["error"] is String,
+                                    "\(method.uppercased()) \(path) \(status) \(type): example has no RFC 6749 error")
                             }
                         }
                     }

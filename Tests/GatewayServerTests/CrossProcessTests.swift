@@ -20,8 +20,10 @@ struct CrossProcessTests {
         static func make(_ backend: DatabaseBackend) async throws -> Database {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gw-procs-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            var environment = ["GATEWAY_DATABASE_PATH": folder.appendingPathComponent("gateway.sqlite").path,
-                               "GATEWAY_MASTER_KEY": GatewayHarness.masterKeyBase64, "USER": "tester", "GATEWAY_LOG_LEVEL": "error"]
+            var environment = [
+                "GATEWAY_DATABASE_PATH": folder.appendingPathComponent("gateway.sqlite").path,
+                "GATEWAY_MASTER_KEY": GatewayHarness.masterKeyBase64, "USER": "tester", "GATEWAY_LOG_LEVEL": "error",
+            ]
             var schema: String?
             if backend == .postgres {
                 let made = try await DatabaseBackend.makeSchema()
@@ -51,14 +53,17 @@ struct CrossProcessTests {
         let database = try await Database.make(backend)
         defer { database.remove() }
         let ctl = ChildProcess.binary("gatewayctl")
-        let created = try await ChildProcess.run(ctl, ["tenant", "create", "acme", "--display-name", "Acme"], environment: database.environment)
+        let created = try await ChildProcess.run(
+            ctl, ["tenant", "create", "acme", "--display-name", "Acme"], environment: database.environment)
         #expect(created.status == 0)
         let rounds = 12
         try await withThrowingTaskGroup(of: Void.self) { group in
             for writer in ["a", "b"] {
                 group.addTask {
-                    for round in 0 ..< rounds {
-                        let result = try await ChildProcess.run(ctl, ["tenant", "update", "acme", "--flag", "\(writer)-\(round)=true"], environment: database.environment)
+                    for round in 0..<rounds {
+                        let result = try await ChildProcess.run(
+                            ctl, ["tenant", "update", "acme", "--flag", "\(writer)-\(round)=true"],
+                            environment: database.environment)
                         #expect(result.status == 0, "\(writer)-\(round): \(result.output)")
                     }
                 }
@@ -93,9 +98,13 @@ struct CrossProcessTests {
             (try? await TestHTTP.noRedirects.get(url: "\(base)/healthz").get().status == .ok) ?? false
         }
         try #require(up, "gateway did not start")
-        let token = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"),
-                                               ["python3", RepositoryFile.url("scripts/demo-token.py").path, base, database.folder.appendingPathComponent("demo-user.txt").path],
-                                               environment: ProcessInfo.processInfo.environment)
+        let token = try await ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            [
+                "python3", RepositoryFile.url("scripts/demo-token.py").path, base,
+                database.folder.appendingPathComponent("demo-user.txt").path,
+            ],
+            environment: ProcessInfo.processInfo.environment)
         let bearer = token.output.trimmingCharacters(in: .whitespacesAndNewlines)
         try #require(token.status == 0 && !bearer.isEmpty)
 
@@ -104,14 +113,19 @@ struct CrossProcessTests {
             await withTaskGroup(of: Void.self) { group in
                 for writer in 0 ..< 8 {
                     group.addTask {
-                        for batch in 0 ..< 10_000 {
-                            let items = (0 ..< 20).map { "\"w\(writer)b\(batch)-k\($0)\":\"\(String(repeating: "v", count: 40))\"" }.joined(separator: ",")
-                            var request = HTTPClientRequest(url: "\(base)/t/demo/v1/me/miniapps/app-\(writer % 2)/storage")
+                        for batch in 0..<10_000 {
+                            let items = (0..<20).map {
+                                "\"w\(writer)b\(batch)-k\($0)\":\"\(String(repeating: "v", count: 40))\""
+                            }.joined(separator: ",")
+                            var request = HTTPClientRequest(
+                                url: "\(base)/t/demo/v1/me/miniapps/app-\(writer % 2)/storage")
                             request.method = .PUT
                             request.headers.add(name: "Authorization", value: "Bearer \(bearer)")
                             request.headers.add(name: "Content-Type", value: "application/json")
                             request.body = .bytes(ByteBuffer(string: "{\"items\":{\(items)}}"))
-                            guard let response = try? await TestHTTP.noRedirects.execute(request, timeout: .seconds(5)), response.status == .ok else { return }
+                            guard let response = try? await TestHTTP.noRedirects.execute(request, timeout: .seconds(5)),
+                                response.status == .ok
+                            else { return }
                             _ = try? await response.body.collect(upTo: 1 << 16)
                             stored.add()
                         }
@@ -128,16 +142,21 @@ struct CrossProcessTests {
         defer { Task { await stores.close() } }
         let keys: [String]
         if let url = database.environment["GATEWAY_DATABASE_URL"] {
-            let raw = try PostgresDatabase(url: url, sealer: SecretSealer(masterKey: .generate()), logger: DatabaseBackend.quiet)
+            let raw = try PostgresDatabase(
+                url: url, sealer: SecretSealer(masterKey: .generate()), logger: DatabaseBackend.quiet)
             keys = try await raw.texts(unsafeSQL: "SELECT key FROM secure_storage_items")
             await raw.shutdown()
         } else {
-            let raw = try SQLiteTenantStore(path: database.environment["GATEWAY_DATABASE_PATH"]!, sealer: SecretSealer(masterKey: .generate()), migrate: false)
+            let raw = try SQLiteTenantStore(
+                path: database.environment["GATEWAY_DATABASE_PATH"]!, sealer: SecretSealer(masterKey: .generate()),
+                migrate: false)
             keys = try raw.texts(sql: "SELECT key FROM secure_storage_items")
         }
         let batches = Dictionary(grouping: keys) { String($0.prefix { $0 != "-" }) }
         #expect(batches.count >= stored.value, "acknowledged writes are missing")
-        #expect(batches.values.allSatisfy { $0.count == 20 }, "half-written batches: \(batches.filter { $0.value.count != 20 }.keys.sorted())")
+        #expect(
+            batches.values.allSatisfy { $0.count == 20 },
+            "half-written batches: \(batches.filter { $0.value.count != 20 }.keys.sorted())")
         let usage = try await stores.storage.usage(tenantID: "demo", userID: nil)
         #expect(usage.reduce(0) { $0 + $1.itemCount } == keys.count)
         #expect(usage.reduce(Int64(0)) { $0 + $1.usedBytes } == Int64(keys.reduce(0) { $0 + $1.utf8.count + 40 }))

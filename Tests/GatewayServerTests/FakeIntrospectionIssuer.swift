@@ -27,17 +27,26 @@ final class FakeIntrospectionIssuer: Sendable {
         let router = Router()
         router.get(".well-known/openid-configuration") { _, _ -> Response in
             guard let fake = holder.withLock({ $0 }) else { return Self.json(503, [:]) }
-            return Self.json(200, ["issuer": fake.issuer, "jwks_uri": fake.issuer + "/jwks", "introspection_endpoint": fake.issuer + "/introspect"])
+            return Self.json(
+                200,
+                [
+                    "issuer": fake.issuer, "jwks_uri": fake.issuer + "/jwks",
+                    "introspection_endpoint": fake.issuer + "/introspect",
+                ])
         }
         router.get("jwks") { _, _ in Self.json(200, ["keys": [Any]()]) }
         router.post("introspect") { request, context -> Response in
             guard let fake = holder.withLock({ $0 }) else { return Self.json(503, [:]) }
             fake.calls.withLock { $0 += 1 }
             let expected = "Basic " + Data("\(clientID):\(clientSecret)".utf8).base64EncodedString()
-            guard request.headers[.authorization] == expected else { return Self.json(401, ["error": "invalid_client"]) }
+            guard request.headers[.authorization] == expected else {
+                return Self.json(401, ["error": "invalid_client"])
+            }
             let body = try await request.body.collect(upTo: 16_384)
             let form = URLComponents(string: "?" + String(buffer: body))?.queryItems ?? []
-            guard let token = form.first(where: { $0.name == "token" })?.value else { return Self.json(400, ["error": "invalid_request"]) }
+            guard let token = form.first(where: { $0.name == "token" })?.value else {
+                return Self.json(400, ["error": "invalid_request"])
+            }
             guard let members = fake.tokens.withLock({ $0[token] }) else { return Self.json(200, ["active": false]) }
             return Self.json(200, members.merging(["active": true]) { $1 })
         }
@@ -50,6 +59,8 @@ final class FakeIntrospectionIssuer: Sendable {
 
     static func json(_ status: Int, _ object: [String: Any]) -> Response {
         let data = (try? JSONSerialization.data(withJSONObject: object)) ?? Data("{}".utf8)
-        return Response(status: .init(code: status), headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(
+            status: .init(code: status), headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

@@ -9,7 +9,9 @@ struct FakePlatformResponder: RouterMiddleware {
     typealias Context = BasicRequestContext
     let fake: @Sendable () -> FakePlatform?
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         guard let fake = fake() else { return Self.json(503, #"{"code":503,"message":"starting"}"#) }
         let path = request.uri.path
         var query: [String: String] = [:]
@@ -42,7 +44,9 @@ struct FakePlatformResponder: RouterMiddleware {
             break
         }
         if path.hasPrefix("/files/"), let bytes = fake.state.withLock({ $0.files[path] }) {
-            return Response(status: .ok, headers: [.contentType: "application/zip"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+            return Response(
+                status: .ok, headers: [.contentType: "application/zip"],
+                body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
         }
         guard headers["apikey"] == "ras-" + fake.subscriptionKey else {
             return Self.json(401, #"{"error":"invalid_client","error_description":"bad apiKey"}"#)
@@ -57,15 +61,18 @@ struct FakePlatformResponder: RouterMiddleware {
     /// `POST /host/{P}/miniapp/{id}/transaction`: a token per transaction, its state as sent.
     private func recordTransaction(_ fake: FakePlatform, path: String, body: Data) -> Response {
         let parts = path.split(separator: "/").map(String.init)
-        guard parts.count == 5, parts[0] == "host", parts[1] == fake.projectID, parts[2] == "miniapp", parts[4] == "transaction",
-              fake.state.withLock({ $0.purchaseItems[parts[3]] }) != nil,
-              case .object(let sent)? = try? JSONValue.decode(body), let product = sent["productId"]?.stringValue
+        guard parts.count == 5, parts[0] == "host", parts[1] == fake.projectID, parts[2] == "miniapp",
+            parts[4] == "transaction",
+            fake.state.withLock({ $0.purchaseItems[parts[3]] }) != nil,
+            case .object(let sent)? = try? JSONValue.decode(body), let product = sent["productId"]?.stringValue
         else { return Self.notFound() }
         return fake.state.withLock { state in
             state.transactionBodies.append(.object(sent))
             let token = "tx-\(state.transactions.count + 1)"
-            let answer: JSONValue = .object(["productId": .string(product), "transactionToken": .string(token),
-                                             "transactionState": .string(sent["transactionState"]?.stringValue ?? "PENDING")])
+            let answer: JSONValue = .object([
+                "productId": .string(product), "transactionToken": .string(token),
+                "transactionState": .string(sent["transactionState"]?.stringValue ?? "PENDING"),
+            ])
             state.transactions[token] = answer
             return Self.encode(answer)
         }
@@ -86,12 +93,22 @@ struct FakePlatformResponder: RouterMiddleware {
             switch x.last {
             case "manifest"?:
                 guard let manifest = state.fileManifests[key] else { return Self.notFound() }
-                var response = Self.json(200, String(decoding: try! JSONEncoder().encode(["manifest": .array(manifest.files.map(JSONValue.string)), "publicKeyId": manifest.publicKeyID.map(JSONValue.string) ?? .null] as [String: JSONValue]), as: UTF8.self))
+                var response = Self.json(
+                    200,
+                    String(
+                        decoding: try! JSONEncoder().encode(
+                            [
+                                "manifest": .array(manifest.files.map(JSONValue.string)),
+                                "publicKeyId": manifest.publicKeyID.map(JSONValue.string) ?? .null,
+                            ] as [String: JSONValue]), as: UTF8.self))
                 if let signature = manifest.signature { response.headers[HTTPField.Name("Signature")!] = signature }
                 return response
             case "metadata"?:
-                if let raw = state.rawMetadata[key + "/" + (query["lang"] ?? "")] { return Self.json(200, #"{"bundleManifest":\#(raw)}"#) }
-                guard let metadata = state.metadata[key + "/" + (query["lang"] ?? "")] ?? state.metadata[key + "/"] else { return Self.notFound() }
+                if let raw = state.rawMetadata[key + "/" + (query["lang"] ?? "")] {
+                    return Self.json(200, #"{"bundleManifest":\#(raw)}"#)
+                }
+                guard let metadata = state.metadata[key + "/" + (query["lang"] ?? "")] ?? state.metadata[key + "/"]
+                else { return Self.notFound() }
                 return Self.encode(["bundleManifest": metadata])
             default:
                 return Self.notFound()
@@ -122,7 +139,9 @@ struct FakePlatformResponder: RouterMiddleware {
     }
 
     static func json(_ status: Int, _ body: String) -> Response {
-        Response(status: .init(code: status), headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: body)))
+        Response(
+            status: .init(code: status), headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 }
 

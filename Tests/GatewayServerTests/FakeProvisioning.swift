@@ -56,7 +56,9 @@ struct FakeProvisioningResponder: RouterMiddleware {
     typealias Context = BasicRequestContext
     let fake: @Sendable () -> FakeProvisioning?
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         guard let fake = fake() else { return FakePlatformResponder.json(503, "{}") }
         let path = request.uri.path
         let query = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
@@ -66,12 +68,20 @@ struct FakeProvisioningResponder: RouterMiddleware {
             state.requests.append((path, query, headers))
             return state
         }
-        if let status = state.failStatus { return FakePlatformResponder.json(status, #"{"code":\#(status),"message":"injected"}"#) }
-        guard headers["x-api-key"] == fake.apiKey else { return FakePlatformResponder.json(401, #"{"code":401,"message":"bad key"}"#) }
+        if let status = state.failStatus {
+            return FakePlatformResponder.json(status, #"{"code":\#(status),"message":"injected"}"#)
+        }
+        guard headers["x-api-key"] == fake.apiKey else {
+            return FakePlatformResponder.json(401, #"{"code":401,"message":"bad key"}"#)
+        }
         let parts = path.split(separator: "/").map(String.init)
-        guard parts.count >= 3, parts[0] == "superapps", parts[1] == fake.superAppID, parts[2] == "miniapps" else { return FakePlatformResponder.notFound() }
+        guard parts.count >= 3, parts[0] == "superapps", parts[1] == fake.superAppID, parts[2] == "miniapps" else {
+            return FakePlatformResponder.notFound()
+        }
         if parts.count == 4 {
-            guard let item = state.items.first(where: { $0.id == parts[3] }) else { return FakePlatformResponder.notFound() }
+            guard let item = state.items.first(where: { $0.id == parts[3] }) else {
+                return FakePlatformResponder.notFound()
+            }
             return FakePlatformResponder.json(200, Self.encode(item))
         }
         var items = state.items.filter { Self.matches($0, query) }
@@ -81,21 +91,29 @@ struct FakeProvisioningResponder: RouterMiddleware {
         let start = Int(query.first { $0.0 == "start" }?.1 ?? "0") ?? 0
         let count = Int(query.first { $0.0 == "count" }?.1 ?? "0") ?? 0
         let page = items.dropFirst(start).prefix(count == 0 ? Int.max : count)
-        return FakePlatformResponder.json(200, #"{"total":\#(items.count),"items":[\#(page.map(Self.encode).joined(separator: ","))]}"#)
+        return FakePlatformResponder.json(
+            200, #"{"total":\#(items.count),"items":[\#(page.map(Self.encode).joined(separator: ","))]}"#)
     }
 
     static func matches(_ item: FakeProvisioning.Item, _ query: [(String, String)]) -> Bool {
         let value = { (name: String) in query.first { $0.0 == name }?.1 }
         let ids = query.filter { $0.0 == "id" }.map(\.1)
         if !ids.isEmpty, !ids.contains(item.id) { return false }
-        if let text = value("text")?.lowercased(), !(item.name.lowercased().contains(text) || item.description.lowercased().contains(text)) { return false }
+        if let text = value("text")?.lowercased(),
+            !(item.name.lowercased().contains(text) || item.description.lowercased().contains(text))
+        {
+            return false
+        }
         if let tag = value("tag"), !item.tags.contains(tag) { return false }
-        if let lat = value("lat").flatMap(Double.init), let lon = value("lon").flatMap(Double.init), let radius = value("radius").flatMap(Double.init) {
+        if let lat = value("lat").flatMap(Double.init), let lon = value("lon").flatMap(Double.init),
+            let radius = value("radius").flatMap(Double.init)
+        {
             if distance(lat, lon, item.lat, item.lon) > radius { return false }
         }
         for filter in query.filter({ $0.0 == "filter" }).map(\.1) {
             let parts = filter.split(separator: ":", maxSplits: 2).map(String.init)
-            guard parts.count == 3, let field = parts[0].removingPercentEncoding, let actual = item.attributes[field] else { return false }
+            guard parts.count == 3, let field = parts[0].removingPercentEncoding, let actual = item.attributes[field]
+            else { return false }
             let values = parts[2].split(separator: ",").map { String($0).removingPercentEncoding ?? "" }
             let ok: Bool
             switch parts[1] {

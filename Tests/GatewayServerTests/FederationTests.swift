@@ -30,31 +30,52 @@ struct FederationTests {
                 try await harness.createTenant(Tenant(id: id, displayName: id.capitalized), signIn: false)
             }
             let secret = ClientSecret.generate()
-            try await store.addClient(OAuthClient(tenantID: "corp", clientID: "shop-gw", confidential: true,
-                                                  redirectURIs: [shopIssuer + "/oauth2/idp/callback"]), secretHash: secret.hash)
-            try await store.addClient(OAuthClient(tenantID: "corp", clientID: "corp-app", redirectURIs: ["com.example.corp:/cb"]), secretHash: nil)
-            try await store.addUser(LocalUser(tenantID: "corp", username: carol, name: "Carol", email: "carol@example.test",
-                                              passwordHash: try PasswordHasher(logN: 12).hash(password)))
-            try await store.addClient(OAuthClient(tenantID: "shop", clientID: "shop-app", redirectURIs: ["com.example.shop:/cb"]), secretHash: nil)
-            try await store.addIdentityProvider(IdentityProvider(tenantID: "shop", alias: "corp", displayName: "Corp SSO", issuer: providerIssuer ?? corpIssuer,
-                                                                 clientID: "shop-gw", clientSecret: SecretValue(secret.secret), linkByVerifiedEmail: linkByEmail))
+            try await store.addClient(
+                OAuthClient(
+                    tenantID: "corp", clientID: "shop-gw", confidential: true,
+                    redirectURIs: [shopIssuer + "/oauth2/idp/callback"]), secretHash: secret.hash)
+            try await store.addClient(
+                OAuthClient(tenantID: "corp", clientID: "corp-app", redirectURIs: ["com.example.corp:/cb"]),
+                secretHash: nil)
+            try await store.addUser(
+                LocalUser(
+                    tenantID: "corp", username: carol, name: "Carol", email: "carol@example.test",
+                    passwordHash: try PasswordHasher(logN: 12).hash(password)))
+            try await store.addClient(
+                OAuthClient(tenantID: "shop", clientID: "shop-app", redirectURIs: ["com.example.shop:/cb"]),
+                secretHash: nil)
+            try await store.addIdentityProvider(
+                IdentityProvider(
+                    tenantID: "shop", alias: "corp", displayName: "Corp SSO", issuer: providerIssuer ?? corpIssuer,
+                    clientID: "shop-gw", clientSecret: SecretValue(secret.secret), linkByVerifiedEmail: linkByEmail))
         }
 
         /// `GET` without following redirects; cookies as given.
-        func get(_ url: String, cookie: String? = nil) async throws -> (status: Int, location: String?, setCookie: String?, body: String) {
+        func get(
+            _ url: String, cookie: String? = nil
+        ) async throws -> (status: Int, location: String?, setCookie: String?, body: String) {
             var request = HTTPClientRequest(url: url)
             if let cookie { request.headers.add(name: "Cookie", value: cookie) }
             let response = try await TestHTTP.noRedirects.execute(request, timeout: .seconds(10))
             let body = try await response.body.collect(upTo: 1 << 20)
-            return (Int(response.status.code), response.headers.first(name: "Location"), response.headers.first(name: "Set-Cookie"), String(buffer: body))
+            return (
+                Int(response.status.code), response.headers.first(name: "Location"),
+                response.headers.first(name: "Set-Cookie"), String(buffer: body)
+            )
         }
 
-        func postForm(_ url: String, _ form: [(String, String)], json: Bool = true) async throws -> (status: Int, body: [String: JSONValue]) {
+        func postForm(
+            _ url: String, _ form: [(String, String)], json: Bool = true
+        ) async throws -> (status: Int, body: [String: JSONValue]) {
             var request = HTTPClientRequest(url: url)
             request.method = .POST
             request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
             if json { request.headers.add(name: "Accept", value: "application/json") }
-            request.body = .bytes(ByteBuffer(string: form.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")))
+            request.body = .bytes(
+                ByteBuffer(
+                    string: form.map {
+                        "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
+                    }.joined(separator: "&")))
             let response = try await TestHTTP.noRedirects.execute(request, timeout: .seconds(10))
             let body = try await response.body.collect(upTo: 1 << 20)
             return (Int(response.status.code), (try? JSONValue.decode(Data(buffer: body)).objectValue) ?? [:])
@@ -62,7 +83,8 @@ struct FederationTests {
 
         /// The shop app's authorization URL (optionally naming the provider).
         func shopAuthorize(idpHint: String? = "corp", state: String = "shop-state") -> String {
-            var url = "\(shopIssuer)/oauth2/authorize?response_type=code&client_id=shop-app&redirect_uri=com.example.shop:/cb&scope=openid%20profile"
+            var url =
+                "\(shopIssuer)/oauth2/authorize?response_type=code&client_id=shop-app&redirect_uri=com.example.shop:/cb&scope=openid%20profile"
                 + "&state=\(state)&nonce=shop-nonce&code_challenge=\(FederationTests.challenge)&code_challenge_method=S256"
             if let idpHint { url += "&idp_hint=\(idpHint)" }
             return url
@@ -98,20 +120,29 @@ struct FederationTests {
             #expect(items.first { $0.name == "state" }?.value == "shop-state")
             #expect(items.first { $0.name == "iss" }?.value == shopIssuer)
             let code = try #require(items.first { $0.name == "code" }?.value, "no code in \(redirect)")
-            let answer = try await postForm(shopIssuer + "/oauth2/token", [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", "com.example.shop:/cb"),
-                                                                          ("client_id", "shop-app"), ("code_verifier", FederationTests.verifier)])
+            let answer = try await postForm(
+                shopIssuer + "/oauth2/token",
+                [
+                    ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", "com.example.shop:/cb"),
+                    ("client_id", "shop-app"), ("code_verifier", FederationTests.verifier),
+                ])
             #expect(answer.status == 200, "token exchange: \(answer)")
             return answer.body
         }
 
         /// A corp access token for carol (corp's own app).
         func corpAccessToken() async throws -> String {
-            let url = "\(corpIssuer)/oauth2/authorize?response_type=code&client_id=corp-app&redirect_uri=com.example.corp:/cb&scope=openid%20profile&state=s&nonce=n"
+            let url =
+                "\(corpIssuer)/oauth2/authorize?response_type=code&client_id=corp-app&redirect_uri=com.example.corp:/cb&scope=openid%20profile&state=s&nonce=n"
                 + "&code_challenge=\(FederationTests.challenge)&code_challenge_method=S256"
             let redirect = try await signInAtProvider(url)
             let code = try #require(URLComponents(string: redirect)?.queryItems?.first { $0.name == "code" }?.value)
-            let answer = try await postForm(corpIssuer + "/oauth2/token", [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", "com.example.corp:/cb"),
-                                                                          ("client_id", "corp-app"), ("code_verifier", FederationTests.verifier)])
+            let answer = try await postForm(
+                corpIssuer + "/oauth2/token",
+                [
+                    ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", "com.example.corp:/cb"),
+                    ("client_id", "corp-app"), ("code_verifier", FederationTests.verifier),
+                ])
             return try #require(answer.body["access_token"]?.stringValue)
         }
 
@@ -135,7 +166,9 @@ struct FederationTests {
             let subject = try #require(try jwtClaims(idToken)["sub"]?.stringValue)
             let carol = try await world.carolAtCorp()
             #expect(subject != carol.subject, "the shop issues its own subject")
-            let link = try #require(try await world.store.identityLink(tenantID: "shop", issuer: world.corpIssuer, externalSubject: carol.subject))
+            let link = try #require(
+                try await world.store.identityLink(
+                    tenantID: "shop", issuer: world.corpIssuer, externalSubject: carol.subject))
             #expect(link.subject == subject)
             let local = try #require(try await world.store.user(tenantID: "shop", subject: subject))
             #expect(local.name == "Carol")
@@ -165,14 +198,20 @@ struct FederationTests {
             let page = try await world.get(authorize)
             let cookie = try #require(page.setCookie?.split(separator: ";").first.map(String.init))
             let csrf = try AuthorizationChallengeTests.hidden("csrf_token", in: page.body)
-            var form = (URLComponents(string: authorize)?.queryItems ?? []).compactMap { item in item.value.map { (item.name, $0) } }
+            var form = (URLComponents(string: authorize)?.queryItems ?? []).compactMap { item in
+                item.value.map { (item.name, $0) }
+            }
             form += [("csrf_token", csrf), ("username", "nobody"), ("password", "wrong password")]
             var request = HTTPClientRequest(url: world.shopIssuer + "/oauth2/authorize")
             request.method = .POST
             request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
             request.headers.add(name: "Accept", value: "text/html")
             request.headers.add(name: "Cookie", value: cookie)
-            request.body = .bytes(ByteBuffer(string: form.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")))
+            request.body = .bytes(
+                ByteBuffer(
+                    string: form.map {
+                        "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
+                    }.joined(separator: "&")))
             let response = try await TestHTTP.noRedirects.execute(request, timeout: .seconds(10))
             let again = String(buffer: try await response.body.collect(upTo: 1 << 20))
             #expect(response.status.code == 401)
@@ -196,7 +235,9 @@ struct FederationTests {
             let replay = try await world.get(callback, cookie: cookie)
             #expect(replay.status == 400)
             // An unknown state.
-            #expect(try await world.get(world.shopIssuer + "/oauth2/idp/callback?state=nope&code=x", cookie: cookie).status == 400)
+            #expect(
+                try await world.get(world.shopIssuer + "/oauth2/idp/callback?state=nope&code=x", cookie: cookie).status
+                    == 400)
         }
     }
 
@@ -208,8 +249,11 @@ struct FederationTests {
             let start = try await world.get(world.shopAuthorize())
             let cookie = try #require(start.setCookie?.split(separator: ";").first.map(String.init))
             let upstreamURL = try #require(start.location)
-            let state = try #require(URLComponents(string: upstreamURL)?.queryItems?.first { $0.name == "state" }?.value)
-            let denied = try await world.get(world.shopIssuer + "/oauth2/idp/callback?state=\(state)&error=access_denied&error_description=no", cookie: cookie)
+            let state = try #require(
+                URLComponents(string: upstreamURL)?.queryItems?.first { $0.name == "state" }?.value)
+            let denied = try await world.get(
+                world.shopIssuer + "/oauth2/idp/callback?state=\(state)&error=access_denied&error_description=no",
+                cookie: cookie)
             #expect(denied.status == 302)
             let deniedItems = URLComponents(string: try #require(denied.location))?.queryItems ?? []
             #expect(denied.location?.hasPrefix("com.example.shop:/cb?") == true)
@@ -217,7 +261,8 @@ struct FederationTests {
             #expect(deniedItems.first { $0.name == "state" }?.value == "shop-state")
 
             // A provider whose issuer does not answer: temporarily_unavailable on the client's redirect, never a 500.
-            try await world.store.addIdentityProvider(IdentityProvider(tenantID: "shop", alias: "down", issuer: "http://127.0.0.1:9/t/none", clientID: "x"))
+            try await world.store.addIdentityProvider(
+                IdentityProvider(tenantID: "shop", alias: "down", issuer: "http://127.0.0.1:9/t/none", clientID: "x"))
             let down = try await world.get(world.shopAuthorize(idpHint: "down"))
             #expect(down.status == 302)
             let downItems = URLComponents(string: try #require(down.location))?.queryItems ?? []
@@ -243,7 +288,10 @@ struct FederationTests {
             }
             // Not trusted yet: refused.
             #expect(try await userinfo("shop").0 == 401)
-            try await world.store.trustIssuer(TrustedIssuer(tenantID: "shop", issuer: world.corpIssuer, audience: TokenService.audience(issuer: world.corpIssuer)))
+            try await world.store.trustIssuer(
+                TrustedIssuer(
+                    tenantID: "shop", issuer: world.corpIssuer,
+                    audience: TokenService.audience(issuer: world.corpIssuer)))
             // The trusted-issuer list is re-read every 5 s: not before, then at once.
             time.advance(by: TrustedTokenVerifier.listLifetime - .seconds(1))
             #expect(try await userinfo("shop").0 == 401)
@@ -251,7 +299,9 @@ struct FederationTests {
             #expect(try await userinfo("shop").0 == 200)
             let (_, info) = try await userinfo("shop")
             let carol = try await world.carolAtCorp()
-            let link = try #require(try await world.store.identityLink(tenantID: "shop", issuer: world.corpIssuer, externalSubject: carol.subject))
+            let link = try #require(
+                try await world.store.identityLink(
+                    tenantID: "shop", issuer: world.corpIssuer, externalSubject: carol.subject))
             #expect(info["sub"]?.stringValue == link.subject)
             // The access token names no one: the new local user's name came from corp's UserInfo.
             #expect(try jwtClaims(corpToken)["name"] == nil)
@@ -261,11 +311,14 @@ struct FederationTests {
             _ = try await world.store.eraseUser(tenantID: "shop", subject: link.subject, now: Date())
             time.advance(by: .seconds(TrustedTokenVerifier.memoLifetime))
             let (status, relinked) = try await userinfo("shop")
-            #expect(status == 200 && relinked["sub"]?.stringValue != link.subject, "the erased user's subject was still served for a trusted token")
+            #expect(
+                status == 200 && relinked["sub"]?.stringValue != link.subject,
+                "the erased user's subject was still served for a trusted token")
             // Tenant `other` does not trust corp: the same token is refused there.
             #expect(try await userinfo("other").0 == 401)
             // A trust for another audience refuses it too.
-            try await world.store.trustIssuer(TrustedIssuer(tenantID: "other", issuer: world.corpIssuer, audience: "https://elsewhere.example/v1"))
+            try await world.store.trustIssuer(
+                TrustedIssuer(tenantID: "other", issuer: world.corpIssuer, audience: "https://elsewhere.example/v1"))
             time.advance(by: TrustedTokenVerifier.listLifetime)
             #expect(try await userinfo("other").0 == 401)
         }
@@ -275,18 +328,27 @@ struct FederationTests {
         try await GatewayHarness.withGateway { harness, _, port in
             let world = World(harness: harness, port: port)
             try await world.setUp()
-            var native = OAuthClient(tenantID: "shop", clientID: "shop-native", redirectURIs: ["com.example.shop:/native"])
+            var native = OAuthClient(
+                tenantID: "shop", clientID: "shop-native", redirectURIs: ["com.example.shop:/native"])
             native.grantTypes = ["authorization_code", "refresh_token", TokenExchange.grantType]
             try await world.store.addClient(native, secretHash: nil)
             let corpToken = try await world.corpAccessToken()
-            @Sendable func exchange(_ clientID: String, tenant: String = "shop") async throws -> (status: Int, body: [String: JSONValue]) {
-                try await world.postForm("\(world.base)/t/\(tenant)/oauth2/token", [
-                    ("grant_type", TokenExchange.grantType), ("client_id", clientID), ("subject_token", corpToken),
-                    ("subject_token_type", TokenExchange.accessTokenType), ("scope", "openid profile")])
+            @Sendable func exchange(
+                _ clientID: String, tenant: String = "shop"
+            ) async throws -> (status: Int, body: [String: JSONValue]) {
+                try await world.postForm(
+                    "\(world.base)/t/\(tenant)/oauth2/token",
+                    [
+                        ("grant_type", TokenExchange.grantType), ("client_id", clientID), ("subject_token", corpToken),
+                        ("subject_token_type", TokenExchange.accessTokenType), ("scope", "openid profile"),
+                    ])
             }
             // Not trusted yet; then a client without the grant; then the real exchange.
             #expect(try await exchange("shop-native").body["error"] == "invalid_grant")
-            try await world.store.trustIssuer(TrustedIssuer(tenantID: "shop", issuer: world.corpIssuer, audience: TokenService.audience(issuer: world.corpIssuer)))
+            try await world.store.trustIssuer(
+                TrustedIssuer(
+                    tenantID: "shop", issuer: world.corpIssuer,
+                    audience: TokenService.audience(issuer: world.corpIssuer)))
             #expect(try await exchange("shop-app").body["error"] == "unauthorized_client")
             let accepted = await eventually(within: .seconds(10)) { (try? await exchange("shop-native").status) == 200 }
             #expect(accepted)
@@ -295,11 +357,17 @@ struct FederationTests {
             let refresh = try #require(answer.body["refresh_token"]?.stringValue)
             let idToken = try #require(answer.body["id_token"]?.stringValue)
             let carol = try await world.carolAtCorp()
-            let link = try #require(try await world.store.identityLink(tenantID: "shop", issuer: world.corpIssuer, externalSubject: carol.subject))
+            let link = try #require(
+                try await world.store.identityLink(
+                    tenantID: "shop", issuer: world.corpIssuer, externalSubject: carol.subject))
             #expect(try jwtClaims(idToken)["sub"]?.stringValue == link.subject)
-            #expect(try jwtClaims(try #require(answer.body["access_token"]?.stringValue))["iss"]?.stringValue == world.shopIssuer)
+            #expect(
+                try jwtClaims(try #require(answer.body["access_token"]?.stringValue))["iss"]?.stringValue
+                    == world.shopIssuer)
             // The gateway's refresh token rotates like any other.
-            let refreshed = try await world.postForm(world.shopIssuer + "/oauth2/token", [("grant_type", "refresh_token"), ("client_id", "shop-native"), ("refresh_token", refresh)])
+            let refreshed = try await world.postForm(
+                world.shopIssuer + "/oauth2/token",
+                [("grant_type", "refresh_token"), ("client_id", "shop-native"), ("refresh_token", refresh)])
             #expect(refreshed.status == 200)
             // Discovery advertises the grant.
             let discovery = try await world.get(world.shopIssuer + "/.well-known/openid-configuration")
@@ -318,7 +386,9 @@ struct FederationTests {
             // An unknown alias shows the form.
             #expect(try await world.get(world.shopAuthorize(idpHint: "nope")).status == 200)
             // A provider marked auto-redirect: no form at all.
-            try await world.store.addIdentityProvider(IdentityProvider(tenantID: "shop", alias: "only", issuer: world.corpIssuer, clientID: "shop-gw", autoRedirect: true))
+            try await world.store.addIdentityProvider(
+                IdentityProvider(
+                    tenantID: "shop", alias: "only", issuer: world.corpIssuer, clientID: "shop-gw", autoRedirect: true))
             let straight = try await world.get(world.shopAuthorize(idpHint: nil))
             #expect(straight.status == 302)
             let items = URLComponents(string: try #require(straight.location))?.queryItems ?? []
@@ -334,20 +404,25 @@ struct FederationTests {
             let world = World(harness: harness, port: port)
             try await world.setUp()
             let closed = try freeTCPPort()
-            try await world.store.addIdentityProvider(IdentityProvider(tenantID: "shop", alias: "down", issuer: "http://127.0.0.1:\(closed)", clientID: "x"))
+            try await world.store.addIdentityProvider(
+                IdentityProvider(tenantID: "shop", alias: "down", issuer: "http://127.0.0.1:\(closed)", clientID: "x"))
             // Enough failed sign-ins at once to trip the breaker (10 calls, half failing).
             let errors = try await withThrowingTaskGroup(of: String?.self) { group in
                 for _ in 0..<12 {
                     group.addTask {
                         let answer = try await world.get(world.shopAuthorize(idpHint: "down"))
-                        return URLComponents(string: answer.location ?? "")?.queryItems?.first { $0.name == "error" }?.value
+                        return URLComponents(string: answer.location ?? "")?.queryItems?.first { $0.name == "error" }?
+                            .value
                     }
                 }
                 return try await group.reduce(into: [String?]()) { $0.append($1) }
             }
             #expect(errors.allSatisfy { $0 == "temporarily_unavailable" }, "\(errors)")
             let metrics = try await world.get(world.base + "/metrics").body
-            let gauge = metrics.split(separator: "\n").first { $0.hasPrefix("gateway_upstream_breaker_open") && $0.contains("oidc:127.0.0.1:\(closed)") && $0.contains("shop") }
+            let gauge = metrics.split(separator: "\n").first {
+                $0.hasPrefix("gateway_upstream_breaker_open") && $0.contains("oidc:127.0.0.1:\(closed)")
+                    && $0.contains("shop")
+            }
             #expect(gauge?.hasSuffix(" 1") == true || gauge?.hasSuffix(" 1.0") == true, "\(gauge ?? "no gauge")")
             // While it is open, sign-ins still go back to the client (no wait on the dead provider, no 500).
             let again = try await world.get(world.shopAuthorize(idpHint: "down"))

@@ -62,7 +62,10 @@ struct GatewayHarness {
     }
 
     /// A tenant whose platform is `fake`.
-    static func tenant(_ id: String, on fake: FakePlatform, preview: Bool = false, requireSignature: Bool = false, manifestTTL: Int = 300) -> Tenant {
+    static func tenant(
+        _ id: String, on fake: FakePlatform, preview: Bool = false, requireSignature: Bool = false,
+        manifestTTL: Int = 300
+    ) -> Tenant {
         Tenant(
             id: id,
             displayName: id.capitalized,
@@ -77,9 +80,13 @@ struct GatewayHarness {
     /// A fixed test key (32 bytes of 0x2A), so operator stores and gatewayctl runs agree.
     static let masterKeyBase64 = Data(repeating: 42, count: 32).base64EncodedString()
 
-    static func configuration(in folder: URL, useRedis: Bool = true, redisURL: String? = nil, upstreamBudget: Duration = .seconds(5), rateLimits: RateLimiter.Limits = .init(),
-                              homePartBudget: Duration = .milliseconds(800), connectionLimits: ConnectionLimits = .init(), bodyLimits: BodyLimits = .init(),
-                              publicBaseURL: String? = nil) -> GatewayConfiguration {
+    static func configuration(
+        in folder: URL, useRedis: Bool = true, redisURL: String? = nil, upstreamBudget: Duration = .seconds(5),
+        rateLimits: RateLimiter.Limits = .init(),
+        homePartBudget: Duration = .milliseconds(800), connectionLimits: ConnectionLimits = .init(),
+        bodyLimits: BodyLimits = .init(),
+        publicBaseURL: String? = nil
+    ) -> GatewayConfiguration {
         GatewayConfiguration(
             host: "127.0.0.1",
             port: 0,
@@ -119,11 +126,14 @@ struct GatewayHarness {
         _ body: @Sendable (GatewayHarness, Client, Int) async throws -> T
     ) async throws -> T {
         // A given folder (a database shared by gateways run one after the other) is the caller's to remove.
-        let folder = existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("gw-\(UUID().uuidString)")
+        let folder =
+            existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("gw-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { if existing == nil { try? FileManager.default.removeItem(at: folder) } }
-        var configuration = configuration(in: folder, useRedis: useRedis, redisURL: redisURL, upstreamBudget: upstreamBudget, rateLimits: rateLimits, homePartBudget: homePartBudget,
-                                          connectionLimits: connectionLimits, bodyLimits: bodyLimits, publicBaseURL: publicBaseURL)
+        var configuration = configuration(
+            in: folder, useRedis: useRedis, redisURL: redisURL, upstreamBudget: upstreamBudget, rateLimits: rateLimits,
+            homePartBudget: homePartBudget,
+            connectionLimits: connectionLimits, bodyLimits: bodyLimits, publicBaseURL: publicBaseURL)
         configuration.proxies = proxies
         configuration.accessLog = accessLog
         var schema: String?
@@ -166,7 +176,9 @@ struct GatewayHarness {
                 let users = SignedInUsers(port: port)
                 let operatorStores = try await openOperatorStores(configuration)
                 defer { Task { await operatorStores.close() } }
-                let harness = GatewayHarness(configuration: configuration, bootstrap: bootstrap, folder: folder, users: users, operatorStores: operatorStores)
+                let harness = GatewayHarness(
+                    configuration: configuration, bootstrap: bootstrap, folder: folder, users: users,
+                    operatorStores: operatorStores)
                 users.attach(harness)
                 let client = Client(
                     serverURL: URL(string: "http://127.0.0.1:\(port)")!,
@@ -197,7 +209,10 @@ enum TestHTTP {
 
 /// Polls `condition` every `interval` until it holds or `timeout` passes; returns whether it
 /// held. The one place these tests wait on the wall clock for something to happen elsewhere.
-func eventually(within timeout: Duration = .seconds(2), every interval: Duration = .milliseconds(20), _ condition: @Sendable () async throws -> Bool) async rethrows -> Bool {
+func eventually(
+    within timeout: Duration = .seconds(2), every interval: Duration = .milliseconds(20),
+    _ condition: @Sendable () async throws -> Bool
+) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return true }

@@ -6,18 +6,22 @@ import Testing
 /// served for the drain delay, then the process stops cleanly within the shutdown timeout.
 @Suite("Graceful shutdown of a gateway process")
 struct GracefulShutdownTests {
-    @Test("on SIGTERM /readyz answers 503 at once, requests are served through the drain delay, and the process exits 0")
+    @Test(
+        "on SIGTERM /readyz answers 503 at once, requests are served through the drain delay, and the process exits 0")
     func drainsThenStops() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gw-drain-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let port = try freeTCPPort()
         let base = "http://127.0.0.1:\(port)"
-        let gateway = try ChildProcess.start(ChildProcess.binary("gateway"), ["serve"], environment: [
-            "GATEWAY_HTTP_PORT": "\(port)", "GATEWAY_DATABASE_PATH": folder.appendingPathComponent("gateway.sqlite").path,
-            "GATEWAY_MASTER_KEY": GatewayHarness.masterKeyBase64, "GATEWAY_LOG_LEVEL": "error",
-            "GATEWAY_SHUTDOWN_DRAIN_MS": "1500", "GATEWAY_SHUTDOWN_TIMEOUT_MS": "10000",
-        ])
+        let gateway = try ChildProcess.start(
+            ChildProcess.binary("gateway"), ["serve"],
+            environment: [
+                "GATEWAY_HTTP_PORT": "\(port)",
+                "GATEWAY_DATABASE_PATH": folder.appendingPathComponent("gateway.sqlite").path,
+                "GATEWAY_MASTER_KEY": GatewayHarness.masterKeyBase64, "GATEWAY_LOG_LEVEL": "error",
+                "GATEWAY_SHUTDOWN_DRAIN_MS": "1500", "GATEWAY_SHUTDOWN_TIMEOUT_MS": "10000",
+            ])
         let handle = Process.Handle(gateway)
         defer { handle.kill() }
         @Sendable func status(_ path: String) async -> Int? {
@@ -34,7 +38,9 @@ struct GracefulShutdownTests {
         // Still serving during the drain delay.
         #expect(await status("/healthz") == 200)
         #expect(await status("/t/demo/v1/host-config") == 200)
-        #expect(ContinuousClock.now - signalled < .milliseconds(1_400), "the checks above ran after the drain delay; the test proves nothing")
+        #expect(
+            ContinuousClock.now - signalled < .milliseconds(1_400),
+            "the checks above ran after the drain delay; the test proves nothing")
 
         let exited = await eventually(within: .seconds(10)) { !handle.isRunning }
         #expect(exited, "the process did not stop within the shutdown timeout")

@@ -12,7 +12,9 @@ struct HomeTests {
             try await GatewayHarness.withGateway(homePartBudget: .seconds(5)) { harness, client, _ in
                 let id = uniqueTenantID("home")
                 try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
-                let home = try await client.getHome(path: .init(tenant: id), headers: .init(acceptLanguage: "ja-JP, en;q=0.5")).ok.body.json
+                let home = try await client.getHome(
+                    path: .init(tenant: id), headers: .init(acceptLanguage: "ja-JP, en;q=0.5")
+                ).ok.body.json
                 #expect(home.complete)
                 #expect(home.missing.isEmpty)
                 #expect(home.hostConfig.tenant == id)
@@ -48,16 +50,19 @@ struct HomeTests {
 
     /// Issue 14, item 1: with a platform slower than the part budget (0.8 s) the answer used
     /// to wait for it (1.46 s at 0.7 s, 5.01 s at 3 s) and `featured` never warmed up.
-    @Test("a slow platform (0.7 s, 1 s, 3 s): /home answers by the part budget, and the cut part finishes into the cache so the next /home is complete",
-          arguments: [700, 1000, 3000])
+    @Test(
+        "a slow platform (0.7 s, 1 s, 3 s): /home answers by the part budget, and the cut part finishes into the cache so the next /home is complete",
+        arguments: [700, 1000, 3000])
     func partsAnswerOnTimeAndWarmUp(delayMilliseconds: Int) async throws {
         try await FakePlatform.with { fake in
             fake.seedHello()
             try await GatewayHarness.withGateway { harness, client, _ in
                 let id = uniqueTenantID("homewarm")
                 try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
-                _ = try await client.putMiniAppPermissions(path: .init(tenant: id, id: "hello"),
-                                                           body: permissionUpdate([("rakuten.miniapp.user.USER_NAME", .allowed)])).ok
+                _ = try await client.putMiniAppPermissions(
+                    path: .init(tenant: id, id: "hello"),
+                    body: permissionUpdate([("rakuten.miniapp.user.USER_NAME", .allowed)])
+                ).ok
                 // A new config version: every cached answer of the tenant is gone, so the user's
                 // recent mini app needs its manifest again below.
                 try await harness.updateTenant(id) { $0.displayName = "Home warm-up" }
@@ -67,7 +72,8 @@ struct HomeTests {
                 let elapsed = ContinuousClock.now - started
                 // Part budget 0.8 s, plus scheduling slack on a busy 2-core machine.
                 #expect(elapsed < .milliseconds(800 + 250), "first /home took \(elapsed)")
-                #expect(first.missing.contains(.featured) || (delayMilliseconds < 800 && first.complete))
+                // Slower than the budget: featured is cut. (Faster: it may or may not make it.)
+                if delayMilliseconds >= 800 { #expect(first.missing.contains(.featured)) }
                 // The cut work keeps going with the full upstream budget (5 s) and fills the cache:
                 // had it been cancelled at the part budget, no /home could ever be complete.
                 #expect(try await eventually(within: .seconds(8), every: .milliseconds(100)) {
@@ -107,15 +113,19 @@ struct HomeTests {
     }
 
     /// Issue 14, item 7: cold, `recent` needed two dependent rounds (latest version, then manifest).
-    @Test("a remembered latest version makes a cold /home's recent part one upstream round (manifest asked alongside the version check); an updated app still gets its new manifest")
+    @Test(
+        "a remembered latest version makes a cold /home's recent part one upstream round (manifest asked alongside the version check); an updated app still gets its new manifest"
+    )
     func coldRecentInOneRound() async throws {
         try await FakePlatform.with { fake in
             fake.seedHello()
             try await GatewayHarness.withGateway(homePartBudget: .seconds(5)) { harness, client, _ in
                 let id = uniqueTenantID("homeround")
                 try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
-                _ = try await client.putMiniAppPermissions(path: .init(tenant: id, id: "hello"),
-                                                           body: permissionUpdate([("rakuten.miniapp.user.USER_NAME", .allowed)])).ok
+                _ = try await client.putMiniAppPermissions(
+                    path: .init(tenant: id, id: "hello"),
+                    body: permissionUpdate([("rakuten.miniapp.user.USER_NAME", .allowed)])
+                ).ok
                 // Every cached answer goes cold with the config bump; the hint survives it.
                 try await harness.updateTenant(id) { $0.displayName = "Round 2" }
                 fake.set { $0.requests = [] }
@@ -126,14 +136,17 @@ struct HomeTests {
                 let info = try #require(requests.first { $0.query["miniAppId"] == "hello" })
                 let metadata = try #require(requests.first { $0.path.hasSuffix("/miniapp/hello/version/v1/metadata") })
                 // Concurrent, not one after the other (each answer takes 300 ms).
-                #expect(abs((metadata.at - info.at) / .milliseconds(1)) < 150, "info at \(info.at), metadata at \(metadata.at)")
+                #expect(
+                    abs((metadata.at - info.at) / .milliseconds(1)) < 150,
+                    "info at \(info.at), metadata at \(metadata.at)")
 
                 // The app moves to v2: the hinted v1 manifest is not used.
                 fake.injectFault(nil)
                 fake.set { state in
                     state.apps[0].version = .init(versionTag: "2.0.0", versionId: "v2")
-                    state.metadata["hello/v2/"] = PlatformMetadata(reqPermissions: [.init(name: "rakuten.miniapp.user.USER_NAME", reason: "Still greeting")],
-                                                                   optPermissions: [.init(name: "rakuten.miniapp.user.PROFILE_PHOTO", reason: "New in v2")])
+                    state.metadata["hello/v2/"] = PlatformMetadata(
+                        reqPermissions: [.init(name: "rakuten.miniapp.user.USER_NAME", reason: "Still greeting")],
+                        optPermissions: [.init(name: "rakuten.miniapp.user.PROFILE_PHOTO", reason: "New in v2")])
                 }
                 try await harness.updateTenant(id) { $0.displayName = "Round 3" }
                 let updated = try await client.getMiniAppPermissions(path: .init(tenant: id, id: "hello")).ok.body.json

@@ -18,12 +18,15 @@ struct HostConfigEndToEndTests {
             #expect(body.displayName == DemoTenant.displayName)
             #expect(body.storageMaxSizeInBytes == Tenant.defaultStorageMaxSizeInBytes)
             #expect(body.cacheRules.maxCount == 0)
-            let again = try await client.getHostConfig(path: .init(tenant: "demo"), headers: .init(ifNoneMatch: ok.headers.eTag))
+            let again = try await client.getHostConfig(
+                path: .init(tenant: "demo"), headers: .init(ifNoneMatch: ok.headers.eTag))
             #expect(try again.notModified.headers.eTag == ok.headers.eTag)
         }
     }
 
-    @Test("a tenant created and changed by an operator store is served within 2 s, without restart", arguments: DatabaseBackend.available)
+    @Test(
+        "a tenant created and changed by an operator store is served within 2 s, without restart",
+        arguments: DatabaseBackend.available)
     func liveConfig(backend: DatabaseBackend) async throws {
         try await GatewayHarness.withGateway(backend: backend) { harness, client, _ in
             let store = harness.operatorStore()
@@ -31,7 +34,9 @@ struct HostConfigEndToEndTests {
                 Tenant(
                     id: "acme",
                     displayName: "Acme",
-                    platform: PlatformSettings(baseURL: "http://127.0.0.1:9", projectID: "P1", subscriptionKey: SecretValue(Self.secretMarker), requireSignatureVerification: true),
+                    platform: PlatformSettings(
+                        baseURL: "http://127.0.0.1:9", projectID: "P1", subscriptionKey: SecretValue(Self.secretMarker),
+                        requireSignatureVerification: true),
                     cacheRules: ClientCacheRules(maxCount: 5, maxDays: 30)
                 ),
                 actor: "test"
@@ -77,7 +82,8 @@ struct HostConfigEndToEndTests {
     @Test("unknown and malformed tenants are typed problems, never 5xx")
     func unknownTenants() async throws {
         try await GatewayHarness.withGateway { _, client, _ in
-            guard case .notFound(let missing) = try await client.getHostConfig(path: .init(tenant: "nobody-here")) else {
+            guard case .notFound(let missing) = try await client.getHostConfig(path: .init(tenant: "nobody-here"))
+            else {
                 Issue.record("expected 404")
                 return
             }

@@ -16,33 +16,46 @@ struct HostStateEndpointTests {
             let events: [Components.Schemas.AnalyticsEvent] = [
                 .init(name: "mini_app_open", miniAppId: "hello", versionId: "v1"),
                 .init(miniAppId: "hello", eventType: "nonsense", actionType: "open"),
-                .init(miniAppId: "hello", eventType: "click", actionType: "open", pageName: "home", componentName: "button"),
+                .init(
+                    miniAppId: "hello", eventType: "click", actionType: "open", pageName: "home",
+                    componentName: "button"),
                 .init(name: "mini_app_close"),
                 .init(name: "mini_app_open", miniAppId: "hello", occurredAt: "yesterday"),
                 .init(name: "mini_app_open", miniAppId: "hello", occurredAt: "2026-11-22T10:00:00.5Z"),
             ]
-            let result = try await client.postAnalytics(path: .init(tenant: id), body: .json(.init(events: events))).ok.body.json
+            let result = try await client.postAnalytics(path: .init(tenant: id), body: .json(.init(events: events))).ok
+                .body.json
             #expect(result.accepted == 3)
             #expect(result.rejected.map(\.index) == [1, 3, 4])
             #expect(result.rejected.allSatisfy { !$0.reasons.isEmpty })
-            let counts = try await harness.bootstrap.stores.analytics.summary(tenantID: id, since: Date().addingTimeInterval(-60))
+            let counts = try await harness.bootstrap.stores.analytics.summary(
+                tenantID: id, since: Date().addingTimeInterval(-60))
             #expect(counts.reduce(0) { $0 + $1.count } == 3)
 
             // Accepted `mini_app_open` events make their mini apps the user's recent ones;
             // refused ones (index 4: a bad date) do not.
             let recent = try await client.listUserMiniApps(path: .init(tenant: id)).ok.body.json
             #expect(recent.items.map(\.miniAppId) == ["hello"])
-            let refusedOpen = try await client.postAnalytics(path: .init(tenant: id), body: .json(.init(events: [.init(name: "mini_app_open", miniAppId: "other", occurredAt: "yesterday")]))).ok.body.json
+            let refusedOpen = try await client.postAnalytics(
+                path: .init(tenant: id),
+                body: .json(.init(events: [.init(name: "mini_app_open", miniAppId: "other", occurredAt: "yesterday")]))
+            ).ok.body.json
             #expect(refusedOpen.accepted == 0)
-            #expect(try await client.listUserMiniApps(path: .init(tenant: id)).ok.body.json.items.map(\.miniAppId) == ["hello"])
+            #expect(
+                try await client.listUserMiniApps(path: .init(tenant: id)).ok.body.json.items.map(\.miniAppId) == [
+                    "hello"
+                ])
 
-            let tooMany = Array(repeating: Components.Schemas.AnalyticsEvent(name: "mini_app_open", miniAppId: "hello"), count: 101)
+            let tooMany = Array(
+                repeating: Components.Schemas.AnalyticsEvent(name: "mini_app_open", miniAppId: "hello"), count: 101)
             let refused = try await client.postAnalytics(path: .init(tenant: id), body: .json(.init(events: tooMany)))
             #expect(try refused.unprocessableContent.body.applicationProblemJson.code == "too_many_events")
         }
     }
 
-    @Test("localization: fallback ja-JP → ja → default → en, auto negotiates Accept-Language, ETag/304, overrides change the ETag")
+    @Test(
+        "localization: fallback ja-JP → ja → default → en, auto negotiates Accept-Language, ETag/304, overrides change the ETag"
+    )
     func localization() async throws {
         try await GatewayHarness.withGateway { harness, client, _ in
             let id = uniqueTenantID("l10n")
@@ -58,15 +71,23 @@ struct HostStateEndpointTests {
             #expect(bundle.chain == ["ja-JP", "ja", "en"])
             #expect(bundle.entries.additionalProperties[Self.okKey] == "はい")
             let etag = jaJP.headers.eTag
-            _ = try await client.getLocalization(path: .init(tenant: id, locale: "ja-JP"), headers: .init(ifNoneMatch: etag)).notModified
+            _ = try await client.getLocalization(
+                path: .init(tenant: id, locale: "ja-JP"), headers: .init(ifNoneMatch: etag)
+            ).notModified
 
-            let negotiated = try await client.getLocalization(path: .init(tenant: id, locale: "auto"), headers: .init(acceptLanguage: "fr;q=0.9, ja;q=0.8")).ok.body.json
+            let negotiated = try await client.getLocalization(
+                path: .init(tenant: id, locale: "auto"), headers: .init(acceptLanguage: "fr;q=0.9, ja;q=0.8")
+            ).ok.body.json
             #expect(negotiated.locale == "ja")
-            let fallback = try await client.getLocalization(path: .init(tenant: id, locale: "auto"), headers: .init(acceptLanguage: "fr")).ok.body.json
+            let fallback = try await client.getLocalization(
+                path: .init(tenant: id, locale: "auto"), headers: .init(acceptLanguage: "fr")
+            ).ok.body.json
             #expect(fallback.locale == "en")
 
             _ = try await store.set([Self.okKey: "了解"], tenantID: id, locale: "ja")
-            let changed = try await client.getLocalization(path: .init(tenant: id, locale: "ja-JP"), headers: .init(ifNoneMatch: etag)).ok
+            let changed = try await client.getLocalization(
+                path: .init(tenant: id, locale: "ja-JP"), headers: .init(ifNoneMatch: etag)
+            ).ok
             #expect(try changed.body.json.entries.additionalProperties[Self.okKey] == "了解")
             #expect(changed.headers.eTag != etag)
             _ = try await client.getLocalization(path: .init(tenant: id, locale: "not a tag")).badRequest
@@ -78,12 +99,18 @@ struct HostStateEndpointTests {
         try await GatewayHarness.withGateway { harness, client, _ in
             let id = uniqueTenantID("links")
             try await harness.createTenant(Tenant(id: id, displayName: "Links"))
-            _ = try await harness.bootstrap.stores.domains.add(host: "links.\(id).example", tenantID: id, appIDs: ["ABCDE12345.com.example.app"])
-            let link = try await client.resolveDeepLink(path: .init(tenant: id), query: .init(url: "https://links.\(id).example/miniapp/hello?from=push#top")).ok.body.json
+            _ = try await harness.bootstrap.stores.domains.add(
+                host: "links.\(id).example", tenantID: id, appIDs: ["ABCDE12345.com.example.app"])
+            let link = try await client.resolveDeepLink(
+                path: .init(tenant: id), query: .init(url: "https://links.\(id).example/miniapp/hello?from=push#top")
+            ).ok.body.json
             #expect(link.miniAppId == "hello")
             #expect(link.query == "from=push")
             #expect(link.fragment == "top")
-            for bad in ["http://links.\(id).example/miniapp/hello", "https://elsewhere.example/miniapp/hello", "https://links.\(id).example/other/hello", "not a url"] {
+            for bad in [
+                "http://links.\(id).example/miniapp/hello", "https://elsewhere.example/miniapp/hello",
+                "https://links.\(id).example/other/hello", "not a url",
+            ] {
                 let out = try await client.resolveDeepLink(path: .init(tenant: id), query: .init(url: bad))
                 #expect(try out.unprocessableContent.body.applicationProblemJson.code == "invalid_deep_link")
             }
@@ -100,14 +127,19 @@ struct HostStateEndpointTests {
             _ = try await domains.add(host: "two.\(id).example", tenantID: id, appIDs: ["TEAM222222.com.example.two"])
 
             // The generated client sends Host 127.0.0.1: not a registered domain.
-            #expect(try await client.getAppSiteAssociation().notFound.body.applicationProblemJson.code == "unknown_host")
-            for (host, app) in [("one.\(id).example", "TEAM111111.com.example.one"), ("two.\(id).example:443", "TEAM222222.com.example.two")] {
+            #expect(
+                try await client.getAppSiteAssociation().notFound.body.applicationProblemJson.code == "unknown_host")
+            for (host, app) in [
+                ("one.\(id).example", "TEAM111111.com.example.one"),
+                ("two.\(id).example:443", "TEAM222222.com.example.two"),
+            ] {
                 var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/.well-known/apple-app-site-association")
                 request.headers.replaceOrAdd(name: "Host", value: host)
                 let response = try await TestHTTP.noRedirects.execute(request, timeout: .seconds(10))
                 #expect(response.status.code == 200)
                 // JSON may escape '/' as '\/'.
-                let json = String(buffer: try await response.body.collect(upTo: 1 << 20)).replacingOccurrences(of: "\\/", with: "/")
+                let json = String(buffer: try await response.body.collect(upTo: 1 << 20)).replacingOccurrences(
+                    of: "\\/", with: "/")
                 #expect(json.contains(app))
                 #expect(json.contains("/miniapp/*"))
                 #expect(!json.contains(app == "TEAM111111.com.example.one" ? "TEAM222222" : "TEAM111111"))

@@ -5,7 +5,9 @@ import Logging
 /// fakes' shared plumbing): returns its port once it listens and the task running it (cancel
 /// it to stop the server).
 enum LocalTestServer {
-    static func start(_ router: Router<BasicRequestContext>, label: String) async throws -> (task: Task<Void, any Error>, port: Int) {
+    static func start(
+        _ router: Router<BasicRequestContext>, label: String
+    ) async throws -> (task: Task<Void, any Error>, port: Int) {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         var logger = Logger(label: label)
         logger.logLevel = .critical

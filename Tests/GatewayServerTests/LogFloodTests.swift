@@ -30,7 +30,9 @@ struct RecordingLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-        log.append("\(event.level) \(event.message) \(merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
+        log.append(
+            "\(event.level) \(event.message) \(merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))"
+        )
     }
 }
 
@@ -58,7 +60,8 @@ struct LogFloodTests {
                 try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
                 fake.injectFault(.status(500))
                 for index in 0..<200 {
-                    let answer = try await client.getMiniAppManifest(path: .init(tenant: id, id: "hello", versionId: "v\(index)"))
+                    let answer = try await client.getMiniAppManifest(
+                        path: .init(tenant: id, id: "hello", versionId: "v\(index)"))
                     // 502 while the platform answers 500; 503 once its circuit opens.
                     switch answer {
                     case .badGateway, .serviceUnavailable: break

@@ -23,12 +23,16 @@ struct LogoutTests {
             let tenant = try #require(harness.bootstrap.services.directory.tenant("demo"))
             let claims = try jwtClaims(tokens.accessToken)
             let miniAppToken = try await SigningKeyTokenMinter(keys: auth.keys, issuer: { _ in kit.issuer })
-                .mint(tenant: tenant, subject: try #require(claims["sub"]?.stringValue), miniAppID: "hello", audience: kit.clientID, scopes: ["s"], lifetime: .seconds(60)).token
+                .mint(
+                    tenant: tenant, subject: try #require(claims["sub"]?.stringValue), miniAppID: "hello",
+                    audience: kit.clientID, scopes: ["s"], lifetime: .seconds(60)
+                ).token
             for hint in [tokens.accessToken, miniAppToken, "not-a-jwt", tokens.issuedIDToken.dropLast(2) + "xx"] {
                 let answer = try await RawHTTP.send(.GET, "\(kit.issuer)/oauth2/logout?id_token_hint=\(hint)")
                 #expect(answer.status == 400, "hint \(hint.prefix(20))…: \(answer.status)")
                 #expect(answer.body.contains("invalid_request"))
-                let post = try await client.postLogout(path: .init(tenant: "demo"), body: .urlEncodedForm(.init(idTokenHint: String(hint))))
+                let post = try await client.postLogout(
+                    path: .init(tenant: "demo"), body: .urlEncodedForm(.init(idTokenHint: String(hint))))
                 _ = try post.badRequest
             }
             var refresh = tokens.issuedRefreshToken
@@ -37,7 +41,9 @@ struct LogoutTests {
         }
     }
 
-    @Test("an ID token hint ends its own session (sid), not the user's other sessions; refreshed ID tokens keep the sid", arguments: DatabaseBackend.available)
+    @Test(
+        "an ID token hint ends its own session (sid), not the user's other sessions; refreshed ID tokens keep the sid",
+        arguments: DatabaseBackend.available)
     func endsOneSession(backend: DatabaseBackend) async throws {
         try await GatewayHarness.withGateway(backend: backend) { harness, client, port in
             let kit = OAuthTestKit(harness: harness, client: client, port: port)
@@ -48,11 +54,17 @@ struct LogoutTests {
             let tabletSID = try #require(try jwtClaims(tablet.issuedIDToken)["sid"]?.stringValue)
             #expect(phoneSID != tabletSID)
             var phoneRefresh = phone.issuedRefreshToken
-            guard case .ok(let refreshed) = try await kit.refresh(phoneRefresh) else { Issue.record("refresh failed"); return }
+            guard case .ok(let refreshed) = try await kit.refresh(phoneRefresh) else {
+                Issue.record("refresh failed")
+                return
+            }
             phoneRefresh = try refreshed.body.json.issuedRefreshToken
             #expect(try jwtClaims(try refreshed.body.json.issuedIDToken)["sid"]?.stringValue == phoneSID)
 
-            let out = try await client.getLogout(path: .init(tenant: "demo"), query: .init(idTokenHint: phone.issuedIDToken, postLogoutRedirectUri: "com.example.app:/bye", state: "s"))
+            let out = try await client.getLogout(
+                path: .init(tenant: "demo"),
+                query: .init(
+                    idTokenHint: phone.issuedIDToken, postLogoutRedirectUri: "com.example.app:/bye", state: "s"))
             #expect(try out.found.headers.location == "com.example.app:/bye?state=s")
             #expect(try await !Self.refreshes(kit, &phoneRefresh))
             #expect(try await kit.me(authorization: "Bearer \(try refreshed.body.json.accessToken)").status == 401)
@@ -76,7 +88,8 @@ struct LogoutTests {
             foreign["aud"] = "no-such-client"
             foreign["azp"] = "no-such-client"
             let foreignHint = try JWS.sign(claims: foreign, typ: "JWT", signingKey: key)
-            _ = try await client.getLogout(path: .init(tenant: "demo"), query: .init(idTokenHint: foreignHint)).badRequest
+            _ = try await client.getLogout(path: .init(tenant: "demo"), query: .init(idTokenHint: foreignHint))
+                .badRequest
             var refresh = tokens.issuedRefreshToken
             #expect(try await Self.refreshes(kit, &refresh))
 
@@ -86,7 +99,9 @@ struct LogoutTests {
         }
     }
 
-    @Test("sign out everywhere: the signed-out page's form, from the same browser, ends every session", arguments: DatabaseBackend.available)
+    @Test(
+        "sign out everywhere: the signed-out page's form, from the same browser, ends every session",
+        arguments: DatabaseBackend.available)
     func everywhere(backend: DatabaseBackend) async throws {
         try await GatewayHarness.withGateway(backend: backend) { harness, client, port in
             let kit = OAuthTestKit(harness: harness, client: client, port: port)
@@ -95,19 +110,26 @@ struct LogoutTests {
             let tablet = try await kit.tokens()
             let jar = CookieJar()
             let browser = Client.browser(port: port, jar: jar)
-            let page = try await browser.getLogout(path: .init(tenant: "demo"), query: .init(idTokenHint: phone.issuedIDToken)).ok
+            let page = try await browser.getLogout(
+                path: .init(tenant: "demo"), query: .init(idTokenHint: phone.issuedIDToken)
+            ).ok
             let html = try await String(collecting: try page.body.textHtmlCharsetUtf8, upTo: 1 << 20)
             #expect(html.contains("Sign out on all devices"))
-            let csrf = try #require(html.range(of: #"name="csrf_token" value="([^"]+)""#, options: .regularExpression).map { String(html[$0]).components(separatedBy: "value=\"")[1].dropLast() }.map(String.init))
+            let csrf = try #require(
+                html.range(of: #"name="csrf_token" value="([^"]+)""#, options: .regularExpression).map {
+                    String(html[$0]).components(separatedBy: "value=\"")[1].dropLast()
+                }.map(String.init))
             var tabletRefresh = tablet.issuedRefreshToken
             #expect(try await Self.refreshes(kit, &tabletRefresh), "the page alone must not end other sessions")
 
-            let form = Components.Schemas.LogoutForm(idTokenHint: phone.issuedIDToken, everywhere: ._true, csrfToken: csrf)
+            let form = Components.Schemas.LogoutForm(
+                idTokenHint: phone.issuedIDToken, everywhere: ._true, csrfToken: csrf)
             // Another browser (no cookie) cannot use the form.
             _ = try await client.postLogout(path: .init(tenant: "demo"), body: .urlEncodedForm(form)).forbidden
             #expect(try await Self.refreshes(kit, &tabletRefresh))
             let done = try await browser.postLogout(path: .init(tenant: "demo"), body: .urlEncodedForm(form)).ok
-            #expect(try await String(collecting: try done.body.textHtmlCharsetUtf8, upTo: 1 << 20).contains("all devices"))
+            #expect(
+                try await String(collecting: try done.body.textHtmlCharsetUtf8, upTo: 1 << 20).contains("all devices"))
             #expect(try await !Self.refreshes(kit, &tabletRefresh))
             #expect(try await kit.me(authorization: "Bearer \(tablet.accessToken)").status == 401)
         }

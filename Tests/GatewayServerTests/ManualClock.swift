@@ -26,6 +26,7 @@ final class ManualClock: Sendable {
     }
 
     var clock: WallClock {
-        WallClock(now: { self.current.withLock { $0 } }, instant: { ContinuousClock.now + self.advanced.withLock { $0 } })
+        WallClock(
+            now: { self.current.withLock { $0 } }, instant: { ContinuousClock.now + self.advanced.withLock { $0 } })
     }
 }

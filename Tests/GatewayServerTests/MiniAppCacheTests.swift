@@ -16,7 +16,11 @@ struct MiniAppCacheTests {
                 let statuses = try await withThrowingTaskGroup(of: Bool.self) { group in
                     for _ in 0..<200 {
                         group.addTask {
-                            if case .ok = try await client.getMiniAppManifest(path: .init(tenant: id, id: "hello", versionId: "v1")) { return true }
+                            if case .ok = try await client.getMiniAppManifest(
+                                path: .init(tenant: id, id: "hello", versionId: "v1"))
+                            {
+                                return true
+                            }
                             return false
                         }
                     }
@@ -62,7 +66,9 @@ struct MiniAppCacheTests {
                 let asked = fake.requests(matching: "/metadata").count
                 let stale = try await client.getMiniAppManifest(path: path).ok
                 #expect(stale.headers.eTag == first.headers.eTag)
-                #expect(fake.requests(matching: "/metadata").count > asked, "served without asking the platform: not the stale path")
+                #expect(
+                    fake.requests(matching: "/metadata").count > asked,
+                    "served without asking the platform: not the stale path")
                 let cold = try await client.getMiniAppManifest(path: .init(tenant: id, id: "hello", versionId: "v2"))
                 let problem = try cold.badGateway.body.applicationProblemJson
                 #expect(problem.code == "upstream_unavailable")

@@ -73,7 +73,8 @@ struct MiniAppResilienceTests {
                 #expect(fake.requests.filter { $0.query["miniAppId"] == "hello" }.count == 2)
 
                 fake.injectFault(.reset)
-                let failed = try await client.getMiniApp(path: .init(tenant: id, id: "alpha")).badGateway.body.applicationProblemJson
+                let failed = try await client.getMiniApp(path: .init(tenant: id, id: "alpha")).badGateway.body
+                    .applicationProblemJson
                 #expect(failed.code == "upstream_unavailable")
                 #expect(failed.detail?.contains("platform") == true)
                 fake.injectFault(nil)

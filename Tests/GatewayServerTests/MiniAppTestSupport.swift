@@ -12,8 +12,11 @@ extension FakePlatform {
     func seedHello() {
         set { state in
             state.apps = [
-                PlatformMiniAppInfo(id: "hello", displayName: "Hello", icon: "https://cdn.example/hello.png", version: .init(versionTag: "1.0.0", versionId: "v1"), promotionalText: "Says hello"),
-                PlatformMiniAppInfo(id: "alpha", displayName: "Alpha", version: .init(versionTag: "2.0", versionId: "a2")),
+                PlatformMiniAppInfo(
+                    id: "hello", displayName: "Hello", icon: "https://cdn.example/hello.png",
+                    version: .init(versionTag: "1.0.0", versionId: "v1"), promotionalText: "Says hello"),
+                PlatformMiniAppInfo(
+                    id: "alpha", displayName: "Alpha", version: .init(versionTag: "2.0", versionId: "a2")),
             ]
             state.infos["draft"] = []
             state.metadata["hello/v1/"] = PlatformMetadata(
@@ -28,12 +31,17 @@ extension FakePlatform {
                 accessTokenPermissions: [.init(audience: "rae", scopes: ["idinfo_read_openid"])],
                 customMetaData: [:]
             )
-            state.fileManifests["hello/v1"] = PlatformFileManifest(files: ["\(baseURL)/files/hello-v1.zip", "\(baseURL)/files/index.html"], publicKeyID: nil, signature: nil)
+            state.fileManifests["hello/v1"] = PlatformFileManifest(
+                files: ["\(baseURL)/files/hello-v1.zip", "\(baseURL)/files/index.html"], publicKeyID: nil,
+                signature: nil)
             // The platform's host object carries the host's key, in both spellings the SDKs know.
             let miniapp = try! JSONValue.decode(JSONEncoder().encode(state.apps[0]))
             state.previews["PREVIEW1"] = .object([
                 "miniapp": miniapp,
-                "host": .object(["id": "host-1", "name": "Preview Host", "subscriptionKey": "host-secret-key-1", "subscriptionkey": "host-secret-key-2"]),
+                "host": .object([
+                    "id": "host-1", "name": "Preview Host", "subscriptionKey": "host-secret-key-1",
+                    "subscriptionkey": "host-secret-key-2",
+                ]),
             ])
         }
     }

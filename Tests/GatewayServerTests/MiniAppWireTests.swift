@@ -16,19 +16,23 @@ struct MiniAppWireTests {
                 let list = try await client.listMiniApps(path: .init(tenant: id), query: .init(count: 1)).ok.body.json
                 #expect(list.items.map(\.id) == ["alpha"])
                 #expect(list.next == 1)
-                let found = try await client.listMiniApps(path: .init(tenant: id), query: .init(text: "HELLO")).ok.body.json
+                let found = try await client.listMiniApps(path: .init(tenant: id), query: .init(text: "HELLO")).ok.body
+                    .json
                 #expect(found.items.map(\.id) == ["hello"])
 
                 let app = try await client.getMiniApp(path: .init(tenant: id, id: "hello")).ok.body.json
                 #expect(app.version.versionId == "v1")
 
-                let manifest = try await client.getMiniAppManifest(path: .init(tenant: id, id: "hello", versionId: "v1"), query: .init(lang: "ja")).ok.body.json
+                let manifest = try await client.getMiniAppManifest(
+                    path: .init(tenant: id, id: "hello", versionId: "v1"), query: .init(lang: "ja")
+                ).ok.body.json
                 #expect(manifest.requiredPermissions.first?.reason == "挨拶のため")
                 // No Japanese reason upstream: the default language's reason stands in.
                 #expect(manifest.optionalPermissions.first?.reason == "To find shops")
                 #expect(manifest.accessTokenPermissions.first?.audience == "rae")
 
-                let bundle = try await client.getMiniAppBundle(path: .init(tenant: id, id: "hello", versionId: "v1")).ok.body.json
+                let bundle = try await client.getMiniAppBundle(path: .init(tenant: id, id: "hello", versionId: "v1")).ok
+                    .body.json
                 #expect(bundle.files.count == 2)
                 #expect(bundle.verification.status == .unsigned)
 
@@ -85,7 +89,8 @@ struct MiniAppWireTests {
                 #expect(fake.requests.filter { $0.query["miniAppId"] == "draft" }.count == 1)
 
                 let ok = try await client.getMiniApp(path: .init(tenant: id, id: "hello")).ok
-                let again = try await client.getMiniApp(path: .init(tenant: id, id: "hello"), headers: .init(ifNoneMatch: ok.headers.eTag))
+                let again = try await client.getMiniApp(
+                    path: .init(tenant: id, id: "hello"), headers: .init(ifNoneMatch: ok.headers.eTag))
                 #expect(try again.notModified.headers.eTag == ok.headers.eTag)
             }
         }
@@ -109,12 +114,16 @@ struct MiniAppWireTests {
         try await GatewayHarness.withGateway(homePartBudget: .seconds(5)) { _, client, _ in
             let list = try await client.listMiniApps(path: .init(tenant: "demo")).ok.body.json
             #expect(list.items.map(\.id) == ["hello", "weather"])
-            let manifest = try await client.getMiniAppManifest(path: .init(tenant: "demo", id: "hello", versionId: "v1"), query: .init(lang: "ja")).ok.body.json
+            let manifest = try await client.getMiniAppManifest(
+                path: .init(tenant: "demo", id: "hello", versionId: "v1"), query: .init(lang: "ja")
+            ).ok.body.json
             #expect(manifest.requiredPermissions.first?.reason == "お名前でご挨拶するため。")
             #expect(manifest.optionalPermissions.last?.reason == "To say hello in your city.")
-            let bundle = try await client.getMiniAppBundle(path: .init(tenant: "demo", id: "hello", versionId: "v1")).ok.body.json
+            let bundle = try await client.getMiniAppBundle(path: .init(tenant: "demo", id: "hello", versionId: "v1")).ok
+                .body.json
             #expect(bundle.verification.status == .valid)
-            let weather = try await client.getMiniAppBundle(path: .init(tenant: "demo", id: "weather", versionId: "w3")).ok.body.json
+            let weather = try await client.getMiniAppBundle(path: .init(tenant: "demo", id: "weather", versionId: "w3"))
+                .ok.body.json
             #expect(weather.verification.status == .unsigned)
             _ = try await client.getPreview(path: .init(tenant: "demo", code: "PREVIEW1")).ok
             let missing = try await client.getPreview(path: .init(tenant: "demo", code: "NOPE"))
@@ -125,26 +134,37 @@ struct MiniAppWireTests {
     }
 
     /// Issue 14, item 4: a number in `customMetaData` used to fail the whole manifest.
-    @Test("seed fields pass through: customMetaData members of any JSON type (as the SDKs' text) in manifests; promotionalImageUrl and promotionalText in list items")
+    @Test(
+        "seed fields pass through: customMetaData members of any JSON type (as the SDKs' text) in manifests; promotionalImageUrl and promotionalText in list items"
+    )
     func seedFieldsPassThrough() async throws {
         try await FakePlatform.with { fake in
             fake.seedHello()
             fake.set { state in
                 state.apps[0].promotionalImageUrl = "https://cdn.example/hello-promo.png"
-                state.rawMetadata["hello/v1/"] = #"{"reqPermissions":[{"name":"rakuten.miniapp.user.USER_NAME","reason":"To greet you"}],"#
+                state.rawMetadata["hello/v1/"] =
+                    #"{"reqPermissions":[{"name":"rakuten.miniapp.user.USER_NAME","reason":"To greet you"}],"#
                     + #""customMetaData":{"termsLink":"https://hello.example/terms","privacyPolicyLink":"https://hello.example/privacy","#
                     + #""fileSizeInMb":12.5,"downloads":3000,"beta":true,"nothing":null,"screens":["a","b"]}}"#
             }
             try await GatewayHarness.withGateway { harness, client, _ in
                 let id = uniqueTenantID("seedfields")
                 try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
-                let manifest = try await client.getMiniAppManifest(path: .init(tenant: id, id: "hello", versionId: "v1")).ok.body.json
-                #expect(manifest.customMetaData.additionalProperties == [
-                    "termsLink": "https://hello.example/terms", "privacyPolicyLink": "https://hello.example/privacy",
-                    "fileSizeInMb": "12.5", "downloads": "3000", "beta": "true", "screens": #"["a","b"]"#,
-                ])
-                let hello = try await client.listMiniApps(path: .init(tenant: id)).ok.body.json.items.first { $0.id == "hello" }
-                #expect(hello?.promotionalImageUrl == "https://cdn.example/hello-promo.png" && hello?.promotionalText == "Says hello")
+                let manifest = try await client.getMiniAppManifest(
+                    path: .init(tenant: id, id: "hello", versionId: "v1")
+                ).ok.body.json
+                #expect(
+                    manifest.customMetaData.additionalProperties == [
+                        "termsLink": "https://hello.example/terms",
+                        "privacyPolicyLink": "https://hello.example/privacy",
+                        "fileSizeInMb": "12.5", "downloads": "3000", "beta": "true", "screens": #"["a","b"]"#,
+                    ])
+                let hello = try await client.listMiniApps(path: .init(tenant: id)).ok.body.json.items.first {
+                    $0.id == "hello"
+                }
+                #expect(
+                    hello?.promotionalImageUrl == "https://cdn.example/hello-promo.png"
+                        && hello?.promotionalText == "Says hello")
             }
         }
     }

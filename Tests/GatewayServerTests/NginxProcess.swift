@@ -17,7 +17,9 @@ final class NginxProcess: Sendable {
     /// Starts nginx on a free port with its configuration, pid and temporary files in `folder`.
     static func start(upstreams: [String], folder: URL) async throws -> NginxProcess {
         let port = try freeTCPPort()
-        let servers = upstreams.compactMap { URL(string: $0) }.map { "    server \($0.host!):\($0.port!) max_fails=1 fail_timeout=1s;" }.joined(separator: "\n")
+        let servers = upstreams.compactMap { URL(string: $0) }.map {
+            "    server \($0.host!):\($0.port!) max_fails=1 fail_timeout=1s;"
+        }.joined(separator: "\n")
         let site = """
           upstream gateway {
         \(servers)
@@ -42,9 +44,16 @@ final class NginxProcess: Sendable {
     static func startShipped(upstreams: [String], folder: URL) async throws -> NginxProcess {
         let port = try freeTCPPort()
         var site = try String(contentsOf: RepositoryFile.url("Deploy/nginx/gateway.conf"), encoding: .utf8)
-        let shippedServers = site.split(separator: "\n").filter { $0.trimmingCharacters(in: .whitespaces).hasPrefix("server gateway-") }
-        guard !shippedServers.isEmpty, site.contains("listen 80;") else { throw ClusterTests.ClusterError.notUp("Deploy/nginx/gateway.conf changed shape") }
-        site = site.replacingOccurrences(of: shippedServers[0], with: upstreams.compactMap { URL(string: $0) }.map { "    server \($0.host!):\($0.port!);" }.joined(separator: "\n"))
+        let shippedServers = site.split(separator: "\n").filter {
+            $0.trimmingCharacters(in: .whitespaces).hasPrefix("server gateway-")
+        }
+        guard !shippedServers.isEmpty, site.contains("listen 80;") else {
+            throw ClusterTests.ClusterError.notUp("Deploy/nginx/gateway.conf changed shape")
+        }
+        site = site.replacingOccurrences(
+            of: shippedServers[0],
+            with: upstreams.compactMap { URL(string: $0) }.map { "    server \($0.host!):\($0.port!);" }.joined(
+                separator: "\n"))
         for line in shippedServers.dropFirst() { site = site.replacingOccurrences(of: line + "\n", with: "") }
         site = site.replacingOccurrences(of: "listen 80;", with: "listen 127.0.0.1:\(port);")
         return try await start(site: site, port: port, folder: folder)
@@ -71,14 +80,17 @@ final class NginxProcess: Sendable {
         """
         let file = folder.appendingPathComponent("nginx.conf")
         try configuration.write(to: file, atomically: true, encoding: .utf8)
-        let process = try ChildProcess.start(URL(fileURLWithPath: "/usr/sbin/nginx"), ["-e", "\(path)/nginx-error.log", "-p", path, "-c", file.path], environment: [:])
+        let process = try ChildProcess.start(
+            URL(fileURLWithPath: "/usr/sbin/nginx"), ["-e", "\(path)/nginx-error.log", "-p", path, "-c", file.path],
+            environment: [:])
         let nginx = NginxProcess(base: "http://127.0.0.1:\(port)", process: Process.Handle(process))
         let up = await eventually(within: .seconds(10)) {
             (try? await TestHTTP.noRedirects.get(url: "\(nginx.base)/healthz").get().status == .ok) ?? false
         }
         guard up else {
             nginx.stop()
-            throw ClusterTests.ClusterError.notUp("nginx: \((try? String(contentsOfFile: "\(path)/nginx-error.log", encoding: .utf8)) ?? "")")
+            throw ClusterTests.ClusterError.notUp(
+                "nginx: \((try? String(contentsOfFile: "\(path)/nginx-error.log", encoding: .utf8)) ?? "")")
         }
         return nginx
     }

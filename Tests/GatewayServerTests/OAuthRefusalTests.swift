@@ -15,7 +15,10 @@ struct OAuthRefusalTests {
         try await withKit(configured: { _ in }, body)
     }
 
-    func withKit(clock: WallClock = .system, configured configure: @escaping @Sendable (inout OAuthClient) -> Void, _ body: @Sendable @escaping (OAuthTestKit) async throws -> Void) async throws {
+    func withKit(
+        clock: WallClock = .system, configured configure: @escaping @Sendable (inout OAuthClient) -> Void,
+        _ body: @Sendable @escaping (OAuthTestKit) async throws -> Void
+    ) async throws {
         try await GatewayHarness.withGateway(clock: clock) { harness, client, port in
             let kit = OAuthTestKit(harness: harness, client: client, port: port)
             try await kit.setUp(configure)
@@ -28,7 +31,9 @@ struct OAuthRefusalTests {
         return URLComponents(string: location)?.queryItems?.first { $0.name == "error" }?.value
     }
 
-    @Test("a client registered with --dpop-nonce: a proof without the server nonce gets use_dpop_nonce and a DPoP-Nonce header; with it, tokens (and the next nonce); another tenant's or a made-up nonce is refused")
+    @Test(
+        "a client registered with --dpop-nonce: a proof without the server nonce gets use_dpop_nonce and a DPoP-Nonce header; with it, tokens (and the next nonce); another tenant's or a made-up nonce is refused"
+    )
     func dpopServerNonce() async throws {
         try await GatewayHarness.withGateway { harness, client, port in
             var kit = OAuthTestKit(harness: harness, client: client, port: port)
@@ -39,16 +44,26 @@ struct OAuthRefusalTests {
             let code = try await kit.code()
             // No nonce: refused, the code is not spent, and the answer names the nonce to use.
             let first = try await kit.exchange(code, dpop: try DPoPProof.make(key: key, method: "POST", url: url))
-            guard case .badRequest(let refusal) = first else { Issue.record("expected use_dpop_nonce, got \(first)"); return }
+            guard case .badRequest(let refusal) = first else {
+                Issue.record("expected use_dpop_nonce, got \(first)")
+                return
+            }
             #expect(try refusal.body.json.error == "use_dpop_nonce")
             let nonce = try #require(refusal.headers.dPoPNonce)
             // A made-up nonce, and one of another tenant, are refused the same way.
-            let forged = try await kit.exchange(code, dpop: try DPoPProof.make(key: key, method: "POST", url: url, nonce: "1.forged"))
+            let forged = try await kit.exchange(
+                code, dpop: try DPoPProof.make(key: key, method: "POST", url: url, nonce: "1.forged"))
             #expect(try OAuthTestKit.errorCode(forged) == "use_dpop_nonce")
             let foreign = harness.bootstrap.services.dpopNonces.current(tenantID: "other-tenant")
-            #expect(try OAuthTestKit.errorCode(try await kit.exchange(code, dpop: try DPoPProof.make(key: key, method: "POST", url: url, nonce: foreign))) == "use_dpop_nonce")
+            #expect(
+                try OAuthTestKit.errorCode(
+                    try await kit.exchange(
+                        code, dpop: try DPoPProof.make(key: key, method: "POST", url: url, nonce: foreign)))
+                    == "use_dpop_nonce")
             // With the nonce: tokens, bound to the key, and the next nonce.
-            let issued = try await kit.exchange(code, dpop: try DPoPProof.make(key: key, method: "POST", url: url, nonce: nonce)).ok
+            let issued = try await kit.exchange(
+                code, dpop: try DPoPProof.make(key: key, method: "POST", url: url, nonce: nonce)
+            ).ok
             #expect(try issued.body.json.tokenType == .dPoP)
             #expect(issued.headers.dPoPNonce != nil)
 
@@ -57,15 +72,18 @@ struct OAuthRefusalTests {
             let meURL = "\(kit.base)/t/demo/v1/me"
             var request = HTTPClientRequest(url: meURL)
             request.headers.add(name: "Authorization", value: "DPoP \(accessToken)")
-            request.headers.add(name: "DPoP", value: try DPoPProof.make(key: key, method: "GET", url: meURL, accessToken: accessToken))
+            request.headers.add(
+                name: "DPoP", value: try DPoPProof.make(key: key, method: "GET", url: meURL, accessToken: accessToken))
             let refused = try await TestHTTP.noRedirects.execute(request, timeout: .seconds(10))
             #expect(refused.status.code == 401)
             #expect(refused.headers.first(name: "WWW-Authenticate")?.contains("use_dpop_nonce") == true)
             let resourceNonce = try #require(refused.headers.first(name: "DPoP-Nonce"))
             #expect(harness.bootstrap.services.dpopNonces.isValid(resourceNonce, tenantID: "demo"))
-            let withNonce = try DPoPProof.make(key: key, method: "GET", url: meURL, accessToken: accessToken, nonce: resourceNonce)
+            let withNonce = try DPoPProof.make(
+                key: key, method: "GET", url: meURL, accessToken: accessToken, nonce: resourceNonce)
             #expect(try await kit.me(authorization: "DPoP \(accessToken)", dpop: withNonce).status == 200)
-            let stale = try DPoPProof.make(key: key, method: "GET", url: meURL, accessToken: accessToken, nonce: foreign)
+            let stale = try DPoPProof.make(
+                key: key, method: "GET", url: meURL, accessToken: accessToken, nonce: foreign)
             #expect(try await kit.me(authorization: "DPoP \(accessToken)", dpop: stale).status == 401)
         }
     }
@@ -77,7 +95,8 @@ struct OAuthRefusalTests {
             kit.clientID = "codes-only-" + UUID().uuidString.prefix(6).lowercased()
             try await kit.setUp { $0.grantTypes = ["authorization_code"] }
             let tokens = try await kit.tokens()
-            #expect(try OAuthTestKit.errorCode(try await kit.refresh(tokens.issuedRefreshToken)) == "unauthorized_client")
+            #expect(
+                try OAuthTestKit.errorCode(try await kit.refresh(tokens.issuedRefreshToken)) == "unauthorized_client")
         }
     }
 
@@ -109,7 +128,9 @@ struct OAuthRefusalTests {
     func shortVerifier() async throws {
         try await withKit { kit in
             let code = try await kit.code()
-            #expect(try OAuthTestKit.errorCode(try await kit.exchange(code, verifier: String(repeating: "a", count: 42))) == "invalid_grant")
+            #expect(
+                try OAuthTestKit.errorCode(try await kit.exchange(code, verifier: String(repeating: "a", count: 42)))
+                    == "invalid_grant")
         }
     }
 
@@ -117,7 +138,9 @@ struct OAuthRefusalTests {
     func longVerifier() async throws {
         try await withKit { kit in
             let code = try await kit.code()
-            #expect(try OAuthTestKit.errorCode(try await kit.exchange(code, verifier: String(repeating: "a", count: 129))) == "invalid_grant")
+            #expect(
+                try OAuthTestKit.errorCode(try await kit.exchange(code, verifier: String(repeating: "a", count: 129)))
+                    == "invalid_grant")
         }
     }
 
@@ -125,7 +148,9 @@ struct OAuthRefusalTests {
     func wrongVerifier() async throws {
         try await withKit { kit in
             let code = try await kit.code()
-            #expect(try OAuthTestKit.errorCode(try await kit.exchange(code, verifier: String(repeating: "b", count: 50))) == "invalid_grant")
+            #expect(
+                try OAuthTestKit.errorCode(try await kit.exchange(code, verifier: String(repeating: "b", count: 50)))
+                    == "invalid_grant")
         }
     }
 
@@ -155,8 +180,10 @@ struct OAuthRefusalTests {
         try await withKit(clock: time.clock, configured: { _ in }) { kit in
             let user = try #require(try await kit.store.user(tenantID: "demo", username: kit.username))
             let codes = AuthorizationCodes(cache: kit.harness.bootstrap.services.cache, clock: time.clock)
-            let grant = AuthorizationGrant(tenantID: "demo", clientID: kit.clientID, redirectURI: kit.redirectURI, codeChallenge: OAuthTestKit.challenge,
-                                           subject: user.subject, scope: "openid", nonce: nil, authTime: 0)
+            let grant = AuthorizationGrant(
+                tenantID: "demo", clientID: kit.clientID, redirectURI: kit.redirectURI,
+                codeChallenge: OAuthTestKit.challenge,
+                subject: user.subject, scope: "openid", nonce: nil, authTime: 0)
             let code = try await codes.issue(grant)
             time.advance(by: AuthorizationCodes.lifetime - .seconds(1))
             _ = try await kit.exchange(try await codes.issue(grant)).ok
@@ -168,8 +195,11 @@ struct OAuthRefusalTests {
     @Test("an unregistered redirect_uri gets an error page, never a redirect")
     func redirectMismatch() async throws {
         try await withKit { kit in
-            let out = try await kit.client.getAuthorize(path: .init(tenant: "demo"), query: .init(
-                responseType: "code", clientId: kit.clientID, redirectUri: "https://evil.example/cb", codeChallenge: OAuthTestKit.challenge, codeChallengeMethod: "S256"))
+            let out = try await kit.client.getAuthorize(
+                path: .init(tenant: "demo"),
+                query: .init(
+                    responseType: "code", clientId: kit.clientID, redirectUri: "https://evil.example/cb",
+                    codeChallenge: OAuthTestKit.challenge, codeChallengeMethod: "S256"))
             _ = try out.forbidden
         }
     }
@@ -177,12 +207,16 @@ struct OAuthRefusalTests {
     @Test("redirect_uri prefix and suffix tricks are refused; loopback may differ only in port")
     func redirectTricks() async throws {
         try await withKit { kit in
-            for uri in ["com.example.app:/callback/../x", "com.example.app:/callbackx", "com.example.app:/callback?x=1", "http://127.0.0.1.evil.example/callback",
-                        "http://127.0.0.1:8080/callback/x", "http://localhost/callback"] {
+            for uri in [
+                "com.example.app:/callback/../x", "com.example.app:/callbackx", "com.example.app:/callback?x=1",
+                "http://127.0.0.1.evil.example/callback",
+                "http://127.0.0.1:8080/callback/x", "http://localhost/callback",
+            ] {
                 let out = try await kit.nativeLogin(kit.form(redirect: uri))
                 #expect(throws: (any Error).self, "\(uri) must be refused") { _ = try out.ok }
             }
-            let loopback = try await kit.nativeLogin(kit.form(redirect: "http://127.0.0.1:53111/callback")).ok.body.json.redirectTo
+            let loopback = try await kit.nativeLogin(kit.form(redirect: "http://127.0.0.1:53111/callback")).ok.body.json
+                .redirectTo
             #expect(loopback.hasPrefix("http://127.0.0.1:53111/callback?code="))
         }
     }
@@ -239,7 +273,10 @@ struct OAuthRefusalTests {
     func revokedToken() async throws {
         try await withKit { kit in
             let tokens = try await kit.tokens()
-            _ = try await kit.client.revokeToken(path: .init(tenant: "demo"), body: .urlEncodedForm(.init(token: tokens.accessToken, clientId: kit.clientID))).ok
+            _ = try await kit.client.revokeToken(
+                path: .init(tenant: "demo"),
+                body: .urlEncodedForm(.init(token: tokens.accessToken, clientId: kit.clientID))
+            ).ok
             #expect(try await kit.me(authorization: "Bearer \(tokens.accessToken)").status == 401)
         }
     }
@@ -273,7 +310,9 @@ struct OAuthRefusalTests {
             let proof = try DPoPProof.make(key: key, method: "POST", url: "\(kit.issuer)/oauth2/token")
             let tokens = try await kit.exchange(try await kit.code(), dpop: proof).ok.body.json
             #expect(tokens.tokenType == .dPoP)
-            #expect(try jwtClaims(tokens.accessToken)["cnf"]?.objectValue?["jkt"]?.stringValue == JWK.thumbprint(key.publicKey))
+            #expect(
+                try jwtClaims(tokens.accessToken)["cnf"]?.objectValue?["jkt"]?.stringValue
+                    == JWK.thumbprint(key.publicKey))
             let meURL = "\(kit.base)/t/demo/v1/me"
             let good = try DPoPProof.make(key: key, method: "GET", url: meURL, accessToken: tokens.accessToken)
             #expect(try await kit.me(authorization: "DPoP \(tokens.accessToken)", dpop: good).status == 200)
@@ -282,12 +321,15 @@ struct OAuthRefusalTests {
             #expect(replay.status == 401)
             #expect(replay.wwwAuthenticate?.contains("invalid_dpop_proof") == true)
             // Wrong htu.
-            let wrongURL = try DPoPProof.make(key: key, method: "GET", url: "\(kit.base)/t/demo/v1/other", accessToken: tokens.accessToken)
+            let wrongURL = try DPoPProof.make(
+                key: key, method: "GET", url: "\(kit.base)/t/demo/v1/other", accessToken: tokens.accessToken)
             #expect(try await kit.me(authorization: "DPoP \(tokens.accessToken)", dpop: wrongURL).status == 401)
             // Bearer use of a bound token.
             #expect(try await kit.me(authorization: "Bearer \(tokens.accessToken)").status == 401)
             // Replayed token-endpoint proof.
-            #expect(try OAuthTestKit.errorCode(try await kit.refresh(tokens.issuedRefreshToken, dpop: proof)) == "invalid_dpop_proof")
+            #expect(
+                try OAuthTestKit.errorCode(try await kit.refresh(tokens.issuedRefreshToken, dpop: proof))
+                    == "invalid_dpop_proof")
             let fresh = try DPoPProof.make(key: key, method: "POST", url: "\(kit.issuer)/oauth2/token")
             #expect(try await kit.refresh(tokens.issuedRefreshToken, dpop: fresh).ok.body.json.tokenType == .dPoP)
         }
@@ -296,10 +338,18 @@ struct OAuthRefusalTests {
 
 /// Builds DPoP proofs like a client would.
 enum DPoPProof {
-    static func make(key: P256.Signing.PrivateKey, method: String, url: String, accessToken: String? = nil, iat: Date = Date(), nonce: String? = nil) throws -> String {
-        var claims: [String: JSONValue] = ["htm": .string(method), "htu": .string(url), "jti": .string(UUID().uuidString), "iat": .number(iat.timeIntervalSince1970.rounded(.down))]
+    static func make(
+        key: P256.Signing.PrivateKey, method: String, url: String, accessToken: String? = nil, iat: Date = Date(),
+        nonce: String? = nil
+    ) throws -> String {
+        var claims: [String: JSONValue] = [
+            "htm": .string(method), "htu": .string(url), "jti": .string(UUID().uuidString),
+            "iat": .number(iat.timeIntervalSince1970.rounded(.down)),
+        ]
         if let nonce { claims["nonce"] = .string(nonce) }
         if let accessToken { claims["ath"] = .string(Base64URL.encode(SHA256.hash(data: Data(accessToken.utf8)))) }
-        return try JWS.sign(claims: claims, typ: "dpop+jwt", kid: nil, key: key, extraHeader: ["jwk": .object(JWK.publicJWK(key.publicKey))])
+        return try JWS.sign(
+            claims: claims, typ: "dpop+jwt", kid: nil, key: key,
+            extraHeader: ["jwk": .object(JWK.publicJWK(key.publicKey))])
     }
 }

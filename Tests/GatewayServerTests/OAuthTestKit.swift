@@ -31,24 +31,37 @@ struct OAuthTestKit {
 
     /// Registers the client (with `configure`) and user.
     func setUp(_ configure: (inout OAuthClient) -> Void = { _ in }) async throws {
-        var c = OAuthClient(tenantID: tenant, clientID: clientID, redirectURIs: [redirectURI, "http://127.0.0.1/callback"], postLogoutRedirectURIs: ["com.example.app:/bye"])
+        var c = OAuthClient(
+            tenantID: tenant, clientID: clientID, redirectURIs: [redirectURI, "http://127.0.0.1/callback"],
+            postLogoutRedirectURIs: ["com.example.app:/bye"])
         configure(&c)
         try await store.addClient(c, secretHash: nil)
         if try await store.user(tenantID: tenant, username: username) == nil {
-            try await store.addUser(LocalUser(tenantID: tenant, username: username, name: "Alice", email: "alice@example.test", picture: "https://example.test/a.png",
-                                              passwordHash: try PasswordHasher(logN: 12).hash(password)))
+            try await store.addUser(
+                LocalUser(
+                    tenantID: tenant, username: username, name: "Alice", email: "alice@example.test",
+                    picture: "https://example.test/a.png",
+                    passwordHash: try PasswordHasher(logN: 12).hash(password)))
         }
     }
 
-    func form(challenge: String? = OAuthTestKit.challenge, method: String? = "S256", redirect: String? = nil, username: String? = nil, password: String? = nil,
-              state: String = "st-1", nonce: String = "n-1", clientID: String? = nil, requestURI: String? = nil) -> Components.Schemas.AuthorizeForm {
-        .init(responseType: "code", clientId: clientID ?? self.clientID, redirectUri: redirect ?? redirectURI, scope: "openid profile email", state: state, nonce: nonce,
-              codeChallenge: challenge, codeChallengeMethod: method, requestUri: requestURI, username: username ?? self.username, password: password ?? self.password)
+    func form(
+        challenge: String? = OAuthTestKit.challenge, method: String? = "S256", redirect: String? = nil,
+        username: String? = nil, password: String? = nil,
+        state: String = "st-1", nonce: String = "n-1", clientID: String? = nil, requestURI: String? = nil
+    ) -> Components.Schemas.AuthorizeForm {
+        .init(
+            responseType: "code", clientId: clientID ?? self.clientID, redirectUri: redirect ?? redirectURI,
+            scope: "openid profile email", state: state, nonce: nonce,
+            codeChallenge: challenge, codeChallengeMethod: method, requestUri: requestURI,
+            username: username ?? self.username, password: password ?? self.password)
     }
 
     /// Native sign-in; returns the `redirect_to` URL.
     func nativeLogin(_ form: Components.Schemas.AuthorizeForm) async throws -> Operations.PostAuthorize.Output {
-        try await client.postAuthorize(path: .init(tenant: tenant), headers: .init(accept: [.init(contentType: .json)]), body: .urlEncodedForm(form))
+        try await client.postAuthorize(
+            path: .init(tenant: tenant), headers: .init(accept: [.init(contentType: .json)]),
+            body: .urlEncodedForm(form))
     }
 
     /// Native sign-in expected to succeed; returns the code.
@@ -61,13 +74,22 @@ struct OAuthTestKit {
         return try #require(items.first { $0.name == "code" }?.value)
     }
 
-    func exchange(_ code: String, verifier: String? = OAuthTestKit.verifier, redirect: String? = nil, dpop: String? = nil, clientID: String? = nil) async throws -> Operations.PostToken.Output {
-        try await client.postToken(path: .init(tenant: tenant), headers: .init(dPoP: dpop),
-                                   body: .urlEncodedForm(.init(grantType: "authorization_code", code: code, redirectUri: redirect ?? redirectURI, codeVerifier: verifier, clientId: clientID ?? self.clientID)))
+    func exchange(
+        _ code: String, verifier: String? = OAuthTestKit.verifier, redirect: String? = nil, dpop: String? = nil,
+        clientID: String? = nil
+    ) async throws -> Operations.PostToken.Output {
+        try await client.postToken(
+            path: .init(tenant: tenant), headers: .init(dPoP: dpop),
+            body: .urlEncodedForm(
+                .init(
+                    grantType: "authorization_code", code: code, redirectUri: redirect ?? redirectURI,
+                    codeVerifier: verifier, clientId: clientID ?? self.clientID)))
     }
 
     func refresh(_ token: String, dpop: String? = nil) async throws -> Operations.PostToken.Output {
-        try await client.postToken(path: .init(tenant: tenant), headers: .init(dPoP: dpop), body: .urlEncodedForm(.init(grantType: "refresh_token", clientId: clientID, refreshToken: token)))
+        try await client.postToken(
+            path: .init(tenant: tenant), headers: .init(dPoP: dpop),
+            body: .urlEncodedForm(.init(grantType: "refresh_token", clientId: clientID, refreshToken: token)))
     }
 
     func tokens(dpop: String? = nil) async throws -> Components.Schemas.TokenResponse {
@@ -76,12 +98,16 @@ struct OAuthTestKit {
 
     /// The generated client with an `Authorization` (and optional `DPoP`) header on every request.
     func authorizedClient(_ authorization: String, dpop: String? = nil) -> Client {
-        Client(serverURL: URL(string: base)!, transport: AsyncHTTPClientTransport(configuration: .init(client: TestHTTP.noRedirects)),
-               middlewares: [HeaderMiddleware(authorization: authorization, dpop: dpop)])
+        Client(
+            serverURL: URL(string: base)!,
+            transport: AsyncHTTPClientTransport(configuration: .init(client: TestHTTP.noRedirects)),
+            middlewares: [HeaderMiddleware(authorization: authorization, dpop: dpop)])
     }
 
     /// `GET /v1/me` with a raw Authorization header value.
-    func me(authorization: String?, dpop: String? = nil, tenant: String? = nil) async throws -> (status: Int, wwwAuthenticate: String?, body: String) {
+    func me(
+        authorization: String?, dpop: String? = nil, tenant: String? = nil
+    ) async throws -> (status: Int, wwwAuthenticate: String?, body: String) {
         var request = HTTPClientRequest(url: "\(base)/t/\(tenant ?? self.tenant)/v1/me")
         if let authorization { request.headers.add(name: "Authorization", value: authorization) }
         if let dpop { request.headers.add(name: "DPoP", value: dpop) }
@@ -104,8 +130,10 @@ struct HeaderMiddleware: ClientMiddleware {
     let authorization: String
     let dpop: String?
 
-    func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
-                   next: (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)) async throws -> (HTTPResponse, HTTPBody?) {
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        next: (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
         var request = request
         request.headerFields[.authorization] = authorization
         if let dpop { request.headerFields[HTTPField.Name("DPoP")!] = dpop }

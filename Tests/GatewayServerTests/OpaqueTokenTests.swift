@@ -15,7 +15,9 @@ struct OpaqueTokenTests {
                 try await world.setUp()
                 let token = "opaque-" + UUID().uuidString
                 let exp = Int(Date().timeIntervalSince1970) + 600
-                issuer.tokens.withLock { $0[token] = ["sub": "olga", "aud": "api://shop", "exp": exp, "scope": "read", "iss": issuer.issuer] }
+                issuer.tokens.withLock {
+                    $0[token] = ["sub": "olga", "aud": "api://shop", "exp": exp, "scope": "read", "iss": issuer.issuer]
+                }
                 @Sendable func userinfo(_ value: String, tenant: String = "shop") async throws -> Int {
                     var request = HTTPClientRequest(url: "\(world.base)/t/\(tenant)/oauth2/userinfo")
                     request.headers.add(name: "Authorization", value: "Bearer \(value)")
@@ -23,11 +25,17 @@ struct OpaqueTokenTests {
                 }
                 #expect(try await userinfo(token) == 401)
                 #expect(issuer.calls.withLock { $0 } == 0, "no introspection before the issuer is trusted")
-                try await world.store.trustIssuer(TrustedIssuer(tenantID: "shop", issuer: issuer.issuer, audience: "api://shop", introspection: .init(
-                    clientID: FakeIntrospectionIssuer.clientID, clientSecret: SecretValue(FakeIntrospectionIssuer.clientSecret), cacheSeconds: 60)))
+                try await world.store.trustIssuer(
+                    TrustedIssuer(
+                        tenantID: "shop", issuer: issuer.issuer, audience: "api://shop",
+                        introspection: .init(
+                            clientID: FakeIntrospectionIssuer.clientID,
+                            clientSecret: SecretValue(FakeIntrospectionIssuer.clientSecret), cacheSeconds: 60)))
                 let accepted = await eventually(within: .seconds(10)) { (try? await userinfo(token)) == 200 }
                 #expect(accepted)
-                let link = try #require(try await world.store.identityLink(tenantID: "shop", issuer: issuer.issuer, externalSubject: "olga"))
+                let link = try #require(
+                    try await world.store.identityLink(tenantID: "shop", issuer: issuer.issuer, externalSubject: "olga")
+                )
                 #expect(try await world.store.user(tenantID: "shop", subject: link.subject) != nil)
                 // Cached: more calls, no more introspection.
                 let callsAfterFirst = issuer.calls.withLock { $0 }
@@ -52,9 +60,14 @@ struct OpaqueTokenTests {
                 let world = FederationTests.World(harness: harness, port: port)
                 try await world.setUp()
                 let token = "opaque-" + UUID().uuidString
-                issuer.tokens.withLock { $0[token] = ["sub": "olga", "aud": "api://shop", "exp": Int(Date().timeIntervalSince1970) + 600] }
-                try await world.store.trustIssuer(TrustedIssuer(tenantID: "shop", issuer: issuer.issuer, audience: "api://shop", introspection: .init(
-                    clientID: FakeIntrospectionIssuer.clientID, clientSecret: SecretValue("wrong"))))
+                issuer.tokens.withLock {
+                    $0[token] = ["sub": "olga", "aud": "api://shop", "exp": Int(Date().timeIntervalSince1970) + 600]
+                }
+                try await world.store.trustIssuer(
+                    TrustedIssuer(
+                        tenantID: "shop", issuer: issuer.issuer, audience: "api://shop",
+                        introspection: .init(
+                            clientID: FakeIntrospectionIssuer.clientID, clientSecret: SecretValue("wrong"))))
                 var request = HTTPClientRequest(url: "\(world.base)/t/shop/oauth2/userinfo")
                 request.headers.add(name: "Authorization", value: "Bearer \(token)")
                 let response = try await TestHTTP.noRedirects.execute(request, timeout: .seconds(10))

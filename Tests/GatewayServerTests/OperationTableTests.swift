@@ -11,7 +11,9 @@ import Testing
 struct OperationTableTests {
     static let table = OperationTable()
 
-    @Test("every operation of OpenAPI/gateway.yaml is in the table with its method, template and security, and nothing else is")
+    @Test(
+        "every operation of OpenAPI/gateway.yaml is in the table with its method, template and security, and nothing else is"
+    )
     func tableIsTheContract() throws {
         let document = try RepositoryFile.contract()
         let paths = try #require(document["paths"] as? [String: Any])
@@ -22,13 +24,17 @@ struct OperationTableTests {
                 declared[id] = "\(method.uppercased()) \(path)"
                 let operation = try #require(ContractOperation.named(id), "\(id) is missing from the table")
                 let schemes = Set(((op["security"] as? [[String: Any]]) ?? []).flatMap(\.keys))
-                let expected: EdgeFacts.Security = schemes.contains("rasClientKey") ? .rasClientKey : schemes.contains("bearer") ? .bearer : .anonymous
+                let expected: EdgeFacts.Security =
+                    schemes.contains("rasClientKey") ? .rasClientKey : schemes.contains("bearer") ? .bearer : .anonymous
                 #expect(operation.facts.security == expected, "\(id)")
                 // Every operation under /t/{tenant}/v1 says who may call it.
                 if path.hasPrefix("/t/{tenant}/v1/") { #expect(op["security"] != nil, "\(id) declares no security") }
             }
         }
-        #expect(Dictionary(uniqueKeysWithValues: ContractOperation.all.map { ($0.id, "\($0.method.rawValue) \($0.template)") }) == declared)
+        #expect(
+            Dictionary(
+                uniqueKeysWithValues: ContractOperation.all.map { ($0.id, "\($0.method.rawValue) \($0.template)") })
+                == declared)
     }
 
     @Test("the table is what the generated server registers with the router")
@@ -38,22 +44,39 @@ struct OperationTableTests {
             let handler = GatewayAPIHandler(services: harness.bootstrap.services)
             try handler.registerHandlers(on: recorder, configuration: GatewayApplication.wireConfiguration)
         }
-        #expect(Set(recorder.routes.withLockedValue { $0 }) == Set(ContractOperation.all.map { "\($0.method.rawValue) \($0.template)" }))
+        #expect(
+            Set(recorder.routes.withLockedValue { $0 })
+                == Set(ContractOperation.all.map { "\($0.method.rawValue) \($0.template)" }))
     }
 
     @Test("the extensions the edge reads: stored answers, body kinds, error dialects")
     func extensions() throws {
-        #expect(ContractOperation.all.filter { $0.storedAnswer != nil }.map(\.id).sorted() == ["getMiniApp", "getMiniAppBundle", "getMiniAppManifest"])
+        #expect(
+            ContractOperation.all.filter { $0.storedAnswer != nil }.map(\.id).sorted() == [
+                "getMiniApp", "getMiniAppBundle", "getMiniAppManifest",
+            ])
         #expect(ContractOperation.named("getMiniAppManifest")?.storedAnswer == .manifest)
         #expect(ContractOperation.named("postAnalytics")?.facts.body == .analytics)
         #expect(ContractOperation.named("putMiniAppStorage")?.facts.body == .storage)
         #expect(ContractOperation.named("deleteMiniAppStorageItems")?.facts.body == .json)
         // Form bodies from the media type; the rest of /oauth2 from its prefix.
-        #expect(ContractOperation.named("postToken")?.facts == EdgeFacts(security: .anonymous, errors: .oauth, body: .form))
-        #expect(ContractOperation.named("getUserInfo")?.facts == EdgeFacts(security: .bearer, errors: .problem, body: .form))
-        #expect(ContractOperation.all.filter { $0.template.hasPrefix("/t/{tenant}/ras/") }.allSatisfy { $0.facts.errors == .ras && $0.facts.security == .rasClientKey })
+        #expect(
+            ContractOperation.named("postToken")?.facts == EdgeFacts(security: .anonymous, errors: .oauth, body: .form))
+        #expect(
+            ContractOperation.named("getUserInfo")?.facts == EdgeFacts(security: .bearer, errors: .problem, body: .form)
+        )
+        #expect(
+            ContractOperation.all.filter { $0.template.hasPrefix("/t/{tenant}/ras/") }.allSatisfy {
+                $0.facts.errors == .ras && $0.facts.security == .rasClientKey
+            })
         let oauth = ContractOperation.all.filter { $0.facts.errors == .oauth }.map(\.template)
-        #expect(Set(oauth) == Set(["token", "revoke", "introspect", "par", "authorize", "authorize-challenge", "logout", "idp/callback"].map { "/t/{tenant}/oauth2/" + $0 }))
+        #expect(
+            Set(oauth)
+                == Set(
+                    [
+                        "token", "revoke", "introspect", "par", "authorize", "authorize-challenge", "logout",
+                        "idp/callback",
+                    ].map { "/t/{tenant}/oauth2/" + $0 }))
     }
 
     @Test("public paths stay public for one segment only; the /v1 space needs a token by default")
@@ -86,8 +109,12 @@ struct OperationTableTests {
         #expect(manifest.parameter("id") == "app%201")
         #expect(manifest.parameter("versionId") == "v2")
         // A literal wins over a parameter at the same position.
-        #expect(Self.table.match(method: .delete, path: "/t/acme/v1/me/miniapps/x/storage/all").operation?.id == "deleteAllMiniAppStorage")
-        #expect(Self.table.match(method: .get, path: "/t/acme/v1/me/miniapps/x/storage/some-key").operation?.id == "getMiniAppStorageItem")
+        #expect(
+            Self.table.match(method: .delete, path: "/t/acme/v1/me/miniapps/x/storage/all").operation?.id
+                == "deleteAllMiniAppStorage")
+        #expect(
+            Self.table.match(method: .get, path: "/t/acme/v1/me/miniapps/x/storage/some-key").operation?.id
+                == "getMiniAppStorageItem")
         #expect(Self.table.match(method: .get, path: "/.well-known/oauth-authorization-server/t/acme").tenant == "acme")
         // Unknown paths still name their tenant (an unknown tenant answers 404 before the path).
         #expect(Self.table.match(method: .get, path: "/t/acme/nowhere").tenant == "acme")
@@ -108,7 +135,9 @@ struct OperationTableTests {
         #expect(storage.facts.security == .bearer)
         #expect(Self.table.match(method: .post, path: "/t/acme/v1/host-config").path?.allowedMethods == [.get, .head])
         // An unknown OAuth path is not an OAuth endpoint: a problem document, with the form limit.
-        #expect(Self.table.match(method: .post, path: "/t/acme/oauth2/nowhere").facts == EdgeFacts(security: .anonymous, errors: .problem, body: .form))
+        #expect(
+            Self.table.match(method: .post, path: "/t/acme/oauth2/nowhere").facts
+                == EdgeFacts(security: .anonymous, errors: .problem, body: .form))
     }
 }
 
@@ -117,7 +146,10 @@ final class RegistrationRecorder: ServerTransport, Sendable {
     let routes = NIOLockedValueBox<[String]>([])
 
     func register(
-        _ handler: @Sendable @escaping (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?),
+        _ handler:
+            @Sendable @escaping (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (
+                HTTPResponse, HTTPBody?
+            ),
         method: HTTPRequest.Method,
         path: String
     ) throws {

@@ -22,7 +22,10 @@ struct OperationsEndpointsTests {
             _ = try await client.getHostConfig(path: .init(tenant: "nobody-here"))
             let text = try await client.getMetrics().ok.body.plainText
             let metrics = try await String(collecting: text, upTo: 1 << 20)
-            #expect(metrics.contains(#"gateway_http_requests_total{route="/t/{tenant}/v1/host-config",method="GET",status="200"}"#) || metrics.contains(#"route="/t/:tenant/v1/host-config""#))
+            #expect(
+                metrics.contains(
+                    #"gateway_http_requests_total{route="/t/{tenant}/v1/host-config",method="GET",status="200"}"#)
+                    || metrics.contains(#"route="/t/:tenant/v1/host-config""#))
             #expect(metrics.contains("status=\"404\""))
             #expect(metrics.contains("gateway_http_request_duration_seconds_bucket"))
             #expect(!metrics.contains("nobody-here"), "raw paths must not become labels")
@@ -33,7 +36,8 @@ struct OperationsEndpointsTests {
             // Unready (here: draining) is a problem document naming the failing check.
             harness.bootstrap.drain.start()
             let unready = try await client.getReadiness().serviceUnavailable.body.applicationProblemJson
-            #expect(unready.code == "not_ready" && unready.status == 503 && unready.detail == "Failing checks: draining.")
+            #expect(
+                unready.code == "not_ready" && unready.status == 503 && unready.detail == "Failing checks: draining.")
             #expect(unready.checks?.first { $0.name == "draining" }?.ok == false)
             #expect(unready.checks?.contains { $0.name == "sqlite" && $0.ok } == true)
         }
@@ -58,7 +62,8 @@ struct OperationsEndpointsTests {
             #expect(id != "evil id with spaces")
             #expect(id.count == 32)
             // Generated ids: 32 hex digits, a different one per request.
-            let again = try await http.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/healthz"), timeout: .seconds(5))
+            let again = try await http.execute(
+                HTTPClientRequest(url: "http://127.0.0.1:\(port)/healthz"), timeout: .seconds(5))
             let other = try #require(again.headers.first(name: "X-Request-Id"))
             #expect(other != id)
             #expect(other.allSatisfy { $0.isHexDigit && !$0.isUppercase })
@@ -68,7 +73,8 @@ struct OperationsEndpointsTests {
     @Test("unknown routes and methods are problem+json, not bare errors")
     func unknownRoutes() async throws {
         try await GatewayHarness.withGateway { _, _, port in
-            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/nowhere"), timeout: .seconds(5))
+            let response = try await HTTPClient.shared.execute(
+                HTTPClientRequest(url: "http://127.0.0.1:\(port)/nowhere"), timeout: .seconds(5))
             #expect(response.status == .notFound)
             #expect(response.headers.first(name: "Content-Type") == "application/problem+json")
             let body = String(buffer: try await response.body.collect(upTo: 1 << 16))

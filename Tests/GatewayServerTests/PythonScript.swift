@@ -24,7 +24,9 @@ enum PythonScript {
         process.standardOutput = pipe
         process.standardError = pipe
         try process.run()
-        let output = await Task.detached { String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }.value
+        let output = await Task.detached {
+            String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        }.value
         process.waitUntilExit()
         return (process.terminationStatus, output)
     }

@@ -73,11 +73,15 @@ struct RASCompatibilityTests {
     }
 
     /// A GET as the SDK sends it.
-    static func sdkGET(_ url: String, apiKey: String? = "ras-" + clientKey, extra: [(String, String)] = []) async throws -> Answer {
+    static func sdkGET(
+        _ url: String, apiKey: String? = "ras-" + clientKey, extra: [(String, String)] = []
+    ) async throws -> Answer {
         var request = HTTPClientRequest(url: url)
         if let apiKey { request.headers.add(name: "apiKey", value: apiKey) }
-        for (name, value) in [("ras-app-id", "com.example.host"), ("ras-sdk-name", "MiniApp iOS SDK"), ("ras-sdk-version", "5.6.1"),
-                              ("ras-device-model", "iPhone15,2"), ("ras-os-version", "17.4")] + extra {
+        for (name, value) in [
+            ("ras-app-id", "com.example.host"), ("ras-sdk-name", "MiniApp iOS SDK"), ("ras-sdk-version", "5.6.1"),
+            ("ras-device-model", "iPhone15,2"), ("ras-os-version", "17.4"),
+        ] + extra {
             request.headers.add(name: name, value: value)
         }
         let response = try await TestHTTP.noRedirects.execute(request, timeout: .seconds(10))
@@ -102,12 +106,17 @@ struct RASCompatibilityTests {
         let signature = try key.signature(for: Data(("v1" + digest).utf8)).derRepresentation.base64EncodedString()
         fake.state.withLock { state in
             state.files["/files/hello-v1.zip"] = zip
-            state.keys["key-1"] = PlatformPublicKey(id: "key-1", ecKey: key.publicKey.x963Representation.base64EncodedString(), pemKey: key.publicKey.pemRepresentation)
-            state.fileManifests["hello/v1"] = PlatformFileManifest(files: ["\(fake.baseURL)/files/hello-v1.zip"], publicKeyID: "key-1", signature: signature)
+            state.keys["key-1"] = PlatformPublicKey(
+                id: "key-1", ecKey: key.publicKey.x963Representation.base64EncodedString(),
+                pemKey: key.publicKey.pemRepresentation)
+            state.fileManifests["hello/v1"] = PlatformFileManifest(
+                files: ["\(fake.baseURL)/files/hello-v1.zip"], publicKeyID: "key-1", signature: signature)
         }
     }
 
-    @Test("the SDK's sequence: list, info, manifest, metadata(lang), keys, preview; every answer decodes with the SDK's field names")
+    @Test(
+        "the SDK's sequence: list, info, manifest, metadata(lang), keys, preview; every answer decodes with the SDK's field names"
+    )
     func sdkSequence() async throws {
         let log = RecordedLog()
         try await FakePlatform.with { fake in
@@ -134,27 +143,36 @@ struct RASCompatibilityTests {
                 let latest = try #require(try info.decode([MiniAppInfo].self).first)
                 #expect(latest.version.versionId == "v1" && latest.version.versionTag == "1.0.0")
                 // No published version (and an id the platform answers with an empty array): `[]`, as the platform answers.
-                #expect(try await Self.sdkGET("\(base)/host/\(project)/miniapps?miniAppId=draft").decode([MiniAppInfo].self).isEmpty)
+                #expect(
+                    try await Self.sdkGET("\(base)/host/\(project)/miniapps?miniAppId=draft").decode([MiniAppInfo].self)
+                        .isEmpty)
                 // An unknown version: 404 in the SDKs' shape.
                 let unknown = try await Self.sdkGET("\(base)/host/\(project)/miniapp/hello/version/v9/metadata")
                 #expect(unknown.status == 404)
                 #expect(try unknown.decode(ErrorData.self).code == 404)
                 answers += [info, unknown]
 
-                let manifest = try await Self.sdkGET("\(base)/host/\(project)/miniapp/hello/version/v1/manifest", extra: [("Accept-Encoding", "identity")])
+                let manifest = try await Self.sdkGET(
+                    "\(base)/host/\(project)/miniapp/hello/version/v1/manifest",
+                    extra: [("Accept-Encoding", "identity")])
                 #expect(manifest.status == 200, "\(manifest.text)")
                 let files = try manifest.decode(ManifestResponse.self)
                 #expect(files.manifest == ["\(fake.baseURL)/files/hello-v1.zip"])
                 #expect(files.publicKeyId == "key-1")
                 #expect(manifest.headers["signature"]?.isEmpty == false)
                 #expect(manifest.headers["x-gateway-signature-verdict"] == "valid")
-                #expect(try await Self.sdkGET("\(base)/host/\(project)/miniapp/hello/version/v1/preview/manifest").status == 200)
+                #expect(
+                    try await Self.sdkGET("\(base)/host/\(project)/miniapp/hello/version/v1/preview/manifest").status
+                        == 200)
                 answers.append(manifest)
 
-                let metadata = try await Self.sdkGET("\(base)/host/\(project)/miniapp/hello/version/v1/metadata?lang=ja")
+                let metadata = try await Self.sdkGET(
+                    "\(base)/host/\(project)/miniapp/hello/version/v1/metadata?lang=ja")
                 let bundleManifest = try metadata.decode(MetaDataResponse.self).bundleManifest
                 #expect(bundleManifest.reqPermissions?.first?.reason == "挨拶のため")
-                #expect(bundleManifest.optPermissions?.first?.reason == "To find shops", "reasons fall back to the default language as on /v1")
+                #expect(
+                    bundleManifest.optPermissions?.first?.reason == "To find shops",
+                    "reasons fall back to the default language as on /v1")
                 #expect(bundleManifest.accessTokenPermissions?.first?.scopes == ["idinfo_read_openid"])
                 answers.append(metadata)
 
@@ -168,13 +186,15 @@ struct RASCompatibilityTests {
                 let previewInfo = try preview.decode(PreviewMiniAppInfo.self)
                 #expect(previewInfo.miniapp.id == "hello")
                 #expect(previewInfo.host?.id == "host-1")
-                #expect(previewInfo.host?.subscriptionkey == Self.clientKey, "the host key is the caller's own client key")
+                #expect(
+                    previewInfo.host?.subscriptionkey == Self.clientKey, "the host key is the caller's own client key")
                 answers.append(preview)
 
                 // The real keys never leave the gateway: not in any answer, not in any log line.
                 for answer in answers {
                     for secret in [fake.subscriptionKey, "host-secret-key-1", "host-secret-key-2"] {
-                        #expect(!answer.text.contains(secret) && !answer.headers.values.contains { $0.contains(secret) })
+                        #expect(
+                            !answer.text.contains(secret) && !answer.headers.values.contains { $0.contains(secret) })
                     }
                 }
                 #expect(!log.all.contains { $0.contains(fake.subscriptionKey) })
@@ -185,7 +205,9 @@ struct RASCompatibilityTests {
         }
     }
 
-    @Test("a wrong, missing or rotated-out client key is 401 in both SDKs' shapes; a rotation keeps the old key for its overlap")
+    @Test(
+        "a wrong, missing or rotated-out client key is 401 in both SDKs' shapes; a rotation keeps the old key for its overlap"
+    )
     func clientKeys() async throws {
         try await FakePlatform.with { fake in
             fake.seedHello()
@@ -206,11 +228,17 @@ struct RASCompatibilityTests {
                 try await harness.updateTenant(id) { $0.ras = $0.ras.rotated(to: next, overlap: 3600) }
                 #expect(try await Self.sdkGET(url, apiKey: "ras-" + next).status == 200)
                 #expect(try await Self.sdkGET(url).status == 200)
-                try await harness.updateTenant(id) { $0.ras = $0.ras.rotated(to: "third-client-key-0123456789", overlap: 0) }
+                try await harness.updateTenant(id) {
+                    $0.ras = $0.ras.rotated(to: "third-client-key-0123456789", overlap: 0)
+                }
                 #expect(try await Self.sdkGET(url).status == 401)
                 #expect(try await Self.sdkGET(url, apiKey: "ras-" + next).status == 401)
                 // A project id that is not the tenant's.
-                #expect(try await Self.sdkGET("http://127.0.0.1:\(port)/t/\(id)/ras/host/other/miniapps", apiKey: "ras-third-client-key-0123456789").status == 404)
+                #expect(
+                    try await Self.sdkGET(
+                        "http://127.0.0.1:\(port)/t/\(id)/ras/host/other/miniapps",
+                        apiKey: "ras-third-client-key-0123456789"
+                    ).status == 404)
             }
         }
     }
@@ -243,34 +271,56 @@ struct RASCompatibilityTests {
     func inAppPurchases() async throws {
         try await FakePlatform.with { fake in
             fake.seedHello()
-            fake.state.withLock { $0.purchaseItems["hello"] = .object(["items": .array([.object(["androidStoreId": "coins_100", "productId": "coins-100"])])]) }
+            fake.state.withLock {
+                $0.purchaseItems["hello"] = .object([
+                    "items": .array([.object(["androidStoreId": "coins_100", "productId": "coins-100"])])
+                ])
+            }
             try await GatewayHarness.withGateway { harness, _, port in
                 let id = uniqueTenantID("ras")
                 try await harness.createTenant(Self.tenant(id, on: fake), signIn: false)
                 let base = "http://127.0.0.1:\(port)/t/\(id)/ras/host/\(fake.projectID)/miniapp"
-                struct Items: Decodable { struct Item: Decodable { var androidStoreId: String; var productId: String }; var items: [Item] }
-                struct Transaction: Decodable { var productId: String; var transactionToken: String; var transactionState: String }
+                struct Items: Decodable {
+                    struct Item: Decodable {
+                        var androidStoreId: String
+                        var productId: String
+                    }
+                    var items: [Item]
+                }
+                struct Transaction: Decodable {
+                    var productId: String
+                    var transactionToken: String
+                    var transactionState: String
+                }
                 let items = try await Self.sdkGET("\(base)/hello/purchase-items")
                 #expect(try items.decode(Items.self).items.first?.productId == "coins-100")
                 let before = fake.requests.count
                 _ = try await Self.sdkGET("\(base)/hello/purchase-items")
                 #expect(fake.requests.count == before + 1, "never cached: every call reaches the platform")
-                #expect(try await Self.sdkGET("\(base)/alpha/purchase-items").status == 404, "a mini app without purchases")
+                #expect(
+                    try await Self.sdkGET("\(base)/alpha/purchase-items").status == 404, "a mini app without purchases")
 
                 var post = HTTPClientRequest(url: "\(base)/hello/transaction")
                 post.method = .POST
                 post.headers.add(name: "apiKey", value: "ras-" + Self.clientKey)
                 post.headers.add(name: "Content-Type", value: "application/json")
-                post.body = .bytes(ByteBuffer(string: #"{"platform":"ANDROID","productId":"coins-100","transactionState":"PURCHASED","transactionId":"GPA.1","transactionDate":"2026-11-24T10:00:00Z","transactionReceipt":"r","purchaseToken":"p"}"#))
+                post.body = .bytes(
+                    ByteBuffer(
+                        string:
+                            #"{"platform":"ANDROID","productId":"coins-100","transactionState":"PURCHASED","transactionId":"GPA.1","transactionDate":"2026-11-24T10:00:00Z","transactionReceipt":"r","purchaseToken":"p"}"#
+                    ))
                 let recorded = try await TestHTTP.noRedirects.execute(post, timeout: .seconds(10))
                 #expect(recorded.status.code == 200)
-                let transaction = try JSONDecoder().decode(Transaction.self, from: Data(buffer: try await recorded.body.collect(upTo: 1 << 16)))
+                let transaction = try JSONDecoder().decode(
+                    Transaction.self, from: Data(buffer: try await recorded.body.collect(upTo: 1 << 16)))
                 #expect(transaction.transactionState == "PURCHASED")
                 #expect(fake.state.withLock { $0.transactionBodies.count } == 1)
                 #expect(fake.state.withLock { $0.transactionBodies.first?.objectValue?["purchaseToken"] } == "p")
                 let looked = try await Self.sdkGET("\(base)/hello/transaction/\(transaction.transactionToken)")
                 #expect(try looked.decode(Transaction.self).productId == "coins-100")
-                #expect(fake.requests.filter { $0.path.contains("purchase") || $0.path.contains("transaction") }.allSatisfy { $0.headers["apikey"] == "ras-" + fake.subscriptionKey })
+                #expect(
+                    fake.requests.filter { $0.path.contains("purchase") || $0.path.contains("transaction") }.allSatisfy
+                    { $0.headers["apikey"] == "ras-" + fake.subscriptionKey })
             }
         }
     }

@@ -28,7 +28,9 @@ struct RateLimitTests {
 
     @Test("over the per-client limit → 429 for that client only")
     func perClient() async throws {
-        try await GatewayHarness.withGateway(rateLimits: .init(perClient: 2), clock: ManualClock.startOfWindow(60).clock) { harness, _, port in
+        try await GatewayHarness.withGateway(
+            rateLimits: .init(perClient: 2), clock: ManualClock.startOfWindow(60).clock
+        ) { harness, _, port in
             let id = uniqueTenantID("rlc")
             try await harness.createTenant(Tenant(id: id, displayName: "Limited"))
             func status(_ clientID: String) async throws -> (UInt, String?) {

@@ -30,7 +30,9 @@ final class RawConnection: Sendable {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.allowRemoteHalfClosure, value: false)
             .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Collector(received)) }
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(Collector(received))
+                }
             }
             .bind(to: try SocketAddress(ipAddress: source, port: 0))
             .connect(host: "127.0.0.1", port: port).get()

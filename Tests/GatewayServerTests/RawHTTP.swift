@@ -13,7 +13,10 @@ struct RawAnswer: Sendable {
 
 enum RawHTTP {
     /// `method url` with `headers` and an optional body; never follows redirects.
-    static func send(_ method: HTTPMethod = .GET, _ url: String, headers: [(String, String)] = [], body: [UInt8]? = nil, timeout: TimeAmount = .seconds(10)) async throws -> RawAnswer {
+    static func send(
+        _ method: HTTPMethod = .GET, _ url: String, headers: [(String, String)] = [], body: [UInt8]? = nil,
+        timeout: TimeAmount = .seconds(10)
+    ) async throws -> RawAnswer {
         var request = HTTPClientRequest(url: url)
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
@@ -26,8 +29,12 @@ enum RawHTTP {
 
 extension GatewayHarness {
     /// A raw GET of `/t/{tenant}{path}` as the tenant's signed-in test user.
-    func signedInGET(_ path: String, tenant: String, port: Int, headers: [(String, String)] = []) async throws -> RawAnswer {
+    func signedInGET(
+        _ path: String, tenant: String, port: Int, headers: [(String, String)] = []
+    ) async throws -> RawAnswer {
         let token = try await users.accessToken(tenant: tenant)
-        return try await RawHTTP.send(.GET, "http://127.0.0.1:\(port)/t/\(tenant)\(path)", headers: [("Authorization", "Bearer \(token)")] + headers)
+        return try await RawHTTP.send(
+            .GET, "http://127.0.0.1:\(port)/t/\(tenant)\(path)",
+            headers: [("Authorization", "Bearer \(token)")] + headers)
     }
 }

@@ -39,7 +39,9 @@ func freeTCPPort() throws -> Int {
     let output = Pipe()
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", "-c", "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])"]
+    process.arguments = [
+        "python3", "-c", "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])",
+    ]
     process.standardOutput = output
     try process.run()
     process.waitUntilExit()

@@ -21,7 +21,8 @@ final class RedisProcess: Sendable {
 
     /// A server; `replicaOf` makes it a replica of that one.
     static func start(replicaOf master: RedisProcess? = nil) async throws -> RedisProcess {
-        let server = RedisProcess(port: try freeTCPPort(), extraArguments: master.map { ["--replicaof", "127.0.0.1", "\($0.port)"] } ?? [])
+        let server = RedisProcess(
+            port: try freeTCPPort(), extraArguments: master.map { ["--replicaof", "127.0.0.1", "\($0.port)"] } ?? [])
         try await server.launch()
         return server
     }
@@ -31,7 +32,8 @@ final class RedisProcess: Sendable {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sentinel-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let file = folder.appendingPathComponent("sentinel.conf").path
-        try "sentinel monitor mymaster 127.0.0.1 \(master.port) 1\nsentinel down-after-milliseconds mymaster 500\nsentinel failover-timeout mymaster 3000\ndir \(folder.path)\n"
+        try
+            "sentinel monitor mymaster 127.0.0.1 \(master.port) 1\nsentinel down-after-milliseconds mymaster 500\nsentinel failover-timeout mymaster 3000\ndir \(folder.path)\n"
             .write(toFile: file, atomically: true, encoding: .utf8)
         let sentinel = RedisProcess(port: try freeTCPPort(), configFile: file, extraArguments: ["--sentinel"])
         try await sentinel.launch()
@@ -51,11 +53,18 @@ final class RedisProcess: Sendable {
         process.set(redis)
         // Up once it accepts a connection (it listens only after loading its configuration).
         let port = port
-        guard await eventually(within: .seconds(10), {
-            guard let connection = try? await RawConnection.connect(port: port) else { return false }
-            await connection.close()
-            return true
-        }) else { throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "redis-server did not listen on \(port)"]) }
+        guard
+            await eventually(
+                within: .seconds(10),
+                {
+                    guard let connection = try? await RawConnection.connect(port: port) else { return false }
+                    await connection.close()
+                    return true
+                })
+        else {
+            throw CocoaError(
+                .executableLoad, userInfo: [NSLocalizedDescriptionKey: "redis-server did not listen on \(port)"])
+        }
     }
 
     /// SIGKILLs the server and waits until it is gone (polling: waitUntilExit() would block

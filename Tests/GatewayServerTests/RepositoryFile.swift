@@ -3,7 +3,8 @@ import Yams
 
 /// Files of this repository, found from this source file's location.
 enum RepositoryFile {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     static func url(_ relativePath: String) -> URL {
         root.appendingPathComponent(relativePath)

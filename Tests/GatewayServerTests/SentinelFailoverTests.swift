@@ -58,11 +58,15 @@ struct SentinelFailoverTests {
                 }
                 try #require(followed, "the gateway never wrote to the promoted replica")
                 let followedAfter = ContinuousClock.now - killedAt
-                print("sentinel failover: gateway wrote to the promoted replica \(followedAfter) after the master was killed")
+                print(
+                    "sentinel failover: gateway wrote to the promoted replica \(followedAfter) after the master was killed"
+                )
 
                 let outcomes = try await reads
                 #expect(outcomes.count > 50)
-                #expect(outcomes.allSatisfy { $0 }, "\(outcomes.filter { !$0 }.count) of \(outcomes.count) cached reads failed during the failover")
+                #expect(
+                    outcomes.allSatisfy { $0 },
+                    "\(outcomes.filter { !$0 }.count) of \(outcomes.count) cached reads failed during the failover")
             }
         }
         await sentinel.kill()

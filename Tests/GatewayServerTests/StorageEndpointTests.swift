@@ -16,26 +16,35 @@ struct StorageEndpointTests {
             let id = uniqueTenantID("store")
             try await harness.createTenant(Tenant(id: id, displayName: "Storage"))
             let path = Operations.PutMiniAppStorage.Input.Path(tenant: id, id: "hello")
-            let size = try await client.putMiniAppStorage(path: path, body: Self.items(["a": "one", "b": "two"])).ok.body.json
+            let size = try await client.putMiniAppStorage(path: path, body: Self.items(["a": "one", "b": "two"])).ok
+                .body.json
             #expect(size.used == 8)
             #expect(size.max == Tenant.defaultStorageMaxSizeInBytes)
-            let value = try await client.getMiniAppStorageItem(path: .init(tenant: id, id: "hello", key: "a")).ok.body.json
+            let value = try await client.getMiniAppStorageItem(path: .init(tenant: id, id: "hello", key: "a")).ok.body
+                .json
             #expect(value.value == "one")
-            let missing = try await client.getMiniAppStorageItem(path: .init(tenant: id, id: "hello", key: "nope")).notFound.body.applicationProblemJson
+            let missing = try await client.getMiniAppStorageItem(path: .init(tenant: id, id: "hello", key: "nope"))
+                .notFound.body.applicationProblemJson
             #expect(missing.code == "not_found")
             #expect(try await client.getMiniAppStorageSize(path: .init(tenant: id, id: "hello")).ok.body.json.used == 8)
 
-            let afterDelete = try await client.deleteMiniAppStorageItems(path: .init(tenant: id, id: "hello"), query: .init(key: ["a", "zzz"])).ok.body.json
+            let afterDelete = try await client.deleteMiniAppStorageItems(
+                path: .init(tenant: id, id: "hello"), query: .init(key: ["a", "zzz"])
+            ).ok.body.json
             #expect(afterDelete.used == 4)
             _ = try await client.getMiniAppStorageItem(path: .init(tenant: id, id: "hello", key: "a")).notFound
-            #expect(try await client.deleteAllMiniAppStorage(path: .init(tenant: id, id: "hello")).ok.body.json.deleted == 1)
+            #expect(
+                try await client.deleteAllMiniAppStorage(path: .init(tenant: id, id: "hello")).ok.body.json.deleted == 1
+            )
             #expect(try await client.getMiniAppStorageSize(path: .init(tenant: id, id: "hello")).ok.body.json.used == 0)
             // A key outside the contract's pattern.
             _ = try await client.getMiniAppStorageItem(path: .init(tenant: id, id: "hello", key: "bad key")).badRequest
         }
     }
 
-    @Test("a query item without '=' is a 400 problem; storage/all allows DELETE only (the literal route wins over storage/{key})")
+    @Test(
+        "a query item without '=' is a 400 problem; storage/all allows DELETE only (the literal route wins over storage/{key})"
+    )
     func routingEdges() async throws {
         try await GatewayHarness.withGateway { harness, client, port in
             let id = uniqueTenantID("store")
@@ -58,17 +67,23 @@ struct StorageEndpointTests {
         }
     }
 
-    @Test("a write passing the cap is 413 storage_full and writes nothing; 20 concurrent writers never exceed it", arguments: DatabaseBackend.available)
+    @Test(
+        "a write passing the cap is 413 storage_full and writes nothing; 20 concurrent writers never exceed it",
+        arguments: DatabaseBackend.available)
     func cap(backend: DatabaseBackend) async throws {
         try await GatewayHarness.withGateway(backend: backend) { harness, client, _ in
             let id = uniqueTenantID("store")
             try await harness.createTenant(Tenant(id: id, displayName: "Storage", storageMaxSizeInBytes: 100))
             let path = Operations.PutMiniAppStorage.Input.Path(tenant: id, id: "hello")
-            _ = try await client.putMiniAppStorage(path: path, body: Self.items(["k": String(repeating: "x", count: 59)])).ok
-            let refused = try await client.putMiniAppStorage(path: path, body: Self.items(["small": "1", "big": String(repeating: "y", count: 40)]))
+            _ = try await client.putMiniAppStorage(
+                path: path, body: Self.items(["k": String(repeating: "x", count: 59)])
+            ).ok
+            let refused = try await client.putMiniAppStorage(
+                path: path, body: Self.items(["small": "1", "big": String(repeating: "y", count: 40)]))
             #expect(try refused.contentTooLarge.body.applicationProblemJson.code == "storage_full")
             _ = try await client.getMiniAppStorageItem(path: .init(tenant: id, id: "hello", key: "small")).notFound
-            #expect(try await client.getMiniAppStorageSize(path: .init(tenant: id, id: "hello")).ok.body.json.used == 60)
+            #expect(
+                try await client.getMiniAppStorageSize(path: .init(tenant: id, id: "hello")).ok.body.json.used == 60)
 
             _ = try await client.deleteAllMiniAppStorage(path: .init(tenant: id, id: "hello")).ok
             // Each write is 10 bytes; the cap admits exactly 10 of 20.
@@ -76,14 +91,17 @@ struct StorageEndpointTests {
                 for index in 0..<20 {
                     group.addTask {
                         let key = String(format: "key-%02d", index)
-                        if case .ok = try await client.putMiniAppStorage(path: path, body: Self.items([key: "abcd"])) { return true }
+                        if case .ok = try await client.putMiniAppStorage(path: path, body: Self.items([key: "abcd"])) {
+                            return true
+                        }
                         return false
                     }
                 }
                 return try await group.reduce(into: [Bool]()) { $0.append($1) }
             }
             #expect(statuses.filter { $0 }.count == 10)
-            #expect(try await client.getMiniAppStorageSize(path: .init(tenant: id, id: "hello")).ok.body.json.used == 100)
+            #expect(
+                try await client.getMiniAppStorageSize(path: .init(tenant: id, id: "hello")).ok.body.json.used == 100)
         }
     }
 
@@ -94,16 +112,22 @@ struct StorageEndpointTests {
             let b = uniqueTenantID("store-b")
             try await harness.createTenant(Tenant(id: a, displayName: "A"))
             try await harness.createTenant(Tenant(id: b, displayName: "B"))
-            _ = try await client.putMiniAppStorage(path: .init(tenant: a, id: "hello"), body: Self.items(["secret": "alice"])).ok
+            _ = try await client.putMiniAppStorage(
+                path: .init(tenant: a, id: "hello"), body: Self.items(["secret": "alice"])
+            ).ok
 
             let bob = try await harness.secondUser(tenant: a, client: client, port: port)
             _ = try await bob.client.getMiniAppStorageItem(path: .init(tenant: a, id: "hello", key: "secret")).notFound
-            #expect(try await bob.client.getMiniAppStorageSize(path: .init(tenant: a, id: "hello")).ok.body.json.used == 0)
+            #expect(
+                try await bob.client.getMiniAppStorageSize(path: .init(tenant: a, id: "hello")).ok.body.json.used == 0)
             _ = try await bob.client.deleteAllMiniAppStorage(path: .init(tenant: a, id: "hello")).ok
-            #expect(try await client.getMiniAppStorageItem(path: .init(tenant: a, id: "hello", key: "secret")).ok.body.json.value == "alice")
+            #expect(
+                try await client.getMiniAppStorageItem(path: .init(tenant: a, id: "hello", key: "secret")).ok.body.json
+                    .value == "alice")
 
             _ = try await client.getMiniAppStorageItem(path: .init(tenant: b, id: "hello", key: "secret")).notFound
-            _ = try await bob.client.getMiniAppStorageItem(path: .init(tenant: b, id: "hello", key: "secret")).unauthorized
+            _ = try await bob.client.getMiniAppStorageItem(path: .init(tenant: b, id: "hello", key: "secret"))
+                .unauthorized
         }
     }
 }

@@ -47,13 +47,15 @@ struct StoredAnswerParityTests {
                 var logger = Logger(label: "parity")
                 logger.logLevel = .critical
                 let generated = Application(
-                    responder: try GatewayApplication.makeResponder(services: harness.bootstrap.services, storedAnswers: false),
+                    responder: try GatewayApplication.makeResponder(
+                        services: harness.bootstrap.services, storedAnswers: false),
                     configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger
                 )
                 try await generated.test(.live) { generatedClient in
                     let plainPort = try #require(generatedClient.port)
                     let paths = [
-                        "/t/\(id)/v1/miniapps/hello/versions/v1/manifest", "/t/\(id)/v1/miniapps/hello/versions/v1/manifest?lang=ja",
+                        "/t/\(id)/v1/miniapps/hello/versions/v1/manifest",
+                        "/t/\(id)/v1/miniapps/hello/versions/v1/manifest?lang=ja",
                         "/t/\(id)/v1/miniapps/hello", "/t/\(id)/v1/miniapps/hello/versions/v1/bundle",
                         "/t/\(id)/v1/miniapps/nope/versions/v1/manifest", "/t/\(id)/v1/miniapps/bad%20id",
                         "/t/\(id)/v1/miniapps/hello/versions/v1/manifest?lang=not%20a%20tag",
@@ -63,8 +65,10 @@ struct StoredAnswerParityTests {
                         let typed = try await Self.fetch("http://127.0.0.1:\(plainPort)\(path)", token: token)
                         #expect(fast == typed, "\(path)")
                         if let etag = fast.etag {
-                            let fastRevalidated = try await Self.fetch("http://127.0.0.1:\(port)\(path)", token: token, ifNoneMatch: etag)
-                            let typedRevalidated = try await Self.fetch("http://127.0.0.1:\(plainPort)\(path)", token: token, ifNoneMatch: etag)
+                            let fastRevalidated = try await Self.fetch(
+                                "http://127.0.0.1:\(port)\(path)", token: token, ifNoneMatch: etag)
+                            let typedRevalidated = try await Self.fetch(
+                                "http://127.0.0.1:\(plainPort)\(path)", token: token, ifNoneMatch: etag)
                             #expect(fastRevalidated.status == 304)
                             #expect(fastRevalidated == typedRevalidated, "\(path) revalidated")
                         }

@@ -32,7 +32,9 @@ enum DatabaseBackend: String, Sendable, CustomTestStringConvertible {
 
     /// Drops a schema made by ``makeSchema()``.
     static func dropSchema(_ schema: String) async {
-        guard let url = serverURL, let admin = try? PostgresDatabase(url: url, sealer: SecretSealer(masterKey: .generate()), logger: quiet) else { return }
+        guard let url = serverURL,
+            let admin = try? PostgresDatabase(url: url, sealer: SecretSealer(masterKey: .generate()), logger: quiet)
+        else { return }
         _ = try? await admin.execute(unsafeSQL: "DROP SCHEMA \(schema) CASCADE")
         await admin.shutdown()
     }

@@ -16,49 +16,66 @@ struct TracingTests {
             fake.seedHello()
             let collector = try await FakeCollector.start()
             defer { collector.stop() }
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gw-tracing-\(UUID().uuidString)")
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "gw-tracing-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
             let port = try freeTCPPort()
             let base = "http://127.0.0.1:\(port)"
             let environment = [
-                "GATEWAY_DATABASE_PATH": folder.appendingPathComponent("gateway.sqlite").path, "GATEWAY_MASTER_KEY": GatewayHarness.masterKeyBase64,
+                "GATEWAY_DATABASE_PATH": folder.appendingPathComponent("gateway.sqlite").path,
+                "GATEWAY_MASTER_KEY": GatewayHarness.masterKeyBase64,
                 "GATEWAY_HTTP_PORT": "\(port)", "GATEWAY_LOG_LEVEL": "error", "USER": "tester",
-                "GATEWAY_TRACING": "otlp", "OTEL_EXPORTER_OTLP_ENDPOINT": collector.base, "OTEL_BSP_SCHEDULE_DELAY": "100",
+                "GATEWAY_TRACING": "otlp", "OTEL_EXPORTER_OTLP_ENDPOINT": collector.base,
+                "OTEL_BSP_SCHEDULE_DELAY": "100",
             ]
-            let gateway = Process.Handle(try ChildProcess.start(ChildProcess.binary("gateway"), ["serve"], environment: environment))
+            let gateway = Process.Handle(
+                try ChildProcess.start(ChildProcess.binary("gateway"), ["serve"], environment: environment))
             defer { gateway.kill() }
             let up = await eventually(within: .seconds(30)) {
                 (try? await TestHTTP.noRedirects.get(url: "\(base)/healthz").get().status == .ok) ?? false
             }
             try #require(up)
-            let update = try await ChildProcess.run(ChildProcess.binary("gatewayctl"), [
-                "tenant", "update", "demo", "--platform-url", fake.baseURL, "--project-id", fake.projectID, "--subscription-key", fake.subscriptionKey,
-            ], environment: environment)
+            let update = try await ChildProcess.run(
+                ChildProcess.binary("gatewayctl"),
+                [
+                    "tenant", "update", "demo", "--platform-url", fake.baseURL, "--project-id", fake.projectID,
+                    "--subscription-key", fake.subscriptionKey,
+                ], environment: environment)
             try #require(update.status == 0, "\(update.output)")
-            let token = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), [
-                "python3", RepositoryFile.url("scripts/demo-token.py").path, base, folder.appendingPathComponent("demo-user.txt").path,
-            ], environment: ProcessInfo.processInfo.environment).output.trimmingCharacters(in: .whitespacesAndNewlines)
+            let token = try await ChildProcess.run(
+                URL(fileURLWithPath: "/usr/bin/env"),
+                [
+                    "python3", RepositoryFile.url("scripts/demo-token.py").path, base,
+                    folder.appendingPathComponent("demo-user.txt").path,
+                ], environment: ProcessInfo.processInfo.environment
+            ).output.trimmingCharacters(in: .whitespacesAndNewlines)
 
             let traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
             let callerSpan = "00f067aa0ba902b7"
             let path = "\(base)/t/demo/v1/miniapps/hello/versions/v1/manifest"
             let manifested = await eventually(within: .seconds(3)) {
-                let answer = try? await ClusterTests.request(path, headers: [("Authorization", "Bearer \(token)"), ("traceparent", "00-\(traceID)-\(callerSpan)-01")])
+                let answer = try? await ClusterTests.request(
+                    path,
+                    headers: [("Authorization", "Bearer \(token)"), ("traceparent", "00-\(traceID)-\(callerSpan)-01")])
                 return answer?.status == 200
             }
             try #require(manifested, "the manifest was not served from the fake platform")
             let sent = try #require(fake.requests(matching: "/metadata").last?.headers["traceparent"])
             let parts = sent.split(separator: "-")
             #expect(parts.count == 4 && parts[1] == traceID, "the platform call is not in the caller's trace: \(sent)")
-            #expect(parts.count == 4 && parts[2] != callerSpan, "no gateway span between the caller and the platform call: \(sent)")
+            #expect(
+                parts.count == 4 && parts[2] != callerSpan,
+                "no gateway span between the caller and the platform call: \(sent)")
 
             // The batch reaches the collector, carrying the trace id (16 raw bytes in protobuf).
             let traceBytes = stride(from: 0, to: traceID.count, by: 2).map { offset -> UInt8 in
                 let start = traceID.index(traceID.startIndex, offsetBy: offset)
                 return UInt8(traceID[start ..< traceID.index(start, offsetBy: 2)], radix: 16)!
             }
-            let exported = await eventually(within: .seconds(10)) { collector.bodies.contains { $0.contains(traceBytes) } }
+            let exported = await eventually(within: .seconds(10)) {
+                collector.bodies.contains { $0.contains(traceBytes) }
+            }
             #expect(exported, "no span of the trace reached the collector (\(collector.bodies.count) export(s))")
         }
     }

@@ -21,7 +21,9 @@ struct UpstreamSecrecyTests {
                 let raw = try await harness.signedInGET("/v1/preview/PREVIEW1", tenant: id, port: port)
                 #expect(raw.status == 200)
                 for secret in ["host-secret-key-1", "host-secret-key-2", fake.subscriptionKey, "subscription"] {
-                    #expect(!raw.body.lowercased().contains(secret.lowercased()), "preview answer leaks \(secret): \(raw.body)")
+                    #expect(
+                        !raw.body.lowercased().contains(secret.lowercased()),
+                        "preview answer leaks \(secret): \(raw.body)")
                 }
             }
         }
@@ -34,7 +36,10 @@ struct UpstreamSecrecyTests {
             try await GatewayHarness.withGateway { harness, _, port in
                 let id = uniqueTenantID("dots")
                 try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
-                let hostile = [".", "..", "...", "%2E", "%2E%2E", "%2e%2e", ".%2E", "a%2Fb", "a%2fb", "..%2F..", "%2F", "a%5Cb", "%252E%252E"]
+                let hostile = [
+                    ".", "..", "...", "%2E", "%2E%2E", "%2e%2e", ".%2E", "a%2Fb", "a%2fb", "..%2F..", "%2F", "a%5Cb",
+                    "%252E%252E",
+                ]
                 var paths: [String] = []
                 for segment in hostile {
                     paths.append("/v1/miniapps/\(segment)")
@@ -49,15 +54,19 @@ struct UpstreamSecrecyTests {
                     #expect(answer.status != 200)
                 }
                 // The very request of the report.
-                let report = try await harness.signedInGET("/v1/miniapps/app-one/versions/../manifest", tenant: id, port: port)
+                let report = try await harness.signedInGET(
+                    "/v1/miniapps/app-one/versions/../manifest", tenant: id, port: port)
                 #expect(report.status == 400 || report.status == 404)
                 for dots in ["..", "."] {
-                    let refused = try await harness.signedInGET("/v1/miniapps/hello/versions/\(dots)/manifest", tenant: id, port: port)
+                    let refused = try await harness.signedInGET(
+                        "/v1/miniapps/hello/versions/\(dots)/manifest", tenant: id, port: port)
                     #expect(refused.status == 400, "\(dots): \(refused.status) \(refused.body)")
                     #expect(refused.body.contains("invalid_request"))
                 }
                 // A normal call still goes through, so the fake's record is not empty by accident.
-                #expect(try await harness.signedInGET("/v1/miniapps/hello/versions/v1/manifest", tenant: id, port: port).status == 200)
+                #expect(
+                    try await harness.signedInGET("/v1/miniapps/hello/versions/v1/manifest", tenant: id, port: port)
+                        .status == 200)
                 #expect(!fake.requests.isEmpty)
                 for request in fake.requests {
                     let segments = request.path.split(separator: "/", omittingEmptySubsequences: false)

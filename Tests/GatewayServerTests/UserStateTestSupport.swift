@@ -8,7 +8,8 @@ extension FakePlatform {
     func seedHelloWithAccessToken() {
         seedHello()
         set { state in
-            state.metadata["hello/v1/"]?.optPermissions?.append(.init(name: CustomPermission.accessToken.rawValue, reason: "To call rae"))
+            state.metadata["hello/v1/"]?.optPermissions?.append(
+                .init(name: CustomPermission.accessToken.rawValue, reason: "To call rae"))
         }
     }
 }
@@ -16,7 +17,9 @@ extension FakePlatform {
 extension GatewayHarness {
     /// A second signed-in user of `tenant` (own OAuth client and username) and a generated
     /// client carrying that user's bearer token.
-    func secondUser(tenant: String, client: Client, port: Int, name: String = "bob") async throws -> (kit: OAuthTestKit, client: Client) {
+    func secondUser(
+        tenant: String, client: Client, port: Int, name: String = "bob"
+    ) async throws -> (kit: OAuthTestKit, client: Client) {
         var kit = OAuthTestKit(harness: self, client: client, port: port)
         kit.tenant = tenant
         kit.clientID = "\(name)-app"
@@ -28,6 +31,8 @@ extension GatewayHarness {
 }
 
 /// Consent changes for the PUT body.
-func permissionUpdate(_ changes: [(String, Components.Schemas.ConsentStatus)]) -> Operations.PutMiniAppPermissions.Input.Body {
+func permissionUpdate(
+    _ changes: [(String, Components.Schemas.ConsentStatus)]
+) -> Operations.PutMiniAppPermissions.Input.Body {
     .json(.init(permissions: changes.map { .init(name: $0.0, status: $0.1) }))
 }

@@ -6,9 +6,12 @@ extension IntegrationTests {
     struct AuthTests {
         @Test func authAndSelectFromURL() async throws {
             let server = try await RedisTestServer.start(extraArguments: ["--requirepass", "secret"])
-            let db3 = RedisClient(configuration: try RedisConfiguration(url: "redis://:secret@127.0.0.1:\(server.port)/3"))
-            let db0 = RedisClient(configuration: try RedisConfiguration(url: "redis://:secret@127.0.0.1:\(server.port)"))
-            let acl = RedisClient(configuration: try RedisConfiguration(url: "redis://default:secret@127.0.0.1:\(server.port)/3"))
+            let db3 = RedisClient(
+                configuration: try RedisConfiguration(url: "redis://:secret@127.0.0.1:\(server.port)/3"))
+            let db0 = RedisClient(
+                configuration: try RedisConfiguration(url: "redis://:secret@127.0.0.1:\(server.port)"))
+            let acl = RedisClient(
+                configuration: try RedisConfiguration(url: "redis://default:secret@127.0.0.1:\(server.port)/3"))
 
             #expect(try await db3.set("where", "three"))
             #expect(try await db3.send(["DBSIZE"]) == .integer(1))
@@ -21,7 +24,8 @@ extension IntegrationTests {
                 #expect(try await db3.send(["DBSIZE"]) == .integer(1))
             }
 
-            let wrong = RedisClient(configuration: try RedisConfiguration(url: "redis://:nope@127.0.0.1:\(server.port)/3"))
+            let wrong = RedisClient(
+                configuration: try RedisConfiguration(url: "redis://:nope@127.0.0.1:\(server.port)/3"))
             await #expect {
                 try await wrong.ping()
             } throws: { error in
@@ -48,7 +52,8 @@ extension IntegrationTests.AuthTests {
         let server = try await RedisTestServer.start(extraArguments: ["--requirepass", "admin-secret"])
         let admin = RedisClient(configuration: server.configuration(password: "admin-secret"))
         _ = try await admin.send(["ACL", "SETUSER", "gateway", "on", ">gw-secret", "~gw:*", "+@all"])
-        let gateway = RedisClient(configuration: try RedisConfiguration(url: "redis://gateway:gw-secret@127.0.0.1:\(server.port)"))
+        let gateway = RedisClient(
+            configuration: try RedisConfiguration(url: "redis://gateway:gw-secret@127.0.0.1:\(server.port)"))
         #expect(try await gateway.set("gw:key", "mine"))
         // The ACL is really in force: keys outside gw:* are refused for this user.
         await #expect {
@@ -57,7 +62,8 @@ extension IntegrationTests.AuthTests {
             guard case RedisError.server(let message) = error else { return false }
             return message.hasPrefix("NOPERM")
         }
-        let wrongUser = RedisClient(configuration: try RedisConfiguration(url: "redis://nobody:gw-secret@127.0.0.1:\(server.port)"))
+        let wrongUser = RedisClient(
+            configuration: try RedisConfiguration(url: "redis://nobody:gw-secret@127.0.0.1:\(server.port)"))
         await #expect(throws: RedisError.self) { try await wrongUser.ping() }
         for client in [admin, gateway, wrongUser] { await client.shutdown() }
         server.kill()

@@ -46,7 +46,9 @@ extension IntegrationTests {
             let key = uniquePrefix("large") + "value"
             for size in [1 << 20, 4 << 20] {
                 let seed = UInt64.random(in: 1...UInt64.max)
-                var value = (0..<UInt64(size)).map { UInt8(truncatingIfNeeded: ($0 &+ seed) &* 0x9E37_79B9_7F4A_7C15 >> 56) }
+                var value = (0..<UInt64(size)).map {
+                    UInt8(truncatingIfNeeded: ($0 &+ seed) &* 0x9E37_79B9_7F4A_7C15 >> 56)
+                }
                 value.replaceSubrange(100..<104, with: bytes("\r\n\0\r"))
                 #expect(try await client.set(key, value))
                 let read = try await client.get(key)

@@ -23,7 +23,9 @@ struct PoolStateMachineTests {
         }
     }
 
-    @Test("empty slots connect one attempt each; a command on a connecting slot waits for that attempt; ready slots are used round-robin")
+    @Test(
+        "empty slots connect one attempt each; a command on a connecting slot waits for that attempt; ready slots are used round-robin"
+    )
     func connectWaitAndRoundRobin() {
         var machine = Machine(size: 2, initialBackoff: .milliseconds(100), maxBackoff: .seconds(2))
         var attempts = 0
@@ -39,14 +41,19 @@ struct PoolStateMachineTests {
         #expect(machine.openConnections == 2)
         var used: [ObjectIdentifier] = []
         for _ in 0..<4 {
-            guard case .use(let connection) = Self.lease(&machine, at: 1, next: &attempts) else { Issue.record("expected use"); return }
+            guard case .use(let connection) = Self.lease(&machine, at: 1, next: &attempts) else {
+                Issue.record("expected use")
+                return
+            }
             used.append(ObjectIdentifier(connection))
         }
         #expect(used == [ObjectIdentifier(b), ObjectIdentifier(a), ObjectIdentifier(b), ObjectIdentifier(a)])
         #expect(attempts == 2)
     }
 
-    @Test("failed connects back off exponentially up to the cap; while backing off a command uses another live connection or fails at once; a success resets")
+    @Test(
+        "failed connects back off exponentially up to the cap; while backing off a command uses another live connection or fails at once; a success resets"
+    )
     func backoff() {
         var machine = Machine(size: 2, initialBackoff: .milliseconds(100), maxBackoff: .milliseconds(350))
         var attempts = 0
@@ -54,7 +61,10 @@ struct PoolStateMachineTests {
         let r3 = machine.connectFailed(slot: 0, pending: 1, error: .connectionFailed("refused"), now: Self.at(10))
         #expect(r3 == .milliseconds(100))
         // Slot 1 is empty too, but the backoff holds: nothing live, fail without queueing.
-        guard case .backingOff(let retryIn, let last) = Self.lease(&machine, at: 50, next: &attempts) else { Issue.record("expected backingOff"); return }
+        guard case .backingOff(let retryIn, let last) = Self.lease(&machine, at: 50, next: &attempts) else {
+            Issue.record("expected backingOff")
+            return
+        }
         #expect(retryIn == .milliseconds(60))
         #expect(last == .connectionFailed("refused"))
         #expect(attempts == 1)
@@ -62,10 +72,14 @@ struct PoolStateMachineTests {
         var expected: [Duration] = [.milliseconds(200), .milliseconds(350), .milliseconds(350)]
         var lastSlot = 0
         for (attempt, at) in [(2, Int64(110)), (3, 400), (4, 800)] {
-            guard case .connect(let slot, let pending) = Self.lease(&machine, at: at, next: &attempts), pending == attempt else {
-                Issue.record("expected attempt \(attempt) at \(at) ms"); return
+            guard case .connect(let slot, let pending) = Self.lease(&machine, at: at, next: &attempts),
+                pending == attempt
+            else {
+                Issue.record("expected attempt \(attempt) at \(at) ms")
+                return
             }
-            let delay = machine.connectFailed(slot: slot, pending: pending, error: .connectionFailed("refused"), now: Self.at(at))
+            let delay = machine.connectFailed(
+                slot: slot, pending: pending, error: .connectionFailed("refused"), now: Self.at(at))
             #expect(delay == expected.removeFirst())
             lastSlot = slot
         }
@@ -76,19 +90,30 @@ struct PoolStateMachineTests {
         #expect(machine.backoff == nil && machine.lastConnectError == nil)
         var reconnect: (slot: Int, pending: Int)?
         for _ in 0..<2 {
-            if case .connect(let slot, let pending) = Self.lease(&machine, at: 801, next: &attempts) { reconnect = (slot, pending) }
+            if case .connect(let slot, let pending) = Self.lease(&machine, at: 801, next: &attempts) {
+                reconnect = (slot, pending)
+            }
         }
-        guard let reconnect else { Issue.record("the empty slot did not reconnect at once"); return }
-        let again = machine.connectFailed(slot: reconnect.slot, pending: reconnect.pending, error: .connectionFailed("refused"), now: Self.at(801))
+        guard let reconnect else {
+            Issue.record("the empty slot did not reconnect at once")
+            return
+        }
+        let again = machine.connectFailed(
+            slot: reconnect.slot, pending: reconnect.pending, error: .connectionFailed("refused"), now: Self.at(801))
         #expect(again == .milliseconds(100))
         // ... and while the other slot backs off, every command uses the live one.
         for _ in 0..<3 {
-            guard case .use(let connection) = Self.lease(&machine, at: 850, next: &attempts) else { Issue.record("expected the live connection"); return }
+            guard case .use(let connection) = Self.lease(&machine, at: 850, next: &attempts) else {
+                Issue.record("expected the live connection")
+                return
+            }
             #expect(connection === live)
         }
     }
 
-    @Test("a stale attempt's failure does not empty a slot a newer attempt holds; a closed connection empties only its own slot; a dead connection reconnects")
+    @Test(
+        "a stale attempt's failure does not empty a slot a newer attempt holds; a closed connection empties only its own slot; a dead connection reconnects"
+    )
     func staleEvents() {
         var machine = Machine(size: 1, initialBackoff: .milliseconds(100), maxBackoff: .seconds(1))
         var attempts = 0
@@ -99,12 +124,18 @@ struct PoolStateMachineTests {
         let r9 = machine.connectSucceeded(slot: 0, connection: first)
         #expect(r9)
         machine.connectionClosed(slot: 0, connection: Connection())
-        guard case .ready = machine.slots[0] else { Issue.record("another connection's close emptied the slot"); return }
+        guard case .ready = machine.slots[0] else {
+            Issue.record("another connection's close emptied the slot")
+            return
+        }
         machine.connectionClosed(slot: 0, connection: first)
         guard case .empty = machine.slots[0] else { Issue.record("the slot kept a closed connection"); return }
         let r10 = machine.connectSucceeded(slot: 0, connection: Connection(active: false))
         #expect(r10)
-        guard case .connect(slot: 0, 2) = Self.lease(&machine, at: 1, next: &attempts) else { Issue.record("a dead connection is not used"); return }
+        guard case .connect(slot: 0, 2) = Self.lease(&machine, at: 1, next: &attempts) else {
+            Issue.record("a dead connection is not used")
+            return
+        }
     }
 
     @Test("a failover drops ready connections, keeps attempts in flight and lifts the backoff")
@@ -119,11 +150,19 @@ struct PoolStateMachineTests {
         let r12 = machine.dropConnections()
         #expect(r12.map(ObjectIdentifier.init) == [ObjectIdentifier(a)])
         #expect(machine.backoff == nil)
-        guard case .empty = machine.slots[0], case .connecting(2) = machine.slots[1] else { Issue.record("wrong slots after failover"); return }
-        guard case .connect(slot: 0, 4) = Self.lease(&machine, at: 1, next: &attempts) else { Issue.record("no immediate reconnect"); return }
+        guard case .empty = machine.slots[0], case .connecting(2) = machine.slots[1] else {
+            Issue.record("wrong slots after failover")
+            return
+        }
+        guard case .connect(slot: 0, 4) = Self.lease(&machine, at: 1, next: &attempts) else {
+            Issue.record("no immediate reconnect")
+            return
+        }
     }
 
-    @Test("shutdown answers every lease with shutDown, returns the slots once, and refuses a connection that arrives afterwards")
+    @Test(
+        "shutdown answers every lease with shutDown, returns the slots once, and refuses a connection that arrives afterwards"
+    )
     func shutdownRaces() {
         var machine = Machine(size: 2, initialBackoff: .seconds(1), maxBackoff: .seconds(8))
         var attempts = 0
@@ -136,7 +175,10 @@ struct PoolStateMachineTests {
         #expect(slots?.count == 2)
         let r14 = machine.shutdown()
         #expect(r14 == nil)
-        guard case .shutDown = Self.lease(&machine, at: 1, next: &attempts) else { Issue.record("lease after shutdown"); return }
+        guard case .shutDown = Self.lease(&machine, at: 1, next: &attempts) else {
+            Issue.record("lease after shutdown")
+            return
+        }
         let r15 = machine.connectSucceeded(slot: 1, connection: Connection())
         #expect(!r15)
         let r16 = machine.dropConnections()

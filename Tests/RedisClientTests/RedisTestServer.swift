@@ -34,14 +34,17 @@ final class RedisTestServer {
 
     /// Starts a server on a free port (retrying with another port if the chosen one got taken).
     /// With `tls`, the port speaks only TLS, with the certificate pair in `TestCertificates`.
-    static func start(extraArguments: [String] = [], tls certificates: TestCertificates? = nil) async throws -> RedisTestServer {
+    static func start(
+        extraArguments: [String] = [], tls certificates: TestCertificates? = nil
+    ) async throws -> RedisTestServer {
         try await self.start { port in
             guard let certificates else { return RedisTestServer(port: port, extraArguments: extraArguments) }
             return RedisTestServer(
                 port: port,
                 extraArguments: [
                     "--port", "0", "--tls-port", "\(port)", "--tls-cert-file", certificates.serverCertificate,
-                    "--tls-key-file", certificates.serverKey, "--tls-ca-cert-file", certificates.authority, "--tls-auth-clients", "no",
+                    "--tls-key-file", certificates.serverKey, "--tls-ca-cert-file", certificates.authority,
+                    "--tls-auth-clients", "no",
                 ] + extraArguments,
                 tls: RedisTLSConfiguration(caFile: certificates.authority, serverName: "localhost")
             )
@@ -97,7 +100,9 @@ final class RedisTestServer {
     func killAndWait() async throws {
         self.kill()
         let process = self.process
-        guard await eventually(within: .seconds(5), every: .milliseconds(10), { process?.isRunning != true }) else { throw TestServerError.didNotStop }
+        guard await eventually(within: .seconds(5), every: .milliseconds(10), { process?.isRunning != true }) else {
+            throw TestServerError.didNotStop
+        }
     }
 
     /// SIGSTOP: the server keeps its sockets (the kernel still accepts connections) but never answers.
@@ -174,16 +179,17 @@ struct TestCertificates {
     let serverKey: String
 
     static func make() throws -> TestCertificates {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("redis-tls-\(UUID().uuidString)").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("redis-tls-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let script = """
-        set -e
-        cd '\(folder)'
-        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ca.key -out ca.crt -days 2 -subj /CN=test-ca
-        openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout server.key -out server.csr -subj /CN=localhost
-        printf 'subjectAltName=DNS:localhost\\n' > san.ext
-        openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt -days 2 -extfile san.ext
-        """
+            set -e
+            cd '\(folder)'
+            openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ca.key -out ca.crt -days 2 -subj /CN=test-ca
+            openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout server.key -out server.csr -subj /CN=localhost
+            printf 'subjectAltName=DNS:localhost\\n' > san.ext
+            openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt -days 2 -extfile san.ext
+            """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", script]
@@ -191,8 +197,11 @@ struct TestCertificates {
         process.standardError = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TestServerError.didNotStart("openssl failed (\(process.terminationStatus))") }
-        return TestCertificates(authority: "\(folder)/ca.crt", serverCertificate: "\(folder)/server.crt", serverKey: "\(folder)/server.key")
+        guard process.terminationStatus == 0 else {
+            throw TestServerError.didNotStart("openssl failed (\(process.terminationStatus))")
+        }
+        return TestCertificates(
+            authority: "\(folder)/ca.crt", serverCertificate: "\(folder)/server.crt", serverKey: "\(folder)/server.key")
     }
 }
 

@@ -33,7 +33,10 @@ extension IntegrationTests {
                 }
                 return failures
             }
-            #expect(await eventually(within: .seconds(5), every: .milliseconds(1)) { done.value.load(ordering: .relaxed) >= 50 })
+            #expect(
+                await eventually(within: .seconds(5), every: .milliseconds(1)) {
+                    done.value.load(ordering: .relaxed) >= 50
+                })
             try await server.killAndWait()
 
             // While the server is down, commands fail fast with connectionFailed (never hang).
@@ -51,7 +54,9 @@ extension IntegrationTests {
 
             try await server.restart()
             let failures = try await load.value
-            print("while redis was killed and restarted, \(failures.count) of 2000 commands failed (all connectionFailed)")
+            print(
+                "while redis was killed and restarted, \(failures.count) of 2000 commands failed (all connectionFailed)"
+            )
             for failure in failures {
                 guard case .connectionFailed = failure else {
                     Issue.record("in-flight command failed with \(failure), expected connectionFailed")
@@ -60,7 +65,11 @@ extension IntegrationTests {
             }
 
             // The client reconnects by itself; retry until the backoff window has passed.
-            #expect(await eventually(within: .seconds(10), every: .milliseconds(50)) { try await client.ping(); return true })
+            #expect(
+                await eventually(within: .seconds(10), every: .milliseconds(50)) {
+                    try await client.ping()
+                    return true
+                })
             // Every pool slot works again.
             for index in 0..<20 {
                 #expect(try await client.set("after\(index)", "v\(index)"))
@@ -92,7 +101,10 @@ extension IntegrationTests {
             ]
             let elapsed = clock.now - start
             #expect(outcomes.contains(.timeout), "outcomes: \(outcomes)")
-            #expect(outcomes.allSatisfy { $0 == .timeout || $0.map { if case .connectionFailed = $0 { true } else { false } } == true })
+            #expect(
+                outcomes.allSatisfy {
+                    $0 == .timeout || $0.map { if case .connectionFailed = $0 { true } else { false } } == true
+                })
             #expect(elapsed >= .milliseconds(190))
             #expect(elapsed < .milliseconds(2_000), "timeout took \(elapsed)")
             print("command timed out after \(elapsed) (commandTimeout 200 ms)")

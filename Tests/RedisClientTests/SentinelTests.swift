@@ -14,7 +14,9 @@ extension IntegrationTests {
 
             static func start() async throws -> Group {
                 let master = try await RedisTestServer.start()
-                let replica = try await RedisTestServer.start(extraArguments: ["--replicaof", "127.0.0.1", "\(master.port)"])
+                let replica = try await RedisTestServer.start(extraArguments: [
+                    "--replicaof", "127.0.0.1", "\(master.port)",
+                ])
                 try await waitUntil("the replica is linked") {
                     try await info(replica, "replication").contains("master_link_status:up")
                 }
@@ -31,7 +33,8 @@ extension IntegrationTests {
             /// A client that knows only the sentinels (the first one listed is not running).
             func client() async throws -> RedisClient {
                 let nobody = try await RedisTestServer.freePort()
-                var configuration = try RedisConfiguration(url: "redis-sentinel://127.0.0.1:\(nobody),127.0.0.1:\(sentinel.port)/mymaster")
+                var configuration = try RedisConfiguration(
+                    url: "redis-sentinel://127.0.0.1:\(nobody),127.0.0.1:\(sentinel.port)/mymaster")
                 configuration.reconnectMaxBackoff = .milliseconds(200)
                 return RedisClient(configuration: configuration)
             }
@@ -48,7 +51,9 @@ extension IntegrationTests {
 
         @Test func unknownMasterNameIsAClearError() async throws {
             let group = try await Group.start()
-            let client = RedisClient(configuration: try RedisConfiguration(url: "redis-sentinel://127.0.0.1:\(group.sentinel.port)/nosuchmaster"))
+            let client = RedisClient(
+                configuration: try RedisConfiguration(
+                    url: "redis-sentinel://127.0.0.1:\(group.sentinel.port)/nosuchmaster"))
             await #expect {
                 try await client.ping()
             } throws: { error in
@@ -68,10 +73,14 @@ extension IntegrationTests {
 
             try await group.master.killAndWait()
             let killed = ContinuousClock.now
-            let written = await eventually(within: .seconds(30), every: .milliseconds(50)) { try await client.set("failover:after", "written") }
+            let written = await eventually(within: .seconds(30), every: .milliseconds(50)) {
+                try await client.set("failover:after", "written")
+            }
             let measured = ContinuousClock.now - killed
             #expect(written, "no write succeeded within 30 s of the master's death")
-            print("sentinel failover: first write on the new master \(measured.components.seconds * 1000 + measured.components.attoseconds / 1_000_000_000_000_000) ms after the master was killed")
+            print(
+                "sentinel failover: first write on the new master \(measured.components.seconds * 1000 + measured.components.attoseconds / 1_000_000_000_000_000) ms after the master was killed"
+            )
             #expect(measured < .seconds(15))
             #expect(try await servingPort(client) == group.replica.port)
             #expect(try await client.getString("failover:before") == "kept")
@@ -117,7 +126,9 @@ private func info(_ server: RedisTestServer, _ section: String) async throws -> 
 }
 
 /// Polls `condition` every 100 ms until it holds (errors count as "not yet").
-private func waitUntil(_ what: String, within limit: Duration = .seconds(15), _ condition: () async throws -> Bool) async throws {
+private func waitUntil(
+    _ what: String, within limit: Duration = .seconds(15), _ condition: () async throws -> Bool
+) async throws {
     if await eventually(within: limit, every: .milliseconds(100), condition) { return }
     Issue.record("timed out waiting until \(what)")
     throw TestServerError.didNotStart(what)

@@ -3,7 +3,9 @@ import RedisClient
 /// Polls `condition` every `interval` until it holds (a thrown error counts as "not yet") or
 /// `limit` passes; whether it held. The one place these tests wait on the wall clock for
 /// something to happen elsewhere (a server starting, a failover, a key expiring).
-func eventually(within limit: Duration, every interval: Duration = .milliseconds(20), _ condition: () async throws -> Bool) async -> Bool {
+func eventually(
+    within limit: Duration, every interval: Duration = .milliseconds(20), _ condition: () async throws -> Bool
+) async -> Bool {
     let deadline = ContinuousClock.now + limit
     while ContinuousClock.now < deadline {
         if (try? await condition()) == true { return true }

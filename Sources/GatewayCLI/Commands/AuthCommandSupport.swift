@@ -15,7 +15,9 @@ struct AuthAccess {
 
     /// The client `clientID` of `tenant`, or an exit-2 error naming both.
     func requireUser(tenant: String, username: String) async throws -> LocalUser {
-        guard let user = try await auth.user(tenantID: tenant, username: username) else { throw CLIError.invalid("no user \(username) in tenant \(tenant)") }
+        guard let user = try await auth.user(tenantID: tenant, username: username) else {
+            throw CLIError.invalid("no user \(username) in tenant \(tenant)")
+        }
         return user
     }
 

@@ -7,24 +7,51 @@ struct ClientCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "client",
         abstract: "Manage a tenant's OAuth clients.",
-        subcommands: [ClientAddCommand.self, ClientImportCommand.self, ClientListCommand.self, ClientShowCommand.self, ClientUpdateCommand.self, ClientRemoveCommand.self]
+        subcommands: [
+            ClientAddCommand.self, ClientImportCommand.self, ClientListCommand.self, ClientShowCommand.self,
+            ClientUpdateCommand.self, ClientRemoveCommand.self,
+        ]
     )
 }
 
 /// Settings flags shared by add and update.
 struct ClientSettingOptions: ParsableArguments {
-    @Option(name: .customLong("redirect-uri"), help: "Redirect URI (repeatable; exact match, loopback may differ in port).") var redirectURIs: [String] = []
-    @Option(name: .customLong("post-logout-redirect-uri"), help: "Post-logout redirect URI (repeatable).") var postLogoutRedirectURIs: [String] = []
-    @Option(name: .customLong("scope"), help: "Allowed scope (repeatable; default openid profile email offline_access).") var scopes: [String] = []
-    @Flag(name: .customLong("require-par"), inversion: .prefixedNo, help: "Require pushed authorization requests.") var requirePAR: Bool?
-    @Flag(name: .customLong("dpop"), inversion: .prefixedNo, help: "Bind tokens with DPoP (proof required).") var dpop: Bool?
-    @Option(name: .customLong("access-token-lifetime"), help: "Access-token lifetime in seconds (default 600).") var accessLifetime: Int?
-    @Option(name: .customLong("refresh-idle-lifetime"), help: "Refresh-token idle lifetime in seconds (default 7 days).") var refreshIdle: Int?
-    @Option(name: .customLong("refresh-absolute-lifetime"), help: "Refresh-family absolute lifetime in seconds (default 30 days).") var refreshAbsolute: Int?
-    @Flag(name: .customLong("dpop-nonce"), inversion: .prefixedNo, help: "Require a server nonce in DPoP proofs at the token endpoint (RFC 9449 §8).") var dpopNonce: Bool?
-    @Option(name: .customLong("grant-type"), help: "Grant type the client may use at the token endpoint (repeatable: authorization_code, refresh_token; default both).") var grantTypes: [String] = []
-    @Flag(name: .customLong("first-party"), inversion: .prefixedNo, help: "A first-party app: may sign users in natively at the authorization challenge endpoint.") var firstParty: Bool?
-    @Option(name: .customLong("id-token-alg"), help: "ID-token signing algorithm: RS256 (default, as OpenID Connect requires) or ES256.") var idTokenAlgorithm: SigningKey.Algorithm?
+    @Option(
+        name: .customLong("redirect-uri"), help: "Redirect URI (repeatable; exact match, loopback may differ in port).")
+    var redirectURIs: [String] = []
+    @Option(name: .customLong("post-logout-redirect-uri"), help: "Post-logout redirect URI (repeatable).")
+    var postLogoutRedirectURIs: [String] = []
+    @Option(
+        name: .customLong("scope"), help: "Allowed scope (repeatable; default openid profile email offline_access).")
+    var scopes: [String] = []
+    @Flag(name: .customLong("require-par"), inversion: .prefixedNo, help: "Require pushed authorization requests.")
+    var requirePAR: Bool?
+    @Flag(name: .customLong("dpop"), inversion: .prefixedNo, help: "Bind tokens with DPoP (proof required).") var dpop:
+        Bool?
+    @Option(name: .customLong("access-token-lifetime"), help: "Access-token lifetime in seconds (default 600).")
+    var accessLifetime: Int?
+    @Option(
+        name: .customLong("refresh-idle-lifetime"), help: "Refresh-token idle lifetime in seconds (default 7 days).")
+    var refreshIdle: Int?
+    @Option(
+        name: .customLong("refresh-absolute-lifetime"),
+        help: "Refresh-family absolute lifetime in seconds (default 30 days).") var refreshAbsolute: Int?
+    @Flag(
+        name: .customLong("dpop-nonce"), inversion: .prefixedNo,
+        help: "Require a server nonce in DPoP proofs at the token endpoint (RFC 9449 §8).") var dpopNonce: Bool?
+    @Option(
+        name: .customLong("grant-type"),
+        help:
+            "Grant type the client may use at the token endpoint (repeatable: authorization_code, refresh_token; default both)."
+    ) var grantTypes: [String] = []
+    @Flag(
+        name: .customLong("first-party"), inversion: .prefixedNo,
+        help: "A first-party app: may sign users in natively at the authorization challenge endpoint.") var firstParty:
+        Bool?
+    @Option(
+        name: .customLong("id-token-alg"),
+        help: "ID-token signing algorithm: RS256 (default, as OpenID Connect requires) or ES256.") var idTokenAlgorithm:
+        SigningKey.Algorithm?
 
     func apply(to client: inout OAuthClient) {
         if !redirectURIs.isEmpty { client.redirectURIs = redirectURIs }
@@ -64,7 +91,8 @@ enum ClientText {
 }
 
 struct ClientAddCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "add", abstract: "Register a client (public unless --confidential; the secret is printed once).")
+    static let configuration = CommandConfiguration(
+        commandName: "add", abstract: "Register a client (public unless --confidential; the secret is printed once).")
     @OptionGroup var tenant: TenantOption
     @Option(name: .customLong("client-id"), help: "Client id.") var clientID: String
     @Flag(help: "Confidential client: generates a secret, printed once, stored hashed.") var confidential = false
@@ -78,7 +106,8 @@ struct ClientAddCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        var client = OAuthClient(tenantID: tenant.tenant, clientID: clientID, confidential: confidential, redirectURIs: [])
+        var client = OAuthClient(
+            tenantID: tenant.tenant, clientID: clientID, confidential: confidential, redirectURIs: [])
         settings.apply(to: &client)
         try ClientText.validate(client)
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
@@ -87,7 +116,9 @@ struct ClientAddCommand: AsyncParsableCommand {
         if global.json {
             try context.printJSON(Created(client: client, clientSecret: secret?.secret))
         } else {
-            context.print("added \(client.confidential ? "confidential" : "public") client \(client.clientID) to tenant \(client.tenantID)")
+            context.print(
+                "added \(client.confidential ? "confidential" : "public") client \(client.clientID) to tenant \(client.tenantID)"
+            )
             if let secret { context.print("client secret (shown once, store it now): \(secret.secret)") }
         }
     }
@@ -105,15 +136,21 @@ struct ClientListCommand: AsyncParsableCommand {
         if global.json { try context.printJSON(clients); return }
         var table = TextTable(header: ["CLIENT ID", "TYPE", "GRANTS", "REDIRECT URIS"])
         for c in clients {
-            let grants = (c.grantTypes ?? OAuthClient.knownGrantTypes).map { $0 == TokenExchange.grantType ? "token-exchange" : $0 }
-            table.rows.append([c.clientID, c.confidential ? "confidential" : "public", grants.joined(separator: ","), c.redirectURIs.joined(separator: " ")])
+            let grants = (c.grantTypes ?? OAuthClient.knownGrantTypes).map {
+                $0 == TokenExchange.grantType ? "token-exchange" : $0
+            }
+            table.rows.append([
+                c.clientID, c.confidential ? "confidential" : "public", grants.joined(separator: ","),
+                c.redirectURIs.joined(separator: " "),
+            ])
         }
         table.lines.forEach(context.print)
     }
 }
 
 struct ClientShowCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one client (never its secret).")
+    static let configuration = CommandConfiguration(
+        commandName: "show", abstract: "Show one client (never its secret).")
     @OptionGroup var tenant: TenantOption
     @Option(name: .customLong("client-id"), help: "Client id.") var clientID: String
     @OptionGroup var global: GlobalOptions
@@ -127,7 +164,8 @@ struct ClientShowCommand: AsyncParsableCommand {
 }
 
 struct ClientUpdateCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "update", abstract: "Change a client's settings (list flags replace the list).")
+    static let configuration = CommandConfiguration(
+        commandName: "update", abstract: "Change a client's settings (list flags replace the list).")
     @OptionGroup var tenant: TenantOption
     @Option(name: .customLong("client-id"), help: "Client id.") var clientID: String
     @OptionGroup var settings: ClientSettingOptions
@@ -154,7 +192,9 @@ struct ClientRemoveCommand: AsyncParsableCommand {
         let context = try CLIContext.require()
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
         try await a.auth.removeClient(tenantID: tenant.tenant, clientID: clientID)
-        try context.report("removed client \(clientID) from tenant \(tenant.tenant)", document: ["removed": clientID, "tenant": tenant.tenant], json: global.json)
+        try context.report(
+            "removed client \(clientID) from tenant \(tenant.tenant)",
+            document: ["removed": clientID, "tenant": tenant.tenant], json: global.json)
     }
 }
 

@@ -6,8 +6,10 @@ import GatewayCore
 /// `clientID` optional (defaults as `client add`).
 struct ClientImportEntry: Decodable, ImportEntry {
     static let fields: Set<String> = [
-        "tenantID", "clientID", "confidential", "redirectURIs", "postLogoutRedirectURIs", "allowedScopes", "requirePAR", "dpopBound",
-        "accessTokenLifetimeSeconds", "refreshIdleLifetimeSeconds", "refreshAbsoluteLifetimeSeconds", "idTokenSigningAlgorithm",
+        "tenantID", "clientID", "confidential", "redirectURIs", "postLogoutRedirectURIs", "allowedScopes", "requirePAR",
+        "dpopBound",
+        "accessTokenLifetimeSeconds", "refreshIdleLifetimeSeconds", "refreshAbsoluteLifetimeSeconds",
+        "idTokenSigningAlgorithm",
         "dpopNonceRequired", "firstParty", "grantTypes",
     ]
 
@@ -31,8 +33,10 @@ struct ClientImportEntry: Decodable, ImportEntry {
     func client(tenantID: String) -> OAuthClient {
         let defaults = OAuthClient(tenantID: tenantID, clientID: clientID, redirectURIs: [])
         var client = OAuthClient(
-            tenantID: tenantID, clientID: clientID, confidential: confidential ?? false, redirectURIs: redirectURIs ?? [],
-            postLogoutRedirectURIs: postLogoutRedirectURIs ?? [], allowedScopes: allowedScopes ?? defaults.allowedScopes,
+            tenantID: tenantID, clientID: clientID, confidential: confidential ?? false,
+            redirectURIs: redirectURIs ?? [],
+            postLogoutRedirectURIs: postLogoutRedirectURIs ?? [],
+            allowedScopes: allowedScopes ?? defaults.allowedScopes,
             requirePAR: requirePAR ?? false, dpopBound: dpopBound ?? false,
             accessTokenLifetimeSeconds: accessTokenLifetimeSeconds ?? defaults.accessTokenLifetimeSeconds,
             refreshIdleLifetimeSeconds: refreshIdleLifetimeSeconds ?? defaults.refreshIdleLifetimeSeconds,
@@ -74,12 +78,15 @@ struct ClientImportCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try CLIContext.require()
         let started = ContinuousClock.now
-        let entries = try ImportEntries.load(ClientImportEntry.self, file: file, context: context, noun: "client", id: \.clientID)
+        let entries = try ImportEntries.load(
+            ClientImportEntry.self, file: file, context: context, noun: "client", id: \.clientID)
         var clients: [NewClient] = []
         var secrets: [(clientID: String, secret: String)] = []
         for (index, entry) in entries.enumerated() {
             let client = entry.client(tenantID: tenant.tenant)
-            do { try client.validate() } catch { throw CLIError.invalid("clients[\(index)] (\(entry.clientID)): \(error)") }
+            do { try client.validate() } catch {
+                throw CLIError.invalid("clients[\(index)] (\(entry.clientID)): \(error)")
+            }
             let secret = client.confidential ? ClientSecret.generate() : nil
             if let secret { secrets.append((client.clientID, secret.secret)) }
             clients.append(NewClient(client, secretHash: secret?.hash))
@@ -88,7 +95,10 @@ struct ClientImportCommand: AsyncParsableCommand {
         try await a.auth.addClients(clients)
         let seconds = (ContinuousClock.now - started).formattedSeconds
         if global.json {
-            try context.printJSON(Report(imported: clients.count, secrets: Dictionary(uniqueKeysWithValues: secrets.map { ($0.clientID, $0.secret) })))
+            try context.printJSON(
+                Report(
+                    imported: clients.count,
+                    secrets: Dictionary(uniqueKeysWithValues: secrets.map { ($0.clientID, $0.secret) })))
             return
         }
         context.print("imported \(clients.count) client(s) to tenant \(tenant.tenant) in \(seconds) s")

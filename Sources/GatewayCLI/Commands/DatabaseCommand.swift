@@ -29,10 +29,14 @@ struct DatabaseCopyCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(help: ArgumentHelp("The SQLite database file to copy (default: --db / $GATEWAY_DATABASE_PATH).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "The SQLite database file to copy (default: --db / $GATEWAY_DATABASE_PATH).", valueName: "path"))
     var from: String?
 
-    @Option(help: ArgumentHelp("The PostgreSQL URL to copy into (default: --database-url / $GATEWAY_DATABASE_URL).", valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "The PostgreSQL URL to copy into (default: --database-url / $GATEWAY_DATABASE_URL).", valueName: "url"))
     var to: String?
 
     @Flag(help: "Replace whatever the target already holds.")
@@ -50,15 +54,21 @@ struct DatabaseCopyCommand: AsyncParsableCommand {
         guard let url = to ?? global.resolvedDatabaseURL(context.environment) else {
             throw CLIError.invalid("--to: give the PostgreSQL URL to copy into (or set GATEWAY_DATABASE_URL)")
         }
-        guard FileManager.default.fileExists(atPath: path) else { throw CLIError.invalid("--from: no database at \(path)") }
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CLIError.invalid("--from: no database at \(path)")
+        }
         let source = try await StoreAccess.open(global, context: context, sqliteFile: path)
         // The key must open the source's secrets, or the copy would be unreadable there too.
         do {
             _ = try await source.store.allTenants()
         } catch let error as SecretSealerError {
-            throw CLIError.failure("the master key does not open the secrets in \(path) (\(error)); give the key the source was sealed with")
+            throw CLIError.failure(
+                "the master key does not open the secrets in \(path) (\(error)); give the key the source was sealed with"
+            )
         }
-        guard let sqlite = source.store as? SQLiteTenantStore else { throw CLIError.failure("--from must be a SQLite file") }
+        guard let sqlite = source.store as? SQLiteTenantStore else {
+            throw CLIError.failure("--from must be a SQLite file")
+        }
         let target: PostgresDatabase
         do {
             target = try PostgresDatabase(url: url, sealer: source.sealer, logger: Logger(label: "gatewayctl"))
@@ -77,9 +87,14 @@ struct DatabaseCopyCommand: AsyncParsableCommand {
         }
         await target.shutdown()
         if json {
-            try context.printJSON(Report(from: path, to: target.location, tables: Dictionary(uniqueKeysWithValues: counts.map { ($0.table, $0.rows) })))
+            try context.printJSON(
+                Report(
+                    from: path, to: target.location,
+                    tables: Dictionary(uniqueKeysWithValues: counts.map { ($0.table, $0.rows) })))
         } else {
-            context.print("copied \(counts.reduce(0) { $0 + $1.rows }) rows in \(counts.count) tables from \(path) to \(target.location) (one transaction)")
+            context.print(
+                "copied \(counts.reduce(0) { $0 + $1.rows }) rows in \(counts.count) tables from \(path) to \(target.location) (one transaction)"
+            )
         }
     }
 }

@@ -8,7 +8,9 @@ struct IdentityProviderCommand: AsyncParsableCommand {
         commandName: "idp",
         abstract: "Manage a tenant's upstream identity providers (\"Continue with …\" on the sign-in page).",
         discussion: "Register <issuer of the tenant>/oauth2/idp/callback as the redirect URI at the provider.",
-        subcommands: [IdentityProviderAddCommand.self, IdentityProviderListCommand.self, IdentityProviderRemoveCommand.self]
+        subcommands: [
+            IdentityProviderAddCommand.self, IdentityProviderListCommand.self, IdentityProviderRemoveCommand.self,
+        ]
     )
 }
 
@@ -38,37 +40,55 @@ struct IdentityProviderDocument: Encodable {
 }
 
 struct IdentityProviderAddCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "add", abstract: "Add an identity provider (the client secret is read from standard input and sealed).")
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Add an identity provider (the client secret is read from standard input and sealed).")
     @OptionGroup var tenant: TenantOption
     @Option(help: "Short name in URLs and idp_hint ([a-z0-9][a-z0-9-]{0,31}).") var alias: String
-    @Option(name: .customLong("name"), help: "Shown on the sign-in button (default: the alias).") var displayName: String?
+    @Option(name: .customLong("name"), help: "Shown on the sign-in button (default: the alias).") var displayName:
+        String?
     @Option(help: "The provider's issuer (https; its discovery document must name it exactly).") var issuer: String
     @Option(name: .customLong("client-id"), help: "The gateway's client id at the provider.") var clientID: String
-    @Flag(name: .customLong("client-secret-stdin"), help: "Read the client secret from standard input (omit for a public client: PKCE only).") var secretStdin = false
+    @Flag(
+        name: .customLong("client-secret-stdin"),
+        help: "Read the client secret from standard input (omit for a public client: PKCE only).") var secretStdin =
+        false
     @Option(help: "Requested scopes, space-separated (must include openid).") var scope = "openid profile email"
-    @Flag(name: .customLong("link-by-verified-email"), help: "Link a first sign-in to the local user with the same verified email (off by default).") var linkByEmail = false
-    @Flag(name: .customLong("auto-redirect"), help: "The sign-in page goes straight to this provider.") var autoRedirect = false
+    @Flag(
+        name: .customLong("link-by-verified-email"),
+        help: "Link a first sign-in to the local user with the same verified email (off by default).") var linkByEmail =
+        false
+    @Flag(name: .customLong("auto-redirect"), help: "The sign-in page goes straight to this provider.")
+    var autoRedirect = false
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
         let context = try CLIContext.require()
-        let secret = secretStdin ? SecretValue(try PasswordInput.line(context, what: "client secret", lengths: 1...1024)) : nil
-        let provider = IdentityProvider(tenantID: tenant.tenant, alias: alias, displayName: displayName, issuer: issuer, clientID: clientID, clientSecret: secret,
-                                        scopes: scope.split(separator: " ").map(String.init), linkByVerifiedEmail: linkByEmail, autoRedirect: autoRedirect)
+        let secret =
+            secretStdin ? SecretValue(try PasswordInput.line(context, what: "client secret", lengths: 1...1024)) : nil
+        let provider = IdentityProvider(
+            tenantID: tenant.tenant, alias: alias, displayName: displayName, issuer: issuer, clientID: clientID,
+            clientSecret: secret,
+            scopes: scope.split(separator: " ").map(String.init), linkByVerifiedEmail: linkByEmail,
+            autoRedirect: autoRedirect)
         do { try provider.validate() } catch { throw CLIError.invalid("\(error)") }
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        if autoRedirect, let other = try await a.auth.identityProviders(tenantID: tenant.tenant).first(where: \.autoRedirect) {
+        if autoRedirect,
+            let other = try await a.auth.identityProviders(tenantID: tenant.tenant).first(where: \.autoRedirect)
+        {
             throw CLIError.invalid("identity provider \(other.alias) already has --auto-redirect; only one may")
         }
         try await a.auth.addIdentityProvider(provider)
         if global.json { try context.printJSON(IdentityProviderDocument(provider)); return }
         context.print("added identity provider \(alias) (\(issuer)) to tenant \(tenant.tenant)")
-        context.print("register this redirect URI at the provider: <issuer of tenant \(tenant.tenant)>/oauth2/idp/callback")
+        context.print(
+            "register this redirect URI at the provider: <issuer of tenant \(tenant.tenant)>/oauth2/idp/callback")
     }
 }
 
 struct IdentityProviderListCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List a tenant's identity providers.")
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List a tenant's identity providers.")
     @OptionGroup var tenant: TenantOption
     @OptionGroup var global: GlobalOptions
 
@@ -79,15 +99,21 @@ struct IdentityProviderListCommand: AsyncParsableCommand {
         if global.json { try context.printJSON(providers); return }
         var table = TextTable(header: ["ALIAS", "NAME", "ISSUER", "CLIENT ID", "SECRET", "OPTIONS"])
         for p in providers {
-            let options = [p.autoRedirect ? "auto-redirect" : nil, p.linkByVerifiedEmail ? "link-by-verified-email" : nil].compactMap { $0 }
-            table.rows.append([p.alias, p.displayName, p.issuer, p.clientID, p.clientSecret ?? "(public)", options.isEmpty ? "-" : options.joined(separator: ",")])
+            let options = [
+                p.autoRedirect ? "auto-redirect" : nil, p.linkByVerifiedEmail ? "link-by-verified-email" : nil,
+            ].compactMap { $0 }
+            table.rows.append([
+                p.alias, p.displayName, p.issuer, p.clientID, p.clientSecret ?? "(public)",
+                options.isEmpty ? "-" : options.joined(separator: ","),
+            ])
         }
         table.lines.forEach(context.print)
     }
 }
 
 struct IdentityProviderRemoveCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove an identity provider (its users' links stay: they name the issuer).")
+    static let configuration = CommandConfiguration(
+        commandName: "remove", abstract: "Remove an identity provider (its users' links stay: they name the issuer).")
     @OptionGroup var tenant: TenantOption
     @Option(help: "The provider's alias.") var alias: String
     @OptionGroup var global: GlobalOptions
@@ -96,6 +122,8 @@ struct IdentityProviderRemoveCommand: AsyncParsableCommand {
         let context = try CLIContext.require()
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
         try await a.auth.removeIdentityProvider(tenantID: tenant.tenant, alias: alias)
-        try context.report("removed identity provider \(alias) from tenant \(tenant.tenant)", document: ["removed": alias], json: global.json)
+        try context.report(
+            "removed identity provider \(alias) from tenant \(tenant.tenant)", document: ["removed": alias],
+            json: global.json)
     }
 }

@@ -36,30 +36,52 @@ struct TrustedIssuerDocument: Encodable {
 }
 
 struct IssuerTrustCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "trust", abstract: "Trust an issuer's access tokens (replaces an earlier trust of the same issuer).")
+    static let configuration = CommandConfiguration(
+        commandName: "trust",
+        abstract: "Trust an issuer's access tokens (replaces an earlier trust of the same issuer).")
     @OptionGroup var tenant: TenantOption
     @Option(help: "The issuer (`iss`, exactly; https).") var issuer: String
     @Option(help: "The audience (`aud`) its tokens must carry for this tenant.") var audience: String
     @Option(name: .customLong("subject-claim"), help: "The claim naming the user.") var subjectClaim = "sub"
-    @Option(name: .customLong("jwks-uri"), help: "The key set (default: from the issuer's discovery document).") var jwksURI: String?
-    @Option(name: .customLong("introspection-client-id"), help: "Accept the issuer's opaque tokens, checked by RFC 7662 introspection as this client.") var introspectionClientID: String?
-    @Flag(name: .customLong("introspection-secret-stdin"), help: "Read the introspection client's secret from standard input (sealed at rest).") var introspectionSecretStdin = false
-    @Option(name: .customLong("introspection-cache"), help: "Seconds an introspection answer is reused (never past the token's expiry; 1-3600).") var introspectionCache = 300
+    @Option(name: .customLong("jwks-uri"), help: "The key set (default: from the issuer's discovery document).")
+    var jwksURI: String?
+    @Option(
+        name: .customLong("introspection-client-id"),
+        help: "Accept the issuer's opaque tokens, checked by RFC 7662 introspection as this client.")
+    var introspectionClientID: String?
+    @Flag(
+        name: .customLong("introspection-secret-stdin"),
+        help: "Read the introspection client's secret from standard input (sealed at rest).")
+    var introspectionSecretStdin = false
+    @Option(
+        name: .customLong("introspection-cache"),
+        help: "Seconds an introspection answer is reused (never past the token's expiry; 1-3600).")
+    var introspectionCache = 300
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-        if introspectionSecretStdin, introspectionClientID == nil { throw ValidationError("--introspection-secret-stdin needs --introspection-client-id") }
+        if introspectionSecretStdin, introspectionClientID == nil {
+            throw ValidationError("--introspection-secret-stdin needs --introspection-client-id")
+        }
     }
 
     func run() async throws {
         let context = try CLIContext.require()
-        let secret = introspectionSecretStdin ? SecretValue(try PasswordInput.line(context, what: "introspection secret", lengths: 1...1024)) : nil
-        let introspection = introspectionClientID.map { TrustedIssuer.Introspection(clientID: $0, clientSecret: secret, cacheSeconds: introspectionCache) }
-        let trust = TrustedIssuer(tenantID: tenant.tenant, issuer: issuer, audience: audience, subjectClaim: subjectClaim, jwksURI: jwksURI, introspection: introspection)
+        let secret =
+            introspectionSecretStdin
+            ? SecretValue(try PasswordInput.line(context, what: "introspection secret", lengths: 1...1024)) : nil
+        let introspection = introspectionClientID.map {
+            TrustedIssuer.Introspection(clientID: $0, clientSecret: secret, cacheSeconds: introspectionCache)
+        }
+        let trust = TrustedIssuer(
+            tenantID: tenant.tenant, issuer: issuer, audience: audience, subjectClaim: subjectClaim, jwksURI: jwksURI,
+            introspection: introspection)
         do { try trust.validate() } catch { throw CLIError.invalid("\(error)") }
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
         try await a.auth.trustIssuer(trust)
-        try context.report("tenant \(tenant.tenant) trusts access tokens of \(issuer) for audience \(audience)", document: TrustedIssuerDocument(trust), json: global.json)
+        try context.report(
+            "tenant \(tenant.tenant) trusts access tokens of \(issuer) for audience \(audience)",
+            document: TrustedIssuerDocument(trust), json: global.json)
     }
 }
 
@@ -75,7 +97,8 @@ struct IssuerListCommand: AsyncParsableCommand {
         if global.json { try context.printJSON(issuers.map(TrustedIssuerDocument.init)); return }
         var table = TextTable(header: ["ISSUER", "AUDIENCE", "SUBJECT CLAIM", "JWKS", "OPAQUE TOKENS"])
         for i in issuers {
-            let opaque = i.introspection.map { "introspected as \($0.clientID), cached ≤ \($0.cacheSeconds) s" } ?? "refused"
+            let opaque =
+                i.introspection.map { "introspected as \($0.clientID), cached ≤ \($0.cacheSeconds) s" } ?? "refused"
             table.rows.append([i.issuer, i.audience, i.subjectClaim, i.jwksURI ?? "(discovery)", opaque])
         }
         table.lines.forEach(context.print)
@@ -83,7 +106,8 @@ struct IssuerListCommand: AsyncParsableCommand {
 }
 
 struct IssuerUntrustCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "untrust", abstract: "Stop trusting an issuer (every replica within 5 seconds).")
+    static let configuration = CommandConfiguration(
+        commandName: "untrust", abstract: "Stop trusting an issuer (every replica within 5 seconds).")
     @OptionGroup var tenant: TenantOption
     @Option(help: "The issuer.") var issuer: String
     @OptionGroup var global: GlobalOptions
@@ -92,6 +116,7 @@ struct IssuerUntrustCommand: AsyncParsableCommand {
         let context = try CLIContext.require()
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
         try await a.auth.untrustIssuer(tenantID: tenant.tenant, issuer: issuer)
-        try context.report("tenant \(tenant.tenant) no longer trusts \(issuer)", document: ["untrusted": issuer], json: global.json)
+        try context.report(
+            "tenant \(tenant.tenant) no longer trusts \(issuer)", document: ["untrusted": issuer], json: global.json)
     }
 }

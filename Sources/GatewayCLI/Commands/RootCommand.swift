@@ -4,7 +4,8 @@ import ArgumentParser
 struct RootCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gatewayctl",
-        abstract: "Administer SuperApp Gateway tenants in the gateway's database (SQLite file, or PostgreSQL with --database-url).",
+        abstract:
+            "Administer SuperApp Gateway tenants in the gateway's database (SQLite file, or PostgreSQL with --database-url).",
         discussion: """
             gatewayctl edits the same database the gateway reads; running gateways pick up \
             changes within a second. Secrets are sealed with the master key and masked in \
@@ -14,7 +15,10 @@ struct RootCommand: AsyncParsableCommand {
 
             Shell completion: gatewayctl --generate-completion-script bash|zsh|fish
             """,
-        subcommands: [MigrateCommand.self, DatabaseCommand.self, TenantCommand.self, KeysCommand.self, ClientCommand.self, UserCommand.self, IdentityProviderCommand.self, IssuerCommand.self] + UserStateCommands.all
+        subcommands: [
+            MigrateCommand.self, DatabaseCommand.self, TenantCommand.self, KeysCommand.self, ClientCommand.self,
+            UserCommand.self, IdentityProviderCommand.self, IssuerCommand.self,
+        ] + UserStateCommands.all
     )
 }
 

@@ -23,8 +23,9 @@ struct TenantCreateCommand: AsyncParsableCommand {
         try TenantCommandSupport.validate(tenant)
         let access = try await StoreAccess.open(global, context: context, create: true)
         let created = try await access.store.create(tenant, actor: access.actor)
-        try TenantCommandSupport.report(created, line: "created tenant \(created.id) (configVersion \(created.configVersion))",
-                                        generatedRASKey: fields.rasClientKey == "generate" ? rasKey : nil, json: global.json, context: context)
+        try TenantCommandSupport.report(
+            created, line: "created tenant \(created.id) (configVersion \(created.configVersion))",
+            generatedRASKey: fields.rasClientKey == "generate" ? rasKey : nil, json: global.json, context: context)
         try await wait.wait(for: created, context: context)
     }
 }
@@ -42,14 +43,19 @@ enum TenantCommandSupport {
 
     /// Prints a created or updated tenant (`line`, or its document with `--json`) and, once,
     /// a client key gatewayctl generated (only its hash is stored).
-    static func report(_ tenant: Tenant, line: String, generatedRASKey: String?, json: Bool, context: CLIContext) throws {
+    static func report(_ tenant: Tenant, line: String, generatedRASKey: String?, json: Bool, context: CLIContext) throws
+    {
         struct WithKey: Encodable {
             var tenant: TenantDocument
             var rasClientKey: String
         }
         let document = try TenantDocument(tenant, secrets: .masked, sealer: nil)
         if json {
-            if let generatedRASKey { try context.printJSON(WithKey(tenant: document, rasClientKey: generatedRASKey)) } else { try context.printJSON(document) }
+            if let generatedRASKey {
+                try context.printJSON(WithKey(tenant: document, rasClientKey: generatedRASKey))
+            } else {
+                try context.printJSON(document)
+            }
             return
         }
         context.print(line)

@@ -16,7 +16,9 @@ struct TenantExportCommand: AsyncParsableCommand {
 
     @Argument(help: "Tenant ids to export (default: all).") var ids: [String] = []
     @Flag(help: "Write secrets in plaintext instead of sealed.") var reveal = false
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file (mode 0600) instead of standard output.", valueName: "file"))
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp("Write to this file (mode 0600) instead of standard output.", valueName: "file"))
     var output: String?
     @OptionGroup var global: GlobalOptions
 
@@ -37,20 +39,26 @@ struct TenantExportCommand: AsyncParsableCommand {
         let file = TenantExportFile(
             format: TenantExportFile.formatName, formatVersion: 1, exportedAt: Date(),
             secrets: reveal ? "plaintext" : "sealed",
-            tenants: try tenants.map { try TenantDocument($0, secrets: reveal ? .plaintext : .sealed, sealer: access.sealer) }
+            tenants: try tenants.map {
+                try TenantDocument($0, secrets: reveal ? .plaintext : .sealed, sealer: access.sealer)
+            }
         )
         let json = try JSONCoding.encodeString(file) + "\n"
         guard let output else {
             context.output.writeOutput(json)
             return
         }
-        guard FileManager.default.createFile(atPath: output, contents: Data(json.utf8), attributes: [.posixPermissions: 0o600]) else {
+        guard
+            FileManager.default.createFile(
+                atPath: output, contents: Data(json.utf8), attributes: [.posixPermissions: 0o600])
+        else {
             throw CLIError.failure("cannot write \(output)")
         }
         if !global.json { context.printError("exported \(tenants.count) tenant(s) to \(output)") }
         if let root = GitWorkTree.root(containing: output) {
-            context.printError("warning: \(output) is inside the git work tree \(root) and holds \(reveal ? "PLAINTEXT" : "sealed") secrets: "
-                + "write it elsewhere or make sure git ignores it")
+            context.printError(
+                "warning: \(output) is inside the git work tree \(root) and holds \(reveal ? "PLAINTEXT" : "sealed") secrets: "
+                    + "write it elsewhere or make sure git ignores it")
         }
     }
 }

@@ -7,7 +7,8 @@ struct TenantImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Create or replace tenants from an export file, all or nothing.",
-        discussion: "Secrets may be sealed (same master key) or plaintext. Every tenant is validated before anything is written."
+        discussion:
+            "Secrets may be sealed (same master key) or plaintext. Every tenant is validated before anything is written."
     )
 
     @Argument(help: ArgumentHelp("Export file to read; '-' reads standard input.", valueName: "file")) var file: String

@@ -5,7 +5,8 @@ import GatewayCore
 struct TenantListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list", abstract: "List tenants, sorted by id.",
-        discussion: "Page through many with --limit and --after (the last id shown); the text output ends with the command for the next page."
+        discussion:
+            "Page through many with --limit and --after (the last id shown); the text output ends with the command for the next page."
     )
 
     @Flag(help: "Show secrets in plaintext (JSON output only lists them).") var reveal = false
@@ -15,7 +16,9 @@ struct TenantListCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-        if let limit, !(1 ... 10_000).contains(limit) { throw ValidationError("--limit must be between 1 and 10000, got \(limit)") }
+        if let limit, !(1...10_000).contains(limit) {
+            throw ValidationError("--limit must be between 1 and 10000, got \(limit)")
+        }
     }
 
     func run() async throws {
@@ -28,13 +31,16 @@ struct TenantListCommand: AsyncParsableCommand {
         } else {
             TenantText.list(page.tenants).forEach(context.print)
             if page.more, let last = page.tenants.last {
-                context.print("… more tenants: gatewayctl tenant list --after \(last.id) --limit \(limit ?? page.tenants.count)")
+                context.print(
+                    "… more tenants: gatewayctl tenant list --after \(last.id) --limit \(limit ?? page.tenants.count)")
             }
         }
     }
 
     /// The tenants after `after` (by id) with `status`, at most `limit`; `more` when some were left out.
-    static func page(_ tenants: [Tenant], after: String?, status: TenantStatus?, limit: Int?) -> (tenants: [Tenant], more: Bool) {
+    static func page(
+        _ tenants: [Tenant], after: String?, status: TenantStatus?, limit: Int?
+    ) -> (tenants: [Tenant], more: Bool) {
         let matching = tenants.sorted { $0.id < $1.id }.filter { tenant in
             (after.map { tenant.id > $0 } ?? true) && (status.map { tenant.status == $0 } ?? true)
         }
@@ -65,14 +71,17 @@ struct TenantShowCommand: AsyncParsableCommand {
 
 /// `gatewayctl tenant audit <id>`
 struct TenantAuditCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "audit", abstract: "Show a tenant's audit log, newest first.")
+    static let configuration = CommandConfiguration(
+        commandName: "audit", abstract: "Show a tenant's audit log, newest first.")
 
     @OptionGroup var tenantID: TenantIDArgument
     @Option(help: "Maximum rows (1-10000).") var limit = 50
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-        guard (1 ... 10_000).contains(limit) else { throw ValidationError("--limit must be between 1 and 10000, got \(limit)") }
+        guard (1...10_000).contains(limit) else {
+            throw ValidationError("--limit must be between 1 and 10000, got \(limit)")
+        }
     }
 
     func run() async throws {

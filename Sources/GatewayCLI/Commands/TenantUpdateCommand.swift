@@ -15,7 +15,9 @@ struct TenantUpdateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        guard !fields.isEmpty else { throw CLIError.invalid("nothing to update: give at least one field flag (see --help)") }
+        guard !fields.isEmpty else {
+            throw CLIError.invalid("nothing to update: give at least one field flag (see --help)")
+        }
         let access = try await StoreAccess.open(global, context: context)
         let fields = self.fields
         let rasKey = fields.newRASClientKey()
@@ -25,9 +27,11 @@ struct TenantUpdateCommand: AsyncParsableCommand {
             try TenantCommandSupport.validate(tenant)
         }
         let changed = TenantField.changes(from: old, to: updated)
-        let summary = changed.isEmpty ? "no field changed" : "changed " + changed.map(\.rawValue).joined(separator: ", ")
-        try TenantCommandSupport.report(updated, line: "updated tenant \(updated.id) (configVersion \(updated.configVersion)): \(summary)",
-                                        generatedRASKey: fields.rasClientKey == "generate" ? rasKey : nil, json: global.json, context: context)
+        let summary =
+            changed.isEmpty ? "no field changed" : "changed " + changed.map(\.rawValue).joined(separator: ", ")
+        try TenantCommandSupport.report(
+            updated, line: "updated tenant \(updated.id) (configVersion \(updated.configVersion)): \(summary)",
+            generatedRASKey: fields.rasClientKey == "generate" ? rasKey : nil, json: global.json, context: context)
         try await wait.wait(for: updated, context: context)
     }
 }

@@ -7,9 +7,12 @@ struct UserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user",
         abstract: "Manage a tenant's local users (scrypt-hashed passwords, optional TOTP second factor).",
-        subcommands: [UserAddCommand.self, UserImportCommand.self, UserListCommand.self, UserPasswdCommand.self, UserUpdateCommand.self, UserDisableCommand.self,
-                      UserDeleteCommand.self,
-                      UserLinkCommand.self, UserUnlinkCommand.self, UserLinksCommand.self]
+        subcommands: [
+            UserAddCommand.self, UserImportCommand.self, UserListCommand.self, UserPasswdCommand.self,
+            UserUpdateCommand.self, UserDisableCommand.self,
+            UserDeleteCommand.self,
+            UserLinkCommand.self, UserUnlinkCommand.self, UserLinksCommand.self,
+        ]
     )
 }
 
@@ -26,7 +29,13 @@ struct UserDocument: Encodable {
     var upstreamOnly: Bool
 
     init(_ u: LocalUser) {
-        username = u.username; subject = u.subject; name = u.name; email = u.email; picture = u.picture; disabled = u.disabled; totp = u.totpSecret != nil
+        username = u.username
+        subject = u.subject
+        name = u.name
+        email = u.email
+        picture = u.picture
+        disabled = u.disabled
+        totp = u.totpSecret != nil
         upstreamOnly = u.passwordHash == IdentityLinker.noPassword
     }
 }
@@ -35,7 +44,8 @@ struct UserDocument: Encodable {
 enum UsernameRule {
     /// Why `username` is refused (`username must be …`), or nil.
     static func problem(_ username: String) -> String? {
-        (1...200).contains(username.count) && !username.contains(where: { $0.isWhitespace }) ? nil : "username must be 1-200 characters without spaces"
+        (1...200).contains(username.count) && !username.contains(where: { $0.isWhitespace })
+            ? nil : "username must be 1-200 characters without spaces"
     }
 }
 
@@ -52,17 +62,25 @@ enum PasswordInput {
     static func line(_ context: CLIContext, what: String, lengths: ClosedRange<Int>) throws -> String {
         let data = try context.standardInput()
         let text = String(decoding: data, as: UTF8.self)
-        let line = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: "\r")) } ?? ""
-        guard lengths.contains(line.count) else { throw CLIError.invalid("the \(what) on standard input must be \(lengths.lowerBound)-\(lengths.upperBound) characters") }
+        let line =
+            text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map {
+                String($0).trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
+            } ?? ""
+        guard lengths.contains(line.count) else {
+            throw CLIError.invalid(
+                "the \(what) on standard input must be \(lengths.lowerBound)-\(lengths.upperBound) characters")
+        }
         return line
     }
 }
 
 struct UserAddCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a user; the password is read from standard input.")
+    static let configuration = CommandConfiguration(
+        commandName: "add", abstract: "Add a user; the password is read from standard input.")
     @OptionGroup var tenant: TenantOption
     @Option(help: "Username (1-200 characters, no spaces).") var username: String
-    @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input (required).") var passwordStdin = false
+    @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input (required).")
+    var passwordStdin = false
     @Option(help: "Display name.") var name: String?
     @Option(help: "E-mail address.") var email: String?
     @Option(help: "Picture URL.") var picture: String?
@@ -70,16 +88,22 @@ struct UserAddCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let problem = UsernameRule.problem(username) { throw ValidationError("--\(problem)") }
-        guard passwordStdin else { throw ValidationError("--password-stdin is required (passwords are never taken from arguments)") }
+        guard passwordStdin else {
+            throw ValidationError("--password-stdin is required (passwords are never taken from arguments)")
+        }
     }
 
     func run() async throws {
         let context = try CLIContext.require()
         let password = try PasswordInput.read(context)
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        let user = LocalUser(tenantID: tenant.tenant, username: username, name: name, email: email, picture: picture, passwordHash: try PasswordHasher().hash(password))
+        let user = LocalUser(
+            tenantID: tenant.tenant, username: username, name: name, email: email, picture: picture,
+            passwordHash: try PasswordHasher().hash(password))
         try await a.auth.addUser(user)
-        try context.report("added user \(username) (sub \(user.subject)) to tenant \(tenant.tenant)", document: UserDocument(user), json: global.json)
+        try context.report(
+            "added user \(username) (sub \(user.subject)) to tenant \(tenant.tenant)", document: UserDocument(user),
+            json: global.json)
     }
 }
 
@@ -103,14 +127,18 @@ struct UserListCommand: AsyncParsableCommand {
 }
 
 struct UserPasswdCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "passwd", abstract: "Set a user's password from standard input.")
+    static let configuration = CommandConfiguration(
+        commandName: "passwd", abstract: "Set a user's password from standard input.")
     @OptionGroup var tenant: TenantOption
     @Option(help: "Username.") var username: String
-    @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input (required).") var passwordStdin = false
+    @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input (required).")
+    var passwordStdin = false
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-        guard passwordStdin else { throw ValidationError("--password-stdin is required (passwords are never taken from arguments)") }
+        guard passwordStdin else {
+            throw ValidationError("--password-stdin is required (passwords are never taken from arguments)")
+        }
     }
 
     func run() async throws {
@@ -140,7 +168,9 @@ struct UserUpdateCommand: AsyncParsableCommand {
     @Option(help: "Display name (empty clears).") var name: String?
     @Option(help: "E-mail address (empty clears).") var email: String?
     @Option(help: "Picture URL (empty clears).") var picture: String?
-    @Flag(name: .customLong("totp"), inversion: .prefixedNo, help: "Set up (or with --no-totp remove) a TOTP second factor.") var totp: Bool?
+    @Flag(
+        name: .customLong("totp"), inversion: .prefixedNo,
+        help: "Set up (or with --no-totp remove) a TOTP second factor.") var totp: Bool?
     @OptionGroup var global: GlobalOptions
 
     struct Result: Encodable {
@@ -151,7 +181,9 @@ struct UserUpdateCommand: AsyncParsableCommand {
     }
 
     func validate() throws {
-        guard name != nil || email != nil || picture != nil || totp != nil else { throw ValidationError("nothing to change: give --totp, --no-totp, --name, --email or --picture") }
+        guard name != nil || email != nil || picture != nil || totp != nil else {
+            throw ValidationError("nothing to change: give --totp, --no-totp, --name, --email or --picture")
+        }
     }
 
     func run() async throws {
@@ -185,7 +217,8 @@ struct UserUpdateCommand: AsyncParsableCommand {
 }
 
 struct UserDisableCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "disable", abstract: "Disable (or with --enable, re-enable) a user's sign-in.")
+    static let configuration = CommandConfiguration(
+        commandName: "disable", abstract: "Disable (or with --enable, re-enable) a user's sign-in.")
     @OptionGroup var tenant: TenantOption
     @Option(help: "Username.") var username: String
     @Flag(help: "Re-enable instead.") var enable = false
@@ -197,7 +230,8 @@ struct UserDisableCommand: AsyncParsableCommand {
         var user = try await a.requireUser(tenant: tenant.tenant, username: username)
         user.disabled = !enable
         try await a.auth.updateUser(user)
-        try context.report("\(enable ? "enabled" : "disabled") user \(username)", document: UserDocument(user), json: global.json)
+        try context.report(
+            "\(enable ? "enabled" : "disabled") user \(username)", document: UserDocument(user), json: global.json)
     }
 }
 
@@ -236,8 +270,9 @@ struct UserDeleteCommand: AsyncParsableCommand {
         let user = try await a.requireUser(tenant: tenant.tenant, username: username)
         let erasure = try await a.auth.eraseUser(tenantID: tenant.tenant, subject: user.subject, now: Date())
         let rows = erasure.deleted.values.reduce(0, +)
-        try context.report("erased user \(username) (sub \(user.subject)) of tenant \(tenant.tenant): \(rows) row(s) deleted, "
-                           + "\(erasure.revokedTokens) live token(s) revoked",
-                           document: Report(username: username, subject: user.subject, erasure: erasure), json: global.json)
+        try context.report(
+            "erased user \(username) (sub \(user.subject)) of tenant \(tenant.tenant): \(rows) row(s) deleted, "
+                + "\(erasure.revokedTokens) live token(s) revoked",
+            document: Report(username: username, subject: user.subject, erasure: erasure), json: global.json)
     }
 }

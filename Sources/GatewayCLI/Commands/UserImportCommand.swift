@@ -6,7 +6,10 @@ import GatewayCore
 /// signs in: a `password` (hashed here), a `passwordHash` carried over from another gateway
 /// (`scrypt$…`), or `upstreamOnly: true` (signs in only through an identity provider).
 struct UserImportEntry: Decodable, ImportEntry {
-    static let fields: Set<String> = ["username", "subject", "name", "email", "picture", "disabled", "password", "passwordHash", "upstreamOnly", "totp"]
+    static let fields: Set<String> = [
+        "username", "subject", "name", "email", "picture", "disabled", "password", "passwordHash", "upstreamOnly",
+        "totp",
+    ]
 
     var username: String
     var subject: String?
@@ -30,16 +33,22 @@ struct UserImportEntry: Decodable, ImportEntry {
         switch (password, passwordHash, upstreamOnly == true) {
         case (let password?, nil, false):
             guard PasswordInput.lengths.contains(password.count) else {
-                throw CLIError.invalid("password must be \(PasswordInput.lengths.lowerBound)-\(PasswordInput.lengths.upperBound) characters")
+                throw CLIError.invalid(
+                    "password must be \(PasswordInput.lengths.lowerBound)-\(PasswordInput.lengths.upperBound) characters"
+                )
             }
             return .password(password)
         case (nil, let hash?, false):
-            guard PasswordHasher.isWellFormed(hash) else { throw CLIError.invalid("passwordHash is not an scrypt$logN$r$p$salt$key hash") }
+            guard PasswordHasher.isWellFormed(hash) else {
+                throw CLIError.invalid("passwordHash is not an scrypt$logN$r$p$salt$key hash")
+            }
             return .stored(hash)
         case (nil, nil, true):
             return .stored(IdentityLinker.noPassword)
         default:
-            throw CLIError.invalid("give exactly one of password, passwordHash or upstreamOnly: true (`user list --json` carries no passwords)")
+            throw CLIError.invalid(
+                "give exactly one of password, passwordHash or upstreamOnly: true (`user list --json` carries no passwords)"
+            )
         }
     }
 }
@@ -73,13 +82,21 @@ struct UserImportCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try CLIContext.require()
         let started = ContinuousClock.now
-        let entries = try ImportEntries.load(UserImportEntry.self, file: file, context: context, noun: "user", id: \.username)
-        if let repeated = ImportEntries.firstRepeated(entries.compactMap(\.subject)) { throw CLIError.invalid("subject \(repeated) appears twice in \(file)") }
+        let entries = try ImportEntries.load(
+            UserImportEntry.self, file: file, context: context, noun: "user", id: \.username)
+        if let repeated = ImportEntries.firstRepeated(entries.compactMap(\.subject)) {
+            throw CLIError.invalid("subject \(repeated) appears twice in \(file)")
+        }
         let signIns = try entries.enumerated().map { index, entry in
             do {
                 if let problem = UsernameRule.problem(entry.username) { throw CLIError.invalid(problem) }
-                if entry.subject?.isEmpty == true || (entry.subject?.count ?? 0) > 255 { throw CLIError.invalid("subject must be 1-255 characters") }
-                if entry.totp == true { throw CLIError.invalid("TOTP secrets are not imported: give the user one with `user update --totp` afterwards") }
+                if entry.subject?.isEmpty == true || (entry.subject?.count ?? 0) > 255 {
+                    throw CLIError.invalid("subject must be 1-255 characters")
+                }
+                if entry.totp == true {
+                    throw CLIError.invalid(
+                        "TOTP secrets are not imported: give the user one with `user update --totp` afterwards")
+                }
                 return try entry.signIn()
             } catch let error as CLIError {
                 throw CLIError.invalid("users[\(index)] (\(entry.username)): \(error)")
@@ -89,14 +106,21 @@ struct UserImportCommand: AsyncParsableCommand {
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
         let hashes = try await Self.hashes(signIns, context: context)
         let users = zip(entries, hashes).map { entry, hash in
-            LocalUser(tenantID: tenant.tenant, username: entry.username, subject: entry.subject ?? UUID().uuidString.lowercased(), name: entry.name,
-                      email: entry.email, picture: entry.picture, disabled: entry.disabled ?? false, passwordHash: hash)
+            LocalUser(
+                tenantID: tenant.tenant, username: entry.username,
+                subject: entry.subject ?? UUID().uuidString.lowercased(), name: entry.name,
+                email: entry.email, picture: entry.picture, disabled: entry.disabled ?? false, passwordHash: hash)
         }
         try await a.auth.addUsers(users)
         if global.json {
-            try context.printJSON(Report(imported: users.count, subjects: Dictionary(uniqueKeysWithValues: users.map { ($0.username, $0.subject) })))
+            try context.printJSON(
+                Report(
+                    imported: users.count,
+                    subjects: Dictionary(uniqueKeysWithValues: users.map { ($0.username, $0.subject) })))
         } else {
-            context.print("imported \(users.count) user(s) to tenant \(tenant.tenant) in \((ContinuousClock.now - started).formattedSeconds) s")
+            context.print(
+                "imported \(users.count) user(s) to tenant \(tenant.tenant) in \((ContinuousClock.now - started).formattedSeconds) s"
+            )
         }
     }
 

@@ -13,7 +13,8 @@ struct FeatureFlagChanges {
         for assignment in assignments {
             let parts = assignment.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard parts.count == 2, let value = Bool(String(parts[1])) else {
-                throw CLIError.invalid("--flag must be name=true or name=false, got \(TenantValidationError.quote(assignment))")
+                throw CLIError.invalid(
+                    "--flag must be name=true or name=false, got \(TenantValidationError.quote(assignment))")
             }
             let name = String(parts[0])
             try Self.checkName(name, flag: "--flag")

@@ -11,18 +11,27 @@ import NIOCore
 /// instead of guessing a sleep. It polls `GET URL/t/<id>/v1/host-config` until the answer's
 /// `configVersion` reaches the written one.
 struct GatewayWaitOptions: ParsableArguments {
-    @Option(name: .customLong("wait-for"), help: ArgumentHelp(
-        "After the change, wait until the gateway at this base URL (e.g. http://127.0.0.1:8080) serves it.", valueName: "url"))
+    @Option(
+        name: .customLong("wait-for"),
+        help: ArgumentHelp(
+            "After the change, wait until the gateway at this base URL (e.g. http://127.0.0.1:8080) serves it.",
+            valueName: "url"))
     var gatewayURL: String?
 
-    @Option(name: .customLong("wait-timeout"), help: ArgumentHelp("How long --wait-for waits, in seconds (1-600, default 30).", valueName: "seconds"))
+    @Option(
+        name: .customLong("wait-timeout"),
+        help: ArgumentHelp("How long --wait-for waits, in seconds (1-600, default 30).", valueName: "seconds"))
     var timeoutSeconds = 30
 
     func validate() throws {
         if let gatewayURL {
-            guard let url = URLComponents(string: gatewayURL), ["http", "https"].contains(url.scheme ?? ""), url.host?.isEmpty == false,
-                  url.query == nil, url.fragment == nil
-            else { throw ValidationError("--wait-for must be the gateway's base URL, http(s)://host[:port], got '\(gatewayURL)'") }
+            guard let url = URLComponents(string: gatewayURL), ["http", "https"].contains(url.scheme ?? ""),
+                url.host?.isEmpty == false,
+                url.query == nil, url.fragment == nil
+            else {
+                throw ValidationError(
+                    "--wait-for must be the gateway's base URL, http(s)://host[:port], got '\(gatewayURL)'")
+            }
         }
         guard (1...600).contains(timeoutSeconds) else { throw ValidationError("--wait-timeout must be 1-600 seconds") }
     }
@@ -37,7 +46,8 @@ struct GatewayWaitOptions: ParsableArguments {
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         let outcome: Result<Void, any Error>
         do {
-            try await poll(url, base: base, tenant: tenant, client: client, started: started, deadline: deadline, context: context)
+            try await poll(
+                url, base: base, tenant: tenant, client: client, started: started, deadline: deadline, context: context)
             outcome = .success(())
         } catch {
             outcome = .failure(error)
@@ -53,10 +63,12 @@ struct GatewayWaitOptions: ParsableArguments {
             // AsyncHTTPClient retries a refused connection until the request's deadline: at
             // most a second per look, and never past the wait's own deadline.
             let remaining = deadline - ContinuousClock.now
-            switch await Self.probe(url, client: client, timeout: min(.seconds(1), max(remaining, .milliseconds(100)))) {
+            switch await Self.probe(url, client: client, timeout: min(.seconds(1), max(remaining, .milliseconds(100))))
+            {
             case .served(let version) where version >= tenant.configVersion:
-                context.printError("the gateway at \(base) serves tenant \(tenant.id) at configVersion \(tenant.configVersion) "
-                    + "(after \((ContinuousClock.now - started).formattedSeconds) s)")
+                context.printError(
+                    "the gateway at \(base) serves tenant \(tenant.id) at configVersion \(tenant.configVersion) "
+                        + "(after \((ContinuousClock.now - started).formattedSeconds) s)")
                 return
             case .served(let version):
                 last = "it still serves configVersion \(version)"
@@ -66,8 +78,9 @@ struct GatewayWaitOptions: ParsableArguments {
             guard ContinuousClock.now + .milliseconds(200) < deadline else { break }
             try await Task.sleep(for: .milliseconds(200))
         }
-        throw CLIError.failure("the gateway at \(base) did not serve configVersion \(tenant.configVersion) of tenant \(tenant.id) "
-            + "within \(timeoutSeconds) s (\(last)); is it reading the same database?")
+        throw CLIError.failure(
+            "the gateway at \(base) did not serve configVersion \(tenant.configVersion) of tenant \(tenant.id) "
+                + "within \(timeoutSeconds) s (\(last)); is it reading the same database?")
     }
 
     /// What one look at the tenant's host config saw.
@@ -78,11 +91,13 @@ struct GatewayWaitOptions: ParsableArguments {
 
     private static func probe(_ url: String, client: HTTPClient, timeout: Duration) async -> Probe {
         do {
-            let response = try await client.execute(HTTPClientRequest(url: url), timeout: .milliseconds(timeout.wholeMilliseconds))
+            let response = try await client.execute(
+                HTTPClientRequest(url: url), timeout: .milliseconds(timeout.wholeMilliseconds))
             let body = try await response.body.collect(upTo: 1 << 20)
             guard response.status == .ok else { return .other("it answers \(response.status.code)") }
-            guard let object = try? JSONSerialization.jsonObject(with: Data(String(buffer: body).utf8)) as? [String: Any],
-                  let version = (object["configVersion"] as? NSNumber)?.int64Value
+            guard
+                let object = try? JSONSerialization.jsonObject(with: Data(String(buffer: body).utf8)) as? [String: Any],
+                let version = (object["configVersion"] as? NSNumber)?.int64Value
             else { return .other("its answer has no configVersion") }
             return .served(configVersion: version)
         } catch {

@@ -4,7 +4,9 @@ import Foundation
 enum GitWorkTree {
     /// The root of the work tree holding `path` (a folder with `.git` in it, the file or
     /// folder git makes), walking up from the file's folder; nil outside any.
-    static func root(containing path: String, currentDirectory: String = FileManager.default.currentDirectoryPath) -> String? {
+    static func root(
+        containing path: String, currentDirectory: String = FileManager.default.currentDirectoryPath
+    ) -> String? {
         var folder = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: currentDirectory, isDirectory: true))
             .standardizedFileURL.deletingLastPathComponent()
         while true {

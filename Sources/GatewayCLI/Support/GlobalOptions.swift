@@ -16,17 +16,23 @@ struct GlobalOptions: ParsableArguments {
         valueName: "path"))
     var databasePath: String?
 
-    @Option(name: .customLong("database-url"), help: ArgumentHelp(
-        "PostgreSQL URL postgres://user:password@host:5432/db?sslmode=… (default: $GATEWAY_DATABASE_URL); wins over --db.",
-        valueName: "url"))
+    @Option(
+        name: .customLong("database-url"),
+        help: ArgumentHelp(
+            "PostgreSQL URL postgres://user:password@host:5432/db?sslmode=… (default: $GATEWAY_DATABASE_URL); wins over --db.",
+            valueName: "url"))
     var databaseURL: String?
 
-    @Option(name: .customLong("master-key-file"), help: ArgumentHelp(
-        "File holding the base64 master key (default: $GATEWAY_MASTER_KEY, $GATEWAY_MASTER_KEY_FILE, else the development key master.key beside the database unless GATEWAY_ENVIRONMENT=production).",
-        valueName: "path"))
+    @Option(
+        name: .customLong("master-key-file"),
+        help: ArgumentHelp(
+            "File holding the base64 master key (default: $GATEWAY_MASTER_KEY, $GATEWAY_MASTER_KEY_FILE, else the development key master.key beside the database unless GATEWAY_ENVIRONMENT=production).",
+            valueName: "path"))
     var masterKeyFile: String?
 
-    @Option(help: ArgumentHelp("Who makes the change, recorded in the audit log (default: the OS user).", valueName: "name"))
+    @Option(
+        help: ArgumentHelp("Who makes the change, recorded in the audit log (default: the OS user).", valueName: "name")
+    )
     var actor: String?
 
     @Flag(help: "Machine-readable JSON output.")
@@ -58,7 +64,10 @@ struct GlobalOptions: ParsableArguments {
     }
 
     func validate() throws {
-        if let actor, actor.isEmpty || actor.count > 200 || actor.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+        if let actor,
+            actor.isEmpty || actor.count > 200
+                || actor.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        {
             throw ValidationError("--actor must be 1-200 characters without control characters")
         }
     }

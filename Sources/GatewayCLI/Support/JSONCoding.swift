@@ -32,7 +32,8 @@ enum JSONCoding {
             let container = try decoder.singleValueContainer()
             let text = try container.decode(String.self)
             if let date = RFC3339.date(from: text) { return date }
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "expected an ISO 8601 date, got \"\(text)\"")
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "expected an ISO 8601 date, got \"\(text)\"")
         }
         return decoder
     }
@@ -44,11 +45,13 @@ enum JSONCoding {
     /// A one-line description of a decoding failure: `tenants[1].platform.baseURL: ...`.
     static func describe(_ error: any Error) -> String {
         guard let error = error as? DecodingError else { return "\(error)" }
-        let (path, detail): ([any CodingKey], String) = switch error {
-        case .typeMismatch(_, let c), .valueNotFound(_, let c), .dataCorrupted(let c): (c.codingPath, c.debugDescription)
-        case .keyNotFound(let key, let c): (c.codingPath + [key], "missing")
-        @unknown default: ([], "\(error)")
-        }
+        let (path, detail): ([any CodingKey], String) =
+            switch error {
+            case .typeMismatch(_, let c), .valueNotFound(_, let c), .dataCorrupted(let c):
+                (c.codingPath, c.debugDescription)
+            case .keyNotFound(let key, let c): (c.codingPath + [key], "missing")
+            @unknown default: ([], "\(error)")
+            }
         let location = path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
         let trimmed = location.hasPrefix(".") ? String(location.dropFirst()) : location
         let oneLine = detail.replacingOccurrences(of: "\n", with: " ")

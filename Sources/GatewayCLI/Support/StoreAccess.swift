@@ -30,13 +30,17 @@ struct StoreAccess {
         let path = sqliteFile ?? options.resolvedDatabasePath(environment)
         let url = sqliteFile == nil ? options.resolvedDatabaseURL(environment) : nil
         if url == nil, !create, !FileManager.default.fileExists(atPath: path) {
-            throw CLIError.failure("no database at \(path) (run `gatewayctl migrate` first, or point --db / GATEWAY_DATABASE_PATH at an existing one)")
+            throw CLIError.failure(
+                "no database at \(path) (run `gatewayctl migrate` first, or point --db / GATEWAY_DATABASE_PATH at an existing one)"
+            )
         }
         if let url, !create {
             // Before the master key is resolved: a wrong URL must not generate a development key.
             let probe = try await openPostgres(url, sealer: SecretSealer(masterKey: .generate()), context: context)
             if try await probe.schema.applied().isEmpty {
-                throw CLIError.failure("the database at \(probe.location) has no gateway schema (run `gatewayctl migrate --database-url …` first)")
+                throw CLIError.failure(
+                    "the database at \(probe.location) has no gateway schema (run `gatewayctl migrate --database-url …` first)"
+                )
             }
         }
         let sealer = SecretSealer(masterKey: try masterKey(options, context: context, databasePath: path))
@@ -51,10 +55,13 @@ struct StoreAccess {
     }
 
     /// Opens the PostgreSQL stores (closed when the command ends), without migrating.
-    private static func openPostgres(_ url: String, sealer: SecretSealer, context: CLIContext) async throws -> DurableStores {
+    private static func openPostgres(
+        _ url: String, sealer: SecretSealer, context: CLIContext
+    ) async throws -> DurableStores {
         let stores: DurableStores
         do {
-            stores = try await PostgresStores.open(url: url, sealer: sealer, logger: Logger(label: "gatewayctl"), migrate: false)
+            stores = try await PostgresStores.open(
+                url: url, sealer: sealer, logger: Logger(label: "gatewayctl"), migrate: false)
         } catch let error as PostgresURL.Invalid {
             throw CLIError.invalid("--database-url: \(error.description)")
         }
@@ -62,7 +69,9 @@ struct StoreAccess {
         return stores
     }
 
-    private static func masterKey(_ options: GlobalOptions, context: CLIContext, databasePath path: String) throws -> MasterKey {
+    private static func masterKey(
+        _ options: GlobalOptions, context: CLIContext, databasePath path: String
+    ) throws -> MasterKey {
         let environment = context.environment
         let production = environment["GATEWAY_ENVIRONMENT"]?.lowercased() == "production"
         let resolved: (key: MasterKey, source: MasterKeySource)

@@ -48,7 +48,8 @@ extension TenantDocument {
             case nil: return nil
             case .plaintext(let value): return SecretValue(value)
             case .masked:
-                throw CLIError.invalid("\(field.rawValue) is masked; export with --reveal, or without it to keep secrets sealed")
+                throw CLIError.invalid(
+                    "\(field.rawValue) is masked; export with --reveal, or without it to keep secrets sealed")
             case .sealed(let value):
                 do {
                     return SecretValue(try sealer.open(value, context: field.sealingContext(tenantID: id)))

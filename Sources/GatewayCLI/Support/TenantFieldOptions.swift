@@ -15,26 +15,50 @@ struct TenantFieldOptions: ParsableArguments {
     @Option(help: "Super app id at the provisioning service.") var superAppID: String?
     @Option(help: "Super app version at the provisioning service.") var superAppVersion: String?
     @Option(help: "Provisioning API key (sealed at rest).") var provisioningAPIKey: String?
-    @Option(name: .customLong("storage-max-bytes"), parsing: .unconditional, help: "Secure-storage cap per user per mini app, bytes (1-1000000000).") var storageMaxSizeInBytes: Int64?
-    @Option(parsing: .unconditional, help: "Max cached mini apps on clients (0 = unlimited, up to 100000).") var cacheMaxCount: Int?
-    @Option(parsing: .unconditional, help: "Max days since last use of a cached mini app (0 = no limit, up to 3650).") var cacheMaxDays: Int?
+    @Option(
+        name: .customLong("storage-max-bytes"), parsing: .unconditional,
+        help: "Secure-storage cap per user per mini app, bytes (1-1000000000).") var storageMaxSizeInBytes: Int64?
+    @Option(parsing: .unconditional, help: "Max cached mini apps on clients (0 = unlimited, up to 100000).")
+    var cacheMaxCount: Int?
+    @Option(parsing: .unconditional, help: "Max days since last use of a cached mini app (0 = no limit, up to 3650).")
+    var cacheMaxDays: Int?
     @Option(help: "Primary theme colour, #RRGGBB.") var primaryColor: String?
     @Option(help: "Secondary theme colour, #RRGGBB.") var secondaryColor: String?
-    @Option(name: .customLong("logo-url"), help: "Logo on the sign-in page (absolute https URL; empty clears).") var logoURL: String?
+    @Option(name: .customLong("logo-url"), help: "Logo on the sign-in page (absolute https URL; empty clears).")
+    var logoURL: String?
     @Option(parsing: .unconditional, help: "Manifest cache TTL, seconds (1-604800).") var manifestTTL: Int?
     @Option(parsing: .unconditional, help: "Catalog cache TTL, seconds (1-604800).") var catalogTTL: Int?
     @Option(parsing: .unconditional, help: "Localization cache TTL, seconds (1-604800).") var localizationTTL: Int?
     @Option(parsing: .unconditional, help: "Public key cache TTL, seconds (1-604800).") var publicKeyTTL: Int?
-    @Option(name: .customLong("host-min-version"), help: "Host-app version below which the app must update (like 2.1; empty clears).") var hostMinVersion: String?
-    @Option(name: .customLong("host-latest-version"), help: "Host-app version below which an update is recommended (like 2.4.0; empty clears).") var hostLatestVersion: String?
-    @Option(name: .customLong("host-update-url"), help: "Where users get the host-app update (absolute https URL; empty clears).") var hostUpdateURL: String?
-    @Option(name: .customLong("flag"), help: ArgumentHelp("Set a feature flag, name=true|false (repeatable).", valueName: "name=bool")) var setFlags: [String] = []
-    @Option(name: .customLong("unset-flag"), help: ArgumentHelp("Remove a feature flag (repeatable).", valueName: "name")) var unsetFlags: [String] = []
-    @Option(name: .customLong("ras-client-key"), help: ArgumentHelp(
-        "New client key of the RAS-compatible API (16-128 of [A-Za-z0-9._~-]), or `generate` to make one (printed once); the previous key keeps working for --ras-key-overlap seconds. Stored hashed.",
-        valueName: "key|generate")) var rasClientKey: String?
-    @Option(name: .customLong("ras-key-overlap"), parsing: .unconditional, help: "Seconds the previous RAS client key stays valid after a new one (0-2592000; default 86400).") var rasKeyOverlap: Int = 86_400
-    @Option(name: .customLong("ras-require-bearer"), help: "The RAS-compatible API also needs a gateway bearer token (true/false).") var rasRequireBearer: Bool?
+    @Option(
+        name: .customLong("host-min-version"),
+        help: "Host-app version below which the app must update (like 2.1; empty clears).") var hostMinVersion: String?
+    @Option(
+        name: .customLong("host-latest-version"),
+        help: "Host-app version below which an update is recommended (like 2.4.0; empty clears).")
+    var hostLatestVersion: String?
+    @Option(
+        name: .customLong("host-update-url"),
+        help: "Where users get the host-app update (absolute https URL; empty clears).") var hostUpdateURL: String?
+    @Option(
+        name: .customLong("flag"),
+        help: ArgumentHelp("Set a feature flag, name=true|false (repeatable).", valueName: "name=bool")) var setFlags:
+        [String] = []
+    @Option(
+        name: .customLong("unset-flag"), help: ArgumentHelp("Remove a feature flag (repeatable).", valueName: "name"))
+    var unsetFlags: [String] = []
+    @Option(
+        name: .customLong("ras-client-key"),
+        help: ArgumentHelp(
+            "New client key of the RAS-compatible API (16-128 of [A-Za-z0-9._~-]), or `generate` to make one (printed once); the previous key keeps working for --ras-key-overlap seconds. Stored hashed.",
+            valueName: "key|generate")) var rasClientKey: String?
+    @Option(
+        name: .customLong("ras-key-overlap"), parsing: .unconditional,
+        help: "Seconds the previous RAS client key stays valid after a new one (0-2592000; default 86400).")
+    var rasKeyOverlap: Int = 86_400
+    @Option(
+        name: .customLong("ras-require-bearer"),
+        help: "The RAS-compatible API also needs a gateway bearer token (true/false).") var rasRequireBearer: Bool?
 
     /// Whether no field flag was given.
     var isEmpty: Bool {
@@ -83,8 +107,13 @@ struct TenantFieldOptions: ParsableArguments {
         if let value = optional(hostUpdateURL) { tenant.hostApp.updateURL = value }
         try FeatureFlagChanges(set: setFlags, unset: unsetFlags).apply(to: &tenant.featureFlags)
         if let rasKey {
-            guard RASClientKey.isValid(rasKey) else { throw CLIError.invalid("--ras-client-key must be 16-128 characters of A-Z, a-z, 0-9, '.', '_', '~' and '-', or generate") }
-            guard (0...2_592_000).contains(rasKeyOverlap) else { throw CLIError.invalid("--ras-key-overlap must be 0 to 2592000 seconds") }
+            guard RASClientKey.isValid(rasKey) else {
+                throw CLIError.invalid(
+                    "--ras-client-key must be 16-128 characters of A-Z, a-z, 0-9, '.', '_', '~' and '-', or generate")
+            }
+            guard (0...2_592_000).contains(rasKeyOverlap) else {
+                throw CLIError.invalid("--ras-key-overlap must be 0 to 2592000 seconds")
+            }
             tenant.ras = tenant.ras.rotated(to: rasKey, overlap: TimeInterval(rasKeyOverlap), now: now)
         }
         if let rasRequireBearer { tenant.ras.requireBearer = rasRequireBearer }

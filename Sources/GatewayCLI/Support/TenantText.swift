@@ -10,7 +10,12 @@ enum TenantText {
     /// `tenant list`: ID / NAME / STATUS / VERSION / UPDATED.
     static func list(_ tenants: [Tenant]) -> [String] {
         var table = TextTable(header: ["ID", "NAME", "STATUS", "VERSION", "UPDATED"])
-        table.rows = tenants.map { [$0.id, oneLine($0.displayName, limit: 40), $0.status.rawValue, String($0.configVersion), time($0.updatedAt)] }
+        table.rows = tenants.map {
+            [
+                $0.id, oneLine($0.displayName, limit: 40), $0.status.rawValue, String($0.configVersion),
+                time($0.updatedAt),
+            ]
+        }
         return table.lines
     }
 
@@ -32,7 +37,10 @@ enum TenantText {
     static func audit(_ entries: [TenantAuditEntry]) -> [String] {
         var table = TextTable(header: ["AT", "ACTION", "ACTOR", "VERSION", "FIELDS"])
         table.rows = entries.map {
-            [time($0.at), $0.action, $0.actor, String($0.configVersion), $0.changedFields.isEmpty ? "-" : $0.changedFields.joined(separator: ",")]
+            [
+                time($0.at), $0.action, $0.actor, String($0.configVersion),
+                $0.changedFields.isEmpty ? "-" : $0.changedFields.joined(separator: ","),
+            ]
         }
         return table.lines
     }
@@ -41,7 +49,8 @@ enum TenantText {
         if field == .rasClientKeys {
             guard !t.ras.clientKeys.isEmpty else { return "- (the RAS-compatible API refuses every host app)" }
             let previous = t.ras.clientKeys.compactMap(\.notAfter).map { "one until " + time($0) }
-            return "\(t.ras.clientKeys.count) (hashed)" + (previous.isEmpty ? "" : "; previous: " + previous.joined(separator: ", "))
+            return "\(t.ras.clientKeys.count) (hashed)"
+                + (previous.isEmpty ? "" : "; previous: " + previous.joined(separator: ", "))
         }
         guard let plain = field.plainValue(in: t) else { return "-" }
         if field.isSecret { return reveal ? plain : SecretValue(plain).masked }

@@ -42,8 +42,10 @@ public final class AnswerCache: Sendable {
     ///     shared cache every time.
     ///   - clock: what answers are stamped with and judged fresh, stale or too old by.
     public init(
-        cache: any Cache, near: NearAnswers = NearAnswers(), lockTTL: Duration = .seconds(2), lockWait: Duration = .milliseconds(500),
-        factory: any MetricsFactory, logger: Logger, warnings: WarningThrottle = WarningThrottle(), clock: WallClock = .system
+        cache: any Cache, near: NearAnswers = NearAnswers(), lockTTL: Duration = .seconds(2),
+        lockWait: Duration = .milliseconds(500),
+        factory: any MetricsFactory, logger: Logger, warnings: WarningThrottle = WarningThrottle(),
+        clock: WallClock = .system
     ) {
         self.clock = clock
         self.warnings = warnings
@@ -69,7 +71,9 @@ public final class AnswerCache: Sendable {
     }
 
     /// The answer for `key`, from the cache when possible, else from `load`.
-    public func answer(_ key: String, policy: CachePolicy, load: @escaping @Sendable () async throws -> Loaded) async throws -> CachedAnswer {
+    public func answer(
+        _ key: String, policy: CachePolicy, load: @escaping @Sendable () async throws -> Loaded
+    ) async throws -> CachedAnswer {
         if let hot = near.get(key, now: clock.milliseconds()) {
             nearHits.increment()
             return hot
@@ -95,19 +99,25 @@ public final class AnswerCache: Sendable {
             staleServed.increment()
             // One line per tenant × error per interval (an outage would log every request).
             let tenant = key.split(separator: ":", maxSplits: 3).dropFirst(2).first.map(String.init) ?? "-"
-            warnings.warning(logger, "serving stale answers", kind: "\(tenant)|\(upstream)", metadata: ["cache_key": "\(key)", "upstream_error": "\(upstream)"])
+            warnings.warning(
+                logger, "serving stale answers", kind: "\(tenant)|\(upstream)",
+                metadata: ["cache_key": "\(key)", "upstream_error": "\(upstream)"])
             return cached
         }
     }
 
-    private func refreshInBackground(_ key: String, policy: CachePolicy, load: @escaping @Sendable () async throws -> Loaded) {
+    private func refreshInBackground(
+        _ key: String, policy: CachePolicy, load: @escaping @Sendable () async throws -> Loaded
+    ) {
         refreshes.increment()
         Task {
             _ = try? await self.flights.run(key) { try await self.fill(key, policy: policy, load: load) }
         }
     }
 
-    private func fill(_ key: String, policy: CachePolicy, load: @escaping @Sendable () async throws -> Loaded) async throws -> CachedAnswer {
+    private func fill(
+        _ key: String, policy: CachePolicy, load: @escaping @Sendable () async throws -> Loaded
+    ) async throws -> CachedAnswer {
         let lockKey = key + ":lock"
         let locked: Bool
         do {
@@ -156,7 +166,9 @@ public final class AnswerCache: Sendable {
         let now = clock.milliseconds()
         if loaded.status != 200 {
             let until = now + policy.negative.wholeMilliseconds
-            return CachedAnswer(status: loaded.status, body: loaded.body, storedAt: now, freshUntil: until, staleUntil: until, errorUntil: until)
+            return CachedAnswer(
+                status: loaded.status, body: loaded.body, storedAt: now, freshUntil: until, staleUntil: until,
+                errorUntil: until)
         }
         let fresh = now + policy.fresh.wholeMilliseconds
         return CachedAnswer(

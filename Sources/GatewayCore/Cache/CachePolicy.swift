@@ -6,7 +6,9 @@ public struct CachePolicy: Sendable, Equatable {
     public var staleIfError: Duration
     public var negative: Duration
 
-    public init(fresh: Duration, staleWhileRevalidate: Duration, staleIfError: Duration, negative: Duration = .seconds(10)) {
+    public init(
+        fresh: Duration, staleWhileRevalidate: Duration, staleIfError: Duration, negative: Duration = .seconds(10)
+    ) {
         self.fresh = fresh
         self.staleWhileRevalidate = staleWhileRevalidate
         self.staleIfError = staleIfError
@@ -16,6 +18,8 @@ public struct CachePolicy: Sendable, Equatable {
     /// The default shape for a TTL in seconds: SWR = TTL, stale-if-error = max(10 × TTL, 1 h).
     public static func ttl(seconds: Int, negative: Duration = .seconds(10)) -> CachePolicy {
         let fresh = Duration.seconds(max(0, seconds))
-        return CachePolicy(fresh: fresh, staleWhileRevalidate: fresh, staleIfError: max(fresh * 10, .seconds(3600)), negative: negative)
+        return CachePolicy(
+            fresh: fresh, staleWhileRevalidate: fresh, staleIfError: max(fresh * 10, .seconds(3600)), negative: negative
+        )
     }
 }

@@ -17,7 +17,10 @@ public struct CachedAnswer: Sendable, Equatable {
     /// A stale copy may stand in for an upstream failure until this instant.
     public var errorUntil: Int64
 
-    public init(status: Int, body: [UInt8], etag: String? = nil, storedAt: Int64, freshUntil: Int64, staleUntil: Int64, errorUntil: Int64) {
+    public init(
+        status: Int, body: [UInt8], etag: String? = nil, storedAt: Int64, freshUntil: Int64, staleUntil: Int64,
+        errorUntil: Int64
+    ) {
         self.status = status
         self.body = body
         self.etag = etag ?? Self.etag(for: body)

@@ -18,11 +18,16 @@ public struct RedisCache: Cache {
     }
 
     public func set(_ key: String, _ value: [UInt8], ttl: Duration) async throws {
-        _ = try await reaching { try await client.set(namespace + key, value, expiration: .milliseconds(Self.milliseconds(ttl))) }
+        _ = try await reaching {
+            try await client.set(namespace + key, value, expiration: .milliseconds(Self.milliseconds(ttl)))
+        }
     }
 
     public func setIfAbsent(_ key: String, _ value: [UInt8], ttl: Duration) async throws -> Bool {
-        try await reaching { try await client.set(namespace + key, value, expiration: .milliseconds(Self.milliseconds(ttl)), condition: .ifNotExists) }
+        try await reaching {
+            try await client.set(
+                namespace + key, value, expiration: .milliseconds(Self.milliseconds(ttl)), condition: .ifNotExists)
+        }
     }
 
     public func take(_ key: String) async throws -> [UInt8]? {

@@ -42,10 +42,13 @@ public struct RedisRevocationFeed: RevocationFeed {
     }
 
     public func loadAll() async throws -> [String: Int64] {
-        Self.entries(try await client.send(["ZRANGEBYSCORE", indexKey, String(CachedAnswer.now()), "+inf", "WITHSCORES"]))
+        Self.entries(
+            try await client.send(["ZRANGEBYSCORE", indexKey, String(CachedAnswer.now()), "+inf", "WITHSCORES"]))
     }
 
-    public func follow(into mirror: RevocationMirror, load: @escaping @Sendable () async throws -> [String: Int64]) async throws {
+    public func follow(
+        into mirror: RevocationMirror, load: @escaping @Sendable () async throws -> [String: Int64]
+    ) async throws {
         let subscription = try await client.subscribe([channel])
         defer { mirror.unsynced() }
         try await withTaskCancellationHandler {

@@ -17,12 +17,17 @@ public struct Federation: Sendable {
     ///   - client: the upstream HTTP client.
     ///   - guards: the per-tenant upstream guards (one breaker per tenant and issuer host).
     ///   - budget: time for one call to an issuer, retries included.
-    public init(store: any AuthStore, client: HTTPClient, cache: any Cache, guards: UpstreamGuards, auth: AuthorizationServer, budget: Duration = .seconds(5)) {
+    public init(
+        store: any AuthStore, client: HTTPClient, cache: any Cache, guards: UpstreamGuards, auth: AuthorizationServer,
+        budget: Duration = .seconds(5)
+    ) {
         issuers = UpstreamIssuers(client: client, cache: cache, guards: guards, budget: budget)
         validator = ExternalJWTValidator(issuers: issuers, now: auth.clock.now)
         linker = IdentityLinker(users: store, links: store)
         signIn = FederatedSignIn(store: store, issuers: issuers, validator: validator, linker: linker, cache: cache)
-        trusted = TrustedTokenVerifier(store: store, issuers: issuers, validator: validator, linker: linker, revoked: auth.revocations, cache: cache, clock: auth.clock)
+        trusted = TrustedTokenVerifier(
+            store: store, issuers: issuers, validator: validator, linker: linker, revoked: auth.revocations,
+            cache: cache, clock: auth.clock)
         apiTokens = APITokenVerifier(local: auth.verifier, trusted: trusted)
     }
 }

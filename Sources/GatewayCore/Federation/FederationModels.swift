@@ -23,8 +23,12 @@ public struct IdentityProvider: Sendable, Equatable, Codable {
     public var autoRedirect: Bool
     public var createdAt: Date
 
-    public init(tenantID: String, alias: String, displayName: String? = nil, issuer: String, clientID: String, clientSecret: SecretValue? = nil,
-                scopes: [String] = ["openid", "profile", "email"], linkByVerifiedEmail: Bool = false, autoRedirect: Bool = false, createdAt: Date = Date()) {
+    public init(
+        tenantID: String, alias: String, displayName: String? = nil, issuer: String, clientID: String,
+        clientSecret: SecretValue? = nil,
+        scopes: [String] = ["openid", "profile", "email"], linkByVerifiedEmail: Bool = false,
+        autoRedirect: Bool = false, createdAt: Date = Date()
+    ) {
         self.tenantID = tenantID
         self.alias = alias
         self.displayName = displayName ?? alias
@@ -46,9 +50,13 @@ public struct IdentityProvider: Sendable, Equatable, Codable {
     public func validate() throws {
         guard Self.isValidAlias(alias) else { throw AuthStoreError.invalid("alias must match [a-z0-9][a-z0-9-]{0,31}") }
         try TrustedIssuer.validateIssuer(issuer)
-        guard !clientID.isEmpty, clientID.count <= 256 else { throw AuthStoreError.invalid("client id must be 1 to 256 characters") }
+        guard !clientID.isEmpty, clientID.count <= 256 else {
+            throw AuthStoreError.invalid("client id must be 1 to 256 characters")
+        }
         guard scopes.contains("openid") else { throw AuthStoreError.invalid("scopes must include openid") }
-        guard !displayName.isEmpty, displayName.count <= 64 else { throw AuthStoreError.invalid("display name must be 1 to 64 characters") }
+        guard !displayName.isEmpty, displayName.count <= 64 else {
+            throw AuthStoreError.invalid("display name must be 1 to 64 characters")
+        }
     }
 
     static func isValidAlias(_ alias: String) -> Bool {
@@ -90,8 +98,11 @@ public struct TrustedIssuer: Sendable, Equatable, Codable {
         }
     }
 
-    public init(tenantID: String, issuer: String, audience: String, subjectClaim: String = "sub", jwksURI: String? = nil, introspection: Introspection? = nil,
-                createdAt: Date = Date()) {
+    public init(
+        tenantID: String, issuer: String, audience: String, subjectClaim: String = "sub", jwksURI: String? = nil,
+        introspection: Introspection? = nil,
+        createdAt: Date = Date()
+    ) {
         self.tenantID = tenantID
         self.issuer = issuer
         self.audience = audience
@@ -109,20 +120,30 @@ public struct TrustedIssuer: Sendable, Equatable, Codable {
     /// Checks the fields an operator typed.
     public func validate() throws {
         try Self.validateIssuer(issuer)
-        guard !audience.isEmpty, audience.count <= 512 else { throw AuthStoreError.invalid("audience must be 1 to 512 characters") }
-        guard !subjectClaim.isEmpty, subjectClaim.count <= 64 else { throw AuthStoreError.invalid("subject claim must be 1 to 64 characters") }
+        guard !audience.isEmpty, audience.count <= 512 else {
+            throw AuthStoreError.invalid("audience must be 1 to 512 characters")
+        }
+        guard !subjectClaim.isEmpty, subjectClaim.count <= 64 else {
+            throw AuthStoreError.invalid("subject claim must be 1 to 64 characters")
+        }
         if let jwksURI { try Self.validateIssuer(jwksURI, what: "JWKS URI") }
         if let introspection {
-            guard !introspection.clientID.isEmpty, introspection.clientID.count <= 256 else { throw AuthStoreError.invalid("introspection client id must be 1 to 256 characters") }
-            guard (1...3600).contains(introspection.cacheSeconds) else { throw AuthStoreError.invalid("introspection cache time must be 1 to 3600 seconds") }
+            guard !introspection.clientID.isEmpty, introspection.clientID.count <= 256 else {
+                throw AuthStoreError.invalid("introspection client id must be 1 to 256 characters")
+            }
+            guard (1...3600).contains(introspection.cacheSeconds) else {
+                throw AuthStoreError.invalid("introspection cache time must be 1 to 3600 seconds")
+            }
         }
     }
 
     /// An issuer is an https URL without query or fragment (RFC 8414 §2); plain http is
     /// accepted for loopback hosts only (local development and tests).
     static func validateIssuer(_ value: String, what: String = "issuer") throws {
-        guard value.count <= 512, let url = URLComponents(string: value), let scheme = url.scheme, let host = url.host, !host.isEmpty,
-              url.query == nil, url.fragment == nil else {
+        guard value.count <= 512, let url = URLComponents(string: value), let scheme = url.scheme, let host = url.host,
+            !host.isEmpty,
+            url.query == nil, url.fragment == nil
+        else {
             throw AuthStoreError.invalid("\(what) must be an absolute URL without query or fragment")
         }
         let loopback = host == "localhost" || host == "127.0.0.1" || host == "::1" || host == "[::1]"
@@ -160,15 +181,22 @@ extension IdentityProvider {
     }
 
     /// A provider read back: its document and its opened secret.
-    package static func stored(_ document: String, sealedSecret: String?, sealer: SecretSealer) throws -> IdentityProvider {
+    package static func stored(
+        _ document: String, sealedSecret: String?, sealer: SecretSealer
+    ) throws -> IdentityProvider {
         var provider = try JSONDecoder().decode(IdentityProvider.self, from: Data(document.utf8))
-        provider.clientSecret = try sealedSecret.map { SecretValue(try sealer.open($0, context: sealingContext(tenantID: provider.tenantID, alias: provider.alias))) }
+        provider.clientSecret = try sealedSecret.map {
+            SecretValue(
+                try sealer.open($0, context: sealingContext(tenantID: provider.tenantID, alias: provider.alias)))
+        }
         return provider
     }
 
     /// The client secret sealed for its row (nil without one).
     package func sealedSecret(_ sealer: SecretSealer) throws -> String? {
-        try clientSecret.map { try sealer.seal($0.plaintext, context: Self.sealingContext(tenantID: tenantID, alias: alias)) }
+        try clientSecret.map {
+            try sealer.seal($0.plaintext, context: Self.sealingContext(tenantID: tenantID, alias: alias))
+        }
     }
 }
 
@@ -181,16 +209,20 @@ extension TrustedIssuer {
     }
 
     /// A trust read back: its document and its opened introspection secret.
-    package static func stored(_ document: String, sealedSecret: String?, sealer: SecretSealer) throws -> TrustedIssuer {
+    package static func stored(_ document: String, sealedSecret: String?, sealer: SecretSealer) throws -> TrustedIssuer
+    {
         var trust = try JSONDecoder().decode(TrustedIssuer.self, from: Data(document.utf8))
         if let sealedSecret {
-            trust.introspection?.clientSecret = SecretValue(try sealer.open(sealedSecret, context: sealingContext(tenantID: trust.tenantID, issuer: trust.issuer)))
+            trust.introspection?.clientSecret = SecretValue(
+                try sealer.open(sealedSecret, context: sealingContext(tenantID: trust.tenantID, issuer: trust.issuer)))
         }
         return trust
     }
 
     /// The introspection secret sealed for its row (nil without one).
     package func sealedSecret(_ sealer: SecretSealer) throws -> String? {
-        try introspection?.clientSecret.map { try sealer.seal($0.plaintext, context: Self.sealingContext(tenantID: tenantID, issuer: issuer)) }
+        try introspection?.clientSecret.map {
+            try sealer.seal($0.plaintext, context: Self.sealingContext(tenantID: tenantID, issuer: issuer))
+        }
     }
 }

@@ -24,13 +24,18 @@ public struct IdentityLinker: Sendable {
     /// - Parameter profile: asked only when the identity has no link yet (its first sight), for
     ///   profile claims the token lacks (an access token rarely carries a name or email); nil
     ///   or a failure leaves the claims as they are.
-    public func localUser(tenantID: String, issuer: String, claims: [String: JSONValue], subjectClaim: String = "sub",
-                          linkByVerifiedEmail: Bool = false,
-                          profile: (@Sendable () async -> [String: JSONValue]?)? = nil) async throws -> LocalUser {
-        guard let externalSubject = claims[subjectClaim]?.stringValue, !externalSubject.isEmpty, externalSubject.count <= 255 else {
+    public func localUser(
+        tenantID: String, issuer: String, claims: [String: JSONValue], subjectClaim: String = "sub",
+        linkByVerifiedEmail: Bool = false,
+        profile: (@Sendable () async -> [String: JSONValue]?)? = nil
+    ) async throws -> LocalUser {
+        guard let externalSubject = claims[subjectClaim]?.stringValue, !externalSubject.isEmpty,
+            externalSubject.count <= 255
+        else {
             throw FederationError.tokenRejected("no subject (\(subjectClaim))")
         }
-        if let link = try await links.identityLink(tenantID: tenantID, issuer: issuer, externalSubject: externalSubject) {
+        if let link = try await links.identityLink(tenantID: tenantID, issuer: issuer, externalSubject: externalSubject)
+        {
             guard let user = try await users.user(tenantID: tenantID, subject: link.subject) else {
                 throw FederationError.tokenRejected("the linked local user no longer exists")
             }
@@ -45,23 +50,32 @@ public struct IdentityLinker: Sendable {
         let user: LocalUser
         // Only an email naming exactly one local user links: with two, either could be taken over.
         if linkByVerifiedEmail, claims["email_verified"] == .bool(true), let email,
-           case let matches = try await users.users(tenantID: tenantID, email: email, limit: 2), matches.count == 1, let existing = matches.first {
+            case let matches = try await users.users(tenantID: tenantID, email: email, limit: 2), matches.count == 1,
+            let existing = matches.first
+        {
             guard !existing.disabled else { throw FederationError.userDisabled }
             user = existing
         } else {
-            user = try await createUser(tenantID: tenantID, issuer: issuer, externalSubject: externalSubject, claims: claims)
+            user = try await createUser(
+                tenantID: tenantID, issuer: issuer, externalSubject: externalSubject, claims: claims)
         }
         do {
-            try await links.addIdentityLink(IdentityLink(tenantID: tenantID, issuer: issuer, externalSubject: externalSubject, subject: user.subject))
+            try await links.addIdentityLink(
+                IdentityLink(
+                    tenantID: tenantID, issuer: issuer, externalSubject: externalSubject, subject: user.subject))
         } catch AuthStoreError.alreadyExists {
             // Another sign-in of the same identity linked it first: use that link.
-            return try await localUser(tenantID: tenantID, issuer: issuer, claims: claims, subjectClaim: subjectClaim, linkByVerifiedEmail: false)
+            return try await localUser(
+                tenantID: tenantID, issuer: issuer, claims: claims, subjectClaim: subjectClaim,
+                linkByVerifiedEmail: false)
         }
         return user
     }
 
     /// A new user named `<issuer host>:<sub>` (with a hash suffix when that name is taken).
-    private func createUser(tenantID: String, issuer: String, externalSubject: String, claims: [String: JSONValue]) async throws -> LocalUser {
+    private func createUser(
+        tenantID: String, issuer: String, externalSubject: String, claims: [String: JSONValue]
+    ) async throws -> LocalUser {
         let host = URLComponents(string: issuer)?.host ?? "upstream"
         let base = String((host + ":" + externalSubject).prefix(200))
         let candidates = [base, base + "#" + Base64URL.sha256(issuer + "|" + externalSubject).prefix(8)]

@@ -21,8 +21,11 @@ public struct ProviderMetadata: Sendable, Equatable, Codable {
         case codeChallengeMethodsSupported = "code_challenge_methods_supported"
     }
 
-    public init(issuer: String, authorizationEndpoint: String?, tokenEndpoint: String?, jwksURI: String, userinfoEndpoint: String? = nil,
-                introspectionEndpoint: String? = nil, codeChallengeMethodsSupported: [String]? = nil) {
+    public init(
+        issuer: String, authorizationEndpoint: String?, tokenEndpoint: String?, jwksURI: String,
+        userinfoEndpoint: String? = nil,
+        introspectionEndpoint: String? = nil, codeChallengeMethodsSupported: [String]? = nil
+    ) {
         self.issuer = issuer
         self.authorizationEndpoint = authorizationEndpoint
         self.tokenEndpoint = tokenEndpoint

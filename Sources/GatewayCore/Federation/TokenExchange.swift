@@ -12,7 +12,10 @@ public struct TokenExchangeRequest: Sendable, Equatable {
     /// Space-separated: the gateway scopes (a trusted issuer's token) or the mini-app token's scopes.
     public var scope: String?
 
-    public init(subjectToken: String?, subjectTokenType: String?, requestedTokenType: String? = nil, audience: String? = nil, resource: String? = nil, scope: String? = nil) {
+    public init(
+        subjectToken: String?, subjectTokenType: String?, requestedTokenType: String? = nil, audience: String? = nil,
+        resource: String? = nil, scope: String? = nil
+    ) {
         self.subjectToken = subjectToken
         self.subjectTokenType = subjectTokenType
         self.requestedTokenType = requestedTokenType
@@ -62,12 +65,19 @@ public struct TokenExchange: Sendable {
     ///   (missing or unsupported parameters), `invalid_grant` (the subject token does not
     ///   verify or its issuer is not trusted), `invalid_target` (a malformed mini-app resource);
     ///   `temporarily_unavailable` (503) when a trusted issuer's keys cannot be fetched.
-    public func decide(_ r: TokenExchangeRequest, client: OAuthClient, issuer: String, dpopJKT: String?) async throws -> Decision {
-        guard client.allows(grantType: Self.grantType) else { throw OAuthError.unauthorizedClient("this client may not use token exchange") }
-        guard let token = r.subjectToken, !token.isEmpty, token.utf8.count <= 16_384 else { throw OAuthError.invalidRequest("subject_token is required") }
+    public func decide(
+        _ r: TokenExchangeRequest, client: OAuthClient, issuer: String, dpopJKT: String?
+    ) async throws -> Decision {
+        guard client.allows(grantType: Self.grantType) else {
+            throw OAuthError.unauthorizedClient("this client may not use token exchange")
+        }
+        guard let token = r.subjectToken, !token.isEmpty, token.utf8.count <= 16_384 else {
+            throw OAuthError.invalidRequest("subject_token is required")
+        }
         guard let type = r.subjectTokenType else { throw OAuthError.invalidRequest("subject_token_type is required") }
         guard [Self.accessTokenType, Self.jwtType, Self.idTokenType].contains(type) else {
-            throw OAuthError.invalidRequest("subject_token_type must be an access token, JWT or ID token type (RFC 8693 §3)")
+            throw OAuthError.invalidRequest(
+                "subject_token_type must be an access token, JWT or ID token type (RFC 8693 §3)")
         }
         if let requested = r.requestedTokenType, requested != Self.accessTokenType {
             throw OAuthError.invalidRequest("requested_token_type must be \(Self.accessTokenType)")
@@ -84,38 +94,59 @@ public struct TokenExchange: Sendable {
             } else if let opaque = try await trusted.verifyOpaque(token, tenantID: client.tenantID) {
                 claims = opaque
             } else {
-                throw OAuthError.invalidGrant("subject_token is not a JWT, and no trusted issuer introspects opaque tokens")
+                throw OAuthError.invalidGrant(
+                    "subject_token is not a JWT, and no trusted issuer introspects opaque tokens")
             }
         } catch let rejection as TokenRejection {
             throw OAuthError.invalidGrant("subject_token: \(rejection.detail)")
         } catch FederationError.providerUnavailable {
-            throw OAuthError("temporarily_unavailable", "the subject token's issuer cannot be reached to check it; try again shortly", status: 503)
+            throw OAuthError(
+                "temporarily_unavailable",
+                "the subject token's issuer cannot be reached to check it; try again shortly", status: 503)
         }
         let scope = try AuthorizationServer.grantedScope(r.scope, client: client)
-        return .gatewayTokens(try await auth.tokens.issueForSubject(issuer: issuer, client: client, subject: claims.subject, scope: scope, dpopJKT: dpopJKT))
+        return .gatewayTokens(
+            try await auth.tokens.issueForSubject(
+                issuer: issuer, client: client, subject: claims.subject, scope: scope, dpopJKT: dpopJKT))
     }
 
-    private func miniAppExchange(_ r: TokenExchangeRequest, token: String, client: OAuthClient, issuer: String) async throws -> Decision {
-        guard r.subjectTokenType == Self.accessTokenType else { throw OAuthError.invalidRequest("subject_token_type must be \(Self.accessTokenType) for this tenant's token") }
+    private func miniAppExchange(
+        _ r: TokenExchangeRequest, token: String, client: OAuthClient, issuer: String
+    ) async throws -> Decision {
+        guard r.subjectTokenType == Self.accessTokenType else {
+            throw OAuthError.invalidRequest(
+                "subject_token_type must be \(Self.accessTokenType) for this tenant's token")
+        }
         let claims: AccessTokenClaims
         do {
             claims = try await auth.verifier.verify(token, issuer: issuer, tenantID: client.tenantID)
         } catch let rejection as TokenRejection {
             throw OAuthError.invalidGrant("subject_token: \(rejection.detail)")
         }
-        guard claims.clientID == client.clientID else { throw OAuthError.invalidGrant("subject_token was issued to another client") }
-        guard claims.dpopJKT == nil else { throw OAuthError.invalidGrant("a DPoP-bound subject_token cannot be exchanged") }
+        guard claims.clientID == client.clientID else {
+            throw OAuthError.invalidGrant("subject_token was issued to another client")
+        }
+        guard claims.dpopJKT == nil else {
+            throw OAuthError.invalidGrant("a DPoP-bound subject_token cannot be exchanged")
+        }
         guard let resource = r.resource, resource.hasPrefix(Self.miniAppResourcePrefix) else {
             throw OAuthError("invalid_target", "resource must name the mini app: \(Self.miniAppResourcePrefix)<id>")
         }
         let miniAppID = String(resource.dropFirst(Self.miniAppResourcePrefix.count))
         // The rule of the `{id}` path parameter: 1-128 of [A-Za-z0-9._-], not only dots.
-        guard (1...128).contains(miniAppID.utf8.count), miniAppID.utf8.allSatisfy({ ASCIIByte.isLetterOrDigit($0) || "._-".utf8.contains($0) }),
-              miniAppID.utf8.contains(where: { $0 != UInt8(ascii: ".") })
+        guard (1...128).contains(miniAppID.utf8.count),
+            miniAppID.utf8.allSatisfy({ ASCIIByte.isLetterOrDigit($0) || "._-".utf8.contains($0) }),
+            miniAppID.utf8.contains(where: { $0 != UInt8(ascii: ".") })
         else { throw OAuthError("invalid_target", "resource names no valid mini-app id") }
-        guard let audience = r.audience, (1...256).contains(audience.count) else { throw OAuthError.invalidRequest("audience is required for a mini-app token (1-256 characters)") }
+        guard let audience = r.audience, (1...256).contains(audience.count) else {
+            throw OAuthError.invalidRequest("audience is required for a mini-app token (1-256 characters)")
+        }
         let scopes = (r.scope ?? "").split(separator: " ").map(String.init)
-        guard scopes.count <= 50, scopes.allSatisfy({ $0.count <= 256 }) else { throw OAuthError.invalidRequest("scope holds at most 50 scopes of at most 256 characters") }
-        return .miniAppToken(subject: claims.subject, miniAppID: miniAppID, request: AccessTokenRequest(audience: audience, scopes: scopes))
+        guard scopes.count <= 50, scopes.allSatisfy({ $0.count <= 256 }) else {
+            throw OAuthError.invalidRequest("scope holds at most 50 scopes of at most 256 characters")
+        }
+        return .miniAppToken(
+            subject: claims.subject, miniAppID: miniAppID,
+            request: AccessTokenRequest(audience: audience, scopes: scopes))
     }
 }

@@ -27,8 +27,11 @@ public struct TrustedTokenVerifier: Sendable {
     private let lists: ShortLivedMemo<[TrustedIssuer]>
     let now: @Sendable () -> Date
 
-    public init(store: any FederationStore, issuers: UpstreamIssuers, validator: ExternalJWTValidator, linker: IdentityLinker, revoked: RevokedTokens,
-                cache: any Cache, clock: WallClock = .system) {
+    public init(
+        store: any FederationStore, issuers: UpstreamIssuers, validator: ExternalJWTValidator, linker: IdentityLinker,
+        revoked: RevokedTokens,
+        cache: any Cache, clock: WallClock = .system
+    ) {
         self.store = store
         self.issuers = issuers
         self.validator = validator
@@ -59,7 +62,9 @@ public struct TrustedTokenVerifier: Sendable {
         let current = now()
         let claims: AccessTokenClaims
         if let hit = memo.get(token, now: current), hit.tenantID == tenantID, hit.issuer == trusted.issuer {
-            guard hit.expiresAt.addingTimeInterval(TokenVerifier.skew) > current else { throw TokenRejection.invalidToken("the access token expired") }
+            guard hit.expiresAt.addingTimeInterval(TokenVerifier.skew) > current else {
+                throw TokenRejection.invalidToken("the access token expired")
+            }
             claims = hit
         } else {
             claims = try await verifyAndLink(token, trusted: trusted, now: current)
@@ -70,7 +75,9 @@ public struct TrustedTokenVerifier: Sendable {
 
     /// `claims`, unless the tenant revoked the token (failing open like the tenant's own tokens).
     private func notRevoked(_ claims: AccessTokenClaims) async throws -> AccessTokenClaims {
-        if (try? await revoked.isRevoked(tenantID: claims.tenantID, jti: claims.jti)) ?? false { throw TokenRejection.invalidToken("the access token was revoked") }
+        if (try? await revoked.isRevoked(tenantID: claims.tenantID, jti: claims.jti)) ?? false {
+            throw TokenRejection.invalidToken("the access token was revoked")
+        }
         return claims
     }
 
@@ -93,26 +100,33 @@ public struct TrustedTokenVerifier: Sendable {
             } else {
                 jwksURI = try await issuers.metadata(tenantID: trusted.tenantID, issuer: trusted.issuer).jwksURI
             }
-            let c = try await validator.validate(token, tenantID: trusted.tenantID, expecting: .init(issuer: trusted.issuer, audience: trusted.audience, jwksURI: jwksURI))
+            let c = try await validator.validate(
+                token, tenantID: trusted.tenantID,
+                expecting: .init(issuer: trusted.issuer, audience: trusted.audience, jwksURI: jwksURI))
             return try await accessClaims(c, token: token, trusted: trusted, now: now)
         }
     }
 
     /// The access-token claims of a verified external token (JWT claims or an introspection
     /// answer), its subject linked to a local user.
-    private func accessClaims(_ c: [String: JSONValue], token: String, trusted: TrustedIssuer, now: Date) async throws -> AccessTokenClaims {
+    private func accessClaims(
+        _ c: [String: JSONValue], token: String, trusted: TrustedIssuer, now: Date
+    ) async throws -> AccessTokenClaims {
         let issuers = self.issuers
-        let user = try await linker.localUser(tenantID: trusted.tenantID, issuer: trusted.issuer, claims: c, subjectClaim: trusted.subjectClaim) {
+        let user = try await linker.localUser(
+            tenantID: trusted.tenantID, issuer: trusted.issuer, claims: c, subjectClaim: trusted.subjectClaim
+        ) {
             // First sight of this identity: its name and email from the issuer's UserInfo.
             try? await issuers.userInfo(tenantID: trusted.tenantID, issuer: trusted.issuer, accessToken: token)
         }
         let scope = (c["scope"] ?? c["scp"])?.strings.joined(separator: " ") ?? ""
-        return AccessTokenClaims(issuer: trusted.issuer, subject: user.subject,
-                                 clientID: c["client_id"]?.stringValue ?? c["azp"]?.stringValue ?? trusted.audience,
-                                 tenantID: trusted.tenantID, scope: scope, jti: c["jti"]?.stringValue ?? Base64URL.sha256(token),
-                                 issuedAt: c["iat"]?.doubleValue.map(Date.init(timeIntervalSince1970:)) ?? now,
-                                 expiresAt: Date(timeIntervalSince1970: c["exp"]?.doubleValue ?? 0),
-                                 dpopJKT: c["cnf"]?.objectValue?["jkt"]?.stringValue)
+        return AccessTokenClaims(
+            issuer: trusted.issuer, subject: user.subject,
+            clientID: c["client_id"]?.stringValue ?? c["azp"]?.stringValue ?? trusted.audience,
+            tenantID: trusted.tenantID, scope: scope, jti: c["jti"]?.stringValue ?? Base64URL.sha256(token),
+            issuedAt: c["iat"]?.doubleValue.map(Date.init(timeIntervalSince1970:)) ?? now,
+            expiresAt: Date(timeIntervalSince1970: c["exp"]?.doubleValue ?? 0),
+            dpopJKT: c["cnf"]?.objectValue?["jkt"]?.stringValue)
     }
 
     /// The claims of an opaque (non-JWT) token, found by RFC 7662 introspection at the
@@ -127,8 +141,12 @@ public struct TrustedTokenVerifier: Sendable {
         let current = now()
         let key = "oidc:introspect:\(tenantID):" + Base64URL.sha256(token)
         var found: (TrustedIssuer, [String: JSONValue])?
-        if let bytes = try? await cache.get(key), let entry = try? JSONDecoder().decode(IntrospectedToken.self, from: Data(bytes)) {
-            guard let issuer = entry.issuer, let trusted = candidates.first(where: { $0.issuer == issuer }), let claims = entry.claims else {
+        if let bytes = try? await cache.get(key),
+            let entry = try? JSONDecoder().decode(IntrospectedToken.self, from: Data(bytes))
+        {
+            guard let issuer = entry.issuer, let trusted = candidates.first(where: { $0.issuer == issuer }),
+                let claims = entry.claims
+            else {
                 throw TokenRejection.invalidToken("the access token is not active")
             }
             found = (trusted, claims)
@@ -138,7 +156,9 @@ public struct TrustedTokenVerifier: Sendable {
                 found = (trusted, claims)
                 let remaining = (claims["exp"]?.doubleValue ?? 0) - current.timeIntervalSince1970
                 let lifetime = min(remaining, Double(trusted.introspection?.cacheSeconds ?? 0))
-                if lifetime >= 1, let bytes = try? JSONEncoder().encode(IntrospectedToken(issuer: trusted.issuer, claims: claims)) {
+                if lifetime >= 1,
+                    let bytes = try? JSONEncoder().encode(IntrospectedToken(issuer: trusted.issuer, claims: claims))
+                {
                     try? await cache.set(key, Array(bytes), ttl: .seconds(Int64(lifetime)))
                 }
                 break
@@ -149,27 +169,39 @@ public struct TrustedTokenVerifier: Sendable {
             }
         }
         guard let (trusted, claims) = found else { throw TokenRejection.invalidToken("the access token is not active") }
-        guard (claims["exp"]?.doubleValue ?? 0) + TokenVerifier.skew > current.timeIntervalSince1970 else { throw TokenRejection.invalidToken("the access token expired") }
-        return try await notRevoked(try await rejectingAsInvalidToken { try await accessClaims(claims, token: token, trusted: trusted, now: current) })
+        guard (claims["exp"]?.doubleValue ?? 0) + TokenVerifier.skew > current.timeIntervalSince1970 else {
+            throw TokenRejection.invalidToken("the access token expired")
+        }
+        return try await notRevoked(
+            try await rejectingAsInvalidToken {
+                try await accessClaims(claims, token: token, trusted: trusted, now: current)
+            })
     }
 
     /// One RFC 7662 call (client_secret_basic); the answer's claims when the token is active
     /// for this tenant (`iss`, when present, is the issuer; `aud` must contain the audience;
     /// `exp` is required), nil when it is not.
-    private func introspect(_ token: String, at trusted: TrustedIssuer, now: Date) async throws -> [String: JSONValue]? {
+    private func introspect(_ token: String, at trusted: TrustedIssuer, now: Date) async throws -> [String: JSONValue]?
+    {
         guard let settings = trusted.introspection else { return nil }
         let metadata = try await issuers.metadata(tenantID: trusted.tenantID, issuer: trusted.issuer)
-        guard let endpoint = metadata.introspectionEndpoint else { throw FederationError.providerMisconfigured("the discovery document has no introspection_endpoint") }
+        guard let endpoint = metadata.introspectionEndpoint else {
+            throw FederationError.providerMisconfigured("the discovery document has no introspection_endpoint")
+        }
         let answer: [String: JSONValue]
         do {
-            answer = try await issuers.post(tenantID: trusted.tenantID, url: endpoint, form: [("token", token), ("token_type_hint", "access_token")],
-                                            clientID: settings.clientID, secret: settings.clientSecret)
+            answer = try await issuers.post(
+                tenantID: trusted.tenantID, url: endpoint,
+                form: [("token", token), ("token_type_hint", "access_token")],
+                clientID: settings.clientID, secret: settings.clientSecret)
         } catch FederationError.providerRefused(let reason) {
             throw FederationError.providerMisconfigured("introspection refused the gateway's credentials (\(reason))")
         }
         guard answer["active"] == .bool(true) else { return nil }
         if let iss = answer["iss"], iss.stringValue != trusted.issuer { return nil }
-        guard (answer["aud"]?.strings ?? []).contains(trusted.audience), let exp = answer["exp"]?.doubleValue, exp > now.timeIntervalSince1970 - TokenVerifier.skew else { return nil }
+        guard (answer["aud"]?.strings ?? []).contains(trusted.audience), let exp = answer["exp"]?.doubleValue,
+            exp > now.timeIntervalSince1970 - TokenVerifier.skew
+        else { return nil }
         return answer
     }
 
@@ -181,7 +213,8 @@ public struct TrustedTokenVerifier: Sendable {
 
     /// The unverified `iss` of a JWT (to pick the verifier; never trusted by itself).
     public static func claimedIssuer(_ token: String) -> String? {
-        guard let parsed = try? JWS.parse(token), case .object(let claims)? = try? JSONValue.decode(parsed.payload) else { return nil }
+        guard let parsed = try? JWS.parse(token), case .object(let claims)? = try? JSONValue.decode(parsed.payload)
+        else { return nil }
         return claims["iss"]?.stringValue
     }
 }

@@ -47,9 +47,12 @@ public final class UpstreamIssuers: Sendable {
         let bytes: [UInt8]
         if let cached { bytes = cached } else { bytes = try await fetch(tenantID: tenantID, url: url) }
         let metadata: ProviderMetadata
-        do { metadata = try UpstreamHTTP.decode(ProviderMetadata.self, from: bytes) } catch let error as UpstreamError { throw FederationError.providerUnavailable(error) }
+        do { metadata = try UpstreamHTTP.decode(ProviderMetadata.self, from: bytes) } catch let error as UpstreamError {
+            throw FederationError.providerUnavailable(error)
+        }
         guard metadata.issuer == issuer else {
-            throw FederationError.providerMisconfigured("the discovery document names issuer \(metadata.issuer), not \(issuer)")
+            throw FederationError.providerMisconfigured(
+                "the discovery document names issuer \(metadata.issuer), not \(issuer)")
         }
         if cached == nil { try? await cache.set(key, bytes, ttl: Self.metadataLifetime) }
         return metadata
@@ -64,7 +67,9 @@ public final class UpstreamIssuers: Sendable {
             let keys = remember(jwksURI, Self.keys(cached))
             if let key = keys[kid] { return key }
             // Unknown kid: refetch unless another request (or replica) just did.
-            guard (try? await cache.setIfAbsent(cacheKey + ":refetch", [1], ttl: Self.refetchInterval)) ?? true else { return nil }
+            guard (try? await cache.setIfAbsent(cacheKey + ":refetch", [1], ttl: Self.refetchInterval)) ?? true else {
+                return nil
+            }
         }
         let fetched = try await fetch(tenantID: tenantID, url: jwksURI)
         try? await cache.set(cacheKey, fetched, ttl: Self.keySetLifetime)
@@ -73,7 +78,9 @@ public final class UpstreamIssuers: Sendable {
 
     /// The usable signing keys of a JWK Set document, by `kid` (keys without one are skipped).
     static func keys(_ bytes: [UInt8]) -> [String: VerificationKey] {
-        guard case .object(let document)? = try? JSONValue.decode(Data(bytes)), case .array(let list)? = document["keys"] else { return [:] }
+        guard case .object(let document)? = try? JSONValue.decode(Data(bytes)),
+            case .array(let list)? = document["keys"]
+        else { return [:] }
         var keys: [String: VerificationKey] = [:]
         for case .object(let jwk) in list.prefix(100) {
             guard let kid = jwk["kid"]?.stringValue, let key = JWK.verificationKey(jwk) else { continue }
@@ -126,11 +133,14 @@ public final class UpstreamIssuers: Sendable {
     /// `clientID`: `client_secret_basic` with a secret (RFC 6749 §2.3.1, id and secret
     /// form-encoded), else `client_id` in the form. Not retried (not idempotent), but counted
     /// by the breaker. The JSON object of a 2xx, or ``FederationError/providerRefused(_:)`` for a 4xx.
-    func post(tenantID: String, url: String, form: [(String, String)], clientID: String, secret: SecretValue?) async throws -> [String: JSONValue] {
+    func post(
+        tenantID: String, url: String, form: [(String, String)], clientID: String, secret: SecretValue?
+    ) async throws -> [String: JSONValue] {
         var form = form
         var headers: [(String, String)] = [("Accept", "application/json")]
         if let secret {
-            let credentials = AuthorizationServer.formEncode(clientID) + ":" + AuthorizationServer.formEncode(secret.plaintext)
+            let credentials =
+                AuthorizationServer.formEncode(clientID) + ":" + AuthorizationServer.formEncode(secret.plaintext)
             headers.append(("Authorization", "Basic " + Data(credentials.utf8).base64EncodedString()))
         } else {
             form.append(("client_id", clientID))
@@ -142,7 +152,8 @@ public final class UpstreamIssuers: Sendable {
                 try await http.post(url, form: form, headers: headers, maxBytes: Self.maxBytes, deadline: deadline)
             }
         } catch UpstreamError.rejected(let status) {
-            throw FederationError.providerRefused("HTTP \(status) from \(URLComponents(string: url)?.host ?? "the provider")")
+            throw FederationError.providerRefused(
+                "HTTP \(status) from \(URLComponents(string: url)?.host ?? "the provider")")
         } catch let error as UpstreamError {
             throw FederationError.providerUnavailable(error)
         }

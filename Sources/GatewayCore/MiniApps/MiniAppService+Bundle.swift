@@ -4,12 +4,15 @@ extension MiniAppService {
     /// Files, signature and the gateway's verdict for one version. The zip is downloaded
     /// once per cache fill; when the tenant requires verification, anything but a valid
     /// signature is the (cached) refusal ``MiniAppError/invalidSignature``.
-    public func bundle(tenant: Tenant, id: String, versionID: String, deadline: ContinuousClock.Instant) async throws -> CachedAnswer {
+    public func bundle(
+        tenant: Tenant, id: String, versionID: String, deadline: ContinuousClock.Instant
+    ) async throws -> CachedAnswer {
         let key = CacheKey.answer(tenant: tenant, kind: "bundle", [id, versionID])
         return try await cached(key, policy: .ttl(seconds: tenant.cacheTTLs.manifestSeconds)) {
             let target = try platformTarget(tenant)
             let files = try await platform.fileManifest(id: id, versionID: versionID, target, deadline: deadline)
-            let verdict = try await verify(files, versionID: versionID, tenant: tenant, target: target, deadline: deadline)
+            let verdict = try await verify(
+                files, versionID: versionID, tenant: tenant, target: target, deadline: deadline)
             if tenant.platform.requireSignatureVerification, verdict.status != .valid {
                 return NegativeAnswer.invalidSignature.cached
             }
@@ -21,7 +24,10 @@ extension MiniAppService {
         }
     }
 
-    private func verify(_ files: PlatformFileManifest, versionID: String, tenant: Tenant, target: PlatformTarget, deadline: ContinuousClock.Instant) async throws -> MiniAppAnswers.Verdict {
+    private func verify(
+        _ files: PlatformFileManifest, versionID: String, tenant: Tenant, target: PlatformTarget,
+        deadline: ContinuousClock.Instant
+    ) async throws -> MiniAppAnswers.Verdict {
         guard let signature = files.signature, !signature.isEmpty, let keyID = files.publicKeyID, !keyID.isEmpty else {
             return .init(status: .unsigned, detail: "The platform sent no signature or public key id.")
         }
@@ -36,7 +42,9 @@ extension MiniAppService {
     }
 
     /// The platform key, cached for the tenant's public-key TTL; nil when unknown (404).
-    func publicKey(_ id: String, tenant: Tenant, target: PlatformTarget, deadline: ContinuousClock.Instant) async throws -> PlatformPublicKey? {
+    func publicKey(
+        _ id: String, tenant: Tenant, target: PlatformTarget, deadline: ContinuousClock.Instant
+    ) async throws -> PlatformPublicKey? {
         let key = CacheKey.answer(tenant: tenant, kind: "pubkey", [id])
         let answer = try await answers.answer(key, policy: .ttl(seconds: tenant.cacheTTLs.publicKeySeconds)) {
             do {

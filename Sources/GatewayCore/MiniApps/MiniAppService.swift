@@ -10,7 +10,10 @@ public struct MiniAppService: Sendable {
 
     /// - Parameter demoCatalog: folder served by ``LocalDirectoryPlatform`` to the `demo`
     ///   tenant while it has no platform base URL (`make run` works offline).
-    public init(platform: any PlatformClient, provisioning: (any ProvisioningClient)? = nil, answers: AnswerCache, maxBundleBytes: Int = 64 << 20, demoCatalog: String? = nil) {
+    public init(
+        platform: any PlatformClient, provisioning: (any ProvisioningClient)? = nil, answers: AnswerCache,
+        maxBundleBytes: Int = 64 << 20, demoCatalog: String? = nil
+    ) {
         self.demoCatalog = demoCatalog
         self.platform = platform
         self.provisioning = provisioning
@@ -55,13 +58,18 @@ public struct MiniAppService: Sendable {
     }
 
     /// Permissions and metadata of one version; reasons fall back to the default language.
-    public func manifest(tenant: Tenant, id: String, versionID: String, lang: String?, deadline: ContinuousClock.Instant) async throws -> CachedAnswer {
+    public func manifest(
+        tenant: Tenant, id: String, versionID: String, lang: String?, deadline: ContinuousClock.Instant
+    ) async throws -> CachedAnswer {
         let key = CacheKey.answer(tenant: tenant, kind: "manifest", [id, versionID, lang ?? ""])
         return try await cached(key, policy: .ttl(seconds: tenant.cacheTTLs.manifestSeconds)) {
             let target = try platformTarget(tenant)
-            var metadata = try await platform.metadata(id: id, versionID: versionID, lang: lang, target, deadline: deadline)
+            var metadata = try await platform.metadata(
+                id: id, versionID: versionID, lang: lang, target, deadline: deadline)
             if lang != nil, Self.missesReasons(metadata) {
-                if let fallback = try? await platform.metadata(id: id, versionID: versionID, lang: nil, target, deadline: deadline) {
+                if let fallback = try? await platform.metadata(
+                    id: id, versionID: versionID, lang: nil, target, deadline: deadline)
+                {
                     metadata = Self.fillReasons(metadata, from: fallback)
                 }
             }
@@ -80,7 +88,8 @@ public struct MiniAppService: Sendable {
     public func preview(tenant: Tenant, code: String, deadline: ContinuousClock.Instant) async throws -> [UInt8] {
         do {
             let preview = try await platform.preview(code: code, try platformTarget(tenant), deadline: deadline)
-            return try MiniAppAnswers.encode(MiniAppAnswers.Preview(miniApp: .init(preview.miniapp), host: preview.host))
+            return try MiniAppAnswers.encode(
+                MiniAppAnswers.Preview(miniApp: .init(preview.miniapp), host: preview.host))
         } catch UpstreamError.notFound {
             throw MiniAppError.previewNotFound
         } catch let error as UpstreamError {
@@ -90,7 +99,9 @@ public struct MiniAppService: Sendable {
 
     /// Runs `load` through the answer cache; upstream failures and negative answers are
     /// thrown as ``MiniAppError``s. An upstream 404 becomes a cached negative answer.
-    func cached(_ key: String, policy: CachePolicy, load: @escaping @Sendable () async throws -> AnswerCache.Loaded) async throws -> CachedAnswer {
+    func cached(
+        _ key: String, policy: CachePolicy, load: @escaping @Sendable () async throws -> AnswerCache.Loaded
+    ) async throws -> CachedAnswer {
         let answer: CachedAnswer
         do {
             answer = try await answers.answer(key, policy: policy) {
@@ -121,11 +132,15 @@ public struct MiniAppService: Sendable {
     }
 
     static func fillReasons(_ metadata: PlatformMetadata, from fallback: PlatformMetadata) -> PlatformMetadata {
-        let defaults = Dictionary(((fallback.reqPermissions ?? []) + (fallback.optPermissions ?? [])).map { ($0.name, $0.reason) }, uniquingKeysWith: { first, _ in first })
+        let defaults = Dictionary(
+            ((fallback.reqPermissions ?? []) + (fallback.optPermissions ?? [])).map { ($0.name, $0.reason) },
+            uniquingKeysWith: { first, _ in first })
         func fill(_ permissions: [PlatformMetadata.Permission]?) -> [PlatformMetadata.Permission]? {
             permissions?.map { permission in
                 var filled = permission
-                if (filled.reason ?? "").isEmpty, let reason = defaults[permission.name] ?? nil { filled.reason = reason }
+                if (filled.reason ?? "").isEmpty, let reason = defaults[permission.name] ?? nil {
+                    filled.reason = reason
+                }
                 return filled
             }
         }

@@ -7,7 +7,9 @@ public enum SignatureVerifier {
     /// - Parameters:
     ///   - signature: base64 DER signature (the platform's `Signature` header).
     ///   - ecKey: base64 of the uncompressed P-256 point (`/keys/{id}` → `ecKey`).
-    public static func verify(signature: String, ecKey: String, versionID: String, zip: [UInt8]) -> MiniAppAnswers.Verdict {
+    public static func verify(
+        signature: String, ecKey: String, versionID: String, zip: [UInt8]
+    ) -> MiniAppAnswers.Verdict {
         guard let keyBytes = Data(base64Encoded: ecKey),
               let key = try? P256.Signing.PublicKey(x963Representation: keyBytes)
         else { return .init(status: .invalid, detail: "The platform's public key is not a P-256 point.") }

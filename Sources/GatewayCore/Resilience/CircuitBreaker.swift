@@ -14,7 +14,10 @@ public final class CircuitBreaker: Sendable {
         public var openDuration: Duration
         public var halfOpenProbes: Int
 
-        public init(window: Duration = .seconds(10), minimumCalls: Int = 10, failureRatio: Double = 0.5, openDuration: Duration = .seconds(5), halfOpenProbes: Int = 1) {
+        public init(
+            window: Duration = .seconds(10), minimumCalls: Int = 10, failureRatio: Double = 0.5,
+            openDuration: Duration = .seconds(5), halfOpenProbes: Int = 1
+        ) {
             self.window = window
             self.minimumCalls = minimumCalls
             self.failureRatio = failureRatio

@@ -27,7 +27,8 @@ public enum CutOff {
 
     /// Races `operation` against `deadline` (and against the caller's cancellation).
     public static func outcome<T: Sendable>(
-        until deadline: ContinuousClock.Instant, leftover: Leftover, _ operation: @escaping @Sendable () async throws -> T
+        until deadline: ContinuousClock.Instant, leftover: Leftover,
+        _ operation: @escaping @Sendable () async throws -> T
     ) async -> Outcome<T> {
         let answer = FirstAnswer<Outcome<T>>()
         let work = Task {
@@ -53,15 +54,21 @@ public enum CutOff {
 
     /// `operation`'s value, or nil when it throws or `budget` passes first (the work then
     /// finishes in the background).
-    public static func value<T: Sendable>(within budget: Duration, _ operation: @escaping @Sendable () async throws -> T?) async -> T? {
-        guard case .finished(.success(let value)) = await outcome(until: .now + budget, leftover: .finishInBackground, operation) else { return nil }
+    public static func value<T: Sendable>(
+        within budget: Duration, _ operation: @escaping @Sendable () async throws -> T?
+    ) async -> T? {
+        guard
+            case .finished(.success(let value)) = await outcome(
+                until: .now + budget, leftover: .finishInBackground, operation)
+        else { return nil }
         return value
     }
 
     /// `operation`'s result, or `timeout` thrown once `deadline` passes (the work is
     /// cancelled); a cancelled caller gets `CancellationError`.
     public static func run<T: Sendable>(
-        until deadline: ContinuousClock.Instant, orThrow timeout: @autoclosure () -> any Error, _ operation: @escaping @Sendable () async throws -> T
+        until deadline: ContinuousClock.Instant, orThrow timeout: @autoclosure () -> any Error,
+        _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         guard ContinuousClock.now < deadline else { throw timeout() }
         switch await outcome(until: deadline, leftover: .cancel, operation) {

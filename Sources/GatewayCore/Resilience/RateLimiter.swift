@@ -43,7 +43,9 @@ public struct RateLimiter: Sendable {
         let retryAfter = Int((windowMS - nowMilliseconds % windowMS + 999) / 1000)
         var checks: [(String, Int)] = []
         if limits.perTenant > 0 { checks.append(("gw:rl:t:\(tenantID):\(window)", limits.perTenant)) }
-        if limits.perClient > 0, let clientID { checks.append(("gw:rl:c:\(tenantID):\(CacheKey.escape(clientID)):\(window)", limits.perClient)) }
+        if limits.perClient > 0, let clientID {
+            checks.append(("gw:rl:c:\(tenantID):\(CacheKey.escape(clientID)):\(window)", limits.perClient))
+        }
         for (key, limit) in checks {
             guard let count = try? await cache.increment(key, by: 1, ttl: limits.window + .seconds(1)) else { continue }
             if count > Int64(limit) { return .limited(retryAfterSeconds: max(1, retryAfter)) }

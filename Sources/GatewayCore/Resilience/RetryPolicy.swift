@@ -5,7 +5,8 @@ public struct RetryPolicy: Sendable, Equatable {
     public var baseDelay: Duration
     public var maxDelay: Duration
 
-    public init(maxAttempts: Int = 3, baseDelay: Duration = .milliseconds(25), maxDelay: Duration = .milliseconds(250)) {
+    public init(maxAttempts: Int = 3, baseDelay: Duration = .milliseconds(25), maxDelay: Duration = .milliseconds(250))
+    {
         self.maxAttempts = maxAttempts
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay

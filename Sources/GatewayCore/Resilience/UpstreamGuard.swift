@@ -35,7 +35,9 @@ public final class UpstreamGuard: Sendable {
         }
     }
 
-    private func withRetries<T: Sendable>(deadline: ContinuousClock.Instant, _ attempt: () async throws -> T) async throws -> T {
+    private func withRetries<T: Sendable>(
+        deadline: ContinuousClock.Instant, _ attempt: () async throws -> T
+    ) async throws -> T {
         budget.deposit()
         var number = 1
         while true {

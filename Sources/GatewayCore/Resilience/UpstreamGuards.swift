@@ -9,7 +9,9 @@ public final class UpstreamGuards: Sendable {
         public var maxInFlight: Int
         public var retry: RetryPolicy
 
-        public init(breaker: CircuitBreaker.Configuration = .init(), maxInFlight: Int = 256, retry: RetryPolicy = .init()) {
+        public init(
+            breaker: CircuitBreaker.Configuration = .init(), maxInFlight: Int = 256, retry: RetryPolicy = .init()
+        ) {
             self.breaker = breaker
             self.maxInFlight = maxInFlight
             self.retry = retry
@@ -23,7 +25,9 @@ public final class UpstreamGuards: Sendable {
     /// - Parameter factory: where breaker metrics go: `gateway_upstream_breaker_transitions_total`
     ///   and the `gateway_upstream_breaker_open` gauge (1 open, 0.5 half-open, 0 closed), by
     ///   tenant and upstream.
-    public init(configuration: Configuration = Configuration(), factory: any MetricsFactory = NOOPMetricsHandler.instance) {
+    public init(
+        configuration: Configuration = Configuration(), factory: any MetricsFactory = NOOPMetricsHandler.instance
+    ) {
         self.configuration = configuration
         self.factory = factory
     }
@@ -37,8 +41,16 @@ public final class UpstreamGuards: Sendable {
             let gauge = Gauge(label: "gateway_upstream_breaker_open", dimensions: dimensions, factory: factory)
             let factory = self.factory
             let breaker = CircuitBreaker(configuration: configuration.breaker) { phase in
-                let name = switch phase { case .open: "open"; case .halfOpen: "half_open"; case .closed: "closed" }
-                Counter(label: "gateway_upstream_breaker_transitions_total", dimensions: dimensions + [("to", name)], factory: factory).increment()
+                let name =
+                    switch phase {
+                    case .open: "open"
+                    case .halfOpen: "half_open"
+                    case .closed: "closed"
+                    }
+                Counter(
+                    label: "gateway_upstream_breaker_transitions_total", dimensions: dimensions + [("to", name)],
+                    factory: factory
+                ).increment()
                 gauge.record(phase == .open ? 1 : phase == .halfOpen ? 0.5 : 0)
             }
             let created = UpstreamGuard(

@@ -15,7 +15,9 @@ enum MasterKeyFile {
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw MasterKeyError.unreadableFile(path: path, reason: FileManager.default.fileExists(atPath: path) ? "not readable UTF-8 text" : "no such file")
+            throw MasterKeyError.unreadableFile(
+                path: path,
+                reason: FileManager.default.fileExists(atPath: path) ? "not readable UTF-8 text" : "no such file")
         }
         return try MasterKey(base64: text, source: "master key file \(path)")
     }

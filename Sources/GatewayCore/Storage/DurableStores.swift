@@ -1,5 +1,6 @@
 /// The authorization server's stores, which one backend implements together.
-public typealias AuthStore = SigningKeyStore & ClientStore & UserStore & RefreshTokenStore & FederationStore & UserEraser
+public typealias AuthStore = SigningKeyStore & ClientStore & UserStore & RefreshTokenStore & FederationStore
+    & UserEraser
 
 /// Every durable store of one database, each behind its protocol: what a gateway process
 /// or `gatewayctl` works with, whichever backend holds the data (SQLite file by default,
@@ -35,11 +36,15 @@ public struct DurableStores: Sendable {
     public let poolUsage: (@Sendable () -> PoolUsageSample)?
     private let closeAction: @Sendable () async -> Void
 
-    public init(backend: String, location: String, tenants: any TenantStore, auth: any AuthStore, revocations: any RevocationStore,
-                consents: any ConsentStore, storage: any SecureStorageStore, tokenLedger: any MiniAppTokenLedger, analytics: any AnalyticsStore,
-                localization: any LocalizationStore, domains: any TenantDomainStore, schema: StoreSchema,
-                tenantChanges: (any TenantChangeSignal)? = nil, poolUsage: (@Sendable () -> PoolUsageSample)? = nil,
-                close: @escaping @Sendable () async -> Void = {}) {
+    public init(
+        backend: String, location: String, tenants: any TenantStore, auth: any AuthStore,
+        revocations: any RevocationStore,
+        consents: any ConsentStore, storage: any SecureStorageStore, tokenLedger: any MiniAppTokenLedger,
+        analytics: any AnalyticsStore,
+        localization: any LocalizationStore, domains: any TenantDomainStore, schema: StoreSchema,
+        tenantChanges: (any TenantChangeSignal)? = nil, poolUsage: (@Sendable () -> PoolUsageSample)? = nil,
+        close: @escaping @Sendable () async -> Void = {}
+    ) {
         self.poolUsage = poolUsage
         self.schema = schema
         self.tenantChanges = tenantChanges
@@ -71,7 +76,10 @@ public struct StoreSchema: Sendable {
     private let appliedAction: @Sendable () async throws -> [String]
     private let migrateAction: @Sendable () async throws -> Void
 
-    public init(known: [String], applied: @escaping @Sendable () async throws -> [String], migrate: @escaping @Sendable () async throws -> Void) {
+    public init(
+        known: [String], applied: @escaping @Sendable () async throws -> [String],
+        migrate: @escaping @Sendable () async throws -> Void
+    ) {
         self.known = known
         self.appliedAction = applied
         self.migrateAction = migrate

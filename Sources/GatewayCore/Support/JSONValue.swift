@@ -1,7 +1,9 @@
 import Foundation
 
 /// A JSON value, for JOSE headers and claim sets whose members vary.
-public enum JSONValue: Sendable, Equatable, Codable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral {
+public enum JSONValue: Sendable, Equatable, Codable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByBooleanLiteral
+{
     case string(String)
     case number(Double)
     case bool(Bool)
@@ -39,7 +41,9 @@ public enum JSONValue: Sendable, Equatable, Codable, ExpressibleByStringLiteral,
     /// The string, when this is one.
     public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
     /// The number as Int64, when this is an integral number.
-    public var int64Value: Int64? { if case .number(let n) = self, n == n.rounded(), abs(n) < 1e15 { Int64(n) } else { nil } }
+    public var int64Value: Int64? {
+        if case .number(let n) = self, n == n.rounded(), abs(n) < 1e15 { Int64(n) } else { nil }
+    }
     /// The number, when this is one.
     public var doubleValue: Double? { if case .number(let n) = self { n } else { nil } }
     /// A string as a one-element list, the strings of an array, else none (JWT `aud`, `scp`).

@@ -10,7 +10,10 @@ public final class ShortLivedMemo<Value: Sendable>: Sendable {
     private let now: @Sendable () -> ContinuousClock.Instant
 
     /// - Parameter now: the monotonic clock lifetimes run on (``WallClock/instant``).
-    public init(lifetime: Duration, capacity: Int = 10_000, now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
+    public init(
+        lifetime: Duration, capacity: Int = 10_000,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+    ) {
         self.lifetime = lifetime
         self.capacity = capacity
         self.now = now

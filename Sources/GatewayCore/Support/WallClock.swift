@@ -9,7 +9,10 @@ public struct WallClock: Sendable {
     /// Monotonic time for short lifetimes (memos), which must not jump with the wall clock.
     public let instant: @Sendable () -> ContinuousClock.Instant
 
-    public init(now: @escaping @Sendable () -> Date, instant: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
+    public init(
+        now: @escaping @Sendable () -> Date,
+        instant: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+    ) {
         self.now = now
         self.instant = instant
     }

@@ -20,7 +20,10 @@ public final class WarningThrottle: Sendable {
     ///   - maxKinds: kinds remembered at once (when full, the memory starts afresh: a
     ///     bounded cost, at worst one extra line per kind).
     ///   - now: the clock (injected in tests).
-    public init(interval: Duration = .seconds(10), maxKinds: Int = 1_000, now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
+    public init(
+        interval: Duration = .seconds(10), maxKinds: Int = 1_000,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+    ) {
         self.interval = interval
         self.maxKinds = max(1, maxKinds)
         self.now = now
@@ -48,7 +51,10 @@ public final class WarningThrottle: Sendable {
     }
 
     /// Logs `message` as a warning unless this kind was logged less than `interval` ago.
-    public func warning(_ logger: Logger, _ message: @autoclosure () -> Logger.Message, kind: String, metadata: @autoclosure () -> Logger.Metadata = [:]) {
+    public func warning(
+        _ logger: Logger, _ message: @autoclosure () -> Logger.Message, kind: String,
+        metadata: @autoclosure () -> Logger.Metadata = [:]
+    ) {
         guard logger.logLevel <= .warning, let suppressed = admit(kind) else { return }
         var metadata = metadata()
         if suppressed > 0 { metadata["suppressed"] = .stringConvertible(suppressed) }

@@ -109,7 +109,9 @@ public struct ProvisioningSettings: Sendable, Equatable, Codable {
     public var superAppVersion: String?
     public var apiKey: SecretValue?
 
-    public init(baseURL: String? = nil, superAppID: String? = nil, superAppVersion: String? = nil, apiKey: SecretValue? = nil) {
+    public init(
+        baseURL: String? = nil, superAppID: String? = nil, superAppVersion: String? = nil, apiKey: SecretValue? = nil
+    ) {
         self.baseURL = baseURL
         self.superAppID = superAppID
         self.superAppVersion = superAppVersion
@@ -151,7 +153,10 @@ public struct CacheTTLs: Sendable, Equatable, Codable {
     public var localizationSeconds: Int
     public var publicKeySeconds: Int
 
-    public init(manifestSeconds: Int = 300, catalogSeconds: Int = 60, localizationSeconds: Int = 300, publicKeySeconds: Int = 86_400) {
+    public init(
+        manifestSeconds: Int = 300, catalogSeconds: Int = 60, localizationSeconds: Int = 300,
+        publicKeySeconds: Int = 86_400
+    ) {
         self.manifestSeconds = manifestSeconds
         self.catalogSeconds = catalogSeconds
         self.localizationSeconds = localizationSeconds
@@ -218,6 +223,7 @@ public struct RASClientKey: Sendable, Equatable, Codable {
 
     /// Client keys are 16 to 128 characters of `[A-Za-z0-9._~-]` (they travel in a header).
     public static func isValid(_ key: String) -> Bool {
-        (16...128).contains(key.utf8.count) && key.utf8.allSatisfy { ASCIIByte.isLetterOrDigit($0) || "._~-".utf8.contains($0) }
+        (16...128).contains(key.utf8.count)
+            && key.utf8.allSatisfy { ASCIIByte.isLetterOrDigit($0) || "._~-".utf8.contains($0) }
     }
 }

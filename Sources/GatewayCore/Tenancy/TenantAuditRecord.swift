@@ -19,7 +19,10 @@ package struct TenantAuditRecord: Codable {
         case configVersion = "config_version"
     }
 
-    package init(tenantID: String, action: TenantAuditAction, fields: [TenantField], actor: String, at: Date, configVersion: Int64) {
+    package init(
+        tenantID: String, action: TenantAuditAction, fields: [TenantField], actor: String, at: Date,
+        configVersion: Int64
+    ) {
         self.tenantID = tenantID
         self.action = action.rawValue
         let names = fields.map(\.rawValue)

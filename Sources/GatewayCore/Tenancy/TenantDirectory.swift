@@ -22,7 +22,10 @@ public final class TenantDirectory: Sendable {
     private let snapshot = Mutex(Snapshot())
 
     /// A directory over `store`; empty until ``reload()`` or ``run()``.
-    public init(store: any TenantStore, signal: (any TenantChangeSignal)? = nil, pollInterval: Duration = .milliseconds(500), logger: Logger) {
+    public init(
+        store: any TenantStore, signal: (any TenantChangeSignal)? = nil, pollInterval: Duration = .milliseconds(500),
+        logger: Logger
+    ) {
         self.store = store
         self.signal = signal
         self.pollInterval = pollInterval
@@ -81,7 +84,8 @@ public final class TenantDirectory: Sendable {
             state.token = changes.token
         }
         if !read.isEmpty {
-            logger.debug("tenant directory refreshed", metadata: ["changed": "\(read.count)", "changeToken": "\(changes.token)"])
+            logger.debug(
+                "tenant directory refreshed", metadata: ["changed": "\(read.count)", "changeToken": "\(changes.token)"])
         }
         return read.count
     }

@@ -78,7 +78,11 @@ public enum TenantField: String, Sendable, CaseIterable, Codable {
         case .hostAppLatestVersion: t.hostApp.latestVersion
         case .hostAppUpdateURL: t.hostApp.updateURL
         case .featureFlags: Self.flagsText(t.featureFlags)
-        case .rasClientKeys: t.ras.clientKeys.isEmpty ? nil : t.ras.clientKeys.map { $0.hash + ($0.notAfter.map { "@" + RFC3339.string(from: $0) } ?? "") }.joined(separator: ",")
+        case .rasClientKeys:
+            t.ras.clientKeys.isEmpty
+                ? nil
+                : t.ras.clientKeys.map { $0.hash + ($0.notAfter.map { "@" + RFC3339.string(from: $0) } ?? "") }.joined(
+                    separator: ",")
         case .rasRequireBearer: String(t.ras.requireBearer)
         }
     }

@@ -20,7 +20,8 @@ public enum TenantID {
         guard isValid(id) else {
             throw TenantValidationError(
                 field: .id,
-                problem: "must be 2-63 characters of a-z, 0-9 and '-', starting with a letter or digit, got \(TenantValidationError.quote(id))"
+                problem:
+                    "must be 2-63 characters of a-z, 0-9 and '-', starting with a letter or digit, got \(TenantValidationError.quote(id))"
             )
         }
     }

@@ -4,18 +4,26 @@ import Foundation
 /// dates, validation) and its audit row. Backends only run the SQL in one transaction.
 package enum TenantRevision {
     /// A new tenant: configVersion 1, created = updated = `now`.
-    package static func created(_ tenant: Tenant, actor: String, now: Date) throws -> (tenant: Tenant, audit: TenantAuditRecord) {
+    package static func created(
+        _ tenant: Tenant, actor: String, now: Date
+    ) throws -> (tenant: Tenant, audit: TenantAuditRecord) {
         var stored = tenant
         stored.configVersion = 1
         stored.createdAt = now
         stored.updatedAt = now
         try validate(stored)
         let fields = TenantField.changes(from: Tenant(id: "", displayName: ""), to: stored).filter { $0 != .id }
-        return (stored, TenantAuditRecord(tenantID: stored.id, action: .create, fields: fields, actor: actor, at: now, configVersion: 1))
+        return (
+            stored,
+            TenantAuditRecord(
+                tenantID: stored.id, action: .create, fields: fields, actor: actor, at: now, configVersion: 1)
+        )
     }
 
     /// `old` changed by `change`: version + 1, id and creation kept, validated.
-    package static func updated(_ old: Tenant, actor: String, now: Date, _ change: (inout Tenant) throws -> Void) throws -> (tenant: Tenant, audit: TenantAuditRecord) {
+    package static func updated(
+        _ old: Tenant, actor: String, now: Date, _ change: (inout Tenant) throws -> Void
+    ) throws -> (tenant: Tenant, audit: TenantAuditRecord) {
         var new = old
         try change(&new)
         guard new.id == old.id else { throw TenantStoreError.invalid("tenant id cannot be changed") }
@@ -25,7 +33,12 @@ package enum TenantRevision {
         new.updatedAt = now
         try validate(new)
         let action: TenantAuditAction = fields == [.status] ? (new.status == .suspended ? .suspend : .resume) : .update
-        return (new, TenantAuditRecord(tenantID: old.id, action: action, fields: fields, actor: actor, at: now, configVersion: new.configVersion))
+        return (
+            new,
+            TenantAuditRecord(
+                tenantID: old.id, action: action, fields: fields, actor: actor, at: now,
+                configVersion: new.configVersion)
+        )
     }
 
     /// Validates, mapping a validation failure to ``TenantStoreError/invalid(_:)``.
@@ -39,7 +52,8 @@ package enum TenantRevision {
 
     /// The audit row of a deleted tenant.
     package static func deleted(id: String, configVersion: Int64, actor: String, now: Date) -> TenantAuditRecord {
-        TenantAuditRecord(tenantID: id, action: .delete, fields: [], actor: actor, at: now, configVersion: configVersion)
+        TenantAuditRecord(
+            tenantID: id, action: .delete, fields: [], actor: actor, at: now, configVersion: configVersion)
     }
 
     /// Validates an import before any transaction: each tenant valid, no id twice.
@@ -56,7 +70,9 @@ package enum TenantRevision {
     /// An imported tenant over `old` (nil: new). New tenants keep their imported
     /// configVersion and dates; a tenant that exists gets `max(imported, stored + 1)`, so
     /// cache keys never repeat.
-    package static func imported(_ tenant: Tenant, over old: Tenant?, actor: String, now: Date) -> (tenant: Tenant, audit: TenantAuditRecord) {
+    package static func imported(
+        _ tenant: Tenant, over old: Tenant?, actor: String, now: Date
+    ) -> (tenant: Tenant, audit: TenantAuditRecord) {
         var tenant = tenant
         let fields: [TenantField]
         if let old {
@@ -67,7 +83,12 @@ package enum TenantRevision {
             fields = TenantField.changes(from: Tenant(id: "", displayName: ""), to: tenant).filter { $0 != .id }
         }
         tenant.configVersion = max(1, tenant.configVersion)
-        return (tenant, TenantAuditRecord(tenantID: tenant.id, action: .import, fields: fields, actor: actor, at: now, configVersion: tenant.configVersion))
+        return (
+            tenant,
+            TenantAuditRecord(
+                tenantID: tenant.id, action: .import, fields: fields, actor: actor, at: now,
+                configVersion: tenant.configVersion)
+        )
     }
 }
 

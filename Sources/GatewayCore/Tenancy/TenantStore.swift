@@ -60,7 +60,10 @@ public struct TenantAuditEntry: Sendable, Equatable, Codable {
     public var at: Date
     public var configVersion: Int64
 
-    public init(id: Int64, tenantID: String, action: String, changedFields: [String], actor: String, at: Date, configVersion: Int64) {
+    public init(
+        id: Int64, tenantID: String, action: String, changedFields: [String], actor: String, at: Date,
+        configVersion: Int64
+    ) {
         self.id = id
         self.tenantID = tenantID
         self.action = action

@@ -41,16 +41,24 @@ public enum TenantValidator {
     /// At most 10 client keys, each a `sha256$` hash of 43 base64url characters, at most one current.
     public static func validateRAS(_ ras: RASSettings) throws(TenantValidationError) {
         guard ras.clientKeys.count <= 10 else {
-            throw TenantValidationError(field: .rasClientKeys, problem: "must hold at most 10 keys (rotate with a shorter --ras-key-overlap)")
+            throw TenantValidationError(
+                field: .rasClientKeys, problem: "must hold at most 10 keys (rotate with a shorter --ras-key-overlap)")
         }
         for key in ras.clientKeys {
             let digest = key.hash.dropFirst("sha256$".count)
-            guard key.hash.hasPrefix("sha256$"), digest.utf8.count == 43, digest.utf8.allSatisfy({ ASCIIByte.isLetterOrDigit($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }) else {
-                throw TenantValidationError(field: .rasClientKeys, problem: "must hold key hashes (sha256$ and 43 base64url characters), never keys")
+            guard key.hash.hasPrefix("sha256$"), digest.utf8.count == 43,
+                digest.utf8.allSatisfy({
+                    ASCIIByte.isLetterOrDigit($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
+                })
+            else {
+                throw TenantValidationError(
+                    field: .rasClientKeys,
+                    problem: "must hold key hashes (sha256$ and 43 base64url characters), never keys")
             }
         }
         guard ras.clientKeys.filter({ $0.notAfter == nil }).count <= 1 else {
-            throw TenantValidationError(field: .rasClientKeys, problem: "must have at most one current key (notAfter unset)")
+            throw TenantValidationError(
+                field: .rasClientKeys, problem: "must have at most one current key (notAfter unset)")
         }
     }
 
@@ -62,14 +70,19 @@ public enum TenantValidator {
     /// nil, or an absolute http/https URL with a host, at most 2048 characters, no whitespace.
     public static func validateURL(_ value: String?, field: TenantField) throws(TenantValidationError) {
         guard let value else { return }
-        let problem = TenantValidationError(field: field, problem: "must be an absolute http(s) URL, got \(TenantValidationError.quote(value))")
+        let problem = TenantValidationError(
+            field: field, problem: "must be an absolute http(s) URL, got \(TenantValidationError.quote(value))")
         guard value.count <= urlMaxLength else {
-            throw TenantValidationError(field: field, problem: "must be at most \(urlMaxLength) characters, got \(value.count)")
+            throw TenantValidationError(
+                field: field, problem: "must be at most \(urlMaxLength) characters, got \(value.count)")
         }
-        guard !value.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control }),
-              let components = URLComponents(string: value),
-              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = components.host, !host.isEmpty
+        guard
+            !value.unicodeScalars.contains(where: {
+                $0.properties.isWhitespace || $0.properties.generalCategory == .control
+            }),
+            let components = URLComponents(string: value),
+            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = components.host, !host.isEmpty
         else { throw problem }
     }
 
@@ -83,7 +96,8 @@ public enum TenantValidator {
     public static func validateSecret(_ value: String?, field: TenantField) throws(TenantValidationError) {
         guard let value else { return }
         guard !value.isEmpty, value.count <= secretMaxLength else {
-            throw TenantValidationError(field: field, problem: "must be 1-\(secretMaxLength) characters, got \(value.count)")
+            throw TenantValidationError(
+                field: field, problem: "must be 1-\(secretMaxLength) characters, got \(value.count)")
         }
         guard !containsControl(value) else {
             throw TenantValidationError(field: field, problem: "must not contain control characters")
@@ -93,25 +107,31 @@ public enum TenantValidator {
     /// `#RRGGBB` (hex digits, either case).
     public static func validateColor(_ value: String, field: TenantField) throws(TenantValidationError) {
         let bytes = Array(value.utf8)
-        let isHex: (UInt8) -> Bool = { (48 ... 57).contains($0) || (65 ... 70).contains($0) || (97 ... 102).contains($0) }
+        let isHex: (UInt8) -> Bool = { (48...57).contains($0) || (65...70).contains($0) || (97...102).contains($0) }
         guard bytes.count == 7, bytes[0] == UInt8(ascii: "#"), bytes.dropFirst().allSatisfy(isHex) else {
-            throw TenantValidationError(field: field, problem: "must be a colour like #RRGGBB, got \(TenantValidationError.quote(value))")
+            throw TenantValidationError(
+                field: field, problem: "must be a colour like #RRGGBB, got \(TenantValidationError.quote(value))")
         }
     }
 
     /// `value` within `range` (inclusive).
-    public static func validateRange<T: BinaryInteger>(_ value: T, _ range: ClosedRange<T>, field: TenantField) throws(TenantValidationError) {
+    public static func validateRange<T: BinaryInteger>(
+        _ value: T, _ range: ClosedRange<T>, field: TenantField
+    ) throws(TenantValidationError) {
         guard range.contains(value) else {
-            throw TenantValidationError(field: field, problem: "must be between \(range.lowerBound) and \(range.upperBound), got \(value)")
+            throw TenantValidationError(
+                field: field, problem: "must be between \(range.lowerBound) and \(range.upperBound), got \(value)")
         }
     }
 
-    private static func validateText(_ value: String, field: TenantField, maxLength: Int) throws(TenantValidationError) {
+    private static func validateText(_ value: String, field: TenantField, maxLength: Int) throws(TenantValidationError)
+    {
         guard !value.isEmpty, value.count <= maxLength else {
             throw TenantValidationError(field: field, problem: "must be 1-\(maxLength) characters, got \(value.count)")
         }
         guard !containsControl(value) else {
-            throw TenantValidationError(field: field, problem: "must not contain control characters, got \(TenantValidationError.quote(value))")
+            throw TenantValidationError(
+                field: field, problem: "must not contain control characters, got \(TenantValidationError.quote(value))")
         }
     }
 

@@ -14,7 +14,9 @@ public struct HTTPProvisioningClient: ProvisioningClient {
         transport = AsyncHTTPClientTransport(configuration: .init(client: client, timeout: .seconds(30)))
     }
 
-    public func search(_ query: ProvisioningQuery, _ target: ProvisioningTarget, deadline: ContinuousClock.Instant) async throws -> [ProvisioningMiniApp] {
+    public func search(
+        _ query: ProvisioningQuery, _ target: ProvisioningTarget, deadline: ContinuousClock.Instant
+    ) async throws -> [ProvisioningMiniApp] {
         let output = try await call(target, deadline: deadline) { client in
             try await client.searchMiniApps(
                 path: .init(superAppId: target.superAppID),
@@ -36,9 +38,13 @@ public struct HTTPProvisioningClient: ProvisioningClient {
         }
     }
 
-    public func miniApp(id: String, _ target: ProvisioningTarget, deadline: ContinuousClock.Instant) async throws -> ProvisioningMiniApp {
+    public func miniApp(
+        id: String, _ target: ProvisioningTarget, deadline: ContinuousClock.Instant
+    ) async throws -> ProvisioningMiniApp {
         let output = try await call(target, deadline: deadline) { client in
-            try await client.getMiniApp(path: .init(superAppId: target.superAppID, id: id), headers: .init(xSuperAppVersion: target.superAppVersion))
+            try await client.getMiniApp(
+                path: .init(superAppId: target.superAppID, id: id),
+                headers: .init(xSuperAppVersion: target.superAppVersion))
         }
         switch output {
         case .ok(let ok):
@@ -49,9 +55,13 @@ public struct HTTPProvisioningClient: ProvisioningClient {
     }
 
     /// Runs one generated-client call bounded by `deadline`, mapping failures.
-    private func call<T: Sendable>(_ target: ProvisioningTarget, deadline: ContinuousClock.Instant, _ body: @escaping @Sendable (ProvisioningAPI.Client) async throws -> T) async throws -> T {
+    private func call<T: Sendable>(
+        _ target: ProvisioningTarget, deadline: ContinuousClock.Instant,
+        _ body: @escaping @Sendable (ProvisioningAPI.Client) async throws -> T
+    ) async throws -> T {
         guard let url = URL(string: target.baseURL) else { throw UpstreamError.notConfigured }
-        let client = ProvisioningAPI.Client(serverURL: url, transport: transport, middlewares: [APIKeyMiddleware(apiKey: target.apiKey)])
+        let client = ProvisioningAPI.Client(
+            serverURL: url, transport: transport, middlewares: [APIKeyMiddleware(apiKey: target.apiKey)])
         do {
             return try await CutOff.run(until: deadline, orThrow: UpstreamError.timeout) { try await body(client) }
         } catch let error as UpstreamError {
@@ -59,7 +69,9 @@ public struct HTTPProvisioningClient: ProvisioningClient {
         } catch let error as ClientError {
             if let upstream = error.underlyingError as? UpstreamError { throw upstream }
             if error.underlyingError is DecodingError { throw UpstreamError.malformed("provisioning body") }
-            if let http = error.underlyingError as? HTTPClientError, http == .deadlineExceeded || http == .readTimeout || http == .connectTimeout {
+            if let http = error.underlyingError as? HTTPClientError,
+                http == .deadlineExceeded || http == .readTimeout || http == .connectTimeout
+            {
                 throw UpstreamError.timeout
             }
             throw UpstreamError.connection(String(describing: type(of: error.underlyingError)))
@@ -79,7 +91,8 @@ public struct HTTPProvisioningClient: ProvisioningClient {
         items.map { item in
             ProvisioningMiniApp(
                 id: item.id, name: item.name, description: item.description, icon: item.icon, banner: item.banner,
-                card: item.card, metadataURL: item.metadataUrl, entryPoint: item.entryPoint, servicesURL: item.servicesUrl,
+                card: item.card, metadataURL: item.metadataUrl, entryPoint: item.entryPoint,
+                servicesURL: item.servicesUrl,
                 signature: item.signature, version: item.version, kind: item._type == .native ? .native : .web
             )
         }

@@ -13,7 +13,9 @@ import Foundation
 public struct LocalDirectoryPlatform: PlatformClient {
     public init() {}
 
-    public func listMiniApps(_ target: PlatformTarget, deadline: ContinuousClock.Instant) async throws -> [PlatformMiniAppInfo] {
+    public func listMiniApps(
+        _ target: PlatformTarget, deadline: ContinuousClock.Instant
+    ) async throws -> [PlatformMiniAppInfo] {
         let root = try root(target)
         let ids = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
         return ids.sorted().compactMap { id in
@@ -21,47 +23,72 @@ public struct LocalDirectoryPlatform: PlatformClient {
         }
     }
 
-    public func miniAppInfo(id: String, _ target: PlatformTarget, deadline: ContinuousClock.Instant) async throws -> [PlatformMiniAppInfo] {
+    public func miniAppInfo(
+        id: String, _ target: PlatformTarget, deadline: ContinuousClock.Instant
+    ) async throws -> [PlatformMiniAppInfo] {
         try await listMiniApps(target, deadline: deadline).filter { $0.id == id }
     }
 
-    public func fileManifest(id: String, versionID: String, _ target: PlatformTarget, deadline: ContinuousClock.Instant) async throws -> PlatformFileManifest {
+    public func fileManifest(
+        id: String, versionID: String, _ target: PlatformTarget, deadline: ContinuousClock.Instant
+    ) async throws -> PlatformFileManifest {
         let version = try folder(target, id, versionID)
         let filesRoot = version.appendingPathComponent("files")
-        guard let enumerator = FileManager.default.enumerator(atPath: filesRoot.path) else { throw UpstreamError.notFound }
+        guard let enumerator = FileManager.default.enumerator(atPath: filesRoot.path) else {
+            throw UpstreamError.notFound
+        }
         var files: [String] = []
         while let relative = enumerator.nextObject() as? String {
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: filesRoot.appendingPathComponent(relative).path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            if FileManager.default.fileExists(
+                atPath: filesRoot.appendingPathComponent(relative).path, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            {
                 files.append("demo://\(id)/\(versionID)/\(relative)")
             }
         }
         struct Signed: Decodable { let signature: String; let publicKeyId: String }
         let signed = try? read(Signed.self, version.appendingPathComponent("signature.json"))
-        return PlatformFileManifest(files: files.sorted(), publicKeyID: signed?.publicKeyId, signature: signed?.signature)
+        return PlatformFileManifest(
+            files: files.sorted(), publicKeyID: signed?.publicKeyId, signature: signed?.signature)
     }
 
-    public func metadata(id: String, versionID: String, lang: String?, _ target: PlatformTarget, deadline: ContinuousClock.Instant) async throws -> PlatformMetadata {
+    public func metadata(
+        id: String, versionID: String, lang: String?, _ target: PlatformTarget, deadline: ContinuousClock.Instant
+    ) async throws -> PlatformMetadata {
         let version = try folder(target, id, versionID)
-        if let lang, let localized = try? read(PlatformMetadata.self, version.appendingPathComponent("manifest.\(lang).json")) {
+        if let lang,
+            let localized = try? read(PlatformMetadata.self, version.appendingPathComponent("manifest.\(lang).json"))
+        {
             return localized
         }
         return try read(PlatformMetadata.self, version.appendingPathComponent("manifest.json"))
     }
 
-    public func preview(code: String, _ target: PlatformTarget, deadline: ContinuousClock.Instant) async throws -> PlatformPreview {
-        try read(PlatformPreview.self, try root(target).appendingPathComponent("previews").appendingPathComponent(Self.safe(code) + ".json"))
+    public func preview(
+        code: String, _ target: PlatformTarget, deadline: ContinuousClock.Instant
+    ) async throws -> PlatformPreview {
+        try read(
+            PlatformPreview.self,
+            try root(target).appendingPathComponent("previews").appendingPathComponent(Self.safe(code) + ".json"))
     }
 
-    public func publicKey(id: String, _ target: PlatformTarget, deadline: ContinuousClock.Instant) async throws -> PlatformPublicKey {
-        try read(PlatformPublicKey.self, try root(target).appendingPathComponent("keys").appendingPathComponent(Self.safe(id) + ".json"))
+    public func publicKey(
+        id: String, _ target: PlatformTarget, deadline: ContinuousClock.Instant
+    ) async throws -> PlatformPublicKey {
+        try read(
+            PlatformPublicKey.self,
+            try root(target).appendingPathComponent("keys").appendingPathComponent(Self.safe(id) + ".json"))
     }
 
-    public func download(_ url: String, maxBytes: Int, _ target: PlatformTarget, deadline: ContinuousClock.Instant) async throws -> [UInt8] {
+    public func download(
+        _ url: String, maxBytes: Int, _ target: PlatformTarget, deadline: ContinuousClock.Instant
+    ) async throws -> [UInt8] {
         guard url.hasPrefix("demo://") else { throw UpstreamError.notFound }
         let parts = url.dropFirst("demo://".count).split(separator: "/", maxSplits: 2).map(String.init)
         guard parts.count == 3, !parts[2].split(separator: "/").contains("..") else { throw UpstreamError.notFound }
-        let file = try folder(target, parts[0], parts[1]).appendingPathComponent("files").appendingPathComponent(parts[2])
+        let file = try folder(target, parts[0], parts[1]).appendingPathComponent("files").appendingPathComponent(
+            parts[2])
         guard let data = FileManager.default.contents(atPath: file.path) else { throw UpstreamError.notFound }
         guard data.count <= maxBytes else { throw UpstreamError.malformed("file larger than \(maxBytes) bytes") }
         return Array(data)

@@ -17,7 +17,10 @@ public struct PlatformMiniAppInfo: Codable, Sendable, Equatable {
     public var promotionalImageUrl: String?
     public var promotionalText: String?
 
-    public init(id: String, displayName: String, icon: String? = nil, version: Version, promotionalImageUrl: String? = nil, promotionalText: String? = nil) {
+    public init(
+        id: String, displayName: String, icon: String? = nil, version: Version, promotionalImageUrl: String? = nil,
+        promotionalText: String? = nil
+    ) {
         self.id = id
         self.displayName = displayName
         self.icon = icon
@@ -81,7 +84,8 @@ public struct PlatformMetadata: Codable, Sendable, Equatable {
         reqPermissions = try c.decodeIfPresent([Permission].self, forKey: .reqPermissions)
         optPermissions = try c.decodeIfPresent([Permission].self, forKey: .optPermissions)
         accessTokenPermissions = try c.decodeIfPresent([AccessTokenPermission].self, forKey: .accessTokenPermissions)
-        customMetaData = try c.decodeIfPresent([String: JSONValue].self, forKey: .customMetaData)?.compactMapValues(Self.text)
+        customMetaData = try c.decodeIfPresent([String: JSONValue].self, forKey: .customMetaData)?.compactMapValues(
+            Self.text)
     }
 
     /// A custom member as the SDKs' `[String: String]` holds it; nil for JSON null.
@@ -95,7 +99,10 @@ public struct PlatformMetadata: Codable, Sendable, Equatable {
         }
     }
 
-    public init(reqPermissions: [Permission]? = nil, optPermissions: [Permission]? = nil, accessTokenPermissions: [AccessTokenPermission]? = nil, customMetaData: [String: String]? = nil) {
+    public init(
+        reqPermissions: [Permission]? = nil, optPermissions: [Permission]? = nil,
+        accessTokenPermissions: [AccessTokenPermission]? = nil, customMetaData: [String: String]? = nil
+    ) {
         self.reqPermissions = reqPermissions
         self.optPermissions = optPermissions
         self.accessTokenPermissions = accessTokenPermissions

@@ -24,7 +24,10 @@ public struct ProvisioningQuery: Sendable, Equatable {
     /// Page size; 0 = all.
     public var count: Int
 
-    public init(ids: [String] = [], text: String? = nil, tag: String? = nil, location: Location? = nil, featured: Bool = false, filters: [ProvisioningFilter] = [], start: Int = 0, count: Int = 0) {
+    public init(
+        ids: [String] = [], text: String? = nil, tag: String? = nil, location: Location? = nil, featured: Bool = false,
+        filters: [ProvisioningFilter] = [], start: Int = 0, count: Int = 0
+    ) {
         self.ids = ids
         self.text = text
         self.tag = tag
@@ -80,7 +83,8 @@ public struct ProvisioningFilter: Sendable, Equatable {
     /// The wire form, `field:operator:value[,value]`, with `%`, `:` and `,` percent-encoded
     /// inside the field and `%` and `,` inside values (GeneXus field names are free text).
     public var wireValue: String {
-        Self.escape(field, ":%,") + ":" + op.rawValue + ":" + values.map { Self.escape($0, "%,") }.joined(separator: ",")
+        Self.escape(field, ":%,") + ":" + op.rawValue + ":"
+            + values.map { Self.escape($0, "%,") }.joined(separator: ",")
     }
 
     /// The most Unicode scalars of a field name.
@@ -92,9 +96,11 @@ public struct ProvisioningFilter: Sendable, Equatable {
     /// of 1-200, none with control characters.
     public var isWellFormed: Bool {
         func ok(_ s: String, _ max: Int) -> Bool {
-            (1...max).contains(s.unicodeScalars.count) && !s.unicodeScalars.contains { $0.properties.generalCategory == .control }
+            (1...max).contains(s.unicodeScalars.count)
+                && !s.unicodeScalars.contains { $0.properties.generalCategory == .control }
         }
-        return ok(field, Self.fieldMaxLength) && !values.isEmpty && values.allSatisfy { ok($0, Self.valueMaxLength) } && (op == .in || values.count == 1)
+        return ok(field, Self.fieldMaxLength) && !values.isEmpty && values.allSatisfy { ok($0, Self.valueMaxLength) }
+            && (op == .in || values.count == 1)
     }
 
     private static func escape(_ text: String, _ reserved: String) -> String {
@@ -129,7 +135,11 @@ public struct ProvisioningMiniApp: Sendable, Equatable {
     public var version: Int
     public var kind: Kind
 
-    public init(id: String, name: String, description: String? = nil, icon: String? = nil, banner: String? = nil, card: String? = nil, metadataURL: String? = nil, entryPoint: String? = nil, servicesURL: String? = nil, signature: String? = nil, version: Int, kind: Kind) {
+    public init(
+        id: String, name: String, description: String? = nil, icon: String? = nil, banner: String? = nil,
+        card: String? = nil, metadataURL: String? = nil, entryPoint: String? = nil, servicesURL: String? = nil,
+        signature: String? = nil, version: Int, kind: Kind
+    ) {
         self.id = id
         self.name = name
         self.description = description
@@ -168,6 +178,10 @@ public struct ProvisioningTarget: Sendable {
 
 /// The Mini App Center style provisioning service (`OpenAPI/upstreams/provisioning.yaml`).
 public protocol ProvisioningClient: Sendable {
-    func search(_ query: ProvisioningQuery, _ target: ProvisioningTarget, deadline: ContinuousClock.Instant) async throws -> [ProvisioningMiniApp]
-    func miniApp(id: String, _ target: ProvisioningTarget, deadline: ContinuousClock.Instant) async throws -> ProvisioningMiniApp
+    func search(
+        _ query: ProvisioningQuery, _ target: ProvisioningTarget, deadline: ContinuousClock.Instant
+    ) async throws -> [ProvisioningMiniApp]
+    func miniApp(
+        id: String, _ target: ProvisioningTarget, deadline: ContinuousClock.Instant
+    ) async throws -> ProvisioningMiniApp
 }

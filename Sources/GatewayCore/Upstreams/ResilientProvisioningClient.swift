@@ -8,13 +8,17 @@ public struct ResilientProvisioningClient: ProvisioningClient {
         self.guards = guards
     }
 
-    public func search(_ query: ProvisioningQuery, _ target: ProvisioningTarget, deadline: ContinuousClock.Instant) async throws -> [ProvisioningMiniApp] {
+    public func search(
+        _ query: ProvisioningQuery, _ target: ProvisioningTarget, deadline: ContinuousClock.Instant
+    ) async throws -> [ProvisioningMiniApp] {
         try await guards.guardFor(tenantID: target.tenantID, upstream: "provisioning").run(deadline: deadline) {
             try await base.search(query, target, deadline: deadline)
         }
     }
 
-    public func miniApp(id: String, _ target: ProvisioningTarget, deadline: ContinuousClock.Instant) async throws -> ProvisioningMiniApp {
+    public func miniApp(
+        id: String, _ target: ProvisioningTarget, deadline: ContinuousClock.Instant
+    ) async throws -> ProvisioningMiniApp {
         try await guards.guardFor(tenantID: target.tenantID, upstream: "provisioning").run(deadline: deadline) {
             try await base.miniApp(id: id, target, deadline: deadline)
         }

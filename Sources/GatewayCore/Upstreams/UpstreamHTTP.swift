@@ -14,20 +14,32 @@ struct UpstreamHTTP: Sendable {
 
     let client: HTTPClient
 
-    func get(_ url: String, headers: [(String, String)], maxBytes: Int, deadline: ContinuousClock.Instant) async throws -> Reply {
+    func get(
+        _ url: String, headers: [(String, String)], maxBytes: Int, deadline: ContinuousClock.Instant
+    ) async throws -> Reply {
         try await send(.GET, url, headers: headers, body: nil, maxBytes: maxBytes, deadline: deadline)
     }
 
     /// One POST of an `application/x-www-form-urlencoded` body (token and introspection endpoints).
-    func post(_ url: String, form: [(String, String)], headers: [(String, String)], maxBytes: Int, deadline: ContinuousClock.Instant) async throws -> Reply {
-        let body = form.map { "\(AuthorizationServer.formEncode($0.0))=\(AuthorizationServer.formEncode($0.1))" }.joined(separator: "&")
-        return try await send(.POST, url, headers: headers + [("Content-Type", "application/x-www-form-urlencoded")], body: Array(body.utf8),
-                              maxBytes: maxBytes, deadline: deadline)
+    func post(
+        _ url: String, form: [(String, String)], headers: [(String, String)], maxBytes: Int,
+        deadline: ContinuousClock.Instant
+    ) async throws -> Reply {
+        let body = form.map { "\(AuthorizationServer.formEncode($0.0))=\(AuthorizationServer.formEncode($0.1))" }
+            .joined(separator: "&")
+        return try await send(
+            .POST, url, headers: headers + [("Content-Type", "application/x-www-form-urlencoded")],
+            body: Array(body.utf8),
+            maxBytes: maxBytes, deadline: deadline)
     }
 
     /// One POST of a JSON body.
-    func postJSON(_ url: String, body: [UInt8], headers: [(String, String)], maxBytes: Int, deadline: ContinuousClock.Instant) async throws -> Reply {
-        try await send(.POST, url, headers: headers + [("Content-Type", "application/json")], body: body, maxBytes: maxBytes, deadline: deadline)
+    func postJSON(
+        _ url: String, body: [UInt8], headers: [(String, String)], maxBytes: Int, deadline: ContinuousClock.Instant
+    ) async throws -> Reply {
+        try await send(
+            .POST, url, headers: headers + [("Content-Type", "application/json")], body: body, maxBytes: maxBytes,
+            deadline: deadline)
     }
 
     private func send(_ method: HTTPMethod, _ url: String, headers: [(String, String)], body: [UInt8]?, maxBytes: Int,

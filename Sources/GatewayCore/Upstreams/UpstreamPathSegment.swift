@@ -13,7 +13,9 @@ public enum UpstreamPathSegment {
         var encoded = ""
         encoded.reserveCapacity(value.utf8.count)
         for byte in value.utf8 {
-            if ASCIIByte.isLetterOrDigit(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~") {
+            if ASCIIByte.isLetterOrDigit(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
+            {
                 encoded.unicodeScalars.append(Unicode.Scalar(byte))
             } else {
                 encoded += "%"

@@ -31,6 +31,7 @@ enum FederationMigration {
             t.column("created_at_ms", .integer).notNull()
             t.primaryKey(["tenant_id", "issuer", "external_subject"])
         }
-        try db.create(index: "auth_identity_links_subject", on: "auth_identity_links", columns: ["tenant_id", "subject"])
+        try db.create(
+            index: "auth_identity_links_subject", on: "auth_identity_links", columns: ["tenant_id", "subject"])
     }
 }

@@ -18,7 +18,8 @@ enum UserMiniAppTable {
     }
 
     static func fetch(_ db: Database, _ owner: UserMiniAppKey) throws -> Row? {
-        let sql = "SELECT consent_version, storage_used_bytes, storage_item_count, last_used_at_ms FROM user_miniapps WHERE \(whereOwner)"
+        let sql =
+            "SELECT consent_version, storage_used_bytes, storage_item_count, last_used_at_ms FROM user_miniapps WHERE \(whereOwner)"
         return try GRDB.Row.fetchOne(db, sql: sql, arguments: arguments(owner)).map {
             Row(consentVersion: $0[0], storageUsedBytes: $0[1], storageItemCount: $0[2], lastUsedAtMs: $0[3])
         }
@@ -32,7 +33,9 @@ enum UserMiniAppTable {
             """, arguments: arguments(owner) + [atMs])
     }
 
-    static func setStorage(_ db: Database, _ owner: UserMiniAppKey, usedBytes: Int64, itemCount: Int, atMs: Int64) throws {
+    static func setStorage(
+        _ db: Database, _ owner: UserMiniAppKey, usedBytes: Int64, itemCount: Int, atMs: Int64
+    ) throws {
         try touch(db, owner, atMs: atMs)
         try db.execute(
             sql: "UPDATE user_miniapps SET storage_used_bytes = ?, storage_item_count = ? WHERE \(whereOwner)",
@@ -43,7 +46,9 @@ enum UserMiniAppTable {
     /// Bumps and returns the consent version.
     static func bumpConsentVersion(_ db: Database, _ owner: UserMiniAppKey, atMs: Int64) throws -> Int64 {
         try touch(db, owner, atMs: atMs)
-        try db.execute(sql: "UPDATE user_miniapps SET consent_version = consent_version + 1 WHERE \(whereOwner)", arguments: arguments(owner))
+        try db.execute(
+            sql: "UPDATE user_miniapps SET consent_version = consent_version + 1 WHERE \(whereOwner)",
+            arguments: arguments(owner))
         return try fetch(db, owner)?.consentVersion ?? 0
     }
 }

@@ -24,7 +24,8 @@ enum UserStateMigrations {
                 t.column("expires_at_ms", .integer).notNull()
                 t.primaryKey(["tenant_id", "jti"])
             }
-            try db.create(index: "miniapp_tokens_owner", on: "miniapp_tokens", columns: ["tenant_id", "user_id", "miniapp_id"])
+            try db.create(
+                index: "miniapp_tokens_owner", on: "miniapp_tokens", columns: ["tenant_id", "user_id", "miniapp_id"])
         }
     }
 
@@ -75,7 +76,8 @@ enum UserStateMigrations {
             t.column("event_json", .text).notNull()
             t.column("received_at_ms", .integer).notNull()
         }
-        try db.create(index: "analytics_events_tenant_time", on: "analytics_events", columns: ["tenant_id", "received_at_ms"])
+        try db.create(
+            index: "analytics_events_tenant_time", on: "analytics_events", columns: ["tenant_id", "received_at_ms"])
         try db.create(index: "analytics_events_time", on: "analytics_events", columns: ["received_at_ms"])
     }
 

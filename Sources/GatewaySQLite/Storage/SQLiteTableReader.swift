@@ -15,9 +15,11 @@ extension SQLiteTenantStore {
     /// The tables of the database (not SQLite's or GRDB's own), by name.
     public func tableNames() async throws -> [String] {
         try await pool.read { db in
-            try String.fetchAll(db, sql: """
-                SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name
-                """)
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name
+                    """)
         }
     }
 
@@ -28,18 +30,25 @@ extension SQLiteTenantStore {
 
     /// How many rows `table` has.
     public func rowCount(of table: String) async throws -> Int {
-        try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.quotedDatabaseIdentifier)") ?? 0 }
+        try await pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.quotedDatabaseIdentifier)") ?? 0
+        }
     }
 
     /// Up to `limit` rows of `table` with a rowid above `after`, in rowid order, as the
     /// values of `columns`; and the last rowid read (nil when there were none).
-    public func rows(of table: String, columns: [String], after: Int64, limit: Int) async throws -> (rows: [[StoredValue]], lastRowID: Int64?) {
+    public func rows(
+        of table: String, columns: [String], after: Int64, limit: Int
+    ) async throws -> (rows: [[StoredValue]], lastRowID: Int64?) {
         let list = columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
         return try await pool.read { db in
             var rows: [[StoredValue]] = []
             var last: Int64?
-            let cursor = try Row.fetchCursor(db, sql: "SELECT rowid, \(list) FROM \(table.quotedDatabaseIdentifier) WHERE rowid > ? ORDER BY rowid LIMIT ?",
-                                             arguments: [after, limit])
+            let cursor = try Row.fetchCursor(
+                db,
+                sql:
+                    "SELECT rowid, \(list) FROM \(table.quotedDatabaseIdentifier) WHERE rowid > ? ORDER BY rowid LIMIT ?",
+                arguments: [after, limit])
             while let row = try cursor.next() {
                 last = row[0]
                 rows.append(row.databaseValues.dropFirst().map { value in

@@ -20,7 +20,9 @@ extension SQLiteTenantStore {
     }
 
     @discardableResult
-    public func update(id: String, actor: String, _ change: @Sendable (inout Tenant) throws -> Void) async throws -> Tenant {
+    public func update(
+        id: String, actor: String, _ change: @Sendable (inout Tenant) throws -> Void
+    ) async throws -> Tenant {
         let sealer = self.sealer
         return try await pool.write { db in
             guard let old = try TenantRecord.fetchOne(db, key: id)?.tenant(sealer: sealer) else {
@@ -39,7 +41,8 @@ extension SQLiteTenantStore {
         try await pool.write { db in
             guard let record = try TenantRecord.fetchOne(db, key: id) else { throw TenantStoreError.notFound(id) }
             try record.delete(db)
-            var audit = TenantRevision.deleted(id: id, configVersion: record.configVersion, actor: actor, now: StoreClock.now())
+            var audit = TenantRevision.deleted(
+                id: id, configVersion: record.configVersion, actor: actor, now: StoreClock.now())
             try audit.insert(db)
             try Self.bumpChangeCounter(db, tenants: [id])
         }

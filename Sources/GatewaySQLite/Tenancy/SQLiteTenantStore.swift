@@ -47,7 +47,9 @@ public final class SQLiteTenantStore: TenantStore {
     /// Names of the migrations applied to this database file, in order.
     public func appliedMigrations() throws -> [String] {
         try pool.read { db in try TenantMigrations.migrator.appliedIdentifiers(db) }
-            .sorted { (Self.knownMigrations.firstIndex(of: $0) ?? .max) < (Self.knownMigrations.firstIndex(of: $1) ?? .max) }
+            .sorted {
+                (Self.knownMigrations.firstIndex(of: $0) ?? .max) < (Self.knownMigrations.firstIndex(of: $1) ?? .max)
+            }
     }
 
     public func allTenants() async throws -> [Tenant] {
@@ -86,15 +88,18 @@ public final class SQLiteTenantStore: TenantStore {
         try db.execute(sql: "UPDATE store_state SET change_counter = change_counter + 1 WHERE id = 1")
         let token = try Int64.fetchOne(db, sql: "SELECT change_counter FROM store_state WHERE id = 1") ?? 0
         for id in Set(tenants) {
-            try db.execute(sql: "INSERT INTO tenant_changes (change_seq, tenant_id) VALUES (?, ?)", arguments: [token, id])
+            try db.execute(
+                sql: "INSERT INTO tenant_changes (change_seq, tenant_id) VALUES (?, ?)", arguments: [token, id])
         }
-        try db.execute(sql: "DELETE FROM tenant_changes WHERE change_seq <= ?", arguments: [token - TenantChanges.retained])
+        try db.execute(
+            sql: "DELETE FROM tenant_changes WHERE change_seq <= ?", arguments: [token - TenantChanges.retained])
     }
 
     public func changedTenants(after token: Int64) async throws -> TenantChanges? {
         let answer: (current: Int64, ids: [String], oldest: Int64?) = try await pool.read { db in
             let current = try Int64.fetchOne(db, sql: "SELECT change_counter FROM store_state WHERE id = 1") ?? 0
-            let ids = try String.fetchAll(db, sql: "SELECT DISTINCT tenant_id FROM tenant_changes WHERE change_seq > ?", arguments: [token])
+            let ids = try String.fetchAll(
+                db, sql: "SELECT DISTINCT tenant_id FROM tenant_changes WHERE change_seq > ?", arguments: [token])
             let oldest = try Int64.fetchOne(db, sql: "SELECT min(change_seq) FROM tenant_changes")
             return (current, ids, oldest)
         }

@@ -70,7 +70,8 @@ enum TenantMigrations {
             try db.alter(table: "auth_refresh_families") { t in
                 t.add(column: "session_id", .text)
             }
-            try db.create(index: "auth_refresh_families_subject", on: "auth_refresh_families", columns: ["tenant_id", "subject"])
+            try db.create(
+                index: "auth_refresh_families_subject", on: "auth_refresh_families", columns: ["tenant_id", "subject"])
             try RevocationMigration.apply(db)
         }
         migrator.registerMigration("v5-tenant-changes") { db in
@@ -119,9 +120,13 @@ enum TenantMigrations {
         }
         migrator.registerMigration("v13-refresh-purge-indexes") { db in
             // The refresh-state purge finds expired access-token records and dead families by index.
-            try db.execute(sql: "CREATE INDEX auth_family_access_tokens_expiry ON auth_family_access_tokens (expires_at_ms)")
-            try db.execute(sql: "CREATE INDEX auth_refresh_families_expiry ON auth_refresh_families (absolute_expiry_ms)")
-            try db.execute(sql: "CREATE INDEX auth_refresh_families_revoked ON auth_refresh_families (family_id) WHERE revoked = 1")
+            try db.execute(
+                sql: "CREATE INDEX auth_family_access_tokens_expiry ON auth_family_access_tokens (expires_at_ms)")
+            try db.execute(
+                sql: "CREATE INDEX auth_refresh_families_expiry ON auth_refresh_families (absolute_expiry_ms)")
+            try db.execute(
+                sql: "CREATE INDEX auth_refresh_families_revoked ON auth_refresh_families (family_id) WHERE revoked = 1"
+            )
         }
         return migrator
     }

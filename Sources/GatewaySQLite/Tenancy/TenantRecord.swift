@@ -144,9 +144,11 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
                 manifestSeconds: ttlManifestSeconds, catalogSeconds: ttlCatalogSeconds,
                 localizationSeconds: ttlLocalizationSeconds, publicKeySeconds: ttlPublicKeySeconds
             ),
-            hostApp: HostAppVersionPolicy(minimumVersion: hostMinimumVersion, latestVersion: hostLatestVersion, updateURL: hostUpdateURL),
+            hostApp: HostAppVersionPolicy(
+                minimumVersion: hostMinimumVersion, latestVersion: hostLatestVersion, updateURL: hostUpdateURL),
             featureFlags: try Self.decodeFlags(featureFlags, tenantID: id),
-            ras: RASSettings(clientKeys: try Self.decodeRASKeys(rasClientKeys, tenantID: id), requireBearer: rasRequireBearer),
+            ras: RASSettings(
+                clientKeys: try Self.decodeRASKeys(rasClientKeys, tenantID: id), requireBearer: rasRequireBearer),
             configVersion: configVersion,
             createdAt: StoreClock.date(createdAtMs),
             updatedAt: StoreClock.date(updatedAtMs)
@@ -163,7 +165,8 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
         do {
             return try JSONDecoder.rasKeys.decode([RASClientKey].self, from: Data(text.utf8))
         } catch {
-            throw TenantStoreError.invalid("tenant '\(tenantID)' has unreadable RAS client keys in the database: \(error)")
+            throw TenantStoreError.invalid(
+                "tenant '\(tenantID)' has unreadable RAS client keys in the database: \(error)")
         }
     }
 
@@ -171,7 +174,8 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
         do {
             return try JSONDecoder().decode([String: Bool].self, from: Data(text.utf8))
         } catch {
-            throw TenantStoreError.invalid("tenant '\(tenantID)' has unreadable feature flags in the database: \(error)")
+            throw TenantStoreError.invalid(
+                "tenant '\(tenantID)' has unreadable feature flags in the database: \(error)")
         }
     }
 }

@@ -37,7 +37,8 @@ struct DrainService: Service {
     func run() async throws {
         try? await gracefulShutdown()
         state.start()
-        logger.notice("shutting down: /readyz answers 503; serving for \(delay) more, then finishing in-flight requests")
+        logger.notice(
+            "shutting down: /readyz answers 503; serving for \(delay) more, then finishing in-flight requests")
         try? await Task.sleep(for: delay)
     }
 }

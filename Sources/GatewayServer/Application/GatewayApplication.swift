@@ -48,8 +48,10 @@ public struct GatewayServices: Sendable {
     public init(
         directory: TenantDirectory, cache: any Cache, metrics: GatewayMetrics, readiness: ReadinessProbe,
         auth: AuthorizationServer, issuerBase: IssuerBase, csrf: CSRFTokens, dpopNonces: DPoPNonces,
-        miniApps: MiniAppService, upstreamBudget: Duration = .seconds(5), homePartBudget: Duration = .milliseconds(800), rateLimits: RateLimiter.Limits = .init(),
-        userState: UserStateServices, federation: Federation, purchases: PlatformPurchases, bodyLimits: BodyLimits = .init(), tracer: (any Tracer)? = nil,
+        miniApps: MiniAppService, upstreamBudget: Duration = .seconds(5), homePartBudget: Duration = .milliseconds(800),
+        rateLimits: RateLimiter.Limits = .init(),
+        userState: UserStateServices, federation: Federation, purchases: PlatformPurchases,
+        bodyLimits: BodyLimits = .init(), tracer: (any Tracer)? = nil,
         accessLog: Bool = false
     ) {
         self.accessLog = accessLog
@@ -86,8 +88,10 @@ public enum GatewayApplication {
     ///   - storedAnswers: serve the hot reads' cached bytes ahead of the router
     ///     (``StoredAnswerMiddleware``); off only to compare with the generated handlers.
     ///   - clientAddresses: how each request's client address is decided and capped.
-    public static func makeResponder(services: GatewayServices, storedAnswers: Bool = true,
-                                     clientAddresses: ClientAddressResolver = .init(trusted: .init()), limits: ConnectionLimits = .init()) throws -> some HTTPResponder<Context> {
+    public static func makeResponder(
+        services: GatewayServices, storedAnswers: Bool = true,
+        clientAddresses: ClientAddressResolver = .init(trusted: .init()), limits: ConnectionLimits = .init()
+    ) throws -> some HTTPResponder<Context> {
         let router = Router(context: Context.self)
         let handler = GatewayAPIHandler(services: services)
         let problems = ProblemMiddleware(warnings: WarningThrottle())
@@ -98,14 +102,18 @@ public enum GatewayApplication {
             operations: OperationTable(),
             requestIDs: RequestIDMiddleware(ids: RequestIDSequence()),
             tracing: services.tracer.map { RequestTracingMiddleware(tracer: $0) },
-            metrics: HTTPMetricsMiddleware(metrics: services.metrics, directory: services.directory, accessLog: services.accessLog),
+            metrics: HTTPMetricsMiddleware(
+                metrics: services.metrics, directory: services.directory, accessLog: services.accessLog),
             problems: problems,
             clientAddresses: ClientAddressMiddleware(resolver: clientAddresses),
             requestsPerAddress: RequestsPerAddressMiddleware(limits: limits),
             tenants: TenantResolutionMiddleware(directory: services.directory),
             bodyLimits: BodyLimitMiddleware(limits: services.bodyLimits),
-            bearer: BearerAuthMiddleware(auth: services.auth, tokens: services.federation.apiTokens, issuerBase: services.issuerBase, nonces: services.dpopNonces),
-            rateLimits: RateLimitMiddleware(limiter: RateLimiter(cache: services.cache, limits: services.rateLimits, clock: services.clock)),
+            bearer: BearerAuthMiddleware(
+                auth: services.auth, tokens: services.federation.apiTokens, issuerBase: services.issuerBase,
+                nonces: services.dpopNonces),
+            rateLimits: RateLimitMiddleware(
+                limiter: RateLimiter(cache: services.cache, limits: services.rateLimits, clock: services.clock)),
             storedAnswers: storedAnswers ? StoredAnswerMiddleware(handler: handler) : nil,
             router: router.buildResponder()
         )
@@ -134,7 +142,8 @@ public enum GatewayApplication {
                 address: .hostname(host, port: port), serverName: "superapp-gateway", backlog: 1024,
                 // A backstop: shedding starts at 80 % of the cap, so accepting pauses only when
                 // nearly every connection has a request in flight.
-                availableConnectionsDelegate: MaximumAvailableConnections(guarding.admission.policy.maxConnections, logger: logger)
+                availableConnectionsDelegate: MaximumAvailableConnections(
+                    guarding.admission.policy.maxConnections, logger: logger)
             ),
             services: backgroundServices,
             onServerRunning: { channel in

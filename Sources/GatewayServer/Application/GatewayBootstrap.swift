@@ -30,9 +30,11 @@ public struct GatewayBootstrap: Sendable {
     ///   - loginPolicy: how sign-in guessing is slowed (see ``LoginThrottle``).
     ///   - tracer: when set, a span per request and trace context on upstream calls.
     ///   - clock: the wall clock of tokens, throttles and rate windows (tests move their own).
-    public static func start(configuration: GatewayConfiguration, metrics: GatewayMetrics = GatewayMetrics(), seedDemoSignIn: Bool = true,
-                             passwordHasher: PasswordHasher = PasswordHasher(), loginPolicy: LoginThrottle.Policy = .init(),
-                             tracer: (any Tracer)? = nil, clock: WallClock = .system, logger: Logger) async throws -> GatewayBootstrap {
+    public static func start(
+        configuration: GatewayConfiguration, metrics: GatewayMetrics = GatewayMetrics(), seedDemoSignIn: Bool = true,
+        passwordHasher: PasswordHasher = PasswordHasher(), loginPolicy: LoginThrottle.Policy = .init(),
+        tracer: (any Tracer)? = nil, clock: WallClock = .system, logger: Logger
+    ) async throws -> GatewayBootstrap {
         let development = configuration.environment == .development
         let (masterKey, keySource) = try MasterKey.resolve(
             base64: configuration.masterKeyBase64,
@@ -41,23 +43,36 @@ public struct GatewayBootstrap: Sendable {
             developmentMode: development
         )
         if case .generated(let path) = keySource {
-            logger.warning("DEVELOPMENT MODE: generated a new master key at \(path). Secrets sealed with it are lost if it is lost; set GATEWAY_MASTER_KEY in production.")
+            logger.warning(
+                "DEVELOPMENT MODE: generated a new master key at \(path). Secrets sealed with it are lost if it is lost; set GATEWAY_MASTER_KEY in production."
+            )
         }
         let stores = try await openStores(configuration, sealer: SecretSealer(masterKey: masterKey), logger: logger)
         let store = stores.tenants
         if development, try await DemoTenant.seedIfEmpty(store: store, actor: "gateway") {
             try await DemoTenant.seedLinkDomainIfFree(domains: stores.domains)
-            logger.notice("seeded tenant '\(DemoTenant.id)' (deep links on \(DemoTenant.linkHost)) into an empty database", metadata: ["database": "\(stores.location)"])
+            logger.notice(
+                "seeded tenant '\(DemoTenant.id)' (deep links on \(DemoTenant.linkHost)) into an empty database",
+                metadata: ["database": "\(stores.location)"])
         }
         if let poolUsage = stores.poolUsage {
-            metrics.sampledGauge("gateway_postgres_connections_in_use", "PostgreSQL connections held by statements and transactions right now.") { Double(poolUsage().inUse) }
-            metrics.sampledGauge("gateway_postgres_pool_size", "The most connections the PostgreSQL pool opens (pool_size).") { Double(poolUsage().size) }
+            metrics.sampledGauge(
+                "gateway_postgres_connections_in_use",
+                "PostgreSQL connections held by statements and transactions right now."
+            ) { Double(poolUsage().inUse) }
+            metrics.sampledGauge(
+                "gateway_postgres_pool_size", "The most connections the PostgreSQL pool opens (pool_size)."
+            ) { Double(poolUsage().size) }
         }
-        let directory = TenantDirectory(store: store, signal: stores.tenantChanges, pollInterval: configuration.tenantReloadInterval, logger: logger)
+        let directory = TenantDirectory(
+            store: store, signal: stores.tenantChanges, pollInterval: configuration.tenantReloadInterval, logger: logger
+        )
         try await directory.reload()
 
         // Closed last (services stop in reverse order), after the HTTP server drained.
-        var background: [any Service] = [ShutdownActionService { await stores.close() }, TenantDirectoryService(directory: directory)]
+        var background: [any Service] = [
+            ShutdownActionService { await stores.close() }, TenantDirectoryService(directory: directory),
+        ]
         let drain = DrainState()
         var checks = [drain.check, ReadinessProbe.Check(name: stores.backend) { try await store.ping() }]
         let cache: any Cache
@@ -69,7 +84,9 @@ public struct GatewayBootstrap: Sendable {
             let feed = RedisRevocationFeed(client: client)
             revocationFeed = feed
             checks.append(ReadinessProbe.Check(name: "redis") { try await client.ping() })
-            metrics.sampledGauge("gateway_redis_connections", "Open connections of the Redis pool.") { Double(client.openConnections) }
+            metrics.sampledGauge("gateway_redis_connections", "Open connections of the Redis pool.") {
+                Double(client.openConnections)
+            }
             background.append(ShutdownActionService { await client.shutdown() })
             logger.info("cache: Redis", metadata: ["redis": "\(RedisConfiguration.redacted(url: url))"])
         } else {
@@ -79,30 +96,45 @@ public struct GatewayBootstrap: Sendable {
         let instrumented = InstrumentedCache(cache, factory: metrics.factory)
         // Revocations: durable in the database, announced through Redis when there is one.
         let durableRevocations = stores.revocations
-        let revocationSync = RevocationSync(mirror: revocationMirror, feed: revocationFeed, durable: durableRevocations, logger: logger)
+        let revocationSync = RevocationSync(
+            mirror: revocationMirror, feed: revocationFeed, durable: durableRevocations, logger: logger)
         // Signalled before the Redis client shuts down (services stop in reverse order).
         background.append(RevocationSyncService(sync: revocationSync, cursor: try await revocationSync.start()))
         let authStore = stores.auth
-        if development, seedDemoSignIn, try await DemoAuth.seedIfMissing(
-            tenants: store, store: authStore, tenantID: DemoTenant.id,
-            passwordFile: URL(fileURLWithPath: configuration.databasePath).deletingLastPathComponent().appendingPathComponent("demo-user.txt").path,
-            logger: logger) {
-            logger.notice("seeded OAuth client '\(DemoAuth.clientID)' and user '\(DemoAuth.username)' into tenant '\(DemoTenant.id)' (development only)")
+        if development, seedDemoSignIn,
+            try await DemoAuth.seedIfMissing(
+                tenants: store, store: authStore, tenantID: DemoTenant.id,
+                passwordFile: URL(fileURLWithPath: configuration.databasePath).deletingLastPathComponent()
+                    .appendingPathComponent("demo-user.txt").path,
+                logger: logger)
+        {
+            logger.notice(
+                "seeded OAuth client '\(DemoAuth.clientID)' and user '\(DemoAuth.username)' into tenant '\(DemoTenant.id)' (development only)"
+            )
         }
-        let http = UpstreamHTTPClientFactory.make(connectionsPerHost: configuration.upstreamConnectionsPerHost, tracer: tracer)
+        let http = UpstreamHTTPClientFactory.make(
+            connectionsPerHost: configuration.upstreamConnectionsPerHost, tracer: tracer)
         // Shut down after the HTTP server drained (services stop in reverse order).
         background.insert(ShutdownActionService { try? await http.shutdown() }, at: 2)
         let guards = UpstreamGuards(configuration: configuration.upstreamGuards, factory: metrics.factory)
-        let platform = RoutingPlatformClient(remote: ResilientPlatformClient(base: HTTPPlatformClient(client: http), guards: guards))
+        let platform = RoutingPlatformClient(
+            remote: ResilientPlatformClient(base: HTTPPlatformClient(client: http), guards: guards))
         let provisioning = ResilientProvisioningClient(base: HTTPProvisioningClient(client: http), guards: guards)
-        let answers = AnswerCache(cache: instrumented, near: NearAnswers(lifetime: configuration.nearCacheLifetime), factory: metrics.factory, logger: logger, clock: clock)
+        let answers = AnswerCache(
+            cache: instrumented, near: NearAnswers(lifetime: configuration.nearCacheLifetime), factory: metrics.factory,
+            logger: logger, clock: clock)
         let auth = AuthorizationServer(
             store: authStore, cache: instrumented, hasher: passwordHasher, loginPolicy: loginPolicy,
-            revocations: RevokedTokens(cache: instrumented, feed: revocationFeed, mirror: revocationMirror, durable: durableRevocations) { [announceWarnings = WarningThrottle()] error in
-                announceWarnings.warning(logger, "revocation stored but not announced through Redis; other replicas read it from the database",
-                                         kind: "revocation-announce", metadata: ["error": "\(error)"])
+            revocations: RevokedTokens(
+                cache: instrumented, feed: revocationFeed, mirror: revocationMirror, durable: durableRevocations
+            ) { [announceWarnings = WarningThrottle()] error in
+                announceWarnings.warning(
+                    logger,
+                    "revocation stored but not announced through Redis; other replicas read it from the database",
+                    kind: "revocation-announce", metadata: ["error": "\(error)"])
             }, clock: clock)
-        let issuerBase = IssuerBase(publicBaseURL: configuration.publicBaseURL, host: configuration.host, port: configuration.port)
+        let issuerBase = IssuerBase(
+            publicBaseURL: configuration.publicBaseURL, host: configuration.host, port: configuration.port)
         let services = GatewayServices(
             directory: directory,
             cache: instrumented,
@@ -112,12 +144,18 @@ public struct GatewayBootstrap: Sendable {
             issuerBase: issuerBase,
             csrf: CSRFTokens(masterKey: masterKey),
             dpopNonces: DPoPNonces(masterKey: masterKey),
-            miniApps: MiniAppService(platform: platform, provisioning: provisioning, answers: answers, demoCatalog: demoCatalog(configuration.demoCatalogPath, logger: logger)),
+            miniApps: MiniAppService(
+                platform: platform, provisioning: provisioning, answers: answers,
+                demoCatalog: demoCatalog(configuration.demoCatalogPath, logger: logger)),
             upstreamBudget: configuration.upstreamBudget,
             homePartBudget: configuration.homePartBudget,
             rateLimits: configuration.rateLimits,
-            userState: try UserStateServices.make(stores: stores, cache: instrumented, keys: auth.keys, revocations: auth.revocations, issuerBase: issuerBase, metrics: metrics),
-            federation: Federation(store: authStore, client: http, cache: instrumented, guards: guards, auth: auth, budget: configuration.upstreamBudget),
+            userState: try UserStateServices.make(
+                stores: stores, cache: instrumented, keys: auth.keys, revocations: auth.revocations,
+                issuerBase: issuerBase, metrics: metrics),
+            federation: Federation(
+                store: authStore, client: http, cache: instrumented, guards: guards, auth: auth,
+                budget: configuration.upstreamBudget),
             purchases: PlatformPurchases(client: http, guards: guards),
             bodyLimits: configuration.bodyLimits,
             tracer: tracer,
@@ -131,7 +169,9 @@ public struct GatewayBootstrap: Sendable {
     }
 
     /// PostgreSQL when `databaseURL` is set, else the SQLite file; migrated either way.
-    static func openStores(_ configuration: GatewayConfiguration, sealer: SecretSealer, logger: Logger) async throws -> DurableStores {
+    static func openStores(
+        _ configuration: GatewayConfiguration, sealer: SecretSealer, logger: Logger
+    ) async throws -> DurableStores {
         guard let url = configuration.databaseURL else {
             return try SQLiteTenantStore.open(path: configuration.databasePath, sealer: sealer).durableStores()
         }
@@ -143,7 +183,9 @@ public struct GatewayBootstrap: Sendable {
     /// The demo catalog folder as an absolute path, when it exists.
     static func demoCatalog(_ path: String?, logger: Logger) -> String? {
         guard let path else { return nil }
-        let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true))
+        let url = URL(
+            fileURLWithPath: path,
+            relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true))
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             logger.notice("no demo catalog at \(url.path); tenant 'demo' has no mini apps until it gets a platform")

@@ -30,14 +30,18 @@ public enum GatewayCommand {
             return 2
         }
         LoggingSystem.bootstrap { label in
-            LineLogHandler(label: label, level: configuration.logLevel, format: configuration.logFormat, replica: configuration.replicaID)
+            LineLogHandler(
+                label: label, level: configuration.logLevel, format: configuration.logFormat,
+                replica: configuration.replicaID)
         }
         let logger = Logger(label: "gateway")
         let metrics = GatewayMetrics(replica: configuration.replicaID)
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics.registry))
         do {
-            let tracing = try configuration.tracing == .otlp ? OTelTracing.make(replicaID: configuration.replicaID) : nil
-            let bootstrap = try await GatewayBootstrap.start(configuration: configuration, metrics: metrics, tracer: tracing?.tracer, logger: logger)
+            let tracing =
+                try configuration.tracing == .otlp ? OTelTracing.make(replicaID: configuration.replicaID) : nil
+            let bootstrap = try await GatewayBootstrap.start(
+                configuration: configuration, metrics: metrics, tracer: tracing?.tracer, logger: logger)
             let app = try GatewayApplication.make(
                 host: configuration.host,
                 port: configuration.port,
@@ -53,7 +57,12 @@ public enum GatewayCommand {
             var groupConfiguration = ServiceGroupConfiguration(
                 // The span exporter stops last (services stop in reverse order), flushing what the server traced.
                 services: (tracing.map { [ServiceGroupConfiguration.ServiceConfiguration(service: $0.service)] } ?? [])
-                    + [.init(service: app), .init(service: DrainService(state: bootstrap.drain, delay: configuration.shutdownDrain, logger: logger))],
+                    + [
+                        .init(service: app),
+                        .init(
+                            service: DrainService(
+                                state: bootstrap.drain, delay: configuration.shutdownDrain, logger: logger)),
+                    ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )

@@ -36,8 +36,11 @@ final class GatewayResponder: HTTPResponder {
     let operations: OperationTable
 
     init(
-        operations: OperationTable, requestIDs: RequestIDMiddleware, tracing: RequestTracingMiddleware?, metrics: HTTPMetricsMiddleware, problems: ProblemMiddleware,
-        clientAddresses: ClientAddressMiddleware, requestsPerAddress: RequestsPerAddressMiddleware, tenants: TenantResolutionMiddleware, bodyLimits: BodyLimitMiddleware, bearer: BearerAuthMiddleware, rateLimits: RateLimitMiddleware,
+        operations: OperationTable, requestIDs: RequestIDMiddleware, tracing: RequestTracingMiddleware?,
+        metrics: HTTPMetricsMiddleware, problems: ProblemMiddleware,
+        clientAddresses: ClientAddressMiddleware, requestsPerAddress: RequestsPerAddressMiddleware,
+        tenants: TenantResolutionMiddleware, bodyLimits: BodyLimitMiddleware, bearer: BearerAuthMiddleware,
+        rateLimits: RateLimitMiddleware,
         storedAnswers: StoredAnswerMiddleware?, router: RouterResponder<Context>
     ) {
         self.operations = operations

@@ -9,7 +9,8 @@ enum UpstreamHTTPClientFactory {
     static func make(connectionsPerHost: Int, tracer: (any Tracer)? = nil) -> HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.tracing.tracer = tracer
-        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connectionsPerHost)
+        configuration.connectionPool = .init(
+            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connectionsPerHost)
         configuration.timeout = .init(connect: .seconds(2), read: .seconds(10))
         configuration.redirectConfiguration = .disallow
         configuration.decompression = .disabled

@@ -19,7 +19,8 @@ public struct UserStateServices: Sendable {
     public let links: DeepLinkService
 
     public init(
-        consents: ConsentService, accessTokens: MiniAppAccessTokenService, storage: SecureStorageService, analytics: AnalyticsService,
+        consents: ConsentService, accessTokens: MiniAppAccessTokenService, storage: SecureStorageService,
+        analytics: AnalyticsService,
         localizations: LocalizationBundleCache, localizationResolver: LocalizationResolver, links: DeepLinkService
     ) {
         self.localizations = localizations
@@ -34,7 +35,8 @@ public struct UserStateServices: Sendable {
     /// Builds the services on the durable stores, the shared cache and the tenants'
     /// signing keys.
     public static func make(
-        stores: DurableStores, cache: any Cache, keys: KeyRing, revocations: RevokedTokens, issuerBase: IssuerBase, metrics: GatewayMetrics
+        stores: DurableStores, cache: any Cache, keys: KeyRing, revocations: RevokedTokens, issuerBase: IssuerBase,
+        metrics: GatewayMetrics
     ) throws -> UserStateServices {
         let consentStore = stores.consents
         let localizationStore = stores.localization

@@ -22,7 +22,9 @@ struct BearerAuthMiddleware: RouterMiddleware {
     let issuerBase: IssuerBase
     let nonces: DPoPNonces
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         guard let tenant = context.scope.tenant else { return try await next(request, context) }
         var context = context
         let authorization = request.headers.value(of: .authorization)
@@ -33,12 +35,15 @@ struct BearerAuthMiddleware: RouterMiddleware {
             let key = RASClientKey.fromHeader(request.headers.value(of: HTTPField.Name("apiKey")!)) ?? ""
             guard tenant.ras.accepts(key) else { throw GatewayProblem.invalidClientKey() }
             if tenant.ras.requireBearer {
-                context.scope.principal = try await verify(request, authorization: authorization, issuer: issuerBase.issuer(tenantID: tenant.id), tenantID: tenant.id)
+                context.scope.principal = try await verify(
+                    request, authorization: authorization, issuer: issuerBase.issuer(tenantID: tenant.id),
+                    tenantID: tenant.id)
             }
         case .bearer:
             let issuer = issuerBase.issuer(tenantID: tenant.id)
             do {
-                context.scope.principal = try await verify(request, authorization: authorization, issuer: issuer, tenantID: tenant.id)
+                context.scope.principal = try await verify(
+                    request, authorization: authorization, issuer: issuer, tenantID: tenant.id)
             } catch TokenRejection.dpopNonceRequired {
                 var problem = TokenRejection.dpopNonceRequired.problem
                 problem.headers.append((name: "DPoP-Nonce", value: nonces.current(tenantID: tenant.id)))
@@ -50,21 +55,28 @@ struct BearerAuthMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 
-    private func verify(_ request: Request, authorization: String?, issuer: String, tenantID: String) async throws -> AccessTokenClaims {
+    private func verify(
+        _ request: Request, authorization: String?, issuer: String, tenantID: String
+    ) async throws -> AccessTokenClaims {
         guard let authorization, let space = authorization.firstIndex(of: " ") else { throw TokenRejection.missing }
         let scheme = authorization[..<space].lowercased()
         let token = String(authorization[authorization.index(after: space)...].trimmingBlanks)
         guard scheme == "bearer" || scheme == "dpop", !token.isEmpty else { throw TokenRejection.missing }
         let claims = try await tokens.verify(token, issuer: issuer, tenantID: tenantID)
         if let jkt = claims.dpopJKT {
-            guard scheme == "dpop" else { throw TokenRejection.invalidToken("this access token is DPoP-bound; use the DPoP scheme with a proof") }
+            guard scheme == "dpop" else {
+                throw TokenRejection.invalidToken("this access token is DPoP-bound; use the DPoP scheme with a proof")
+            }
             let proofs = request.headers[values: HTTPField.Name("DPoP")!]
             guard proofs.count == 1 else { throw TokenRejection.invalidDPoPProof("exactly one DPoP proof is required") }
             let url = issuerBase.baseURL + request.uri.path
             let nonceRequired = try await auth.requiresDPoPNonce(tenantID: tenantID, clientID: claims.clientID)
             let nonceCheck = nonceRequired ? nonces.validator(tenantID: tenantID) : nil
-            let proofJKT = try await auth.dpop.verify(proof: proofs[0], method: request.method.rawValue, url: url, accessToken: token, nonce: nonceCheck)
-            guard proofJKT == jkt else { throw TokenRejection.invalidDPoPProof("the DPoP proof key does not match the token binding") }
+            let proofJKT = try await auth.dpop.verify(
+                proof: proofs[0], method: request.method.rawValue, url: url, accessToken: token, nonce: nonceCheck)
+            guard proofJKT == jkt else {
+                throw TokenRejection.invalidDPoPProof("the DPoP proof key does not match the token binding")
+            }
         } else if scheme == "dpop" {
             throw TokenRejection.invalidToken("this access token is not DPoP-bound")
         }

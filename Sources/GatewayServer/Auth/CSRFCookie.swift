@@ -48,7 +48,11 @@ struct CSRFCookie: Sendable {
                 let trimmed = pair.drop { $0 == " " }
                 guard trimmed.hasPrefix(name + "=") else { continue }
                 let value = trimmed.dropFirst(name.count + 1)
-                if value.utf8.count == 22, value.utf8.allSatisfy({ ASCIIByte.isLetterOrDigit($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }) {
+                if value.utf8.count == 22,
+                    value.utf8.allSatisfy({
+                        ASCIIByte.isLetterOrDigit($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
+                    })
+                {
                     return String(value)
                 }
             }
@@ -63,6 +67,7 @@ struct CSRFCookie: Sendable {
 
     /// The `Set-Cookie` header value.
     func setCookie(_ value: String, maxAge: Int? = nil) -> String {
-        "\(name)=\(value); Path=/; Max-Age=\(maxAge ?? self.maxAge); HttpOnly; SameSite=\(sameSite)" + (secure ? "; Secure" : "")
+        "\(name)=\(value); Path=/; Max-Age=\(maxAge ?? self.maxAge); HttpOnly; SameSite=\(sameSite)"
+            + (secure ? "; Secure" : "")
     }
 }

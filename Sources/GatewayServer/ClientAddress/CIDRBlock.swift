@@ -12,7 +12,9 @@ public struct CIDRBlock: Hashable, Sendable, CustomStringConvertible {
         let maximum = address.bytes.count * 8
         var prefix = maximum
         if parts.count == 2 {
-            guard let length = Int(parts[1]), (0...maximum).contains(length), parts[1].allSatisfy(\.isASCII) else { return nil }
+            guard let length = Int(parts[1]), (0...maximum).contains(length), parts[1].allSatisfy(\.isASCII) else {
+                return nil
+            }
             prefix = length
         }
         guard Self.masked(address.bytes, prefix) == address.bytes else { return nil }

@@ -78,7 +78,9 @@ enum ForwardedHops {
     /// A token, or a quoted string without escapes (no address needs one).
     private static func unquoted(_ value: Substring) throws(Refusal) -> Substring {
         guard value.first == "\"" else {
-            guard !value.isEmpty, !value.contains(where: { $0 == "\"" || $0 == "\\" || $0 == " " }) else { throw .malformed }
+            guard !value.isEmpty, !value.contains(where: { $0 == "\"" || $0 == "\\" || $0 == " " }) else {
+                throw .malformed
+            }
             return value
         }
         guard value.count >= 2, value.last == "\"" else { throw .malformed }

@@ -51,7 +51,9 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         let family = isIPv4 ? AF_INET : AF_INET6
         let written = bytes.withUnsafeBytes { raw in
-            buffer.withUnsafeMutableBufferPointer { inet_ntop(family, raw.baseAddress, $0.baseAddress, socklen_t($0.count)) }
+            buffer.withUnsafeMutableBufferPointer {
+                inet_ntop(family, raw.baseAddress, $0.baseAddress, socklen_t($0.count))
+            }
         }
         guard written != nil else { return "?" }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

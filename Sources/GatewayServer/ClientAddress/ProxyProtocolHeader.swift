@@ -44,7 +44,8 @@ enum ProxyProtocolHeader {
         guard carriageReturn + 1 < bytes.count else { return .needMore }
         guard bytes[carriageReturn + 1] == 0x0A else { return .invalid(length: nil) }
         let length = carriageReturn + 2
-        let fields = String(decoding: bytes[..<carriageReturn], as: UTF8.self).split(separator: " ", omittingEmptySubsequences: false)
+        let fields = String(decoding: bytes[..<carriageReturn], as: UTF8.self).split(
+            separator: " ", omittingEmptySubsequences: false)
         guard fields.count >= 2 else { return .invalid(length: length) }
         if fields[1] == "UNKNOWN" { return .header(length: length, source: nil) }
         guard fields.count == 6, fields[1] == "TCP4" || fields[1] == "TCP6",
@@ -64,7 +65,9 @@ enum ProxyProtocolHeader {
     private static func version2(_ bytes: [UInt8]) -> Parse {
         let versionCommand = bytes[12], familyProtocol = bytes[13]
         let block = Int(bytes[14]) << 8 | Int(bytes[15])
-        guard versionCommand >> 4 == 2, versionCommand & 0x0F <= 1, block <= v2MaximumBlock else { return .invalid(length: nil) }
+        guard versionCommand >> 4 == 2, versionCommand & 0x0F <= 1, block <= v2MaximumBlock else {
+            return .invalid(length: nil)
+        }
         let length = 16 + block
         guard bytes.count >= length else { return .needMore }
         // LOCAL (the balancer's own connection, e.g. a health check): the peer is the client.

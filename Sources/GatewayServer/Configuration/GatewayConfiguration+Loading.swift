@@ -9,7 +9,9 @@ extension GatewayConfiguration {
     /// Resolves settings with precedence: command-line flags > `GATEWAY_*` environment >
     /// JSON config file (`--config-file`) > defaults.
     public static func load(arguments: [String], environment: [String: String]) async throws -> GatewayConfiguration {
-        let flags = CommandLineArgumentsProvider(arguments: arguments, secretsSpecifier: .specific([GatewaySetting.masterKey.flag, GatewaySetting.databaseURL.flag]))
+        let flags = CommandLineArgumentsProvider(
+            arguments: arguments,
+            secretsSpecifier: .specific([GatewaySetting.masterKey.flag, GatewaySetting.databaseURL.flag]))
         let gatewayEnvironment = Dictionary(
             uniqueKeysWithValues: environment.compactMap { name, value in
                 name.hasPrefix("GATEWAY_") ? (String(name.dropFirst("GATEWAY_".count)), value) : nil
@@ -34,12 +36,16 @@ extension GatewayConfiguration {
     static func resolve(_ reader: ConfigReader) throws -> GatewayConfiguration {
         var configuration = GatewayConfiguration()
         func string(_ setting: GatewaySetting) -> String? {
-            reader.string(forKey: ConfigKey(setting.key.split(separator: ".").map(String.init)), isSecret: setting.isSecret).flatMap { $0.isEmpty ? nil : $0 }
+            reader.string(
+                forKey: ConfigKey(setting.key.split(separator: ".").map(String.init)), isSecret: setting.isSecret
+            ).flatMap { $0.isEmpty ? nil : $0 }
         }
         func int(_ setting: GatewaySetting, in range: ClosedRange<Int>) throws -> Int? {
             guard let text = string(setting) else { return nil }
             guard let value = Int(text), range.contains(value) else {
-                throw ConfigurationError(setting: setting, reason: "expected a whole number in \(range.lowerBound)...\(range.upperBound), got \"\(text)\"")
+                throw ConfigurationError(
+                    setting: setting,
+                    reason: "expected a whole number in \(range.lowerBound)...\(range.upperBound), got \"\(text)\"")
             }
             return value
         }
@@ -54,8 +60,11 @@ extension GatewayConfiguration {
         if let host = string(.httpHost) { configuration.host = host }
         if let port = try int(.httpPort, in: 0...65_535) { configuration.port = port }
         if let url = string(.publicBaseURL) {
-            guard let parsed = URL(string: url), let scheme = parsed.scheme, ["http", "https"].contains(scheme), parsed.host != nil else {
-                throw ConfigurationError(setting: .publicBaseURL, reason: "must be an absolute http(s) URL, got \"\(url)\"")
+            guard let parsed = URL(string: url), let scheme = parsed.scheme, ["http", "https"].contains(scheme),
+                parsed.host != nil
+            else {
+                throw ConfigurationError(
+                    setting: .publicBaseURL, reason: "must be an absolute http(s) URL, got \"\(url)\"")
             }
             configuration.publicBaseURL = url
         }
@@ -90,17 +99,29 @@ extension GatewayConfiguration {
         if let connections = try int(.upstreamConnections, in: 1...10_000) {
             configuration.upstreamConnectionsPerHost = connections
         }
-        if let inFlight = try int(.upstreamMaxInFlight, in: 1...100_000) { configuration.upstreamGuards.maxInFlight = inFlight }
-        if let percent = try int(.breakerFailureRatio, in: 1...100) { configuration.upstreamGuards.breaker.failureRatio = Double(percent) / 100 }
+        if let inFlight = try int(.upstreamMaxInFlight, in: 1...100_000) {
+            configuration.upstreamGuards.maxInFlight = inFlight
+        }
+        if let percent = try int(.breakerFailureRatio, in: 1...100) {
+            configuration.upstreamGuards.breaker.failureRatio = Double(percent) / 100
+        }
         if let milliseconds = try int(.breakerOpenMilliseconds, in: 100...600_000) {
             configuration.upstreamGuards.breaker.openDuration = .milliseconds(milliseconds)
         }
-        if let milliseconds = try int(.cacheNearMilliseconds, in: 0...60_000) { configuration.nearCacheLifetime = .milliseconds(milliseconds) }
+        if let milliseconds = try int(.cacheNearMilliseconds, in: 0...60_000) {
+            configuration.nearCacheLifetime = .milliseconds(milliseconds)
+        }
         if let limit = try int(.rateLimitTenant, in: 0...10_000_000) { configuration.rateLimits.perTenant = limit }
         if let limit = try int(.rateLimitClient, in: 0...10_000_000) { configuration.rateLimits.perClient = limit }
-        if let seconds = try int(.rateLimitWindow, in: 1...86_400) { configuration.rateLimits.window = .seconds(seconds) }
-        if let milliseconds = try int(.shutdownDrain, in: 0...600_000) { configuration.shutdownDrain = .milliseconds(milliseconds) }
-        if let milliseconds = try int(.shutdownTimeout, in: 1_000...3_600_000) { configuration.shutdownTimeout = .milliseconds(milliseconds) }
+        if let seconds = try int(.rateLimitWindow, in: 1...86_400) {
+            configuration.rateLimits.window = .seconds(seconds)
+        }
+        if let milliseconds = try int(.shutdownDrain, in: 0...600_000) {
+            configuration.shutdownDrain = .milliseconds(milliseconds)
+        }
+        if let milliseconds = try int(.shutdownTimeout, in: 1_000...3_600_000) {
+            configuration.shutdownTimeout = .milliseconds(milliseconds)
+        }
         if let tracing = try choice(.tracing, GatewayConfiguration.Tracing.self) { configuration.tracing = tracing }
         if let replica = string(.replicaID) {
             guard GatewayConfiguration.isValidReplicaID(replica) else {
@@ -108,20 +129,36 @@ extension GatewayConfiguration {
             }
             configuration.replicaID = replica
         }
-        if let milliseconds = try int(.headerTimeout, in: 100...600_000) { configuration.connectionLimits.headerTimeout = .milliseconds(milliseconds) }
-        if let milliseconds = try int(.bodyTimeout, in: 100...3_600_000) { configuration.connectionLimits.bodyTimeout = .milliseconds(milliseconds) }
-        if let milliseconds = try int(.idleTimeout, in: 100...3_600_000) { configuration.connectionLimits.idleTimeout = .milliseconds(milliseconds) }
-        if let connections = try int(.maxConnections, in: 0...1_000_000) { configuration.connectionLimits.maxConnections = connections == 0 ? nil : connections }
-        if let connections = try int(.maxConnectionsPerAddress, in: 0...1_000_000) { configuration.connectionLimits.maxConnectionsPerAddress = connections }
-        if let requests = try int(.maxRequestsPerAddress, in: 0...1_000_000) { configuration.connectionLimits.maxRequestsPerAddress = requests }
+        if let milliseconds = try int(.headerTimeout, in: 100...600_000) {
+            configuration.connectionLimits.headerTimeout = .milliseconds(milliseconds)
+        }
+        if let milliseconds = try int(.bodyTimeout, in: 100...3_600_000) {
+            configuration.connectionLimits.bodyTimeout = .milliseconds(milliseconds)
+        }
+        if let milliseconds = try int(.idleTimeout, in: 100...3_600_000) {
+            configuration.connectionLimits.idleTimeout = .milliseconds(milliseconds)
+        }
+        if let connections = try int(.maxConnections, in: 0...1_000_000) {
+            configuration.connectionLimits.maxConnections = connections == 0 ? nil : connections
+        }
+        if let connections = try int(.maxConnectionsPerAddress, in: 0...1_000_000) {
+            configuration.connectionLimits.maxConnectionsPerAddress = connections
+        }
+        if let requests = try int(.maxRequestsPerAddress, in: 0...1_000_000) {
+            configuration.connectionLimits.maxRequestsPerAddress = requests
+        }
         if let list = string(.trustedProxies) {
             do {
                 configuration.proxies.trustedProxies = try TrustedProxies(parsing: list)
             } catch {
-                throw ConfigurationError(setting: .trustedProxies, reason: "\"\(error.text)\" is not an IP address or CIDR block (e.g. 10.0.0.0/8, 2001:db8::/32)")
+                throw ConfigurationError(
+                    setting: .trustedProxies,
+                    reason: "\"\(error.text)\" is not an IP address or CIDR block (e.g. 10.0.0.0/8, 2001:db8::/32)")
             }
         }
-        if let mode = try choice(.proxyProtocol, GatewayConfiguration.Switch.self) { configuration.proxies.proxyProtocol = mode == .on }
+        if let mode = try choice(.proxyProtocol, GatewayConfiguration.Switch.self) {
+            configuration.proxies.proxyProtocol = mode == .on
+        }
         if let mode = try choice(.accessLog, GatewayConfiguration.Switch.self) { configuration.accessLog = mode == .on }
         if let bytes = try int(.maxFormBytes, in: 1024...1_048_576) { configuration.bodyLimits.form = bytes }
         if let bytes = try int(.maxJSONBytes, in: 1024...67_108_864) { configuration.bodyLimits.json = bytes }

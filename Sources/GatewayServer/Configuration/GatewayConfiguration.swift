@@ -79,16 +79,20 @@ public struct GatewayConfiguration: Sendable, Equatable {
     static func defaultReplicaID() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "gateway" }
-        let name = String(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).prefix(63))
+        let name = String(
+            String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).prefix(63))
         return isValidReplicaID(name) ? name : "gateway"
     }
 
     /// 1-63 characters of `A-Z a-z 0-9 . _ -`: safe as a Prometheus label value and a log field.
     static func isValidReplicaID(_ id: String) -> Bool {
-        (1...63).contains(id.utf8.count) && id.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-        }
+        (1...63).contains(id.utf8.count)
+            && id.utf8.allSatisfy { byte in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".")
+                    || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+            }
     }
 
     public init(

@@ -24,56 +24,130 @@ public struct GatewaySetting: Sendable, Hashable {
 }
 
 extension GatewaySetting {
-    public static let httpHost = GatewaySetting("http.host", env: "HTTP_HOST", default: "127.0.0.1", "Address to listen on.")
-    public static let httpPort = GatewaySetting("http.port", env: "HTTP_PORT", default: "8080", "Port to listen on (0 = any free port).")
-    public static let publicBaseURL = GatewaySetting("public.base.url", env: "PUBLIC_BASE_URL", default: nil, "Base URL clients use; issuers are {this}/t/{tenant}. Default http://{host}:{port}.")
-    public static let databasePath = GatewaySetting("database.path", env: "DATABASE_PATH", default: "./.gateway/gateway.sqlite", "SQLite file with tenants and durable state.")
-    public static let databaseURL = GatewaySetting("database.url", env: "DATABASE_URL", default: nil, secret: true,
-                                                   "postgres://user:password@host:5432/db?sslmode=…: keep durable state in PostgreSQL (wins over the SQLite path); unset = SQLite.")
-    public static let redisURL = GatewaySetting("redis.url", env: "REDIS_URL", default: nil, secret: true,
-        "redis://[[user]:password@]host:port/db, rediss:// (TLS) or redis-sentinel://host:port,host:port/master/db; unset = in-process cache.")
-    public static let masterKey = GatewaySetting("master.key", env: "MASTER_KEY", default: nil, secret: true, "Base64 of 32 bytes that seal secrets at rest.")
-    public static let masterKeyFile = GatewaySetting("master.key.file", env: "MASTER_KEY_FILE", default: nil, "File holding the base64 master key.")
-    public static let environment = GatewaySetting("environment", env: "ENVIRONMENT", default: "development", "development (generates a dev master key, seeds a demo tenant) or production.")
-    public static let logLevel = GatewaySetting("log.level", env: "LOG_LEVEL", default: "info", "trace, debug, info, notice, warning, error, critical.")
-    public static let accessLog = GatewaySetting("access.log", env: "ACCESS_LOG", default: "off", "on: one notice line per request (method, route template, status, ms, resolved client address).")
+    public static let httpHost = GatewaySetting(
+        "http.host", env: "HTTP_HOST", default: "127.0.0.1", "Address to listen on.")
+    public static let httpPort = GatewaySetting(
+        "http.port", env: "HTTP_PORT", default: "8080", "Port to listen on (0 = any free port).")
+    public static let publicBaseURL = GatewaySetting(
+        "public.base.url", env: "PUBLIC_BASE_URL", default: nil,
+        "Base URL clients use; issuers are {this}/t/{tenant}. Default http://{host}:{port}.")
+    public static let databasePath = GatewaySetting(
+        "database.path", env: "DATABASE_PATH", default: "./.gateway/gateway.sqlite",
+        "SQLite file with tenants and durable state.")
+    public static let databaseURL = GatewaySetting(
+        "database.url", env: "DATABASE_URL", default: nil, secret: true,
+        "postgres://user:password@host:5432/db?sslmode=…: keep durable state in PostgreSQL (wins over the SQLite path); unset = SQLite."
+    )
+    public static let redisURL = GatewaySetting(
+        "redis.url", env: "REDIS_URL", default: nil, secret: true,
+        "redis://[[user]:password@]host:port/db, rediss:// (TLS) or redis-sentinel://host:port,host:port/master/db; unset = in-process cache."
+    )
+    public static let masterKey = GatewaySetting(
+        "master.key", env: "MASTER_KEY", default: nil, secret: true, "Base64 of 32 bytes that seal secrets at rest.")
+    public static let masterKeyFile = GatewaySetting(
+        "master.key.file", env: "MASTER_KEY_FILE", default: nil, "File holding the base64 master key.")
+    public static let environment = GatewaySetting(
+        "environment", env: "ENVIRONMENT", default: "development",
+        "development (generates a dev master key, seeds a demo tenant) or production.")
+    public static let logLevel = GatewaySetting(
+        "log.level", env: "LOG_LEVEL", default: "info", "trace, debug, info, notice, warning, error, critical.")
+    public static let accessLog = GatewaySetting(
+        "access.log", env: "ACCESS_LOG", default: "off",
+        "on: one notice line per request (method, route template, status, ms, resolved client address).")
     public static let logFormat = GatewaySetting("log.format", env: "LOG_FORMAT", default: "text", "text or json.")
-    public static let configFile = GatewaySetting("config.file", env: "CONFIG_FILE", default: nil, "Optional JSON file with these keys (nested objects).")
-    public static let tenantReloadInterval = GatewaySetting("tenants.reload.ms", env: "TENANTS_RELOAD_MS", default: "500", "How often the tenant snapshot checks the database for changes.")
-    public static let upstreamBudget = GatewaySetting("upstream.budget.ms", env: "UPSTREAM_BUDGET_MS", default: "5000", "Time budget of one request for its upstream calls (deadline of every upstream call).")
-    public static let upstreamConnections = GatewaySetting("upstream.connections.per.host", env: "UPSTREAM_CONNECTIONS_PER_HOST", default: "64", "Connections per upstream host in the shared HTTP client.")
-    public static let demoCatalog = GatewaySetting("demo.catalog", env: "DEMO_CATALOG", default: "Deploy/demo", "Folder served as the platform of tenant `demo` while it has no platform URL (relative to the working directory; empty = off).")
-    public static let cacheNearMilliseconds = GatewaySetting("cache.near.ms", env: "CACHE_NEAR_MS", default: "1000", "How long a hot answer read from Redis is served from process memory (while fresh; 0 = always ask Redis).")
-    public static let breakerFailureRatio = GatewaySetting("upstream.breaker.failure.percent", env: "UPSTREAM_BREAKER_FAILURE_PERCENT", default: "50", "Failed upstream calls (per tenant × upstream, 10 s window, at least 10 calls) that open the circuit, in percent.")
-    public static let breakerOpenMilliseconds = GatewaySetting("upstream.breaker.open.ms", env: "UPSTREAM_BREAKER_OPEN_MS", default: "5000", "How long an open circuit refuses calls before a half-open probe.")
-    public static let upstreamMaxInFlight = GatewaySetting("upstream.max.in.flight", env: "UPSTREAM_MAX_IN_FLIGHT", default: "256", "Bulkhead: concurrent calls per tenant × upstream; more wait.")
-    public static let rateLimitTenant = GatewaySetting("rate.limit.tenant", env: "RATE_LIMIT_TENANT", default: "0", "Requests per window per tenant (0 = unlimited).")
-    public static let rateLimitClient = GatewaySetting("rate.limit.client", env: "RATE_LIMIT_CLIENT", default: "0", "Requests per window per tenant and client id (0 = unlimited).")
-    public static let rateLimitWindow = GatewaySetting("rate.limit.window.seconds", env: "RATE_LIMIT_WINDOW_SECONDS", default: "60", "The rate limits' fixed window, in seconds (aligned to the epoch, shared by replicas).")
-    public static let headerTimeout = GatewaySetting("http.header.timeout.ms", env: "HTTP_HEADER_TIMEOUT_MS", default: "10000", "Time to send a request head, from the connection (or its first byte after idling); then the connection is closed.")
-    public static let bodyTimeout = GatewaySetting("http.body.timeout.ms", env: "HTTP_BODY_TIMEOUT_MS", default: "30000", "Time to send a request body after its head; then the connection is closed.")
-    public static let idleTimeout = GatewaySetting("http.idle.timeout.ms", env: "HTTP_IDLE_TIMEOUT_MS", default: "60000", "An idle keep-alive connection is closed after this long.")
-    public static let maxConnections = GatewaySetting("http.max.connections", env: "HTTP_MAX_CONNECTIONS", default: "0", "Client connections held at once (0 = the open-file limit less a reserve). Past 80 % the server is overloaded: the oldest idle connections and unfinished heads are closed down to 70 %, new header and idle timeouts are 1 s, and an address holding its fair share of 70 % gets no new connection.")
-    public static let maxConnectionsPerAddress = GatewaySetting("http.max.connections.per.address", env: "HTTP_MAX_CONNECTIONS_PER_ADDRESS", default: "256",
-        "Connections held at once per client address (0 = no cap); more are closed at once. Trusted proxies' own connections are exempt.")
-    public static let maxRequestsPerAddress = GatewaySetting("http.max.requests.per.address", env: "HTTP_MAX_REQUESTS_PER_ADDRESS", default: "256",
-        "Requests in flight at once per resolved client address (0 = no cap); more are answered 429 too_many_requests_in_flight.")
-    public static let trustedProxies = GatewaySetting("trusted.proxies", env: "TRUSTED_PROXIES", default: nil,
-        "Comma-separated CIDR blocks of proxies whose Forwarded / X-Forwarded-For (and PROXY protocol) name the client; empty = trust nobody, the TCP peer is the client.")
-    public static let proxyProtocol = GatewaySetting("proxy.protocol", env: "PROXY_PROTOCOL", default: "off",
-        "on: connections from trusted proxies begin with a PROXY protocol v1/v2 header naming the client (L4 load balancers); off: plain HTTP.")
-    public static let maxFormBytes = GatewaySetting("http.max.form.bytes", env: "HTTP_MAX_FORM_BYTES", default: "8192", "Largest body of the OAuth form endpoints; larger: 413.")
-    public static let maxJSONBytes = GatewaySetting("http.max.json.bytes", env: "HTTP_MAX_JSON_BYTES", default: "65536", "Largest JSON body of the other operations (storage writes: the tenant's cap + 64 KiB); larger: 413.")
-    public static let maxAnalyticsBytes = GatewaySetting("http.max.analytics.bytes", env: "HTTP_MAX_ANALYTICS_BYTES", default: "524288", "Largest analytics batch body; larger: 413.")
+    public static let configFile = GatewaySetting(
+        "config.file", env: "CONFIG_FILE", default: nil, "Optional JSON file with these keys (nested objects).")
+    public static let tenantReloadInterval = GatewaySetting(
+        "tenants.reload.ms", env: "TENANTS_RELOAD_MS", default: "500",
+        "How often the tenant snapshot checks the database for changes.")
+    public static let upstreamBudget = GatewaySetting(
+        "upstream.budget.ms", env: "UPSTREAM_BUDGET_MS", default: "5000",
+        "Time budget of one request for its upstream calls (deadline of every upstream call).")
+    public static let upstreamConnections = GatewaySetting(
+        "upstream.connections.per.host", env: "UPSTREAM_CONNECTIONS_PER_HOST", default: "64",
+        "Connections per upstream host in the shared HTTP client.")
+    public static let demoCatalog = GatewaySetting(
+        "demo.catalog", env: "DEMO_CATALOG", default: "Deploy/demo",
+        "Folder served as the platform of tenant `demo` while it has no platform URL (relative to the working directory; empty = off)."
+    )
+    public static let cacheNearMilliseconds = GatewaySetting(
+        "cache.near.ms", env: "CACHE_NEAR_MS", default: "1000",
+        "How long a hot answer read from Redis is served from process memory (while fresh; 0 = always ask Redis).")
+    public static let breakerFailureRatio = GatewaySetting(
+        "upstream.breaker.failure.percent", env: "UPSTREAM_BREAKER_FAILURE_PERCENT", default: "50",
+        "Failed upstream calls (per tenant × upstream, 10 s window, at least 10 calls) that open the circuit, in percent."
+    )
+    public static let breakerOpenMilliseconds = GatewaySetting(
+        "upstream.breaker.open.ms", env: "UPSTREAM_BREAKER_OPEN_MS", default: "5000",
+        "How long an open circuit refuses calls before a half-open probe.")
+    public static let upstreamMaxInFlight = GatewaySetting(
+        "upstream.max.in.flight", env: "UPSTREAM_MAX_IN_FLIGHT", default: "256",
+        "Bulkhead: concurrent calls per tenant × upstream; more wait.")
+    public static let rateLimitTenant = GatewaySetting(
+        "rate.limit.tenant", env: "RATE_LIMIT_TENANT", default: "0", "Requests per window per tenant (0 = unlimited).")
+    public static let rateLimitClient = GatewaySetting(
+        "rate.limit.client", env: "RATE_LIMIT_CLIENT", default: "0",
+        "Requests per window per tenant and client id (0 = unlimited).")
+    public static let rateLimitWindow = GatewaySetting(
+        "rate.limit.window.seconds", env: "RATE_LIMIT_WINDOW_SECONDS", default: "60",
+        "The rate limits' fixed window, in seconds (aligned to the epoch, shared by replicas).")
+    public static let headerTimeout = GatewaySetting(
+        "http.header.timeout.ms", env: "HTTP_HEADER_TIMEOUT_MS", default: "10000",
+        "Time to send a request head, from the connection (or its first byte after idling); then the connection is closed."
+    )
+    public static let bodyTimeout = GatewaySetting(
+        "http.body.timeout.ms", env: "HTTP_BODY_TIMEOUT_MS", default: "30000",
+        "Time to send a request body after its head; then the connection is closed.")
+    public static let idleTimeout = GatewaySetting(
+        "http.idle.timeout.ms", env: "HTTP_IDLE_TIMEOUT_MS", default: "60000",
+        "An idle keep-alive connection is closed after this long.")
+    public static let maxConnections = GatewaySetting(
+        "http.max.connections", env: "HTTP_MAX_CONNECTIONS", default: "0",
+        "Client connections held at once (0 = the open-file limit less a reserve). Past 80 % the server is overloaded: the oldest idle connections and unfinished heads are closed down to 70 %, new header and idle timeouts are 1 s, and an address holding its fair share of 70 % gets no new connection."
+    )
+    public static let maxConnectionsPerAddress = GatewaySetting(
+        "http.max.connections.per.address", env: "HTTP_MAX_CONNECTIONS_PER_ADDRESS", default: "256",
+        "Connections held at once per client address (0 = no cap); more are closed at once. Trusted proxies' own connections are exempt."
+    )
+    public static let maxRequestsPerAddress = GatewaySetting(
+        "http.max.requests.per.address", env: "HTTP_MAX_REQUESTS_PER_ADDRESS", default: "256",
+        "Requests in flight at once per resolved client address (0 = no cap); more are answered 429 too_many_requests_in_flight."
+    )
+    public static let trustedProxies = GatewaySetting(
+        "trusted.proxies", env: "TRUSTED_PROXIES", default: nil,
+        "Comma-separated CIDR blocks of proxies whose Forwarded / X-Forwarded-For (and PROXY protocol) name the client; empty = trust nobody, the TCP peer is the client."
+    )
+    public static let proxyProtocol = GatewaySetting(
+        "proxy.protocol", env: "PROXY_PROTOCOL", default: "off",
+        "on: connections from trusted proxies begin with a PROXY protocol v1/v2 header naming the client (L4 load balancers); off: plain HTTP."
+    )
+    public static let maxFormBytes = GatewaySetting(
+        "http.max.form.bytes", env: "HTTP_MAX_FORM_BYTES", default: "8192",
+        "Largest body of the OAuth form endpoints; larger: 413.")
+    public static let maxJSONBytes = GatewaySetting(
+        "http.max.json.bytes", env: "HTTP_MAX_JSON_BYTES", default: "65536",
+        "Largest JSON body of the other operations (storage writes: the tenant's cap + 64 KiB); larger: 413.")
+    public static let maxAnalyticsBytes = GatewaySetting(
+        "http.max.analytics.bytes", env: "HTTP_MAX_ANALYTICS_BYTES", default: "524288",
+        "Largest analytics batch body; larger: 413.")
 
-    public static let shutdownDrain = GatewaySetting("shutdown.drain.ms", env: "SHUTDOWN_DRAIN_MS", default: "0", "On SIGTERM, how long /readyz answers 503 while requests are still served (let load balancers notice), before the server stops accepting.")
-    public static let shutdownTimeout = GatewaySetting("shutdown.timeout.ms", env: "SHUTDOWN_TIMEOUT_MS", default: "30000", "Longest graceful shutdown (drain + in-flight requests + closing pools); then remaining work is cancelled.")
+    public static let shutdownDrain = GatewaySetting(
+        "shutdown.drain.ms", env: "SHUTDOWN_DRAIN_MS", default: "0",
+        "On SIGTERM, how long /readyz answers 503 while requests are still served (let load balancers notice), before the server stops accepting."
+    )
+    public static let shutdownTimeout = GatewaySetting(
+        "shutdown.timeout.ms", env: "SHUTDOWN_TIMEOUT_MS", default: "30000",
+        "Longest graceful shutdown (drain + in-flight requests + closing pools); then remaining work is cancelled.")
 
-    public static let replicaID = GatewaySetting("replica.id", env: "REPLICA_ID", default: nil,
-        "Name of this replica on every log line (`replica`) and metric (label `replica`); default: the host name (the pod name on Kubernetes).")
+    public static let replicaID = GatewaySetting(
+        "replica.id", env: "REPLICA_ID", default: nil,
+        "Name of this replica on every log line (`replica`) and metric (label `replica`); default: the host name (the pod name on Kubernetes)."
+    )
 
-    public static let tracing = GatewaySetting("tracing", env: "TRACING", default: "off",
-        "off, or otlp: a span per request, continuing the caller's W3C trace context and passed on to upstream calls, exported over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT.")
+    public static let tracing = GatewaySetting(
+        "tracing", env: "TRACING", default: "off",
+        "off, or otlp: a span per request, continuing the caller's W3C trace context and passed on to upstream calls, exported over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT."
+    )
 
     /// All settings, in help order.
     public static let all: [GatewaySetting] = [

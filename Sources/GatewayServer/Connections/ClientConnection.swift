@@ -42,7 +42,10 @@ final class ClientConnection: Sendable {
     /// The phase and since when (read by shedding, from any thread; a torn pair only
     /// misorders one candidate).
     var phase: (phase: ConnectionDeadlines.Phase, since: UInt64) {
-        (ConnectionDeadlines.Phase(rawValue: phaseCode.load(ordering: .relaxed)) ?? .awaitingHead, phaseStart.load(ordering: .relaxed))
+        (
+            ConnectionDeadlines.Phase(rawValue: phaseCode.load(ordering: .relaxed)) ?? .awaitingHead,
+            phaseStart.load(ordering: .relaxed)
+        )
     }
 
     /// The connection whose requests the current task serves.

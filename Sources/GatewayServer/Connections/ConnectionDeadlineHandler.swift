@@ -25,8 +25,11 @@ final class ConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChannelHan
     ///   - connection: where the phase is published (nil: nowhere).
     ///   - isOverloaded: whether the server is overloaded now.
     ///   - onTimeout: told which phase timed out (metrics), on the event loop.
-    init(limits: ConnectionLimits, connection: ClientConnection? = nil, isOverloaded: @escaping @Sendable () -> Bool = { false },
-         onTimeout: @escaping @Sendable (ConnectionDeadlines.Phase) -> Void = { _ in }) {
+    init(
+        limits: ConnectionLimits, connection: ClientConnection? = nil,
+        isOverloaded: @escaping @Sendable () -> Bool = { false },
+        onTimeout: @escaping @Sendable (ConnectionDeadlines.Phase) -> Void = { _ in }
+    ) {
         deadlines = ConnectionDeadlines(limits: limits, now: .now())
         self.connection = connection
         self.isOverloaded = isOverloaded
@@ -120,7 +123,8 @@ final class RequestPhaseHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         guard let handler = try? context.pipeline.syncOperations.handler(type: ConnectionDeadlineHandler.self),
-              let handlerContext = try? context.pipeline.syncOperations.context(handlerType: ConnectionDeadlineHandler.self)
+            let handlerContext = try? context.pipeline.syncOperations.context(
+                handlerType: ConnectionDeadlineHandler.self)
         else { return }
         deadlines = (handler, handlerContext)
     }

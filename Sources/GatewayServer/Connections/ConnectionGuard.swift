@@ -9,15 +9,21 @@ struct ConnectionGuard: Sendable {
     let proxyProtocol: Bool
     let metrics: GatewayMetrics?
 
-    init(limits: ConnectionLimits, proxies: ProxySettings, metrics: GatewayMetrics?, descriptorLimit: Int = ConnectionLimits.descriptorLimit()) {
+    init(
+        limits: ConnectionLimits, proxies: ProxySettings, metrics: GatewayMetrics?,
+        descriptorLimit: Int = ConnectionLimits.descriptorLimit()
+    ) {
         self.limits = limits
         self.proxyProtocol = proxies.proxyProtocol
         self.metrics = metrics
-        let policy = ConnectionAdmission.Policy(maxConnections: limits.effectiveMaxConnections(descriptorLimit: descriptorLimit),
-                                                maxPerAddress: limits.maxConnectionsPerAddress)
-        admission = ConnectionAdmission(policy: policy, events: .init(
-            refused: { metrics?.recordConnectionRefused($0) },
-            shed: { metrics?.recordConnectionShed($0) }))
+        let policy = ConnectionAdmission.Policy(
+            maxConnections: limits.effectiveMaxConnections(descriptorLimit: descriptorLimit),
+            maxPerAddress: limits.maxConnectionsPerAddress)
+        admission = ConnectionAdmission(
+            policy: policy,
+            events: .init(
+                refused: { metrics?.recordConnectionRefused($0) },
+                shed: { metrics?.recordConnectionShed($0) }))
         resolver = ClientAddressResolver(trusted: proxies.trustedProxies) { header, reason in
             metrics?.recordClientAddressFallback(source: header, reason: reason.rawValue)
         }
@@ -35,14 +41,17 @@ struct ConnectionGuard: Sendable {
         let metrics = metrics
         let admission = admission
         var handlers: [any ChannelHandler] = [
-            ConnectionDeadlineHandler(limits: limits, connection: connection, isOverloaded: { admission.isOverloaded }) { phase in
+            ConnectionDeadlineHandler(limits: limits, connection: connection, isOverloaded: { admission.isOverloaded })
+            { phase in
                 metrics?.recordConnectionTimeout(phase)
             },
         ]
         if proxyProtocol, connection.isTrustedPeer {
-            handlers.append(ProxyProtocolHandler(connection: connection, readmit: { admission.readmit($0, as: $1) == nil }) { outcome in
-                metrics?.recordProxyProtocol(outcome)
-            })
+            handlers.append(
+                ProxyProtocolHandler(connection: connection, readmit: { admission.readmit($0, as: $1) == nil }) {
+                    outcome in
+                    metrics?.recordProxyProtocol(outcome)
+                })
         }
         handlers.append(LingeringCloseHandler(maxBytes: limits.lingerBytes, maxTime: limits.lingerTime))
         return handlers

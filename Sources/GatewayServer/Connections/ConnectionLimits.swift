@@ -36,9 +36,12 @@ public struct ConnectionLimits: Sendable, Equatable {
     public var lingerTime: Duration
     public var lingerBytes: Int
 
-    public init(headerTimeout: Duration = .seconds(10), bodyTimeout: Duration = .seconds(30), idleTimeout: Duration = .seconds(60), maxConnections: Int? = nil,
-                maxConnectionsPerAddress: Int = 256, maxRequestsPerAddress: Int = 256, overloadTimeout: Duration = .seconds(1),
-                lingerTime: Duration = .seconds(2), lingerBytes: Int = 256 * 1024) {
+    public init(
+        headerTimeout: Duration = .seconds(10), bodyTimeout: Duration = .seconds(30),
+        idleTimeout: Duration = .seconds(60), maxConnections: Int? = nil,
+        maxConnectionsPerAddress: Int = 256, maxRequestsPerAddress: Int = 256, overloadTimeout: Duration = .seconds(1),
+        lingerTime: Duration = .seconds(2), lingerBytes: Int = 256 * 1024
+    ) {
         self.headerTimeout = headerTimeout
         self.bodyTimeout = bodyTimeout
         self.idleTimeout = idleTimeout

@@ -23,7 +23,9 @@ struct GuardedHTTP1Channel: ServerChildChannel {
 
     init(responder: @escaping HTTPChannelHandler.Responder, guarding: ConnectionGuard) {
         // Hummingbird's head limits (80 KiB per field, 80 KiB in all, 1,000 fields) stand.
-        base = HTTP1Channel(responder: responder, configuration: .init(additionalChannelHandlers: [RequestPhaseHandler(), EarlyAnswerHandler()]))
+        base = HTTP1Channel(
+            responder: responder,
+            configuration: .init(additionalChannelHandlers: [RequestPhaseHandler(), EarlyAnswerHandler()]))
         self.guarding = guarding
     }
 

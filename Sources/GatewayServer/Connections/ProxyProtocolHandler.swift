@@ -23,7 +23,10 @@ final class ProxyProtocolHandler: ChannelInboundHandler, RemovableChannelHandler
     private let onOutcome: @Sendable (Outcome) -> Void
     private var buffered: ByteBuffer?
 
-    init(connection: ClientConnection, readmit: @escaping @Sendable (ClientConnection, IPAddress) -> Bool, onOutcome: @escaping @Sendable (Outcome) -> Void) {
+    init(
+        connection: ClientConnection, readmit: @escaping @Sendable (ClientConnection, IPAddress) -> Bool,
+        onOutcome: @escaping @Sendable (Outcome) -> Void
+    ) {
         self.connection = connection
         self.readmit = readmit
         self.onOutcome = onOutcome

@@ -27,7 +27,9 @@ enum EntityTag {
     /// The conditional GET of every operation with an `ETag`: `notModified` (304) when the
     /// request's `If-None-Match` names `etag`, else `ok` (200). ``StoredAnswerMiddleware``
     /// makes the same decision with ``matches(_:_:)`` on the raw request.
-    static func answer<Output>(_ etag: String, notModified: (String) -> Output, ok: () throws -> Output) rethrows -> Output {
+    static func answer<Output>(
+        _ etag: String, notModified: (String) -> Output, ok: () throws -> Output
+    ) rethrows -> Output {
         matches(RequestScope.header(.ifNoneMatch), etag) ? notModified(etag) : try ok()
     }
 }

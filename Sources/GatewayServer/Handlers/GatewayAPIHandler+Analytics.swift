@@ -19,7 +19,8 @@ extension GatewayAPIHandler {
             var occurredAt: Date?
             if let text = event.occurredAt {
                 guard let date = RFC3339.date(from: text) else {
-                    early.append(AnalyticsRejection(index: index, reasons: ["occurredAt must be an RFC 3339 date-time"]))
+                    early.append(
+                        AnalyticsRejection(index: index, reasons: ["occurredAt must be an RFC 3339 date-time"]))
                     continue
                 }
                 occurredAt = date
@@ -32,11 +33,17 @@ extension GatewayAPIHandler {
                 data: event.data?.additionalProperties, occurredAt: occurredAt
             ))
         }
-        let result = try await services.userState.analytics.ingest(tenantID: tenant.id, userID: RequestScope.current?.subject, inputs)
-        let rejected = (early + result.rejected.map { AnalyticsRejection(index: positions[$0.index], reasons: $0.reasons) }).sorted { $0.index < $1.index }
-        return .ok(.init(body: .json(.init(
-            accepted: result.accepted,
-            rejected: rejected.map { .init(index: $0.index, reasons: $0.reasons) }
-        ))))
+        let result = try await services.userState.analytics.ingest(
+            tenantID: tenant.id, userID: RequestScope.current?.subject, inputs)
+        let rejected =
+            (early + result.rejected.map { AnalyticsRejection(index: positions[$0.index], reasons: $0.reasons) }).sorted
+        { $0.index < $1.index }
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        accepted: result.accepted,
+                        rejected: rejected.map { .init(index: $0.index, reasons: $0.reasons) }
+                    ))))
     }
 }

@@ -2,18 +2,24 @@ import GatewayAPI
 import GatewayCore
 
 extension GatewayAPIHandler {
-    func getOpenIDConfiguration(_ input: Operations.GetOpenIDConfiguration.Input) async throws -> Operations.GetOpenIDConfiguration.Output {
+    func getOpenIDConfiguration(
+        _ input: Operations.GetOpenIDConfiguration.Input
+    ) async throws -> Operations.GetOpenIDConfiguration.Output {
         .ok(.init(body: .json(try serverMetadata())))
     }
 
     /// RFC 8414, `/t/{tenant}/.well-known/oauth-authorization-server`.
-    func getTenantOAuthServerMetadata(_ input: Operations.GetTenantOAuthServerMetadata.Input) async throws -> Operations.GetTenantOAuthServerMetadata.Output {
+    func getTenantOAuthServerMetadata(
+        _ input: Operations.GetTenantOAuthServerMetadata.Input
+    ) async throws -> Operations.GetTenantOAuthServerMetadata.Output {
         .ok(.init(body: .json(try serverMetadata())))
     }
 
     /// RFC 8414 §3.1, `/.well-known/oauth-authorization-server/t/{tenant}` (the tenant is
     /// resolved by ``TenantResolutionMiddleware`` like any tenant path).
-    func getOAuthServerMetadata(_ input: Operations.GetOAuthServerMetadata.Input) async throws -> Operations.GetOAuthServerMetadata.Output {
+    func getOAuthServerMetadata(
+        _ input: Operations.GetOAuthServerMetadata.Input
+    ) async throws -> Operations.GetOAuthServerMetadata.Output {
         .ok(.init(body: .json(try serverMetadata())))
     }
 
@@ -41,7 +47,10 @@ extension GatewayAPIHandler {
             idTokenSigningAlgValuesSupported: ["RS256", "ES256"],
             tokenEndpointAuthMethodsSupported: ["none", "client_secret_post", "client_secret_basic"],
             scopesSupported: ["openid", "profile", "email", "offline_access"],
-            claimsSupported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "name", "picture", "email", "preferred_username"],
+            claimsSupported: [
+                "sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "name", "picture", "email",
+                "preferred_username",
+            ],
             codeChallengeMethodsSupported: ["S256"],
             authorizationResponseIssParameterSupported: true,
             dpopSigningAlgValuesSupported: ["ES256"]
@@ -52,8 +61,11 @@ extension GatewayAPIHandler {
         let tenant = try RequestScope.requireTenant()
         let keys = try await services.auth.keys.activeKeys(tenantID: tenant.id).map { key in
             let jwk = key.publicJWK
-            return Components.Schemas.Jwk(kty: key.algorithm == .rs256 ? .rsa : .ec, crv: jwk["crv"]?.stringValue, x: jwk["x"]?.stringValue, y: jwk["y"]?.stringValue,
-                                          n: jwk["n"]?.stringValue, e: jwk["e"]?.stringValue, kid: key.kid, use: "sig", alg: key.algorithm.rawValue)
+            return Components.Schemas.Jwk(
+                kty: key.algorithm == .rs256 ? .rsa : .ec, crv: jwk["crv"]?.stringValue, x: jwk["x"]?.stringValue,
+                y: jwk["y"]?.stringValue,
+                n: jwk["n"]?.stringValue, e: jwk["e"]?.stringValue, kid: key.kid, use: "sig",
+                alg: key.algorithm.rawValue)
         }
         return .ok(.init(body: .json(.init(keys: keys))))
     }
@@ -62,8 +74,12 @@ extension GatewayAPIHandler {
         let tenant = try RequestScope.requireTenant()
         let principal = try RequestScope.requirePrincipal()
         let user = try await services.auth.users.user(tenantID: tenant.id, subject: principal.subject)
-        return .ok(.init(body: .json(.init(sub: principal.subject, tenant: tenant.id, name: user?.name, picture: user?.picture,
-                                           email: user?.email, preferredUsername: user?.username))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        sub: principal.subject, tenant: tenant.id, name: user?.name, picture: user?.picture,
+                        email: user?.email, preferredUsername: user?.username))))
     }
 
     func getUserInfo(_ input: Operations.GetUserInfo.Input) async throws -> Operations.GetUserInfo.Output {
@@ -72,7 +88,13 @@ extension GatewayAPIHandler {
         let scopes = Set(principal.scope.split(separator: " "))
         let user = try await services.auth.users.user(tenantID: tenant.id, subject: principal.subject)
         let profile = scopes.contains("profile")
-        return .ok(.init(body: .json(.init(sub: principal.subject, name: profile ? user?.name : nil, picture: profile ? user?.picture : nil,
-                                           email: scopes.contains("email") ? user?.email : nil, preferredUsername: profile ? user?.username : nil))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        sub: principal.subject, name: profile ? user?.name : nil,
+                        picture: profile ? user?.picture : nil,
+                        email: scopes.contains("email") ? user?.email : nil,
+                        preferredUsername: profile ? user?.username : nil))))
     }
 }

@@ -5,7 +5,9 @@ import GatewayCore
 extension GatewayAPIHandler {
     /// The identity providers' redirect back: translate the callback, let ``FederatedSignIn``
     /// decide, then finish the client's authorization with the linked local user.
-    func federationCallback(_ input: Operations.FederationCallback.Input) async throws -> Operations.FederationCallback.Output {
+    func federationCallback(
+        _ input: Operations.FederationCallback.Input
+    ) async throws -> Operations.FederationCallback.Output {
         let tenant = try RequestScope.requireTenant()
         let q = input.query
         let issuer = services.issuerBase.issuer(tenantID: tenant.id)
@@ -13,13 +15,20 @@ extension GatewayAPIHandler {
         let cookie = CSRFCookie.federation(issuer: issuer)
         let expired = cookie.setCookie("", maxAge: 0)
         func page(_ message: String, forbidden: Bool) -> Operations.FederationCallback.Output {
-            let headers = Operations.FederationCallback.Output.BadRequest.Headers(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy)
-            let body = Operations.FederationCallback.Output.BadRequest.Body.textHtmlCharsetUtf8(.init(LoginPage.error(message, texts: texts)))
-            return forbidden ? .forbidden(.init(headers: .init(cacheControl: headers.cacheControl, contentSecurityPolicy: headers.contentSecurityPolicy),
-                                                body: .textHtmlCharsetUtf8(.init(LoginPage.error(message, texts: texts)))))
+            let headers = Operations.FederationCallback.Output.BadRequest.Headers(
+                cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy)
+            let body = Operations.FederationCallback.Output.BadRequest.Body.textHtmlCharsetUtf8(
+                .init(LoginPage.error(message, texts: texts)))
+            return forbidden
+                ? .forbidden(
+                    .init(
+                        headers: .init(
+                            cacheControl: headers.cacheControl, contentSecurityPolicy: headers.contentSecurityPolicy),
+                        body: .textHtmlCharsetUtf8(.init(LoginPage.error(message, texts: texts)))))
                 : .badRequest(.init(headers: headers, body: body))
         }
-        let callback = FederatedSignIn.Callback(state: q.state, code: q.code, error: q.error, errorDescription: q.errorDescription, issuer: q.iss)
+        let callback = FederatedSignIn.Callback(
+            state: q.state, code: q.code, error: q.error, errorDescription: q.errorDescription, issuer: q.iss)
         do {
             let (validated, user) = try await services.federation.signIn.finish(
                 tenantID: tenant.id, callback: callback, browser: cookie.value(in: RequestScope.requestHeaders),
@@ -33,8 +42,12 @@ extension GatewayAPIHandler {
             case .errorPage(let reason):
                 return page(texts.text(reason.key), forbidden: true)
             case .redirect(let error, let redirectURI, let state):
-                return .found(.init(headers: .init(location: AuthorizationServer.errorRedirect(error, redirectURI: redirectURI, state: state, issuer: issuer),
-                                                   setCookie: expired)))
+                return .found(
+                    .init(
+                        headers: .init(
+                            location: AuthorizationServer.errorRedirect(
+                                error, redirectURI: redirectURI, state: state, issuer: issuer),
+                            setCookie: expired)))
             }
         }
     }

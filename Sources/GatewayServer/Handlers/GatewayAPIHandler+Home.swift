@@ -15,15 +15,18 @@ extension GatewayAPIHandler {
         let partBudget = min(services.upstreamBudget, services.homePartBudget)
         async let featured = CutOff.value(within: partBudget) { () -> [Components.Schemas.MiniApp]? in
             let query = ProvisioningQuery(featured: ProvisioningTarget(tenant: tenant) != nil, count: 10)
-            let answer = try await services.miniApps.list(tenant: tenant, query: query, deadline: ContinuousClock.now + services.upstreamBudget)
+            let answer = try await services.miniApps.list(
+                tenant: tenant, query: query, deadline: ContinuousClock.now + services.upstreamBudget)
             let list: Components.Schemas.MiniAppList = try Self.decode(answer.body)
             return list.items
         }
         let acceptLanguage = RequestScope.header(.acceptLanguage)
         async let localization = CutOff.value(within: partBudget) { () -> Components.Schemas.Localization? in
-            let locale = try await services.userState.localizationResolver.negotiate(tenantID: tenant.id, acceptLanguage: acceptLanguage)
+            let locale = try await services.userState.localizationResolver.negotiate(
+                tenantID: tenant.id, acceptLanguage: acceptLanguage)
             let bundle = try await services.userState.localizations.bundle(tenant: tenant, locale: locale)
-            return .init(locale: bundle.locale, chain: bundle.chain, entries: .init(additionalProperties: bundle.entries))
+            return .init(
+                locale: bundle.locale, chain: bundle.chain, entries: .init(additionalProperties: bundle.entries))
         }
         let subject = RequestScope.current?.principal?.subject
         async let recent = CutOff.value(within: partBudget) { () -> [Components.Schemas.UserMiniApp]? in
@@ -50,7 +53,9 @@ extension GatewayAPIHandler {
 
     /// The user's 10 most recently used mini apps; `mayLaunch` is left out for an app
     /// whose manifest cannot be read in time.
-    private func recentMiniApps(tenant: Tenant, userID: String, state: UserStateServices) async throws -> [Components.Schemas.UserMiniApp] {
+    private func recentMiniApps(
+        tenant: Tenant, userID: String, state: UserStateServices
+    ) async throws -> [Components.Schemas.UserMiniApp] {
         let entries = try await state.consents.userMiniApps(tenantID: tenant.id, userID: userID, limit: 10) { id in
             try? await permissionManifest(tenant: tenant, id: id, lang: nil)
         }

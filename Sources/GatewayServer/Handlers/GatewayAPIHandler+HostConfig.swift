@@ -19,7 +19,9 @@ extension GatewayAPIHandler {
         Components.Schemas.HostConfig(
             tenant: tenant.id,
             displayName: tenant.displayName,
-            theme: .init(primaryColor: tenant.theme.primaryColor, secondaryColor: tenant.theme.secondaryColor, logoUrl: tenant.theme.logoURL),
+            theme: .init(
+                primaryColor: tenant.theme.primaryColor, secondaryColor: tenant.theme.secondaryColor,
+                logoUrl: tenant.theme.logoURL),
             cacheRules: .init(maxCount: tenant.cacheRules.maxCount, maxDays: tenant.cacheRules.maxDays),
             requireSignatureVerification: tenant.platform.requireSignatureVerification,
             storageMaxSizeInBytes: tenant.storageMaxSizeInBytes,

@@ -10,7 +10,9 @@ extension GatewayAPIHandler {
         return .ok(.init(body: .json(.init(miniAppId: link.miniAppID, query: link.query, fragment: link.fragment))))
     }
 
-    func getAppSiteAssociation(_ input: Operations.GetAppSiteAssociation.Input) async throws -> Operations.GetAppSiteAssociation.Output {
+    func getAppSiteAssociation(
+        _ input: Operations.GetAppSiteAssociation.Input
+    ) async throws -> Operations.GetAppSiteAssociation.Output {
         guard let host = RequestScope.current?.host, !host.isEmpty, host.utf8.count <= 255,
               let document = try await services.userState.links.appSiteAssociation(host: host.lowercased())
         else { throw GatewayProblem.unknownHost() }

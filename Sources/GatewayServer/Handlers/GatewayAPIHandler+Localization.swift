@@ -10,22 +10,30 @@ extension GatewayAPIHandler {
         }
         try RequestValidation.length(RequestScope.header(.acceptLanguage), 0...1000, "Accept-Language")
         let tenant = try RequestScope.requireTenant()
-        let locale = requested == "auto"
-            ? try await services.userState.localizationResolver.negotiate(tenantID: tenant.id, acceptLanguage: RequestScope.header(.acceptLanguage))
+        let locale =
+            requested == "auto"
+            ? try await services.userState.localizationResolver.negotiate(
+                tenantID: tenant.id, acceptLanguage: RequestScope.header(.acceptLanguage))
             : requested
         let bundle = try await services.userState.localizations.bundle(tenant: tenant, locale: locale)
         return EntityTag.answer(bundle.etag, notModified: { .notModified(.init(headers: .init(eTag: $0))) }) {
-            .ok(.init(
-                headers: .init(eTag: bundle.etag),
-                body: .json(.init(locale: bundle.locale, chain: bundle.chain, entries: .init(additionalProperties: bundle.entries)))
-            ))
+            .ok(
+                .init(
+                    headers: .init(eTag: bundle.etag),
+                    body: .json(
+                        .init(
+                            locale: bundle.locale, chain: bundle.chain,
+                            entries: .init(additionalProperties: bundle.entries)))
+                ))
         }
     }
 
     /// The contract's locale pattern: a tag ``LocaleTag`` accepts (a 2-3 letter language,
     /// subtags of 1-8 letters/digits, `-` or `_`) with at most three subtags and 35 characters.
     static func isLocalePath(_ tag: String) -> Bool {
-        let parts = tag.utf8.split(omittingEmptySubsequences: false) { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
+        let parts = tag.utf8.split(omittingEmptySubsequences: false) {
+            $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
+        }
         return tag.utf8.count <= 35 && parts.count <= 4 && LocaleTag.normalize(tag) != nil
     }
 }

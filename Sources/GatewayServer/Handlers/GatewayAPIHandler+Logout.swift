@@ -5,8 +5,13 @@ import GatewayCore
 extension GatewayAPIHandler {
     func getLogout(_ input: Operations.GetLogout.Input) async throws -> Operations.GetLogout.Output {
         let q = input.query
-        switch try await logout(.init(idTokenHint: q.idTokenHint, postLogoutRedirectURI: q.postLogoutRedirectUri, state: q.state, clientID: q.clientId)) {
-        case .page(let html, let setCookie): return .ok(.init(headers: .init(setCookie: setCookie), body: .textHtmlCharsetUtf8(.init(html))))
+        switch try await logout(
+            .init(
+                idTokenHint: q.idTokenHint, postLogoutRedirectURI: q.postLogoutRedirectUri, state: q.state,
+                clientID: q.clientId))
+        {
+        case .page(let html, let setCookie):
+            return .ok(.init(headers: .init(setCookie: setCookie), body: .textHtmlCharsetUtf8(.init(html))))
         case .redirect(let location): return .found(.init(headers: .init(location: location)))
         case .refused(let html): return .forbidden(.init(body: .textHtmlCharsetUtf8(.init(html))))
         case .malformed(let html): return .badRequest(.init(body: .textHtmlCharsetUtf8(.init(html))))
@@ -16,10 +21,13 @@ extension GatewayAPIHandler {
     func postLogout(_ input: Operations.PostLogout.Input) async throws -> Operations.PostLogout.Output {
         var f = Components.Schemas.LogoutForm()
         if case .urlEncodedForm(let form) = input.body { f = form }
-        let request = LogoutRequest(idTokenHint: f.idTokenHint, postLogoutRedirectURI: f.postLogoutRedirectUri, state: f.state, clientID: f.clientId,
-                                    everywhere: f.everywhere == ._true, csrfToken: f.csrfToken)
+        let request = LogoutRequest(
+            idTokenHint: f.idTokenHint, postLogoutRedirectURI: f.postLogoutRedirectUri, state: f.state,
+            clientID: f.clientId,
+            everywhere: f.everywhere == ._true, csrfToken: f.csrfToken)
         switch try await logout(request) {
-        case .page(let html, let setCookie): return .ok(.init(headers: .init(setCookie: setCookie), body: .textHtmlCharsetUtf8(.init(html))))
+        case .page(let html, let setCookie):
+            return .ok(.init(headers: .init(setCookie: setCookie), body: .textHtmlCharsetUtf8(.init(html))))
         case .redirect(let location): return .found(.init(headers: .init(location: location)))
         case .refused(let html): return .forbidden(.init(body: .textHtmlCharsetUtf8(.init(html))))
         case .malformed(let html): return .badRequest(.init(body: .textHtmlCharsetUtf8(.init(html))))
@@ -50,14 +58,17 @@ extension GatewayAPIHandler {
     private func logout(_ r: LogoutRequest) async throws -> LogoutOutcome {
         let tenant = try RequestScope.requireTenant()
         let issuer = services.issuerBase.issuer(tenantID: tenant.id)
-        if (r.idTokenHint?.count ?? 0) > 2048 || (r.postLogoutRedirectURI?.count ?? 0) > 1024 || (r.state?.count ?? 0) > 512 || (r.clientID?.count ?? 0) > 128
-            || (r.csrfToken?.count ?? 0) > 256 {
+        if (r.idTokenHint?.count ?? 0) > 2048 || (r.postLogoutRedirectURI?.count ?? 0) > 1024
+            || (r.state?.count ?? 0) > 512 || (r.clientID?.count ?? 0) > 128
+            || (r.csrfToken?.count ?? 0) > 256
+        {
             return .malformed(LoginPage.error("invalid_request: a logout parameter is too long."))
         }
         var hint: IDTokenHintClaims?
         if let token = r.idTokenHint {
             do {
-                hint = try await services.auth.logout.hint(token, issuer: issuer, tenantID: tenant.id, clientID: r.clientID)
+                hint = try await services.auth.logout.hint(
+                    token, issuer: issuer, tenantID: tenant.id, clientID: r.clientID)
             } catch let error as OAuthError {
                 return .malformed(LoginPage.error("\(error.code): \(error.description)."))
             }
@@ -68,12 +79,16 @@ extension GatewayAPIHandler {
                   services.csrf.verify(token, binding: Self.logoutBinding(tenant.id, hint, browser: browser))
             else { return .refused(LoginPage.error("The sign-out form expired or was not submitted from this site.")) }
             try await services.auth.logout.endEverySession(hint, tenantID: tenant.id)
-            return .page(LoginPage.page(title: "Signed out", body: "<h1>You are signed out on all devices</h1>"), setCookie: nil)
+            return .page(
+                LoginPage.page(title: "Signed out", body: "<h1>You are signed out on all devices</h1>"), setCookie: nil)
         }
         var location: String?
         if let uri = r.postLogoutRedirectURI {
-            location = try await services.auth.logout.postLogoutRedirect(uri, state: r.state, hint: hint, clientID: r.clientID, tenantID: tenant.id)
-            if location == nil { return .refused(LoginPage.error("The post_logout_redirect_uri is not registered for this client.")) }
+            location = try await services.auth.logout.postLogoutRedirect(
+                uri, state: r.state, hint: hint, clientID: r.clientID, tenantID: tenant.id)
+            if location == nil {
+                return .refused(LoginPage.error("The post_logout_redirect_uri is not registered for this client."))
+            }
         }
         if let hint { try await services.auth.logout.endSession(hint, tenantID: tenant.id) }
         if let location { return .redirect(location) }
@@ -81,9 +96,12 @@ extension GatewayAPIHandler {
             return .page(LoginPage.page(title: "Signed out", body: "<h1>You are signed out</h1>"), setCookie: nil)
         }
         let browser = cookie.valueOrNew(in: RequestScope.requestHeaders)
-        let form = LoginPage.signOutEverywhereForm(action: "/t/\(tenant.id)/oauth2/logout", idTokenHint: token,
-                                                   csrf: services.csrf.issue(binding: Self.logoutBinding(tenant.id, hint, browser: browser)))
-        return .page(LoginPage.page(title: "Signed out", body: "<h1>You are signed out</h1>" + form), setCookie: cookie.setCookie(browser))
+        let form = LoginPage.signOutEverywhereForm(
+            action: "/t/\(tenant.id)/oauth2/logout", idTokenHint: token,
+            csrf: services.csrf.issue(binding: Self.logoutBinding(tenant.id, hint, browser: browser)))
+        return .page(
+            LoginPage.page(title: "Signed out", body: "<h1>You are signed out</h1>" + form),
+            setCookie: cookie.setCookie(browser))
     }
 
     /// What the "sign out everywhere" form's CSRF token is bound to.

@@ -30,15 +30,21 @@ extension GatewayAPIHandler {
         }
     }
 
-    func getMiniAppManifest(_ input: Operations.GetMiniAppManifest.Input) async throws -> Operations.GetMiniAppManifest.Output {
-        let answer = try await manifestAnswer(id: input.path.id, versionID: input.path.versionId, lang: input.query.lang, tenant: RequestScope.requireTenant())
+    func getMiniAppManifest(
+        _ input: Operations.GetMiniAppManifest.Input
+    ) async throws -> Operations.GetMiniAppManifest.Output {
+        let answer = try await manifestAnswer(
+            id: input.path.id, versionID: input.path.versionId, lang: input.query.lang,
+            tenant: RequestScope.requireTenant())
         return try EntityTag.answer(answer.etag, notModified: { .notModified(.init(headers: .init(eTag: $0))) }) {
             .ok(.init(headers: .init(eTag: answer.etag), body: .json(try Self.decode(answer.body))))
         }
     }
 
-    func getMiniAppBundle(_ input: Operations.GetMiniAppBundle.Input) async throws -> Operations.GetMiniAppBundle.Output {
-        let answer = try await bundleAnswer(id: input.path.id, versionID: input.path.versionId, tenant: RequestScope.requireTenant())
+    func getMiniAppBundle(_ input: Operations.GetMiniAppBundle.Input) async throws -> Operations.GetMiniAppBundle.Output
+    {
+        let answer = try await bundleAnswer(
+            id: input.path.id, versionID: input.path.versionId, tenant: RequestScope.requireTenant())
         return try EntityTag.answer(answer.etag, notModified: { .notModified(.init(headers: .init(eTag: $0))) }) {
             .ok(.init(headers: .init(eTag: answer.etag), body: .json(try Self.decode(answer.body))))
         }

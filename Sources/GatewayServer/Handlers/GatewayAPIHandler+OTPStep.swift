@@ -24,10 +24,15 @@ extension GatewayAPIHandler {
 
         /// Starts the pending sign-in and shows the code page.
         func start(user: LocalUser) async throws -> Operations.PostAuthorize.Output {
-            let signIn = PendingSignIn(tenantID: tenant.id, clientID: validated.client.clientID, username: user.username, redirectURI: validated.redirectURI,
-                                       scope: validated.scope, codeChallenge: validated.request.codeChallenge ?? "", nonce: validated.request.nonce, binding: .browser(browser))
+            let signIn = PendingSignIn(
+                tenantID: tenant.id, clientID: validated.client.clientID, username: user.username,
+                redirectURI: validated.redirectURI,
+                scope: validated.scope, codeChallenge: validated.request.codeChallenge ?? "",
+                nonce: validated.request.nonce, binding: .browser(browser))
             let authSession = try await handler.services.auth.pending.start(signIn)
-            return .ok(.init(headers: headers(), body: .textHtmlCharsetUtf8(.init(page(authSession: authSession, error: nil)))))
+            return .ok(
+                .init(headers: headers(), body: .textHtmlCharsetUtf8(.init(page(authSession: authSession, error: nil))))
+            )
         }
 
         /// Checks the code. A session that is unknown, ended, from another browser or for
@@ -35,21 +40,39 @@ extension GatewayAPIHandler {
         func verify(authSession: String, code: String?) async throws -> Result {
             let auth = handler.services.auth
             do {
-                let signIn = try await auth.pendingSignIn(authSession, tenantID: tenant.id, clientID: validated.client.clientID, binding: .browser(browser))
-                guard signIn.redirectURI == validated.redirectURI, signIn.codeChallenge == validated.request.codeChallenge, signIn.scope == validated.scope else {
+                let signIn = try await auth.pendingSignIn(
+                    authSession, tenantID: tenant.id, clientID: validated.client.clientID, binding: .browser(browser))
+                guard signIn.redirectURI == validated.redirectURI,
+                    signIn.codeChallenge == validated.request.codeChallenge, signIn.scope == validated.scope
+                else {
                     return .answer(sessionEnded())
                 }
-                switch try await auth.verifySecondFactor(authSession: authSession, signIn: signIn, code: code, address: RequestScope.current?.clientAddress) {
+                switch try await auth.verifySecondFactor(
+                    authSession: authSession, signIn: signIn, code: code, address: RequestScope.current?.clientAddress)
+                {
                 case .signedIn(let user, _):
                     return .signedIn(user)
                 case .codeRequired, .failed:
-                    return .answer(.unauthorized(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: policy, setCookie: cookie.setCookie(browser)),
-                                                       body: .textHtmlCharsetUtf8(.init(page(authSession: authSession, error: texts.text("login.error.otp")))))))
+                    return .answer(
+                        .unauthorized(
+                            .init(
+                                headers: .init(
+                                    cacheControl: "no-store", contentSecurityPolicy: policy,
+                                    setCookie: cookie.setCookie(browser)),
+                                body: .textHtmlCharsetUtf8(
+                                    .init(page(authSession: authSession, error: texts.text("login.error.otp")))))))
                 case .throttled(let retryAfter):
                     let seconds = GatewayAPIHandler.wholeSeconds(retryAfter)
-                    let html = page(authSession: authSession, error: texts.text("login.error.throttled", ["seconds": String(seconds)]))
-                    return .answer(.tooManyRequests(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: policy, setCookie: cookie.setCookie(browser),
-                                                                         retryAfter: String(seconds)), body: .textHtmlCharsetUtf8(.init(html)))))
+                    let html = page(
+                        authSession: authSession,
+                        error: texts.text("login.error.throttled", ["seconds": String(seconds)]))
+                    return .answer(
+                        .tooManyRequests(
+                            .init(
+                                headers: .init(
+                                    cacheControl: "no-store", contentSecurityPolicy: policy,
+                                    setCookie: cookie.setCookie(browser),
+                                    retryAfter: String(seconds)), body: .textHtmlCharsetUtf8(.init(html)))))
                 }
             } catch let error as OAuthError where error.code == "invalid_session" {
                 return .answer(sessionEnded())
@@ -61,13 +84,19 @@ extension GatewayAPIHandler {
         }
 
         private func page(authSession: String, error: String?) -> String {
-            LoginPage.otpForm(tenant: tenant, texts: texts, action: "/t/\(tenant.id)/oauth2/authorize", request: request,
-                              csrf: handler.services.csrf.issue(binding: GatewayAPIHandler.csrfBinding(tenant.id, validated, browser: browser)), authSession: authSession, error: error)
+            LoginPage.otpForm(
+                tenant: tenant, texts: texts, action: "/t/\(tenant.id)/oauth2/authorize", request: request,
+                csrf: handler.services.csrf.issue(
+                    binding: GatewayAPIHandler.csrfBinding(tenant.id, validated, browser: browser)),
+                authSession: authSession, error: error)
         }
 
         private func sessionEnded() -> Operations.PostAuthorize.Output {
-            .forbidden(.init(headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy),
-                             body: .textHtmlCharsetUtf8(.init(LoginPage.error(texts.text("login.error.session"), texts: texts)))))
+            .forbidden(
+                .init(
+                    headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy),
+                    body: .textHtmlCharsetUtf8(.init(LoginPage.error(texts.text("login.error.session"), texts: texts))))
+            )
         }
     }
 }

@@ -3,7 +3,9 @@ import GatewayAPI
 import GatewayCore
 
 extension GatewayAPIHandler {
-    func getMiniAppPermissions(_ input: Operations.GetMiniAppPermissions.Input) async throws -> Operations.GetMiniAppPermissions.Output {
+    func getMiniAppPermissions(
+        _ input: Operations.GetMiniAppPermissions.Input
+    ) async throws -> Operations.GetMiniAppPermissions.Output {
         try RequestValidation.identifier(input.path.id, "id")
         try RequestValidation.language(input.query.lang)
         let (owner, tenant, state) = try userStateContext(miniAppID: input.path.id)
@@ -12,11 +14,15 @@ extension GatewayAPIHandler {
         return .ok(.init(body: .json(Self.permissions(view, versionID: manifest.versionID))))
     }
 
-    func putMiniAppPermissions(_ input: Operations.PutMiniAppPermissions.Input) async throws -> Operations.PutMiniAppPermissions.Output {
+    func putMiniAppPermissions(
+        _ input: Operations.PutMiniAppPermissions.Input
+    ) async throws -> Operations.PutMiniAppPermissions.Output {
         try RequestValidation.identifier(input.path.id, "id")
         try RequestValidation.language(input.query.lang)
         guard case .json(let body) = input.body else { throw GatewayProblem.invalidRequest("Expected a JSON body.") }
-        guard body.permissions.count <= 50 else { throw GatewayProblem.invalidRequest("`permissions` holds at most 50 entries.") }
+        guard body.permissions.count <= 50 else {
+            throw GatewayProblem.invalidRequest("`permissions` holds at most 50 entries.")
+        }
         var changes: [String: ConsentStatus] = [:]
         for entry in body.permissions {
             try RequestValidation.permissionName(entry.name)
@@ -28,7 +34,8 @@ extension GatewayAPIHandler {
         return .ok(.init(body: .json(Self.permissions(view, versionID: manifest.versionID))))
     }
 
-    func listUserMiniApps(_ input: Operations.ListUserMiniApps.Input) async throws -> Operations.ListUserMiniApps.Output {
+    func listUserMiniApps(_ input: Operations.ListUserMiniApps.Input) async throws -> Operations.ListUserMiniApps.Output
+    {
         try RequestValidation.language(input.query.lang)
         let tenant = try RequestScope.requireTenant()
         let principal = try RequestScope.requirePrincipal()
@@ -43,7 +50,9 @@ extension GatewayAPIHandler {
         try RequestValidation.identifier(input.path.id, "id")
         try RequestValidation.language(input.query.lang)
         let (owner, tenant, state) = try userStateContext(miniAppID: input.path.id)
-        let entry = try await state.consents.userMiniApp(owner) { try? await permissionManifest(tenant: tenant, id: input.path.id, lang: input.query.lang) }
+        let entry = try await state.consents.userMiniApp(owner) {
+            try? await permissionManifest(tenant: tenant, id: input.path.id, lang: input.query.lang)
+        }
         return .ok(.init(body: .json(Self.userMiniApp(entry))))
     }
 
@@ -60,20 +69,26 @@ extension GatewayAPIHandler {
     func userStateContext(miniAppID: String) throws -> (UserMiniAppKey, Tenant, UserStateServices) {
         let tenant = try RequestScope.requireTenant()
         let principal = try RequestScope.requirePrincipal()
-        return (UserMiniAppKey(tenantID: tenant.id, userID: principal.subject, miniAppID: miniAppID), tenant, services.userState)
+        return (
+            UserMiniAppKey(tenantID: tenant.id, userID: principal.subject, miniAppID: miniAppID), tenant,
+            services.userState
+        )
     }
 
     /// The latest published version's permission manifest (cached answers).
     func permissionManifest(tenant: Tenant, id: String, lang: String?) async throws -> MiniAppPermissionManifest {
-        return try await services.miniApps.permissionManifest(tenant: tenant, id: id, lang: lang, deadline: ContinuousClock.now + services.upstreamBudget)
+        return try await services.miniApps.permissionManifest(
+            tenant: tenant, id: id, lang: lang, deadline: ContinuousClock.now + services.upstreamBudget)
     }
 
     static func permissions(_ view: ConsentView, versionID: String) -> Components.Schemas.MiniAppPermissions {
         Components.Schemas.MiniAppPermissions(
             miniAppId: view.miniAppID, versionId: versionID,
             items: view.items.map {
-                .init(name: $0.name, title: $0.title, description: $0.description, reason: $0.reason, required: $0.required,
-                      status: $0.status.map(Self.status), updatedAt: $0.updatedAt)
+                .init(
+                    name: $0.name, title: $0.title, description: $0.description, reason: $0.reason,
+                    required: $0.required,
+                    status: $0.status.map(Self.status), updatedAt: $0.updatedAt)
             },
             mayLaunch: view.mayLaunch, consentVersion: view.consentVersion
         )

@@ -2,7 +2,9 @@ import GatewayAPI
 import GatewayCore
 
 extension GatewayAPIHandler {
-    func putMiniAppStorage(_ input: Operations.PutMiniAppStorage.Input) async throws -> Operations.PutMiniAppStorage.Output {
+    func putMiniAppStorage(
+        _ input: Operations.PutMiniAppStorage.Input
+    ) async throws -> Operations.PutMiniAppStorage.Output {
         try RequestValidation.identifier(input.path.id, "id")
         guard case .json(let body) = input.body else { throw GatewayProblem.invalidRequest("Expected a JSON body.") }
         let items = body.items.additionalProperties
@@ -13,7 +15,9 @@ extension GatewayAPIHandler {
         return .ok(.init(body: .json(.init(used: size.used, max: size.max))))
     }
 
-    func getMiniAppStorageItem(_ input: Operations.GetMiniAppStorageItem.Input) async throws -> Operations.GetMiniAppStorageItem.Output {
+    func getMiniAppStorageItem(
+        _ input: Operations.GetMiniAppStorageItem.Input
+    ) async throws -> Operations.GetMiniAppStorageItem.Output {
         try RequestValidation.identifier(input.path.id, "id")
         try Self.storageKey(input.path.key)
         let (owner, _, state) = try userStateContext(miniAppID: input.path.id)
@@ -21,24 +25,32 @@ extension GatewayAPIHandler {
         return .ok(.init(body: .json(.init(key: input.path.key, value: value))))
     }
 
-    func deleteMiniAppStorageItems(_ input: Operations.DeleteMiniAppStorageItems.Input) async throws -> Operations.DeleteMiniAppStorageItems.Output {
+    func deleteMiniAppStorageItems(
+        _ input: Operations.DeleteMiniAppStorageItems.Input
+    ) async throws -> Operations.DeleteMiniAppStorageItems.Output {
         try RequestValidation.identifier(input.path.id, "id")
         let keys = input.query.key
-        guard (1...50).contains(keys.count) else { throw GatewayProblem.invalidRequest("`key` must be given 1-50 times.") }
+        guard (1...50).contains(keys.count) else {
+            throw GatewayProblem.invalidRequest("`key` must be given 1-50 times.")
+        }
         for key in keys { try Self.storageKey(key) }
         let (owner, tenant, state) = try userStateContext(miniAppID: input.path.id)
         let size = try await state.storage.delete(keys: keys, for: owner, in: tenant)
         return .ok(.init(body: .json(.init(used: size.used, max: size.max))))
     }
 
-    func deleteAllMiniAppStorage(_ input: Operations.DeleteAllMiniAppStorage.Input) async throws -> Operations.DeleteAllMiniAppStorage.Output {
+    func deleteAllMiniAppStorage(
+        _ input: Operations.DeleteAllMiniAppStorage.Input
+    ) async throws -> Operations.DeleteAllMiniAppStorage.Output {
         try RequestValidation.identifier(input.path.id, "id")
         let (owner, _, state) = try userStateContext(miniAppID: input.path.id)
         let deleted = try await state.storage.deleteAll(for: owner)
         return .ok(.init(body: .json(.init(deleted: deleted))))
     }
 
-    func getMiniAppStorageSize(_ input: Operations.GetMiniAppStorageSize.Input) async throws -> Operations.GetMiniAppStorageSize.Output {
+    func getMiniAppStorageSize(
+        _ input: Operations.GetMiniAppStorageSize.Input
+    ) async throws -> Operations.GetMiniAppStorageSize.Output {
         try RequestValidation.identifier(input.path.id, "id")
         let (owner, tenant, state) = try userStateContext(miniAppID: input.path.id)
         let size = try await state.storage.size(of: owner, in: tenant)
@@ -47,6 +59,11 @@ extension GatewayAPIHandler {
 
     /// The contract's `StorageKey`: 1-256 characters of A-Z, a-z, 0-9, '.', '_', ':' and '-'.
     static func storageKey(_ key: String) throws {
-        guard (1...256).contains(key.utf8.count), key.utf8.allSatisfy({ ASCIIByte.isLetterOrDigit($0) || ".-_:".utf8.contains($0) }) else { throw GatewayProblem.invalidRequest("Storage keys are 1-256 characters of A-Z, a-z, 0-9, '.', '_', ':' and '-'.") }
+        guard (1...256).contains(key.utf8.count),
+            key.utf8.allSatisfy({ ASCIIByte.isLetterOrDigit($0) || ".-_:".utf8.contains($0) })
+        else {
+            throw GatewayProblem.invalidRequest(
+                "Storage keys are 1-256 characters of A-Z, a-z, 0-9, '.', '_', ':' and '-'.")
+        }
     }
 }

@@ -5,7 +5,9 @@ import GatewayCore
 extension GatewayAPIHandler {
     func postToken(_ input: Operations.PostToken.Input) async throws -> Operations.PostToken.Output {
         let tenant = try RequestScope.requireTenant()
-        guard case .urlEncodedForm(let form) = input.body else { throw GatewayProblem.invalidRequest("expected a form") }
+        guard case .urlEncodedForm(let form) = input.body else {
+            throw GatewayProblem.invalidRequest("expected a form")
+        }
         let issuer = services.issuerBase.issuer(tenantID: tenant.id)
         let (clientID, secret) = Self.clientCredentials(form.clientId, form.clientSecret)
         let client = try await services.auth.authenticateClient(tenantID: tenant.id, clientID: clientID, secret: secret)
@@ -13,67 +15,99 @@ extension GatewayAPIHandler {
         let nonce = client.dpopNonceRequired == true ? services.dpopNonces.current(tenantID: tenant.id) : nil
         let jkt: String?
         do {
-            jkt = try await services.auth.proofThumbprint(input.headers.dPoP, url: issuer + "/oauth2/token", required: client.dpopBound,
-                                                         nonce: nonce == nil ? nil : services.dpopNonces.validator(tenantID: tenant.id))
+            jkt = try await services.auth.proofThumbprint(
+                input.headers.dPoP, url: issuer + "/oauth2/token", required: client.dpopBound,
+                nonce: nonce == nil ? nil : services.dpopNonces.validator(tenantID: tenant.id))
         } catch TokenRejection.dpopNonceRequired {
-            return .badRequest(.init(headers: .init(cacheControl: "no-store", dPoPNonce: nonce),
-                                     body: .json(Self.errorBody(OAuthError("use_dpop_nonce", TokenRejection.dpopNonceRequired.detail)))))
+            return .badRequest(
+                .init(
+                    headers: .init(cacheControl: "no-store", dPoPNonce: nonce),
+                    body: .json(Self.errorBody(OAuthError("use_dpop_nonce", TokenRejection.dpopNonceRequired.detail)))))
         }
         let body: Components.Schemas.TokenResponse
         if form.grantType == TokenExchange.grantType {
             body = try await exchange(form, tenant: tenant, client: client, issuer: issuer, dpopJKT: jkt)
         } else {
-            let grant = TokenGrant(type: form.grantType, code: form.code, redirectURI: form.redirectUri, codeVerifier: form.codeVerifier, refreshToken: form.refreshToken)
-            body = Self.tokenBody(try await services.auth.token(for: grant, client: client, issuer: issuer, dpopJKT: jkt), issuedTokenType: nil)
+            let grant = TokenGrant(
+                type: form.grantType, code: form.code, redirectURI: form.redirectUri, codeVerifier: form.codeVerifier,
+                refreshToken: form.refreshToken)
+            body = Self.tokenBody(
+                try await services.auth.token(for: grant, client: client, issuer: issuer, dpopJKT: jkt),
+                issuedTokenType: nil)
         }
         services.metrics.recordTokenIssued(tenant: tenant.id, grantType: form.grantType ?? "")
-        return .ok(.init(headers: .init(cacheControl: "no-store", pragma: "no-cache", dPoPNonce: nonce), body: .json(body)))
+        return .ok(
+            .init(headers: .init(cacheControl: "no-store", pragma: "no-cache", dPoPNonce: nonce), body: .json(body)))
     }
 
     /// RFC 8693 token exchange: ``TokenExchange`` decides; a mini-app token comes from the
     /// same implementation as `POST /miniapps/{id}/access-token`, its refusals as OAuth errors.
-    private func exchange(_ form: Components.Schemas.TokenForm, tenant: Tenant, client: OAuthClient, issuer: String, dpopJKT: String?) async throws -> Components.Schemas.TokenResponse {
-        let request = TokenExchangeRequest(subjectToken: form.subjectToken, subjectTokenType: form.subjectTokenType, requestedTokenType: form.requestedTokenType,
-                                           audience: form.audience, resource: form.resource, scope: form.scope)
-        switch try await TokenExchange(auth: services.auth, trusted: services.federation.trusted).decide(request, client: client, issuer: issuer, dpopJKT: dpopJKT) {
+    private func exchange(
+        _ form: Components.Schemas.TokenForm, tenant: Tenant, client: OAuthClient, issuer: String, dpopJKT: String?
+    ) async throws -> Components.Schemas.TokenResponse {
+        let request = TokenExchangeRequest(
+            subjectToken: form.subjectToken, subjectTokenType: form.subjectTokenType,
+            requestedTokenType: form.requestedTokenType,
+            audience: form.audience, resource: form.resource, scope: form.scope)
+        switch try await TokenExchange(auth: services.auth, trusted: services.federation.trusted).decide(
+            request, client: client, issuer: issuer, dpopJKT: dpopJKT)
+        {
         case .gatewayTokens(let response):
             return Self.tokenBody(response, issuedTokenType: TokenExchange.accessTokenType)
         case .miniAppToken(let subject, let miniAppID, let accessRequest):
             let token: MiniAppAccessToken
             do {
-                token = try await miniAppAccessToken(tenant: tenant, userID: subject, miniAppID: miniAppID, request: accessRequest)
+                token = try await miniAppAccessToken(
+                    tenant: tenant, userID: subject, miniAppID: miniAppID, request: accessRequest)
             } catch let denied as AccessTokenDenied {
-                throw denied.type == .authorizationFailure ? OAuthError("access_denied", denied.message, status: 403) : OAuthError("invalid_target", denied.message)
+                throw denied.type == .authorizationFailure
+                    ? OAuthError("access_denied", denied.message, status: 403)
+                    : OAuthError("invalid_target", denied.message)
             } catch MiniAppError.miniAppNotFound, MiniAppError.noPublishedVersion {
-                throw OAuthError("invalid_target", "the mini app \(miniAppID) does not exist or has no published version")
+                throw OAuthError(
+                    "invalid_target", "the mini app \(miniAppID) does not exist or has no published version")
             }
-            return .init(accessToken: token.token, tokenType: .bearer, expiresIn: max(0, Int(token.validUntil.timeIntervalSinceNow.rounded(.down))),
-                         scope: token.scopes.joined(separator: " "), issuedTokenType: TokenExchange.accessTokenType)
+            return .init(
+                accessToken: token.token, tokenType: .bearer,
+                expiresIn: max(0, Int(token.validUntil.timeIntervalSinceNow.rounded(.down))),
+                scope: token.scopes.joined(separator: " "), issuedTokenType: TokenExchange.accessTokenType)
         }
     }
 
     static func tokenBody(_ response: TokenResponse, issuedTokenType: String?) -> Components.Schemas.TokenResponse {
-        .init(accessToken: response.accessToken, tokenType: .init(rawValue: response.tokenType) ?? .bearer, expiresIn: response.expiresIn,
-              refreshToken: response.refreshToken, idToken: response.idToken, scope: response.scope, issuedTokenType: issuedTokenType)
+        .init(
+            accessToken: response.accessToken, tokenType: .init(rawValue: response.tokenType) ?? .bearer,
+            expiresIn: response.expiresIn,
+            refreshToken: response.refreshToken, idToken: response.idToken, scope: response.scope,
+            issuedTokenType: issuedTokenType)
     }
 
     func revokeToken(_ input: Operations.RevokeToken.Input) async throws -> Operations.RevokeToken.Output {
         let tenant = try RequestScope.requireTenant()
-        guard case .urlEncodedForm(let form) = input.body else { throw GatewayProblem.invalidRequest("expected a form") }
+        guard case .urlEncodedForm(let form) = input.body else {
+            throw GatewayProblem.invalidRequest("expected a form")
+        }
         let (clientID, secret) = Self.clientCredentials(form.clientId, form.clientSecret)
         let client = try await services.auth.authenticateClient(tenantID: tenant.id, clientID: clientID, secret: secret)
         guard let token = form.token, !token.isEmpty else { throw OAuthError.invalidRequest("token is required") }
-        try await services.auth.tokens.revoke(token: token, client: client, verifier: services.auth.verifier, issuer: services.issuerBase.issuer(tenantID: tenant.id))
+        try await services.auth.tokens.revoke(
+            token: token, client: client, verifier: services.auth.verifier,
+            issuer: services.issuerBase.issuer(tenantID: tenant.id))
         return .ok(.init(headers: .init(cacheControl: "no-store")))
     }
 
     func introspectToken(_ input: Operations.IntrospectToken.Input) async throws -> Operations.IntrospectToken.Output {
         let tenant = try RequestScope.requireTenant()
-        guard case .urlEncodedForm(let form) = input.body else { throw GatewayProblem.invalidRequest("expected a form") }
+        guard case .urlEncodedForm(let form) = input.body else {
+            throw GatewayProblem.invalidRequest("expected a form")
+        }
         let (clientID, secret) = Self.clientCredentials(form.clientId, form.clientSecret)
-        _ = try await services.auth.authenticateClient(tenantID: tenant.id, clientID: clientID, secret: secret, requireConfidential: true)
+        _ = try await services.auth.authenticateClient(
+            tenantID: tenant.id, clientID: clientID, secret: secret, requireConfidential: true)
         guard let token = form.token, !token.isEmpty else { throw OAuthError.invalidRequest("token is required") }
-        switch await services.auth.introspect(token, issuer: services.issuerBase.issuer(tenantID: tenant.id), tenantID: tenant.id) {
+        switch await services.auth.introspect(
+            token, issuer: services.issuerBase.issuer(tenantID: tenant.id), tenantID: tenant.id)
+        {
         case .inactive:
             return .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(active: false))))
         case .miniAppToken(let miniApp):

@@ -7,12 +7,15 @@ import GatewayCore
 /// fields, localized (``LoginTexts``), themed with the tenant's name and colour.
 enum LoginPage {
     /// Sent with every page.
-    static let contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; script-src '\(showPasswordScriptHash)'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    static let contentSecurityPolicy =
+        "default-src 'none'; style-src 'unsafe-inline'; script-src '\(showPasswordScriptHash)'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
     /// The page's one script: the show-password checkbox. Allowed by its hash, so no other
     /// script (inline or injected) can run; without it the form still works.
-    static let showPasswordScript = "document.getElementById('show-password').addEventListener('change',function(e){document.getElementById('password').type=e.target.checked?'text':'password'})"
-    static let showPasswordScriptHash = "sha256-" + Data(SHA256.hash(data: Data(showPasswordScript.utf8))).base64EncodedString()
+    static let showPasswordScript =
+        "document.getElementById('show-password').addEventListener('change',function(e){document.getElementById('password').type=e.target.checked?'text':'password'})"
+    static let showPasswordScriptHash =
+        "sha256-" + Data(SHA256.hash(data: Data(showPasswordScript.utf8))).base64EncodedString()
 
     /// The sign-in form's policy. The form posts to this origin, whose answer redirects to the
     /// client; browsers hold that redirect to `form-action` too (a real Chromium refused it
@@ -38,12 +41,17 @@ enum LoginPage {
     /// `https://host[:port]`, or `scheme:` for an app's custom scheme; nil when the URI has
     /// characters a policy cannot carry.
     static func formActionSource(_ uri: String) -> String? {
-        guard let components = URLComponents(string: uri), let scheme = components.scheme?.lowercased(), !scheme.isEmpty,
-              scheme.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) && $0.isASCII || "+-.".unicodeScalars.contains($0) })
+        guard let components = URLComponents(string: uri), let scheme = components.scheme?.lowercased(),
+            !scheme.isEmpty,
+            scheme.unicodeScalars.allSatisfy({
+                CharacterSet.alphanumerics.contains($0) && $0.isASCII || "+-.".unicodeScalars.contains($0)
+            })
         else { return nil }
         guard scheme == "http" || scheme == "https" else { return scheme + ":" }
         guard let host = components.percentEncodedHost, !host.isEmpty,
-              host.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || ".-:[]".unicodeScalars.contains($0)) })
+            host.unicodeScalars.allSatisfy({
+                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || ".-:[]".unicodeScalars.contains($0))
+            })
         else { return nil }
         return "\(scheme)://\(host)" + (components.port.map { ":\($0)" } ?? "")
     }
@@ -96,47 +104,66 @@ enum LoginPage {
     /// negotiated language and the tenant's colours. After a failed attempt the error is
     /// announced (`role=alert`) and the password field takes the focus.
     /// `providers` are the tenant's identity providers as "Continue with …" links (name, href).
-    static func form(tenant: Tenant, texts: LoginTexts, action: String, request: AuthorizationRequest, csrf: String, username: String?, error: String?,
-                     providers: [(name: String, href: String)] = []) -> String {
+    static func form(
+        tenant: Tenant, texts: LoginTexts, action: String, request: AuthorizationRequest, csrf: String,
+        username: String?, error: String?,
+        providers: [(name: String, href: String)] = []
+    ) -> String {
         let fields = hiddenFields(request, csrf: csrf)
-        let links = providers.map { "<a class=\"idp\" href=\"\(escape($0.href))\">\(escape(texts.text("login.continue_with", ["name": $0.name])))</a>" }.joined()
+        let links = providers.map {
+            "<a class=\"idp\" href=\"\(escape($0.href))\">\(escape(texts.text("login.continue_with", ["name": $0.name])))</a>"
+        }.joined()
         let alert = alertParagraph(error)
         let invalid = invalidAttributes(error)
         let title = texts.text("login.title", ["tenant": tenant.displayName])
-        return page(title: title, body: """
-            \(logo(tenant))<h1>\(escape(title))</h1>\(alert)
-            <form method="post" action="\(escape(action))">\(fields)
-            <label for="username">\(escape(texts.text("login.username")))</label><input id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" required value="\(escape(username ?? ""))"\(error == nil ? " autofocus" : "")>
-            <label for="password">\(escape(texts.text("login.password")))</label><input id="password" name="password" type="password" autocomplete="current-password" required\(invalid)\(error == nil ? "" : " autofocus")>
-            <label class="check"><input type="checkbox" id="show-password"> \(escape(texts.text("login.show_password")))</label>
-            <button type="submit">\(escape(texts.text("login.submit")))</button></form>\(links)<script>\(showPasswordScript)</script>
-            """, locale: texts.locale, theme: tenant.theme)
+        return page(
+            title: title,
+            body: """
+                \(logo(tenant))<h1>\(escape(title))</h1>\(alert)
+                <form method="post" action="\(escape(action))">\(fields)
+                <label for="username">\(escape(texts.text("login.username")))</label><input id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" required value="\(escape(username ?? ""))"\(error == nil ? " autofocus" : "")>
+                <label for="password">\(escape(texts.text("login.password")))</label><input id="password" name="password" type="password" autocomplete="current-password" required\(invalid)\(error == nil ? "" : " autofocus")>
+                <label class="check"><input type="checkbox" id="show-password"> \(escape(texts.text("login.show_password")))</label>
+                <button type="submit">\(escape(texts.text("login.submit")))</button></form>\(links)<script>\(showPasswordScript)</script>
+                """, locale: texts.locale, theme: tenant.theme)
     }
 
     /// The second step for a user with a TOTP second factor: one numeric field for the code
     /// (`autocomplete=one-time-code`, so phones offer a code they received), the same hidden
     /// authorization parameters, and the `auth_session` of the pending sign-in.
-    static func otpForm(tenant: Tenant, texts: LoginTexts, action: String, request: AuthorizationRequest, csrf: String, authSession: String, error: String?) -> String {
-        let fields = hiddenFields(request, csrf: csrf) + "<input type=\"hidden\" name=\"auth_session\" value=\"\(escape(authSession))\">"
+    static func otpForm(
+        tenant: Tenant, texts: LoginTexts, action: String, request: AuthorizationRequest, csrf: String,
+        authSession: String, error: String?
+    ) -> String {
+        let fields =
+            hiddenFields(request, csrf: csrf)
+            + "<input type=\"hidden\" name=\"auth_session\" value=\"\(escape(authSession))\">"
         let invalid = invalidAttributes(error)
         let title = texts.text("login.otp.title")
-        return page(title: title, body: """
-            \(logo(tenant))<h1>\(escape(title))</h1>\(alertParagraph(error))
-            <p>\(escape(texts.text("login.otp.hint", ["tenant": tenant.displayName])))</p>
-            <form method="post" action="\(escape(action))">\(fields)
-            <label for="otp">\(escape(texts.text("login.otp.label")))</label><input id="otp" name="otp" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required autofocus\(invalid)>
-            <button type="submit">\(escape(texts.text("login.otp.submit")))</button></form>
-            """, locale: texts.locale, theme: tenant.theme)
+        return page(
+            title: title,
+            body: """
+                \(logo(tenant))<h1>\(escape(title))</h1>\(alertParagraph(error))
+                <p>\(escape(texts.text("login.otp.hint", ["tenant": tenant.displayName])))</p>
+                <form method="post" action="\(escape(action))">\(fields)
+                <label for="otp">\(escape(texts.text("login.otp.label")))</label><input id="otp" name="otp" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required autofocus\(invalid)>
+                <button type="submit">\(escape(texts.text("login.otp.submit")))</button></form>
+                """, locale: texts.locale, theme: tenant.theme)
     }
 
     /// Every authorization parameter of `request` and the CSRF token, as hidden inputs.
     private static func hiddenFields(_ request: AuthorizationRequest, csrf: String) -> String {
         let hidden: [(String, String?)] = [
-            ("response_type", request.responseType), ("client_id", request.clientID), ("redirect_uri", request.redirectURI),
-            ("scope", request.scope), ("state", request.state), ("nonce", request.nonce), ("code_challenge", request.codeChallenge),
-            ("code_challenge_method", request.codeChallengeMethod), ("request_uri", request.requestURI), ("ui_locales", request.uiLocales), ("csrf_token", csrf),
+            ("response_type", request.responseType), ("client_id", request.clientID),
+            ("redirect_uri", request.redirectURI),
+            ("scope", request.scope), ("state", request.state), ("nonce", request.nonce),
+            ("code_challenge", request.codeChallenge),
+            ("code_challenge_method", request.codeChallengeMethod), ("request_uri", request.requestURI),
+            ("ui_locales", request.uiLocales), ("csrf_token", csrf),
         ]
-        return hidden.compactMap { name, value in value.map { "<input type=\"hidden\" name=\"\(name)\" value=\"\(escape($0))\">" } }.joined()
+        return hidden.compactMap { name, value in
+            value.map { "<input type=\"hidden\" name=\"\(name)\" value=\"\(escape($0))\">" }
+        }.joined()
     }
 
     /// What marks the field an error is about: invalid, described by the error paragraph.
@@ -152,7 +179,9 @@ enum LoginPage {
     /// The tenant's logo: only an https URL the CSP can name (the validator allows no other).
     private static func logo(_ tenant: Tenant) -> String {
         tenant.theme.logoURL.flatMap { url in
-            logoSource(url).map { _ in "<img class=\"logo\" src=\"\(escape(url))\" alt=\"\(escape(tenant.displayName))\">" }
+            logoSource(url).map { _ in
+                "<img class=\"logo\" src=\"\(escape(url))\" alt=\"\(escape(tenant.displayName))\">"
+            }
         } ?? ""
     }
 
@@ -168,6 +197,8 @@ enum LoginPage {
 
     static func error(_ message: String, texts: LoginTexts = LoginTexts(locale: "en")) -> String {
         let title = texts.text("login.error.title")
-        return page(title: title, body: "<h1>\(escape(title))</h1><p class=\"error\" role=\"alert\">\(escape(message))</p>", locale: texts.locale)
+        return page(
+            title: title, body: "<h1>\(escape(title))</h1><p class=\"error\" role=\"alert\">\(escape(message))</p>",
+            locale: texts.locale)
     }
 }

@@ -18,10 +18,12 @@ struct LoginTexts: Sendable {
             "login.submit": "Sign in",
             "login.show_password": "Show password",
             "login.continue_with": "Continue with {name}",
-            "login.error.federation": "This sign-in expired or was started in another browser. Go back to the app and start again.",
+            "login.error.federation":
+                "This sign-in expired or was started in another browser. Go back to the app and start again.",
             "login.error.title": "Sign-in error",
             "login.error.credentials": "Incorrect username or password.",
-            "login.error.throttled": "Too many sign-in attempts for this account from your network. Please wait {seconds} s and try again.",
+            "login.error.throttled":
+                "Too many sign-in attempts for this account from your network. Please wait {seconds} s and try again.",
             "login.error.expired": "The sign-in form expired or was not submitted from this site. Please start again.",
             "login.error.too_long": "The {parameter} parameter is too long.",
             "login.error.otp": "That code is not right. Enter the current code from your authenticator app.",
@@ -85,7 +87,10 @@ struct LoginTexts: Sendable {
     init(locale: String, tenantOverrides: [String: [String: String]] = [:]) {
         self.locale = locale
         var entries = Self.builtIn["en"] ?? [:]
-        for layer in [tenantOverrides["en"], locale == "en" ? nil : Self.builtIn[locale], locale == "en" ? nil : tenantOverrides[locale]] {
+        for layer in [
+            tenantOverrides["en"], locale == "en" ? nil : Self.builtIn[locale],
+            locale == "en" ? nil : tenantOverrides[locale],
+        ] {
             entries.merge((layer ?? [:]).filter { $0.key.hasPrefix("login.") }) { _, specific in specific }
         }
         self.entries = entries

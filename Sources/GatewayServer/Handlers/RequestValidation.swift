@@ -8,15 +8,22 @@ enum RequestValidation {
     /// dot segments `.` and `..` (any run of dots only) are refused.
     static func identifier(_ value: String, _ name: String) throws {
         guard (1...128).contains(value.utf8.count),
-              value.utf8.allSatisfy({ ASCIIByte.isLetterOrDigit($0) || "._-".utf8.contains($0) }),
-              value.utf8.contains(where: { $0 != UInt8(ascii: ".") })
-        else { throw GatewayProblem.invalidRequest("`\(name)` must be 1-128 characters of A-Z, a-z, 0-9, '.', '_' and '-', and not only dots.") }
+            value.utf8.allSatisfy({ ASCIIByte.isLetterOrDigit($0) || "._-".utf8.contains($0) }),
+            value.utf8.contains(where: { $0 != UInt8(ascii: ".") })
+        else {
+            throw GatewayProblem.invalidRequest(
+                "`\(name)` must be 1-128 characters of A-Z, a-z, 0-9, '.', '_' and '-', and not only dots.")
+        }
     }
 
     /// A permission name (`PermissionName`): never a path segment, so dots alone are fine.
     static func permissionName(_ value: String) throws {
-        guard (1...128).contains(value.utf8.count), value.utf8.allSatisfy({ ASCIIByte.isLetterOrDigit($0) || "._-".utf8.contains($0) })
-        else { throw GatewayProblem.invalidRequest("`permissions[].name` must be 1-128 characters of A-Z, a-z, 0-9, '.', '_' and '-'.") }
+        guard (1...128).contains(value.utf8.count),
+            value.utf8.allSatisfy({ ASCIIByte.isLetterOrDigit($0) || "._-".utf8.contains($0) })
+        else {
+            throw GatewayProblem.invalidRequest(
+                "`permissions[].name` must be 1-128 characters of A-Z, a-z, 0-9, '.', '_' and '-'.")
+        }
     }
 
     static func previewCode(_ value: String) throws {
@@ -36,24 +43,30 @@ enum RequestValidation {
     static func hostAppVersion(_ value: String?) throws -> HostAppVersion? {
         guard let value else { return nil }
         guard let version = HostAppVersion(value) else {
-            throw GatewayProblem.invalidRequest("`hostAppVersion` must be 1-4 dot-separated numbers of 1-6 digits, such as `2.4.0`.")
+            throw GatewayProblem.invalidRequest(
+                "`hostAppVersion` must be 1-4 dot-separated numbers of 1-6 digits, such as `2.4.0`.")
         }
         return version
     }
 
     static func range(_ value: Int?, _ range: ClosedRange<Int>, _ name: String) throws {
         guard let value else { return }
-        guard range.contains(value) else { throw GatewayProblem.invalidRequest("`\(name)` must be in \(range.lowerBound)...\(range.upperBound).") }
+        guard range.contains(value) else {
+            throw GatewayProblem.invalidRequest("`\(name)` must be in \(range.lowerBound)...\(range.upperBound).")
+        }
     }
 
     /// Lengths in code points, as JSON Schema counts them.
     static func length(_ value: String?, _ range: ClosedRange<Int>, _ name: String) throws {
         guard let value else { return }
-        guard range.contains(value.unicodeScalars.count) else { throw GatewayProblem.invalidRequest("`\(name)` must be \(range.lowerBound)-\(range.upperBound) characters.") }
+        guard range.contains(value.unicodeScalars.count) else {
+            throw GatewayProblem.invalidRequest("`\(name)` must be \(range.lowerBound)-\(range.upperBound) characters.")
+        }
     }
 
     /// The patterns of `OpenAPI/gateway.yaml`, matched against the WHOLE value.
-    static let nearPattern = #"^-?(90(\.0{1,8})?|[1-8]?[0-9](\.[0-9]{1,8})?),-?(180(\.0{1,8})?|(1[0-7][0-9]|[1-9]?[0-9])(\.[0-9]{1,8})?)$"#
+    static let nearPattern =
+        #"^-?(90(\.0{1,8})?|[1-8]?[0-9](\.[0-9]{1,8})?),-?(180(\.0{1,8})?|(1[0-7][0-9]|[1-9]?[0-9])(\.[0-9]{1,8})?)$"#
 
     /// `near=lat,lon` (+ `radius`, default 5000 m) → a location; `radius` alone is ignored.
     static func location(near: String?, radius: Int?) throws -> ProvisioningQuery.Location? {
@@ -74,7 +87,9 @@ enum RequestValidation {
         let values = values ?? []
         guard values.count <= 10 else { throw GatewayProblem.invalidRequest("At most 10 `filter` values.") }
         return try values.map { text in
-            guard text.unicodeScalars.count <= 1000, let filter = text.hasPrefix("{") ? jsonFilter(text) : tripleFilter(text), filter.isWellFormed else {
+            guard text.unicodeScalars.count <= 1000,
+                let filter = text.hasPrefix("{") ? jsonFilter(text) : tripleFilter(text), filter.isWellFormed
+            else {
                 throw GatewayProblem.invalidRequest(
                     "`filter` must be `field:operator:value[,value]` or a JSON object {\"field\",\"operator\",\"value\"|\"values\"}: a field of 1-64 characters, "
                         + "values of 1-200, several values only with `in`.")
@@ -93,8 +108,10 @@ enum RequestValidation {
     }
 
     private static func jsonFilter(_ text: String) -> ProvisioningFilter? {
-        guard case .object(let object)? = try? JSONValue.decode(Data(text.utf8)), object.keys.allSatisfy({ ["field", "operator", "value", "values"].contains($0) }),
-              let field = object["field"]?.stringValue, let op = object["operator"]?.stringValue.flatMap(ProvisioningFilter.Operator.init(rawValue:))
+        guard case .object(let object)? = try? JSONValue.decode(Data(text.utf8)),
+            object.keys.allSatisfy({ ["field", "operator", "value", "values"].contains($0) }),
+            let field = object["field"]?.stringValue,
+            let op = object["operator"]?.stringValue.flatMap(ProvisioningFilter.Operator.init(rawValue:))
         else { return nil }
         let values: [String]
         switch (object["value"], object["values"]) {

@@ -45,7 +45,9 @@ public struct LineLogHandler: LogHandler {
     }
 
     private func text(_ event: LogEvent, _ metadata: Logger.Metadata, timestamp: String) -> Data {
-        let rendered = metadata.isEmpty ? "" : " " + metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        let rendered =
+            metadata.isEmpty
+            ? "" : " " + metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         return Data("\(timestamp) \(event.level) \(label):\(rendered) [\(event.source)] \(event.message)".utf8)
     }
 

@@ -46,9 +46,14 @@ public final class GatewayMetrics: Sendable {
         self.replica = replica
         self.factory = PrometheusMetricsFactory(registry: registry)
         var timeouts: [ConnectionDeadlines.Phase: Prometheus.Counter] = [:]
-        for (phase, name) in [(ConnectionDeadlines.Phase.awaitingHead, "header"), (.readingBody, "body"), (.responding, "response"), (.idle, "idle")] {
+        for (phase, name) in [
+            (ConnectionDeadlines.Phase.awaitingHead, "header"), (.readingBody, "body"), (.responding, "response"),
+            (.idle, "idle"),
+        ] {
             timeouts[phase] = registry.makeCounter(
-                descriptor: Self.descriptor("gateway_http_connection_timeouts_total", "Client connections closed for missing a deadline, by phase."),
+                descriptor: Self.descriptor(
+                    "gateway_http_connection_timeouts_total",
+                    "Client connections closed for missing a deadline, by phase."),
                 labels: [("phase", name)])
         }
         connectionTimeouts = timeouts
@@ -78,7 +83,9 @@ public final class GatewayMetrics: Sendable {
 
     /// A gauge set by `read` every time metrics are rendered (for state owned elsewhere, such
     /// as how many connections a pool holds).
-    public func sampledGauge(_ name: String, _ help: String, labels: [(String, String)] = [], read: @escaping @Sendable () -> Double) {
+    public func sampledGauge(
+        _ name: String, _ help: String, labels: [(String, String)] = [], read: @escaping @Sendable () -> Double
+    ) {
         let gauge = registry.makeGauge(descriptor: Self.descriptor(name, help), labels: labels)
         samplers.withLock { $0.append { gauge.set(read()) } }
     }
@@ -124,9 +131,14 @@ public final class GatewayMetrics: Sendable {
             if let found = cache[key] { return found }
             let labels = [("route", route), ("method", method), ("status", String(status))]
             let made = RouteInstruments(
-                requests: registry.makeCounter(descriptor: Self.descriptor("gateway_http_requests_total", "Answered requests by route template, method and status."), labels: labels),
+                requests: registry.makeCounter(
+                    descriptor: Self.descriptor(
+                        "gateway_http_requests_total", "Answered requests by route template, method and status."),
+                    labels: labels),
                 duration: registry.makeDurationHistogram(
-                    descriptor: Self.descriptor("gateway_http_request_duration_seconds", "Request latency by route template, method and status."),
+                    descriptor: Self.descriptor(
+                        "gateway_http_request_duration_seconds", "Request latency by route template, method and status."
+                    ),
                     labels: labels, buckets: Self.latencyBuckets)
             )
             cache[key] = made

@@ -12,11 +12,15 @@ struct BodyLimitMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
     let limits: BodyLimits
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         // HTTP/1.1: a request with neither Content-Length nor Transfer-Encoding has no body
         // (RFC 9112 §6.3): nothing to bound, and the hot GETs skip the wrapper.
         let declared = request.headers.value(of: .contentLength)
-        guard declared != nil || request.headers.value(of: .transferEncoding) != nil else { return try await next(request, context) }
+        guard declared != nil || request.headers.value(of: .transferEncoding) != nil else {
+            return try await next(request, context)
+        }
         let maximum = limits.maximum(for: context.scope.route.facts.body, tenant: context.scope.tenant)
         if let declared, let length = Int(declared), length > maximum {
             throw GatewayProblem.payloadTooLarge(maximum: maximum)

@@ -16,7 +16,10 @@ public struct BodyLimits: Sendable, Equatable {
     /// A storage write never accepts more than this, whatever the tenant's cap.
     public var storageCeiling: Int
 
-    public init(form: Int = 8 << 10, analytics: Int = 512 << 10, json: Int = 64 << 10, storageOverhead: Int = 64 << 10, storageCeiling: Int = 64 << 20) {
+    public init(
+        form: Int = 8 << 10, analytics: Int = 512 << 10, json: Int = 64 << 10, storageOverhead: Int = 64 << 10,
+        storageCeiling: Int = 64 << 20
+    ) {
         self.form = form
         self.analytics = analytics
         self.json = json
@@ -32,7 +35,12 @@ public struct BodyLimits: Sendable, Equatable {
         case .form: form
         case .analytics: analytics
         case .storage:
-            min(storageCeiling, max(json, Int(clamping: tenant?.storageMaxSizeInBytes ?? Tenant.defaultStorageMaxSizeInBytes) + storageOverhead))
+            min(
+                storageCeiling,
+                max(
+                    json,
+                    Int(clamping: tenant?.storageMaxSizeInBytes ?? Tenant.defaultStorageMaxSizeInBytes)
+                        + storageOverhead))
         }
     }
 }

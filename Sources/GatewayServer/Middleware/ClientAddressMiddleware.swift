@@ -7,7 +7,9 @@ struct ClientAddressMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
     let resolver: ClientAddressResolver
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         guard let address = context.scope.clientConnection?.address else { return try await next(request, context) }
         var context = context
         context.scope.clientIP = resolver.resolve(peer: address, headers: request.headers)

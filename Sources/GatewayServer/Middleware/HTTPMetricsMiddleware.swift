@@ -12,7 +12,9 @@ struct HTTPMetricsMiddleware: RouterMiddleware {
     let directory: TenantDirectory
     var accessLog = false
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         let start = ContinuousClock.now
         do {
             let response = try await next(request, context)
@@ -30,10 +32,14 @@ struct HTTPMetricsMiddleware: RouterMiddleware {
         let duration = ContinuousClock.now - start
         metrics.recordRequest(route: route, method: request.method.rawValue, status: status, duration: duration)
         if accessLog {
-            context.scope.logger.notice("request", metadata: [
-                "method": .string(request.method.rawValue), "route": .string(route), "status": .stringConvertible(status),
-                "ms": .stringConvertible(Double(duration.nanoseconds / 10_000) / 100), "client": .string(context.scope.clientAddress ?? "-"),
-            ])
+            context.scope.logger.notice(
+                "request",
+                metadata: [
+                    "method": .string(request.method.rawValue), "route": .string(route),
+                    "status": .stringConvertible(status),
+                    "ms": .stringConvertible(Double(duration.nanoseconds / 10_000) / 100),
+                    "client": .string(context.scope.clientAddress ?? "-"),
+                ])
         }
         if let segment = context.scope.route.tenant, let tenant = directory.tenant(String(segment)) {
             metrics.recordTenantRequest(tenant: tenant.id, status: status)

@@ -9,12 +9,18 @@ import Hummingbird
 /// echoed from the request unvalidated.
 struct HeaderDecodingMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
-    static let names: [HTTPField.Name] = [.location, .contentSecurityPolicy, .eTag, .cacheControl, HTTPField.Name("Pragma")!, .setCookie]
+    static let names: [HTTPField.Name] = [
+        .location, .contentSecurityPolicy, .eTag, .cacheControl, HTTPField.Name("Pragma")!, .setCookie,
+    ]
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         var response = try await next(request, context)
         for name in Self.names {
-            guard let value = response.headers[name], value.utf8.contains(UInt8(ascii: "%")), let decoded = value.removingPercentEncoding else { continue }
+            guard let value = response.headers[name], value.utf8.contains(UInt8(ascii: "%")),
+                let decoded = value.removingPercentEncoding
+            else { continue }
             response.headers[name] = decoded
         }
         return response

@@ -12,11 +12,15 @@ struct ProblemMiddleware: RouterMiddleware {
     /// Upstream trouble is logged once per tenant × code × detail per interval, not per request.
     let warnings: WarningThrottle
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
-            guard let allowed = context.scope.route.path?.allowedMethods else { return Self.response(.notFound(), context) }
+            guard let allowed = context.scope.route.path?.allowedMethods else {
+                return Self.response(.notFound(), context)
+            }
             var problem = GatewayProblem.methodNotAllowed()
             problem.headers.append((name: "Allow", value: allowed.map(\.rawValue).joined(separator: ", ")))
             return Self.response(problem, context)
@@ -26,8 +30,12 @@ struct ProblemMiddleware: RouterMiddleware {
                 context.scope.logger.error("request failed", metadata: ["error": "\(Self.loggable(error))"])
             } else if problem.status >= 500 {
                 // Upstream or cache trouble mapped to a declared problem: a warning, without the request dump.
-                warnings.warning(context.scope.logger, "upstream problem", kind: "\(context.scope.tenant?.id ?? "-")|\(problem.code)|\(problem.detail ?? "")",
-                                 metadata: ["code": "\(problem.code)", "status": "\(problem.status)", "detail": "\(problem.detail ?? "")"])
+                warnings.warning(
+                    context.scope.logger, "upstream problem",
+                    kind: "\(context.scope.tenant?.id ?? "-")|\(problem.code)|\(problem.detail ?? "")",
+                    metadata: [
+                        "code": "\(problem.code)", "status": "\(problem.status)", "detail": "\(problem.detail ?? "")",
+                    ])
             }
             return Self.response(problem, context, oauthError: (Self.underlying(error) as? OAuthError)?.code)
         }
@@ -81,7 +89,9 @@ struct ProblemMiddleware: RouterMiddleware {
             case .notFound: return .notFound()
             case .methodNotAllowed: return .methodNotAllowed()
             case let status where (400..<500).contains(Int(status.code)):
-                return GatewayProblem(status: Int(status.code), code: "invalid_request", title: status.reasonPhrase, detail: httpError.body)
+                return GatewayProblem(
+                    status: Int(status.code), code: "invalid_request", title: status.reasonPhrase,
+                    detail: httpError.body)
             default: return .internalError()
             }
         default:

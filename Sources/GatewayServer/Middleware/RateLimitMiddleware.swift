@@ -11,7 +11,9 @@ struct RateLimitMiddleware: RouterMiddleware {
 
     static let clientIDHeader = HTTPField.Name("X-Client-Id")!
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         guard limiter.isEnabled, let tenant = context.scope.tenant else {
             return try await next(request, context)
         }

@@ -14,7 +14,9 @@ struct RequestIDMiddleware: RouterMiddleware {
     /// `X-Request-Id`.
     static let headerName = HTTPField.Name("X-Request-Id")!
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         let requestID = request.headers.value(of: Self.headerName).flatMap(Self.accept) ?? ids.next()
         // The id reaches log lines through `RequestScope.logger` (built only when logging).
         var context = context

@@ -17,7 +17,9 @@ struct RequestsPerAddressMiddleware: RouterMiddleware {
         connectionCap = limits.maxConnectionsPerAddress
     }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         guard let inFlight, let client = context.scope.clientIP,
               connectionCap == 0 || inFlight.limit < connectionCap || client != context.scope.clientConnection?.address
         else { return try await next(request, context) }

@@ -25,7 +25,9 @@ final class StoredAnswerMiddleware: RouterMiddleware {
         self.handler = handler
     }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         let route = context.scope.route
         guard let operation = route.operation, let kind = operation.storedAnswer, let tenant = context.scope.tenant,
               let id = route.parameter("id").map(Self.decoded) else {
@@ -39,7 +41,8 @@ final class StoredAnswerMiddleware: RouterMiddleware {
             answer = try await handler.miniAppAnswer(id: id, tenant: tenant)
         case .manifest:
             guard let version = route.parameter("versionId") else { return try await next(request, context) }
-            answer = try await handler.manifestAnswer(id: id, versionID: Self.decoded(version), lang: Self.query("lang", request), tenant: tenant)
+            answer = try await handler.manifestAnswer(
+                id: id, versionID: Self.decoded(version), lang: Self.query("lang", request), tenant: tenant)
         case .bundle:
             guard let version = route.parameter("versionId") else { return try await next(request, context) }
             answer = try await handler.bundleAnswer(id: id, versionID: Self.decoded(version), tenant: tenant)

@@ -4,7 +4,9 @@ extension StringProtocol where SubSequence == Substring {
     /// the string as UTF-16.
     var trimmingBlanks: Substring {
         let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = firstIndex(where: { !blank($0) }), let last = lastIndex(where: { !blank($0) }) else { return self[endIndex...] }
+        guard let first = firstIndex(where: { !blank($0) }), let last = lastIndex(where: { !blank($0) }) else {
+            return self[endIndex...]
+        }
         return self[first...last]
     }
 }

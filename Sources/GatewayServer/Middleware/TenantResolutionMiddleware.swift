@@ -9,7 +9,9 @@ struct TenantResolutionMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
     let directory: TenantDirectory
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         guard let segment = context.scope.route.tenant else {
             return try await next(request, context)
         }

@@ -7,7 +7,10 @@ extension ConsentError: ProblemConvertible {
         case .invalidPermissions(let unknown, let undeclared):
             GatewayProblem(
                 status: 422, code: "invalid_permissions", title: "Invalid permissions", detail: description,
-                members: ["unknownPermissions": .array(unknown.map(JSONValue.string)), "undeclaredPermissions": .array(undeclared.map(JSONValue.string))]
+                members: [
+                    "unknownPermissions": .array(unknown.map(JSONValue.string)),
+                    "undeclaredPermissions": .array(undeclared.map(JSONValue.string)),
+                ]
             )
         case .notUsed:
             GatewayProblem(status: 404, code: "miniapp_not_used", title: "Mini app not used", detail: description)

@@ -17,7 +17,10 @@ public struct GatewayProblem: Error, Sendable, Equatable {
     /// `message` of a refused mini-app access token; never overrides the standard members.
     public var members: [String: JSONValue]
 
-    public init(status: Int, code: String, title: String, detail: String? = nil, headers: [(name: String, value: String)] = [], members: [String: JSONValue] = [:]) {
+    public init(
+        status: Int, code: String, title: String, detail: String? = nil, headers: [(name: String, value: String)] = [],
+        members: [String: JSONValue] = [:]
+    ) {
         self.members = members
         self.status = status
         self.code = code
@@ -38,23 +41,30 @@ public struct GatewayProblem: Error, Sendable, Equatable {
 
     public static func == (lhs: GatewayProblem, rhs: GatewayProblem) -> Bool {
         lhs.status == rhs.status && lhs.code == rhs.code && lhs.title == rhs.title && lhs.detail == rhs.detail
-            && lhs.headers.map(\.name) == rhs.headers.map(\.name) && lhs.headers.map(\.value) == rhs.headers.map(\.value)
+            && lhs.headers.map(\.name) == rhs.headers.map(\.name)
+            && lhs.headers.map(\.value) == rhs.headers.map(\.value)
             && lhs.members == rhs.members
     }
 }
 
 extension GatewayProblem {
     public static func tenantNotFound(_ id: String) -> GatewayProblem {
-        GatewayProblem(status: 404, code: "tenant_not_found", title: "Tenant not found", detail: "No tenant is registered under this id.")
+        GatewayProblem(
+            status: 404, code: "tenant_not_found", title: "Tenant not found",
+            detail: "No tenant is registered under this id.")
     }
 
     public static func tenantSuspended(_ id: String) -> GatewayProblem {
-        GatewayProblem(status: 403, code: "tenant_suspended", title: "Tenant suspended", detail: "This tenant is suspended; its routes are not served.")
+        GatewayProblem(
+            status: 403, code: "tenant_suspended", title: "Tenant suspended",
+            detail: "This tenant is suspended; its routes are not served.")
     }
 
     /// A tenant path segment that cannot be a tenant id (400).
     public static func invalidTenantID() -> GatewayProblem {
-        GatewayProblem(status: 400, code: "invalid_tenant_id", title: "Invalid tenant id", detail: "Tenant ids are 2-63 characters of a-z, 0-9 and '-', starting with a letter or digit.")
+        GatewayProblem(
+            status: 400, code: "invalid_tenant_id", title: "Invalid tenant id",
+            detail: "Tenant ids are 2-63 characters of a-z, 0-9 and '-', starting with a letter or digit.")
     }
 
     /// Over the tenant's or client's request rate (429).
@@ -80,31 +90,41 @@ extension GatewayProblem {
 
     /// A request body over the route's limit (413).
     public static func payloadTooLarge(maximum: Int) -> GatewayProblem {
-        GatewayProblem(status: 413, code: "payload_too_large", title: "Payload too large", detail: "The request body is larger than this operation accepts (\(maximum) bytes).",
-                       headers: [(name: "Connection", value: "close")])
+        GatewayProblem(
+            status: 413, code: "payload_too_large", title: "Payload too large",
+            detail: "The request body is larger than this operation accepts (\(maximum) bytes).",
+            headers: [(name: "Connection", value: "close")])
     }
 
     /// One client address has as many requests in flight as it may (429, retry after a second).
     public static func tooManyRequestsInFlight() -> GatewayProblem {
-        GatewayProblem(status: 429, code: "too_many_requests_in_flight", title: "Too many requests in flight",
-                       detail: "This client address has as many requests in flight as the gateway allows; retry when one has finished.",
-                       headers: [(name: "Retry-After", value: "1")])
+        GatewayProblem(
+            status: 429, code: "too_many_requests_in_flight", title: "Too many requests in flight",
+            detail:
+                "This client address has as many requests in flight as the gateway allows; retry when one has finished.",
+            headers: [(name: "Retry-After", value: "1")])
     }
 
     /// The shared cache is out of reach for a moment (503, retry after a second).
     public static func cacheUnavailable() -> GatewayProblem {
-        GatewayProblem(status: 503, code: "cache_unavailable", title: "Temporarily unavailable",
-                       detail: "The gateway's shared cache is unreachable for a moment; retry shortly.", headers: [(name: "Retry-After", value: "1")])
+        GatewayProblem(
+            status: 503, code: "cache_unavailable", title: "Temporarily unavailable",
+            detail: "The gateway's shared cache is unreachable for a moment; retry shortly.",
+            headers: [(name: "Retry-After", value: "1")])
     }
 
     /// No tenant domain is registered for the request's host (AASA).
     public static func unknownHost() -> GatewayProblem {
-        GatewayProblem(status: 404, code: "unknown_host", title: "Unknown host", detail: "No tenant domain is registered for this host.")
+        GatewayProblem(
+            status: 404, code: "unknown_host", title: "Unknown host",
+            detail: "No tenant domain is registered for this host.")
     }
 
     /// The RAS-compatible API's `apiKey` is missing or not a client key of the tenant (401).
     public static func invalidClientKey() -> GatewayProblem {
-        GatewayProblem(status: 401, code: "invalid_client_key", title: "Unauthorized", detail: "apiKey is not a client key of this tenant")
+        GatewayProblem(
+            status: 401, code: "invalid_client_key", title: "Unauthorized",
+            detail: "apiKey is not a client key of this tenant")
     }
 
     /// The RAS project id in the path is not the tenant's (404).
@@ -113,6 +133,8 @@ extension GatewayProblem {
     }
 
     public static func internalError() -> GatewayProblem {
-        GatewayProblem(status: 500, code: "internal_error", title: "Internal error", detail: "The gateway failed to answer; the request id identifies it in the logs.")
+        GatewayProblem(
+            status: 500, code: "internal_error", title: "Internal error",
+            detail: "The gateway failed to answer; the request id identifies it in the logs.")
     }
 }

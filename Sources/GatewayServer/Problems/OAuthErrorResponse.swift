@@ -39,6 +39,8 @@ enum OAuthErrorResponse {
         let body = Body(error: error ?? code(for: problem), errorDescription: problem.detail ?? problem.title)
         let bytes = (try? encoder.encode(body)) ?? Data(#"{"error":"server_error"}"#.utf8)
         let headers = problem.responseFields(contentType: "application/json; charset=utf-8")
-        return Response(status: HTTPResponse.Status(code: problem.status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        return Response(
+            status: HTTPResponse.Status(code: problem.status), headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 }

@@ -35,7 +35,9 @@ enum ProblemResponse {
         )
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let bytes = (try? encode(body, members: problem.members, encoder: encoder)) ?? Data(#"{"code":"internal_error","status":500,"title":"Internal error","type":"about:blank"}"#.utf8)
+        let bytes =
+            (try? encode(body, members: problem.members, encoder: encoder))
+            ?? Data(#"{"code":"internal_error","status":500,"title":"Internal error","type":"about:blank"}"#.utf8)
         let headers = problem.responseFields(contentType: "application/problem+json")
         return Response(
             status: HTTPResponse.Status(code: problem.status),

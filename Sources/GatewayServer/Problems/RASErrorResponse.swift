@@ -24,12 +24,18 @@ enum RASErrorResponse {
     static func make(_ problem: GatewayProblem) -> Response {
         let status = status(for: problem)
         let message = problem.detail ?? problem.title
-        let body: [String: JSONValue] = status == 401 || status == 403
-            ? ["error": .string(problem.code), "error_description": .string(message), "code": .string(problem.code), "message": .string(message)]
+        let body: [String: JSONValue] =
+            status == 401 || status == 403
+            ? [
+                "error": .string(problem.code), "error_description": .string(message), "code": .string(problem.code),
+                "message": .string(message),
+            ]
             : ["code": .number(Double(status)), "message": .string(message)]
         let bytes = (try? JSONValue.object(body).encoded()) ?? Data(#"{"code":500,"message":"error"}"#.utf8)
         var headers = problem.responseFields(contentType: "application/json; charset=utf-8")
         if status == 503 || status == 504, headers[.retryAfter] == nil { headers[.retryAfter] = "5" }
-        return Response(status: HTTPResponse.Status(code: status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        return Response(
+            status: HTTPResponse.Status(code: status), headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 }

@@ -6,7 +6,8 @@ extension SecureStorageError: ProblemConvertible {
         switch self {
         case .storageFull: GatewayProblem(status: 413, code: code, title: "Storage full", detail: description)
         case .notFound: GatewayProblem(status: 404, code: code, title: "Not found", detail: description)
-        case .invalidKey, .valueTooLarge, .tooManyItems: GatewayProblem(status: 422, code: code, title: "Invalid storage request", detail: description)
+        case .invalidKey, .valueTooLarge, .tooManyItems:
+            GatewayProblem(status: 422, code: code, title: "Invalid storage request", detail: description)
         }
     }
 }

@@ -10,13 +10,21 @@ extension TokenRejection: ProblemConvertible {
         case .missing:
             challenge = #"Bearer realm="gateway", DPoP algs="ES256""#
         case .invalidToken(let detail):
-            challenge = #"Bearer error="invalid_token", error_description=""# + detail.replacingOccurrences(of: "\"", with: "'") + #"", DPoP algs="ES256""#
+            challenge =
+                #"Bearer error="invalid_token", error_description=""# + detail.replacingOccurrences(of: "\"", with: "'")
+                + #"", DPoP algs="ES256""#
         case .invalidDPoPProof(let detail):
-            challenge = #"DPoP error="invalid_dpop_proof", error_description=""# + detail.replacingOccurrences(of: "\"", with: "'") + #"", algs="ES256""#
+            challenge =
+                #"DPoP error="invalid_dpop_proof", error_description=""#
+                + detail.replacingOccurrences(of: "\"", with: "'") + #"", algs="ES256""#
         case .dpopNonceRequired:
-            challenge = #"DPoP error="use_dpop_nonce", error_description="the DPoP proof must carry the server's nonce (DPoP-Nonce header)", algs="ES256""#
+            challenge =
+                #"DPoP error="use_dpop_nonce", error_description="the DPoP proof must carry the server's nonce (DPoP-Nonce header)", algs="ES256""#
         }
-        let code = self == .missing ? "unauthorized" : (detail.contains("DPoP") ? "invalid_dpop_proof" : "invalid_token")
-        return GatewayProblem(status: 401, code: code, title: "Unauthorized", detail: detail, headers: [(name: "WWW-Authenticate", value: challenge)])
+        let code =
+            self == .missing ? "unauthorized" : (detail.contains("DPoP") ? "invalid_dpop_proof" : "invalid_token")
+        return GatewayProblem(
+            status: 401, code: code, title: "Unauthorized", detail: detail,
+            headers: [(name: "WWW-Authenticate", value: challenge)])
     }
 }

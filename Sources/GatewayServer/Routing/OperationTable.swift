@@ -47,7 +47,10 @@ struct OperationTable: Sendable {
 
     /// - Precondition: ids, and (method, template) pairs, are unique (the generator checks ids;
     ///   the contract's structure makes the pairs unique).
-    init(operations: [ContractOperation] = ContractOperation.all, prefixes: [(template: String, facts: EdgeFacts)] = EdgeFacts.prefixes) {
+    init(
+        operations: [ContractOperation] = ContractOperation.all,
+        prefixes: [(template: String, facts: EdgeFacts)] = EdgeFacts.prefixes
+    ) {
         let byTemplate = Dictionary(grouping: operations, by: \.template)
         for (template, declared) in byTemplate {
             let node = insert(template)
@@ -67,13 +70,17 @@ struct OperationTable: Sendable {
         if let entry = walk(0, rest, &parameters) {
             let operation = entry.operations.first { $0.method == method }
             let tenant = entry.parameterNames.firstIndex(of: "tenant").map { parameters[$0] }
-            return RouteMatch(operation: operation, path: entry, facts: operation?.facts ?? entry.facts, tenant: tenant, parameters: parameters)
+            return RouteMatch(
+                operation: operation, path: entry, facts: operation?.facts ?? entry.facts, tenant: tenant,
+                parameters: parameters)
         }
         return prefixMatch(rest)
     }
 
     /// Depth first, literals before the parameter, backing out of dead ends.
-    private func walk(_ index: Int, _ segments: ArraySlice<Substring.UTF8View>, _ parameters: inout [Substring]) -> PathEntry? {
+    private func walk(
+        _ index: Int, _ segments: ArraySlice<Substring.UTF8View>, _ parameters: inout [Substring]
+    ) -> PathEntry? {
         let node = nodes[index]
         guard let segment = segments.first else { return node.path }
         for literal in node.literals where segment.elementsEqual(literal.segment) {

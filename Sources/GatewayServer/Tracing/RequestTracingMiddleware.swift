@@ -12,7 +12,9 @@ struct RequestTracingMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
     let tracer: any Tracer
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         var parent = ServiceContext.current ?? .topLevel
         tracer.extract(request.headers, into: &parent, using: HTTPFieldsExtractor())
         return try await tracer.withSpan(request.method.rawValue, context: parent, ofKind: .server) { span in

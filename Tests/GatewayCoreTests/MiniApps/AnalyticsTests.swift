@@ -7,11 +7,15 @@ import Testing
 @Suite struct AnalyticsTests {
     static let good: [AnalyticsEventInput] = [
         .init(name: "mini_app_open", miniAppID: "app-1", versionID: "v1", projectID: "p1"),
-        .init(miniAppID: "app-1", eventType: "click", actionType: "add", pageName: "cart", componentName: "button", elementType: "btn", data: ["sku": "42"]),
+        .init(
+            miniAppID: "app-1", eventType: "click", actionType: "add", pageName: "cart", componentName: "button",
+            elementType: "btn", data: ["sku": "42"]),
         .init(name: "mini_app_signature_validation_fail", miniAppID: "app-2"),
     ]
 
-    @Test(arguments: StoreBackend.available) func partialBatchKeepsValidEventsAndRejectsByIndex(backend: StoreBackend) async throws {
+    @Test(arguments: StoreBackend.available) func partialBatchKeepsValidEventsAndRejectsByIndex(
+        backend: StoreBackend
+    ) async throws {
         let fx = try await UserStateFixture(backend)
         defer { fx.remove() }
         let metrics = TestMetrics()
@@ -46,7 +50,9 @@ import Testing
         #expect(counter.totalValue == 1)
     }
 
-    @Test("an accepted mini_app_open of a signed-in user makes its mini app the most recently used; rejected or anonymous ones do not", arguments: StoreBackend.available)
+    @Test(
+        "an accepted mini_app_open of a signed-in user makes its mini app the most recently used; rejected or anonymous ones do not",
+        arguments: StoreBackend.available)
     func acceptedOpensMarkRecentlyUsed(backend: StoreBackend) async throws {
         let fx = try await UserStateFixture(backend)
         defer { fx.remove() }
@@ -65,7 +71,8 @@ import Testing
         _ = try await service.ingest(tenantID: "acme", [.init(name: "mini_app_open", miniAppID: "app-5")])
         #expect(try await recent("alice") == ["app-1"])
         try await Task.sleep(for: .milliseconds(5))  // distinct last-used times
-        _ = try await service.ingest(tenantID: "acme", userID: "alice", [.init(name: "mini_app_open", miniAppID: "app-6")])
+        _ = try await service.ingest(
+            tenantID: "acme", userID: "alice", [.init(name: "mini_app_open", miniAppID: "app-6")])
         #expect(try await recent("alice") == ["app-6", "app-1"])
         #expect(try await recent("bob").isEmpty)
     }
@@ -75,7 +82,9 @@ import Testing
         defer { fx.remove() }
         let service = AnalyticsService(store: fx.stores.analytics, metrics: TestMetrics(), opens: nil)
         let batch = Array(repeating: Self.good[0], count: 101)
-        await #expect(throws: AnalyticsBatchError.tooManyEvents(count: 101, max: 100)) { try await service.ingest(tenantID: "acme", batch) }
+        await #expect(throws: AnalyticsBatchError.tooManyEvents(count: 101, max: 100)) {
+            try await service.ingest(tenantID: "acme", batch)
+        }
         #expect(try await service.summary(tenantID: "acme", since: .distantPast).isEmpty)
         #expect(try await service.ingest(tenantID: "acme", Array(batch.prefix(100))).accepted == 100)
     }
@@ -85,7 +94,8 @@ import Testing
         defer { fx.remove() }
         let store = fx.stores.analytics
         let now = Date()
-        let old = AnalyticsService(store: store, metrics: TestMetrics(), opens: nil, now: { now.addingTimeInterval(-40 * 86_400) })
+        let old = AnalyticsService(
+            store: store, metrics: TestMetrics(), opens: nil, now: { now.addingTimeInterval(-40 * 86_400) })
         let fresh = AnalyticsService(store: store, metrics: TestMetrics(), opens: nil, now: { now })
         _ = try await old.ingest(tenantID: "acme", Self.good)
         _ = try await fresh.ingest(tenantID: "acme", [Self.good[0]])

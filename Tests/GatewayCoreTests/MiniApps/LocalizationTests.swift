@@ -7,7 +7,9 @@ import Testing
         let defaults = try LocalizationDefaults.builtIn()
         #expect(defaults.entries.count == 22)
         #expect(defaults.entries["miniapp.sdk.ios.error.message.invalid_app_id"] == "Provided Mini App ID is invalid.")
-        #expect(defaults.entries["miniapp.sdk.ios.error.message.miniapp_meta_data_required_permisions_failure"] == "Mini App has not been granted all of the required permissions.")
+        #expect(
+            defaults.entries["miniapp.sdk.ios.error.message.miniapp_meta_data_required_permisions_failure"]
+                == "Mini App has not been granted all of the required permissions.")
         #expect(defaults.entries["miniapp.sdk.ios.alert.title.ok"] == "OK")
     }
 
@@ -49,7 +51,9 @@ import Testing
         let beta = try await resolver.bundle(tenantID: "beta", locale: "ja-JP")
         #expect(beta.entries[ok] == "OK")
         #expect(beta.chain == ["ja-JP", "ja", "en"])
-        await #expect(throws: LocalizationError.self) { try await resolver.bundle(tenantID: "acme", locale: "not a locale") }
+        await #expect(throws: LocalizationError.self) {
+            try await resolver.bundle(tenantID: "acme", locale: "not a locale")
+        }
     }
 
     @Test(arguments: StoreBackend.available) func etagAndCacheFollowChanges(backend: StoreBackend) async throws {
@@ -83,7 +87,9 @@ import Testing
         #expect(AcceptLanguage.negotiate(nil, available: available, fallback: "en") == "en")
         #expect(AcceptLanguage.negotiate("*", available: available, fallback: "fr-CA") == "fr-CA")
         #expect(AcceptLanguage.negotiate("garbage;;q=abc", available: available, fallback: "en") == "en")
-        #expect(AcceptLanguage.parse("a-b-c-d-e, ja;q=0.5, en;q=0.5").map(\.tag) == ["a-b-c-d-e", "ja", "en"].compactMap(LocaleTag.normalize))
+        #expect(
+            AcceptLanguage.parse("a-b-c-d-e, ja;q=0.5, en;q=0.5").map(\.tag)
+                == ["a-b-c-d-e", "ja", "en"].compactMap(LocaleTag.normalize))
 
         let fx = try await UserStateFixture(backend)
         defer { fx.remove() }

@@ -9,7 +9,8 @@ import Testing
         let service = SecureStorageService(store: fx.stores.storage)
         var tenant = try await fx.tenant()
         let alice = UserMiniAppKey(tenantID: tenant.id, userID: "alice", miniAppID: "app-1")
-        #expect(try await service.put(["k": "123456789"], for: alice, in: tenant) == SecureStorageSize(used: 10, max: 10))
+        #expect(
+            try await service.put(["k": "123456789"], for: alice, in: tenant) == SecureStorageSize(used: 10, max: 10))
         let error = await #expect(throws: SecureStorageError.self) {
             try await service.put(["k2": "x"], for: alice, in: tenant)
         }

@@ -12,7 +12,9 @@ import Testing
         let size = try await store.put(["k1": "héllo", "k2": "v"], for: alice, maxBytes: 1_000)
         #expect(size == SecureStorageSize(used: Int64(2 + "héllo".utf8.count + 2 + 1), max: 1_000))
         #expect(try await store.value(forKey: "k1", of: alice) == "héllo")
-        await #expect(throws: SecureStorageError.notFound(key: "nope")) { try await store.value(forKey: "nope", of: alice) }
+        await #expect(throws: SecureStorageError.notFound(key: "nope")) {
+            try await store.value(forKey: "nope", of: alice)
+        }
         // Replacing a key counts only the new value.
         #expect(try await store.put(["k2": "vvv"], for: alice, maxBytes: 1_000).used == size.used + 2)
         #expect(try await store.delete(keys: ["k1", "absent"], for: alice, maxBytes: 1_000).used == 5)
@@ -21,7 +23,9 @@ import Testing
         #expect(try await store.size(of: alice, maxBytes: 1_000).used == 0)
     }
 
-    @Test(arguments: StoreBackend.available) func aWriteThatPassesTheCapIsRefusedWhole(backend: StoreBackend) async throws {
+    @Test(arguments: StoreBackend.available) func aWriteThatPassesTheCapIsRefusedWhole(
+        backend: StoreBackend
+    ) async throws {
         let fx = try await UserStateFixture(backend, storageMax: 100)
         defer { fx.remove() }
         let store = fx.stores.storage
@@ -41,18 +45,24 @@ import Testing
         defer { fx.remove() }
         let store = fx.stores.storage
         await #expect(throws: SecureStorageError.self) { try await store.put(["": "v"], for: alice, maxBytes: 100) }
-        await #expect(throws: SecureStorageError.self) { try await store.put([String(repeating: "k", count: 257): "v"], for: alice, maxBytes: 10_000) }
+        await #expect(throws: SecureStorageError.self) {
+            try await store.put([String(repeating: "k", count: 257): "v"], for: alice, maxBytes: 10_000)
+        }
         await #expect(throws: SecureStorageError.valueTooLarge(key: "k", bytes: 101, max: 100)) {
             try await store.put(["k": String(repeating: "v", count: 101)], for: alice, maxBytes: 100)
         }
-        let many = Dictionary(uniqueKeysWithValues: (0 ..< 1_001).map { ("k\($0)", "") })
-        await #expect(throws: SecureStorageError.tooManyItems(count: 1_001, max: 1_000)) { try await store.put(many, for: alice, maxBytes: 1_000_000) }
+        let many = Dictionary(uniqueKeysWithValues: (0..<1_001).map { ("k\($0)", "") })
+        await #expect(throws: SecureStorageError.tooManyItems(count: 1_001, max: 1_000)) {
+            try await store.put(many, for: alice, maxBytes: 1_000_000)
+        }
         #expect(try await store.size(of: alice, maxBytes: 100).used == 0)
     }
 
     /// 20 writers on separate store instances (separate connection pools, like
     /// processes) race to fill a 1,000-byte cap with 100-byte items: exactly 10 fit.
-    @Test(arguments: StoreBackend.available) func capHoldsUnderTwentyConcurrentWriters(backend: StoreBackend) async throws {
+    @Test(arguments: StoreBackend.available) func capHoldsUnderTwentyConcurrentWriters(
+        backend: StoreBackend
+    ) async throws {
         let fx = try await UserStateFixture(backend, storageMax: 1_000)
         defer { fx.remove() }
         var stores: [any SecureStorageStore] = []
@@ -63,7 +73,8 @@ import Testing
                 group.addTask {
                     let key = String(format: "key-%02d", index)
                     do {
-                        try await store.put([key: String(repeating: "v", count: 100 - key.utf8.count)], for: owner, maxBytes: 1_000)
+                        try await store.put(
+                            [key: String(repeating: "v", count: 100 - key.utf8.count)], for: owner, maxBytes: 1_000)
                         return true
                     } catch SecureStorageError.storageFull {
                         return false
@@ -78,7 +89,9 @@ import Testing
         let usage = try await reader.usage(tenantID: "acme", userID: "alice")
         #expect(usage.map(\.itemCount) == [10])
         // The usage row matches what is really stored.
-        let stored = try await fx.database.integer("SELECT CAST(SUM(size_bytes) AS BIGINT) FROM secure_storage_items WHERE tenant_id = 'acme' AND user_id = 'alice'")
+        let stored = try await fx.database.integer(
+            "SELECT CAST(SUM(size_bytes) AS BIGINT) FROM secure_storage_items WHERE tenant_id = 'acme' AND user_id = 'alice'"
+        )
         #expect(stored == 1_000)
     }
 
@@ -110,7 +123,9 @@ import Testing
         let otherTenant = UserMiniAppKey(tenantID: "beta", userID: "alice", miniAppID: "app-1")
         let otherApp = UserMiniAppKey(tenantID: "acme", userID: "alice", miniAppID: "app-2")
         for owner in [bob, otherTenant, otherApp] {
-            await #expect(throws: SecureStorageError.notFound(key: "k")) { try await store.value(forKey: "k", of: owner) }
+            await #expect(throws: SecureStorageError.notFound(key: "k")) {
+                try await store.value(forKey: "k", of: owner)
+            }
             #expect(try await store.size(of: owner, maxBytes: 10_000).used == 0)
             #expect(try await store.deleteAll(for: owner) == 0)
         }
@@ -118,7 +133,8 @@ import Testing
         #expect(try await store.value(forKey: "k", of: alice) == "alice's")
     }
 
-    @Test(arguments: StoreBackend.available) func deletingTheTenantRemovesItsStorage(backend: StoreBackend) async throws {
+    @Test(arguments: StoreBackend.available) func deletingTheTenantRemovesItsStorage(backend: StoreBackend) async throws
+    {
         let fx = try await UserStateFixture(backend)
         defer { fx.remove() }
         let store = fx.stores.storage

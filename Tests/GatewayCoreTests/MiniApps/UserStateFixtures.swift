@@ -10,8 +10,10 @@ struct UserStateFixture {
 
     init(_ backend: StoreBackend = .sqlite, storageMax: Int64 = Tenant.defaultStorageMaxSizeInBytes) async throws {
         database = try await TestDatabase.make(backend)
-        try await database.stores.tenants.create(Tenant(id: "acme", displayName: "Acme", storageMaxSizeInBytes: storageMax), actor: "test")
-        try await database.stores.tenants.create(Tenant(id: "beta", displayName: "Beta", storageMaxSizeInBytes: storageMax), actor: "test")
+        try await database.stores.tenants.create(
+            Tenant(id: "acme", displayName: "Acme", storageMaxSizeInBytes: storageMax), actor: "test")
+        try await database.stores.tenants.create(
+            Tenant(id: "beta", displayName: "Beta", storageMaxSizeInBytes: storageMax), actor: "test")
     }
 
     func tenant(_ id: String = "acme") async throws -> Tenant {

@@ -6,10 +6,15 @@ import Testing
 /// The auth stores' contract, on every engine (see ``StoreBackend``).
 @Suite("Auth store contract")
 struct AuthStoreContractTests {
-    private func family(_ id: String, subject: String = "alice", client: String = "app", session: String? = nil, now: Date = Date()) -> RefreshFamily {
-        RefreshFamily(familyID: id, tenantID: "acme", clientID: client, subject: subject, scope: "openid", nonce: "n-\(id)", dpopJKT: nil,
-                      createdAt: StoreClock.date(StoreClock.milliseconds(now)), absoluteExpiry: StoreClock.date(StoreClock.milliseconds(now.addingTimeInterval(3600))),
-                      sessionID: session)
+    private func family(
+        _ id: String, subject: String = "alice", client: String = "app", session: String? = nil, now: Date = Date()
+    ) -> RefreshFamily {
+        RefreshFamily(
+            familyID: id, tenantID: "acme", clientID: client, subject: subject, scope: "openid", nonce: "n-\(id)",
+            dpopJKT: nil,
+            createdAt: StoreClock.date(StoreClock.milliseconds(now)),
+            absoluteExpiry: StoreClock.date(StoreClock.milliseconds(now.addingTimeInterval(3600))),
+            sessionID: session)
     }
 
     @Test(arguments: StoreBackend.available) func clientsUsersAndKeys(backend: StoreBackend) async throws {
@@ -18,7 +23,9 @@ struct AuthStoreContractTests {
         let auth = database.stores.auth
         let client = OAuthClient(tenantID: "acme", clientID: "app", redirectURIs: ["https://app.example/cb"])
         try await auth.addClient(client, secretHash: "hash-1")
-        await #expect(throws: AuthStoreError.alreadyExists("client app")) { try await auth.addClient(client, secretHash: nil) }
+        await #expect(throws: AuthStoreError.alreadyExists("client app")) {
+            try await auth.addClient(client, secretHash: nil)
+        }
         var changed = client
         changed.redirectURIs.append("https://app.example/cb2")
         try await auth.updateClient(changed)
@@ -26,16 +33,21 @@ struct AuthStoreContractTests {
         #expect(try await auth.clientSecretHash(tenantID: "acme", clientID: "app") == "hash-1")
         #expect(try await auth.clients(tenantID: "other").isEmpty)
         try await auth.removeClient(tenantID: "acme", clientID: "app")
-        await #expect(throws: AuthStoreError.notFound("client app")) { try await auth.removeClient(tenantID: "acme", clientID: "app") }
+        await #expect(throws: AuthStoreError.notFound("client app")) {
+            try await auth.removeClient(tenantID: "acme", clientID: "app")
+        }
         await #expect(throws: AuthStoreError.notFound("client nope")) {
-            try await auth.updateClient(OAuthClient(tenantID: "acme", clientID: "nope", redirectURIs: ["https://x.example/cb"]))
+            try await auth.updateClient(
+                OAuthClient(tenantID: "acme", clientID: "nope", redirectURIs: ["https://x.example/cb"]))
         }
 
-        var user = LocalUser(tenantID: "acme", username: "alice", subject: "sub-alice", name: "Alice", email: nil, passwordHash: "ph")
+        var user = LocalUser(
+            tenantID: "acme", username: "alice", subject: "sub-alice", name: "Alice", email: nil, passwordHash: "ph")
         try await auth.addUser(user)
         await #expect(throws: AuthStoreError.self) { try await auth.addUser(user) }
         await #expect(throws: AuthStoreError.self) {
-            try await auth.addUser(LocalUser(tenantID: "acme", username: "other", subject: "sub-alice", passwordHash: "ph"))
+            try await auth.addUser(
+                LocalUser(tenantID: "acme", username: "other", subject: "sub-alice", passwordHash: "ph"))
         }
         user.disabled = true
         user.email = "a@example.com"
@@ -49,9 +61,12 @@ struct AuthStoreContractTests {
         let secret = "TOTPSECRETMARKERQWERTYUIOPASDFGH"
         user.totpSecret = SecretValue(secret)
         try await auth.updateUser(user)
-        #expect(try await database.another().auth.user(tenantID: "acme", username: "alice")?.totpSecret == SecretValue(secret))
+        #expect(
+            try await database.another().auth.user(tenantID: "acme", username: "alice")?.totpSecret
+                == SecretValue(secret))
         #expect(try await database.bytesAtRest().range(of: Data(secret.utf8)) == nil)
-        let bob = LocalUser(tenantID: "acme", username: "bob", subject: "sub-bob", passwordHash: "ph", totpSecret: SecretValue(secret))
+        let bob = LocalUser(
+            tenantID: "acme", username: "bob", subject: "sub-bob", passwordHash: "ph", totpSecret: SecretValue(secret))
         try await auth.addUser(bob)
         #expect(try await auth.user(tenantID: "acme", subject: "sub-bob") == bob)
         user.totpSecret = nil
@@ -92,7 +107,9 @@ struct AuthStoreContractTests {
         await #expect(throws: AuthStoreError.alreadyExists("client taken")) {
             try await auth.addClients([client("a"), client("b"), client("taken"), client("c")])
         }
-        await #expect(throws: AuthStoreError.self) { try await auth.addClients([client("d"), client("e", redirect: "not a uri")]) }
+        await #expect(throws: AuthStoreError.self) {
+            try await auth.addClients([client("d"), client("e", redirect: "not a uri")])
+        }
         #expect(try await auth.clients(tenantID: "acme").map(\.clientID) == ["taken"])
         let batch = (0..<300).map { client(String(format: "bulk-%03d", $0)) }
         try await auth.addClients(batch)
@@ -103,7 +120,9 @@ struct AuthStoreContractTests {
             LocalUser(tenantID: "acme", username: name, subject: subject ?? "sub-\(name)", passwordHash: "ph-\(name)")
         }
         try await auth.addUser(user("alice"))
-        await #expect(throws: AuthStoreError.alreadyExists("user alice")) { try await auth.addUsers([user("u1"), user("alice")]) }
+        await #expect(throws: AuthStoreError.alreadyExists("user alice")) {
+            try await auth.addUsers([user("u1"), user("alice")])
+        }
         await #expect(throws: AuthStoreError.alreadyExists("user with subject sub-alice")) {
             try await auth.addUsers([user("u2"), user("u3", subject: "sub-alice")])
         }
@@ -124,21 +143,40 @@ struct AuthStoreContractTests {
         // The same `now` as the expectation below (a fresh Date() could fall in the next millisecond).
         try await auth.createFamily(family("f1", session: "s1", now: now), tokenHash: "h1", idleExpiry: idle)
         #expect(try await auth.family(ofTokenHash: "h1")?.sessionID == "s1")
-        #expect(try await auth.rotate(tokenHash: "h1", tenantID: "acme", clientID: "other", newHash: "x", now: now, idleExpiry: idle) == .invalid)
-        #expect(try await auth.rotate(tokenHash: "h1", tenantID: "acme", clientID: "app", newHash: "h2", now: now, idleExpiry: idle) == .rotated(family("f1", session: "s1", now: now)))
+        #expect(
+            try await auth.rotate(
+                tokenHash: "h1", tenantID: "acme", clientID: "other", newHash: "x", now: now, idleExpiry: idle)
+                == .invalid)
+        #expect(
+            try await auth.rotate(
+                tokenHash: "h1", tenantID: "acme", clientID: "app", newHash: "h2", now: now, idleExpiry: idle)
+                == .rotated(family("f1", session: "s1", now: now)))
         try await auth.recordAccessToken(familyID: "f1", jti: "live", expiresAt: now.addingTimeInterval(300))
         try await auth.recordAccessToken(familyID: "f1", jti: "dead", expiresAt: now.addingTimeInterval(-1))
         // The rotated token comes back: the family is revoked, its live access tokens named.
-        let reuse = try await auth.rotate(tokenHash: "h1", tenantID: "acme", clientID: "app", newHash: "h3", now: now, idleExpiry: idle)
-        guard case .reused(let revoked, let tokens) = reuse else { Issue.record("expected reuse, got \(reuse)"); return }
+        let reuse = try await auth.rotate(
+            tokenHash: "h1", tenantID: "acme", clientID: "app", newHash: "h3", now: now, idleExpiry: idle)
+        guard case .reused(let revoked, let tokens) = reuse else {
+            Issue.record("expected reuse, got \(reuse)")
+            return
+        }
         #expect(revoked.familyID == "f1")
         #expect(tokens.map(\.jti) == ["live"])
-        #expect(try await auth.rotate(tokenHash: "h2", tenantID: "acme", clientID: "app", newHash: "h4", now: now, idleExpiry: idle) == .invalid)
+        #expect(
+            try await auth.rotate(
+                tokenHash: "h2", tenantID: "acme", clientID: "app", newHash: "h4", now: now, idleExpiry: idle)
+                == .invalid)
         #expect(try await auth.family(ofTokenHash: "h2")?.revoked == true)
         // Idle expiry.
         try await auth.createFamily(family("f2"), tokenHash: "g1", idleExpiry: now.addingTimeInterval(-1))
-        #expect(try await auth.rotate(tokenHash: "g1", tenantID: "acme", clientID: "app", newHash: "g2", now: now, idleExpiry: idle) == .invalid)
-        #expect(try await auth.rotate(tokenHash: "unknown", tenantID: "acme", clientID: "app", newHash: "z", now: now, idleExpiry: idle) == .invalid)
+        #expect(
+            try await auth.rotate(
+                tokenHash: "g1", tenantID: "acme", clientID: "app", newHash: "g2", now: now, idleExpiry: idle)
+                == .invalid)
+        #expect(
+            try await auth.rotate(
+                tokenHash: "unknown", tenantID: "acme", clientID: "app", newHash: "z", now: now, idleExpiry: idle)
+                == .invalid)
     }
 
     /// Refresh state stays bounded: expired access-token records go, and so do families that can
@@ -154,27 +192,36 @@ struct AuthStoreContractTests {
         try await auth.recordAccessToken(familyID: "live", jti: "live-new", expiresAt: now.addingTimeInterval(300))
         try await auth.recordAccessToken(familyID: "live", jti: "live-old", expiresAt: now.addingTimeInterval(-1))
         // Past its absolute expiry (created two hours ago, one-hour lifetime), nothing alive.
-        try await auth.createFamily(family("expired", now: now.addingTimeInterval(-7200)), tokenHash: "expired-1", idleExpiry: now.addingTimeInterval(-3600))
+        try await auth.createFamily(
+            family("expired", now: now.addingTimeInterval(-7200)), tokenHash: "expired-1",
+            idleExpiry: now.addingTimeInterval(-3600))
         // Past its absolute expiry, but its last access token still lives.
-        try await auth.createFamily(family("holding", now: now.addingTimeInterval(-7200)), tokenHash: "holding-1", idleExpiry: now.addingTimeInterval(-3600))
+        try await auth.createFamily(
+            family("holding", now: now.addingTimeInterval(-7200)), tokenHash: "holding-1",
+            idleExpiry: now.addingTimeInterval(-3600))
         try await auth.recordAccessToken(familyID: "holding", jti: "held", expiresAt: now.addingTimeInterval(120))
         try await auth.createFamily(family("revoked", now: now), tokenHash: "revoked-1", idleExpiry: idle)
         _ = try await auth.revokeFamily("revoked", now: now)
 
         // Batches of one: the retention loops until a round deletes less than a batch.
-        let purged = try await RefreshRetention(store: auth, batch: 1, clock: { now }, logger: Logger(label: "test")).purge()
+        let purged = try await RefreshRetention(store: auth, batch: 1, clock: { now }, logger: Logger(label: "test"))
+            .purge()
         #expect(purged == RefreshPurge(families: 2, accessTokens: 1))
         #expect(try await auth.family(ofTokenHash: "expired-1") == nil)
         #expect(try await auth.family(ofTokenHash: "revoked-1") == nil)
         #expect(try await auth.family(ofTokenHash: "holding-1") != nil)
-        #expect(try await auth.rotate(tokenHash: "live-1", tenantID: "acme", clientID: "app", newHash: "live-2", now: now, idleExpiry: idle)
-            == .rotated(family("live", now: now)))
+        #expect(
+            try await auth.rotate(
+                tokenHash: "live-1", tenantID: "acme", clientID: "app", newHash: "live-2", now: now, idleExpiry: idle)
+                == .rotated(family("live", now: now)))
         // A logout still names the live access tokens of the families left.
         #expect(try await auth.revokeFamily("live", now: now).map(\.jti) == ["live-new"])
         #expect(try await auth.revokeFamily("holding", now: now).map(\.jti) == ["held"])
 
         // Three minutes on, "held" has expired: its family goes; "live" keeps its family while "live-new" lives.
-        let later = try await RefreshRetention(store: auth, batch: 1, clock: { now.addingTimeInterval(180) }, logger: Logger(label: "test")).purge()
+        let later = try await RefreshRetention(
+            store: auth, batch: 1, clock: { now.addingTimeInterval(180) }, logger: Logger(label: "test")
+        ).purge()
         #expect(later == RefreshPurge(families: 1, accessTokens: 1))
         #expect(try await auth.family(ofTokenHash: "holding-1") == nil)
         #expect(try await auth.family(ofTokenHash: "live-2")?.familyID == "live")
@@ -190,10 +237,19 @@ struct AuthStoreContractTests {
         _ = try await stores.tenants.create(Tenant(id: "acme", displayName: "Acme"), actor: "test")
         let now = StoreClock.date(StoreClock.milliseconds(Date()))
         for subject in ["alice", "bob"] {
-            try await auth.addUser(LocalUser(tenantID: "acme", username: subject, subject: subject, email: "\(subject)@example.com", passwordHash: "ph"))
-            try await auth.addIdentityLink(IdentityLink(tenantID: "acme", issuer: "https://idp.example", externalSubject: "ext-\(subject)", subject: subject))
-            try await auth.createFamily(family("f-\(subject)", subject: subject, now: now), tokenHash: "h-\(subject)", idleExpiry: now.addingTimeInterval(600))
-            try await auth.recordAccessToken(familyID: "f-\(subject)", jti: "at-\(subject)", expiresAt: now.addingTimeInterval(300))
+            try await auth.addUser(
+                LocalUser(
+                    tenantID: "acme", username: subject, subject: subject, email: "\(subject)@example.com",
+                    passwordHash: "ph"))
+            try await auth.addIdentityLink(
+                IdentityLink(
+                    tenantID: "acme", issuer: "https://idp.example", externalSubject: "ext-\(subject)", subject: subject
+                ))
+            try await auth.createFamily(
+                family("f-\(subject)", subject: subject, now: now), tokenHash: "h-\(subject)",
+                idleExpiry: now.addingTimeInterval(600))
+            try await auth.recordAccessToken(
+                familyID: "f-\(subject)", jti: "at-\(subject)", expiresAt: now.addingTimeInterval(300))
             let owner = UserMiniAppKey(tenantID: "acme", userID: subject, miniAppID: "hello")
             try await stores.consents.touch(owner)
             _ = try await stores.consents.setConsents(["rakuten.miniapp.user.USER_NAME": .allowed], for: owner)
@@ -202,15 +258,22 @@ struct AuthStoreContractTests {
             try await stores.tokenLedger.record(owner, jti: "mt-old-\(subject)", expiresAt: now.addingTimeInterval(-5))
         }
 
-        await #expect(throws: AuthStoreError.notFound("user with subject nobody")) { try await auth.eraseUser(tenantID: "acme", subject: "nobody", now: now) }
+        await #expect(throws: AuthStoreError.notFound("user with subject nobody")) {
+            try await auth.eraseUser(tenantID: "acme", subject: "nobody", now: now)
+        }
         let erased = try await auth.eraseUser(tenantID: "acme", subject: "alice", now: now)
         #expect(erased.revokedTokens == 2)
-        #expect(erased.deleted == ["user_consents": 1, "secure_storage_items": 1, "user_miniapps": 1, "miniapp_tokens": 2,
-                                   "auth_identity_links": 1, "auth_refresh_families": 1, "auth_users": 1])
+        #expect(
+            erased.deleted == [
+                "user_consents": 1, "secure_storage_items": 1, "user_miniapps": 1, "miniapp_tokens": 2,
+                "auth_identity_links": 1, "auth_refresh_families": 1, "auth_users": 1,
+            ])
         let other = try await database.another()
         let alice = UserMiniAppKey(tenantID: "acme", userID: "alice", miniAppID: "hello")
         #expect(try await other.auth.user(tenantID: "acme", subject: "alice") == nil)
-        #expect(try await other.auth.identityLink(tenantID: "acme", issuer: "https://idp.example", externalSubject: "ext-alice") == nil)
+        #expect(
+            try await other.auth.identityLink(
+                tenantID: "acme", issuer: "https://idp.example", externalSubject: "ext-alice") == nil)
         #expect(try await other.auth.family(ofTokenHash: "h-alice") == nil)
         #expect(try await other.consents.userMiniApps(tenantID: "acme", userID: "alice").isEmpty)
         #expect(try await other.storage.size(of: alice, maxBytes: 10_000).used == 0)
@@ -236,13 +299,16 @@ struct AuthStoreContractTests {
         let now = Date()
         let idle = now.addingTimeInterval(600)
         for (id, client, session) in [("a", "app", "s1"), ("b", "app", "s2"), ("c", "web", "s2"), ("d", "web", "s3")] {
-            try await auth.createFamily(family(id, client: client, session: session), tokenHash: "h-\(id)", idleExpiry: idle)
+            try await auth.createFamily(
+                family(id, client: client, session: session), tokenHash: "h-\(id)", idleExpiry: idle)
             try await auth.recordAccessToken(familyID: id, jti: "jti-\(id)", expiresAt: now.addingTimeInterval(300))
         }
         try await auth.createFamily(family("bob", subject: "bob"), tokenHash: "h-bob", idleExpiry: idle)
-        let session = try await auth.revokeFamilies(.session(tenantID: "acme", subject: "alice", sessionID: "s2"), now: now)
+        let session = try await auth.revokeFamilies(
+            .session(tenantID: "acme", subject: "alice", sessionID: "s2"), now: now)
         #expect(Set(session.map(\.jti)) == ["jti-b", "jti-c"])
-        let client = try await auth.revokeFamilies(.client(tenantID: "acme", subject: "alice", clientID: "web"), now: now)
+        let client = try await auth.revokeFamilies(
+            .client(tenantID: "acme", subject: "alice", clientID: "web"), now: now)
         #expect(client.map(\.jti) == ["jti-d"])
         let everywhere = try await auth.revokeFamilies(.subject(tenantID: "acme", subject: "alice"), now: now)
         #expect(everywhere.map(\.jti) == ["jti-a"])
@@ -263,8 +329,12 @@ struct AuthStoreContractTests {
         var rotated = 0, reused = 0
         for round in 0 ..< 100 {
             try await first.createFamily(family("race-\(round)"), tokenHash: "t-\(round)", idleExpiry: idle)
-            async let a = first.rotate(tokenHash: "t-\(round)", tenantID: "acme", clientID: "app", newHash: "a-\(round)", now: now, idleExpiry: idle)
-            async let b = second.rotate(tokenHash: "t-\(round)", tenantID: "acme", clientID: "app", newHash: "b-\(round)", now: now, idleExpiry: idle)
+            async let a = first.rotate(
+                tokenHash: "t-\(round)", tenantID: "acme", clientID: "app", newHash: "a-\(round)", now: now,
+                idleExpiry: idle)
+            async let b = second.rotate(
+                tokenHash: "t-\(round)", tenantID: "acme", clientID: "app", newHash: "b-\(round)", now: now,
+                idleExpiry: idle)
             for outcome in try await [a, b] {
                 switch outcome {
                 case .rotated: rotated += 1
@@ -278,29 +348,41 @@ struct AuthStoreContractTests {
         #expect(reused == 100)
     }
 
-    @Test(arguments: StoreBackend.available) func identityProvidersTrustedIssuersAndLinks(backend: StoreBackend) async throws {
+    @Test(arguments: StoreBackend.available) func identityProvidersTrustedIssuersAndLinks(
+        backend: StoreBackend
+    ) async throws {
         let database = try await TestDatabase.make(backend)
         defer { database.remove() }
         let auth = database.stores.auth
         let secret = "IDPSECRETMARKERZXCVBNMASDFGHJKL"
-        let provider = IdentityProvider(tenantID: "acme", alias: "corp", displayName: "Corp", issuer: "https://id.example.com", clientID: "gw",
-                                        clientSecret: SecretValue(secret), createdAt: StoreClock.date(StoreClock.milliseconds(Date())))
+        let provider = IdentityProvider(
+            tenantID: "acme", alias: "corp", displayName: "Corp", issuer: "https://id.example.com", clientID: "gw",
+            clientSecret: SecretValue(secret), createdAt: StoreClock.date(StoreClock.milliseconds(Date())))
         try await auth.addIdentityProvider(provider)
-        await #expect(throws: AuthStoreError.alreadyExists("identity provider corp")) { try await auth.addIdentityProvider(provider) }
-        await #expect(throws: AuthStoreError.self) {
-            try await auth.addIdentityProvider(IdentityProvider(tenantID: "acme", alias: "Bad Alias", issuer: "https://id.example.com", clientID: "gw"))
+        await #expect(throws: AuthStoreError.alreadyExists("identity provider corp")) {
+            try await auth.addIdentityProvider(provider)
         }
         await #expect(throws: AuthStoreError.self) {
-            try await auth.addIdentityProvider(IdentityProvider(tenantID: "acme", alias: "plain", issuer: "http://id.example.com", clientID: "gw"))
+            try await auth.addIdentityProvider(
+                IdentityProvider(tenantID: "acme", alias: "Bad Alias", issuer: "https://id.example.com", clientID: "gw")
+            )
+        }
+        await #expect(throws: AuthStoreError.self) {
+            try await auth.addIdentityProvider(
+                IdentityProvider(tenantID: "acme", alias: "plain", issuer: "http://id.example.com", clientID: "gw"))
         }
         // Read back by another instance, secret opened; never in plaintext at rest.
         #expect(try await database.another().auth.identityProviders(tenantID: "acme") == [provider])
         #expect(try await auth.identityProviders(tenantID: "beta").isEmpty)
         #expect(try await database.bytesAtRest().range(of: Data(secret.utf8)) == nil)
         try await auth.removeIdentityProvider(tenantID: "acme", alias: "corp")
-        await #expect(throws: AuthStoreError.notFound("identity provider corp")) { try await auth.removeIdentityProvider(tenantID: "acme", alias: "corp") }
+        await #expect(throws: AuthStoreError.notFound("identity provider corp")) {
+            try await auth.removeIdentityProvider(tenantID: "acme", alias: "corp")
+        }
 
-        var trust = TrustedIssuer(tenantID: "acme", issuer: "https://id.example.com", audience: "api", createdAt: StoreClock.date(StoreClock.milliseconds(Date())))
+        var trust = TrustedIssuer(
+            tenantID: "acme", issuer: "https://id.example.com", audience: "api",
+            createdAt: StoreClock.date(StoreClock.milliseconds(Date())))
         try await auth.trustIssuer(trust)
         trust.audience = "api-2"
         let introspectionSecret = "INTROSPECTMARKERPOIUYTREWQLKJH"
@@ -310,10 +392,13 @@ struct AuthStoreContractTests {
         #expect(try await database.bytesAtRest().range(of: Data(introspectionSecret.utf8)) == nil)
         #expect(try await auth.trustedIssuers(tenantID: "beta").isEmpty)
         try await auth.untrustIssuer(tenantID: "acme", issuer: trust.issuer)
-        await #expect(throws: AuthStoreError.notFound("trusted issuer https://id.example.com")) { try await auth.untrustIssuer(tenantID: "acme", issuer: trust.issuer) }
+        await #expect(throws: AuthStoreError.notFound("trusted issuer https://id.example.com")) {
+            try await auth.untrustIssuer(tenantID: "acme", issuer: trust.issuer)
+        }
 
-        let link = IdentityLink(tenantID: "acme", issuer: "https://id.example.com", externalSubject: "ext-1", subject: "sub-alice",
-                                createdAt: StoreClock.date(StoreClock.milliseconds(Date())))
+        let link = IdentityLink(
+            tenantID: "acme", issuer: "https://id.example.com", externalSubject: "ext-1", subject: "sub-alice",
+            createdAt: StoreClock.date(StoreClock.milliseconds(Date())))
         try await auth.addIdentityLink(link)
         await #expect(throws: AuthStoreError.self) { try await auth.addIdentityLink(link) }
         #expect(try await auth.identityLink(tenantID: "acme", issuer: link.issuer, externalSubject: "ext-1") == link)
@@ -321,6 +406,8 @@ struct AuthStoreContractTests {
         #expect(try await database.another().auth.identityLinks(tenantID: "acme", subject: "sub-alice") == [link])
         try await auth.removeIdentityLink(tenantID: "acme", issuer: link.issuer, externalSubject: "ext-1")
         #expect(try await auth.identityLinks(tenantID: "acme", subject: "sub-alice").isEmpty)
-        await #expect(throws: AuthStoreError.self) { try await auth.removeIdentityLink(tenantID: "acme", issuer: link.issuer, externalSubject: "ext-1") }
+        await #expect(throws: AuthStoreError.self) {
+            try await auth.removeIdentityLink(tenantID: "acme", issuer: link.issuer, externalSubject: "ext-1")
+        }
     }
 }

@@ -38,7 +38,10 @@ final class TestDatabase: Sendable {
     private let sqlite: SQLiteTenantStore?
     private let opened = Mutex<[DurableStores]>([])
 
-    private init(backend: StoreBackend, stores: DurableStores, folder: TemporaryFolder?, schema: String?, postgres: PostgresDatabase?, sqlite: SQLiteTenantStore?) {
+    private init(
+        backend: StoreBackend, stores: DurableStores, folder: TemporaryFolder?, schema: String?,
+        postgres: PostgresDatabase?, sqlite: SQLiteTenantStore?
+    ) {
         self.backend = backend
         self.stores = stores
         self.folder = folder
@@ -49,13 +52,17 @@ final class TestDatabase: Sendable {
 
     /// - Parameter migrateUpTo: apply the migrations up to and including this one only
     ///   (an older build's database); nil applies all.
-    static func make(_ backend: StoreBackend, sealer: SecretSealer = Fixtures.sealer, migrateUpTo: String? = nil) async throws -> TestDatabase {
+    static func make(
+        _ backend: StoreBackend, sealer: SecretSealer = Fixtures.sealer, migrateUpTo: String? = nil
+    ) async throws -> TestDatabase {
         switch backend {
         case .sqlite:
             let folder = try TemporaryFolder()
             let store = try SQLiteTenantStore(path: folder.file("gateway.sqlite"), sealer: sealer, migrate: false)
             if let migrateUpTo { try store.migrate(upTo: migrateUpTo) } else { try store.migrate() }
-            return TestDatabase(backend: backend, stores: store.durableStores(), folder: folder, schema: nil, postgres: nil, sqlite: store)
+            return TestDatabase(
+                backend: backend, stores: store.durableStores(), folder: folder, schema: nil, postgres: nil,
+                sqlite: store)
         case .postgres:
             let url = try #require(StoreBackend.postgresURL)
             let schema = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
@@ -64,7 +71,9 @@ final class TestDatabase: Sendable {
             await admin.shutdown()
             let database = try PostgresDatabase(url: url, sealer: sealer, logger: Self.quiet, searchPath: schema)
             try await database.migrate(upTo: migrateUpTo)
-            return TestDatabase(backend: backend, stores: PostgresStores.stores(on: database), folder: nil, schema: schema, postgres: database, sqlite: nil)
+            return TestDatabase(
+                backend: backend, stores: PostgresStores.stores(on: database), folder: nil, schema: schema,
+                postgres: database, sqlite: nil)
         }
     }
 
@@ -75,7 +84,8 @@ final class TestDatabase: Sendable {
         case .sqlite:
             stores = try SQLiteTenantStore(path: try #require(sqlite).path, sealer: sealer).durableStores()
         case .postgres:
-            stores = try await PostgresStores.open(url: try #require(StoreBackend.postgresURL), sealer: sealer, logger: Self.quiet, searchPath: schema)
+            stores = try await PostgresStores.open(
+                url: try #require(StoreBackend.postgresURL), sealer: sealer, logger: Self.quiet, searchPath: schema)
         }
         opened.withLock { $0.append(stores) }
         return stores
@@ -106,10 +116,13 @@ final class TestDatabase: Sendable {
             }
         }
         let database = try #require(postgres)
-        let tables = try await database.texts(unsafeSQL: "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")
+        let tables = try await database.texts(
+            unsafeSQL: "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")
         var all = Data()
         for table in tables {
-            for row in try await database.texts(unsafeSQL: "SELECT row_to_json(t)::text FROM \(table) t") { all += Data(row.utf8) }
+            for row in try await database.texts(unsafeSQL: "SELECT row_to_json(t)::text FROM \(table) t") {
+                all += Data(row.utf8)
+            }
         }
         return all
     }
@@ -122,7 +135,9 @@ final class TestDatabase: Sendable {
             for other in extra { await other.close() }
             await stores.close()
             folder?.remove()
-            if let schema, let url = StoreBackend.postgresURL, let admin = try? PostgresDatabase(url: url, sealer: Fixtures.sealer, logger: Self.quiet) {
+            if let schema, let url = StoreBackend.postgresURL,
+                let admin = try? PostgresDatabase(url: url, sealer: Fixtures.sealer, logger: Self.quiet)
+            {
                 _ = try? await admin.execute(unsafeSQL: "DROP SCHEMA \(schema) CASCADE")
                 await admin.shutdown()
             }

@@ -17,25 +17,37 @@ struct TenantChangesTests {
         let middle = try await store.changeToken()
         try await store.update(id: "acme", actor: "t") { $0.displayName = "Acme 2" }
         try await store.delete(id: "beta", actor: "t")
-        try await store.importTenants([Tenant(id: "gamma", displayName: "Gamma"), Tenant(id: "delta", displayName: "Delta")], actor: "t")
+        try await store.importTenants(
+            [Tenant(id: "gamma", displayName: "Gamma"), Tenant(id: "delta", displayName: "Delta")], actor: "t")
         try await database.stores.localization.set(["k": "v"], tenantID: "gamma", locale: "en")
         try await database.stores.domains.add(host: "links.delta.example", tenantID: "delta", appIDs: [])
         let end = try await store.changeToken()
 
         let other = try await database.another().tenants
-        #expect(try await other.changedTenants(after: start) == TenantChanges(tenantIDs: ["acme", "beta", "gamma", "delta"], token: end))
-        #expect(try await other.changedTenants(after: middle) == TenantChanges(tenantIDs: ["acme", "beta", "gamma", "delta"], token: end))
+        #expect(
+            try await other.changedTenants(after: start)
+                == TenantChanges(tenantIDs: ["acme", "beta", "gamma", "delta"], token: end))
+        #expect(
+            try await other.changedTenants(after: middle)
+                == TenantChanges(tenantIDs: ["acme", "beta", "gamma", "delta"], token: end))
         #expect(try await other.changedTenants(after: end) == TenantChanges(tenantIDs: [], token: end))
         // A failed write records nothing.
-        await #expect(throws: TenantStoreError.self) { try await store.update(id: "acme", actor: "t") { $0.theme.primaryColor = "red" } }
+        await #expect(throws: TenantStoreError.self) {
+            try await store.update(id: "acme", actor: "t") { $0.theme.primaryColor = "red" }
+        }
         #expect(try await other.changedTenants(after: end) == TenantChanges(tenantIDs: [], token: end))
     }
 
     @Test func aTokenOlderThanTheFeedMeansReloadEverything() {
-        #expect(TenantChanges.answer(after: 5, current: 9, ids: ["a"], oldest: 6) == TenantChanges(tenantIDs: ["a"], token: 9))
+        #expect(
+            TenantChanges.answer(after: 5, current: 9, ids: ["a"], oldest: 6)
+                == TenantChanges(tenantIDs: ["a"], token: 9))
         #expect(TenantChanges.answer(after: 5, current: 9, ids: ["a"], oldest: 7) == nil, "change 6 was pruned")
-        #expect(TenantChanges.answer(after: 5, current: 9, ids: [], oldest: nil) == nil, "changes from before the feed existed")
-        #expect(TenantChanges.answer(after: 9, current: 9, ids: [], oldest: nil) == TenantChanges(tenantIDs: [], token: 9))
+        #expect(
+            TenantChanges.answer(after: 5, current: 9, ids: [], oldest: nil) == nil,
+            "changes from before the feed existed")
+        #expect(
+            TenantChanges.answer(after: 9, current: 9, ids: [], oldest: nil) == TenantChanges(tenantIDs: [], token: 9))
     }
 
     /// With 2,000 tenants loaded, one change costs one tenant read, not 2,000; a deleted
@@ -43,7 +55,8 @@ struct TenantChangesTests {
     @Test(arguments: StoreBackend.available) func aRefreshReadsOnlyWhatChanged(backend: StoreBackend) async throws {
         let database = try await TestDatabase.make(backend)
         defer { database.remove() }
-        try await database.stores.tenants.importTenants((0 ..< 2_000).map { Tenant(id: String(format: "t%04d", $0), displayName: "T\($0)") }, actor: "t")
+        try await database.stores.tenants.importTenants(
+            (0..<2_000).map { Tenant(id: String(format: "t%04d", $0), displayName: "T\($0)") }, actor: "t")
         let counting = CountingTenantStore(database.stores.tenants)
         let directory = TenantDirectory(store: counting, logger: Logger(label: "test"))
         try await directory.reload()
@@ -80,7 +93,9 @@ struct TenantChangesTests {
             let started = ContinuousClock.now
             try await writer.update(id: "acme", actor: "ops") { $0.displayName = "Acme \(round)" }
             let seen = await eventually { directory.tenant("acme")?.displayName == "Acme \(round)" }
-            #expect(seen && ContinuousClock.now - started < .seconds(1), "round \(round): change seen after \(ContinuousClock.now - started)")
+            #expect(
+                seen && ContinuousClock.now - started < .seconds(1),
+                "round \(round): change seen after \(ContinuousClock.now - started)")
         }
     }
 }
@@ -100,11 +115,19 @@ final class CountingTenantStore: TenantStore {
     }
     func tenant(id: String) async throws -> Tenant? { try await base.tenant(id: id) }
     func create(_ tenant: Tenant, actor: String) async throws -> Tenant { try await base.create(tenant, actor: actor) }
-    func update(id: String, actor: String, _ change: @Sendable (inout Tenant) throws -> Void) async throws -> Tenant { try await base.update(id: id, actor: actor, change) }
+    func update(id: String, actor: String, _ change: @Sendable (inout Tenant) throws -> Void) async throws -> Tenant {
+        try await base.update(id: id, actor: actor, change)
+    }
     func delete(id: String, actor: String) async throws { try await base.delete(id: id, actor: actor) }
-    func importTenants(_ tenants: [Tenant], actor: String) async throws { try await base.importTenants(tenants, actor: actor) }
-    func auditLog(tenantID: String?, limit: Int) async throws -> [TenantAuditEntry] { try await base.auditLog(tenantID: tenantID, limit: limit) }
+    func importTenants(_ tenants: [Tenant], actor: String) async throws {
+        try await base.importTenants(tenants, actor: actor)
+    }
+    func auditLog(tenantID: String?, limit: Int) async throws -> [TenantAuditEntry] {
+        try await base.auditLog(tenantID: tenantID, limit: limit)
+    }
     func changeToken() async throws -> Int64 { try await base.changeToken() }
-    func changedTenants(after token: Int64) async throws -> TenantChanges? { try await base.changedTenants(after: token) }
+    func changedTenants(after token: Int64) async throws -> TenantChanges? {
+        try await base.changedTenants(after: token)
+    }
     func ping() async throws { try await base.ping() }
 }

@@ -13,7 +13,8 @@ struct AnalyticsCommand: AsyncParsableCommand {
 
 /// `gatewayctl analytics summary --tenant T --since 24h`
 struct AnalyticsSummaryCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "summary", abstract: "Event counts per mini app and type since a time.")
+    static let configuration = CommandConfiguration(
+        commandName: "summary", abstract: "Event counts per mini app and type since a time.")
 
     @OptionGroup var tenant: TenantOption
     @Option(help: "How far back: 30m, 24h, 7d, or an ISO 8601 time.") var since = "24h"
@@ -28,7 +29,8 @@ struct AnalyticsSummaryCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard SinceParser.parse(since, now: Date()) != nil else {
-            throw ValidationError("--since must be like 30m, 24h, 7d (up to 3650 days) or an ISO 8601 time, got \"\(since.prefix(40))\"")
+            throw ValidationError(
+                "--since must be like 30m, 24h, 7d (up to 3650 days) or an ISO 8601 time, got \"\(since.prefix(40))\"")
         }
     }
 

@@ -12,7 +12,8 @@ struct DomainCommand: AsyncParsableCommand {
 
 /// `gatewayctl domain add --tenant T --host H --app-id TEAM.bundle [--app-id ...]`
 struct DomainAddCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a host (or app ids to a host) of a tenant.")
+    static let configuration = CommandConfiguration(
+        commandName: "add", abstract: "Add a host (or app ids to a host) of a tenant.")
 
     @OptionGroup var tenant: TenantOption
     @Option(help: "Host name, e.g. app.example.com.") var host: String
@@ -33,7 +34,9 @@ struct DomainAddCommand: AsyncParsableCommand {
         let context = try CLIContext.require()
         let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
         let store = state.access.stores.domains
-        let domain = try await UserStateAccess.mapErrors { try await store.add(host: host, tenantID: tenant.tenant, appIDs: appIDs) }
+        let domain = try await UserStateAccess.mapErrors {
+            try await store.add(host: host, tenantID: tenant.tenant, appIDs: appIDs)
+        }
         if global.json {
             try context.printJSON(domain)
         } else {
@@ -44,13 +47,16 @@ struct DomainAddCommand: AsyncParsableCommand {
 
 /// `gatewayctl domain list [--tenant T]`
 struct DomainListCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List domains (of one tenant, or all).")
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List domains (of one tenant, or all).")
 
     @Option(help: "Only this tenant.") var tenant: String?
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-        if let tenant, !TenantID.isValid(tenant) { throw ValidationError("--tenant must be a tenant id (2-63 of a-z, 0-9, '-')") }
+        if let tenant, !TenantID.isValid(tenant) {
+            throw ValidationError("--tenant must be a tenant id (2-63 of a-z, 0-9, '-')")
+        }
     }
 
     func run() async throws {

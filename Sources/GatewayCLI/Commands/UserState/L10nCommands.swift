@@ -7,7 +7,10 @@ struct L10nCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "l10n",
         abstract: "Tenant overrides of the mini-app SDK texts, per locale.",
-        subcommands: [L10nSetCommand.self, L10nUnsetCommand.self, L10nListCommand.self, L10nImportCommand.self, L10nDefaultCommand.self]
+        subcommands: [
+            L10nSetCommand.self, L10nUnsetCommand.self, L10nListCommand.self, L10nImportCommand.self,
+            L10nDefaultCommand.self,
+        ]
     )
 }
 
@@ -17,7 +20,9 @@ struct L10nTarget: ParsableArguments {
     @Option(help: "BCP 47 locale, e.g. ja or ja-JP.") var locale: String
 
     func validate() throws {
-        guard LocaleTag.normalize(locale) != nil else { throw ValidationError(LocalizationError.invalidLocale(locale).description) }
+        guard LocaleTag.normalize(locale) != nil else {
+            throw ValidationError(LocalizationError.invalidLocale(locale).description)
+        }
     }
 }
 
@@ -30,7 +35,8 @@ enum L10nWriter {
         var version: Int64
     }
 
-    static func write(_ entries: [String: String], target: L10nTarget, global: GlobalOptions, verb: String) async throws {
+    static func write(_ entries: [String: String], target: L10nTarget, global: GlobalOptions, verb: String) async throws
+    {
         for (key, value) in entries {
             do {
                 try LocalizationError.check(key: key)
@@ -40,12 +46,18 @@ enum L10nWriter {
         let context = try CLIContext.require()
         let state = try await UserStateAccess(global, tenantID: target.tenant.tenant, context: context)
         let store = state.access.stores.localization
-        let result = try await UserStateAccess.mapErrors { try await store.set(entries, tenantID: target.tenant.tenant, locale: target.locale) }
+        let result = try await UserStateAccess.mapErrors {
+            try await store.set(entries, tenantID: target.tenant.tenant, locale: target.locale)
+        }
         let locale = LocaleTag.normalize(target.locale) ?? target.locale
         if global.json {
-            try context.printJSON(Report(tenant: target.tenant.tenant, locale: locale, keys: entries.keys.sorted(), version: result.version))
+            try context.printJSON(
+                Report(
+                    tenant: target.tenant.tenant, locale: locale, keys: entries.keys.sorted(), version: result.version))
         } else {
-            context.print("\(verb) \(entries.count) text(s) for \(locale) in tenant \(target.tenant.tenant) (version \(result.version))")
+            context.print(
+                "\(verb) \(entries.count) text(s) for \(locale) in tenant \(target.tenant.tenant) (version \(result.version))"
+            )
         }
     }
 }
@@ -61,7 +73,9 @@ struct L10nSetCommand: AsyncParsableCommand {
     func entries() throws -> [String: String] {
         var result: [String: String] = [:]
         for pair in pairs {
-            guard let equals = pair.firstIndex(of: "=") else { throw ValidationError("expected key=value, got \"\(pair.prefix(60))\"") }
+            guard let equals = pair.firstIndex(of: "=") else {
+                throw ValidationError("expected key=value, got \"\(pair.prefix(60))\"")
+            }
             let key = String(pair[..<equals])
             do { try LocalizationError.check(key: key) } catch { throw ValidationError(error.description) }
             guard result.updateValue(String(pair[pair.index(after: equals)...]), forKey: key) == nil else {
@@ -83,7 +97,8 @@ struct L10nSetCommand: AsyncParsableCommand {
 
 /// `gatewayctl l10n unset --tenant T --locale ja key ...`
 struct L10nUnsetCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "unset", abstract: "Remove texts (back to the fallback).")
+    static let configuration = CommandConfiguration(
+        commandName: "unset", abstract: "Remove texts (back to the fallback).")
 
     @OptionGroup var target: L10nTarget
     @Argument(help: "Keys to remove.") var keys: [String]
@@ -104,7 +119,9 @@ struct L10nUnsetCommand: AsyncParsableCommand {
         let context = try CLIContext.require()
         let state = try await UserStateAccess(global, tenantID: target.tenant.tenant, context: context)
         let store = state.access.stores.localization
-        let removed = try await UserStateAccess.mapErrors { try await store.unset(keys, tenantID: target.tenant.tenant, locale: target.locale) }
+        let removed = try await UserStateAccess.mapErrors {
+            try await store.unset(keys, tenantID: target.tenant.tenant, locale: target.locale)
+        }
         if global.json {
             try context.printJSON(Report(removed: removed))
         } else {

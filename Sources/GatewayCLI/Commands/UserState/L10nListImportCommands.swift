@@ -11,14 +11,18 @@ struct L10nListCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-        if let locale, LocaleTag.normalize(locale) == nil { throw ValidationError(LocalizationError.invalidLocale(locale).description) }
+        if let locale, LocaleTag.normalize(locale) == nil {
+            throw ValidationError(LocalizationError.invalidLocale(locale).description)
+        }
     }
 
     func run() async throws {
         let context = try CLIContext.require()
         let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
         let store = state.access.stores.localization
-        let rows = try await UserStateAccess.mapErrors { try await store.overrides(tenantID: tenant.tenant, locale: locale) }
+        let rows = try await UserStateAccess.mapErrors {
+            try await store.overrides(tenantID: tenant.tenant, locale: locale)
+        }
         if global.json {
             try context.printJSON(rows)
             return
@@ -80,7 +84,8 @@ struct L10nImportCommand: AsyncParsableCommand {
 
 /// `gatewayctl l10n default --tenant T --locale ja` (or `--clear`)
 struct L10nDefaultCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "default", abstract: "Set the tenant's default locale (tried before en).")
+    static let configuration = CommandConfiguration(
+        commandName: "default", abstract: "Set the tenant's default locale (tried before en).")
 
     @OptionGroup var tenant: TenantOption
     @Option(help: "BCP 47 locale.") var locale: String?
@@ -89,18 +94,24 @@ struct L10nDefaultCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (locale != nil) != clear else { throw ValidationError("give either --locale or --clear") }
-        if let locale, LocaleTag.normalize(locale) == nil { throw ValidationError(LocalizationError.invalidLocale(locale).description) }
+        if let locale, LocaleTag.normalize(locale) == nil {
+            throw ValidationError(LocalizationError.invalidLocale(locale).description)
+        }
     }
 
     func run() async throws {
         let context = try CLIContext.require()
         let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
         let store = state.access.stores.localization
-        let result = try await UserStateAccess.mapErrors { try await store.setDefaultLocale(locale, tenantID: tenant.tenant) }
+        let result = try await UserStateAccess.mapErrors {
+            try await store.setDefaultLocale(locale, tenantID: tenant.tenant)
+        }
         if global.json {
             try context.printJSON(result)
         } else {
-            context.print("default locale of tenant \(tenant.tenant): \(result.defaultLocale ?? "none") (version \(result.version))")
+            context.print(
+                "default locale of tenant \(tenant.tenant): \(result.defaultLocale ?? "none") (version \(result.version))"
+            )
         }
     }
 }

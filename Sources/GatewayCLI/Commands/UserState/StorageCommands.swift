@@ -12,7 +12,8 @@ struct StorageCommand: AsyncParsableCommand {
 
 /// `gatewayctl storage usage --tenant T [--user U]`
 struct StorageUsageCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "usage", abstract: "Bytes and items stored per user and mini app.")
+    static let configuration = CommandConfiguration(
+        commandName: "usage", abstract: "Bytes and items stored per user and mini app.")
 
     @OptionGroup var tenant: TenantOption
     @Option(help: "Only this user (the token subject).") var user: String?
@@ -38,14 +39,20 @@ struct StorageUsageCommand: AsyncParsableCommand {
             return
         }
         var table = TextTable(header: ["USER", "MINIAPP", "ITEMS", "BYTES", "MAX", "LAST USED"])
-        table.rows = rows.map { [$0.userID, $0.miniAppID, String($0.itemCount), String($0.usedBytes), String(max), TenantText.time($0.lastUsedAt)] }
+        table.rows = rows.map {
+            [
+                $0.userID, $0.miniAppID, String($0.itemCount), String($0.usedBytes), String(max),
+                TenantText.time($0.lastUsedAt),
+            ]
+        }
         table.lines.forEach(context.print)
     }
 }
 
 /// `gatewayctl storage wipe --tenant T --user U --miniapp M --yes`
 struct StorageWipeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "wipe", abstract: "Delete every item a user stored for a mini app (requires --yes).")
+    static let configuration = CommandConfiguration(
+        commandName: "wipe", abstract: "Delete every item a user stored for a mini app (requires --yes).")
 
     @OptionGroup var tenant: TenantOption
     @Option(help: "The user (token subject).") var user: String

@@ -17,9 +17,17 @@ enum StringsFileParser {
         func peek(_ offset: Int = 0) -> Unicode.Scalar? { index + offset < chars.count ? chars[index + offset] : nil }
         func skipTrivia() throws {
             while let c = peek() {
-                if c == "\n" { line += 1; index += 1 } else if c.properties.isWhitespace { index += 1 } else if c == "/", peek(1) == "*" {
+                if c == "\n" {
+                    line += 1
+                    index += 1
+                } else if c.properties.isWhitespace {
+                    index += 1
+                } else if c == "/", peek(1) == "*" {
                     index += 2
-                    while peek() != nil, !(peek() == "*" && peek(1) == "/") { if peek() == "\n" { line += 1 }; index += 1 }
+                    while peek() != nil, !(peek() == "*" && peek(1) == "/") {
+                        if peek() == "\n" { line += 1 }
+                        index += 1
+                    }
                     guard peek() != nil else { throw Failure(line: line, reason: "unterminated comment") }
                     index += 2
                 } else if c == "/", peek(1) == "/" {

@@ -14,7 +14,8 @@ public protocol RevocationFeed: Sendable {
     func loadAll() async throws -> [String: Int64]
     /// Subscribes, loads with `load`, and feeds `mirror` until the subscription breaks or
     /// the task is cancelled.
-    func follow(into mirror: RevocationMirror, load: @escaping @Sendable () async throws -> [String: Int64]) async throws
+    func follow(
+        into mirror: RevocationMirror, load: @escaping @Sendable () async throws -> [String: Int64]) async throws
 }
 
 extension RevocationFeed {

@@ -16,7 +16,10 @@ public struct RevocationSync: Sendable {
     let pollInterval: Duration
     let logger: Logger
 
-    public init(mirror: RevocationMirror, feed: (any RevocationFeed)?, durable: any RevocationStore, pollInterval: Duration = .seconds(2), logger: Logger) {
+    public init(
+        mirror: RevocationMirror, feed: (any RevocationFeed)?, durable: any RevocationStore,
+        pollInterval: Duration = .seconds(2), logger: Logger
+    ) {
         self.mirror = mirror
         self.feed = feed
         self.durable = durable
@@ -48,10 +51,14 @@ public struct RevocationSync: Sendable {
         while !Task.isCancelled {
             let started = ContinuousClock.now
             do {
-                try await feed.follow(into: mirror) { try await durable.revocations(after: 0, now: CachedAnswer.now()).entries }
+                try await feed.follow(into: mirror) {
+                    try await durable.revocations(after: 0, now: CachedAnswer.now()).entries
+                }
             } catch {
                 if Task.isCancelled { return }
-                logger.warning("revocation feed broken; asking the database per request until it is back", metadata: ["error": "\(error)"])
+                logger.warning(
+                    "revocation feed broken; asking the database per request until it is back",
+                    metadata: ["error": "\(error)"])
             }
             // A feed that ran a while had recovered: start the backoff afresh.
             delay = ContinuousClock.now - started > .seconds(5) ? .milliseconds(100) : delay

@@ -25,8 +25,11 @@ public struct RevokedTokens: Sendable {
     /// - Parameters:
     ///   - mirror: this process's copy; used when there is a feed or a durable store.
     ///   - onAnnounceFailure: told when a durably recorded revocation could not be announced.
-    public init(cache: any Cache, feed: (any RevocationFeed)? = nil, mirror: RevocationMirror? = nil, durable: (any RevocationStore)? = nil,
-                onAnnounceFailure: @escaping @Sendable (any Error) -> Void = { _ in }) {
+    public init(
+        cache: any Cache, feed: (any RevocationFeed)? = nil, mirror: RevocationMirror? = nil,
+        durable: (any RevocationStore)? = nil,
+        onAnnounceFailure: @escaping @Sendable (any Error) -> Void = { _ in }
+    ) {
         self.cache = cache
         self.feed = feed
         self.durable = durable

@@ -22,8 +22,11 @@ public struct AuthorizationGrant: Sendable, Codable, Equatable {
     /// ``AuthorizationCodes/issue(_:lifetime:)``. The cache entry's TTL bounds it too.
     public var expiresAt: Int64?
 
-    public init(tenantID: String, clientID: String, redirectURI: String?, codeChallenge: String, subject: String, scope: String, nonce: String?, authTime: Int64,
-                sessionID: String? = nil, dpopJKT: String? = nil) {
+    public init(
+        tenantID: String, clientID: String, redirectURI: String?, codeChallenge: String, subject: String, scope: String,
+        nonce: String?, authTime: Int64,
+        sessionID: String? = nil, dpopJKT: String? = nil
+    ) {
         self.sessionID = sessionID
         self.dpopJKT = dpopJKT
         self.tenantID = tenantID
@@ -57,11 +60,14 @@ public struct AuthorizationCodes: Sendable {
     }
 
     /// Issues a fresh code for `grant`.
-    public func issue(_ grant: AuthorizationGrant, lifetime: Duration = AuthorizationCodes.lifetime) async throws -> String {
+    public func issue(
+        _ grant: AuthorizationGrant, lifetime: Duration = AuthorizationCodes.lifetime
+    ) async throws -> String {
         let code = Base64URL.random(byteCount: 32)
         var grant = grant
         grant.expiresAt = clock.milliseconds() + lifetime.wholeMilliseconds
-        try await cache.set("oauth:code:\(grant.tenantID):\(Self.hash(code))", Array(try JSONEncoder().encode(grant)), ttl: lifetime)
+        try await cache.set(
+            "oauth:code:\(grant.tenantID):\(Self.hash(code))", Array(try JSONEncoder().encode(grant)), ttl: lifetime)
         return code
     }
 
@@ -80,6 +86,8 @@ public struct AuthorizationCodes: Sendable {
 
     /// The family a used code produced, when it was used recently.
     public func familyOfUsedCode(_ code: String, tenantID: String) async throws -> String? {
-        try await cache.get("oauth:code-used:\(tenantID):\(Self.hash(code))").map { String(decoding: $0, as: UTF8.self) }
+        try await cache.get("oauth:code-used:\(tenantID):\(Self.hash(code))").map {
+            String(decoding: $0, as: UTF8.self)
+        }
     }
 }

@@ -18,9 +18,13 @@ public struct AuthorizationRequest: Sendable, Codable, Equatable {
     /// Preferred languages of the sign-in page (`ui_locales`, space-separated BCP 47 tags).
     public var uiLocales: String?
 
-    public init(responseType: String? = nil, clientID: String? = nil, redirectURI: String? = nil, scope: String? = nil, state: String? = nil, nonce: String? = nil,
-                codeChallenge: String? = nil, codeChallengeMethod: String? = nil, prompt: String? = nil, loginHint: String? = nil, acrValues: String? = nil, requestURI: String? = nil,
-                uiLocales: String? = nil) {
+    public init(
+        responseType: String? = nil, clientID: String? = nil, redirectURI: String? = nil, scope: String? = nil,
+        state: String? = nil, nonce: String? = nil,
+        codeChallenge: String? = nil, codeChallengeMethod: String? = nil, prompt: String? = nil,
+        loginHint: String? = nil, acrValues: String? = nil, requestURI: String? = nil,
+        uiLocales: String? = nil
+    ) {
         self.uiLocales = uiLocales
         self.responseType = responseType
         self.clientID = clientID

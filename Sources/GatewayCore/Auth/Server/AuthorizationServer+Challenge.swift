@@ -20,9 +20,13 @@ public struct ChallengeRequest: Sendable {
     /// The caller's address (throttling).
     public var address: String?
 
-    public init(clientID: String? = nil, clientSecret: String? = nil, responseType: String? = nil, scope: String? = nil, codeChallenge: String? = nil,
-                codeChallengeMethod: String? = nil, nonce: String? = nil, authSession: String? = nil, username: String? = nil, password: String? = nil,
-                otp: String? = nil, dpopJKT: String? = nil, address: String? = nil) {
+    public init(
+        clientID: String? = nil, clientSecret: String? = nil, responseType: String? = nil, scope: String? = nil,
+        codeChallenge: String? = nil,
+        codeChallengeMethod: String? = nil, nonce: String? = nil, authSession: String? = nil, username: String? = nil,
+        password: String? = nil,
+        otp: String? = nil, dpopJKT: String? = nil, address: String? = nil
+    ) {
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.responseType = responseType
@@ -56,17 +60,25 @@ extension AuthorizationServer {
     /// the same key). Throws ``OAuthError`` (`invalid_request`, `invalid_client`,
     /// `unauthorized_client`, `unsupported_response_type`, `invalid_scope`,
     /// `invalid_session`, `access_denied`, `invalid_dpop_proof`).
-    public func challenge(_ r: ChallengeRequest, tenantID: String, now: Date = Date()) async throws -> ChallengeOutcome {
+    public func challenge(_ r: ChallengeRequest, tenantID: String, now: Date = Date()) async throws -> ChallengeOutcome
+    {
         if let authSession = r.authSession {
             return try await continueChallenge(r, authSession: authSession, tenantID: tenantID, now: now)
         }
         let client = try await authenticateClient(tenantID: tenantID, clientID: r.clientID, secret: r.clientSecret)
         guard client.isFirstParty else {
-            throw OAuthError.unauthorizedClient("this client is not registered as a first-party app (gatewayctl client update --first-party)")
+            throw OAuthError.unauthorizedClient(
+                "this client is not registered as a first-party app (gatewayctl client update --first-party)")
         }
-        guard client.allows(grantType: "authorization_code") else { throw OAuthError.unauthorizedClient("this client may not use the authorization_code grant") }
-        if client.dpopBound, r.dpopJKT == nil { throw OAuthError.invalidDPoPProof("this client must present a DPoP proof") }
-        guard r.responseType == "code" else { throw OAuthError("unsupported_response_type", "response_type must be code") }
+        guard client.allows(grantType: "authorization_code") else {
+            throw OAuthError.unauthorizedClient("this client may not use the authorization_code grant")
+        }
+        if client.dpopBound, r.dpopJKT == nil {
+            throw OAuthError.invalidDPoPProof("this client must present a DPoP proof")
+        }
+        guard r.responseType == "code" else {
+            throw OAuthError("unsupported_response_type", "response_type must be code")
+        }
         let codeChallenge = try Self.checkPKCE(challenge: r.codeChallenge, method: r.codeChallengeMethod)
         let scope = try Self.grantedScope(r.scope, client: client)
         guard let username = r.username, !username.isEmpty, let password = r.password, !password.isEmpty else {
@@ -79,19 +91,28 @@ extension AuthorizationServer {
             return .throttled(retryAfter: retryAfter)
         case .signedIn(let user):
             guard user.totpSecret == nil else {
-                let signIn = PendingSignIn(tenantID: tenantID, clientID: client.clientID, username: user.username, redirectURI: nil, scope: scope,
-                                           codeChallenge: codeChallenge, nonce: r.nonce, binding: .challenge(dpopJKT: r.dpopJKT))
+                let signIn = PendingSignIn(
+                    tenantID: tenantID, clientID: client.clientID, username: user.username, redirectURI: nil,
+                    scope: scope,
+                    codeChallenge: codeChallenge, nonce: r.nonce, binding: .challenge(dpopJKT: r.dpopJKT))
                 return .otpRequired(authSession: try await pending.start(signIn))
             }
-            return .authorizationCode(try await issueCode(client: client, redirectURI: nil, codeChallenge: codeChallenge, user: user, scope: scope,
-                                                          nonce: r.nonce, dpopJKT: r.dpopJKT, now: now))
+            return .authorizationCode(
+                try await issueCode(
+                    client: client, redirectURI: nil, codeChallenge: codeChallenge, user: user, scope: scope,
+                    nonce: r.nonce, dpopJKT: r.dpopJKT, now: now))
         }
     }
 
-    private func continueChallenge(_ r: ChallengeRequest, authSession: String, tenantID: String, now: Date) async throws -> ChallengeOutcome {
-        let signIn = try await pendingSignIn(authSession, tenantID: tenantID, clientID: r.clientID, binding: .challenge(dpopJKT: r.dpopJKT))
+    private func continueChallenge(
+        _ r: ChallengeRequest, authSession: String, tenantID: String, now: Date
+    ) async throws -> ChallengeOutcome {
+        let signIn = try await pendingSignIn(
+            authSession, tenantID: tenantID, clientID: r.clientID, binding: .challenge(dpopJKT: r.dpopJKT))
         let client = try await authenticateClient(tenantID: tenantID, clientID: signIn.clientID, secret: r.clientSecret)
-        switch try await verifySecondFactor(authSession: authSession, signIn: signIn, code: r.otp, address: r.address, now: now) {
+        switch try await verifySecondFactor(
+            authSession: authSession, signIn: signIn, code: r.otp, address: r.address, now: now)
+        {
         case .codeRequired:
             return .otpRequired(authSession: authSession)
         case .failed:
@@ -99,8 +120,11 @@ extension AuthorizationServer {
         case .throttled(let retryAfter):
             return .throttled(retryAfter: retryAfter)
         case .signedIn(let user, let finished):
-            return .authorizationCode(try await issueCode(client: client, redirectURI: nil, codeChallenge: finished.codeChallenge, user: user, scope: finished.scope,
-                                                          nonce: finished.nonce, dpopJKT: r.dpopJKT, now: now))
+            return .authorizationCode(
+                try await issueCode(
+                    client: client, redirectURI: nil, codeChallenge: finished.codeChallenge, user: user,
+                    scope: finished.scope,
+                    nonce: finished.nonce, dpopJKT: r.dpopJKT, now: now))
         }
     }
 }

@@ -17,8 +17,12 @@ extension AuthorizationServer {
 
     /// The pending sign-in behind `authSession` if it belongs to `clientID` (when given) and was
     /// started with `binding`; else `invalid_session`.
-    public func pendingSignIn(_ authSession: String, tenantID: String, clientID: String?, binding: PendingSignIn.Binding) async throws -> PendingSignIn {
-        guard let signIn = try await pending.find(authSession, tenantID: tenantID), clientID == nil || clientID == signIn.clientID else {
+    public func pendingSignIn(
+        _ authSession: String, tenantID: String, clientID: String?, binding: PendingSignIn.Binding
+    ) async throws -> PendingSignIn {
+        guard let signIn = try await pending.find(authSession, tenantID: tenantID),
+            clientID == nil || clientID == signIn.clientID
+        else {
             throw OAuthError.invalidSession("the auth_session is unknown, expired or ended; sign in again")
         }
         guard signIn.binding == binding else {
@@ -31,7 +35,9 @@ extension AuthorizationServer {
     /// passwords (per account and address). A code is good once: its step is remembered, so
     /// a replayed code fails. Five wrong codes end the session. Throws `invalid_session` when
     /// the session ended (or the user lost the second factor or was disabled).
-    public func verifySecondFactor(authSession: String, signIn: PendingSignIn, code: String?, address: String?, now: Date = Date()) async throws -> SecondFactorOutcome {
+    public func verifySecondFactor(
+        authSession: String, signIn: PendingSignIn, code: String?, address: String?, now: Date = Date()
+    ) async throws -> SecondFactorOutcome {
         guard let code, !code.isEmpty else { return .codeRequired }
         let tenantID = signIn.tenantID
         switch await throttle.check(tenantID: tenantID, username: signIn.username, address: address) {
@@ -46,7 +52,10 @@ extension AuthorizationServer {
             throw OAuthError.invalidSession("the sign-in can no longer be completed; sign in again")
         }
         if let step = totp.matchingStep(code, at: now),
-           try await cache.setIfAbsent("oauth:totp-used:\(tenantID):\(user.subject):\(step)", [1], ttl: .seconds(TOTP.period * (2 * TOTP.drift + 2))) {
+            try await cache.setIfAbsent(
+                "oauth:totp-used:\(tenantID):\(user.subject):\(step)", [1],
+                ttl: .seconds(TOTP.period * (2 * TOTP.drift + 2)))
+        {
             guard let finished = try await pending.finish(authSession, tenantID: tenantID) else {
                 throw OAuthError.invalidSession("the auth_session was already used")
             }

@@ -9,7 +9,10 @@ public struct TokenGrant: Sendable, Equatable {
     public var codeVerifier: String?
     public var refreshToken: String?
 
-    public init(type: String?, code: String? = nil, redirectURI: String? = nil, codeVerifier: String? = nil, refreshToken: String? = nil) {
+    public init(
+        type: String?, code: String? = nil, redirectURI: String? = nil, codeVerifier: String? = nil,
+        refreshToken: String? = nil
+    ) {
         self.type = type
         self.code = code
         self.redirectURI = redirectURI
@@ -33,13 +36,19 @@ extension AuthorizationServer {
     /// the tokens are bound to `dpopJKT` when given.
     /// - Throws: ``OAuthError`` `invalid_request` for a missing grant_type, code or refresh
     ///   token, `unsupported_grant_type` for any other grant, and the grants' own errors.
-    public func token(for grant: TokenGrant, client: OAuthClient, issuer: String, dpopJKT: String?) async throws -> TokenResponse {
+    public func token(
+        for grant: TokenGrant, client: OAuthClient, issuer: String, dpopJKT: String?
+    ) async throws -> TokenResponse {
         switch grant.type {
         case "authorization_code":
             guard let code = grant.code, !code.isEmpty else { throw OAuthError.invalidRequest("code is required") }
-            return try await tokens.exchangeCode(issuer: issuer, client: client, code: code, redirectURI: grant.redirectURI, verifier: grant.codeVerifier, dpopJKT: dpopJKT)
+            return try await tokens.exchangeCode(
+                issuer: issuer, client: client, code: code, redirectURI: grant.redirectURI,
+                verifier: grant.codeVerifier, dpopJKT: dpopJKT)
         case "refresh_token":
-            guard let refresh = grant.refreshToken, !refresh.isEmpty else { throw OAuthError.invalidRequest("refresh_token is required") }
+            guard let refresh = grant.refreshToken, !refresh.isEmpty else {
+                throw OAuthError.invalidRequest("refresh_token is required")
+            }
             return try await tokens.refresh(issuer: issuer, client: client, refreshToken: refresh, dpopJKT: dpopJKT)
         case nil:
             throw OAuthError.invalidRequest("grant_type is required")
@@ -54,7 +63,9 @@ extension AuthorizationServer {
     /// `--dpop-nonce`) the proof must carry a valid server nonce.
     /// - Throws: ``OAuthError`` `invalid_dpop_proof`, or ``TokenRejection/dpopNonceRequired``
     ///   for the caller to answer `use_dpop_nonce` with a fresh nonce.
-    public func proofThumbprint(_ proof: String?, url: String, required: Bool, nonce: (@Sendable (String) -> Bool)? = nil) async throws -> String? {
+    public func proofThumbprint(
+        _ proof: String?, url: String, required: Bool, nonce: (@Sendable (String) -> Bool)? = nil
+    ) async throws -> String? {
         guard let proof else {
             if required { throw OAuthError.invalidDPoPProof("this client must present a DPoP proof") }
             return nil
@@ -69,7 +80,8 @@ extension AuthorizationServer {
     /// What `token` is for this tenant: one of its live access tokens first, else one of
     /// its live mini-app access tokens, else inactive. Never throws: any failure to verify
     /// is "inactive" (RFC 7662 §2.2).
-    public func introspect(_ token: String, issuer: String, tenantID: String, now: Date = Date()) async -> Introspection {
+    public func introspect(_ token: String, issuer: String, tenantID: String, now: Date = Date()) async -> Introspection
+    {
         if let claims = try? await verifier.verify(token, issuer: issuer, tenantID: tenantID), claims.expiresAt > now {
             return .accessToken(claims)
         }

@@ -37,9 +37,13 @@ public struct AuthorizationServer: Sendable {
     /// - Parameters:
     ///   - revocations: how revoked token ids are shared; by default they live in `cache`.
     ///   - clock: what tokens are issued and checked against, and the sign-in throttle counts by.
-    public init(clients: any ClientStore, users: any UserStore, refreshTokens: any RefreshTokenStore, keys: KeyRing, cache: any Cache,
-                hasher: PasswordHasher = PasswordHasher(), memo: VerifiedTokenMemo? = VerifiedTokenMemo(), loginPolicy: LoginThrottle.Policy = .init(),
-                revocations: RevokedTokens? = nil, clock: WallClock = .system) {
+    public init(
+        clients: any ClientStore, users: any UserStore, refreshTokens: any RefreshTokenStore, keys: KeyRing,
+        cache: any Cache,
+        hasher: PasswordHasher = PasswordHasher(), memo: VerifiedTokenMemo? = VerifiedTokenMemo(),
+        loginPolicy: LoginThrottle.Policy = .init(),
+        revocations: RevokedTokens? = nil, clock: WallClock = .system
+    ) {
         self.clients = clients
         self.users = users
         self.keys = keys
@@ -49,7 +53,8 @@ public struct AuthorizationServer: Sendable {
         self.revocations = revoked
         self.clock = clock
         self.dpopNonceSettings = ShortLivedMemo(lifetime: Self.clientSettingLifetime, now: clock.instant)
-        self.tokens = TokenService(keys: keys, refreshStore: refreshTokens, users: users, codes: codes, revoked: revoked, now: clock.now)
+        self.tokens = TokenService(
+            keys: keys, refreshStore: refreshTokens, users: users, codes: codes, revoked: revoked, now: clock.now)
         self.verifier = TokenVerifier(keys: keys, revoked: revoked, memo: memo, now: clock.now)
         self.dpop = DPoPVerifier(cache: cache, now: clock.now)
         self.throttle = LoginThrottle(cache: cache, policy: loginPolicy, now: clock.milliseconds)
@@ -69,17 +74,24 @@ public struct AuthorizationServer: Sendable {
     }
 
     /// One backend for every auth store (``SQLiteAuthStore`` or the PostgreSQL one).
-    public init(store: any AuthStore, cache: any Cache, hasher: PasswordHasher = PasswordHasher(), memo: VerifiedTokenMemo? = VerifiedTokenMemo(),
-                loginPolicy: LoginThrottle.Policy = .init(), revocations: RevokedTokens? = nil, clock: WallClock = .system) {
-        self.init(clients: store, users: store, refreshTokens: store, keys: KeyRing(store: store), cache: cache, hasher: hasher, memo: memo,
-                  loginPolicy: loginPolicy, revocations: revocations, clock: clock)
+    public init(
+        store: any AuthStore, cache: any Cache, hasher: PasswordHasher = PasswordHasher(),
+        memo: VerifiedTokenMemo? = VerifiedTokenMemo(),
+        loginPolicy: LoginThrottle.Policy = .init(), revocations: RevokedTokens? = nil, clock: WallClock = .system
+    ) {
+        self.init(
+            clients: store, users: store, refreshTokens: store, keys: KeyRing(store: store), cache: cache,
+            hasher: hasher, memo: memo,
+            loginPolicy: loginPolicy, revocations: revocations, clock: clock)
     }
 
     // MARK: authorization requests
 
     /// Validates an authorization request (resolving a PAR `request_uri` first when `consumePAR`).
     /// With `pushed` true the request is being pushed (PAR endpoint) and the PAR requirement holds.
-    public func validate(_ input: AuthorizationRequest, tenantID: String, consumePAR: Bool, pushed: Bool = false) async throws -> ValidatedAuthorization {
+    public func validate(
+        _ input: AuthorizationRequest, tenantID: String, consumePAR: Bool, pushed: Bool = false
+    ) async throws -> ValidatedAuthorization {
         var request = input
         var viaPAR = pushed
         if let requestURI = input.requestURI {
@@ -88,7 +100,9 @@ public struct AuthorizationServer: Sendable {
             }
             let key = "oauth:par:\(tenantID):\(requestURI.dropFirst(Self.requestURIPrefix.count))"
             let bytes = consumePAR ? try await cache.take(key) : try await cache.get(key)
-            guard let bytes, let stored = try? JSONDecoder().decode(AuthorizationRequest.self, from: Data(bytes)), stored.clientID == clientID else {
+            guard let bytes, let stored = try? JSONDecoder().decode(AuthorizationRequest.self, from: Data(bytes)),
+                stored.clientID == clientID
+            else {
                 throw AuthorizationFailure.errorPage(.requestURIUnknown)
             }
             request = stored
@@ -106,12 +120,22 @@ public struct AuthorizationServer: Sendable {
             guard client.redirectURIs.count == 1 else { throw AuthorizationFailure.errorPage(.redirectURIRequired) }
             redirectURI = client.redirectURIs[0]
         }
-        func bounce(_ error: OAuthError) -> AuthorizationFailure { .redirect(error, redirectURI: redirectURI, state: request.state) }
-        if client.requirePAR, !viaPAR { throw bounce(.invalidRequest("this client must use pushed authorization requests")) }
-        guard request.responseType == "code" else { throw bounce(OAuthError("unsupported_response_type", "response_type must be code")) }
-        do { _ = try Self.checkPKCE(challenge: request.codeChallenge, method: request.codeChallengeMethod) } catch let error as OAuthError { throw bounce(error) }
+        func bounce(_ error: OAuthError) -> AuthorizationFailure {
+            .redirect(error, redirectURI: redirectURI, state: request.state)
+        }
+        if client.requirePAR, !viaPAR {
+            throw bounce(.invalidRequest("this client must use pushed authorization requests"))
+        }
+        guard request.responseType == "code" else {
+            throw bounce(OAuthError("unsupported_response_type", "response_type must be code"))
+        }
+        do { _ = try Self.checkPKCE(challenge: request.codeChallenge, method: request.codeChallengeMethod) } catch let
+            error as OAuthError
+        { throw bounce(error) }
         let scope: String
-        do { scope = try Self.grantedScope(request.scope, client: client) } catch let error as OAuthError { throw bounce(error) }
+        do { scope = try Self.grantedScope(request.scope, client: client) } catch let error as OAuthError {
+            throw bounce(error)
+        }
         if request.prompt == "none" { throw bounce(OAuthError("login_required", "the user must sign in")) }
         return ValidatedAuthorization(client: client, redirectURI: redirectURI, request: request, scope: scope)
     }
@@ -121,7 +145,9 @@ public struct AuthorizationServer: Sendable {
     static func grantedScope(_ requested: String?, client: OAuthClient) throws -> String {
         let requested = (requested ?? "openid").split(separator: " ").map(String.init)
         let allowed = Set(client.allowedScopes + ["openid"])
-        if let bad = requested.first(where: { !allowed.contains($0) }) { throw OAuthError.invalidScope("scope '\(bad)' is not allowed for this client") }
+        if let bad = requested.first(where: { !allowed.contains($0) }) {
+            throw OAuthError.invalidScope("scope '\(bad)' is not allowed for this client")
+        }
         var scopes = requested.isEmpty ? ["openid"] : requested
         if !scopes.contains("openid") { scopes.insert("openid", at: 0) }
         return scopes.joined(separator: " ")
@@ -131,7 +157,9 @@ public struct AuthorizationServer: Sendable {
     static func checkPKCE(challenge: String?, method: String?) throws -> String {
         guard let challenge else { throw OAuthError.invalidRequest("code_challenge is required (PKCE)") }
         guard method == "S256" else { throw OAuthError.invalidRequest("code_challenge_method must be S256") }
-        guard PKCE.isValidChallenge(challenge) else { throw OAuthError.invalidRequest("code_challenge must be 43 characters of base64url") }
+        guard PKCE.isValidChallenge(challenge) else {
+            throw OAuthError.invalidRequest("code_challenge must be 43 characters of base64url")
+        }
         return challenge
     }
 
@@ -141,7 +169,9 @@ public struct AuthorizationServer: Sendable {
         stored.requestURI = nil
         stored.clientID = client.clientID
         let id = Base64URL.random(byteCount: 24)
-        try await cache.set("oauth:par:\(client.tenantID):\(id)", Array(try JSONEncoder().encode(stored)), ttl: .seconds(Self.parLifetime))
+        try await cache.set(
+            "oauth:par:\(client.tenantID):\(id)", Array(try JSONEncoder().encode(stored)),
+            ttl: .seconds(Self.parLifetime))
         return Self.requestURIPrefix + id
     }
 
@@ -150,7 +180,9 @@ public struct AuthorizationServer: Sendable {
     /// Checks credentials under the ``LoginThrottle``: unknown users, wrong passwords and
     /// disabled users get the same `.failed` after the same scrypt work; an attempt the
     /// throttle holds back is `.throttled` without any password check.
-    public func authenticate(tenantID: String, username: String, password: String, address: String?) async throws -> SignInOutcome {
+    public func authenticate(
+        tenantID: String, username: String, password: String, address: String?
+    ) async throws -> SignInOutcome {
         let hasher = self.hasher
         switch await throttle.check(tenantID: tenantID, username: username, address: address) {
         case .throttled(let retryAfter):
@@ -158,7 +190,9 @@ public struct AuthorizationServer: Sendable {
         case .proceed(let slowdown):
             if slowdown > .zero { try await Task.sleep(for: slowdown) }
         }
-        let user = username.isEmpty || username.count > 200 ? nil : try await users.user(tenantID: tenantID, username: username)
+        let user =
+            username.isEmpty || username.count > 200
+            ? nil : try await users.user(tenantID: tenantID, username: username)
         // scrypt is deliberately expensive (~32 MiB, tens of ms): it runs on NIO's blocking
         // thread pool, never on the cooperative pool that serves every other request.
         let ok: Bool = try await NIOThreadPool.singleton.runIfActive {
@@ -175,18 +209,27 @@ public struct AuthorizationServer: Sendable {
 
     /// Issues a code for a signed-in user; returns the redirect URL with code, state and iss.
     /// Every sign-in starts a new login session (the `sid` of the ID tokens it leads to).
-    public func completeAuthorization(_ auth: ValidatedAuthorization, user: LocalUser, issuer: String, now: Date = Date()) async throws -> String {
-        let code = try await issueCode(client: auth.client, redirectURI: auth.redirectURI, codeChallenge: auth.request.codeChallenge ?? "", user: user,
-                                       scope: auth.scope, nonce: auth.request.nonce, dpopJKT: nil, now: now)
+    public func completeAuthorization(
+        _ auth: ValidatedAuthorization, user: LocalUser, issuer: String, now: Date = Date()
+    ) async throws -> String {
+        let code = try await issueCode(
+            client: auth.client, redirectURI: auth.redirectURI, codeChallenge: auth.request.codeChallenge ?? "",
+            user: user,
+            scope: auth.scope, nonce: auth.request.nonce, dpopJKT: nil, now: now)
         return Self.redirect(auth.redirectURI, ["code": code, "state": auth.request.state, "iss": issuer])
     }
 
     /// A code for a finished sign-in; it starts a new login session (`sid`).
-    func issueCode(client: OAuthClient, redirectURI: String?, codeChallenge: String, user: LocalUser, scope: String, nonce: String?, dpopJKT: String?,
-                   now: Date) async throws -> String {
-        let grant = AuthorizationGrant(tenantID: client.tenantID, clientID: client.clientID, redirectURI: redirectURI, codeChallenge: codeChallenge,
-                                       subject: user.subject, scope: scope, nonce: nonce, authTime: Int64(now.timeIntervalSince1970),
-                                       sessionID: Base64URL.random(byteCount: 16), dpopJKT: dpopJKT)
+    func issueCode(
+        client: OAuthClient, redirectURI: String?, codeChallenge: String, user: LocalUser, scope: String,
+        nonce: String?, dpopJKT: String?,
+        now: Date
+    ) async throws -> String {
+        let grant = AuthorizationGrant(
+            tenantID: client.tenantID, clientID: client.clientID, redirectURI: redirectURI,
+            codeChallenge: codeChallenge,
+            subject: user.subject, scope: scope, nonce: nonce, authTime: Int64(now.timeIntervalSince1970),
+            sessionID: Base64URL.random(byteCount: 16), dpopJKT: dpopJKT)
         return try await codes.issue(grant)
     }
 
@@ -195,7 +238,8 @@ public struct AuthorizationServer: Sendable {
         var components = URLComponents(string: uri) ?? URLComponents()
         var items = components.queryItems ?? []
         for (name, value) in parameters { if let value { items.append(URLQueryItem(name: name, value: value)) } }
-        components.percentEncodedQuery = items.map { "\(Self.formEncode($0.name))=\(Self.formEncode($0.value ?? ""))" }.joined(separator: "&")
+        components.percentEncodedQuery = items.map { "\(Self.formEncode($0.name))=\(Self.formEncode($0.value ?? ""))" }
+            .joined(separator: "&")
         return components.string ?? uri
     }
 
@@ -206,21 +250,28 @@ public struct AuthorizationServer: Sendable {
     }
 
     /// The redirect for an error per RFC 6749 §4.1.2.1.
-    public static func errorRedirect(_ error: OAuthError, redirectURI: String, state: String?, issuer: String) -> String {
-        redirect(redirectURI, ["error": error.code, "error_description": error.description, "state": state, "iss": issuer])
+    public static func errorRedirect(_ error: OAuthError, redirectURI: String, state: String?, issuer: String) -> String
+    {
+        redirect(
+            redirectURI, ["error": error.code, "error_description": error.description, "state": state, "iss": issuer])
     }
 
     // MARK: clients
 
     /// Authenticates the client at the token, revocation and introspection endpoints:
     /// public clients send `client_id` only; confidential ones add `client_secret`.
-    public func authenticateClient(tenantID: String, clientID: String?, secret: String?, requireConfidential: Bool = false) async throws -> OAuthClient {
-        guard let clientID, !clientID.isEmpty, clientID.count <= 128, let client = try await clients.client(tenantID: tenantID, clientID: clientID) else {
+    public func authenticateClient(
+        tenantID: String, clientID: String?, secret: String?, requireConfidential: Bool = false
+    ) async throws -> OAuthClient {
+        guard let clientID, !clientID.isEmpty, clientID.count <= 128,
+            let client = try await clients.client(tenantID: tenantID, clientID: clientID)
+        else {
             throw OAuthError.invalidClient("client authentication failed")
         }
         if client.confidential {
             guard let secret, let hash = try await clients.clientSecretHash(tenantID: tenantID, clientID: clientID),
-                  ClientSecret.verify(secret, hash: hash) else { throw OAuthError.invalidClient("client authentication failed") }
+                ClientSecret.verify(secret, hash: hash)
+            else { throw OAuthError.invalidClient("client authentication failed") }
         } else if requireConfidential {
             throw OAuthError.invalidClient("this endpoint requires a confidential client")
         }

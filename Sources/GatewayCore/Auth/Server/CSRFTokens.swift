@@ -10,7 +10,8 @@ public struct CSRFTokens: Sendable {
 
     /// A key derived (HKDF) from the master key.
     public init(masterKey: MasterKey, lifetime: TimeInterval = 900) {
-        self.key = HKDF<SHA256>.deriveKey(inputKeyMaterial: masterKey.symmetricKey, info: Data("superapp-gateway csrf v1".utf8), outputByteCount: 32)
+        self.key = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: masterKey.symmetricKey, info: Data("superapp-gateway csrf v1".utf8), outputByteCount: 32)
         self.lifetime = lifetime
     }
 
@@ -23,7 +24,9 @@ public struct CSRFTokens: Sendable {
     /// Whether `token` was issued for `binding` and has not expired.
     public func verify(_ token: String, binding: String, now: Date = Date()) -> Bool {
         let parts = token.split(separator: ".", maxSplits: 1)
-        guard parts.count == 2, let expiry = Int64(parts[0]), TimeInterval(expiry) > now.timeIntervalSince1970 else { return false }
+        guard parts.count == 2, let expiry = Int64(parts[0]), TimeInterval(expiry) > now.timeIntervalSince1970 else {
+            return false
+        }
         return ConstantTime.equals(String(parts[1]), mac(expiry: expiry, binding: binding))
     }
 

@@ -50,7 +50,8 @@ public struct OAuthClient: Sendable, Codable, Equatable {
 
     public init(
         tenantID: String, clientID: String, confidential: Bool = false, redirectURIs: [String],
-        postLogoutRedirectURIs: [String] = [], allowedScopes: [String] = ["openid", "profile", "email", "offline_access"],
+        postLogoutRedirectURIs: [String] = [],
+        allowedScopes: [String] = ["openid", "profile", "email", "offline_access"],
         requirePAR: Bool = false, dpopBound: Bool = false, accessTokenLifetimeSeconds: Int = 600,
         refreshIdleLifetimeSeconds: Int = 7 * 86_400, refreshAbsoluteLifetimeSeconds: Int = 30 * 86_400,
         idTokenSigningAlgorithm: SigningKey.Algorithm? = nil
@@ -85,7 +86,9 @@ public struct OAuthClient: Sendable, Codable, Equatable {
     /// Checks the registration: ids, URI syntax, lifetimes.
     public func validate() throws {
         func fail(_ m: String) throws -> Never { throw AuthStoreError.invalid(m) }
-        if !(1...128).contains(clientID.count) || clientID.unicodeScalars.contains(where: { !(0x21...0x7E).contains($0.value) }) {
+        if !(1...128).contains(clientID.count)
+            || clientID.unicodeScalars.contains(where: { !(0x21...0x7E).contains($0.value) })
+        {
             try fail("--client-id must be 1-128 printable ASCII characters without spaces")
         }
         if redirectURIs.isEmpty { try fail("at least one --redirect-uri is required") }
@@ -100,13 +103,19 @@ public struct OAuthClient: Sendable, Codable, Equatable {
         for scope in allowedScopes where scope.isEmpty || scope.contains(" ") { try fail("invalid --scope '\(scope)'") }
         if let grantTypes {
             for grant in grantTypes where !Self.registrableGrantTypes.contains(grant) {
-                try fail("--grant-type must be one of \(Self.registrableGrantTypes.joined(separator: ", ")), got '\(grant)'")
+                try fail(
+                    "--grant-type must be one of \(Self.registrableGrantTypes.joined(separator: ", ")), got '\(grant)'")
             }
             if !grantTypes.contains("authorization_code"), !grantTypes.contains(TokenExchange.grantType) {
-                try fail("--grant-type must include authorization_code or \(TokenExchange.grantType) (the ways to first get tokens)")
+                try fail(
+                    "--grant-type must include authorization_code or \(TokenExchange.grantType) (the ways to first get tokens)"
+                )
             }
         }
-        for (name, value) in [("access-token", accessTokenLifetimeSeconds), ("refresh-idle", refreshIdleLifetimeSeconds), ("refresh-absolute", refreshAbsoluteLifetimeSeconds)] where value < 1 {
+        for (name, value) in [
+            ("access-token", accessTokenLifetimeSeconds), ("refresh-idle", refreshIdleLifetimeSeconds),
+            ("refresh-absolute", refreshAbsoluteLifetimeSeconds),
+        ] where value < 1 {
             try fail("--\(name)-lifetime must be a positive number of seconds")
         }
     }
@@ -117,7 +126,9 @@ struct LoopbackURI: Equatable {
     let withoutPort: String
 
     init?(_ uri: String) {
-        guard let c = URLComponents(string: uri), c.scheme == "http", let host = c.host, host == "127.0.0.1" || host == "[::1]" || host == "::1" else { return nil }
+        guard let c = URLComponents(string: uri), c.scheme == "http", let host = c.host,
+            host == "127.0.0.1" || host == "[::1]" || host == "::1"
+        else { return nil }
         var copy = c
         copy.port = nil
         guard let s = copy.string else { return nil }

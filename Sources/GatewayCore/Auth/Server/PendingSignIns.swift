@@ -25,7 +25,10 @@ public struct PendingSignIn: Sendable, Codable, Equatable {
         case browser(String)
     }
 
-    public init(tenantID: String, clientID: String, username: String, redirectURI: String?, scope: String, codeChallenge: String, nonce: String?, binding: Binding) {
+    public init(
+        tenantID: String, clientID: String, username: String, redirectURI: String?, scope: String,
+        codeChallenge: String, nonce: String?, binding: Binding
+    ) {
         self.tenantID = tenantID
         self.clientID = clientID
         self.username = username
@@ -58,13 +61,16 @@ public struct PendingSignIns: Sendable {
     /// Stores `signIn`; returns its new `auth_session` value.
     public func start(_ signIn: PendingSignIn) async throws -> String {
         let token = Base64URL.random(byteCount: 32)
-        try await cache.set(Self.key(token, tenantID: signIn.tenantID), Array(try JSONEncoder().encode(signIn)), ttl: Self.lifetime)
+        try await cache.set(
+            Self.key(token, tenantID: signIn.tenantID), Array(try JSONEncoder().encode(signIn)), ttl: Self.lifetime)
         return token
     }
 
     /// The pending sign-in, nil when unknown, expired, finished or ended by failures.
     public func find(_ token: String, tenantID: String) async throws -> PendingSignIn? {
-        guard token.count <= 128, let bytes = try await cache.get(Self.key(token, tenantID: tenantID)) else { return nil }
+        guard token.count <= 128, let bytes = try await cache.get(Self.key(token, tenantID: tenantID)) else {
+            return nil
+        }
         return try? JSONDecoder().decode(PendingSignIn.self, from: Data(bytes))
     }
 

@@ -20,7 +20,9 @@ public struct SessionLogout: Sendable {
     /// The verified hint.
     /// - Throws: ``OAuthError`` `invalid_request` when it is no ID token of this tenant
     ///   for a registered client, or `client_id` names another client.
-    public func hint(_ token: String, issuer: String, tenantID: String, clientID: String?) async throws -> IDTokenHintClaims {
+    public func hint(
+        _ token: String, issuer: String, tenantID: String, clientID: String?
+    ) async throws -> IDTokenHintClaims {
         let claims: IDTokenHintClaims
         do {
             claims = try await verifier.verifyIDTokenHint(token, issuer: issuer, tenantID: tenantID)
@@ -30,16 +32,22 @@ public struct SessionLogout: Sendable {
         guard try await clients.client(tenantID: tenantID, clientID: claims.clientID) != nil else {
             throw OAuthError.invalidRequest("id_token_hint was issued to a client this tenant does not know")
         }
-        if let clientID, clientID != claims.clientID { throw OAuthError.invalidRequest("client_id does not match the id_token_hint") }
+        if let clientID, clientID != claims.clientID {
+            throw OAuthError.invalidRequest("client_id does not match the id_token_hint")
+        }
         return claims
     }
 
     /// Where to send the browser after logout: `uri` with `state` when `uri` is registered
     /// for the hint's client (else the `client_id` given); nil when no client is named or
     /// `uri` is not one of its post-logout redirect URIs (the caller refuses).
-    public func postLogoutRedirect(_ uri: String, state: String?, hint: IDTokenHintClaims?, clientID: String?, tenantID: String) async throws -> String? {
-        guard let clientID = hint?.clientID ?? clientID, let client = try await clients.client(tenantID: tenantID, clientID: clientID),
-              client.acceptsPostLogoutRedirect(uri) else { return nil }
+    public func postLogoutRedirect(
+        _ uri: String, state: String?, hint: IDTokenHintClaims?, clientID: String?, tenantID: String
+    ) async throws -> String? {
+        guard let clientID = hint?.clientID ?? clientID,
+            let client = try await clients.client(tenantID: tenantID, clientID: clientID),
+            client.acceptsPostLogoutRedirect(uri)
+        else { return nil }
         return AuthorizationServer.redirect(uri, ["state": state])
     }
 

@@ -79,8 +79,11 @@ public struct RefreshFamily: Sendable, Equatable {
     /// token; nil for families from before migration `v7-refresh-auth-time`.
     public var authTime: Int64?
 
-    public init(familyID: String, tenantID: String, clientID: String, subject: String, scope: String, nonce: String?, dpopJKT: String?, revoked: Bool = false, createdAt: Date, absoluteExpiry: Date,
-                sessionID: String? = nil, authTime: Int64? = nil) {
+    public init(
+        familyID: String, tenantID: String, clientID: String, subject: String, scope: String, nonce: String?,
+        dpopJKT: String?, revoked: Bool = false, createdAt: Date, absoluteExpiry: Date,
+        sessionID: String? = nil, authTime: Int64? = nil
+    ) {
         self.sessionID = sessionID
         self.authTime = authTime
         self.familyID = familyID
@@ -120,7 +123,9 @@ public protocol RefreshTokenStore: Sendable {
     /// Creates a family with its first token.
     func createFamily(_ family: RefreshFamily, tokenHash: String, idleExpiry: Date) async throws
     /// Atomically rotates `tokenHash` to `newHash` (single winner under concurrency).
-    func rotate(tokenHash: String, tenantID: String, clientID: String, newHash: String, now: Date, idleExpiry: Date) async throws -> RefreshRotation
+    func rotate(
+        tokenHash: String, tenantID: String, clientID: String, newHash: String, now: Date, idleExpiry: Date
+    ) async throws -> RefreshRotation
     /// Records an access token issued from a family.
     func recordAccessToken(familyID: String, jti: String, expiresAt: Date) async throws
     /// The family of a token hash (any state), when known.

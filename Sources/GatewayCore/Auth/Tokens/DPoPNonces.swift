@@ -13,7 +13,9 @@ public struct DPoPNonces: Sendable {
 
     /// A key derived (HKDF) from the master key.
     public init(masterKey: MasterKey, window: Int64 = 300) {
-        self.key = HKDF<SHA256>.deriveKey(inputKeyMaterial: masterKey.symmetricKey, info: Data("superapp-gateway dpop-nonce v1".utf8), outputByteCount: 32)
+        self.key = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: masterKey.symmetricKey, info: Data("superapp-gateway dpop-nonce v1".utf8),
+            outputByteCount: 32)
         self.window = max(1, window)
     }
 

@@ -25,19 +25,30 @@ public enum JWS {
 
     /// Signs `claims` with a tenant key, header `{alg, typ, kid}` (the key's algorithm and kid).
     public static func sign(claims: [String: JSONValue], typ: String, signingKey: SigningKey) throws -> String {
-        try sign(claims: claims, header: ["alg": .string(signingKey.algorithm.rawValue), "typ": .string(typ), "kid": .string(signingKey.kid)], signer: signingKey.sign)
+        try sign(
+            claims: claims,
+            header: [
+                "alg": .string(signingKey.algorithm.rawValue), "typ": .string(typ), "kid": .string(signingKey.kid),
+            ], signer: signingKey.sign)
     }
 
     /// Signs `claims` with a P-256 `key`, header `{alg: ES256, typ, kid}` (+ `extraHeader`).
-    public static func sign(claims: [String: JSONValue], typ: String, kid: String?, key: P256.Signing.PrivateKey, extraHeader: [String: JSONValue] = [:]) throws -> String {
+    public static func sign(
+        claims: [String: JSONValue], typ: String, kid: String?, key: P256.Signing.PrivateKey,
+        extraHeader: [String: JSONValue] = [:]
+    ) throws -> String {
         var header: [String: JSONValue] = ["alg": "ES256", "typ": .string(typ)]
         if let kid { header["kid"] = .string(kid) }
         for (k, v) in extraHeader { header[k] = v }
         return try sign(claims: claims, header: header) { try key.signature(for: $0).rawRepresentation }
     }
 
-    private static func sign(claims: [String: JSONValue], header: [String: JSONValue], signer: (Data) throws -> Data) throws -> String {
-        let input = Base64URL.encode(try JSONValue.object(header).encoded()) + "." + Base64URL.encode(try JSONValue.object(claims).encoded())
+    private static func sign(
+        claims: [String: JSONValue], header: [String: JSONValue], signer: (Data) throws -> Data
+    ) throws -> String {
+        let input =
+            Base64URL.encode(try JSONValue.object(header).encoded()) + "."
+            + Base64URL.encode(try JSONValue.object(claims).encoded())
         return input + "." + Base64URL.encode(try signer(Data(input.utf8)))
     }
 
@@ -49,16 +60,22 @@ public enum JWS {
               let signature = Base64URL.decode(parts[2]),
               case .object(let header)? = try? JSONValue.decode(headerData)
         else { throw Failure.malformed }
-        return Parsed(header: header, payload: payload, signingInput: String(parts[0]) + "." + String(parts[1]), signature: signature)
+        return Parsed(
+            header: header, payload: payload, signingInput: String(parts[0]) + "." + String(parts[1]),
+            signature: signature)
     }
 
     /// Verifies `parsed` with a tenant key: the header must name the key's algorithm, which must
     /// be one of `accepted` (so `none`, HS* and a swapped algorithm are refused).
     public static func verify(_ parsed: Parsed, key: VerificationKey, accepted: Set<SigningKey.Algorithm>) throws {
-        guard let alg = parsed.header["alg"]?.stringValue, alg == key.algorithm.rawValue, accepted.contains(key.algorithm) else {
+        guard let alg = parsed.header["alg"]?.stringValue, alg == key.algorithm.rawValue,
+            accepted.contains(key.algorithm)
+        else {
             throw Failure.unsupportedAlgorithm
         }
-        guard key.isValidSignature(parsed.signature, for: Data(parsed.signingInput.utf8)) else { throw Failure.badSignature }
+        guard key.isValidSignature(parsed.signature, for: Data(parsed.signingInput.utf8)) else {
+            throw Failure.badSignature
+        }
     }
 
     /// Verifies an ES256 signature of `parsed` with `key`; any other `alg` (none, HS*, RS*) is refused.

@@ -26,7 +26,8 @@ public actor KeyRing {
     /// there is none.
     public func activeKeys(tenantID: String) async throws -> [SigningKey] {
         let now = ContinuousClock.now
-        if let entry = entries[tenantID], now - entry.loadedAt < refreshInterval, Self.coversEveryAlgorithm(entry.keys) {
+        if let entry = entries[tenantID], now - entry.loadedAt < refreshInterval, Self.coversEveryAlgorithm(entry.keys)
+        {
             return entry.keys
         }
         var keys = try await store.signingKeys(tenantID: tenantID).filter { $0.state == .active }
@@ -55,7 +56,9 @@ public actor KeyRing {
 
     /// The public key for `kid` when it is an active key of the tenant; reloads once on a miss.
     public func verificationKey(tenantID: String, kid: String) async throws -> VerificationKey? {
-        if let key = try await activeKeys(tenantID: tenantID).first(where: { $0.kid == kid }) { return key.verificationKey }
+        if let key = try await activeKeys(tenantID: tenantID).first(where: { $0.kid == kid }) {
+            return key.verificationKey
+        }
         // Reload at most once a second, so tokens with made-up kids cannot hammer SQLite.
         guard let entry = entries[tenantID], ContinuousClock.now - entry.loadedAt >= .seconds(1) else { return nil }
         entries[tenantID] = nil

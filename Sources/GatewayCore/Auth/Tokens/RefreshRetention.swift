@@ -45,7 +45,9 @@ public struct RefreshRetention: Sendable {
         await Periodic.run(every: interval, name: "refresh retention", logger: logger) {
             let removed = try await purge()
             if removed.families + removed.accessTokens > 0 {
-                logger.info("refresh retention", metadata: ["families": "\(removed.families)", "access_tokens": "\(removed.accessTokens)"])
+                logger.info(
+                    "refresh retention",
+                    metadata: ["families": "\(removed.families)", "access_tokens": "\(removed.accessTokens)"])
             }
         }
     }

@@ -59,14 +59,20 @@ public struct SigningKey: Sendable {
     /// RFC 7638 thumbprint. The letter keeps a kid from starting with `-` (base64url), which a
     /// command line would read as a flag (`gatewayctl keys retire --kid -x…`). RSA keys are
     /// 2048 bits unless `rsaBits` says more (generation takes tens of milliseconds).
-    public static func generate(tenantID: String, algorithm: Algorithm = .es256, rsaBits: Int = 2048, now: Date = Date()) throws -> SigningKey {
+    public static func generate(
+        tenantID: String, algorithm: Algorithm = .es256, rsaBits: Int = 2048, now: Date = Date()
+    ) throws -> SigningKey {
         switch algorithm {
         case .es256:
             let key = P256.Signing.PrivateKey()
-            return SigningKey(tenantID: tenantID, kid: "k" + JWK.thumbprint(key.publicKey).prefix(15), state: .active, createdAt: now, material: .es256(key))
+            return SigningKey(
+                tenantID: tenantID, kid: "k" + JWK.thumbprint(key.publicKey).prefix(15), state: .active, createdAt: now,
+                material: .es256(key))
         case .rs256:
             let key = try _RSA.Signing.PrivateKey(keySize: .init(bitCount: max(2048, rsaBits)))
-            return SigningKey(tenantID: tenantID, kid: "r" + (try JWK.thumbprint(key.publicKey)).prefix(15), state: .active, createdAt: now, material: .rs256(key))
+            return SigningKey(
+                tenantID: tenantID, kid: "r" + (try JWK.thumbprint(key.publicKey)).prefix(15), state: .active,
+                createdAt: now, material: .rs256(key))
         }
     }
 
@@ -99,7 +105,8 @@ public struct SigningKey: Sendable {
     public func sign(_ input: Data) throws -> Data {
         switch material {
         case .es256(let key): try key.signature(for: input).rawRepresentation
-        case .rs256(let key): try key.signature(for: SHA256.hash(data: input), padding: .insecurePKCS1v1_5).rawRepresentation
+        case .rs256(let key):
+            try key.signature(for: SHA256.hash(data: input), padding: .insecurePKCS1v1_5).rawRepresentation
         }
     }
 
@@ -137,7 +144,9 @@ public enum VerificationKey: Sendable {
             guard let parsed = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
             return key.isValidSignature(parsed, for: input)
         case .rs256(let key):
-            return key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: SHA256.hash(data: input), padding: .insecurePKCS1v1_5)
+            return key.isValidSignature(
+                _RSA.Signing.RSASignature(rawRepresentation: signature), for: SHA256.hash(data: input),
+                padding: .insecurePKCS1v1_5)
         }
     }
 }
@@ -146,20 +155,27 @@ public enum VerificationKey: Sendable {
 public enum JWK {
     /// `{kty: EC, crv: P-256, x, y}`.
     public static func publicJWK(_ key: P256.Signing.PublicKey) -> [String: JSONValue] {
-        let raw = key.rawRepresentation // x ‖ y, 64 bytes
-        return ["kty": "EC", "crv": "P-256", "x": .string(Base64URL.encode(raw.prefix(32))), "y": .string(Base64URL.encode(raw.suffix(32)))]
+        let raw = key.rawRepresentation  // x ‖ y, 64 bytes
+        return [
+            "kty": "EC", "crv": "P-256", "x": .string(Base64URL.encode(raw.prefix(32))),
+            "y": .string(Base64URL.encode(raw.suffix(32))),
+        ]
     }
 
     /// `{kty: RSA, n, e}` (big-endian unsigned integers, base64url, no leading zero bytes).
     public static func publicJWK(_ key: _RSA.Signing.PublicKey) throws -> [String: JSONValue] {
         let primitives = try key.getKeyPrimitives()
-        return ["kty": "RSA", "n": .string(Base64URL.encode(unsigned(primitives.modulus))), "e": .string(Base64URL.encode(unsigned(primitives.publicExponent)))]
+        return [
+            "kty": "RSA", "n": .string(Base64URL.encode(unsigned(primitives.modulus))),
+            "e": .string(Base64URL.encode(unsigned(primitives.publicExponent))),
+        ]
     }
 
     /// The RFC 7638 SHA-256 thumbprint, base64url.
     public static func thumbprint(_ key: P256.Signing.PublicKey) -> String {
         let jwk = publicJWK(key)
-        let canonical = "{\"crv\":\"P-256\",\"kty\":\"EC\",\"x\":\"\(jwk["x"]!.stringValue!)\",\"y\":\"\(jwk["y"]!.stringValue!)\"}"
+        let canonical =
+            "{\"crv\":\"P-256\",\"kty\":\"EC\",\"x\":\"\(jwk["x"]!.stringValue!)\",\"y\":\"\(jwk["y"]!.stringValue!)\"}"
         return Base64URL.sha256(canonical)
     }
 
@@ -173,8 +189,9 @@ public enum JWK {
     /// Parses an EC P-256 public JWK; nil for anything else (including a JWK carrying `d`).
     public static func p256PublicKey(_ jwk: [String: JSONValue]) -> P256.Signing.PublicKey? {
         guard jwk["kty"]?.stringValue == "EC", jwk["crv"]?.stringValue == "P-256", jwk["d"] == nil,
-              let x = jwk["x"]?.stringValue.flatMap(Base64URL.decode), let y = jwk["y"]?.stringValue.flatMap(Base64URL.decode),
-              x.count == 32, y.count == 32
+            let x = jwk["x"]?.stringValue.flatMap(Base64URL.decode),
+            let y = jwk["y"]?.stringValue.flatMap(Base64URL.decode),
+            x.count == 32, y.count == 32
         else { return nil }
         return try? P256.Signing.PublicKey(rawRepresentation: x + y)
     }
@@ -191,9 +208,10 @@ public enum JWK {
             return .es256(key)
         case "RSA":
             guard alg == nil || alg == "RS256", jwk["d"] == nil,
-                  let n = jwk["n"]?.stringValue.flatMap(Base64URL.decode), let e = jwk["e"]?.stringValue.flatMap(Base64URL.decode),
-                  n.drop(while: { $0 == 0 }).count >= 256,
-                  let key = try? _RSA.Signing.PublicKey(n: n, e: e)
+                let n = jwk["n"]?.stringValue.flatMap(Base64URL.decode),
+                let e = jwk["e"]?.stringValue.flatMap(Base64URL.decode),
+                n.drop(while: { $0 == 0 }).count >= 256,
+                let key = try? _RSA.Signing.PublicKey(n: n, e: e)
             else { return nil }
             return .rs256(key)
         default:

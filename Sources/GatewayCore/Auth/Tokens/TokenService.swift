@@ -25,7 +25,10 @@ public struct TokenService: Sendable {
     let revoked: RevokedTokens
     let now: @Sendable () -> Date
 
-    public init(keys: KeyRing, refreshStore: any RefreshTokenStore, users: any UserStore, codes: AuthorizationCodes, revoked: RevokedTokens, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        keys: KeyRing, refreshStore: any RefreshTokenStore, users: any UserStore, codes: AuthorizationCodes,
+        revoked: RevokedTokens, now: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.keys = keys
         self.refreshStore = refreshStore
         self.users = users
@@ -42,8 +45,12 @@ public struct TokenService: Sendable {
     public static func audience(issuer: String) -> String { issuer + "/v1" }
 
     /// `authorization_code` grant.
-    public func exchangeCode(issuer: String, client: OAuthClient, code: String, redirectURI: String?, verifier: String?, dpopJKT: String?) async throws -> TokenResponse {
-        guard client.allows(grantType: "authorization_code") else { throw OAuthError.unauthorizedClient("this client may not use the authorization_code grant") }
+    public func exchangeCode(
+        issuer: String, client: OAuthClient, code: String, redirectURI: String?, verifier: String?, dpopJKT: String?
+    ) async throws -> TokenResponse {
+        guard client.allows(grantType: "authorization_code") else {
+            throw OAuthError.unauthorizedClient("this client may not use the authorization_code grant")
+        }
         let tenantID = client.tenantID
         guard let grant = try await codes.redeem(code, tenantID: tenantID) else {
             if let familyID = try await codes.familyOfUsedCode(code, tenantID: tenantID) {
@@ -52,48 +59,77 @@ public struct TokenService: Sendable {
             }
             throw OAuthError.invalidGrant("authorization code is invalid or expired")
         }
-        guard grant.clientID == client.clientID else { throw OAuthError.invalidGrant("authorization code was issued to another client") }
+        guard grant.clientID == client.clientID else {
+            throw OAuthError.invalidGrant("authorization code was issued to another client")
+        }
         // A code from the challenge endpoint saw no redirect: no redirect_uri either.
-        guard redirectURI == grant.redirectURI else { throw OAuthError.invalidGrant("redirect_uri does not match the authorization request") }
+        guard redirectURI == grant.redirectURI else {
+            throw OAuthError.invalidGrant("redirect_uri does not match the authorization request")
+        }
         guard let verifier else { throw OAuthError.invalidGrant("code_verifier is required") }
-        guard PKCE.isValidVerifier(verifier) else { throw OAuthError.invalidGrant("code_verifier must be 43-128 characters of [A-Za-z0-9-._~]") }
-        guard PKCE.verify(verifier: verifier, challenge: grant.codeChallenge) else { throw OAuthError.invalidGrant("code_verifier does not match code_challenge") }
-        if client.dpopBound, dpopJKT == nil { throw OAuthError.invalidDPoPProof("this client must present a DPoP proof") }
+        guard PKCE.isValidVerifier(verifier) else {
+            throw OAuthError.invalidGrant("code_verifier must be 43-128 characters of [A-Za-z0-9-._~]")
+        }
+        guard PKCE.verify(verifier: verifier, challenge: grant.codeChallenge) else {
+            throw OAuthError.invalidGrant("code_verifier does not match code_challenge")
+        }
+        if client.dpopBound, dpopJKT == nil {
+            throw OAuthError.invalidDPoPProof("this client must present a DPoP proof")
+        }
         if let bound = grant.dpopJKT, bound != dpopJKT {
-            throw OAuthError.invalidDPoPProof("the code is bound to a DPoP key: prove the key the authorization challenge was made with")
+            throw OAuthError.invalidDPoPProof(
+                "the code is bound to a DPoP key: prove the key the authorization challenge was made with")
         }
 
         let issuedAt = now()
         let familyID = UUID().uuidString.lowercased()
         let refresh = Base64URL.random(byteCount: 32)
-        let family = RefreshFamily(familyID: familyID, tenantID: tenantID, clientID: client.clientID, subject: grant.subject, scope: grant.scope,
-                                   nonce: grant.nonce, dpopJKT: dpopJKT, createdAt: issuedAt,
-                                   absoluteExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshAbsoluteLifetimeSeconds)),
-                                   sessionID: grant.sessionID, authTime: grant.authTime)
-        try await refreshStore.createFamily(family, tokenHash: Self.hash(refresh), idleExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshIdleLifetimeSeconds)))
+        let family = RefreshFamily(
+            familyID: familyID, tenantID: tenantID, clientID: client.clientID, subject: grant.subject,
+            scope: grant.scope,
+            nonce: grant.nonce, dpopJKT: dpopJKT, createdAt: issuedAt,
+            absoluteExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshAbsoluteLifetimeSeconds)),
+            sessionID: grant.sessionID, authTime: grant.authTime)
+        try await refreshStore.createFamily(
+            family, tokenHash: Self.hash(refresh),
+            idleExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshIdleLifetimeSeconds)))
         try await codes.markUsed(code, tenantID: tenantID, familyID: familyID)
-        return try await issue(issuer: issuer, client: client, family: family, refreshToken: refresh, refreshed: false, at: issuedAt)
+        return try await issue(
+            issuer: issuer, client: client, family: family, refreshToken: refresh, refreshed: false, at: issuedAt)
     }
 
     /// Tokens for a user the caller has already authenticated another way (token exchange of
     /// a trusted issuer's token, RFC 8693): a new refresh family and login session, as if the
     /// user had just signed in at this client.
-    public func issueForSubject(issuer: String, client: OAuthClient, subject: String, scope: String, dpopJKT: String?) async throws -> TokenResponse {
-        if client.dpopBound, dpopJKT == nil { throw OAuthError.invalidDPoPProof("this client must present a DPoP proof") }
+    public func issueForSubject(
+        issuer: String, client: OAuthClient, subject: String, scope: String, dpopJKT: String?
+    ) async throws -> TokenResponse {
+        if client.dpopBound, dpopJKT == nil {
+            throw OAuthError.invalidDPoPProof("this client must present a DPoP proof")
+        }
         let issuedAt = now()
         let refresh = Base64URL.random(byteCount: 32)
-        let family = RefreshFamily(familyID: UUID().uuidString.lowercased(), tenantID: client.tenantID, clientID: client.clientID, subject: subject, scope: scope,
-                                   nonce: nil, dpopJKT: dpopJKT, createdAt: issuedAt,
-                                   absoluteExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshAbsoluteLifetimeSeconds)),
-                                   sessionID: Base64URL.random(byteCount: 16), authTime: Int64(issuedAt.timeIntervalSince1970))
-        try await refreshStore.createFamily(family, tokenHash: Self.hash(refresh), idleExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshIdleLifetimeSeconds)))
-        return try await issue(issuer: issuer, client: client, family: family, refreshToken: refresh, refreshed: false, at: issuedAt)
+        let family = RefreshFamily(
+            familyID: UUID().uuidString.lowercased(), tenantID: client.tenantID, clientID: client.clientID,
+            subject: subject, scope: scope,
+            nonce: nil, dpopJKT: dpopJKT, createdAt: issuedAt,
+            absoluteExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshAbsoluteLifetimeSeconds)),
+            sessionID: Base64URL.random(byteCount: 16), authTime: Int64(issuedAt.timeIntervalSince1970))
+        try await refreshStore.createFamily(
+            family, tokenHash: Self.hash(refresh),
+            idleExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshIdleLifetimeSeconds)))
+        return try await issue(
+            issuer: issuer, client: client, family: family, refreshToken: refresh, refreshed: false, at: issuedAt)
     }
 
     /// `refresh_token` grant: rotation with reuse detection.
-    public func refresh(issuer: String, client: OAuthClient, refreshToken: String, dpopJKT: String?) async throws -> TokenResponse {
+    public func refresh(
+        issuer: String, client: OAuthClient, refreshToken: String, dpopJKT: String?
+    ) async throws -> TokenResponse {
         // Refused before the token is looked at, so it is not burned.
-        guard client.allows(grantType: "refresh_token") else { throw OAuthError.unauthorizedClient("this client may not use the refresh_token grant") }
+        guard client.allows(grantType: "refresh_token") else {
+            throw OAuthError.unauthorizedClient("this client may not use the refresh_token grant")
+        }
         let issuedAt = now()
         // Checks that must not burn the token: DPoP binding and the user still being enabled.
         var checkedUser: LocalUser?
@@ -110,13 +146,17 @@ public struct TokenService: Sendable {
             checkedUser = user
         }
         let newToken = Base64URL.random(byteCount: 32)
-        let outcome = try await refreshStore.rotate(tokenHash: Self.hash(refreshToken), tenantID: client.tenantID, clientID: client.clientID, newHash: Self.hash(newToken),
-                                                    now: issuedAt, idleExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshIdleLifetimeSeconds)))
+        let outcome = try await refreshStore.rotate(
+            tokenHash: Self.hash(refreshToken), tenantID: client.tenantID, clientID: client.clientID,
+            newHash: Self.hash(newToken),
+            now: issuedAt, idleExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshIdleLifetimeSeconds)))
         switch outcome {
         case .invalid:
             throw OAuthError.invalidGrant("refresh token is invalid, expired or revoked")
         case .reused(let family, let tokens):
-            for token in tokens { try await revoked.revoke(tenantID: family.tenantID, jti: token.jti, expiresAt: token.expiresAt) }
+            for token in tokens {
+                try await revoked.revoke(tenantID: family.tenantID, jti: token.jti, expiresAt: token.expiresAt)
+            }
             throw OAuthError.invalidGrant("refresh token was already used; its family is revoked")
         case .rotated(let family):
             if let bound = family.dpopJKT, bound != dpopJKT {
@@ -124,18 +164,24 @@ public struct TokenService: Sendable {
             }
             // The user read a moment ago fills the ID token (one store read per refresh, not two).
             let user = checkedUser?.subject == family.subject ? checkedUser : nil
-            return try await issue(issuer: issuer, client: client, family: family, refreshToken: newToken, refreshed: true, at: issuedAt, user: user)
+            return try await issue(
+                issuer: issuer, client: client, family: family, refreshToken: newToken, refreshed: true, at: issuedAt,
+                user: user)
         }
     }
 
     /// RFC 7009: a refresh token revokes its family; an access token is marked revoked.
     /// Unknown or foreign tokens are ignored (the endpoint answers 200 anyway).
     public func revoke(token: String, client: OAuthClient, verifier: TokenVerifier, issuer: String) async throws {
-        if let family = try await refreshStore.family(ofTokenHash: Self.hash(token)), family.tenantID == client.tenantID, family.clientID == client.clientID {
+        if let family = try await refreshStore.family(ofTokenHash: Self.hash(token)),
+            family.tenantID == client.tenantID, family.clientID == client.clientID
+        {
             try await revokeFamily(family.familyID, tenantID: client.tenantID)
             return
         }
-        if let claims = try? await verifier.verifySignatureAndClaims(token, issuer: issuer, tenantID: client.tenantID), claims.clientID == client.clientID {
+        if let claims = try? await verifier.verifySignatureAndClaims(token, issuer: issuer, tenantID: client.tenantID),
+            claims.clientID == client.clientID
+        {
             try await revoked.revoke(tenantID: client.tenantID, jti: claims.jti, expiresAt: claims.expiresAt)
         }
     }
@@ -158,8 +204,11 @@ public struct TokenService: Sendable {
     ///   - refreshed: an ID token from a refresh carries the original `auth_time` but no
     ///     `nonce` (OpenID Connect Core §12.2: the nonce belonged to the authentication request).
     ///   - known: the family's user when the caller just read it (else it is read here).
-    private func issue(issuer: String, client: OAuthClient, family: RefreshFamily, refreshToken: String, refreshed: Bool, at issuedAt: Date,
-                       user known: LocalUser? = nil) async throws -> TokenResponse {
+    private func issue(
+        issuer: String, client: OAuthClient, family: RefreshFamily, refreshToken: String, refreshed: Bool,
+        at issuedAt: Date,
+        user known: LocalUser? = nil
+    ) async throws -> TokenResponse {
         let key = try await keys.signingKey(tenantID: client.tenantID)
         let iat = Int64(issuedAt.timeIntervalSince1970)
         let exp = iat + Int64(client.accessTokenLifetimeSeconds)
@@ -171,10 +220,12 @@ public struct TokenService: Sendable {
         ]
         if let jkt = family.dpopJKT { claims["cnf"] = .object(["jkt": .string(jkt)]) }
         let accessToken = try JWS.sign(claims: claims, typ: "at+jwt", signingKey: key)
-        try await refreshStore.recordAccessToken(familyID: family.familyID, jti: jti, expiresAt: Date(timeIntervalSince1970: TimeInterval(exp)))
+        try await refreshStore.recordAccessToken(
+            familyID: family.familyID, jti: jti, expiresAt: Date(timeIntervalSince1970: TimeInterval(exp)))
 
         var id: [String: JSONValue] = [
-            "iss": .string(issuer), "sub": .string(family.subject), "aud": .string(client.clientID), "azp": .string(client.clientID),
+            "iss": .string(issuer), "sub": .string(family.subject), "aud": .string(client.clientID),
+            "azp": .string(client.clientID),
             "iat": .number(Double(iat)), "exp": .number(Double(exp)),
             "at_hash": .string(Base64URL.encode(SHA256.hash(data: Data(accessToken.utf8)).prefix(16))),
         ]
@@ -182,7 +233,8 @@ public struct TokenService: Sendable {
         if let sessionID = family.sessionID { id["sid"] = .string(sessionID) }
         if !refreshed, let nonce = family.nonce { id["nonce"] = .string(nonce) }
         let scopes = Set(family.scope.split(separator: " ").map(String.init))
-        let user: LocalUser? = if let known { known } else { try await users.user(tenantID: client.tenantID, subject: family.subject) }
+        let user: LocalUser? =
+            if let known { known } else { try await users.user(tenantID: client.tenantID, subject: family.subject) }
         if let user {
             if scopes.contains("profile") {
                 if let name = user.name { id["name"] = .string(name) }
@@ -193,7 +245,9 @@ public struct TokenService: Sendable {
         }
         let idKey = try await keys.signingKey(tenantID: client.tenantID, algorithm: client.idTokenAlgorithm)
         let idToken = try JWS.sign(claims: id, typ: "JWT", signingKey: idKey)
-        return TokenResponse(accessToken: accessToken, tokenType: family.dpopJKT == nil ? "Bearer" : "DPoP", expiresIn: client.accessTokenLifetimeSeconds,
-                             refreshToken: refreshToken, idToken: idToken, scope: family.scope)
+        return TokenResponse(
+            accessToken: accessToken, tokenType: family.dpopJKT == nil ? "Bearer" : "DPoP",
+            expiresIn: client.accessTokenLifetimeSeconds,
+            refreshToken: refreshToken, idToken: idToken, scope: family.scope)
     }
 }

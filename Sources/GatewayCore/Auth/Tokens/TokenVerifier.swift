@@ -11,7 +11,9 @@ public struct TokenVerifier: Sendable {
     let memo: VerifiedTokenMemo?
     let now: @Sendable () -> Date
 
-    public init(keys: KeyRing, revoked: RevokedTokens, memo: VerifiedTokenMemo?, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        keys: KeyRing, revoked: RevokedTokens, memo: VerifiedTokenMemo?, now: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.keys = keys
         self.revoked = revoked
         self.memo = memo
@@ -32,26 +34,43 @@ public struct TokenVerifier: Sendable {
     }
 
     /// Everything but the revocation check (memoised).
-    public func verifySignatureAndClaims(_ token: String, issuer: String, tenantID: String) async throws -> AccessTokenClaims {
+    public func verifySignatureAndClaims(
+        _ token: String, issuer: String, tenantID: String
+    ) async throws -> AccessTokenClaims {
         let current = now()
         if let memo, let hit = memo.get(token, now: current) {
-            guard hit.issuer == issuer, hit.tenantID == tenantID else { throw TokenRejection.invalidToken("the access token was issued by another tenant") }
-            guard hit.expiresAt.addingTimeInterval(Self.skew) > current else { throw TokenRejection.invalidToken("the access token expired") }
+            guard hit.issuer == issuer, hit.tenantID == tenantID else {
+                throw TokenRejection.invalidToken("the access token was issued by another tenant")
+            }
+            guard hit.expiresAt.addingTimeInterval(Self.skew) > current else {
+                throw TokenRejection.invalidToken("the access token expired")
+            }
             return hit
         }
         let c = try await signedClaims(token, tenantID: tenantID)
-        guard let iss = c["iss"]?.stringValue, let sub = c["sub"]?.stringValue, let clientID = c["client_id"]?.stringValue,
-              let tenant = c["tenant"]?.stringValue, let jti = c["jti"]?.stringValue, let exp = c["exp"]?.int64Value, let iat = c["iat"]?.int64Value
+        guard let iss = c["iss"]?.stringValue, let sub = c["sub"]?.stringValue,
+            let clientID = c["client_id"]?.stringValue,
+            let tenant = c["tenant"]?.stringValue, let jti = c["jti"]?.stringValue, let exp = c["exp"]?.int64Value,
+            let iat = c["iat"]?.int64Value
         else { throw TokenRejection.invalidToken("the access token lacks required claims") }
-        guard iss == issuer, tenant == tenantID else { throw TokenRejection.invalidToken("the access token was issued by another tenant") }
+        guard iss == issuer, tenant == tenantID else {
+            throw TokenRejection.invalidToken("the access token was issued by another tenant")
+        }
         let audience = TokenService.audience(issuer: issuer)
-        let audOK = c["aud"]?.stringValue == audience || (c["aud"].flatMap { if case .array(let a) = $0 { a.contains(.string(audience)) } else { false } } ?? false)
+        let audOK =
+            c["aud"]?.stringValue == audience
+            || (c["aud"].flatMap { if case .array(let a) = $0 { a.contains(.string(audience)) } else { false } }
+                ?? false)
         guard audOK else { throw TokenRejection.invalidToken("the access token is for another audience") }
         let expiresAt = Date(timeIntervalSince1970: TimeInterval(exp))
-        guard expiresAt.addingTimeInterval(Self.skew) > current else { throw TokenRejection.invalidToken("the access token expired") }
-        let claims = AccessTokenClaims(issuer: iss, subject: sub, clientID: clientID, tenantID: tenant, scope: c["scope"]?.stringValue ?? "", jti: jti,
-                                       issuedAt: Date(timeIntervalSince1970: TimeInterval(iat)), expiresAt: expiresAt,
-                                       dpopJKT: c["cnf"]?.objectValue?["jkt"]?.stringValue)
+        guard expiresAt.addingTimeInterval(Self.skew) > current else {
+            throw TokenRejection.invalidToken("the access token expired")
+        }
+        let claims = AccessTokenClaims(
+            issuer: iss, subject: sub, clientID: clientID, tenantID: tenant, scope: c["scope"]?.stringValue ?? "",
+            jti: jti,
+            issuedAt: Date(timeIntervalSince1970: TimeInterval(iat)), expiresAt: expiresAt,
+            dpopJKT: c["cnf"]?.objectValue?["jkt"]?.stringValue)
         memo?.put(token, claims, now: current)
         return claims
     }
@@ -59,18 +78,25 @@ public struct TokenVerifier: Sendable {
     /// A mini-app access token of this tenant (`azp` = mini-app id, any audience), checked
     /// like an access token: signature by an active key of the tenant, issuer, expiry and
     /// revocation (failing open like ``verify(_:issuer:tenantID:)``).
-    public func verifyMiniAppToken(_ token: String, issuer: String, tenantID: String) async throws -> MiniAppTokenClaims {
+    public func verifyMiniAppToken(_ token: String, issuer: String, tenantID: String) async throws -> MiniAppTokenClaims
+    {
         let c = try await signedClaims(token, tenantID: tenantID)
-        guard let iss = c["iss"]?.stringValue, let sub = c["sub"]?.stringValue, let azp = c["azp"]?.stringValue, c["client_id"] == nil,
-              let aud = c["aud"]?.stringValue, let tenant = c["tenant"]?.stringValue, let jti = c["jti"]?.stringValue,
-              let exp = c["exp"]?.int64Value, let iat = c["iat"]?.int64Value
+        guard let iss = c["iss"]?.stringValue, let sub = c["sub"]?.stringValue, let azp = c["azp"]?.stringValue,
+            c["client_id"] == nil,
+            let aud = c["aud"]?.stringValue, let tenant = c["tenant"]?.stringValue, let jti = c["jti"]?.stringValue,
+            let exp = c["exp"]?.int64Value, let iat = c["iat"]?.int64Value
         else { throw TokenRejection.invalidToken("not a mini-app access token") }
-        guard iss == issuer, tenant == tenantID else { throw TokenRejection.invalidToken("the token was issued by another tenant") }
+        guard iss == issuer, tenant == tenantID else {
+            throw TokenRejection.invalidToken("the token was issued by another tenant")
+        }
         let expiresAt = Date(timeIntervalSince1970: TimeInterval(exp))
         guard expiresAt > now() else { throw TokenRejection.invalidToken("the token expired") }
-        if (try? await revoked.isRevoked(tenantID: tenantID, jti: jti)) ?? false { throw TokenRejection.invalidToken("the token was revoked") }
-        return MiniAppTokenClaims(issuer: iss, subject: sub, miniAppID: azp, audience: aud, scope: c["scope"]?.stringValue ?? "", jti: jti,
-                                  issuedAt: Date(timeIntervalSince1970: TimeInterval(iat)), expiresAt: expiresAt)
+        if (try? await revoked.isRevoked(tenantID: tenantID, jti: jti)) ?? false {
+            throw TokenRejection.invalidToken("the token was revoked")
+        }
+        return MiniAppTokenClaims(
+            issuer: iss, subject: sub, miniAppID: azp, audience: aud, scope: c["scope"]?.stringValue ?? "", jti: jti,
+            issuedAt: Date(timeIntervalSince1970: TimeInterval(iat)), expiresAt: expiresAt)
     }
 
     /// An ID token this tenant issued, as an `id_token_hint` (OpenID Connect RP-Initiated
@@ -79,15 +105,24 @@ public struct TokenVerifier: Sendable {
     /// only access tokens carry. Expiry is NOT checked: an expired ID token is a valid hint.
     public func verifyIDTokenHint(_ token: String, issuer: String, tenantID: String) async throws -> IDTokenHintClaims {
         let c = try await signedClaims(token, tenantID: tenantID, types: ["jwt"], algorithms: [.es256, .rs256])
-        guard c["iss"]?.stringValue == issuer else { throw TokenRejection.invalidToken("the ID token was issued by another issuer") }
-        guard c["client_id"] == nil, c["scope"] == nil, c["tenant"] == nil, c["cnf"] == nil else { throw TokenRejection.invalidToken("not an ID token") }
-        let audience: String? = switch c["aud"] {
-        case .string(let aud)?: aud
-        case .array(let list)? where list.count == 1: list[0].stringValue
-        default: nil
+        guard c["iss"]?.stringValue == issuer else {
+            throw TokenRejection.invalidToken("the ID token was issued by another issuer")
         }
-        guard let sub = c["sub"]?.stringValue, let audience, c["iat"]?.int64Value != nil else { throw TokenRejection.invalidToken("the ID token lacks required claims") }
-        if let azp = c["azp"], azp.stringValue != audience { throw TokenRejection.invalidToken("the ID token's azp is not its audience") }
+        guard c["client_id"] == nil, c["scope"] == nil, c["tenant"] == nil, c["cnf"] == nil else {
+            throw TokenRejection.invalidToken("not an ID token")
+        }
+        let audience: String? =
+            switch c["aud"] {
+            case .string(let aud)?: aud
+            case .array(let list)? where list.count == 1: list[0].stringValue
+            default: nil
+            }
+        guard let sub = c["sub"]?.stringValue, let audience, c["iat"]?.int64Value != nil else {
+            throw TokenRejection.invalidToken("the ID token lacks required claims")
+        }
+        if let azp = c["azp"], azp.stringValue != audience {
+            throw TokenRejection.invalidToken("the ID token's azp is not its audience")
+        }
         return IDTokenHintClaims(subject: sub, clientID: audience, sessionID: c["sid"]?.stringValue)
     }
 
@@ -97,16 +132,28 @@ public struct TokenVerifier: Sendable {
     private func signedClaims(_ token: String, tenantID: String, types: Set<String> = ["at+jwt", "application/at+jwt"],
                               algorithms: Set<SigningKey.Algorithm> = [.es256]) async throws -> [String: JSONValue] {
         let parsed: JWS.Parsed
-        do { parsed = try JWS.parse(token) } catch { throw TokenRejection.invalidToken("the access token is malformed") }
-        guard let alg = parsed.header["alg"]?.stringValue.flatMap(SigningKey.Algorithm.init(rawValue:)), algorithms.contains(alg) else {
+        do { parsed = try JWS.parse(token) } catch {
+            throw TokenRejection.invalidToken("the access token is malformed")
+        }
+        guard let alg = parsed.header["alg"]?.stringValue.flatMap(SigningKey.Algorithm.init(rawValue:)),
+            algorithms.contains(alg)
+        else {
             throw TokenRejection.invalidToken("unsupported token algorithm")
         }
-        guard let typ = parsed.header["typ"]?.stringValue?.lowercased(), types.contains(typ) else { throw TokenRejection.invalidToken("the token is not of the expected type (typ)") }
-        guard case .object(let claims)? = try? JSONValue.decode(parsed.payload) else { throw TokenRejection.invalidToken("the access token lacks required claims") }
-        guard let kid = parsed.header["kid"]?.stringValue, let key = try await keys.verificationKey(tenantID: tenantID, kid: kid) else {
+        guard let typ = parsed.header["typ"]?.stringValue?.lowercased(), types.contains(typ) else {
+            throw TokenRejection.invalidToken("the token is not of the expected type (typ)")
+        }
+        guard case .object(let claims)? = try? JSONValue.decode(parsed.payload) else {
+            throw TokenRejection.invalidToken("the access token lacks required claims")
+        }
+        guard let kid = parsed.header["kid"]?.stringValue,
+            let key = try await keys.verificationKey(tenantID: tenantID, kid: kid)
+        else {
             throw TokenRejection.invalidToken("the access token was not signed by a key of this tenant")
         }
-        do { try JWS.verify(parsed, key: key, accepted: algorithms) } catch { throw TokenRejection.invalidToken("bad token signature") }
+        do { try JWS.verify(parsed, key: key, accepted: algorithms) } catch {
+            throw TokenRejection.invalidToken("bad token signature")
+        }
         return claims
     }
 }

@@ -20,7 +20,11 @@ public struct LocalUser: Sendable, Equatable {
         "user:\(tenantID):\(subject):totp"
     }
 
-    public init(tenantID: String, username: String, subject: String = UUID().uuidString.lowercased(), name: String? = nil, email: String? = nil, picture: String? = nil, disabled: Bool = false, passwordHash: String, totpSecret: SecretValue? = nil) {
+    public init(
+        tenantID: String, username: String, subject: String = UUID().uuidString.lowercased(), name: String? = nil,
+        email: String? = nil, picture: String? = nil, disabled: Bool = false, passwordHash: String,
+        totpSecret: SecretValue? = nil
+    ) {
         self.totpSecret = totpSecret
         self.tenantID = tenantID
         self.username = username

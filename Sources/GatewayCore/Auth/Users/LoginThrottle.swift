@@ -95,8 +95,10 @@ public struct LoginThrottle: Sendable {
     private func keys(_ tenantID: String, _ username: String, _ address: String?) -> Keys {
         let user = username.lowercased()
         let pair = "\(tenantID):\(user.utf8.count):\(user):\(address ?? "-")"
-        return Keys(attempts: "oauth:login:pair:" + pair, gate: "oauth:login:gate:" + pair, hold: "oauth:login:hold:" + pair, account: "oauth:login:account:\(tenantID):\(user)",
-                    address: address.map { "oauth:login:address:\(tenantID):\($0)" })
+        return Keys(
+            attempts: "oauth:login:pair:" + pair, gate: "oauth:login:gate:" + pair, hold: "oauth:login:hold:" + pair,
+            account: "oauth:login:account:\(tenantID):\(user)",
+            address: address.map { "oauth:login:address:\(tenantID):\($0)" })
     }
 
     /// Decides an attempt and counts it. Cache failures let the attempt proceed (the
@@ -107,7 +109,9 @@ public struct LoginThrottle: Sendable {
         if let until = await gate(keys.gate), until > now {
             return .throttled(retryAfter: .milliseconds(until - now))
         }
-        guard let attempt = try? await cache.increment(keys.attempts, by: 1, ttl: policy.window) else { return .proceed(slowdown: .zero) }
+        guard let attempt = try? await cache.increment(keys.attempts, by: 1, ttl: policy.window) else {
+            return .proceed(slowdown: .zero)
+        }
         if attempt > policy.freeAttempts {
             // One attempt at a time past the free ones: this one holds the pair until it
             // has failed (then the gate closes for the delay) or succeeded (then all clears).

@@ -53,7 +53,9 @@ public struct PasswordHasher: Sendable {
     }
 
     private static func derive(_ password: String, salt: Data, logN: Int, r: Int, p: Int) throws -> Data {
-        let key = try KDF.Scrypt.deriveKey(from: Data(password.utf8), salt: salt, outputByteCount: 32, rounds: 1 << logN, blockSize: r, parallelism: p, maxMemory: 256 << 20)
+        let key = try KDF.Scrypt.deriveKey(
+            from: Data(password.utf8), salt: salt, outputByteCount: 32, rounds: 1 << logN, blockSize: r, parallelism: p,
+            maxMemory: 256 << 20)
         return key.withUnsafeBytes { Data($0) }
     }
 }

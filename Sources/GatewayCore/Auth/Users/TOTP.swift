@@ -41,7 +41,9 @@ public struct TOTP: Sendable {
         let message = withUnsafeBytes(of: &counter) { Data($0) }
         let mac = Array(HMAC<Insecure.SHA1>.authenticationCode(for: message, using: SymmetricKey(data: secret)))
         let offset = Int(mac[mac.count - 1] & 0x0F)
-        let binary = (UInt32(mac[offset] & 0x7F) << 24) | (UInt32(mac[offset + 1]) << 16) | (UInt32(mac[offset + 2]) << 8) | UInt32(mac[offset + 3])
+        let binary =
+            (UInt32(mac[offset] & 0x7F) << 24) | (UInt32(mac[offset + 1]) << 16) | (UInt32(mac[offset + 2]) << 8)
+            | UInt32(mac[offset + 3])
         let value = binary % 1_000_000
         let text = String(value)
         return String(repeating: "0", count: Self.digits - text.count) + text
@@ -62,7 +64,8 @@ public struct TOTP: Sendable {
     /// The provisioning URI authenticator apps scan (Key Uri Format): issuer and account label.
     public static func provisioningURI(secret: String, issuer: String, account: String) -> String {
         let encode = AuthorizationServer.formEncode
-        return "otpauth://totp/\(encode(issuer)):\(encode(account))?secret=\(secret)&issuer=\(encode(issuer))&algorithm=SHA1&digits=\(digits)&period=\(period)"
+        return
+            "otpauth://totp/\(encode(issuer)):\(encode(account))?secret=\(secret)&issuer=\(encode(issuer))&algorithm=SHA1&digits=\(digits)&period=\(period)"
     }
 
 }

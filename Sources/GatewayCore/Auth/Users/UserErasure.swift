@@ -24,7 +24,8 @@ public struct UserErasure: Sendable, Equatable, Encodable {
     /// The tables holding a user's data and the column naming the user, in delete order (the
     /// account last; refresh tokens and access-token records go with their families).
     public static let tables: [(table: String, column: String)] = [
-        ("user_consents", "user_id"), ("secure_storage_items", "user_id"), ("user_miniapps", "user_id"), ("miniapp_tokens", "user_id"),
+        ("user_consents", "user_id"), ("secure_storage_items", "user_id"), ("user_miniapps", "user_id"),
+        ("miniapp_tokens", "user_id"),
         ("auth_identity_links", "subject"), ("auth_refresh_families", "subject"), ("auth_users", "subject"),
     ]
 }

@@ -18,9 +18,14 @@ public struct AccessTokenAnswerCache: Sendable {
     }
 
     /// The cache key of one answer (ids hashed, so any characters are safe).
-    public static func key(tenant: Tenant, owner: UserMiniAppKey, manifest: MiniAppPermissionManifest, consentVersion: Int64, request: AccessTokenRequest) -> String {
-        let parts = [owner.userID, manifest.versionID, manifest.fingerprint, request.audience] + request.scopes.sorted()
-        let digest = SHA256.hash(data: Data(UserMiniAppKey.canonical(parts).utf8)).map { String(format: "%02x", $0) }.joined()
+    public static func key(
+        tenant: Tenant, owner: UserMiniAppKey, manifest: MiniAppPermissionManifest, consentVersion: Int64,
+        request: AccessTokenRequest
+    ) -> String {
+        let parts =
+            [owner.userID, manifest.versionID, manifest.fingerprint, request.audience] + request.scopes.sorted()
+        let digest = SHA256.hash(data: Data(UserMiniAppKey.canonical(parts).utf8)).map { String(format: "%02x", $0) }
+            .joined()
         let app = SHA256.hash(data: Data(owner.miniAppID.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
         return "ata:\(tenant.id):\(tenant.configVersion):\(app):\(consentVersion):\(digest)"
     }
@@ -30,8 +35,11 @@ public struct AccessTokenAnswerCache: Sendable {
         tenant: Tenant, owner: UserMiniAppKey, manifest: MiniAppPermissionManifest, consentVersion: Int64,
         request: AccessTokenRequest, evaluate: @Sendable () -> AccessTokenAnswer
     ) async -> AccessTokenAnswer {
-        let key = Self.key(tenant: tenant, owner: owner, manifest: manifest, consentVersion: consentVersion, request: request)
-        if let bytes = try? await cache.get(key), let hit = try? JSONDecoder().decode(AccessTokenAnswer.self, from: Data(bytes)) {
+        let key = Self.key(
+            tenant: tenant, owner: owner, manifest: manifest, consentVersion: consentVersion, request: request)
+        if let bytes = try? await cache.get(key),
+            let hit = try? JSONDecoder().decode(AccessTokenAnswer.self, from: Data(bytes))
+        {
             return hit
         }
         let answer = evaluate()

@@ -32,20 +32,28 @@ public enum AccessTokenAnswer: Sendable, Equatable, Codable {
 /// 4. the requested scopes are a subset of that entry's scopes, else `ScopesNotSupportedError`.
 public enum AccessTokenPolicy {
     /// Evaluates `request` for a user whose ACCESS_TOKEN answer is `consent` (nil = never answered).
-    public static func evaluate(_ request: AccessTokenRequest, manifest: MiniAppPermissionManifest, consent: ConsentStatus?) -> AccessTokenAnswer {
+    public static func evaluate(
+        _ request: AccessTokenRequest, manifest: MiniAppPermissionManifest, consent: ConsentStatus?
+    ) -> AccessTokenAnswer {
         guard consent == .allowed else {
-            return .denied(type: .authorizationFailure, message: "the user has not allowed \(CustomPermission.accessToken.rawValue) for this mini app")
+            return .denied(
+                type: .authorizationFailure,
+                message: "the user has not allowed \(CustomPermission.accessToken.rawValue) for this mini app")
         }
         guard !request.scopes.isEmpty else {
             return .denied(type: .scopesNotSupported, message: "no scopes requested; request at least one scope")
         }
         guard let entry = manifest.accessTokenPermissions.first(where: { $0.audience == request.audience }) else {
-            return .denied(type: .audienceNotSupported, message: "audience \"\(request.audience)\" is not declared in the mini app's manifest")
+            return .denied(
+                type: .audienceNotSupported,
+                message: "audience \"\(request.audience)\" is not declared in the mini app's manifest")
         }
         let allowed = Set(entry.scopes)
         let extra = Set(request.scopes).subtracting(allowed).sorted()
         guard extra.isEmpty else {
-            return .denied(type: .scopesNotSupported, message: "scopes not declared for audience \"\(request.audience)\": \(extra.joined(separator: ", "))")
+            return .denied(
+                type: .scopesNotSupported,
+                message: "scopes not declared for audience \"\(request.audience)\": \(extra.joined(separator: ", "))")
         }
         return .allowed
     }

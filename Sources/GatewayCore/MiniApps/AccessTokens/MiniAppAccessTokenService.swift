@@ -39,7 +39,8 @@ public struct MiniAppAccessTokenService: Sendable, MiniAppTokenRevoker {
     ///   - ledger: where issued token ids are kept so ``revokeAll(_:)`` can revoke them.
     ///   - revocations: the revoked-id list the token verifiers consult.
     public init(
-        consents: any ConsentStore, answers: AccessTokenAnswerCache, minter: any MiniAppTokenMinter, lifetime: Duration = .seconds(300),
+        consents: any ConsentStore, answers: AccessTokenAnswerCache, minter: any MiniAppTokenMinter,
+        lifetime: Duration = .seconds(300),
         ledger: (any MiniAppTokenLedger)? = nil, revocations: RevokedTokens? = nil
     ) {
         self.ledger = ledger
@@ -51,17 +52,23 @@ public struct MiniAppAccessTokenService: Sendable, MiniAppTokenRevoker {
     }
 
     /// The allow/deny answer for `request` (cached), without minting.
-    public func answer(tenant: Tenant, userID: String, manifest: MiniAppPermissionManifest, request: AccessTokenRequest) async throws -> AccessTokenAnswer {
+    public func answer(
+        tenant: Tenant, userID: String, manifest: MiniAppPermissionManifest, request: AccessTokenRequest
+    ) async throws -> AccessTokenAnswer {
         let owner = UserMiniAppKey(tenantID: tenant.id, userID: userID, miniAppID: manifest.miniAppID)
         let stored = try await consents.consents(of: owner)
         let consent = stored.status(of: CustomPermission.accessToken.rawValue)
-        return await answers.answer(tenant: tenant, owner: owner, manifest: manifest, consentVersion: stored.version, request: request) {
+        return await answers.answer(
+            tenant: tenant, owner: owner, manifest: manifest, consentVersion: stored.version, request: request
+        ) {
             AccessTokenPolicy.evaluate(request, manifest: manifest, consent: consent)
         }
     }
 
     /// Mints a token when the rules allow; throws ``AccessTokenDenied`` otherwise.
-    public func issue(tenant: Tenant, userID: String, manifest: MiniAppPermissionManifest, request: AccessTokenRequest) async throws -> MiniAppAccessToken {
+    public func issue(
+        tenant: Tenant, userID: String, manifest: MiniAppPermissionManifest, request: AccessTokenRequest
+    ) async throws -> MiniAppAccessToken {
         switch try await answer(tenant: tenant, userID: userID, manifest: manifest, request: request) {
         case .denied(let type, let message):
             throw AccessTokenDenied(type: type, message: message)
@@ -72,7 +79,8 @@ public struct MiniAppAccessTokenService: Sendable, MiniAppTokenRevoker {
             )
             let owner = UserMiniAppKey(tenantID: tenant.id, userID: userID, miniAppID: manifest.miniAppID)
             try await ledger?.record(owner, jti: minted.jti, expiresAt: minted.validUntil)
-            return MiniAppAccessToken(token: minted.token, validUntil: minted.validUntil, audience: request.audience, scopes: request.scopes)
+            return MiniAppAccessToken(
+                token: minted.token, validUntil: minted.validUntil, audience: request.audience, scopes: request.scopes)
         }
     }
 

@@ -4,7 +4,9 @@ import Foundation
 /// `azp` = mini-app id, revocable `jti`). Implemented by the auth module.
 public protocol MiniAppTokenMinter: Sendable {
     /// A signed token for `subject` and `miniAppID`, valid for `lifetime` (at most 5 minutes).
-    func mint(tenant: Tenant, subject: String, miniAppID: String, audience: String, scopes: [String], lifetime: Duration) async throws -> MintedToken
+    func mint(
+        tenant: Tenant, subject: String, miniAppID: String, audience: String, scopes: [String], lifetime: Duration
+    ) async throws -> MintedToken
 }
 
 /// A signed mini-app token, its id and expiry.

@@ -9,13 +9,17 @@ public struct SigningKeyTokenMinter: MiniAppTokenMinter {
     private let now: @Sendable () -> Date
 
     /// - Parameter issuer: the issuer (`iss`) of a tenant id.
-    public init(keys: KeyRing, issuer: @escaping @Sendable (String) -> String, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        keys: KeyRing, issuer: @escaping @Sendable (String) -> String, now: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.keys = keys
         self.issuer = issuer
         self.now = now
     }
 
-    public func mint(tenant: Tenant, subject: String, miniAppID: String, audience: String, scopes: [String], lifetime: Duration) async throws -> MintedToken {
+    public func mint(
+        tenant: Tenant, subject: String, miniAppID: String, audience: String, scopes: [String], lifetime: Duration
+    ) async throws -> MintedToken {
         let key = try await keys.signingKey(tenantID: tenant.id)
         let seconds = min(max(lifetime.components.seconds, 1), MiniAppAccessTokenService.maxLifetime.components.seconds)
         let iat = Int64(now().timeIntervalSince1970)

@@ -34,7 +34,9 @@ public struct AnalyticsBatchValidator: Sendable {
     public init() {}
 
     /// Splits `inputs`; throws ``AnalyticsBatchError/tooManyEvents(count:max:)`` above `maxBatch`.
-    public func validate(_ inputs: [AnalyticsEventInput]) throws(AnalyticsBatchError) -> (accepted: [AnalyticsEvent], rejected: [AnalyticsRejection]) {
+    public func validate(
+        _ inputs: [AnalyticsEventInput]
+    ) throws(AnalyticsBatchError) -> (accepted: [AnalyticsEvent], rejected: [AnalyticsRejection]) {
         guard inputs.count <= maxBatch else { throw .tooManyEvents(count: inputs.count, max: maxBatch) }
         var accepted: [AnalyticsEvent] = []
         var rejected: [AnalyticsRejection] = []
@@ -66,26 +68,36 @@ public struct AnalyticsBatchValidator: Sendable {
         case (let name?, nil):
             kind = .sdk
             type = name
-            if !Self.isSDKEventName(name) { reasons.append("name must be an SDK event such as mini_app_open (mini_app_[a-z0-9_]+)") }
-            if input.actionType != nil || input.pageName != nil || input.componentName != nil || input.elementType != nil {
+            if !Self.isSDKEventName(name) {
+                reasons.append("name must be an SDK event such as mini_app_open (mini_app_[a-z0-9_]+)")
+            }
+            if input.actionType != nil || input.pageName != nil || input.componentName != nil
+                || input.elementType != nil
+            {
                 reasons.append("SDK events carry no actionType, pageName, componentName or elementType")
             }
         case (nil, let eventType?):
             kind = .miniApp
             type = eventType
-            if !AnalyticsVocabulary.eventTypes.contains(eventType) { reasons.append("eventType must be one of appear, click, error, custom") }
+            if !AnalyticsVocabulary.eventTypes.contains(eventType) {
+                reasons.append("eventType must be one of appear, click, error, custom")
+            }
             if let action = input.actionType, !AnalyticsVocabulary.actionTypes.contains(action) {
                 reasons.append("actionType must be one of open, close, add, delete, change")
             }
         default:
-            return .failure(Reasons(reasons: reasons + ["exactly one of name (SDK event) or eventType (mini-app event) is required"]))
+            return .failure(
+                Reasons(
+                    reasons: reasons + ["exactly one of name (SDK event) or eventType (mini-app event) is required"]))
         }
         text(input.pageName, "pageName", max: maxTextLength)
         text(input.componentName, "componentName", max: maxTextLength)
         text(input.elementType, "elementType", max: maxTextLength)
         let data = input.data ?? [:]
         if data.count > maxDataEntries { reasons.append("data has \(data.count) entries, at most \(maxDataEntries)") }
-        if data.contains(where: { $0.key.isEmpty || $0.key.count > maxTextLength || $0.value.count > maxDataValueLength }) {
+        if data.contains(where: {
+            $0.key.isEmpty || $0.key.count > maxTextLength || $0.value.count > maxDataValueLength
+        }) {
             reasons.append("data keys must be 1-\(maxTextLength) characters and values at most \(maxDataValueLength)")
         }
         guard reasons.isEmpty else { return .failure(Reasons(reasons: reasons)) }
@@ -100,6 +112,7 @@ public struct AnalyticsBatchValidator: Sendable {
     static func isSDKEventName(_ name: String) -> Bool {
         guard name.hasPrefix("mini_app_") else { return false }
         let rest = name.utf8.dropFirst(9)
-        return (1 ... 60).contains(rest.count) && rest.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 95 }
+        return (1...60).contains(rest.count)
+            && rest.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 95 }
     }
 }

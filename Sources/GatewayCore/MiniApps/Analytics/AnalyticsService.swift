@@ -46,19 +46,26 @@ public struct AnalyticsService: Sendable {
     /// Keeps the valid events of `inputs` and reports the others by index. Throws
     /// ``AnalyticsBatchError`` for a batch over the limit (nothing kept). With `userID`,
     /// each mini app of an accepted `mini_app_open` becomes that user's most recently used.
-    public func ingest(tenantID: String, userID: String? = nil, _ inputs: [AnalyticsEventInput]) async throws -> AnalyticsIngestResult {
+    public func ingest(
+        tenantID: String, userID: String? = nil, _ inputs: [AnalyticsEventInput]
+    ) async throws -> AnalyticsIngestResult {
         let (accepted, rejected) = try validator.validate(inputs)
         try await store.append(accepted, tenantID: tenantID, receivedAt: now())
         if let userID, let opens {
-            let opened = Set(accepted.filter { $0.kind == .sdk && $0.type == AnalyticsVocabulary.miniAppOpen }.map(\.miniAppID))
+            let opened = Set(
+                accepted.filter { $0.kind == .sdk && $0.type == AnalyticsVocabulary.miniAppOpen }.map(\.miniAppID))
             for miniAppID in opened.sorted() {
                 try await opens.recordOpen(UserMiniAppKey(tenantID: tenantID, userID: userID, miniAppID: miniAppID))
             }
         }
         for event in accepted {
-            Counter(label: Self.counterLabel, dimensions: [
-                ("tenant", tenantID), ("mini_app", event.miniAppID), ("kind", event.kind.rawValue), ("type", event.type),
-            ], factory: metrics).increment()
+            Counter(
+                label: Self.counterLabel,
+                dimensions: [
+                    ("tenant", tenantID), ("mini_app", event.miniAppID), ("kind", event.kind.rawValue),
+                    ("type", event.type),
+                ], factory: metrics
+            ).increment()
         }
         return AnalyticsIngestResult(accepted: accepted.count, rejected: rejected)
     }

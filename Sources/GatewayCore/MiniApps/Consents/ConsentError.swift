@@ -11,7 +11,9 @@ public enum ConsentError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidPermissions(let unknown, let undeclared):
             var parts: [String] = []
             if !unknown.isEmpty { parts.append("unknown permissions: " + unknown.joined(separator: ", ")) }
-            if !undeclared.isEmpty { parts.append("permissions the mini app does not declare: " + undeclared.joined(separator: ", ")) }
+            if !undeclared.isEmpty {
+                parts.append("permissions the mini app does not declare: " + undeclared.joined(separator: ", "))
+            }
             return parts.joined(separator: "; ")
         case .notUsed(let miniAppID):
             return "The user has not used mini app \(miniAppID.prefix(128))."

@@ -34,7 +34,9 @@ public struct ConsentService: Sendable, MiniAppOpenRecorder {
     /// Stores `changes` when every name is a known custom permission the manifest
     /// declares (and revokes the mini app's tokens when `ACCESS_TOKEN` is withdrawn); otherwise throws ``ConsentError/invalidPermissions(unknown:undeclared:)``
     /// and stores nothing.
-    public func update(_ owner: UserMiniAppKey, manifest: MiniAppPermissionManifest, changes: [String: ConsentStatus]) async throws -> ConsentView {
+    public func update(
+        _ owner: UserMiniAppKey, manifest: MiniAppPermissionManifest, changes: [String: ConsentStatus]
+    ) async throws -> ConsentView {
         try Self.validate(changes.keys, manifest: manifest)
         let stored = try await store.setConsents(changes, for: owner)
         if changes[CustomPermission.accessToken.rawValue] == .denied, let tokens {
@@ -46,10 +48,13 @@ public struct ConsentService: Sendable, MiniAppOpenRecorder {
     /// The user's entry for one mini app, read against the manifest `manifest` returns
     /// (asked only for a mini app the user has used; nil: the raw answers only).
     /// - Throws: ``ConsentError/notUsed(miniAppID:)`` when the user has never used it.
-    public func userMiniApp(_ owner: UserMiniAppKey, manifest: @Sendable () async throws -> MiniAppPermissionManifest?) async throws -> UserMiniAppEntry {
+    public func userMiniApp(
+        _ owner: UserMiniAppKey, manifest: @Sendable () async throws -> MiniAppPermissionManifest?
+    ) async throws -> UserMiniAppEntry {
         let consents = try await store.consents(of: owner)
         guard consents.lastUsedAt != nil else { throw ConsentError.notUsed(miniAppID: owner.miniAppID) }
-        return UserMiniAppEntry(consents: consents, view: try await manifest().map { ConsentView(consents: consents, manifest: $0) })
+        return UserMiniAppEntry(
+            consents: consents, view: try await manifest().map { ConsentView(consents: consents, manifest: $0) })
     }
 
     /// The mini apps the user has used, most recent first (at most `limit` when given),
@@ -62,7 +67,12 @@ public struct ConsentService: Sendable, MiniAppOpenRecorder {
         let used = try await store.userMiniApps(tenantID: tenantID, userID: userID, limit: limit)
         let views = try await withThrowingTaskGroup(of: (Int, ConsentView?).self) { group in
             for (index, consents) in used.enumerated() {
-                group.addTask { (index, try await manifest(consents.miniAppID).map { ConsentView(consents: consents, manifest: $0) }) }
+                group.addTask {
+                    (
+                        index,
+                        try await manifest(consents.miniAppID).map { ConsentView(consents: consents, manifest: $0) }
+                    )
+                }
             }
             var views = [ConsentView?](repeating: nil, count: used.count)
             for try await (index, view) in group { views[index] = view }
@@ -72,7 +82,9 @@ public struct ConsentService: Sendable, MiniAppOpenRecorder {
     }
 
     /// Throws unless every name is known and declared by `manifest`.
-    public static func validate(_ names: some Sequence<String>, manifest: MiniAppPermissionManifest) throws(ConsentError) {
+    public static func validate(
+        _ names: some Sequence<String>, manifest: MiniAppPermissionManifest
+    ) throws(ConsentError) {
         let declared = manifest.declaredNames
         var unknown: [String] = []
         var undeclared: [String] = []

@@ -14,7 +14,10 @@ public struct ConsentItem: Sendable, Equatable, Codable {
     public var status: ConsentStatus?
     public var updatedAt: Date?
 
-    public init(name: String, title: String, description: String, reason: String?, required: Bool, status: ConsentStatus?, updatedAt: Date?) {
+    public init(
+        name: String, title: String, description: String, reason: String?, required: Bool, status: ConsentStatus?,
+        updatedAt: Date?
+    ) {
         self.name = name
         self.title = title
         self.description = description

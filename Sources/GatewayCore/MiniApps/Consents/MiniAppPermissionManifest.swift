@@ -41,7 +41,10 @@ public struct MiniAppPermissionManifest: Sendable, Equatable, Codable {
     /// `accessTokenPermissions`: audiences and their scopes.
     public var accessTokenPermissions: [AccessTokenPermission]
 
-    public init(miniAppID: String, versionID: String, required: [Permission] = [], optional: [Permission] = [], accessTokenPermissions: [AccessTokenPermission] = []) {
+    public init(
+        miniAppID: String, versionID: String, required: [Permission] = [], optional: [Permission] = [],
+        accessTokenPermissions: [AccessTokenPermission] = []
+    ) {
         self.miniAppID = miniAppID
         self.versionID = versionID
         self.required = required

@@ -8,7 +8,9 @@ extension MiniAppPermissionManifest {
             miniAppID: answer.miniAppId, versionID: answer.versionId,
             required: answer.requiredPermissions.map { Permission(name: $0.name, reason: $0.reason) },
             optional: answer.optionalPermissions.map { Permission(name: $0.name, reason: $0.reason) },
-            accessTokenPermissions: answer.accessTokenPermissions.map { AccessTokenPermission(audience: $0.audience, scopes: $0.scopes) }
+            accessTokenPermissions: answer.accessTokenPermissions.map {
+                AccessTokenPermission(audience: $0.audience, scopes: $0.scopes)
+            }
         )
     }
 
@@ -26,11 +28,17 @@ extension MiniAppService {
     /// one, the manifest of the hinted version is fetched alongside the version check: one
     /// round when the app has not changed (manifests are immutable per version), the second
     /// only when it has.
-    public func permissionManifest(tenant: Tenant, id: String, lang: String?, deadline: ContinuousClock.Instant) async throws -> MiniAppPermissionManifest {
+    public func permissionManifest(
+        tenant: Tenant, id: String, lang: String?, deadline: ContinuousClock.Instant
+    ) async throws -> MiniAppPermissionManifest {
         let hintKey = CacheKey.latestVersionHint(tenantID: tenant.id, miniAppID: id)
         let hinted = await answers.hint(hintKey)
-        async let speculative: CachedAnswer? = hinted.asyncMap { try? await manifest(tenant: tenant, id: id, versionID: $0, lang: lang, deadline: deadline) } ?? nil
-        let info = try JSONDecoder().decode(MiniAppAnswers.MiniApp.self, from: Data(try await miniApp(tenant: tenant, id: id, deadline: deadline).body))
+        async let speculative: CachedAnswer? =
+            hinted.asyncMap {
+                try? await manifest(tenant: tenant, id: id, versionID: $0, lang: lang, deadline: deadline)
+            } ?? nil
+        let info = try JSONDecoder().decode(
+            MiniAppAnswers.MiniApp.self, from: Data(try await miniApp(tenant: tenant, id: id, deadline: deadline).body))
         let latest = info.version.versionId
         if latest == hinted, let answer = await speculative {
             return try MiniAppPermissionManifest(answerBytes: answer.body)

@@ -39,7 +39,9 @@ public enum DeepLinkError: Error, Sendable, Equatable, CustomStringConvertible {
 public enum DeepLinkResolver {
     /// Resolves `url` against the tenant's hosts (lowercase).
     public static func resolve(_ url: String, tenantHosts: Set<String>) throws(DeepLinkError) -> DeepLink {
-        guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.host, !host.isEmpty else {
+        guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.host,
+            !host.isEmpty
+        else {
             throw .notAURL
         }
         guard scheme.lowercased() == "https" else { throw .notHTTPS }
@@ -53,7 +55,8 @@ public enum DeepLinkResolver {
         }
         let id = String(segments[segments.startIndex + 1])
         guard isValidMiniAppID(id) else { throw .invalidMiniAppID(id) }
-        return DeepLink(miniAppID: id, query: components.percentEncodedQuery, fragment: components.percentEncodedFragment)
+        return DeepLink(
+            miniAppID: id, query: components.percentEncodedQuery, fragment: components.percentEncodedFragment)
     }
 
     /// 1-128 of letters, digits, `-`, `_`, `.` (not only dots).

@@ -26,8 +26,10 @@ public enum TenantDomainError: Error, Sendable, Equatable, CustomStringConvertib
 
     public var description: String {
         switch self {
-        case .invalidHost(let host): "invalid host \"\(host.prefix(80))\" (a DNS name such as app.example.com, no scheme or port)"
-        case .invalidAppID(let id): "invalid app id \"\(id.prefix(80))\" (expected TEAMID.bundle.id, TEAMID = 10 letters/digits)"
+        case .invalidHost(let host):
+            "invalid host \"\(host.prefix(80))\" (a DNS name such as app.example.com, no scheme or port)"
+        case .invalidAppID(let id):
+            "invalid app id \"\(id.prefix(80))\" (expected TEAMID.bundle.id, TEAMID = 10 letters/digits)"
         case .hostTaken(let host, let tenant): "host \(host) already belongs to tenant \(tenant)"
         case .notFound(let host): "host \(host) is not configured for this tenant"
         }

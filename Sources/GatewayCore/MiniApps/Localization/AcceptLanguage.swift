@@ -20,7 +20,9 @@ public enum AcceptLanguage {
                 ranges.append((tag, quality, order))
             }
         }
-        return ranges.sorted { $0.quality != $1.quality ? $0.quality > $1.quality : $0.order < $1.order }.map { ($0.tag, $0.quality) }
+        return ranges.sorted { $0.quality != $1.quality ? $0.quality > $1.quality : $0.order < $1.order }.map {
+            ($0.tag, $0.quality)
+        }
     }
 
     /// The best of `available` for `header`: for each range in preference order, the

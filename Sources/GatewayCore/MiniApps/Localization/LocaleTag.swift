@@ -8,10 +8,13 @@ public enum LocaleTag {
     /// plausible tag: a 2-3 letter language, then subtags of 1-8 letters/digits.
     public static func normalize(_ tag: String) -> String? {
         let parts = tag.replacingOccurrences(of: "_", with: "-").split(separator: "-", omittingEmptySubsequences: false)
-        guard let language = parts.first, (2 ... 3).contains(language.count), language.allSatisfy(isASCIILetter) else { return nil }
+        guard let language = parts.first, (2...3).contains(language.count), language.allSatisfy(isASCIILetter) else {
+            return nil
+        }
         var result = [language.lowercased()]
         for part in parts.dropFirst() {
-            guard (1 ... 8).contains(part.count), part.allSatisfy({ isASCIILetter($0) || $0.isASCII && $0.isNumber }) else { return nil }
+            guard (1...8).contains(part.count), part.allSatisfy({ isASCIILetter($0) || $0.isASCII && $0.isNumber })
+            else { return nil }
             if part.count == 4, part.allSatisfy(isASCIILetter) {
                 result.append(part.prefix(1).uppercased() + part.dropFirst().lowercased())
             } else if part.count == 2, part.allSatisfy(isASCIILetter) {

@@ -40,9 +40,12 @@ public enum LocalizationError: Error, Sendable, Equatable, CustomStringConvertib
 
     /// Throws unless `key` is 1-200 of `A-Z a-z 0-9 . _ -`.
     public static func check(key: String) throws(LocalizationError) {
-        let ok = (1 ... 200).contains(key.utf8.count) && key.utf8.allSatisfy {
-            ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 46 || $0 == 95 || $0 == 45
-        }
+        let ok =
+            (1...200).contains(key.utf8.count)
+            && key.utf8.allSatisfy {
+                ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 46 || $0 == 95
+                    || $0 == 45
+            }
         if !ok { throw .invalidKey(key) }
     }
 

@@ -49,7 +49,8 @@ public struct LocalizationResolver: Sendable {
         for item in try await store.overrides(tenantID: tenantID, locale: nil) where chain.contains(item.locale) {
             byLocale[item.locale, default: [:]][item.key] = item.value
         }
-        return LocalizationBundle(locale: locale, chain: chain, entries: Self.merge(defaults.entries, byLocale, chain: chain))
+        return LocalizationBundle(
+            locale: locale, chain: chain, entries: Self.merge(defaults.entries, byLocale, chain: chain))
     }
 
     /// The tenant's overrides whose key starts with `keyPrefix`, by primary language
@@ -72,11 +73,14 @@ public struct LocalizationResolver: Sendable {
         var available = Set(try await store.overrides(tenantID: tenantID, locale: nil).map(\.locale))
         available.insert(LocaleTag.english)
         if let tenantDefault = state.defaultLocale { available.insert(tenantDefault) }
-        return AcceptLanguage.negotiate(acceptLanguage, available: available, fallback: state.defaultLocale ?? LocaleTag.english)
+        return AcceptLanguage.negotiate(
+            acceptLanguage, available: available, fallback: state.defaultLocale ?? LocaleTag.english)
     }
 
     /// Applies layers from least to most specific.
-    static func merge(_ base: [String: String], _ byLocale: [String: [String: String]], chain: [String]) -> [String: String] {
+    static func merge(
+        _ base: [String: String], _ byLocale: [String: [String: String]], chain: [String]
+    ) -> [String: String] {
         var entries = base
         for locale in chain.reversed() {
             entries.merge(byLocale[locale] ?? [:]) { _, override in override }
@@ -104,7 +108,9 @@ public struct LocalizationBundleCache: Sendable {
         let normalized = try LocalizationError.locale(locale)
         let version = try await store.state(tenantID: tenant.id).version
         let key = "l10n:\(tenant.id):\(version):\(normalized)"
-        if let bytes = try? await cache.get(key), let hit = try? JSONDecoder().decode(LocalizationBundle.self, from: Data(bytes)) {
+        if let bytes = try? await cache.get(key),
+            let hit = try? JSONDecoder().decode(LocalizationBundle.self, from: Data(bytes))
+        {
             return hit
         }
         let bundle = try await resolver.bundle(tenantID: tenant.id, locale: normalized)

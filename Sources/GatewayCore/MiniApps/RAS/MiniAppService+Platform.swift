@@ -7,7 +7,8 @@ import Foundation
 /// its own: `/v1`'s list merges provisioning and pages, the SDK wants the platform's list whole.
 extension MiniAppService {
     /// The platform's published mini apps, unpaged, cached for the catalog TTL.
-    public func platformCatalog(tenant: Tenant, deadline: ContinuousClock.Instant) async throws -> [PlatformMiniAppInfo] {
+    public func platformCatalog(tenant: Tenant, deadline: ContinuousClock.Instant) async throws -> [PlatformMiniAppInfo]
+    {
         let key = CacheKey.answer(tenant: tenant, kind: "platform-list", [])
         let answer = try await cached(key, policy: .ttl(seconds: tenant.cacheTTLs.catalogSeconds)) {
             let apps = try await platform.listMiniApps(try platformTarget(tenant), deadline: deadline)
@@ -19,10 +20,13 @@ extension MiniAppService {
     /// The latest published version of a platform mini app: `[]` when the platform has none
     /// published (as the platform answers), ``MiniAppError/miniAppNotFound`` when it does not
     /// know the app (an app only provisioning knows is not the platform's).
-    public func platformInfo(tenant: Tenant, id: String, deadline: ContinuousClock.Instant) async throws -> [PlatformMiniAppInfo] {
+    public func platformInfo(
+        tenant: Tenant, id: String, deadline: ContinuousClock.Instant
+    ) async throws -> [PlatformMiniAppInfo] {
         let app: MiniAppAnswers.MiniApp
         do {
-            app = try Self.decodeAnswer(MiniAppAnswers.MiniApp.self, try await miniApp(tenant: tenant, id: id, deadline: deadline))
+            app = try Self.decodeAnswer(
+                MiniAppAnswers.MiniApp.self, try await miniApp(tenant: tenant, id: id, deadline: deadline))
         } catch MiniAppError.noPublishedVersion {
             return []
         }
@@ -32,19 +36,30 @@ extension MiniAppService {
 
     /// The files of one version with the platform's signature and the gateway's verdict
     /// (a tenant that requires verification refuses an invalid one: ``MiniAppError/invalidSignature``).
-    public func platformFiles(tenant: Tenant, id: String, versionID: String, deadline: ContinuousClock.Instant) async throws -> MiniAppAnswers.Bundle {
-        try Self.decodeAnswer(MiniAppAnswers.Bundle.self, try await bundle(tenant: tenant, id: id, versionID: versionID, deadline: deadline))
+    public func platformFiles(
+        tenant: Tenant, id: String, versionID: String, deadline: ContinuousClock.Instant
+    ) async throws -> MiniAppAnswers.Bundle {
+        try Self.decodeAnswer(
+            MiniAppAnswers.Bundle.self,
+            try await bundle(tenant: tenant, id: id, versionID: versionID, deadline: deadline))
     }
 
     /// The `bundleManifest` of one version (reasons filled from the default language as on `/v1`).
-    public func platformMetadata(tenant: Tenant, id: String, versionID: String, lang: String?, deadline: ContinuousClock.Instant) async throws -> PlatformMetadata {
-        let manifest = try Self.decodeAnswer(MiniAppAnswers.Manifest.self, try await manifest(tenant: tenant, id: id, versionID: versionID, lang: lang, deadline: deadline))
-        return PlatformMetadata(reqPermissions: manifest.requiredPermissions, optPermissions: manifest.optionalPermissions,
-                                accessTokenPermissions: manifest.accessTokenPermissions, customMetaData: manifest.customMetaData)
+    public func platformMetadata(
+        tenant: Tenant, id: String, versionID: String, lang: String?, deadline: ContinuousClock.Instant
+    ) async throws -> PlatformMetadata {
+        let manifest = try Self.decodeAnswer(
+            MiniAppAnswers.Manifest.self,
+            try await manifest(tenant: tenant, id: id, versionID: versionID, lang: lang, deadline: deadline))
+        return PlatformMetadata(
+            reqPermissions: manifest.requiredPermissions, optPermissions: manifest.optionalPermissions,
+            accessTokenPermissions: manifest.accessTokenPermissions, customMetaData: manifest.customMetaData)
     }
 
     /// A platform signing key (the cache entry bundle verification uses); ``MiniAppError/publicKeyNotFound`` when unknown.
-    public func platformPublicKey(tenant: Tenant, id: String, deadline: ContinuousClock.Instant) async throws -> PlatformPublicKey {
+    public func platformPublicKey(
+        tenant: Tenant, id: String, deadline: ContinuousClock.Instant
+    ) async throws -> PlatformPublicKey {
         let key: PlatformPublicKey?
         do {
             key = try await publicKey(id, tenant: tenant, target: try platformTarget(tenant), deadline: deadline)
@@ -56,7 +71,9 @@ extension MiniAppService {
     }
 
     /// A preview code's mini app and host id (never the host's subscription key).
-    public func platformPreview(tenant: Tenant, code: String, deadline: ContinuousClock.Instant) async throws -> MiniAppAnswers.Preview {
+    public func platformPreview(
+        tenant: Tenant, code: String, deadline: ContinuousClock.Instant
+    ) async throws -> MiniAppAnswers.Preview {
         let bytes = try await preview(tenant: tenant, code: code, deadline: deadline)
         do {
             return try JSONDecoder().decode(MiniAppAnswers.Preview.self, from: Data(bytes))

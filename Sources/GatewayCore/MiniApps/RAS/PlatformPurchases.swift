@@ -19,26 +19,40 @@ public struct PlatformPurchases: Sendable {
     /// `GET /host/{P}/miniapp/{id}/purchase-items`.
     public func items(tenant: Tenant, miniAppID: String, deadline: ContinuousClock.Instant) async throws -> [UInt8] {
         try await call(tenant, idempotent: true, deadline: deadline) { target in
-            try await http.get(try Self.url(target, miniAppID, "purchase-items"), headers: Self.headers(target), maxBytes: Self.maxBytes, deadline: deadline).body
+            try await http.get(
+                try Self.url(target, miniAppID, "purchase-items"), headers: Self.headers(target),
+                maxBytes: Self.maxBytes, deadline: deadline
+            ).body
         }
     }
 
     /// `POST /host/{P}/miniapp/{id}/transaction` with the SDK's JSON body.
-    public func recordTransaction(tenant: Tenant, miniAppID: String, body: [UInt8], deadline: ContinuousClock.Instant) async throws -> [UInt8] {
+    public func recordTransaction(
+        tenant: Tenant, miniAppID: String, body: [UInt8], deadline: ContinuousClock.Instant
+    ) async throws -> [UInt8] {
         try await call(tenant, idempotent: false, deadline: deadline) { target in
-            try await http.postJSON(try Self.url(target, miniAppID, "transaction"), body: body, headers: Self.headers(target), maxBytes: Self.maxBytes, deadline: deadline).body
+            try await http.postJSON(
+                try Self.url(target, miniAppID, "transaction"), body: body, headers: Self.headers(target),
+                maxBytes: Self.maxBytes, deadline: deadline
+            ).body
         }
     }
 
     /// `GET /host/{P}/miniapp/{id}/transaction/{token}`.
-    public func transaction(tenant: Tenant, miniAppID: String, token: String, deadline: ContinuousClock.Instant) async throws -> [UInt8] {
+    public func transaction(
+        tenant: Tenant, miniAppID: String, token: String, deadline: ContinuousClock.Instant
+    ) async throws -> [UInt8] {
         try await call(tenant, idempotent: true, deadline: deadline) { target in
             let url = try Self.url(target, miniAppID, "transaction") + "/" + (try UpstreamPathSegment.encode(token))
-            return try await http.get(url, headers: Self.headers(target), maxBytes: Self.maxBytes, deadline: deadline).body
+            return try await http.get(url, headers: Self.headers(target), maxBytes: Self.maxBytes, deadline: deadline)
+                .body
         }
     }
 
-    private func call(_ tenant: Tenant, idempotent: Bool, deadline: ContinuousClock.Instant, _ attempt: @Sendable (PlatformTarget) async throws -> [UInt8]) async throws -> [UInt8] {
+    private func call(
+        _ tenant: Tenant, idempotent: Bool, deadline: ContinuousClock.Instant,
+        _ attempt: @Sendable (PlatformTarget) async throws -> [UInt8]
+    ) async throws -> [UInt8] {
         do {
             let target = try PlatformTarget(tenant: tenant)
             let guarded = guards.guardFor(tenantID: tenant.id, upstream: "platform")
@@ -54,7 +68,8 @@ public struct PlatformPurchases: Sendable {
     }
 
     private static func url(_ target: PlatformTarget, _ miniAppID: String, _ leaf: String) throws -> String {
-        target.baseURL + "/host/\(try UpstreamPathSegment.encode(target.projectID))/miniapp/\(try UpstreamPathSegment.encode(miniAppID))/\(leaf)"
+        target.baseURL
+            + "/host/\(try UpstreamPathSegment.encode(target.projectID))/miniapp/\(try UpstreamPathSegment.encode(miniAppID))/\(leaf)"
     }
 
     private static func headers(_ target: PlatformTarget) -> [(String, String)] {

@@ -28,7 +28,8 @@ public enum SecureStorageError: Error, Sendable, Equatable, CustomStringConverti
             "storage full: the write needs \(requested) bytes, the cap is \(max) (\(used) used); nothing was written"
         case .notFound(let key): "no item with key \"\(key)\""
         case .invalidKey(let key, let reason): "invalid key \"\(key.prefix(64))\": \(reason)"
-        case .valueTooLarge(let key, let bytes, let max): "value of \"\(key.prefix(64))\" is \(bytes) bytes, more than the cap of \(max)"
+        case .valueTooLarge(let key, let bytes, let max):
+            "value of \"\(key.prefix(64))\" is \(bytes) bytes, more than the cap of \(max)"
         case .tooManyItems(let count, let max): "\(count) items in one request, at most \(max) allowed"
         }
     }

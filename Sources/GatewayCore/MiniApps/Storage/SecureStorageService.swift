@@ -10,7 +10,9 @@ public struct SecureStorageService: Sendable {
 
     /// Stores all items or none; throws ``SecureStorageError/storageFull(used:requested:max:)`` past the cap.
     @discardableResult
-    public func put(_ items: [String: String], for owner: UserMiniAppKey, in tenant: Tenant) async throws -> SecureStorageSize {
+    public func put(
+        _ items: [String: String], for owner: UserMiniAppKey, in tenant: Tenant
+    ) async throws -> SecureStorageSize {
         try await store.put(items, for: owner, maxBytes: tenant.storageMaxSizeInBytes)
     }
 

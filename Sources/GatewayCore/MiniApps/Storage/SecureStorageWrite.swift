@@ -31,7 +31,9 @@ public struct SecureStorageWrite: Sendable {
     /// stored under each key it replaces (nil: a new key). A write that grows the usage past
     /// the cap throws ``SecureStorageError/storageFull(used:requested:max:)``; one that keeps
     /// or shrinks it always fits (so an owner over a lowered cap can still make room).
-    public func usage(now used: Int64, itemCount: Int64, replacing stored: (String) -> Int64?) throws -> (usedBytes: Int64, itemCount: Int64) {
+    public func usage(
+        now used: Int64, itemCount: Int64, replacing stored: (String) -> Int64?
+    ) throws -> (usedBytes: Int64, itemCount: Int64) {
         var delta: Int64 = 0
         var added: Int64 = 0
         for item in items {

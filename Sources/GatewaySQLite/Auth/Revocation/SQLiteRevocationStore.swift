@@ -24,7 +24,9 @@ public struct SQLiteRevocationStore: RevocationStore {
 
     public func isRecorded(_ key: String, now: Int64) async throws -> Bool {
         try await pool.read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM auth_revoked_tokens WHERE token_key = ? AND revoked_until_ms > ?", arguments: [key, now]) ?? false
+            try Bool.fetchOne(
+                db, sql: "SELECT 1 FROM auth_revoked_tokens WHERE token_key = ? AND revoked_until_ms > ?",
+                arguments: [key, now]) ?? false
         }
     }
 
@@ -32,15 +34,20 @@ public struct SQLiteRevocationStore: RevocationStore {
         try await pool.read { db in
             var entries: [String: Int64] = [:]
             var last = cursor
-            let rows = try Row.fetchCursor(db, sql: "SELECT id, token_key, revoked_until_ms FROM auth_revoked_tokens WHERE id > ? AND revoked_until_ms > ? ORDER BY id",
-                                           arguments: [cursor, now])
+            let rows = try Row.fetchCursor(
+                db,
+                sql:
+                    "SELECT id, token_key, revoked_until_ms FROM auth_revoked_tokens WHERE id > ? AND revoked_until_ms > ? ORDER BY id",
+                arguments: [cursor, now])
             while let row = try rows.next() {
                 entries[row["token_key"]] = row["revoked_until_ms"]
                 last = row["id"]
             }
             // Nothing newer: keep the cursor at the table's end, so rows that expired in
             // between are not read again.
-            if entries.isEmpty, let maxID = try Int64.fetchOne(db, sql: "SELECT max(id) FROM auth_revoked_tokens") { last = max(last, maxID) }
+            if entries.isEmpty, let maxID = try Int64.fetchOne(db, sql: "SELECT max(id) FROM auth_revoked_tokens") {
+                last = max(last, maxID)
+            }
             return (entries, last)
         }
     }

@@ -25,27 +25,38 @@ public final class SQLiteAuthStore: AuthStore {
         // every cooperative thread ends up parked there, waiting for readers that only a
         // cooperative thread can release (a deadlock).
         let rows: [(kid: String, state: String, sealed: String, createdAt: Int64)] = try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM auth_signing_keys WHERE tenant_id = ? ORDER BY created_at_ms DESC, rowid DESC", arguments: [tenantID])
-                .map { (kid: $0["kid"], state: $0["state"], sealed: $0["private_key_sealed"], createdAt: $0["created_at_ms"]) }
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM auth_signing_keys WHERE tenant_id = ? ORDER BY created_at_ms DESC, rowid DESC",
+                arguments: [tenantID]
+            )
+            .map {
+                (kid: $0["kid"], state: $0["state"], sealed: $0["private_key_sealed"], createdAt: $0["created_at_ms"])
+            }
         }
         return try rows.map { row in
             let pem = try sealer.open(row.sealed, context: SigningKey.sealingContext(tenantID: tenantID, kid: row.kid))
-            return try SigningKey(tenantID: tenantID, kid: row.kid, state: SigningKey.State(rawValue: row.state) ?? .retired,
-                              createdAt: StoreClock.date(row.createdAt), pem: pem)
+            return try SigningKey(
+                tenantID: tenantID, kid: row.kid, state: SigningKey.State(rawValue: row.state) ?? .retired,
+                createdAt: StoreClock.date(row.createdAt), pem: pem)
         }
     }
 
     public func addSigningKey(_ key: SigningKey) async throws {
-        let sealed = try sealer.seal(key.pemRepresentation, context: SigningKey.sealingContext(tenantID: key.tenantID, kid: key.kid))
+        let sealed = try sealer.seal(
+            key.pemRepresentation, context: SigningKey.sealingContext(tenantID: key.tenantID, kid: key.kid))
         try await pool.write { db in
-            try db.execute(sql: "INSERT INTO auth_signing_keys (kid, tenant_id, state, private_key_sealed, created_at_ms) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [key.kid, key.tenantID, key.state.rawValue, sealed, StoreClock.milliseconds(key.createdAt)])
+            try db.execute(
+                sql:
+                    "INSERT INTO auth_signing_keys (kid, tenant_id, state, private_key_sealed, created_at_ms) VALUES (?, ?, ?, ?, ?)",
+                arguments: [key.kid, key.tenantID, key.state.rawValue, sealed, StoreClock.milliseconds(key.createdAt)])
         }
     }
 
     public func retireSigningKey(tenantID: String, kid: String) async throws {
         try await pool.write { db in
-            try db.execute(sql: "UPDATE auth_signing_keys SET state = 'retired' WHERE tenant_id = ? AND kid = ?", arguments: [tenantID, kid])
+            try db.execute(
+                sql: "UPDATE auth_signing_keys SET state = 'retired' WHERE tenant_id = ? AND kid = ?",
+                arguments: [tenantID, kid])
             if db.changesCount == 0 { throw AuthStoreError.notFound("signing key \(kid)") }
         }
     }
@@ -56,14 +67,18 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func client(tenantID: String, clientID: String) async throws -> OAuthClient? {
         let doc = try await pool.read { db in
-            try String.fetchOne(db, sql: "SELECT document FROM auth_clients WHERE tenant_id = ? AND client_id = ?", arguments: [tenantID, clientID])
+            try String.fetchOne(
+                db, sql: "SELECT document FROM auth_clients WHERE tenant_id = ? AND client_id = ?",
+                arguments: [tenantID, clientID])
         }
         return try doc.map { try JSONDecoder().decode(OAuthClient.self, from: Data($0.utf8)) }
     }
 
     public func clients(tenantID: String) async throws -> [OAuthClient] {
         let docs = try await pool.read { db in
-            try String.fetchAll(db, sql: "SELECT document FROM auth_clients WHERE tenant_id = ? ORDER BY client_id", arguments: [tenantID])
+            try String.fetchAll(
+                db, sql: "SELECT document FROM auth_clients WHERE tenant_id = ? ORDER BY client_id",
+                arguments: [tenantID])
         }
         return try docs.map { try JSONDecoder().decode(OAuthClient.self, from: Data($0.utf8)) }
     }
@@ -76,11 +91,16 @@ public final class SQLiteAuthStore: AuthStore {
         let now = StoreClock.milliseconds(Date())
         try await pool.write { db in
             for (entry, doc) in rows {
-                if try Bool.fetchOne(db, sql: "SELECT 1 FROM auth_clients WHERE tenant_id = ? AND client_id = ?", arguments: [entry.client.tenantID, entry.client.clientID]) == true {
+                if try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM auth_clients WHERE tenant_id = ? AND client_id = ?",
+                    arguments: [entry.client.tenantID, entry.client.clientID]) == true
+                {
                     throw AuthStoreError.alreadyExists("client \(entry.client.clientID)")
                 }
-                try db.execute(sql: "INSERT INTO auth_clients (tenant_id, client_id, document, secret_hash, created_at_ms) VALUES (?, ?, ?, ?, ?)",
-                               arguments: [entry.client.tenantID, entry.client.clientID, doc, entry.secretHash, now])
+                try db.execute(
+                    sql:
+                        "INSERT INTO auth_clients (tenant_id, client_id, document, secret_hash, created_at_ms) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [entry.client.tenantID, entry.client.clientID, doc, entry.secretHash, now])
             }
         }
     }
@@ -89,21 +109,26 @@ public final class SQLiteAuthStore: AuthStore {
         try client.validate()
         let doc = String(decoding: try JSONEncoder().encode(client), as: UTF8.self)
         try await pool.write { db in
-            try db.execute(sql: "UPDATE auth_clients SET document = ? WHERE tenant_id = ? AND client_id = ?", arguments: [doc, client.tenantID, client.clientID])
+            try db.execute(
+                sql: "UPDATE auth_clients SET document = ? WHERE tenant_id = ? AND client_id = ?",
+                arguments: [doc, client.tenantID, client.clientID])
             if db.changesCount == 0 { throw AuthStoreError.notFound("client \(client.clientID)") }
         }
     }
 
     public func removeClient(tenantID: String, clientID: String) async throws {
         try await pool.write { db in
-            try db.execute(sql: "DELETE FROM auth_clients WHERE tenant_id = ? AND client_id = ?", arguments: [tenantID, clientID])
+            try db.execute(
+                sql: "DELETE FROM auth_clients WHERE tenant_id = ? AND client_id = ?", arguments: [tenantID, clientID])
             if db.changesCount == 0 { throw AuthStoreError.notFound("client \(clientID)") }
         }
     }
 
     public func clientSecretHash(tenantID: String, clientID: String) async throws -> String? {
         try await pool.read { db in
-            try String.fetchOne(db, sql: "SELECT secret_hash FROM auth_clients WHERE tenant_id = ? AND client_id = ?", arguments: [tenantID, clientID])
+            try String.fetchOne(
+                db, sql: "SELECT secret_hash FROM auth_clients WHERE tenant_id = ? AND client_id = ?",
+                arguments: [tenantID, clientID])
         }
     }
 
@@ -112,42 +137,58 @@ public final class SQLiteAuthStore: AuthStore {
     private static func user(_ row: Row, sealer: SecretSealer) throws -> LocalUser {
         let tenantID: String = row["tenant_id"], subject: String = row["subject"]
         let totp = try (row["totp_secret_sealed"] as String?).map {
-            SecretValue(try sealer.open($0, context: LocalUser.totpSealingContext(tenantID: tenantID, subject: subject)))
+            SecretValue(
+                try sealer.open($0, context: LocalUser.totpSealingContext(tenantID: tenantID, subject: subject)))
         }
-        return LocalUser(tenantID: tenantID, username: row["username"], subject: subject, name: row["name"], email: row["email"],
-                         picture: row["picture"], disabled: row["disabled"], passwordHash: row["password_hash"], totpSecret: totp)
+        return LocalUser(
+            tenantID: tenantID, username: row["username"], subject: subject, name: row["name"], email: row["email"],
+            picture: row["picture"], disabled: row["disabled"], passwordHash: row["password_hash"], totpSecret: totp)
     }
 
     func sealedTOTP(_ user: LocalUser) throws -> String? {
-        try user.totpSecret.map { try sealer.seal($0.plaintext, context: LocalUser.totpSealingContext(tenantID: user.tenantID, subject: user.subject)) }
+        try user.totpSecret.map {
+            try sealer.seal(
+                $0.plaintext, context: LocalUser.totpSealingContext(tenantID: user.tenantID, subject: user.subject))
+        }
     }
 
     public func user(tenantID: String, username: String) async throws -> LocalUser? {
         let sealer = self.sealer
         return try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM auth_users WHERE tenant_id = ? AND username = ?", arguments: [tenantID, username]).map { try Self.user($0, sealer: sealer) }
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM auth_users WHERE tenant_id = ? AND username = ?",
+                arguments: [tenantID, username]
+            ).map { try Self.user($0, sealer: sealer) }
         }
     }
 
     public func user(tenantID: String, subject: String) async throws -> LocalUser? {
         let sealer = self.sealer
         return try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM auth_users WHERE tenant_id = ? AND subject = ?", arguments: [tenantID, subject]).map { try Self.user($0, sealer: sealer) }
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM auth_users WHERE tenant_id = ? AND subject = ?", arguments: [tenantID, subject]
+            ).map { try Self.user($0, sealer: sealer) }
         }
     }
 
     public func users(tenantID: String) async throws -> [LocalUser] {
         let sealer = self.sealer
         return try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM auth_users WHERE tenant_id = ? ORDER BY username", arguments: [tenantID]).map { try Self.user($0, sealer: sealer) }
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM auth_users WHERE tenant_id = ? ORDER BY username", arguments: [tenantID]
+            ).map { try Self.user($0, sealer: sealer) }
         }
     }
 
     public func users(tenantID: String, email: String, limit: Int) async throws -> [LocalUser] {
         let sealer = self.sealer
         return try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM auth_users WHERE tenant_id = ? AND lower(email) = lower(?) ORDER BY username LIMIT ?",
-                             arguments: [tenantID, email, limit]).map { try Self.user($0, sealer: sealer) }
+            try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT * FROM auth_users WHERE tenant_id = ? AND lower(email) = lower(?) ORDER BY username LIMIT ?",
+                arguments: [tenantID, email, limit]
+            ).map { try Self.user($0, sealer: sealer) }
         }
     }
 
@@ -156,14 +197,22 @@ public final class SQLiteAuthStore: AuthStore {
         let now = StoreClock.milliseconds(Date())
         try await pool.write { db in
             for (user, totp) in rows {
-                if try Bool.fetchOne(db, sql: "SELECT 1 FROM auth_users WHERE tenant_id = ? AND username = ?", arguments: [user.tenantID, user.username]) == true {
+                if try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM auth_users WHERE tenant_id = ? AND username = ?",
+                    arguments: [user.tenantID, user.username]) == true
+                {
                     throw AuthStoreError.alreadyExists("user \(user.username)")
                 }
                 do {
-                    try db.execute(sql: """
-                        INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, picture, disabled, totp_secret_sealed, created_at_ms)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """, arguments: [user.tenantID, user.username, user.subject, user.passwordHash, user.name, user.email, user.picture, user.disabled, totp, now])
+                    try db.execute(
+                        sql: """
+                            INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, picture, disabled, totp_secret_sealed, created_at_ms)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            """,
+                        arguments: [
+                            user.tenantID, user.username, user.subject, user.passwordHash, user.name, user.email,
+                            user.picture, user.disabled, totp, now,
+                        ])
                 } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
                     // The other unique key: (tenant, subject).
                     throw AuthStoreError.alreadyExists("user with subject \(user.subject)")
@@ -175,8 +224,13 @@ public final class SQLiteAuthStore: AuthStore {
     public func updateUser(_ user: LocalUser) async throws {
         let totp = try sealedTOTP(user)
         try await pool.write { db in
-            try db.execute(sql: "UPDATE auth_users SET password_hash = ?, name = ?, email = ?, picture = ?, disabled = ?, totp_secret_sealed = ? WHERE tenant_id = ? AND username = ?",
-                           arguments: [user.passwordHash, user.name, user.email, user.picture, user.disabled, totp, user.tenantID, user.username])
+            try db.execute(
+                sql:
+                    "UPDATE auth_users SET password_hash = ?, name = ?, email = ?, picture = ?, disabled = ?, totp_secret_sealed = ? WHERE tenant_id = ? AND username = ?",
+                arguments: [
+                    user.passwordHash, user.name, user.email, user.picture, user.disabled, totp, user.tenantID,
+                    user.username,
+                ])
             if db.changesCount == 0 { throw AuthStoreError.notFound("user \(user.username)") }
         }
     }
@@ -184,27 +238,44 @@ public final class SQLiteAuthStore: AuthStore {
     // MARK: refresh families
 
     private static func family(_ row: Row) -> RefreshFamily {
-        RefreshFamily(familyID: row["family_id"], tenantID: row["tenant_id"], clientID: row["client_id"], subject: row["subject"], scope: row["scope"],
-                      nonce: row["nonce"], dpopJKT: row["dpop_jkt"], revoked: row["revoked"], createdAt: StoreClock.date(row["created_at_ms"]), absoluteExpiry: StoreClock.date(row["absolute_expiry_ms"]),
-                      sessionID: row["session_id"], authTime: (row["auth_time_ms"] as Int64?).map { $0 / 1000 })
+        RefreshFamily(
+            familyID: row["family_id"], tenantID: row["tenant_id"], clientID: row["client_id"], subject: row["subject"],
+            scope: row["scope"],
+            nonce: row["nonce"], dpopJKT: row["dpop_jkt"], revoked: row["revoked"],
+            createdAt: StoreClock.date(row["created_at_ms"]),
+            absoluteExpiry: StoreClock.date(row["absolute_expiry_ms"]),
+            sessionID: row["session_id"], authTime: (row["auth_time_ms"] as Int64?).map { $0 / 1000 })
     }
 
     public func createFamily(_ f: RefreshFamily, tokenHash: String, idleExpiry: Date) async throws {
         try await pool.write { db in
-            try db.execute(sql: "INSERT INTO auth_refresh_families (family_id, tenant_id, client_id, subject, scope, nonce, dpop_jkt, revoked, created_at_ms, absolute_expiry_ms, session_id, auth_time_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                           arguments: [f.familyID, f.tenantID, f.clientID, f.subject, f.scope, f.nonce, f.dpopJKT, f.revoked, StoreClock.milliseconds(f.createdAt), StoreClock.milliseconds(f.absoluteExpiry), f.sessionID,
-                                       f.authTime.map { $0 * 1000 }])
-            try db.execute(sql: "INSERT INTO auth_refresh_tokens (token_hash, family_id, state, idle_expiry_ms) VALUES (?, ?, 'active', ?)",
-                           arguments: [tokenHash, f.familyID, StoreClock.milliseconds(idleExpiry)])
+            try db.execute(
+                sql:
+                    "INSERT INTO auth_refresh_families (family_id, tenant_id, client_id, subject, scope, nonce, dpop_jkt, revoked, created_at_ms, absolute_expiry_ms, session_id, auth_time_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                arguments: [
+                    f.familyID, f.tenantID, f.clientID, f.subject, f.scope, f.nonce, f.dpopJKT, f.revoked,
+                    StoreClock.milliseconds(f.createdAt), StoreClock.milliseconds(f.absoluteExpiry), f.sessionID,
+                    f.authTime.map { $0 * 1000 },
+                ])
+            try db.execute(
+                sql:
+                    "INSERT INTO auth_refresh_tokens (token_hash, family_id, state, idle_expiry_ms) VALUES (?, ?, 'active', ?)",
+                arguments: [tokenHash, f.familyID, StoreClock.milliseconds(idleExpiry)])
         }
     }
 
-    public func rotate(tokenHash: String, tenantID: String, clientID: String, newHash: String, now: Date, idleExpiry: Date) async throws -> RefreshRotation {
+    public func rotate(
+        tokenHash: String, tenantID: String, clientID: String, newHash: String, now: Date, idleExpiry: Date
+    ) async throws -> RefreshRotation {
         try await pool.write { db in
-            guard let row = try Row.fetchOne(db, sql: """
-                SELECT f.*, t.state AS token_state, t.idle_expiry_ms FROM auth_refresh_tokens t JOIN auth_refresh_families f USING (family_id)
-                WHERE t.token_hash = ?
-                """, arguments: [tokenHash]) else { return .invalid }
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT f.*, t.state AS token_state, t.idle_expiry_ms FROM auth_refresh_tokens t JOIN auth_refresh_families f USING (family_id)
+                        WHERE t.token_hash = ?
+                        """, arguments: [tokenHash])
+            else { return .invalid }
             let family = Self.family(row)
             guard family.tenantID == tenantID, family.clientID == clientID else { return .invalid }
             if family.revoked { return .invalid }
@@ -215,23 +286,35 @@ public final class SQLiteAuthStore: AuthStore {
             }
             let idle: Int64 = row["idle_expiry_ms"]
             guard idle > StoreClock.milliseconds(now), family.absoluteExpiry > now else { return .invalid }
-            try db.execute(sql: "UPDATE auth_refresh_tokens SET state = 'rotated' WHERE token_hash = ?", arguments: [tokenHash])
-            try db.execute(sql: "INSERT INTO auth_refresh_tokens (token_hash, family_id, state, idle_expiry_ms) VALUES (?, ?, 'active', ?)",
-                           arguments: [newHash, family.familyID, StoreClock.milliseconds(min(idleExpiry, family.absoluteExpiry))])
+            try db.execute(
+                sql: "UPDATE auth_refresh_tokens SET state = 'rotated' WHERE token_hash = ?", arguments: [tokenHash])
+            try db.execute(
+                sql:
+                    "INSERT INTO auth_refresh_tokens (token_hash, family_id, state, idle_expiry_ms) VALUES (?, ?, 'active', ?)",
+                arguments: [newHash, family.familyID, StoreClock.milliseconds(min(idleExpiry, family.absoluteExpiry))])
             return .rotated(family)
         }
     }
 
     public func recordAccessToken(familyID: String, jti: String, expiresAt: Date) async throws {
         try await pool.write { db in
-            try db.execute(sql: "DELETE FROM auth_family_access_tokens WHERE family_id = ? AND expires_at_ms < ?", arguments: [familyID, StoreClock.milliseconds(Date())])
-            try db.execute(sql: "INSERT INTO auth_family_access_tokens (family_id, jti, expires_at_ms) VALUES (?, ?, ?)", arguments: [familyID, jti, StoreClock.milliseconds(expiresAt)])
+            try db.execute(
+                sql: "DELETE FROM auth_family_access_tokens WHERE family_id = ? AND expires_at_ms < ?",
+                arguments: [familyID, StoreClock.milliseconds(Date())])
+            try db.execute(
+                sql: "INSERT INTO auth_family_access_tokens (family_id, jti, expires_at_ms) VALUES (?, ?, ?)",
+                arguments: [familyID, jti, StoreClock.milliseconds(expiresAt)])
         }
     }
 
     public func family(ofTokenHash tokenHash: String) async throws -> RefreshFamily? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT f.* FROM auth_refresh_tokens t JOIN auth_refresh_families f USING (family_id) WHERE t.token_hash = ?", arguments: [tokenHash]).map(Self.family)
+            try Row.fetchOne(
+                db,
+                sql:
+                    "SELECT f.* FROM auth_refresh_tokens t JOIN auth_refresh_families f USING (family_id) WHERE t.token_hash = ?",
+                arguments: [tokenHash]
+            ).map(Self.family)
         }
     }
 
@@ -239,13 +322,18 @@ public final class SQLiteAuthStore: AuthStore {
         try await pool.write { db in try Self.revoke(db, familyID: familyID, now: now) }
     }
 
-    public func revokeFamilies(_ selection: RefreshFamilySelection, now: Date) async throws -> [(jti: String, expiresAt: Date)] {
+    public func revokeFamilies(
+        _ selection: RefreshFamilySelection, now: Date
+    ) async throws -> [(jti: String, expiresAt: Date)] {
         let base = "SELECT family_id FROM auth_refresh_families WHERE tenant_id = ? AND subject = ? AND revoked = 0"
-        let (sql, arguments): (String, StatementArguments) = switch selection {
-        case .subject(let tenantID, let subject): (base, [tenantID, subject])
-        case .session(let tenantID, let subject, let sessionID): (base + " AND session_id = ?", [tenantID, subject, sessionID])
-        case .client(let tenantID, let subject, let clientID): (base + " AND client_id = ?", [tenantID, subject, clientID])
-        }
+        let (sql, arguments): (String, StatementArguments) =
+            switch selection {
+            case .subject(let tenantID, let subject): (base, [tenantID, subject])
+            case .session(let tenantID, let subject, let sessionID):
+                (base + " AND session_id = ?", [tenantID, subject, sessionID])
+            case .client(let tenantID, let subject, let clientID):
+                (base + " AND client_id = ?", [tenantID, subject, clientID])
+            }
         return try await pool.write { db in
             let ids = try String.fetchAll(db, sql: sql, arguments: arguments)
             return try ids.flatMap { try Self.revoke(db, familyID: $0, now: now) }
@@ -261,20 +349,26 @@ public final class SQLiteAuthStore: AuthStore {
                 """, arguments: [now, limit])
             let accessTokens = db.changesCount
             // The refresh tokens go with their family (ON DELETE CASCADE).
-            try db.execute(sql: """
-                DELETE FROM auth_refresh_families WHERE family_id IN (
-                    SELECT f.family_id FROM auth_refresh_families f WHERE (f.absolute_expiry_ms < ? OR f.revoked = 1)
-                    AND NOT EXISTS (SELECT 1 FROM auth_family_access_tokens a WHERE a.family_id = f.family_id AND a.expires_at_ms >= ?)
-                    LIMIT ?)
-                """, arguments: [now, now, limit])
+            try db.execute(
+                sql: """
+                    DELETE FROM auth_refresh_families WHERE family_id IN (
+                        SELECT f.family_id FROM auth_refresh_families f WHERE (f.absolute_expiry_ms < ? OR f.revoked = 1)
+                        AND NOT EXISTS (SELECT 1 FROM auth_family_access_tokens a WHERE a.family_id = f.family_id AND a.expires_at_ms >= ?)
+                        LIMIT ?)
+                    """, arguments: [now, now, limit])
             return RefreshPurge(families: db.changesCount, accessTokens: accessTokens)
         }
     }
 
     private static func revoke(_ db: Database, familyID: String, now: Date) throws -> [(jti: String, expiresAt: Date)] {
         try db.execute(sql: "UPDATE auth_refresh_families SET revoked = 1 WHERE family_id = ?", arguments: [familyID])
-        try db.execute(sql: "UPDATE auth_refresh_tokens SET state = 'revoked' WHERE family_id = ?", arguments: [familyID])
-        return try Row.fetchAll(db, sql: "SELECT jti, expires_at_ms FROM auth_family_access_tokens WHERE family_id = ? AND expires_at_ms > ?", arguments: [familyID, StoreClock.milliseconds(now)])
-            .map { (jti: $0["jti"], expiresAt: StoreClock.date($0["expires_at_ms"])) }
+        try db.execute(
+            sql: "UPDATE auth_refresh_tokens SET state = 'revoked' WHERE family_id = ?", arguments: [familyID])
+        return try Row.fetchAll(
+            db,
+            sql: "SELECT jti, expires_at_ms FROM auth_family_access_tokens WHERE family_id = ? AND expires_at_ms > ?",
+            arguments: [familyID, StoreClock.milliseconds(now)]
+        )
+        .map { (jti: $0["jti"], expiresAt: StoreClock.date($0["expires_at_ms"])) }
     }
 }

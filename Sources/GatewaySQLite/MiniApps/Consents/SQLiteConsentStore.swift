@@ -16,16 +16,19 @@ public final class SQLiteConsentStore: ConsentStore {
     }
 
     @discardableResult
-    public func setConsents(_ changes: [String: ConsentStatus], for owner: UserMiniAppKey) async throws -> MiniAppConsents {
+    public func setConsents(
+        _ changes: [String: ConsentStatus], for owner: UserMiniAppKey
+    ) async throws -> MiniAppConsents {
         let now = StoreClock.milliseconds(StoreClock.now())
         return try await pool.write { db in
             let current = try Self.read(db, owner)
             let changed = changes.filter { current.status(of: $0.key) != $0.value }
             for (permission, status) in changed {
-                try db.execute(sql: """
-                    INSERT INTO user_consents (tenant_id, user_id, miniapp_id, permission, status, updated_at_ms) VALUES (?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (tenant_id, user_id, miniapp_id, permission) DO UPDATE SET status = excluded.status, updated_at_ms = excluded.updated_at_ms
-                    """, arguments: UserMiniAppTable.arguments(owner) + [permission, status.rawValue, now])
+                try db.execute(
+                    sql: """
+                        INSERT INTO user_consents (tenant_id, user_id, miniapp_id, permission, status, updated_at_ms) VALUES (?, ?, ?, ?, ?, ?)
+                        ON CONFLICT (tenant_id, user_id, miniapp_id, permission) DO UPDATE SET status = excluded.status, updated_at_ms = excluded.updated_at_ms
+                        """, arguments: UserMiniAppTable.arguments(owner) + [permission, status.rawValue, now])
             }
             if changed.isEmpty {
                 try UserMiniAppTable.touch(db, owner, atMs: now)
@@ -52,9 +55,11 @@ public final class SQLiteConsentStore: ConsentStore {
     }
 
     private static func read(_ db: Database, _ owner: UserMiniAppKey) throws -> MiniAppConsents {
-        let rows = try Row.fetchAll(db, sql: """
-            SELECT permission, status, updated_at_ms FROM user_consents WHERE \(UserMiniAppTable.whereOwner) ORDER BY permission
-            """, arguments: UserMiniAppTable.arguments(owner))
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT permission, status, updated_at_ms FROM user_consents WHERE \(UserMiniAppTable.whereOwner) ORDER BY permission
+                """, arguments: UserMiniAppTable.arguments(owner))
         let records = rows.compactMap { row -> ConsentRecord? in
             guard let status = ConsentStatus(rawValue: row[1]) else { return nil }
             return ConsentRecord(permission: row[0], status: status, updatedAt: StoreClock.date(row[2]))

@@ -17,13 +17,19 @@ public final class SQLiteTenantDomainStore: TenantDomainStore {
         for id in appIDs { try TenantDomainError.check(appID: id) }
         let now = StoreClock.now()
         return try await pool.write { db in
-            var domain = try Self.fetch(db, host: name) ?? TenantDomain(host: name, tenantID: tenantID, appIDs: [], createdAt: now)
-            guard domain.tenantID == tenantID else { throw TenantDomainError.hostTaken(host: name, tenantID: domain.tenantID) }
+            var domain =
+                try Self.fetch(db, host: name)
+                ?? TenantDomain(host: name, tenantID: tenantID, appIDs: [], createdAt: now)
+            guard domain.tenantID == tenantID else {
+                throw TenantDomainError.hostTaken(host: name, tenantID: domain.tenantID)
+            }
             for id in appIDs where !domain.appIDs.contains(id) { domain.appIDs.append(id) }
-            try db.execute(sql: """
-                INSERT INTO tenant_domains (host, tenant_id, app_ids, created_at_ms) VALUES (?, ?, ?, ?)
-                ON CONFLICT (host) DO UPDATE SET app_ids = excluded.app_ids
-                """, arguments: [name, tenantID, try Self.encode(domain.appIDs), StoreClock.milliseconds(domain.createdAt)])
+            try db.execute(
+                sql: """
+                    INSERT INTO tenant_domains (host, tenant_id, app_ids, created_at_ms) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (host) DO UPDATE SET app_ids = excluded.app_ids
+                    """,
+                arguments: [name, tenantID, try Self.encode(domain.appIDs), StoreClock.milliseconds(domain.createdAt)])
             try SQLiteTenantStore.bumpChangeCounter(db, tenants: [tenantID])
             return domain
         }
@@ -32,7 +38,8 @@ public final class SQLiteTenantDomainStore: TenantDomainStore {
     public func remove(host: String, tenantID: String) async throws {
         let name = try TenantDomainError.host(host)
         try await pool.write { db in
-            try db.execute(sql: "DELETE FROM tenant_domains WHERE host = ? AND tenant_id = ?", arguments: [name, tenantID])
+            try db.execute(
+                sql: "DELETE FROM tenant_domains WHERE host = ? AND tenant_id = ?", arguments: [name, tenantID])
             guard db.changesCount > 0 else { throw TenantDomainError.notFound(host: name) }
             try SQLiteTenantStore.bumpChangeCounter(db, tenants: [tenantID])
         }
@@ -56,7 +63,10 @@ public final class SQLiteTenantDomainStore: TenantDomainStore {
     }
 
     private static func fetch(_ db: Database, host: String) throws -> TenantDomain? {
-        try Row.fetchOne(db, sql: "SELECT host, tenant_id, app_ids, created_at_ms FROM tenant_domains WHERE host = ?", arguments: [host]).map(domain)
+        try Row.fetchOne(
+            db, sql: "SELECT host, tenant_id, app_ids, created_at_ms FROM tenant_domains WHERE host = ?",
+            arguments: [host]
+        ).map(domain)
     }
 
     private static func domain(_ row: Row) throws -> TenantDomain {

@@ -17,10 +17,11 @@ public final class SQLiteLocalizationStore: LocalizationStore {
         let now = StoreClock.milliseconds(StoreClock.now())
         return try await pool.write { db in
             for (key, value) in entries {
-                try db.execute(sql: """
-                    INSERT INTO localization_overrides (tenant_id, locale, key, value, updated_at_ms) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT (tenant_id, locale, key) DO UPDATE SET value = excluded.value, updated_at_ms = excluded.updated_at_ms
-                    """, arguments: [tenantID, normalized, key, value, now])
+                try db.execute(
+                    sql: """
+                        INSERT INTO localization_overrides (tenant_id, locale, key, value, updated_at_ms) VALUES (?, ?, ?, ?, ?)
+                        ON CONFLICT (tenant_id, locale, key) DO UPDATE SET value = excluded.value, updated_at_ms = excluded.updated_at_ms
+                        """, arguments: [tenantID, normalized, key, value, now])
             }
             return try Self.bump(db, tenantID: tenantID)
         }
@@ -32,7 +33,9 @@ public final class SQLiteLocalizationStore: LocalizationStore {
         return try await pool.write { db in
             var removed = 0
             for key in Set(keys) {
-                try db.execute(sql: "DELETE FROM localization_overrides WHERE tenant_id = ? AND locale = ? AND key = ?", arguments: [tenantID, normalized, key])
+                try db.execute(
+                    sql: "DELETE FROM localization_overrides WHERE tenant_id = ? AND locale = ? AND key = ?",
+                    arguments: [tenantID, normalized, key])
                 removed += db.changesCount
             }
             if removed > 0 { _ = try Self.bump(db, tenantID: tenantID) }
@@ -68,13 +71,19 @@ public final class SQLiteLocalizationStore: LocalizationStore {
         let value = normalized
         return try await pool.write { db in
             _ = try Self.bump(db, tenantID: tenantID)
-            try db.execute(sql: "UPDATE localization_state SET default_locale = ? WHERE tenant_id = ?", arguments: [value, tenantID])
+            try db.execute(
+                sql: "UPDATE localization_state SET default_locale = ? WHERE tenant_id = ?",
+                arguments: [value, tenantID])
             return try Self.read(db, tenantID: tenantID)
         }
     }
 
     private static func read(_ db: Database, tenantID: String) throws -> LocalizationState {
-        guard let row = try Row.fetchOne(db, sql: "SELECT default_locale, version FROM localization_state WHERE tenant_id = ?", arguments: [tenantID]) else {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT default_locale, version FROM localization_state WHERE tenant_id = ?",
+                arguments: [tenantID])
+        else {
             return LocalizationState()
         }
         return LocalizationState(defaultLocale: row[0], version: row[1])
