@@ -2,6 +2,33 @@ import GatewayCore
 import Logging
 import ServiceLifecycle
 
+/// The services that run beside the HTTP server, named by when they must stop. A service
+/// group starts them in ``inStartOrder`` and, after the HTTP server has drained, stops them
+/// in reverse: first the loops (revocation sync, retention), then the Redis client they use,
+/// then the upstream HTTP client, the tenant reload, and the database last.
+struct BackgroundServices {
+    /// Closes the durable stores: stops last.
+    var closeStores: any Service
+    /// Keeps the tenant snapshot fresh.
+    var tenantReload: any Service
+    /// Shuts the upstream HTTP client down once no request can use it.
+    var closeUpstreamHTTP: (any Service)?
+    /// Shuts the Redis client down once nothing uses it (nil without Redis).
+    var closeRedis: (any Service)?
+    /// Loops that use the stores and Redis: stop first.
+    var loops: [any Service] = []
+
+    init(closeStores: any Service, tenantReload: any Service) {
+        self.closeStores = closeStores
+        self.tenantReload = tenantReload
+    }
+
+    /// Start order; the service group stops them in reverse.
+    var inStartOrder: [any Service] {
+        [closeStores, tenantReload] + [closeUpstreamHTTP, closeRedis].compactMap { $0 } + loops
+    }
+}
+
 /// Keeps the in-memory tenant snapshot fresh until the server shuts down.
 struct TenantDirectoryService: Service {
     let directory: TenantDirectory

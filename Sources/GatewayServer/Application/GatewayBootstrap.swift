@@ -69,37 +69,23 @@ public struct GatewayBootstrap: Sendable {
         )
         try await directory.reload()
 
-        // Closed last (services stop in reverse order), after the HTTP server drained.
-        var background: [any Service] = [
-            ShutdownActionService { await stores.close() }, TenantDirectoryService(directory: directory),
-        ]
+        var background = BackgroundServices(
+            closeStores: ShutdownActionService { await stores.close() },
+            tenantReload: TenantDirectoryService(directory: directory))
         let drain = DrainState()
         var checks = [drain.check, ReadinessProbe.Check(name: stores.backend) { try await store.ping() }]
-        let cache: any Cache
-        var revocationFeed: (any RevocationFeed)?
+        let shared = try openCache(configuration, metrics: metrics, logger: logger)
+        let cache = shared.cache
+        let revocationFeed = shared.revocationFeed
         let revocationMirror = RevocationMirror()
-        if let url = configuration.redisURL {
-            let client = RedisClient(configuration: try RedisConfiguration(url: url), logger: logger)
-            cache = RedisCache(client: client)
-            let feed = RedisRevocationFeed(client: client)
-            revocationFeed = feed
-            checks.append(ReadinessProbe.Check(name: "redis") { try await client.ping() })
-            metrics.sampledGauge("gateway_redis_connections", "Open connections of the Redis pool.") {
-                Double(client.openConnections)
-            }
-            background.append(ShutdownActionService { await client.shutdown() })
-            logger.info("cache: Redis", metadata: ["redis": "\(RedisConfiguration.redacted(url: url))"])
-        } else {
-            cache = MemoryCache()
-            logger.notice("cache: in-process (no GATEWAY_REDIS_URL); answers are not shared across replicas")
-        }
+        if let check = shared.check { checks.append(check) }
+        background.closeRedis = shared.close
         let instrumented = InstrumentedCache(cache, factory: metrics.factory)
         // Revocations: durable in the database, announced through Redis when there is one.
         let durableRevocations = stores.revocations
         let revocationSync = RevocationSync(
             mirror: revocationMirror, feed: revocationFeed, durable: durableRevocations, logger: logger)
-        // Signalled before the Redis client shuts down (services stop in reverse order).
-        background.append(RevocationSyncService(sync: revocationSync, cursor: try await revocationSync.start()))
+        background.loops.append(RevocationSyncService(sync: revocationSync, cursor: try await revocationSync.start()))
         let authStore = stores.auth
         if development, seedDemoSignIn,
             try await DemoAuth.seedIfMissing(
@@ -114,8 +100,7 @@ public struct GatewayBootstrap: Sendable {
         }
         let http = UpstreamHTTPClientFactory.make(
             connectionsPerHost: configuration.upstreamConnectionsPerHost, tracer: tracer)
-        // Shut down after the HTTP server drained (services stop in reverse order).
-        background.insert(ShutdownActionService { try? await http.shutdown() }, at: 2)
+        background.closeUpstreamHTTP = ShutdownActionService { try? await http.shutdown() }
         let guards = UpstreamGuards(configuration: configuration.upstreamGuards, factory: metrics.factory)
         let platform = RoutingPlatformClient(
             remote: ResilientPlatformClient(base: HTTPPlatformClient(client: http), guards: guards))
@@ -163,9 +148,27 @@ public struct GatewayBootstrap: Sendable {
         )
         let analyticsRetention = AnalyticsRetention(store: stores.analytics, logger: logger)
         let refreshRetention = RefreshRetention(store: stores.auth, logger: logger)
-        background.append(RetentionService { await analyticsRetention.run() })
-        background.append(RetentionService { await refreshRetention.run() })
-        return GatewayBootstrap(services: services, stores: stores, backgroundServices: background, drain: drain)
+        background.loops.append(RetentionService { await analyticsRetention.run() })
+        background.loops.append(RetentionService { await refreshRetention.run() })
+        return GatewayBootstrap(
+            services: services, stores: stores, backgroundServices: background.inStartOrder, drain: drain)
+    }
+
+    /// The shared cache: Redis when a URL is configured, else in-process.
+    static func openCache(_ configuration: GatewayConfiguration, metrics: GatewayMetrics, logger: Logger) throws -> SharedCache {
+        guard let url = configuration.redisURL else {
+            logger.notice("cache: in-process (no GATEWAY_REDIS_URL); answers are not shared across replicas")
+            return SharedCache(cache: MemoryCache(), revocationFeed: nil, check: nil, close: nil)
+        }
+        let client = RedisClient(configuration: try RedisConfiguration(url: url), logger: logger)
+        metrics.sampledGauge("gateway_redis_connections", "Open connections of the Redis pool.") {
+            Double(client.openConnections)
+        }
+        logger.info("cache: Redis", metadata: ["redis": "\(RedisConfiguration.redacted(url: url))"])
+        return SharedCache(
+            cache: RedisCache(client: client), revocationFeed: RedisRevocationFeed(client: client),
+            check: ReadinessProbe.Check(name: "redis") { try await client.ping() },
+            close: ShutdownActionService { await client.shutdown() })
     }
 
     /// PostgreSQL when `databaseURL` is set, else the SQLite file; migrated either way.
