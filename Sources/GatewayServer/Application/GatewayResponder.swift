@@ -60,8 +60,8 @@ final class GatewayResponder: HTTPResponder {
 
     func respond(to request: Request, context: Context) async throws -> Response {
         var context = context
-        context.scope.path = request.uri.path
-        context.scope.route = operations.match(method: request.method, path: context.scope.path)
+        // Every edge step reads the match; none parses the path again.
+        context.scope.route = operations.match(method: request.method, path: request.uri.path)
         return try await requestIDs.handle(request, context: context) { request, context in
             try await clientAddresses.handle(request, context: context) { request, context in
                 guard let tracing else { return try await measured(request, context) }

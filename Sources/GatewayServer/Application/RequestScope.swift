@@ -74,9 +74,6 @@ public struct RequestScope: Sendable {
     public var clientIP: IPAddress?
     /// The client's address as text (login throttling per client address).
     public var clientAddress: String? { clientIP?.description }
-    /// The request's path, read once by ``GatewayResponder`` (Hummingbird builds a new
-    /// string on every `uri.path`).
-    public var path: String = ""
     /// The request's `Host` (HTTP/1.1 header or HTTP/2 `:authority`), for per-host documents.
     public var host: String?
     /// The authenticated user (token `sub`) of a protected operation.

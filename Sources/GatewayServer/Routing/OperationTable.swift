@@ -13,6 +13,8 @@ struct OperationTable: Sendable {
         let template: String
         /// The names of the template's `{parameters}`, in order.
         let parameterNames: [String]
+        /// The position of `{tenant}` among them.
+        let tenantIndex: Int?
         let operations: [ContractOperation]
         /// Facts for a method the path does not serve: routing answers `405` after the edge,
         /// and the edge protects and bounds it like the path's operations.
@@ -24,6 +26,7 @@ struct OperationTable: Sendable {
             self.template = template
             self.operations = operations
             parameterNames = OperationTable.segments(of: template).compactMap(OperationTable.parameterName)
+            tenantIndex = parameterNames.firstIndex(of: "tenant")
             let all = operations.map(\.facts)
             let security: EdgeFacts.Security = all.contains { $0.security == .bearer } ? .bearer
                 : all.contains { $0.security == .rasClientKey } ? .rasClientKey : .anonymous
@@ -69,7 +72,7 @@ struct OperationTable: Sendable {
         var parameters: [Substring] = []
         if let entry = walk(0, rest, &parameters) {
             let operation = entry.operations.first { $0.method == method }
-            let tenant = entry.parameterNames.firstIndex(of: "tenant").map { parameters[$0] }
+            let tenant = entry.tenantIndex.map { parameters[$0] }
             return RouteMatch(
                 operation: operation, path: entry, facts: operation?.facts ?? entry.facts, tenant: tenant,
                 parameters: parameters)
