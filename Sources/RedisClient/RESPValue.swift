@@ -44,9 +44,6 @@ extension RESPValue {
         if case .array(let values) = self { return values }
         return nil
     }
-
-    /// `true` for `.null`.
-    public var isNull: Bool { self == .null }
 }
 
 extension RESPValue: CustomStringConvertible {

@@ -46,11 +46,6 @@ public struct SecretSealer: Sendable {
         }
         return text
     }
-
-    /// Whether `value` looks like a sealed value (it may still fail to open).
-    public static func isSealed(_ value: String) -> Bool {
-        value.hasPrefix(versionPrefix)
-    }
 }
 
 /// Why a sealed secret could not be opened.

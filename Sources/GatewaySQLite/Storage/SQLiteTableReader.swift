@@ -28,13 +28,6 @@ extension SQLiteTenantStore {
         try await pool.read { db in try db.columns(in: table).map(\.name) }
     }
 
-    /// How many rows `table` has.
-    public func rowCount(of table: String) async throws -> Int {
-        try await pool.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.quotedDatabaseIdentifier)") ?? 0
-        }
-    }
-
     /// Up to `limit` rows of `table` with a rowid above `after`, in rowid order, as the
     /// values of `columns`; and the last rowid read (nil when there were none).
     public func rows(

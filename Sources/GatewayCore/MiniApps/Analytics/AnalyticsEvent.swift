@@ -80,11 +80,6 @@ public struct AnalyticsEvent: Sendable, Equatable, Codable {
 public enum AnalyticsVocabulary {
     /// The SDK event of a mini app being opened (it makes the app "recently used").
     public static let miniAppOpen = "mini_app_open"
-    /// Known SDK lifecycle events; other `mini_app_*` names are accepted too.
-    public static let sdkEvents: Set<String> = [
-        "mini_app_host_launch", miniAppOpen, "mini_app_close",
-        "mini_app_signature_validation_success", "mini_app_signature_validation_fail",
-    ]
     public static let eventTypes: Set<String> = ["appear", "click", "error", "custom"]
     public static let actionTypes: Set<String> = ["open", "close", "add", "delete", "change"]
 }

@@ -55,9 +55,6 @@ public struct MiniAppPermissionManifest: Sendable, Equatable, Codable {
     /// Every declared permission name (required first).
     public var declaredNames: Set<String> { Set((required + optional).map(\.name)) }
 
-    /// Names of the required permissions.
-    public var requiredNames: Set<String> { Set(required.map(\.name)) }
-
     /// A short hash of the content: changes whenever anything in the manifest changes.
     public var fingerprint: String {
         let encoder = JSONEncoder()

@@ -63,8 +63,6 @@ public final class SQLiteAuthStore: AuthStore {
 
     // MARK: clients
 
-    private static let coder = (JSONEncoder(), JSONDecoder())
-
     public func client(tenantID: String, clientID: String) async throws -> OAuthClient? {
         let doc = try await pool.read { db in
             try String.fetchOne(
