@@ -164,6 +164,37 @@ struct OAuthFlowTests {
         }
     }
 
+    @Test("the sign-in form's CSRF token lasts 15 minutes on the gateway's clock, then the post is refused")
+    func csrfTokenExpiresOnTheGatewayClock() async throws {
+        let time = ManualClock(Date())
+        try await GatewayHarness.withGateway(clock: time.clock) { harness, client, port in
+            let kit = OAuthTestKit(harness: harness, client: client, port: port)
+            try await kit.setUp()
+            let browser = Client.browser(port: port, jar: CookieJar())
+            let page = try await browser.getAuthorize(
+                path: .init(tenant: "demo"),
+                query: .init(
+                    responseType: "code", clientId: kit.clientID, redirectUri: kit.redirectURI, scope: "openid",
+                    state: "st-1", codeChallenge: OAuthTestKit.challenge, codeChallengeMethod: "S256")
+            ).ok
+            let html = try await String(collecting: try page.body.textHtmlCharsetUtf8, upTo: 1 << 20)
+            var form = kit.form(password: "not-the-password")
+            form.scope = "openid"
+            form.csrfToken = try AuthorizationChallengeTests.hidden("csrf_token", in: html)
+            func post() async throws -> Operations.PostAuthorize.Output {
+                try await browser.postAuthorize(
+                    path: .init(tenant: "demo"), headers: .init(accept: [.init(contentType: .textHtmlCharsetUtf8)]),
+                    body: .urlEncodedForm(form))
+            }
+            time.advance(by: .seconds(899))
+            // Still within its lifetime: the password is checked (and is wrong).
+            _ = try await post().unauthorized
+            time.advance(by: .seconds(2))
+            let expired = try await String(collecting: try await post().forbidden.body.textHtmlCharsetUtf8, upTo: 1 << 20)
+            #expect(expired.contains("role=\"alert\"") && !expired.contains("name=\"password\""))
+        }
+    }
+
     @Test(
         "wrong password and unknown user get the same answer; 30 rapid guesses are mostly throttled, the owner gets in after the wait"
     )

@@ -93,7 +93,7 @@ struct RASCompatibilityTests {
 
     static func tenant(_ id: String, on fake: FakePlatform, requireSignature: Bool = false) -> Tenant {
         var tenant = GatewayHarness.tenant(id, on: fake, requireSignature: requireSignature)
-        tenant.ras = RASSettings().rotated(to: clientKey, overlap: 0)
+        tenant.ras = RASSettings().rotated(to: clientKey, overlap: 0, now: Date())
         return tenant
     }
 
@@ -225,11 +225,11 @@ struct RASCompatibilityTests {
                 #expect(try await Self.sdkGET(url, apiKey: Self.clientKey).status == 200)
                 // Rotation with an overlap: both keys work; a second rotation without overlap ends the first.
                 let next = "next-client-key-0123456789"
-                try await harness.updateTenant(id) { $0.ras = $0.ras.rotated(to: next, overlap: 3600) }
+                try await harness.updateTenant(id) { $0.ras = $0.ras.rotated(to: next, overlap: 3600, now: Date()) }
                 #expect(try await Self.sdkGET(url, apiKey: "ras-" + next).status == 200)
                 #expect(try await Self.sdkGET(url).status == 200)
                 try await harness.updateTenant(id) {
-                    $0.ras = $0.ras.rotated(to: "third-client-key-0123456789", overlap: 0)
+                    $0.ras = $0.ras.rotated(to: "third-client-key-0123456789", overlap: 0, now: Date())
                 }
                 #expect(try await Self.sdkGET(url).status == 401)
                 #expect(try await Self.sdkGET(url, apiKey: "ras-" + next).status == 401)
@@ -353,7 +353,7 @@ struct RASCompatibilityTests {
                 // A tenant without a platform: permanent, so 404 (the SDKs retry 5xx five times).
                 let bare = uniqueTenantID("ras")
                 var tenant = Tenant(id: bare, displayName: "Bare")
-                tenant.ras = RASSettings().rotated(to: Self.clientKey, overlap: 0)
+                tenant.ras = RASSettings().rotated(to: Self.clientKey, overlap: 0, now: Date())
                 try await harness.createTenant(tenant, signIn: false)
                 let none = try await Self.sdkGET("http://127.0.0.1:\(port)/t/\(bare)/ras/host/p/miniapps")
                 #expect(none.status == 404)

@@ -180,7 +180,7 @@ public struct RASSettings: Sendable, Equatable, Codable {
     }
 
     /// Whether `key` (what follows `ras-` in the `apiKey` header) is an accepted client key at `now`.
-    public func accepts(_ key: String, now: Date = Date()) -> Bool {
+    public func accepts(_ key: String, now: Date) -> Bool {
         let hash = RASClientKey.hash(key)
         return clientKeys.contains { ConstantTime.equals($0.hash, hash) && ($0.notAfter.map { $0 > now } ?? true) }
     }
@@ -188,7 +188,7 @@ public struct RASSettings: Sendable, Equatable, Codable {
     /// These settings with `key` as the current client key. Every earlier key stays valid for
     /// at most `overlap` more (0: none does — the way to end a leaked key at once); expired
     /// ones are dropped.
-    public func rotated(to key: String, overlap: TimeInterval, now: Date = Date()) -> RASSettings {
+    public func rotated(to key: String, overlap: TimeInterval, now: Date) -> RASSettings {
         var copy = self
         let end = now.addingTimeInterval(max(0, overlap))
         copy.clientKeys = clientKeys.compactMap { old in

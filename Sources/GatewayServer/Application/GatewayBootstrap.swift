@@ -111,7 +111,8 @@ public struct GatewayBootstrap: Sendable {
         let auth = AuthorizationServer(
             store: authStore, cache: instrumented, hasher: passwordHasher, loginPolicy: loginPolicy,
             revocations: RevokedTokens(
-                cache: instrumented, feed: revocationFeed, mirror: revocationMirror, durable: durableRevocations
+                cache: instrumented, feed: revocationFeed, mirror: revocationMirror, durable: durableRevocations,
+                clock: clock
             ) { [announceWarnings = WarningThrottle()] error in
                 announceWarnings.warning(
                     logger,
@@ -127,8 +128,8 @@ public struct GatewayBootstrap: Sendable {
             readiness: ReadinessProbe(checks: checks),
             auth: auth,
             issuerBase: issuerBase,
-            csrf: CSRFTokens(masterKey: masterKey),
-            dpopNonces: DPoPNonces(masterKey: masterKey),
+            csrf: CSRFTokens(masterKey: masterKey, clock: clock),
+            dpopNonces: DPoPNonces(masterKey: masterKey, clock: clock),
             miniApps: MiniAppService(
                 platform: platform, provisioning: provisioning, answers: answers,
                 demoCatalog: demoCatalog(configuration.demoCatalogPath, logger: logger)),
@@ -137,7 +138,7 @@ public struct GatewayBootstrap: Sendable {
             rateLimits: configuration.rateLimits,
             userState: try UserStateServices.make(
                 stores: stores, cache: instrumented, keys: auth.keys, revocations: auth.revocations,
-                issuerBase: issuerBase, metrics: metrics),
+                issuerBase: issuerBase, metrics: metrics, clock: clock),
             federation: Federation(
                 store: authStore, client: http, cache: instrumented, guards: guards, auth: auth,
                 budget: configuration.upstreamBudget),
@@ -146,8 +147,8 @@ public struct GatewayBootstrap: Sendable {
             tracer: tracer,
             accessLog: configuration.accessLog
         )
-        let analyticsRetention = AnalyticsRetention(store: stores.analytics, logger: logger)
-        let refreshRetention = RefreshRetention(store: stores.auth, logger: logger)
+        let analyticsRetention = AnalyticsRetention(store: stores.analytics, clock: clock.now, logger: logger)
+        let refreshRetention = RefreshRetention(store: stores.auth, clock: clock.now, logger: logger)
         background.loops.append(RetentionService { await analyticsRetention.run() })
         background.loops.append(RetentionService { await refreshRetention.run() })
         return GatewayBootstrap(

@@ -36,7 +36,7 @@ public struct UserStateServices: Sendable {
     /// signing keys.
     public static func make(
         stores: DurableStores, cache: any Cache, keys: KeyRing, revocations: RevokedTokens, issuerBase: IssuerBase,
-        metrics: GatewayMetrics
+        metrics: GatewayMetrics, clock: WallClock
     ) throws -> UserStateServices {
         let consentStore = stores.consents
         let localizationStore = stores.localization
@@ -44,14 +44,15 @@ public struct UserStateServices: Sendable {
         let accessTokens = MiniAppAccessTokenService(
             consents: consentStore, answers: AccessTokenAnswerCache(cache: cache),
             minter: SigningKeyTokenMinter(keys: keys, issuer: { issuerBase.issuer(tenantID: $0) }),
-            ledger: stores.tokenLedger, revocations: revocations
+            ledger: stores.tokenLedger, revocations: revocations, clock: clock
         )
         let consents = ConsentService(store: consentStore, tokens: accessTokens)
         return UserStateServices(
             consents: consents,
             accessTokens: accessTokens,
             storage: SecureStorageService(store: stores.storage),
-            analytics: AnalyticsService(store: stores.analytics, metrics: metrics.factory, opens: consents),
+            analytics: AnalyticsService(
+                store: stores.analytics, metrics: metrics.factory, opens: consents, now: clock.now),
             localizations: LocalizationBundleCache(cache: cache, resolver: resolver, store: localizationStore),
             localizationResolver: resolver,
             links: DeepLinkService(domains: stores.domains)

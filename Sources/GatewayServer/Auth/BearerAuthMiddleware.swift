@@ -33,7 +33,7 @@ struct BearerAuthMiddleware: RouterMiddleware {
         case .rasClientKey:
             // The RAS-compatible API: the tenant's client key, and its bearer token when it asks for one.
             let key = RASClientKey.fromHeader(request.headers.value(of: HTTPField.Name("apiKey")!)) ?? ""
-            guard tenant.ras.accepts(key) else { throw GatewayProblem.invalidClientKey() }
+            guard tenant.ras.accepts(key, now: auth.clock.now()) else { throw GatewayProblem.invalidClientKey() }
             if tenant.ras.requireBearer {
                 context.scope.principal = try await verify(
                     request, authorization: authorization, issuer: issuerBase.issuer(tenantID: tenant.id),

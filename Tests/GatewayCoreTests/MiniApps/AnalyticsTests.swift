@@ -99,8 +99,8 @@ import Testing
         let fresh = AnalyticsService(store: store, metrics: TestMetrics(), opens: nil, now: { now })
         _ = try await old.ingest(tenantID: "acme", Self.good)
         _ = try await fresh.ingest(tenantID: "acme", [Self.good[0]])
-        let retention = AnalyticsRetention(store: store, keepDays: 30, logger: Logger(label: "test"))
-        #expect(try await retention.purge(now: now) == 3)
+        let retention = AnalyticsRetention(store: store, keepDays: 30, clock: { now }, logger: Logger(label: "test"))
+        #expect(try await retention.purge() == 3)
         #expect(try await store.summary(tenantID: "acme", since: .distantPast).map(\.count) == [1])
     }
 }

@@ -21,15 +21,17 @@ public struct RevokedTokens: Sendable {
     let mirror: RevocationMirror?
     let durable: (any RevocationStore)?
     let onAnnounceFailure: @Sendable (any Error) -> Void
+    let clock: WallClock
 
     /// - Parameters:
     ///   - mirror: this process's copy; used when there is a feed or a durable store.
     ///   - onAnnounceFailure: told when a durably recorded revocation could not be announced.
     public init(
         cache: any Cache, feed: (any RevocationFeed)? = nil, mirror: RevocationMirror? = nil,
-        durable: (any RevocationStore)? = nil,
+        durable: (any RevocationStore)? = nil, clock: WallClock = .system,
         onAnnounceFailure: @escaping @Sendable (any Error) -> Void = { _ in }
     ) {
+        self.clock = clock
         self.cache = cache
         self.feed = feed
         self.durable = durable
@@ -40,7 +42,8 @@ public struct RevokedTokens: Sendable {
     /// Marks `jti` revoked until `expiresAt` (+ clock skew).
     /// - Throws: when the revocation could not be stored (durably, or in the feed or cache
     ///   when there is no durable store); an announcement failure alone does not throw.
-    public func revoke(tenantID: String, jti: String, expiresAt: Date, now: Date = Date()) async throws {
+    public func revoke(tenantID: String, jti: String, expiresAt: Date) async throws {
+        let now = clock.now()
         let seconds = max(1, Int(expiresAt.timeIntervalSince(now).rounded(.up)) + 60)
         let key = Self.key(tenantID, jti)
         let nowMS = StoreClock.milliseconds(now)
@@ -65,7 +68,7 @@ public struct RevokedTokens: Sendable {
     /// Whether `jti` is revoked.
     public func isRevoked(tenantID: String, jti: String) async throws -> Bool {
         let key = Self.key(tenantID, jti)
-        let now = CachedAnswer.now()
+        let now = clock.milliseconds()
         if let known = mirror?.lookup(key, now: now) { return known }
         if let durable { return try await durable.isRecorded(key, now: now) }
         if let feed { return try await feed.isRecorded(key) }

@@ -60,8 +60,8 @@ extension AuthorizationServer {
     /// the same key). Throws ``OAuthError`` (`invalid_request`, `invalid_client`,
     /// `unauthorized_client`, `unsupported_response_type`, `invalid_scope`,
     /// `invalid_session`, `access_denied`, `invalid_dpop_proof`).
-    public func challenge(_ r: ChallengeRequest, tenantID: String, now: Date = Date()) async throws -> ChallengeOutcome
-    {
+    public func challenge(_ r: ChallengeRequest, tenantID: String) async throws -> ChallengeOutcome {
+        let now = clock.now()
         if let authSession = r.authSession {
             return try await continueChallenge(r, authSession: authSession, tenantID: tenantID, now: now)
         }
@@ -111,7 +111,7 @@ extension AuthorizationServer {
             authSession, tenantID: tenantID, clientID: r.clientID, binding: .challenge(dpopJKT: r.dpopJKT))
         let client = try await authenticateClient(tenantID: tenantID, clientID: signIn.clientID, secret: r.clientSecret)
         switch try await verifySecondFactor(
-            authSession: authSession, signIn: signIn, code: r.otp, address: r.address, now: now)
+            authSession: authSession, signIn: signIn, code: r.otp, address: r.address)
         {
         case .codeRequired:
             return .otpRequired(authSession: authSession)

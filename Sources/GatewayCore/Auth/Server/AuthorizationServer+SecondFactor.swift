@@ -36,8 +36,9 @@ extension AuthorizationServer {
     /// a replayed code fails. Five wrong codes end the session. Throws `invalid_session` when
     /// the session ended (or the user lost the second factor or was disabled).
     public func verifySecondFactor(
-        authSession: String, signIn: PendingSignIn, code: String?, address: String?, now: Date = Date()
+        authSession: String, signIn: PendingSignIn, code: String?, address: String?
     ) async throws -> SecondFactorOutcome {
+        let now = clock.now()
         guard let code, !code.isEmpty else { return .codeRequired }
         let tenantID = signIn.tenantID
         switch await throttle.check(tenantID: tenantID, username: signIn.username, address: address) {

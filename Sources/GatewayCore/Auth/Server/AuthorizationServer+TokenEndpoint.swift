@@ -80,8 +80,8 @@ extension AuthorizationServer {
     /// What `token` is for this tenant: one of its live access tokens first, else one of
     /// its live mini-app access tokens, else inactive. Never throws: any failure to verify
     /// is "inactive" (RFC 7662 §2.2).
-    public func introspect(_ token: String, issuer: String, tenantID: String, now: Date = Date()) async -> Introspection
-    {
+    public func introspect(_ token: String, issuer: String, tenantID: String) async -> Introspection {
+        let now = clock.now()
         if let claims = try? await verifier.verify(token, issuer: issuer, tenantID: tenantID), claims.expiresAt > now {
             return .accessToken(claims)
         }

@@ -49,7 +49,7 @@ public struct AuthorizationServer: Sendable {
         self.keys = keys
         self.cache = cache
         self.codes = AuthorizationCodes(cache: cache, clock: clock)
-        let revoked = revocations ?? RevokedTokens(cache: cache)
+        let revoked = revocations ?? RevokedTokens(cache: cache, clock: clock)
         self.revocations = revoked
         self.clock = clock
         self.dpopNonceSettings = ShortLivedMemo(lifetime: Self.clientSettingLifetime, now: clock.instant)
@@ -210,8 +210,9 @@ public struct AuthorizationServer: Sendable {
     /// Issues a code for a signed-in user; returns the redirect URL with code, state and iss.
     /// Every sign-in starts a new login session (the `sid` of the ID tokens it leads to).
     public func completeAuthorization(
-        _ auth: ValidatedAuthorization, user: LocalUser, issuer: String, now: Date = Date()
+        _ auth: ValidatedAuthorization, user: LocalUser, issuer: String
     ) async throws -> String {
+        let now = clock.now()
         let code = try await issueCode(
             client: auth.client, redirectURI: auth.redirectURI, codeChallenge: auth.request.codeChallenge ?? "",
             user: user,

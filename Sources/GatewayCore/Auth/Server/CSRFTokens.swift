@@ -7,22 +7,26 @@ import Foundation
 public struct CSRFTokens: Sendable {
     private let key: SymmetricKey
     public let lifetime: TimeInterval
+    private let clock: WallClock
 
     /// A key derived (HKDF) from the master key.
-    public init(masterKey: MasterKey, lifetime: TimeInterval = 900) {
+    public init(masterKey: MasterKey, lifetime: TimeInterval = 900, clock: WallClock = .system) {
+        self.clock = clock
         self.key = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: masterKey.symmetricKey, info: Data("superapp-gateway csrf v1".utf8), outputByteCount: 32)
         self.lifetime = lifetime
     }
 
     /// A token for a form bound to `binding`.
-    public func issue(binding: String, now: Date = Date()) -> String {
+    public func issue(binding: String) -> String {
+        let now = clock.now()
         let expiry = Int64(now.timeIntervalSince1970 + lifetime)
         return "\(expiry).\(mac(expiry: expiry, binding: binding))"
     }
 
     /// Whether `token` was issued for `binding` and has not expired.
-    public func verify(_ token: String, binding: String, now: Date = Date()) -> Bool {
+    public func verify(_ token: String, binding: String) -> Bool {
+        let now = clock.now()
         let parts = token.split(separator: ".", maxSplits: 1)
         guard parts.count == 2, let expiry = Int64(parts[0]), TimeInterval(expiry) > now.timeIntervalSince1970 else {
             return false

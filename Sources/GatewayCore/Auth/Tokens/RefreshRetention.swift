@@ -19,7 +19,7 @@ public struct RefreshRetention: Sendable {
     ///   - batch: rows deleted per statement (each one short transaction).
     ///   - clock: now, injected for tests.
     public init(store: any RefreshTokenStore, batch: Int = 5_000, interval: Duration = .seconds(3600),
-                clock: @escaping @Sendable () -> Date = { Date() }, logger: Logger) {
+                clock: @escaping @Sendable () -> Date = WallClock.system.now, logger: Logger) {
         self.store = store
         self.batch = max(1, batch)
         self.interval = interval

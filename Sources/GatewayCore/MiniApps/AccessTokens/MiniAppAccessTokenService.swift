@@ -34,6 +34,7 @@ public struct MiniAppAccessTokenService: Sendable, MiniAppTokenRevoker {
     private let lifetime: Duration
     private let ledger: (any MiniAppTokenLedger)?
     private let revocations: RevokedTokens?
+    private let clock: WallClock
 
     /// - Parameters:
     ///   - ledger: where issued token ids are kept so ``revokeAll(_:)`` can revoke them.
@@ -41,8 +42,9 @@ public struct MiniAppAccessTokenService: Sendable, MiniAppTokenRevoker {
     public init(
         consents: any ConsentStore, answers: AccessTokenAnswerCache, minter: any MiniAppTokenMinter,
         lifetime: Duration = .seconds(300),
-        ledger: (any MiniAppTokenLedger)? = nil, revocations: RevokedTokens? = nil
+        ledger: (any MiniAppTokenLedger)? = nil, revocations: RevokedTokens? = nil, clock: WallClock = .system
     ) {
+        self.clock = clock
         self.ledger = ledger
         self.revocations = revocations
         self.consents = consents
@@ -86,11 +88,11 @@ public struct MiniAppAccessTokenService: Sendable, MiniAppTokenRevoker {
 
     /// Revokes every live token issued to `owner` (its user, for its mini app); returns how many.
     @discardableResult
-    public func revokeAll(_ owner: UserMiniAppKey, now: Date = Date()) async throws -> Int {
+    public func revokeAll(_ owner: UserMiniAppKey) async throws -> Int {
         guard let ledger, let revocations else { return 0 }
-        let live = try await ledger.takeLive(owner, now: now)
+        let live = try await ledger.takeLive(owner, now: clock.now())
         for token in live {
-            try await revocations.revoke(tenantID: owner.tenantID, jti: token.jti, expiresAt: token.expiresAt, now: now)
+            try await revocations.revoke(tenantID: owner.tenantID, jti: token.jti, expiresAt: token.expiresAt)
         }
         return live.count
     }

@@ -34,7 +34,7 @@ public struct AnalyticsService: Sendable {
     ///   recorded (nil: nowhere, for a deployment that keeps no recently used list).
     public init(
         store: any AnalyticsStore, metrics: any MetricsFactory, opens: (any MiniAppOpenRecorder)?,
-        validator: AnalyticsBatchValidator = AnalyticsBatchValidator(), now: @escaping @Sendable () -> Date = { Date() }
+        validator: AnalyticsBatchValidator = AnalyticsBatchValidator(), now: @escaping @Sendable () -> Date = WallClock.system.now
     ) {
         self.opens = opens
         self.store = store
@@ -81,10 +81,16 @@ public struct AnalyticsRetention: Sendable {
     private let store: any AnalyticsStore
     private let keepDays: Int
     private let interval: Duration
+    private let clock: @Sendable () -> Date
     private let logger: Logger
 
-    public init(store: any AnalyticsStore, keepDays: Int = 30, interval: Duration = .seconds(3600), logger: Logger) {
+    /// - Parameter clock: now, injected for tests.
+    public init(
+        store: any AnalyticsStore, keepDays: Int = 30, interval: Duration = .seconds(3600),
+        clock: @escaping @Sendable () -> Date = WallClock.system.now, logger: Logger
+    ) {
         self.store = store
+        self.clock = clock
         self.keepDays = max(1, keepDays)
         self.interval = interval
         self.logger = logger
@@ -92,8 +98,8 @@ public struct AnalyticsRetention: Sendable {
 
     /// Deletes once now; returns how many events were removed.
     @discardableResult
-    public func purge(now: Date = Date()) async throws -> Int {
-        try await store.deleteReceived(before: now.addingTimeInterval(-Double(keepDays) * 86_400))
+    public func purge() async throws -> Int {
+        try await store.deleteReceived(before: clock().addingTimeInterval(-Double(keepDays) * 86_400))
     }
 
     /// Purges every `interval` until the task is cancelled; failures are logged, never thrown.

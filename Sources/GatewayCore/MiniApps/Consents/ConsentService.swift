@@ -5,7 +5,7 @@ import Foundation
 public protocol MiniAppTokenRevoker: Sendable {
     /// Revokes every live token issued to `owner`; returns how many.
     @discardableResult
-    func revokeAll(_ owner: UserMiniAppKey, now: Date) async throws -> Int
+    func revokeAll(_ owner: UserMiniAppKey) async throws -> Int
 }
 
 /// Reads and changes a user's consents, validating changes against the mini app's manifest.
@@ -40,7 +40,7 @@ public struct ConsentService: Sendable, MiniAppOpenRecorder {
         try Self.validate(changes.keys, manifest: manifest)
         let stored = try await store.setConsents(changes, for: owner)
         if changes[CustomPermission.accessToken.rawValue] == .denied, let tokens {
-            try await tokens.revokeAll(owner, now: Date())
+            try await tokens.revokeAll(owner)
         }
         return ConsentView(consents: stored, manifest: manifest)
     }
