@@ -181,6 +181,7 @@ let package = Package(
                 "GatewaySQLite",
                 "GatewayPostgres",
                 "RedisClient",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Metrics", package: "swift-metrics"),

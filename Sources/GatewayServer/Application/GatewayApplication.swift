@@ -42,6 +42,8 @@ public struct GatewayServices: Sendable {
     public let purchases: PlatformPurchases
     /// One log line per request (`--access-log on`).
     public let accessLog: Bool
+    /// The sign-in form's decisions (CSRF, password, second factor, identity providers).
+    public let signIn: BrowserSignIn
     /// The wall clock of every time-based decision (tokens, throttles, rate windows).
     public var clock: WallClock { auth.clock }
 
@@ -70,6 +72,7 @@ public struct GatewayServices: Sendable {
         self.auth = auth
         self.issuerBase = issuerBase
         self.csrf = csrf
+        self.signIn = BrowserSignIn(auth: auth, federation: federation.signIn, csrf: csrf)
         self.miniApps = miniApps
         self.upstreamBudget = upstreamBudget
     }

@@ -13,100 +13,42 @@ extension GatewayAPIHandler {
             loginHint: q.loginHint,
             acrValues: q.acrValues, requestURI: q.requestUri, uiLocales: q.uiLocales)
         let issuer = services.issuerBase.issuer(tenantID: tenant.id)
-        let texts = await loginTexts(tenantID: tenant.id, uiLocales: request.uiLocales)
+        let pages = SignInPages(
+            tenant: tenant, texts: await loginTexts(tenantID: tenant.id, uiLocales: request.uiLocales),
+            request: request, cookie: CSRFCookie(issuer: issuer))
         if let tooLong = Self.overlongParameter(request) {
             return .badRequest(
                 .init(
                     headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy),
-                    body: .textHtmlCharsetUtf8(
-                        .init(LoginPage.error(texts.text("login.error.too_long", ["parameter": tooLong]), texts: texts))
-                    )))
+                    body: .textHtmlCharsetUtf8(.init(pages.errorPage("login.error.too_long", ["parameter": tooLong])))))
         }
-        do {
-            let validated = try await services.auth.validate(request, tenantID: tenant.id, consumePAR: false)
-            let providers = try await services.federation.signIn.providers(tenantID: tenant.id)
-            let hint = q.idpHint ?? q.kcIdpHint
-            if let provider = providers.first(where: { $0.alias == hint }) ?? providers.first(where: \.autoRedirect) {
-                return try await signInUpstream(
-                    request, validated: validated, provider: provider, tenantID: tenant.id, issuer: issuer)
-            }
-            let cookie = CSRFCookie(issuer: issuer)
-            let browser = cookie.valueOrNew(in: RequestScope.requestHeaders)
-            let action = "/t/\(tenant.id)/oauth2/authorize"
-            let links = Self.providerLinks(providers, action: action, request: request)
-            let html = LoginPage.form(
-                tenant: tenant, texts: texts, action: action, request: request,
-                csrf: services.csrf.issue(binding: Self.csrfBinding(tenant.id, validated, browser: browser)),
-                username: validated.request.loginHint, error: nil,
-                providers: links)
-            let policy = LoginPage.contentSecurityPolicy(
-                redirectingTo: validated.redirectURI, logoURL: tenant.theme.logoURL)
+        let opening = try await services.signIn.open(
+            request, tenantID: tenant.id, browser: pages.cookie.valueOrNew(in: RequestScope.requestHeaders),
+            idpHint: q.idpHint ?? q.kcIdpHint, callbackURL: Self.federationCallbackURL(issuer: issuer), issuer: issuer)
+        switch opening {
+        case .form(let page):
             return .ok(
                 .init(
                     headers: .init(
-                        cacheControl: "no-store", contentSecurityPolicy: policy, setCookie: cookie.setCookie(browser)),
-                    body: .textHtmlCharsetUtf8(.init(html))))
-        } catch let failure as AuthorizationFailure {
-            switch failure {
-            case .errorPage(let reason):
-                return .forbidden(
-                    .init(
-                        headers: .init(
-                            cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy),
-                        body: .textHtmlCharsetUtf8(.init(LoginPage.error(texts.text(reason.key), texts: texts)))))
-            case .redirect(let error, let redirectURI, let state):
-                return .found(
-                    .init(
-                        headers: .init(
-                            location: AuthorizationServer.errorRedirect(
-                                error, redirectURI: redirectURI, state: state, issuer: issuer))))
-            }
+                        cacheControl: "no-store", contentSecurityPolicy: pages.policy(page),
+                        setCookie: pages.cookie.setCookie(page.browser)),
+                    body: .textHtmlCharsetUtf8(.init(pages.form(page)))))
+        case .upstream(let location, let browser):
+            let cookie = CSRFCookie.federation(issuer: issuer)
+            return .found(.init(headers: .init(location: location, setCookie: cookie.setCookie(browser))))
+        case .exit(.redirect(let location)):
+            return .found(.init(headers: .init(location: location)))
+        case .exit(.errorPage(let key)):
+            return .forbidden(
+                .init(
+                    headers: .init(cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy),
+                    body: .textHtmlCharsetUtf8(.init(pages.errorPage(key)))))
         }
-    }
-
-    /// Sends the browser to an identity provider (a PAR request is taken now: the sign-in
-    /// may outlive its 60 seconds), bound to the browser by the federation cookie.
-    private func signInUpstream(
-        _ request: AuthorizationRequest, validated: ValidatedAuthorization, provider: IdentityProvider,
-        tenantID: String,
-        issuer: String
-    ) async throws -> Operations.GetAuthorize.Output {
-        // Validated already; a PAR request is validated again to take its request_uri.
-        let validated =
-            request.requestURI == nil
-            ? validated : try await services.auth.validate(request, tenantID: tenantID, consumePAR: true)
-        let cookie = CSRFCookie.federation(issuer: issuer)
-        let browser = CSRFCookie.newValue()
-        let location = try await services.federation.signIn.begin(
-            validated, pushed: request.requestURI != nil, provider: provider, browser: browser,
-            callbackURL: Self.federationCallbackURL(issuer: issuer))
-        return .found(.init(headers: .init(location: location, setCookie: cookie.setCookie(browser))))
     }
 
     /// The tenant's redirect URI at its identity providers.
     static func federationCallbackURL(issuer: String) -> String {
         issuer + "/oauth2/idp/callback"
-    }
-
-    /// The sign-in page's "Continue with …" links: the authorization request again, with each
-    /// provider's `idp_hint`.
-    static func providerLinks(
-        _ providers: [IdentityProvider], action: String, request: AuthorizationRequest
-    ) -> [(name: String, href: String)] {
-        providers.map { (name: $0.displayName, href: authorizeLink(action, request, idpHint: $0.alias)) }
-    }
-
-    /// The authorization URL of `request` with `idp_hint` (the sign-in page's provider links).
-    static func authorizeLink(_ action: String, _ r: AuthorizationRequest, idpHint: String) -> String {
-        AuthorizationServer.redirect(
-            action,
-            [
-                "response_type": r.responseType, "client_id": r.clientID, "redirect_uri": r.redirectURI,
-                "scope": r.scope, "state": r.state, "nonce": r.nonce,
-                "code_challenge": r.codeChallenge, "code_challenge_method": r.codeChallengeMethod, "prompt": r.prompt,
-                "login_hint": r.loginHint,
-                "acr_values": r.acrValues, "request_uri": r.requestURI, "ui_locales": r.uiLocales, "idp_hint": idpHint,
-            ])
     }
 
     func postAuthorize(_ input: Operations.PostAuthorize.Input) async throws -> Operations.PostAuthorize.Output {
@@ -125,133 +67,18 @@ extension GatewayAPIHandler {
             loginHint: form.loginHint, acrValues: form.acrValues, requestURI: form.requestUri, uiLocales: form.uiLocales
         )
         let issuer = services.issuerBase.issuer(tenantID: tenant.id)
-        let texts = await loginTexts(tenantID: tenant.id, uiLocales: request.uiLocales)
-        /// An error page in the page's language; JSON callers get the English text.
-        func page(_ key: String) -> Operations.PostAuthorize.Output {
+        let pages = SignInPages(
+            tenant: tenant, texts: await loginTexts(tenantID: tenant.id, uiLocales: request.uiLocales),
+            request: request, cookie: CSRFCookie(issuer: issuer))
+        let poster: BrowserSignIn.Poster =
             wantsJSON
-                ? .forbidden(
-                    .init(
-                        headers: .init(cacheControl: "no-store"),
-                        body: .json(
-                            .init(error: "invalid_request", errorDescription: LoginTexts(locale: "en").text(key)))))
-                : .forbidden(
-                    .init(
-                        headers: .init(
-                            cacheControl: "no-store", contentSecurityPolicy: LoginPage.contentSecurityPolicy),
-                        body: .textHtmlCharsetUtf8(.init(LoginPage.error(texts.text(key), texts: texts)))))
-        }
-        func redirect(_ location: String) -> Operations.PostAuthorize.Output {
-            wantsJSON
-                ? .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(redirectTo: location))))
-                : .seeOther(.init(headers: .init(location: location)))
-        }
-        do {
-            var validated = try await services.auth.validate(request, tenantID: tenant.id, consumePAR: false)
-            let cookie = CSRFCookie(issuer: issuer)
-            // The browser's cookie: the form's token is bound to it (native JSON posts have none).
-            let browser = cookie.value(in: RequestScope.requestHeaders)
-            if !wantsJSON {
-                guard let browser, let token = form.csrfToken,
-                    services.csrf.verify(token, binding: Self.csrfBinding(tenant.id, validated, browser: browser))
-                else {
-                    return page("login.error.expired")
-                }
-            }
-            let policy = LoginPage.contentSecurityPolicy(
-                redirectingTo: validated.redirectURI, logoURL: tenant.theme.logoURL)
-            let username = form.username ?? ""
-            /// The form again with `message`, its provider links, and a token for the same browser.
-            func formAgain(_ message: String) async throws -> (html: String, setCookie: String?) {
-                guard let browser else { return ("", nil) }
-                let action = "/t/\(tenant.id)/oauth2/authorize"
-                let providers = try await services.federation.signIn.providers(tenantID: tenant.id)
-                let html = LoginPage.form(
-                    tenant: tenant, texts: texts, action: action, request: request,
-                    csrf: services.csrf.issue(binding: Self.csrfBinding(tenant.id, validated, browser: browser)),
-                    username: username, error: message,
-                    providers: Self.providerLinks(providers, action: action, request: request))
-                return (html, cookie.setCookie(browser))
-            }
-            // The one-time-code page of users with a second factor (browsers only).
-            let otpStep = browser.map {
-                OTPStep(
-                    handler: self, tenant: tenant, validated: validated, request: request, texts: texts, browser: $0,
-                    cookie: cookie, policy: policy)
-            }
-            let user: LocalUser
-            if let authSession = form.authSession {
-                // The one-time-code step; the password was right before.
-                guard !wantsJSON, let otpStep else { return page("login.error.session") }
-                switch try await otpStep.verify(authSession: authSession, code: form.otp) {
-                case .signedIn(let signedIn): user = signedIn
-                case .answer(let output): return output
-                }
-            } else {
-                switch try await services.auth.authenticate(
-                    tenantID: tenant.id, username: username, password: form.password ?? "",
-                    address: RequestScope.current?.clientAddress)
-                {
-                case .signedIn(let signedIn):
-                    user = signedIn
-                case .failed:
-                    let message = texts.text("login.error.credentials")
-                    if wantsJSON {
-                        return .unauthorized(
-                            .init(
-                                headers: .init(cacheControl: "no-store"),
-                                body: .json(.init(error: "access_denied", errorDescription: message))))
-                    }
-                    let again = try await formAgain(message)
-                    return .unauthorized(
-                        .init(
-                            headers: .init(
-                                cacheControl: "no-store", contentSecurityPolicy: policy, setCookie: again.setCookie),
-                            body: .textHtmlCharsetUtf8(.init(again.html))))
-                case .throttled(let retryAfter):
-                    let seconds = Self.wholeSeconds(retryAfter)
-                    let message = texts.text("login.error.throttled", ["seconds": String(seconds)])
-                    if wantsJSON {
-                        return .tooManyRequests(
-                            .init(
-                                headers: .init(cacheControl: "no-store", retryAfter: String(seconds)),
-                                body: .json(.init(error: "temporarily_unavailable", errorDescription: message))))
-                    }
-                    let again = try await formAgain(message)
-                    return .tooManyRequests(
-                        .init(
-                            headers: .init(
-                                cacheControl: "no-store", contentSecurityPolicy: policy, setCookie: again.setCookie,
-                                retryAfter: String(seconds)), body: .textHtmlCharsetUtf8(.init(again.html))))
-                }
-                if user.totpSecret != nil {
-                    // A second factor: native JSON posts cannot show the code page.
-                    guard !wantsJSON, let otpStep else {
-                        return .unauthorized(
-                            .init(
-                                headers: .init(cacheControl: "no-store"),
-                                body: .json(
-                                    .init(
-                                        error: "insufficient_authorization",
-                                        errorDescription:
-                                            "this user has a second factor: sign in through the authorization challenge endpoint"
-                                    ))))
-                    }
-                    return try await otpStep.start(user: user)
-                }
-            }
-            if request.requestURI != nil {
-                validated = try await services.auth.validate(request, tenantID: tenant.id, consumePAR: true)
-            }
-            return redirect(try await services.auth.completeAuthorization(validated, user: user, issuer: issuer))
-        } catch let failure as AuthorizationFailure {
-            switch failure {
-            case .errorPage(let reason):
-                return page(reason.key)
-            case .redirect(let error, let redirectURI, let state):
-                return redirect(
-                    AuthorizationServer.errorRedirect(error, redirectURI: redirectURI, state: state, issuer: issuer))
-            }
-        }
+            ? .native : .browser(cookie: pages.cookie.value(in: RequestScope.requestHeaders), csrfToken: form.csrfToken)
+        let step = try await services.signIn.submit(
+            request, tenantID: tenant.id, poster: poster,
+            fields: .init(
+                username: form.username, password: form.password, authSession: form.authSession, otp: form.otp),
+            address: RequestScope.current?.clientAddress, issuer: issuer)
+        return wantsJSON ? pages.json(step) : pages.html(step)
     }
 
     func pushAuthorizationRequest(
@@ -302,12 +129,6 @@ extension GatewayAPIHandler {
     /// The name of the first (name, value, maximum length) whose value is longer than allowed.
     static func firstOverlong(_ limits: [(name: String, value: String?, maxLength: Int)]) -> String? {
         limits.first { ($0.value?.count ?? 0) > $0.maxLength }?.name
-    }
-
-    /// What the sign-in form's CSRF token is bound to: the tenant, client and redirect URI
-    /// of the request, and the browser's ``CSRFCookie`` value.
-    static func csrfBinding(_ tenantID: String, _ v: ValidatedAuthorization, browser: String) -> String {
-        "authorize|\(tenantID)|\(v.client.clientID)|\(v.redirectURI)|\(browser)"
     }
 
     static func errorBody(_ error: OAuthError) -> Components.Schemas.OAuthError {

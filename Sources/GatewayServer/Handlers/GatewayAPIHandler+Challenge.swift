@@ -46,7 +46,7 @@ extension GatewayAPIHandler {
                                 errorDescription: "enter the one-time code of your authenticator app",
                                 authSession: authSession, otpRequired: true))))
             case .throttled(let retryAfter):
-                let seconds = Self.wholeSeconds(retryAfter)
+                let seconds = BrowserSignIn.wholeSeconds(retryAfter)
                 return .tooManyRequests(
                     .init(
                         headers: .init(cacheControl: "no-store", retryAfter: String(seconds)),
@@ -72,10 +72,5 @@ extension GatewayAPIHandler {
             ("auth_session", f.authSession, 128), ("username", f.username, 200), ("password", f.password, 1024),
             ("otp", f.otp, 16),
         ])
-    }
-
-    /// A wait as whole seconds for `Retry-After`, rounded up, at least 1.
-    static func wholeSeconds(_ duration: Duration) -> Int {
-        max(1, Int((Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18).rounded(.up)))
     }
 }

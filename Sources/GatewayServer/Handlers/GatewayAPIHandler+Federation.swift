@@ -38,16 +38,11 @@ extension GatewayAPIHandler {
         } catch FederationError.invalidState {
             return page(texts.text("login.error.federation"), forbidden: false)
         } catch let failure as AuthorizationFailure {
-            switch failure {
-            case .errorPage(let reason):
-                return page(texts.text(reason.key), forbidden: true)
-            case .redirect(let error, let redirectURI, let state):
-                return .found(
-                    .init(
-                        headers: .init(
-                            location: AuthorizationServer.errorRedirect(
-                                error, redirectURI: redirectURI, state: state, issuer: issuer),
-                            setCookie: expired)))
+            switch BrowserSignIn.exit(for: failure, issuer: issuer) {
+            case .errorPage(let key):
+                return page(texts.text(key), forbidden: true)
+            case .redirect(let location):
+                return .found(.init(headers: .init(location: location, setCookie: expired)))
             }
         }
     }
