@@ -15,10 +15,11 @@ public enum PostgresCopy {
         "auth_family_access_tokens", "auth_revoked_tokens", "user_miniapps", "user_consents", "secure_storage_items",
         "analytics_events",
         "localization_overrides", "localization_state", "tenant_domains", "miniapp_tokens", "tenant_changes",
-        "auth_identity_providers", "auth_trusted_issuers", "auth_identity_links",
+        "auth_identity_providers", "auth_trusted_issuers", "auth_identity_links", "release_policies",
+        "release_history",
     ]
     /// Tables whose `id` comes from an identity sequence, moved past the copied ids.
-    static let identityTables = ["tenant_audit", "analytics_events", "auth_revoked_tokens"]
+    static let identityTables = ["tenant_audit", "analytics_events", "auth_revoked_tokens", "release_history"]
 
     /// What a copy refuses.
     public enum Refusal: Error, CustomStringConvertible, Equatable {

@@ -36,6 +36,7 @@ public enum PostgresStores {
             analytics: PostgresAnalyticsStore(database: database),
             localization: PostgresLocalizationStore(database: database),
             domains: PostgresTenantDomainStore(database: database),
+            releases: PostgresReleasePolicyStore(database: database),
             schema: StoreSchema(
                 known: PostgresMigrations.names, applied: { try await PostgresMigrations.applied(database) },
                 migrate: { try await PostgresMigrations.migrate(database) }),

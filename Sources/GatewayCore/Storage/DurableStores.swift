@@ -28,6 +28,8 @@ public struct DurableStores: Sendable {
     public let localization: any LocalizationStore
     /// Universal-link domains.
     public let domains: any TenantDomainStore
+    /// Staged releases of mini-app versions and their history.
+    public let releases: any ReleasePolicyStore
     /// The backend's migrations.
     public let schema: StoreSchema
     /// Announces tenant changes as they commit (PostgreSQL); nil: the directory polls only.
@@ -41,7 +43,8 @@ public struct DurableStores: Sendable {
         revocations: any RevocationStore,
         consents: any ConsentStore, storage: any SecureStorageStore, tokenLedger: any MiniAppTokenLedger,
         analytics: any AnalyticsStore,
-        localization: any LocalizationStore, domains: any TenantDomainStore, schema: StoreSchema,
+        localization: any LocalizationStore, domains: any TenantDomainStore, releases: any ReleasePolicyStore,
+        schema: StoreSchema,
         tenantChanges: (any TenantChangeSignal)? = nil, poolUsage: (@Sendable () -> PoolUsageSample)? = nil,
         close: @escaping @Sendable () async -> Void = {}
     ) {
@@ -59,6 +62,7 @@ public struct DurableStores: Sendable {
         self.analytics = analytics
         self.localization = localization
         self.domains = domains
+        self.releases = releases
         self.closeAction = close
     }
 

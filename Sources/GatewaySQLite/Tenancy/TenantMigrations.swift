@@ -128,6 +128,22 @@ enum TenantMigrations {
                 sql: "CREATE INDEX auth_refresh_families_revoked ON auth_refresh_families (family_id) WHERE revoked = 1"
             )
         }
+        migrator.registerMigration("v14-release-policies") { db in
+            // Staged releases (issue 29): one policy document per tenant x mini app, and its history.
+            try db.execute(
+                sql: """
+                    CREATE TABLE release_policies (tenant_id TEXT NOT NULL REFERENCES tenants ON DELETE CASCADE,
+                        mini_app_id TEXT NOT NULL, document TEXT NOT NULL, revision INTEGER NOT NULL,
+                        updated_at_ms INTEGER NOT NULL, PRIMARY KEY (tenant_id, mini_app_id))
+                    """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE release_history (id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        tenant_id TEXT NOT NULL REFERENCES tenants ON DELETE CASCADE, mini_app_id TEXT NOT NULL,
+                        at_ms INTEGER NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL, summary TEXT NOT NULL, reason TEXT)
+                    """)
+            try db.execute(sql: "CREATE INDEX release_history_app ON release_history (tenant_id, mini_app_id, id)")
+        }
         return migrator
     }
 }

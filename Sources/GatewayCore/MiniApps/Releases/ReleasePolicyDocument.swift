@@ -1,0 +1,26 @@
+import Foundation
+
+/// How both engines keep a policy: one JSON document (sorted keys, times in milliseconds)
+/// beside its revision and time columns, so a row reads the same on SQLite and PostgreSQL
+/// and `gatewayctl db copy` moves it as text.
+package enum ReleasePolicyDocument {
+    package static func encode(_ policy: ReleasePolicy) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        return String(decoding: try encoder.encode(policy), as: UTF8.self)
+    }
+
+    /// The stored policy, with the row's revision and time.
+    package static func decode(_ document: String, revision: Int64, updatedAtMs: Int64) throws -> ReleasePolicy {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .millisecondsSince1970
+        var policy = try decoder.decode(ReleasePolicy.self, from: Data(document.utf8))
+        policy.revision = revision
+        policy.updatedAt = StoreClock.date(updatedAtMs)
+        return policy
+    }
+
+    /// The history's clamp: 1 ... 1,000 entries per read.
+    package static func historyLimit(_ limit: Int) -> Int { min(max(limit, 1), 1_000) }
+}

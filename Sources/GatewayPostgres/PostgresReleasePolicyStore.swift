@@ -1,0 +1,82 @@
+import Foundation
+import GatewayCore
+import PostgresNIO
+
+/// ``ReleasePolicyStore`` on PostgreSQL (`release_policies`, `release_history`). Writes
+/// bump the store's change counter, so gateways reload the tenant.
+public final class PostgresReleasePolicyStore: ReleasePolicyStore {
+    private let database: PostgresDatabase
+
+    public init(database: PostgresDatabase) {
+        self.database = database
+    }
+
+    public func policy(tenantID: String, miniAppID: String) async throws -> ReleasePolicy? {
+        try await database.pool.first(
+            """
+            SELECT document, revision, updated_at_ms FROM release_policies WHERE tenant_id = \(tenantID) AND mini_app_id = \(miniAppID)
+            """, as: (String, Int64, Int64).self
+        ).map(Self.policy)
+    }
+
+    public func policies(tenantID: String) async throws -> [ReleasePolicy] {
+        try await database.pool.all(
+            """
+            SELECT document, revision, updated_at_ms FROM release_policies WHERE tenant_id = \(tenantID) ORDER BY mini_app_id COLLATE "C"
+            """, as: (String, Int64, Int64).self
+        ).map(Self.policy)
+    }
+
+    public func save(_ policy: ReleasePolicy, entry: ReleaseHistoryEntry) async throws -> ReleasePolicy {
+        var stored = policy
+        stored.revision = policy.revision + 1
+        stored.updatedAt = StoreClock.date(StoreClock.milliseconds(entry.at))
+        let document = try ReleasePolicyDocument.encode(stored)
+        let at = StoreClock.milliseconds(entry.at)
+        let (tenantID, miniAppID, revision) = (policy.tenantID, policy.miniAppID, stored.revision)
+        try await database.transaction { connection in
+            // One statement decides: a new row, or the stored row while it still has the read
+            // revision. A concurrent creator makes this one wait, then see its row and refuse.
+            let written = try await connection.execute(
+                """
+                INSERT INTO release_policies (tenant_id, mini_app_id, document, revision, updated_at_ms)
+                VALUES (\(tenantID), \(miniAppID), \(document), \(revision), \(at))
+                ON CONFLICT (tenant_id, mini_app_id) DO UPDATE SET document = excluded.document,
+                    revision = excluded.revision, updated_at_ms = excluded.updated_at_ms
+                WHERE release_policies.revision = \(policy.revision)
+                RETURNING 1
+                """)
+            guard written > 0 else {
+                let current = try await connection.first(
+                    "SELECT revision FROM release_policies WHERE tenant_id = \(tenantID) AND mini_app_id = \(miniAppID)",
+                    as: Int64.self)
+                throw ReleasePolicyError.conflict(storedRevision: current ?? 0)
+            }
+            try await connection.execute(
+                """
+                INSERT INTO release_history (tenant_id, mini_app_id, at_ms, actor, action, summary, reason)
+                VALUES (\(tenantID), \(miniAppID), \(at), \(entry.actor), \(entry.action.rawValue), \(entry.summary), \(entry.reason))
+                """)
+            try await PostgresTenantStore.bumpChangeCounter(connection, tenants: [tenantID])
+        }
+        return stored
+    }
+
+    public func history(tenantID: String, miniAppID: String, limit: Int) async throws -> [ReleaseHistoryEntry] {
+        let rows = try await database.pool.all(
+            """
+            SELECT at_ms, actor, action, summary, reason FROM release_history
+            WHERE tenant_id = \(tenantID) AND mini_app_id = \(miniAppID) ORDER BY id DESC LIMIT \(ReleasePolicyDocument.historyLimit(limit))
+            """, as: (Int64, String, String, String, String?).self)
+        return try rows.map { row in
+            guard let action = ReleaseAction(rawValue: row.2) else {
+                throw ReleasePolicyError.invalid("unknown history action \(row.2)")
+            }
+            return ReleaseHistoryEntry(at: StoreClock.date(row.0), actor: row.1, action: action, summary: row.3, reason: row.4)
+        }
+    }
+
+    private static func policy(_ row: (String, Int64, Int64)) throws -> ReleasePolicy {
+        try ReleasePolicyDocument.decode(row.0, revision: row.1, updatedAtMs: row.2)
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import GatewayCore
+import GRDB
+
+/// ``ReleasePolicyStore`` in the tenant store's SQLite file (`release_policies`,
+/// `release_history`). Writes bump the store's change counter, so gateways reload the tenant.
+public final class SQLiteReleasePolicyStore: ReleasePolicyStore {
+    private let pool: DatabasePool
+
+    public init(database: SQLiteTenantStore) {
+        self.pool = database.pool
+    }
+
+    public func policy(tenantID: String, miniAppID: String) async throws -> ReleasePolicy? {
+        let row = try await pool.read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT document, revision, updated_at_ms FROM release_policies WHERE tenant_id = ? AND mini_app_id = ?
+                    """, arguments: [tenantID, miniAppID])
+        }
+        return try row.map(Self.policy)
+    }
+
+    public func policies(tenantID: String) async throws -> [ReleasePolicy] {
+        let rows = try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT document, revision, updated_at_ms FROM release_policies WHERE tenant_id = ? ORDER BY mini_app_id
+                    """, arguments: [tenantID])
+        }
+        return try rows.map(Self.policy)
+    }
+
+    public func save(_ policy: ReleasePolicy, entry: ReleaseHistoryEntry) async throws -> ReleasePolicy {
+        var stored = policy
+        stored.revision = policy.revision + 1
+        stored.updatedAt = StoreClock.date(StoreClock.milliseconds(entry.at))
+        let document = try ReleasePolicyDocument.encode(stored)
+        let at = StoreClock.milliseconds(entry.at)
+        let revision = stored.revision
+        try await pool.write { db in
+            let current =
+                try Int64.fetchOne(
+                    db, sql: "SELECT revision FROM release_policies WHERE tenant_id = ? AND mini_app_id = ?",
+                    arguments: [policy.tenantID, policy.miniAppID]) ?? 0
+            guard current == policy.revision else { throw ReleasePolicyError.conflict(storedRevision: current) }
+            try db.execute(
+                sql: """
+                    INSERT INTO release_policies (tenant_id, mini_app_id, document, revision, updated_at_ms) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (tenant_id, mini_app_id) DO UPDATE SET document = excluded.document,
+                        revision = excluded.revision, updated_at_ms = excluded.updated_at_ms
+                    """, arguments: [policy.tenantID, policy.miniAppID, document, revision, at])
+            try db.execute(
+                sql: """
+                    INSERT INTO release_history (tenant_id, mini_app_id, at_ms, actor, action, summary, reason)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    policy.tenantID, policy.miniAppID, at, entry.actor, entry.action.rawValue, entry.summary, entry.reason,
+                ])
+            try SQLiteTenantStore.bumpChangeCounter(db, tenants: [policy.tenantID])
+        }
+        return stored
+    }
+
+    public func history(tenantID: String, miniAppID: String, limit: Int) async throws -> [ReleaseHistoryEntry] {
+        let rows = try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT at_ms, actor, action, summary, reason FROM release_history
+                    WHERE tenant_id = ? AND mini_app_id = ? ORDER BY id DESC LIMIT ?
+                    """, arguments: [tenantID, miniAppID, ReleasePolicyDocument.historyLimit(limit)])
+        }
+        return try rows.map { row in
+            guard let action = ReleaseAction(rawValue: row[2]) else {
+                throw ReleasePolicyError.invalid("unknown history action \(row[2] as String)")
+            }
+            return ReleaseHistoryEntry(
+                at: StoreClock.date(row[0]), actor: row[1], action: action, summary: row[3], reason: row[4])
+        }
+    }
+
+    private static func policy(_ row: Row) throws -> ReleasePolicy {
+        try ReleasePolicyDocument.decode(row[0], revision: row[1], updatedAtMs: row[2])
+    }
+}
