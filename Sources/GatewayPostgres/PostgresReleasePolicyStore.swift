@@ -28,11 +28,7 @@ public final class PostgresReleasePolicyStore: ReleasePolicyStore {
     }
 
     public func save(_ policy: ReleasePolicy, entry: ReleaseHistoryEntry) async throws -> ReleasePolicy {
-        var stored = policy
-        stored.revision = policy.revision + 1
-        stored.updatedAt = StoreClock.date(StoreClock.milliseconds(entry.at))
-        let document = try ReleasePolicyDocument.encode(stored)
-        let at = StoreClock.milliseconds(entry.at)
+        let (stored, document, at) = try ReleasePolicyDocument.next(policy, entry: entry)
         let (tenantID, miniAppID, revision) = (policy.tenantID, policy.miniAppID, stored.revision)
         try await database.transaction { connection in
             // One statement decides: a new row, or the stored row while it still has the read

@@ -11,6 +11,18 @@ package enum ReleasePolicyDocument {
         return String(decoding: try encoder.encode(policy), as: UTF8.self)
     }
 
+    /// What a save writes: the policy at the next revision, stamped with the entry's time
+    /// (to the millisecond), its document and that time in milliseconds.
+    package static func next(
+        _ policy: ReleasePolicy, entry: ReleaseHistoryEntry
+    ) throws -> (stored: ReleasePolicy, document: String, atMs: Int64) {
+        var stored = policy
+        stored.revision = policy.revision + 1
+        let atMs = StoreClock.milliseconds(entry.at)
+        stored.updatedAt = StoreClock.date(atMs)
+        return (stored, try encode(stored), atMs)
+    }
+
     /// The stored policy, with the row's revision and time.
     package static func decode(_ document: String, revision: Int64, updatedAtMs: Int64) throws -> ReleasePolicy {
         let decoder = JSONDecoder()

@@ -34,11 +34,7 @@ public final class SQLiteReleasePolicyStore: ReleasePolicyStore {
     }
 
     public func save(_ policy: ReleasePolicy, entry: ReleaseHistoryEntry) async throws -> ReleasePolicy {
-        var stored = policy
-        stored.revision = policy.revision + 1
-        stored.updatedAt = StoreClock.date(StoreClock.milliseconds(entry.at))
-        let document = try ReleasePolicyDocument.encode(stored)
-        let at = StoreClock.milliseconds(entry.at)
+        let (stored, document, at) = try ReleasePolicyDocument.next(policy, entry: entry)
         let revision = stored.revision
         try await pool.write { db in
             let current =
