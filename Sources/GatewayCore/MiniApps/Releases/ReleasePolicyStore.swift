@@ -48,12 +48,19 @@ public enum ReleasePolicyError: Error, Sendable, Equatable, CustomStringConverti
     case conflict(storedRevision: Int64)
     /// The policy breaks a rule (``ReleasePolicyRules``); the text says which.
     case invalid(String)
+    /// The mini app has no release policy yet.
+    case noPolicy(miniAppID: String)
+    /// The action needs a candidate in one of `states`.
+    case noCandidate(miniAppID: String, states: [String])
 
     public var description: String {
         switch self {
         case .conflict(let revision):
             "the release policy changed meanwhile (now at revision \(revision)); read it again and retry"
         case .invalid(let message): message
+        case .noPolicy(let id): "mini app \(id) has no release policy (create one with release set)"
+        case .noCandidate(let id, let states):
+            "mini app \(id) has no candidate that is \(states.joined(separator: " or "))"
         }
     }
 }

@@ -1,0 +1,142 @@
+import Foundation
+
+/// The operators' release actions (and the automatic halt): each reads the policy, changes
+/// it, checks ``ReleasePolicyRules`` and stores it with a history entry. A write that lost a
+/// race (``ReleasePolicyError/conflict(storedRevision:)``) is applied again to the policy the
+/// winner stored, up to three times, since every action is a change, not a snapshot.
+public struct ReleaseService: Sendable {
+    private let store: any ReleasePolicyStore
+    private let clock: WallClock
+
+    public init(store: any ReleasePolicyStore, clock: WallClock = .system) {
+        self.store = store
+        self.clock = clock
+    }
+
+    /// The mini app whose policy an action changes, and who changes it why.
+    public struct Target: Sendable {
+        public var tenantID: String
+        public var miniAppID: String
+        public var actor: String
+        public var reason: String?
+
+        public init(tenantID: String, miniAppID: String, actor: String, reason: String? = nil) {
+            self.tenantID = tenantID
+            self.miniAppID = miniAppID
+            self.actor = actor
+            self.reason = reason
+        }
+    }
+
+    /// Creates or changes the policy (`release set`).
+    @discardableResult
+    public func set(_ target: Target, _ change: @Sendable (inout ReleasePolicy) throws -> Void) async throws
+        -> ReleasePolicy
+    {
+        try await apply(.set, to: target, creating: true) { policy, _ in try change(&policy) }
+    }
+
+    /// Freezes the candidate's share where it is now; steps wait (`release pause`).
+    @discardableResult
+    public func pause(_ target: Target) async throws -> ReleasePolicy {
+        try await apply(.pause, to: target) { policy, now in
+            let candidate = try Self.candidate(of: policy, in: [.active])
+            policy.candidate?.percent = candidate.share(at: now)
+            policy.candidate?.steps = candidate.steps.filter { $0.at > now }
+            policy.candidate?.state = .paused
+        }
+    }
+
+    /// Lets a paused or halted candidate go on from its share; steps whose time passed
+    /// meanwhile are dropped (`release resume`).
+    @discardableResult
+    public func resume(_ target: Target) async throws -> ReleasePolicy {
+        try await apply(.resume, to: target) { policy, now in
+            let candidate = try Self.candidate(of: policy, in: [.paused, .halted])
+            policy.candidate?.steps = candidate.steps.filter { $0.at > now }
+            policy.candidate?.state = .active
+        }
+    }
+
+    /// The candidate becomes the stable version for everyone (`release promote`).
+    @discardableResult
+    public func promote(_ target: Target) async throws -> ReleasePolicy {
+        try await apply(.promote, to: target) { policy, _ in
+            policy.stable = try Self.candidate(of: policy, in: Set(RolloutState.allCases)).version
+            policy.candidate = nil
+        }
+    }
+
+    /// Everyone gets `version`; the candidate is dropped (`release rollback`).
+    @discardableResult
+    public func rollback(_ target: Target, to version: String) async throws -> ReleasePolicy {
+        try await apply(.rollback, to: target) { policy, _ in
+            guard !policy.isWithdrawn(version) else {
+                throw ReleasePolicyError.invalid("version \(version) was withdrawn")
+            }
+            policy.stable = version
+            policy.candidate = nil
+        }
+    }
+
+    /// Takes `version` back: never offered again, its users get `useInstead` (nil: the
+    /// platform's latest). Withdrawing the candidate ends it; withdrawing stable moves stable
+    /// to `useInstead` (`release withdraw`).
+    @discardableResult
+    public func withdraw(_ target: Target, version: String, useInstead: String?) async throws -> ReleasePolicy {
+        try await apply(.withdraw, to: target, creating: true) { policy, _ in
+            if let useInstead, policy.isWithdrawn(useInstead) {
+                throw ReleasePolicyError.invalid("version \(useInstead) was withdrawn too")
+            }
+            policy.withdrawn.removeAll { $0.version == version }
+            policy.withdrawn.append(WithdrawnVersion(version: version, useInstead: useInstead))
+            if policy.candidate?.version == version { policy.candidate = nil }
+            if policy.stable == version { policy.stable = useInstead }
+        }
+    }
+
+    /// Offers the candidate to no one; its cohort returns to stable (the automatic halt, or
+    /// an operator's). A candidate already halted is left as it is.
+    @discardableResult
+    public func halt(_ target: Target) async throws -> ReleasePolicy {
+        try await apply(.halt, to: target) { policy, _ in
+            _ = try Self.candidate(of: policy, in: [.active, .paused])
+            policy.candidate?.state = .halted
+        }
+    }
+
+    private func apply(
+        _ action: ReleaseAction, to target: Target, creating: Bool = false,
+        _ change: (inout ReleasePolicy, Date) throws -> Void
+    ) async throws -> ReleasePolicy {
+        var attempt = 0
+        while true {
+            attempt += 1
+            let now = clock.now()
+            var policy: ReleasePolicy
+            if let stored = try await store.policy(tenantID: target.tenantID, miniAppID: target.miniAppID) {
+                policy = stored
+            } else if creating {
+                policy = ReleasePolicy(tenantID: target.tenantID, miniAppID: target.miniAppID)
+            } else {
+                throw ReleasePolicyError.noPolicy(miniAppID: target.miniAppID)
+            }
+            try change(&policy, now)
+            try ReleasePolicyRules.check(policy, now: now)
+            let entry = ReleaseHistoryEntry(
+                at: now, actor: target.actor, action: action, summary: policy.summary, reason: target.reason)
+            do {
+                return try await store.save(policy, entry: entry)
+            } catch ReleasePolicyError.conflict where attempt < 3 {
+                continue
+            }
+        }
+    }
+
+    private static func candidate(of policy: ReleasePolicy, in states: Set<RolloutState>) throws -> ReleaseCandidate {
+        guard let candidate = policy.candidate, states.contains(candidate.state) else {
+            throw ReleasePolicyError.noCandidate(miniAppID: policy.miniAppID, states: states.map(\.rawValue).sorted())
+        }
+        return candidate
+    }
+}
