@@ -12,12 +12,14 @@ public final class SQLiteReleasePolicyStore: ReleasePolicyStore {
     }
 
     public func policy(tenantID: String, miniAppID: String) async throws -> ReleasePolicy? {
+        // Rows are not Sendable: read plain values, so the async (non-blocking) read applies.
         let row = try await pool.read { db in
             try Row.fetchOne(
                 db,
                 sql: """
                     SELECT document, revision, updated_at_ms FROM release_policies WHERE tenant_id = ? AND mini_app_id = ?
-                    """, arguments: [tenantID, miniAppID])
+                    """, arguments: [tenantID, miniAppID]
+            ).map(Self.values)
         }
         return try row.map(Self.policy)
     }
@@ -28,7 +30,8 @@ public final class SQLiteReleasePolicyStore: ReleasePolicyStore {
                 db,
                 sql: """
                     SELECT document, revision, updated_at_ms FROM release_policies WHERE tenant_id = ? ORDER BY mini_app_id
-                    """, arguments: [tenantID])
+                    """, arguments: [tenantID]
+            ).map(Self.values)
         }
         return try rows.map(Self.policy)
     }
@@ -68,18 +71,21 @@ public final class SQLiteReleasePolicyStore: ReleasePolicyStore {
                 sql: """
                     SELECT at_ms, actor, action, summary, reason FROM release_history
                     WHERE tenant_id = ? AND mini_app_id = ? ORDER BY id DESC LIMIT ?
-                    """, arguments: [tenantID, miniAppID, ReleasePolicyDocument.historyLimit(limit)])
+                    """, arguments: [tenantID, miniAppID, ReleasePolicyDocument.historyLimit(limit)]
+            ).map { row -> (Int64, String, String, String, String?) in (row[0], row[1], row[2], row[3], row[4]) }
         }
         return try rows.map { row in
-            guard let action = ReleaseAction(rawValue: row[2]) else {
-                throw ReleasePolicyError.invalid("unknown history action \(row[2] as String)")
+            guard let action = ReleaseAction(rawValue: row.2) else {
+                throw ReleasePolicyError.invalid("unknown history action \(row.2)")
             }
             return ReleaseHistoryEntry(
-                at: StoreClock.date(row[0]), actor: row[1], action: action, summary: row[3], reason: row[4])
+                at: StoreClock.date(row.0), actor: row.1, action: action, summary: row.3, reason: row.4)
         }
     }
 
-    private static func policy(_ row: Row) throws -> ReleasePolicy {
-        try ReleasePolicyDocument.decode(row[0], revision: row[1], updatedAtMs: row[2])
+    private static func values(_ row: Row) -> (String, Int64, Int64) { (row[0], row[1], row[2]) }
+
+    private static func policy(_ row: (String, Int64, Int64)) throws -> ReleasePolicy {
+        try ReleasePolicyDocument.decode(row.0, revision: row.1, updatedAtMs: row.2)
     }
 }
