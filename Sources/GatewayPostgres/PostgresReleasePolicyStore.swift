@@ -64,11 +64,8 @@ public final class PostgresReleasePolicyStore: ReleasePolicyStore {
             SELECT at_ms, actor, action, summary, reason FROM release_history
             WHERE tenant_id = \(tenantID) AND mini_app_id = \(miniAppID) ORDER BY id DESC LIMIT \(ReleasePolicyDocument.historyLimit(limit))
             """, as: (Int64, String, String, String, String?).self)
-        return try rows.map { row in
-            guard let action = ReleaseAction(rawValue: row.2) else {
-                throw ReleasePolicyError.invalid("unknown history action \(row.2)")
-            }
-            return ReleaseHistoryEntry(at: StoreClock.date(row.0), actor: row.1, action: action, summary: row.3, reason: row.4)
+        return try rows.map {
+            try ReleasePolicyDocument.historyEntry(atMs: $0.0, actor: $0.1, action: $0.2, summary: $0.3, reason: $0.4)
         }
     }
 

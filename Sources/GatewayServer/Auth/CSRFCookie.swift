@@ -36,9 +36,9 @@ struct CSRFCookie: Sendable {
 
     var name: String { secure ? "__Host-" + baseName : baseName }
 
-    /// A fresh random value.
+    /// A fresh random value (the shape ``value(in:)`` accepts).
     static func newValue() -> String {
-        Base64URL.random(byteCount: 16)
+        BrowserSignIn.newBrowserValue()
     }
 
     /// The value the browser sent, when it has the shape of one of ours.

@@ -36,7 +36,7 @@ public struct BrowserSignIn: Sendable {
                 let taken =
                     request.requestURI == nil
                     ? validated : try await auth.validate(request, tenantID: tenantID, consumePAR: true)
-                let upstreamBrowser = Base64URL.random(byteCount: 16)
+                let upstreamBrowser = Self.newBrowserValue()
                 let location = try await federation.begin(
                     taken, pushed: request.requestURI != nil, provider: provider, browser: upstreamBrowser,
                     callbackURL: callbackURL)
@@ -114,6 +114,12 @@ public struct BrowserSignIn: Sendable {
         case .redirect(let error, let redirectURI, let state):
             .redirect(AuthorizationServer.errorRedirect(error, redirectURI: redirectURI, state: state, issuer: issuer))
         }
+    }
+
+    /// A fresh value binding a sign-in to one browser (a cookie's value): 16 random bytes,
+    /// 22 base64url characters.
+    public static func newBrowserValue() -> String {
+        Base64URL.random(byteCount: 16)
     }
 
     /// A duration as whole seconds, rounded up, at least 1 (a `Retry-After`).

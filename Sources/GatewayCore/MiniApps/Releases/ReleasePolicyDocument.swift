@@ -33,6 +33,16 @@ package enum ReleasePolicyDocument {
         return policy
     }
 
+    /// A stored history row as an entry; an action this build does not know is refused.
+    package static func historyEntry(
+        atMs: Int64, actor: String, action: String, summary: String, reason: String?
+    ) throws -> ReleaseHistoryEntry {
+        guard let known = ReleaseAction(rawValue: action) else {
+            throw ReleasePolicyError.invalid("unknown history action \(action)")
+        }
+        return ReleaseHistoryEntry(at: StoreClock.date(atMs), actor: actor, action: known, summary: summary, reason: reason)
+    }
+
     /// The history's clamp: 1 ... 1,000 entries per read.
     package static func historyLimit(_ limit: Int) -> Int { min(max(limit, 1), 1_000) }
 }

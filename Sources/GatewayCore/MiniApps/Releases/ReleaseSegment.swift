@@ -5,7 +5,7 @@ public struct ReleaseSegment: Sendable, Equatable, Codable {
     public var hostVersions: HostVersionRange?
     public var platforms: Set<ClientPlatform>
     /// Language tags, compared case-insensitively on the primary language (`ja` matches `ja-JP`).
-    public var locales: Set<String>
+    public private(set) var locales: Set<String>
 
     public init(hostVersions: HostVersionRange? = nil, platforms: Set<ClientPlatform> = [], locales: Set<String> = []) {
         self.hostVersions = hostVersions
@@ -37,11 +37,36 @@ public enum ClientPlatform: String, Sendable, Codable, CaseIterable {
 }
 
 /// Host-app versions between bounds: `>=2.4 <3`, `>=2.4`, `<3.1.2`, `=2.5` (space-separated,
-/// at most one lower and one upper bound).
+/// at most one lower and one upper bound). Bounds are kept parsed, so a request's check
+/// compares versions without parsing the range again.
 public struct HostVersionRange: Sendable, Equatable, Codable, CustomStringConvertible {
     public struct Bound: Sendable, Equatable, Codable {
-        public var version: String
+        public var version: HostAppVersion
         public var inclusive: Bool
+
+        private enum CodingKeys: String, CodingKey { case version, inclusive }
+
+        init(version: HostAppVersion, inclusive: Bool) {
+            self.version = version
+            self.inclusive = inclusive
+        }
+
+        /// Stored as `{"version": "2.4", "inclusive": true}`.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            let text = try container.decode(String.self, forKey: .version)
+            guard let version = HostAppVersion(text) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .version, in: container, debugDescription: "not a host-app version: \(text.prefix(40))")
+            }
+            self.init(version: version, inclusive: try container.decode(Bool.self, forKey: .inclusive))
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(version.text, forKey: .version)
+            try container.encode(inclusive, forKey: .inclusive)
+        }
     }
 
     public var lower: Bound?
@@ -56,8 +81,7 @@ public struct HostVersionRange: Sendable, Equatable, Codable, CustomStringConver
                 term.hasPrefix(">=") || term.hasPrefix("<=")
                 ? (String(term.prefix(2)), term.dropFirst(2))
                 : (String(term.prefix(1)), term.dropFirst(1))
-            guard HostAppVersion(rest) != nil else { return nil }
-            let version = String(rest)
+            guard let version = HostAppVersion(rest) else { return nil }
             switch op {
             case ">=", ">":
                 guard lower == nil else { return nil }
@@ -73,26 +97,24 @@ public struct HostVersionRange: Sendable, Equatable, Codable, CustomStringConver
                 return nil
             }
         }
-        if let low = lower.flatMap({ HostAppVersion($0.version) }), let high = upper.flatMap({ HostAppVersion($0.version) }) {
-            guard low < high || (low == high && lower!.inclusive && upper!.inclusive) else { return nil }
+        if let lower, let upper {
+            guard lower.version < upper.version || (lower.version == upper.version && lower.inclusive && upper.inclusive)
+            else { return nil }
         }
     }
 
     public func contains(_ version: HostAppVersion) -> Bool {
-        if let lower, let bound = HostAppVersion(lower.version) {
-            guard lower.inclusive ? version >= bound : version > bound else { return false }
-        }
-        if let upper, let bound = HostAppVersion(upper.version) {
-            guard upper.inclusive ? version <= bound : version < bound else { return false }
-        }
+        if let lower, !(lower.inclusive ? version >= lower.version : version > lower.version) { return false }
+        if let upper, !(upper.inclusive ? version <= upper.version : version < upper.version) { return false }
         return true
     }
 
     /// The range as written back: `>=2.4 <3`.
     public var description: String {
-        if let lower, let upper, lower == upper, lower.inclusive { return "=\(lower.version)" }
+        if let lower, let upper, lower == upper, lower.inclusive { return "=\(lower.version.text)" }
         let parts = [
-            lower.map { ($0.inclusive ? ">=" : ">") + $0.version }, upper.map { ($0.inclusive ? "<=" : "<") + $0.version },
+            lower.map { ($0.inclusive ? ">=" : ">") + $0.version.text },
+            upper.map { ($0.inclusive ? "<=" : "<") + $0.version.text },
         ]
         return parts.compactMap { $0 }.joined(separator: " ")
     }

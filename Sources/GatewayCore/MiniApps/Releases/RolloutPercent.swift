@@ -20,13 +20,13 @@ public struct RolloutPercent: Sendable, Hashable, Comparable, Codable, CustomStr
     /// Parses `0`–`100` with at most two decimals (`12`, `12.5`, `12.34`); nil otherwise.
     public init?(_ text: some StringProtocol) {
         let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let whole = parts.first, (1...3).contains(whole.count), whole.allSatisfy(\.isASCIIDigit),
+        guard let whole = parts.first, (1...3).contains(whole.count), whole.utf8.allSatisfy(ASCIIByte.isDigit),
             let units = Int(whole)
         else { return nil }
         var hundredths = 0
         if parts.count == 2 {
             let fraction = parts[1]
-            guard (1...2).contains(fraction.count), fraction.allSatisfy(\.isASCIIDigit),
+            guard (1...2).contains(fraction.count), fraction.utf8.allSatisfy(ASCIIByte.isDigit),
                 let value = Int(fraction)
             else { return nil }
             hundredths = fraction.count == 1 ? value * 10 : value
@@ -56,8 +56,4 @@ public struct RolloutPercent: Sendable, Hashable, Comparable, Codable, CustomStr
         var container = encoder.singleValueContainer()
         try container.encode(basisPoints)
     }
-}
-
-extension Character {
-    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
 }

@@ -74,12 +74,8 @@ public final class SQLiteReleasePolicyStore: ReleasePolicyStore {
                     """, arguments: [tenantID, miniAppID, ReleasePolicyDocument.historyLimit(limit)]
             ).map { row -> (Int64, String, String, String, String?) in (row[0], row[1], row[2], row[3], row[4]) }
         }
-        return try rows.map { row in
-            guard let action = ReleaseAction(rawValue: row.2) else {
-                throw ReleasePolicyError.invalid("unknown history action \(row.2)")
-            }
-            return ReleaseHistoryEntry(
-                at: StoreClock.date(row.0), actor: row.1, action: action, summary: row.3, reason: row.4)
+        return try rows.map {
+            try ReleasePolicyDocument.historyEntry(atMs: $0.0, actor: $0.1, action: $0.2, summary: $0.3, reason: $0.4)
         }
     }
 
