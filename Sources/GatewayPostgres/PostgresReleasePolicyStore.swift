@@ -27,6 +27,12 @@ public final class PostgresReleasePolicyStore: ReleasePolicyStore {
         ).map(Self.policy)
     }
 
+    public func allPolicies() async throws -> [ReleasePolicy] {
+        try await database.pool.all(
+            "SELECT document, revision, updated_at_ms FROM release_policies", as: (String, Int64, Int64).self
+        ).map(Self.policy)
+    }
+
     public func save(_ policy: ReleasePolicy, entry: ReleaseHistoryEntry) async throws -> ReleasePolicy {
         let (stored, document, at) = try ReleasePolicyDocument.next(policy, entry: entry)
         let (tenantID, miniAppID, revision) = (policy.tenantID, policy.miniAppID, stored.revision)

@@ -11,6 +11,9 @@ public enum MiniAppError: Error, Sendable, Equatable {
     case previewNotFound
     /// The platform does not know the signing key.
     case publicKeyNotFound
+    /// The tenant withdrew this version (staged releases); `useInstead` is the version to run
+    /// instead, nil when no version of the mini app may be offered.
+    case versionWithdrawn(version: String, useInstead: String?)
     /// An upstream call failed (a 404 of it is one of the cases above).
     case upstream(UpstreamError, Upstream)
 

@@ -19,13 +19,16 @@ public final class TenantDirectory: Sendable {
     private let signal: (any TenantChangeSignal)?
     private let pollInterval: Duration
     private let logger: Logger
+    private let followers: [any TenantStateFollower]
     private let snapshot = Mutex(Snapshot())
 
     /// A directory over `store`; empty until ``reload()`` or ``run()``.
+    /// - Parameter followers: per-tenant state read again whenever tenants are.
     public init(
         store: any TenantStore, signal: (any TenantChangeSignal)? = nil, pollInterval: Duration = .milliseconds(500),
-        logger: Logger
+        followers: [any TenantStateFollower] = [], logger: Logger
     ) {
+        self.followers = followers
         self.store = store
         self.signal = signal
         self.pollInterval = pollInterval
@@ -54,6 +57,7 @@ public final class TenantDirectory: Sendable {
         let token = try await store.changeToken()
         let all = try await store.allTenants()
         let byID = Dictionary(all.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+        for follower in followers { try await follower.reload(tenantIDs: nil) }
         let previous = snapshot.withLock { state -> Int in
             let count = state.tenants.count
             // A concurrent reload that read a newer token wins.
@@ -77,6 +81,9 @@ public final class TenantDirectory: Sendable {
         }
         var read: [String: Tenant?] = [:]
         for id in changes.tenantIDs { read[id] = try await store.tenant(id: id) }
+        if !changes.tenantIDs.isEmpty {
+            for follower in followers { try await follower.reload(tenantIDs: changes.tenantIDs) }
+        }
         snapshot.withLock { state in
             // A concurrent refresh or reload that got further wins.
             if let current = state.token, current >= changes.token { return }

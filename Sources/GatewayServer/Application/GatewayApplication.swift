@@ -24,6 +24,8 @@ public struct GatewayServices: Sendable {
     public let dpopNonces: DPoPNonces
     /// The mini-app operations (platform and provisioning fan-out through the answer cache).
     public let miniApps: MiniAppService
+    /// Which version each user gets (staged releases, decided in memory).
+    public let releases: MiniAppReleases
     /// Time budget of one request for its upstream calls (deadline propagated to each call).
     public let upstreamBudget: Duration
     /// Deadline of each `/home` part.
@@ -50,7 +52,7 @@ public struct GatewayServices: Sendable {
     public init(
         directory: TenantDirectory, cache: any Cache, metrics: GatewayMetrics, readiness: ReadinessProbe,
         auth: AuthorizationServer, issuerBase: IssuerBase, csrf: CSRFTokens, dpopNonces: DPoPNonces,
-        miniApps: MiniAppService, upstreamBudget: Duration = .seconds(5), homePartBudget: Duration = .milliseconds(800),
+        miniApps: MiniAppService, releases: MiniAppReleases, upstreamBudget: Duration = .seconds(5), homePartBudget: Duration = .milliseconds(800),
         rateLimits: RateLimiter.Limits = .init(),
         userState: UserStateServices, federation: Federation, purchases: PlatformPurchases,
         bodyLimits: BodyLimits = .init(), tracer: (any Tracer)? = nil,
@@ -74,6 +76,7 @@ public struct GatewayServices: Sendable {
         self.csrf = csrf
         self.signIn = BrowserSignIn(auth: auth, federation: federation.signIn, csrf: csrf)
         self.miniApps = miniApps
+        self.releases = releases
         self.upstreamBudget = upstreamBudget
     }
 }

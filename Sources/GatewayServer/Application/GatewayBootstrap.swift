@@ -64,8 +64,10 @@ public struct GatewayBootstrap: Sendable {
                 "gateway_postgres_pool_size", "The most connections the PostgreSQL pool opens (pool_size)."
             ) { Double(poolUsage().size) }
         }
+        let releaseTable = ReleaseTable(store: stores.releases)
         let directory = TenantDirectory(
-            store: store, signal: stores.tenantChanges, pollInterval: configuration.tenantReloadInterval, logger: logger
+            store: store, signal: stores.tenantChanges, pollInterval: configuration.tenantReloadInterval,
+            followers: [releaseTable], logger: logger
         )
         try await directory.reload()
 
@@ -133,6 +135,7 @@ public struct GatewayBootstrap: Sendable {
             miniApps: MiniAppService(
                 platform: platform, provisioning: provisioning, answers: answers,
                 demoCatalog: demoCatalog(configuration.demoCatalogPath, logger: logger)),
+            releases: MiniAppReleases(table: releaseTable, clock: clock),
             upstreamBudget: configuration.upstreamBudget,
             homePartBudget: configuration.homePartBudget,
             rateLimits: configuration.rateLimits,

@@ -9,7 +9,8 @@ import Hummingbird
 /// verified claims ride in ``RequestScope/principal``. Refusals are 401 problem documents
 /// with `WWW-Authenticate`. Also records the raw `Authorization` header for OAuth endpoints.
 /// The RAS-compatible API (`/t/{tenant}/ras/`) wants the tenant's client key in `apiKey`
-/// instead (401 `invalid_client_key`), plus a bearer token when the tenant requires one.
+/// instead (401 `invalid_client_key`), plus a bearer token when the tenant requires one (one
+/// sent unasked is verified too: it names the user whose release cohort applies).
 ///
 /// DPoP-bound tokens of a client registered with `--dpop-nonce` need the server's nonce in
 /// their proofs here too (RFC 9449 §9): the same tenant nonce the token endpoint hands out,
@@ -34,7 +35,8 @@ struct BearerAuthMiddleware: RouterMiddleware {
             // The RAS-compatible API: the tenant's client key, and its bearer token when it asks for one.
             let key = RASClientKey.fromHeader(request.headers.value(of: HTTPField.Name("apiKey")!)) ?? ""
             guard tenant.ras.accepts(key, now: auth.clock.now()) else { throw GatewayProblem.invalidClientKey() }
-            if tenant.ras.requireBearer {
+            // A bearer token sent unasked names the user too (staged releases decide per user).
+            if tenant.ras.requireBearer || authorization != nil {
                 context.scope.principal = try await verify(
                     request, authorization: authorization, issuer: issuerBase.issuer(tenantID: tenant.id),
                     tenantID: tenant.id)

@@ -29,7 +29,7 @@ extension GatewayAPIHandler {
     func miniAppAccessToken(
         tenant: Tenant, userID: String, miniAppID: String, request: AccessTokenRequest
     ) async throws -> MiniAppAccessToken {
-        let manifest = try await permissionManifest(tenant: tenant, id: miniAppID, lang: nil)
+        let manifest = try await permissionManifest(tenant: tenant, id: miniAppID, lang: nil, userID: userID)
         return try await services.userState.accessTokens.issue(
             tenant: tenant, userID: userID, manifest: manifest, request: request)
     }

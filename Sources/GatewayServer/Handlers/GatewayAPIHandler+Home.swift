@@ -13,10 +13,13 @@ extension GatewayAPIHandler {
         try RequestValidation.length(RequestScope.header(.acceptLanguage), 0...1000, "Accept-Language")
         let tenant = try RequestScope.requireTenant()
         let partBudget = min(services.upstreamBudget, services.homePartBudget)
+        let audience = ReleaseAudience.current
         async let featured = CutOff.value(within: partBudget) { () -> [Components.Schemas.MiniApp]? in
             let query = ProvisioningQuery(featured: ProvisioningTarget(tenant: tenant) != nil, count: 10)
-            let answer = try await services.miniApps.list(
-                tenant: tenant, query: query, deadline: ContinuousClock.now + services.upstreamBudget)
+            let answer = try services.releases.list(
+                try await services.miniApps.list(
+                    tenant: tenant, query: query, deadline: ContinuousClock.now + services.upstreamBudget),
+                tenantID: tenant.id, for: audience)
             let list: Components.Schemas.MiniAppList = try Self.decode(answer.body)
             return list.items
         }
@@ -52,13 +55,14 @@ extension GatewayAPIHandler {
     }
 
     /// The user's 10 most recently used mini apps; `mayLaunch` is left out for an app
-    /// whose manifest cannot be read in time.
+    /// whose manifest cannot be read in time, and false for one whose version was withdrawn.
     private func recentMiniApps(
         tenant: Tenant, userID: String, state: UserStateServices
     ) async throws -> [Components.Schemas.UserMiniApp] {
+        let withdrawn = WithdrawnMiniApps()
         let entries = try await state.consents.userMiniApps(tenantID: tenant.id, userID: userID, limit: 10) { id in
-            try? await permissionManifest(tenant: tenant, id: id, lang: nil)
+            try? await permissionManifest(tenant: tenant, id: id, lang: nil, withdrawn: withdrawn)
         }
-        return entries.map(Self.userMiniApp)
+        return entries.map { Self.userMiniApp($0, withdrawn: withdrawn) }
     }
 }

@@ -17,14 +17,16 @@ extension GatewayAPIHandler {
             start: q.start ?? 0, count: q.count == 0 ? MiniAppService.allItemsMaximum : q.count ?? 20
         )
         let (tenant, service, deadline) = try miniAppContext()
-        let answer = try await service.list(tenant: tenant, query: query, deadline: deadline)
+        let answer = try services.releases.list(
+            try await service.list(tenant: tenant, query: query, deadline: deadline), tenantID: tenant.id,
+            for: .current)
         return try EntityTag.answer(answer.etag, notModified: { .notModified(.init(headers: .init(eTag: $0))) }) {
             .ok(.init(headers: .init(eTag: answer.etag), body: .json(try Self.decode(answer.body))))
         }
     }
 
     func getMiniApp(_ input: Operations.GetMiniApp.Input) async throws -> Operations.GetMiniApp.Output {
-        let answer = try await miniAppAnswer(id: input.path.id, tenant: RequestScope.requireTenant())
+        let answer = try await miniAppAnswer(id: input.path.id, tenant: RequestScope.requireTenant(), for: .current)
         return try EntityTag.answer(answer.etag, notModified: { .notModified(.init(headers: .init(eTag: $0))) }) {
             .ok(.init(headers: .init(eTag: answer.etag), body: .json(try Self.decode(answer.body))))
         }
@@ -54,11 +56,14 @@ extension GatewayAPIHandler {
     // the same answers' bytes without the typed round trip. The tenant is passed in: the
     // middleware has it in its context, before any task-local binding.
 
-    /// `getMiniApp`: the latest published version of `id`.
-    func miniAppAnswer(id: String, tenant: Tenant) async throws -> CachedAnswer {
+    /// `getMiniApp`: the version of `id` `audience` gets (the latest published one unless a
+    /// release policy says otherwise).
+    func miniAppAnswer(id: String, tenant: Tenant, for audience: ReleaseAudience) async throws -> CachedAnswer {
         try RequestValidation.identifier(id, "id")
         let (service, deadline) = try miniAppService()
-        return try await service.miniApp(tenant: tenant, id: id, deadline: deadline)
+        return try services.releases.info(
+            try await service.miniApp(tenant: tenant, id: id, deadline: deadline), tenantID: tenant.id, miniAppID: id,
+            for: audience)
     }
 
     /// `getMiniAppManifest`.
@@ -66,6 +71,7 @@ extension GatewayAPIHandler {
         try RequestValidation.identifier(id, "id")
         try RequestValidation.identifier(versionID, "versionId")
         try RequestValidation.language(lang)
+        try await requireOffered(id: id, versionID: versionID, tenant: tenant)
         let (service, deadline) = try miniAppService()
         return try await service.manifest(tenant: tenant, id: id, versionID: versionID, lang: lang, deadline: deadline)
     }
@@ -74,8 +80,18 @@ extension GatewayAPIHandler {
     func bundleAnswer(id: String, versionID: String, tenant: Tenant) async throws -> CachedAnswer {
         try RequestValidation.identifier(id, "id")
         try RequestValidation.identifier(versionID, "versionId")
+        try await requireOffered(id: id, versionID: versionID, tenant: tenant)
         let (service, deadline) = try miniAppService()
         return try await service.bundle(tenant: tenant, id: id, versionID: versionID, deadline: deadline)
+    }
+
+    /// Refuses a withdrawn version (410 `version_withdrawn`, naming the version to use instead).
+    func requireOffered(id: String, versionID: String, tenant: Tenant) async throws {
+        let (service, deadline) = try miniAppService()
+        try await services.releases.requireOffered(tenantID: tenant.id, miniAppID: id, versionID: versionID) {
+            guard let answer = try? await service.miniApp(tenant: tenant, id: id, deadline: deadline) else { return nil }
+            return try? MiniAppService.decodeAnswer(MiniAppAnswers.MiniApp.self, answer).version.versionId
+        }
     }
 
     func getPreview(_ input: Operations.GetPreview.Input) async throws -> Operations.GetPreview.Output {

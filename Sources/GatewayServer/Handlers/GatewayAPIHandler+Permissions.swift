@@ -40,28 +40,32 @@ extension GatewayAPIHandler {
         let tenant = try RequestScope.requireTenant()
         let principal = try RequestScope.requirePrincipal()
         let state = services.userState
+        let withdrawn = WithdrawnMiniApps()
         let entries = try await state.consents.userMiniApps(tenantID: tenant.id, userID: principal.subject) { id in
-            try? await permissionManifest(tenant: tenant, id: id, lang: input.query.lang)
+            try? await permissionManifest(tenant: tenant, id: id, lang: input.query.lang, withdrawn: withdrawn)
         }
-        return .ok(.init(body: .json(.init(items: entries.map(Self.userMiniApp)))))
+        return .ok(.init(body: .json(.init(items: entries.map { Self.userMiniApp($0, withdrawn: withdrawn) }))))
     }
 
     func getUserMiniApp(_ input: Operations.GetUserMiniApp.Input) async throws -> Operations.GetUserMiniApp.Output {
         try RequestValidation.identifier(input.path.id, "id")
         try RequestValidation.language(input.query.lang)
         let (owner, tenant, state) = try userStateContext(miniAppID: input.path.id)
+        let withdrawn = WithdrawnMiniApps()
         let entry = try await state.consents.userMiniApp(owner) {
-            try? await permissionManifest(tenant: tenant, id: input.path.id, lang: input.query.lang)
+            try? await permissionManifest(tenant: tenant, id: input.path.id, lang: input.query.lang, withdrawn: withdrawn)
         }
-        return .ok(.init(body: .json(Self.userMiniApp(entry))))
+        return .ok(.init(body: .json(Self.userMiniApp(entry, withdrawn: withdrawn))))
     }
 
     /// One of the user's mini apps as the contract shows it.
-    static func userMiniApp(_ entry: UserMiniAppEntry) -> Components.Schemas.UserMiniApp {
-        Components.Schemas.UserMiniApp(
-            miniAppId: entry.consents.miniAppID, lastUsedAt: entry.consents.lastUsedAt,
+    /// - Parameter withdrawn: mini apps with no version to offer the user (`mayLaunch` false).
+    static func userMiniApp(_ entry: UserMiniAppEntry, withdrawn: WithdrawnMiniApps) -> Components.Schemas.UserMiniApp {
+        let id = entry.consents.miniAppID
+        return Components.Schemas.UserMiniApp(
+            miniAppId: id, lastUsedAt: entry.consents.lastUsedAt,
             consents: entry.consents.records.map { .init(name: $0.permission, status: status($0.status)) },
-            mayLaunch: entry.view?.mayLaunch, consentVersion: entry.consents.version
+            mayLaunch: withdrawn.contains(id) ? false : entry.view?.mayLaunch, consentVersion: entry.consents.version
         )
     }
 
@@ -75,10 +79,27 @@ extension GatewayAPIHandler {
         )
     }
 
-    /// The latest published version's permission manifest (cached answers).
-    func permissionManifest(tenant: Tenant, id: String, lang: String?) async throws -> MiniAppPermissionManifest {
+    /// The permission manifest of the version the user gets (the latest published one unless
+    /// a release policy says otherwise; cached answers). When no version may be offered, the
+    /// latest's, and the app is noted in `withdrawn`.
+    /// - Parameter userID: the user; by default the request's token subject.
+    func permissionManifest(
+        tenant: Tenant, id: String, lang: String?, userID: String? = RequestScope.current?.subject,
+        withdrawn: WithdrawnMiniApps? = nil
+    ) async throws -> MiniAppPermissionManifest {
+        let audience = ReleaseAudience(headers: RequestScope.requestHeaders, userID: userID)
+        let releases = services.releases
         return try await services.miniApps.permissionManifest(
-            tenant: tenant, id: id, lang: lang, deadline: ContinuousClock.now + services.upstreamBudget)
+            tenant: tenant, id: id, lang: lang, deadline: ContinuousClock.now + services.upstreamBudget
+        ) { latest in
+            switch releases.decision(tenantID: tenant.id, miniAppID: id, latest: latest, for: audience) {
+            case .latest: return latest
+            case .version(let version): return version
+            case .withdrawn:
+                withdrawn?.insert(id)
+                return latest
+            }
+        }
     }
 
     static func permissions(_ view: ConsentView, versionID: String) -> Components.Schemas.MiniAppPermissions {

@@ -136,12 +136,14 @@ extension GatewayAPIHandler {
     {
         let tenant = try rasTenant(projectID: projectID)
         let deadline = ContinuousClock.now + services.upstreamBudget
-        guard let miniAppID else {
-            return try await services.miniApps.platformCatalog(tenant: tenant, deadline: deadline).map(Self.rasInfo)
+        let infos: [PlatformMiniAppInfo]
+        if let miniAppID {
+            try RequestValidation.identifier(miniAppID, "miniAppId")
+            infos = try await services.miniApps.platformInfo(tenant: tenant, id: miniAppID, deadline: deadline)
+        } else {
+            infos = try await services.miniApps.platformCatalog(tenant: tenant, deadline: deadline)
         }
-        try RequestValidation.identifier(miniAppID, "miniAppId")
-        return try await services.miniApps.platformInfo(tenant: tenant, id: miniAppID, deadline: deadline).map(
-            Self.rasInfo)
+        return services.releases.platformInfos(infos, tenantID: tenant.id, for: .current).map(Self.rasInfo)
     }
 
     private func rasFiles(
@@ -150,6 +152,7 @@ extension GatewayAPIHandler {
         let tenant = try rasTenant(projectID: projectID)
         try RequestValidation.identifier(id, "id")
         try RequestValidation.identifier(versionID, "versionId")
+        try await requireOffered(id: id, versionID: versionID, tenant: tenant)
         let bundle = try await services.miniApps.platformFiles(
             tenant: tenant, id: id, versionID: versionID, deadline: ContinuousClock.now + services.upstreamBudget)
         let verdict: Components.Responses.RASFileManifest.Headers.XGatewaySignatureVerdictPayload =
@@ -170,6 +173,7 @@ extension GatewayAPIHandler {
         try RequestValidation.identifier(id, "id")
         try RequestValidation.identifier(versionID, "versionId")
         try RequestValidation.language(lang)
+        try await requireOffered(id: id, versionID: versionID, tenant: tenant)
         let m = try await services.miniApps.platformMetadata(
             tenant: tenant, id: id, versionID: versionID, lang: lang,
             deadline: ContinuousClock.now + services.upstreamBudget)

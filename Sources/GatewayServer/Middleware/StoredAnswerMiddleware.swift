@@ -38,7 +38,9 @@ final class StoredAnswerMiddleware: RouterMiddleware {
         let answer: CachedAnswer
         switch kind {
         case .miniApp:
-            answer = try await handler.miniAppAnswer(id: id, tenant: tenant)
+            answer = try await handler.miniAppAnswer(
+                id: id, tenant: tenant,
+                for: ReleaseAudience(headers: request.headers, userID: context.scope.principal?.subject))
         case .manifest:
             guard let version = route.parameter("versionId") else { return try await next(request, context) }
             answer = try await handler.manifestAnswer(

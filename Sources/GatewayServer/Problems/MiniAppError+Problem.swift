@@ -23,6 +23,12 @@ extension MiniAppError: ProblemConvertible {
             GatewayProblem(
                 status: 404, code: "preview_not_found", title: "Not found",
                 detail: "The mini-app platform does not know this item.")
+        case .versionWithdrawn(let version, let useInstead):
+            GatewayProblem(
+                status: 410, code: "version_withdrawn", title: "Version withdrawn",
+                detail: useInstead.map { "Version \(version) was withdrawn; use version \($0) instead." }
+                    ?? "Version \(version) was withdrawn and no version of this mini app is offered.",
+                members: ["versionId": .string(version), "useInstead": useInstead.map(JSONValue.string) ?? .null])
         case .upstream(let error, let upstream):
             error.problem(upstream: upstream.rawValue)
         }

@@ -112,6 +112,25 @@ struct ReleaseAssignmentTests {
         #expect(policy.version(for: ReleaseAudience(userID: "user-1"), at: Self.now) == nil)
     }
 
+    @Test("a request's decision against the platform's latest: latest as is, another version, or nothing to offer")
+    func decisionAgainstLatest() {
+        let user = ReleaseAudience(userID: "user-1")
+        var policy = ReleasePolicy(tenantID: "acme", miniAppID: "app1")
+        #expect(policy.decision(latest: "2.0", for: user, at: Self.now) == .latest)
+        policy.stable = "1.0"
+        #expect(policy.decision(latest: "2.0", for: user, at: Self.now) == .version("1.0"))
+        #expect(policy.decision(latest: "1.0", for: user, at: Self.now) == .latest)
+        policy.candidate = ReleaseCandidate(version: "2.0", percent: RolloutPercent("100")!)
+        #expect(policy.decision(latest: "2.0", for: user, at: Self.now) == .latest)
+        #expect(policy.decision(latest: "2.0", for: ReleaseAudience(userID: nil), at: Self.now) == .version("1.0"))
+        policy.withdrawn = [WithdrawnVersion(version: "1.0", useInstead: nil)]
+        #expect(
+            policy.decision(latest: "2.0", for: ReleaseAudience(userID: nil), at: Self.now) == .latest,
+            "a withdrawn stable with no stand-in gives way to the platform's latest")
+        policy.withdrawn.append(WithdrawnVersion(version: "2.0", useInstead: nil))
+        #expect(policy.decision(latest: "2.0", for: user, at: Self.now) == .withdrawn("2.0"))
+    }
+
     @Test("percentages and host-version ranges parse as documented and refuse everything else")
     func parsing() {
         #expect(RolloutPercent("12.34")?.basisPoints == 1_234 && RolloutPercent("12.5")?.basisPoints == 1_250)

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 @testable import GatewayCore
 
@@ -48,6 +49,40 @@ struct ReleasePolicyStoreContractTests {
             try await other.releases.history(tenantID: "acme", miniAppID: "app1", limit: 10)
                 == [Self.entry(.pause, at: 60), Self.entry(.set, reason: "first cohort")])
         #expect(try await other.releases.history(tenantID: "acme", miniAppID: "app1", limit: 1).map(\.action) == [.pause])
+    }
+
+    @Test(arguments: StoreBackend.available) func aReplicaTableFollowsTheTenantDirectory(backend: StoreBackend) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        for id in ["acme", "beta"] {
+            try await database.stores.tenants.create(Tenant(id: id, displayName: id), actor: "t")
+        }
+        _ = try await database.stores.releases.save(Self.policy(), entry: Self.entry(.set))
+        var beta = Self.policy()
+        beta.tenantID = "beta"
+        _ = try await database.stores.releases.save(beta, entry: Self.entry(.set))
+
+        // A replica: its own connections, a directory that the release table follows.
+        let replica = try await database.another()
+        let table = ReleaseTable(store: replica.releases)
+        let directory = TenantDirectory(store: replica.tenants, followers: [table], logger: Logger(label: "test"))
+        try await directory.reload()
+        #expect(table.policy(tenantID: "acme", miniAppID: "app1")?.revision == 1)
+        #expect(table.policy(tenantID: "beta", miniAppID: "app1")?.revision == 1)
+        #expect(table.hasPolicies(tenantID: "acme") && !table.hasPolicies(tenantID: "gamma"))
+
+        // An operator withdraws on acme: one refresh of the directory brings it, beta untouched.
+        let service = ReleaseService(store: database.stores.releases)
+        _ = try await service.withdraw(
+            .init(tenantID: "acme", miniAppID: "app1", actor: "ops"), version: "1.1", useInstead: "1.0")
+        #expect(try await directory.refresh() == 1)
+        #expect(table.policy(tenantID: "acme", miniAppID: "app1")?.isWithdrawn("1.1") == true)
+        #expect(table.policy(tenantID: "beta", miniAppID: "app1")?.revision == 1)
+
+        // A deleted tenant's policies leave the table with it.
+        try await database.stores.tenants.delete(id: "beta", actor: "t")
+        try await directory.refresh()
+        #expect(!table.hasPolicies(tenantID: "beta"))
     }
 
     @Test(arguments: StoreBackend.available) func aStaleWriteIsRefusedAndWritesNothing(backend: StoreBackend) async throws {

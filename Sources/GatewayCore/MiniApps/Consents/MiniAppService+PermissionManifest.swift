@@ -28,8 +28,12 @@ extension MiniAppService {
     /// one, the manifest of the hinted version is fetched alongside the version check: one
     /// round when the app has not changed (manifests are immutable per version), the second
     /// only when it has.
+    ///
+    /// - Parameter served: the version a release policy serves the user, given the latest
+    ///   (``MiniAppReleases/decision(tenantID:miniAppID:latest:for:)``).
     public func permissionManifest(
-        tenant: Tenant, id: String, lang: String?, deadline: ContinuousClock.Instant
+        tenant: Tenant, id: String, lang: String?, deadline: ContinuousClock.Instant,
+        served: (@Sendable (_ latest: String) throws -> String)? = nil
     ) async throws -> MiniAppPermissionManifest {
         let hintKey = CacheKey.latestVersionHint(tenantID: tenant.id, miniAppID: id)
         let hinted = await answers.hint(hintKey)
@@ -40,11 +44,12 @@ extension MiniAppService {
         let info = try JSONDecoder().decode(
             MiniAppAnswers.MiniApp.self, from: Data(try await miniApp(tenant: tenant, id: id, deadline: deadline).body))
         let latest = info.version.versionId
-        if latest == hinted, let answer = await speculative {
+        let version = try served?(latest) ?? latest
+        if version == hinted, let answer = await speculative {
             return try MiniAppPermissionManifest(answerBytes: answer.body)
         }
         if latest != hinted { await answers.remember(hint: latest, under: hintKey, ttl: .seconds(7 * 86_400)) }
-        let answer = try await manifest(tenant: tenant, id: id, versionID: latest, lang: lang, deadline: deadline)
+        let answer = try await manifest(tenant: tenant, id: id, versionID: version, lang: lang, deadline: deadline)
         return try MiniAppPermissionManifest(answerBytes: answer.body)
     }
 }

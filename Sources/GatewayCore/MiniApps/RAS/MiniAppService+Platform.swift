@@ -84,7 +84,7 @@ extension MiniAppService {
 
     /// A cached answer's body as `type` (the cache holds what this build's encoder wrote; an
     /// unreadable entry is reported as a malformed upstream answer, never a crash).
-    static func decodeAnswer<T: Decodable>(_ type: T.Type, _ answer: CachedAnswer) throws -> T {
+    public static func decodeAnswer<T: Decodable>(_ type: T.Type, _ answer: CachedAnswer) throws -> T {
         do {
             return try JSONDecoder().decode(T.self, from: Data(answer.body))
         } catch {

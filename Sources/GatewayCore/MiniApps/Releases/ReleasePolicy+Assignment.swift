@@ -56,3 +56,25 @@ extension ReleasePolicy {
         return nil
     }
 }
+
+/// Which version of a mini app one request is answered with.
+public enum ReleaseDecision: Sendable, Equatable {
+    /// The platform's latest published version, as the platform lists it.
+    case latest
+    /// Another version than the platform's latest (a stable, a candidate, a stand-in).
+    case version(String)
+    /// No version may be offered: this one was withdrawn and nothing stands in for it.
+    case withdrawn(String)
+}
+
+extension ReleasePolicy {
+    /// What `audience` is answered with at `now`, when the platform's latest published
+    /// version is `latest`: the candidate for its cohort, else stable (the platform's latest
+    /// when none is set), a withdrawn choice replaced by its stand-in.
+    public func decision(latest: String, for audience: ReleaseAudience, at now: Date) -> ReleaseDecision {
+        let chosen = offersCandidate(to: audience, at: now) ? candidate?.version : stable
+        let served = replacingWithdrawn(chosen ?? latest) ?? latest
+        if isWithdrawn(served) { return .withdrawn(served) }
+        return served == latest ? .latest : .version(served)
+    }
+}

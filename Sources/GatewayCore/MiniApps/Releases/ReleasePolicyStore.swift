@@ -8,6 +8,8 @@ public protocol ReleasePolicyStore: Sendable {
     func policy(tenantID: String, miniAppID: String) async throws -> ReleasePolicy?
     /// Every policy of `tenantID`, by mini app id.
     func policies(tenantID: String) async throws -> [ReleasePolicy]
+    /// Every policy of every tenant (a replica's start, or a change feed that lost track).
+    func allPolicies() async throws -> [ReleasePolicy]
     /// Stores `policy` when the stored revision is still `policy.revision` (0: none stored),
     /// and appends `entry` to the mini app's history, in one transaction. Returns the policy
     /// as stored (revision + 1, `updatedAt` = the entry's time).

@@ -36,6 +36,13 @@ public final class SQLiteReleasePolicyStore: ReleasePolicyStore {
         return try rows.map(Self.policy)
     }
 
+    public func allPolicies() async throws -> [ReleasePolicy] {
+        let rows = try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT document, revision, updated_at_ms FROM release_policies").map(Self.values)
+        }
+        return try rows.map(Self.policy)
+    }
+
     public func save(_ policy: ReleasePolicy, entry: ReleaseHistoryEntry) async throws -> ReleasePolicy {
         let (stored, document, at) = try ReleasePolicyDocument.next(policy, entry: entry)
         let revision = stored.revision
