@@ -13,14 +13,18 @@ public struct ReleasePolicy: Sendable, Equatable, Codable {
     public var candidate: ReleaseCandidate?
     /// Versions never offered again, each with the version to use instead.
     public var withdrawn: [WithdrawnVersion]
+    /// When the gateway halts the candidate's rollout by itself; nil: never.
+    public var autoHalt: AutoHaltRule?
     /// The store's count of changes to this policy (0: never stored).
     public var revision: Int64
     public var updatedAt: Date
 
     public init(
         tenantID: String, miniAppID: String, stable: String? = nil, candidate: ReleaseCandidate? = nil,
-        withdrawn: [WithdrawnVersion] = [], revision: Int64 = 0, updatedAt: Date = Date(timeIntervalSince1970: 0)
+        withdrawn: [WithdrawnVersion] = [], autoHalt: AutoHaltRule? = nil, revision: Int64 = 0,
+        updatedAt: Date = Date(timeIntervalSince1970: 0)
     ) {
+        self.autoHalt = autoHalt
         self.tenantID = tenantID
         self.miniAppID = miniAppID
         self.stable = stable
@@ -90,6 +94,19 @@ public enum RolloutState: String, Sendable, Equatable, Codable, CaseIterable {
     case halted
 }
 
+/// When a rollout halts by itself: the candidate's error rate (error and crash events per
+/// open, over the shared sliding window) above `errorRatio` times the stable version's, once
+/// the candidate has at least `minOpens` opens in the window.
+public struct AutoHaltRule: Sendable, Equatable, Codable {
+    public var errorRatio: Double
+    public var minOpens: Int
+
+    public init(errorRatio: Double, minOpens: Int) {
+        self.errorRatio = errorRatio
+        self.minOpens = minOpens
+    }
+}
+
 /// A version taken back.
 public struct WithdrawnVersion: Sendable, Equatable, Codable {
     public var version: String
@@ -112,6 +129,11 @@ extension ReleasePolicy {
             parts.append(text + " (\(candidate.state.rawValue))")
         }
         if !withdrawn.isEmpty { parts.append("withdrawn " + withdrawn.map(\.version).joined(separator: ", ")) }
+        if let autoHalt {
+            let ratio = autoHalt.errorRatio
+            let text = ratio == ratio.rounded() ? String(Int(ratio)) : String(ratio)
+            parts.append("halts above \(text)x stable's error rate from \(autoHalt.minOpens) opens")
+        }
         return parts.joined(separator: ", ")
     }
 }
