@@ -68,6 +68,12 @@ struct StagedReleaseEndpointTests {
         return reply
     }
 
+    /// A GET's body as text.
+    static func text(_ url: String) async throws -> String {
+        let response = try await TestHTTP.noRedirects.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
+        return String(buffer: try await response.body.collect(upTo: 8 << 20))
+    }
+
     static func versionID(_ app: [String: JSONValue]) -> String? {
         guard case .object(let version)? = app["version"], case .string(let id)? = version["versionId"] else {
             return nil

@@ -28,6 +28,15 @@ public enum CacheKey {
         "gw:v1:" + tenantID + ":hint:latest:" + escape(miniAppID)
     }
 
+    /// One series of a release candidate's health counts (``ReleaseHealth``) in one window
+    /// bucket: shared by replicas, without the configVersion (a config change must not reset it).
+    public static func releaseHealth(
+        tenantID: String, miniAppID: String, candidate: String, side: String, series: String, bucket: Int64
+    ) -> String {
+        "gw:v1:" + tenantID + ":release-health:" + escape(miniAppID) + ":" + escape(candidate) + ":" + side + ":"
+            + series + ":" + String(bucket)
+    }
+
     /// Keeps `:` and control characters out of a key part (`%XX`, so `%` itself too).
     static func escape(_ part: String) -> String {
         guard part.utf8.contains(where: needsEscape) else { return part }

@@ -141,7 +141,11 @@ public struct GatewayBootstrap: Sendable {
             rateLimits: configuration.rateLimits,
             userState: try UserStateServices.make(
                 stores: stores, cache: instrumented, keys: auth.keys, revocations: auth.revocations,
-                issuerBase: issuerBase, metrics: metrics, clock: clock),
+                issuerBase: issuerBase, metrics: metrics,
+                releaseHealth: ReleaseHealth(
+                    table: releaseTable, store: stores.releases, cache: instrumented, clock: clock,
+                    metrics: metrics.factory, logger: logger),
+                clock: clock),
             federation: Federation(
                 store: authStore, client: http, cache: instrumented, guards: guards, auth: auth,
                 budget: configuration.upstreamBudget),

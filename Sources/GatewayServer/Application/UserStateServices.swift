@@ -36,7 +36,7 @@ public struct UserStateServices: Sendable {
     /// signing keys.
     public static func make(
         stores: DurableStores, cache: any Cache, keys: KeyRing, revocations: RevokedTokens, issuerBase: IssuerBase,
-        metrics: GatewayMetrics, clock: WallClock
+        metrics: GatewayMetrics, releaseHealth: ReleaseHealth? = nil, clock: WallClock
     ) throws -> UserStateServices {
         let consentStore = stores.consents
         let localizationStore = stores.localization
@@ -52,7 +52,8 @@ public struct UserStateServices: Sendable {
             accessTokens: accessTokens,
             storage: SecureStorageService(store: stores.storage),
             analytics: AnalyticsService(
-                store: stores.analytics, metrics: metrics.factory, opens: consents, now: clock.now),
+                store: stores.analytics, metrics: metrics.factory, opens: consents, releaseHealth: releaseHealth,
+                now: clock.now),
             localizations: LocalizationBundleCache(cache: cache, resolver: resolver, store: localizationStore),
             localizationResolver: resolver,
             links: DeepLinkService(domains: stores.domains)

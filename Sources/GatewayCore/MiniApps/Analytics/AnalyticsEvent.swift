@@ -82,4 +82,12 @@ public enum AnalyticsVocabulary {
     public static let miniAppOpen = "mini_app_open"
     public static let eventTypes: Set<String> = ["appear", "click", "error", "custom"]
     public static let actionTypes: Set<String> = ["open", "close", "add", "delete", "change"]
+    /// SDK events of a mini app failing; with mini-app events of type `error` they count
+    /// against a release candidate's health (``ReleaseHealth``).
+    public static let failureEvents: Set<String> = ["mini_app_error", "mini_app_crash"]
+
+    /// Whether `event` reports a failure of the mini app.
+    public static func isFailure(_ event: AnalyticsEvent) -> Bool {
+        event.kind == .sdk ? failureEvents.contains(event.type) : event.type == "error"
+    }
 }

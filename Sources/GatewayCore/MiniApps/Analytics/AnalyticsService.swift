@@ -29,13 +29,18 @@ public struct AnalyticsService: Sendable {
     private let validator: AnalyticsBatchValidator
     private let now: @Sendable () -> Date
     private let opens: (any MiniAppOpenRecorder)?
+    private let releaseHealth: ReleaseHealth?
 
-    /// - Parameter opens: where accepted `mini_app_open` events of a signed-in user are
-    ///   recorded (nil: nowhere, for a deployment that keeps no recently used list).
+    /// - Parameters:
+    ///   - opens: where accepted `mini_app_open` events of a signed-in user are recorded
+    ///     (nil: nowhere, for a deployment that keeps no recently used list).
+    ///   - releaseHealth: counts accepted events against release candidates (the automatic halt).
     public init(
         store: any AnalyticsStore, metrics: any MetricsFactory, opens: (any MiniAppOpenRecorder)?,
+        releaseHealth: ReleaseHealth? = nil,
         validator: AnalyticsBatchValidator = AnalyticsBatchValidator(), now: @escaping @Sendable () -> Date = WallClock.system.now
     ) {
+        self.releaseHealth = releaseHealth
         self.opens = opens
         self.store = store
         self.metrics = metrics
@@ -58,6 +63,7 @@ public struct AnalyticsService: Sendable {
                 try await opens.recordOpen(UserMiniAppKey(tenantID: tenantID, userID: userID, miniAppID: miniAppID))
             }
         }
+        await releaseHealth?.record(tenantID: tenantID, events: accepted)
         for event in accepted {
             Counter(
                 label: Self.counterLabel,
