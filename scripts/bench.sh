@@ -72,6 +72,17 @@ fi
 figures "(a) cached manifest, full stack" "$manifest" 64 "$demo_auth"
 [[ -n "${perf_pid:-}" ]] && wait "$perf_pid"
 figures "(b) bare Hummingbird route" "http://127.0.0.1:$bare_port/bare" 64
+# (c) the same manifest with a 10 % release policy on hello (issue 29: >= 95 % of (a)), then
+# (a) again, so the ratio compares neighbours in time; the policy is dropped afterwards.
+"$bin/gatewayctl" release set --tenant demo hello --candidate v2 --percent 10 >/dev/null 2>&1
+sleep 1
+with_policy=$(figures "(c) cached manifest, 10 % policy" "$manifest" 64 "$demo_auth")
+echo "$with_policy"
+again=$(figures "(a') cached manifest, no policy" "$manifest" 64 "$demo_auth")
+echo "$again"
+"$bin/gatewayctl" release set --tenant demo hello --no-candidate >/dev/null 2>&1
+python3 -c 'import sys; c, a = (float(x.split()[-6]) for x in sys.argv[1:]); print(f"(c)/(a\x27) = {c / a:.2f}")' \
+  "$with_policy" "$again"
 figures "/home (platform +20 ms, 8 conns)" "$base/t/bench/v1/home" 8 "$bench_auth"
 count_calls() { curl -fsS "http://127.0.0.1:$upstream_port/count" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("/host/P1/miniapp/app1/version/v1/metadata", 0))'; }
 calls_before=$(count_calls)

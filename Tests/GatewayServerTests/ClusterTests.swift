@@ -169,11 +169,11 @@ struct ClusterTests {
     }
 
     @Test(
-        "rate limits and sign-in throttling are one budget across replicas; 1,000 concurrent cold requests for one manifest make at most one upstream call per replica; a revocation outlives a Redis restart and reaches a replica started later"
+        "rate limits and sign-in throttling are one budget across replicas; a release rollback and withdraw are served by all three within 1 s; 1,000 concurrent cold requests for one manifest make at most one upstream call per replica; a revocation outlives a Redis restart and reaches a replica started later"
     )
     func sharedState() async throws {
         try await FakePlatform.with { fake in
-            fake.seedHello()
+            StagedReleaseEndpointTests.seed(fake)  // hello v1, and v2 for the release check
             // A slow platform, so the cold requests overlap the first fill.
             fake.set { $0.fault = .delay(.milliseconds(300)) }
             let cluster = try await Cluster.start(settings: [
@@ -186,6 +186,7 @@ struct ClusterTests {
                     "--project-id", fake.projectID, "--subscription-key", fake.subscriptionKey,
                 ])
                 try await checkColdRequests(cluster, fake: fake)
+                try await checkReleaseActions(cluster)
                 try await checkConsentChanges(cluster)
                 try await checkRateLimit(cluster)
                 try await checkLoginThrottle(cluster)
@@ -241,6 +242,38 @@ struct ClusterTests {
 
     /// A consent given or withdrawn through one replica is what the next request to any
     /// replica sees (no replica answers from a stale copy).
+    /// Issue 29: a rollback and a withdraw written by gatewayctl are served by every replica within 1 s.
+    private func checkReleaseActions(_ cluster: Cluster) async throws {
+        let token = try #require(try await cluster.tokens(via: 0)["access_token"] as? String)
+        let bearer = [("Authorization", "Bearer \(token)")]
+        @Sendable func everyReplica(_ name: String, _ condition: @escaping @Sendable (String) async -> Bool) async {
+            let written = ContinuousClock.now
+            for base in cluster.bases {
+                let seen = await eventually(within: .seconds(3)) { await condition(base) }
+                #expect(seen, "\(base) never served the \(name)")
+            }
+            let elapsed = ContinuousClock.now - written
+            #expect(elapsed < .seconds(1), "all replicas served the \(name) after \(elapsed)")
+        }
+        @Sendable func version(_ base: String) async -> String? {
+            guard let reply = try? await Self.request("\(base)/t/demo/v1/miniapps/hello", headers: bearer),
+                let app = try? Self.json(reply.body), let version = app["version"] as? [String: Any]
+            else { return nil }
+            return version["versionId"] as? String
+        }
+        try await cluster.gatewayctl(["release", "set", "--tenant", "demo", "hello", "--candidate", "v2", "--percent", "100"])
+        for base in cluster.bases {
+            #expect(await eventually(within: .seconds(5)) { await version(base) == "v2" }, "\(base) never offered v2")
+        }
+        try await cluster.gatewayctl(["release", "rollback", "--tenant", "demo", "hello", "--to", "v1"])
+        await everyReplica("rollback") { await version($0) == "v1" }
+        try await cluster.gatewayctl(["release", "withdraw", "--tenant", "demo", "hello", "--version", "v2"])
+        await everyReplica("withdraw") { base in
+            (try? await Self.request("\(base)/t/demo/v1/miniapps/hello/versions/v2/manifest", headers: bearer).status)
+                == 410
+        }
+    }
+
     private func checkConsentChanges(_ cluster: Cluster) async throws {
         let access = try #require(try await cluster.tokens(via: 2)["access_token"] as? String)
         let headers = [("Authorization", "Bearer \(access)"), ("Content-Type", "application/json")]

@@ -33,7 +33,12 @@ struct BearerAuthMiddleware: RouterMiddleware {
         switch context.scope.route.facts.security {
         case .rasClientKey:
             // The RAS-compatible API: the tenant's client key, and its bearer token when it asks for one.
-            let key = RASClientKey.fromHeader(request.headers.value(of: HTTPField.Name("apiKey")!)) ?? ""
+            let header = request.headers.value(of: HTTPField.Name("apiKey")!)
+            // The contract bounds the header: longer is refused, whether or not the tenant checks keys.
+            if let header, header.utf8.count > 256 {
+                throw GatewayProblem.invalidRequest("`apiKey` is at most 256 characters.")
+            }
+            let key = RASClientKey.fromHeader(header) ?? ""
             guard tenant.ras.accepts(key, now: auth.clock.now()) else { throw GatewayProblem.invalidClientKey() }
             // A bearer token sent unasked names the user too (staged releases decide per user).
             if tenant.ras.requireBearer || authorization != nil {
