@@ -76,9 +76,7 @@ struct ReleaseCLITests {
             StagedReleaseEndpointTests.seed(fake)
             try await GatewayHarness.withGateway { harness, _, port in
                 let id = uniqueTenantID("relctl")
-                try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
-                let token = try await harness.users.accessToken(tenant: id)
-                let user = try StagedReleaseEndpointTests.subject(of: token)
+                let (token, user) = try await StagedReleaseEndpointTests.signedIn(harness, GatewayHarness.tenant(id, on: fake))
                 let url = "http://127.0.0.1:\(port)/t/\(id)/v1/miniapps/hello"
                 @Sendable func served() async throws -> String? {
                     StagedReleaseEndpointTests.versionID(try await StagedReleaseEndpointTests.get(url, token: token).json)

@@ -35,9 +35,7 @@ struct ReleaseHaltTests {
             StagedReleaseEndpointTests.seed(fake)
             try await GatewayHarness.withGateway(clock: clock.clock) { harness, client, port in
                 let id = uniqueTenantID("relhalt")
-                try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
-                let token = try await harness.users.accessToken(tenant: id)
-                let user = try StagedReleaseEndpointTests.subject(of: token)
+                let (token, user) = try await StagedReleaseEndpointTests.signedIn(harness, GatewayHarness.tenant(id, on: fake))
                 try await StagedReleaseEndpointTests.release(harness, tenant: id) { service, target in
                     try await service.set(target) { policy in
                         policy.stable = "v1"

@@ -32,6 +32,13 @@ struct StagedReleaseEndpointTests {
         return subject
     }
 
+    /// Creates `tenant` and signs its test user in: that user's bearer token and subject.
+    static func signedIn(_ harness: GatewayHarness, _ tenant: Tenant) async throws -> (token: String, user: String) {
+        try await harness.createTenant(tenant)
+        let token = try await harness.users.accessToken(tenant: tenant.id)
+        return (token, try subject(of: token))
+    }
+
     /// Stores a policy change as an operator does and waits until the gateway has it.
     static func release(
         _ harness: GatewayHarness, tenant: String, _ action: (ReleaseService, ReleaseService.Target) async throws
@@ -87,9 +94,7 @@ struct StagedReleaseEndpointTests {
             Self.seed(fake)
             try await GatewayHarness.withGateway(homePartBudget: .seconds(5)) { harness, client, port in
                 let id = uniqueTenantID("release")
-                try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
-                let token = try await harness.users.accessToken(tenant: id)
-                let user = try Self.subject(of: token)
+                let (token, user) = try await Self.signedIn(harness, GatewayHarness.tenant(id, on: fake))
                 let base = "http://127.0.0.1:\(port)/t/\(id)/v1"
                 let bob = try await harness.secondUser(tenant: id, client: client, port: port)
 
@@ -170,8 +175,7 @@ struct StagedReleaseEndpointTests {
             Self.seed(fake)
             try await GatewayHarness.withGateway { harness, _, port in
                 let id = uniqueTenantID("release")
-                try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
-                let token = try await harness.users.accessToken(tenant: id)
+                let (token, _) = try await Self.signedIn(harness, GatewayHarness.tenant(id, on: fake))
                 try await Self.release(harness, tenant: id) { service, target in
                     try await service.set(target) { policy in
                         policy.stable = "v1"
@@ -200,9 +204,7 @@ struct StagedReleaseEndpointTests {
             Self.seed(fake)
             try await GatewayHarness.withGateway { harness, _, port in
                 let id = uniqueTenantID("release")
-                try await harness.createTenant(RASCompatibilityTests.tenant(id, on: fake))
-                let token = try await harness.users.accessToken(tenant: id)
-                let user = try Self.subject(of: token)
+                let (token, user) = try await Self.signedIn(harness, RASCompatibilityTests.tenant(id, on: fake))
                 try await Self.release(harness, tenant: id) { service, target in
                     try await service.set(target) { policy in
                         policy.candidate = ReleaseCandidate(
@@ -234,6 +236,49 @@ struct StagedReleaseEndpointTests {
                 let error = try refused.decode(RASCompatibilityTests.ErrorData.self)
                 #expect(error.code == 410 && error.message.contains("v1"))
                 #expect(try versions(try await RASCompatibilityTests.sdkGET("\(base)/miniapps", extra: bearer))["hello"] == "v1")
+            }
+        }
+    }
+
+    /// The value of the sample of `name` whose labels include every one of `labels`.
+    static func sample(_ name: String, _ labels: [String], in exposition: String) -> Double? {
+        exposition.split(separator: "\n").first { line in
+            line.hasPrefix(name + "{") && labels.allSatisfy { line.contains($0) }
+        }.flatMap { Double($0.split(separator: " ").last ?? "") }
+    }
+
+    @Test("metrics count the versions served under a policy and report each rollout's share and state")
+    func releaseMetrics() async throws {
+        try await FakePlatform.with { fake in
+            Self.seed(fake)
+            try await GatewayHarness.withGateway { harness, client, port in
+                let id = uniqueTenantID("relmetrics")
+                let (token, user) = try await Self.signedIn(harness, GatewayHarness.tenant(id, on: fake))
+                let bob = try await harness.secondUser(tenant: id, client: client, port: port)
+                let base = "http://127.0.0.1:\(port)/t/\(id)/v1"
+                try await Self.release(harness, tenant: id) { service, target in
+                    try await service.set(target) { policy in
+                        policy.candidate = ReleaseCandidate(
+                            version: "v2", percent: RolloutPercent("12.5")!, allowUsers: [user])
+                    }
+                }
+                for _ in 0..<3 { _ = try await Self.get("\(base)/miniapps/hello", token: token) }
+                _ = try await bob.client.getMiniApp(path: .init(tenant: id, id: "hello")).ok
+                let tenant = "tenant=\"\(id)\"", app = "mini_app=\"hello\""
+                var text = try await Self.text("http://127.0.0.1:\(port)/metrics")
+                // Bob is in the 12.5 % or not (his hash decides): four answers, at least three on v2.
+                let v2 = Self.sample(ReleaseMetrics.servedLabel, [tenant, app, "version=\"v2\""], in: text) ?? 0
+                let v1 = Self.sample(ReleaseMetrics.servedLabel, [tenant, app, "version=\"v1\""], in: text) ?? 0
+                #expect(v2 >= 3 && v1 + v2 == 4)
+                #expect(Self.sample(ReleaseMetrics.shareLabel, [tenant, app], in: text) == 12.5)
+                #expect(Self.sample(ReleaseMetrics.stateLabel, [tenant, app, "state=\"active\""], in: text) == 1)
+                #expect(Self.sample(ReleaseMetrics.stateLabel, [tenant, app, "state=\"halted\""], in: text) == 0)
+
+                try await Self.release(harness, tenant: id) { service, target in try await service.halt(target) }
+                text = try await Self.text("http://127.0.0.1:\(port)/metrics")
+                #expect(Self.sample(ReleaseMetrics.shareLabel, [tenant, app], in: text) == 0)
+                #expect(Self.sample(ReleaseMetrics.stateLabel, [tenant, app, "state=\"halted\""], in: text) == 1)
+                #expect(Self.sample(ReleaseMetrics.stateLabel, [tenant, app, "state=\"active\""], in: text) == 0)
             }
         }
     }

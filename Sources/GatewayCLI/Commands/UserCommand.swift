@@ -242,8 +242,8 @@ struct UserDeleteCommand: AsyncParsableCommand {
         abstract: "Erase a user: the account and everything kept about it, in one transaction.",
         discussion: """
             Deletes the account, its identity links, refresh tokens (its sessions end), consents, \
-            secure storage, mini-app list and issued mini-app token ids, and records every \
-            unexpired access token and mini-app token of the user as revoked: running gateways \
+            secure storage, mini-app list and issued mini-app token ids, takes the user off \
+            release allow and deny lists, and records every unexpired access token and mini-app token of the user as revoked: running gateways \
             refuse them after their next revocation poll (every 2 seconds). Analytics events \
             carry no user id and stay. Asks for --yes; `user disable` is the reversible \
             alternative.
@@ -258,6 +258,8 @@ struct UserDeleteCommand: AsyncParsableCommand {
         var username: String
         var subject: String
         var erasure: UserErasure
+        /// Mini apps whose release allow or deny list named the user.
+        var releaseListsOf: [String]
     }
 
     func validate() throws {
@@ -269,10 +271,22 @@ struct UserDeleteCommand: AsyncParsableCommand {
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
         let user = try await a.requireUser(tenant: tenant.tenant, username: username)
         let erasure = try await a.auth.eraseUser(tenantID: tenant.tenant, subject: user.subject, now: Date())
+        // After the account: a failure here leaves lists naming a user that no longer exists
+        // (harmless, and the error says so), never an account that was kept.
+        let lists: [String]
+        do {
+            lists = try await ReleaseService(store: a.access.stores.releases)
+                .forget(userID: user.subject, tenantID: tenant.tenant, actor: a.access.actor)
+        } catch {
+            throw CLIError.failure(
+                "erased user \(username), but taking sub \(user.subject) off release lists failed: \(error); "
+                    + "write those lists again with `release set --allow-users-file/--deny-users-file`")
+        }
         let rows = erasure.deleted.values.reduce(0, +)
         try context.report(
             "erased user \(username) (sub \(user.subject)) of tenant \(tenant.tenant): \(rows) row(s) deleted, "
-                + "\(erasure.revokedTokens) live token(s) revoked",
-            document: Report(username: username, subject: user.subject, erasure: erasure), json: global.json)
+                + "\(erasure.revokedTokens) live token(s) revoked, off the release lists of \(lists.count) mini app(s)",
+            document: Report(username: username, subject: user.subject, erasure: erasure, releaseListsOf: lists),
+            json: global.json)
     }
 }

@@ -65,6 +65,8 @@ public struct GatewayBootstrap: Sendable {
             ) { Double(poolUsage().size) }
         }
         let releaseTable = ReleaseTable(store: stores.releases)
+        let releaseMetrics = ReleaseMetrics(table: releaseTable, clock: clock, factory: metrics.factory)
+        metrics.beforeExposition { releaseMetrics.sample() }
         let directory = TenantDirectory(
             store: store, signal: stores.tenantChanges, pollInterval: configuration.tenantReloadInterval,
             followers: [releaseTable], logger: logger
@@ -135,7 +137,7 @@ public struct GatewayBootstrap: Sendable {
             miniApps: MiniAppService(
                 platform: platform, provisioning: provisioning, answers: answers,
                 demoCatalog: demoCatalog(configuration.demoCatalogPath, logger: logger)),
-            releases: MiniAppReleases(table: releaseTable, clock: clock),
+            releases: MiniAppReleases(table: releaseTable, clock: clock, metrics: releaseMetrics),
             upstreamBudget: configuration.upstreamBudget,
             homePartBudget: configuration.homePartBudget,
             rateLimits: configuration.rateLimits,

@@ -58,12 +58,14 @@ extension GatewayAPIHandler {
 
     /// `getMiniApp`: the version of `id` `audience` gets (the latest published one unless a
     /// release policy says otherwise).
-    func miniAppAnswer(id: String, tenant: Tenant, for audience: ReleaseAudience) async throws -> CachedAnswer {
+    func miniAppAnswer(
+        id: String, tenant: Tenant, for audience: @autoclosure () -> ReleaseAudience
+    ) async throws -> CachedAnswer {
         try RequestValidation.identifier(id, "id")
         let (service, deadline) = try miniAppService()
         return try services.releases.info(
             try await service.miniApp(tenant: tenant, id: id, deadline: deadline), tenantID: tenant.id, miniAppID: id,
-            for: audience)
+            for: audience())
     }
 
     /// `getMiniAppManifest`.
@@ -88,9 +90,10 @@ extension GatewayAPIHandler {
     /// Refuses a withdrawn version (410 `version_withdrawn`, naming the version to use instead).
     func requireOffered(id: String, versionID: String, tenant: Tenant) async throws {
         let (service, deadline) = try miniAppService()
-        try await services.releases.requireOffered(tenantID: tenant.id, miniAppID: id, versionID: versionID) {
+        let releases = services.releases
+        try await releases.requireOffered(tenantID: tenant.id, miniAppID: id, versionID: versionID) {
             guard let answer = try? await service.miniApp(tenant: tenant, id: id, deadline: deadline) else { return nil }
-            return try? MiniAppService.decodeAnswer(MiniAppAnswers.MiniApp.self, answer).version.versionId
+            return try? releases.latestVersion(of: answer)
         }
     }
 

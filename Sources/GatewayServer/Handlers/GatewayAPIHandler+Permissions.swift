@@ -87,12 +87,14 @@ extension GatewayAPIHandler {
         tenant: Tenant, id: String, lang: String?, userID: String? = RequestScope.current?.subject,
         withdrawn: WithdrawnMiniApps? = nil
     ) async throws -> MiniAppPermissionManifest {
-        let audience = ReleaseAudience(headers: RequestScope.requestHeaders, userID: userID)
+        let headers = RequestScope.requestHeaders
         let releases = services.releases
         return try await services.miniApps.permissionManifest(
             tenant: tenant, id: id, lang: lang, deadline: ContinuousClock.now + services.upstreamBudget
         ) { latest in
-            switch releases.decision(tenantID: tenant.id, miniAppID: id, latest: latest, for: audience) {
+            switch releases.decision(
+                tenantID: tenant.id, miniAppID: id, latest: latest, for: ReleaseAudience(headers: headers, userID: userID))
+            {
             case .latest: return latest
             case .version(let version): return version
             case .withdrawn:

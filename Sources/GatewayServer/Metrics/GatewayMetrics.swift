@@ -87,7 +87,13 @@ public final class GatewayMetrics: Sendable {
         _ name: String, _ help: String, labels: [(String, String)] = [], read: @escaping @Sendable () -> Double
     ) {
         let gauge = registry.makeGauge(descriptor: Self.descriptor(name, help), labels: labels)
-        samplers.withLock { $0.append { gauge.set(read()) } }
+        beforeExposition { gauge.set(read()) }
+    }
+
+    /// Runs `sample` every time metrics are rendered, before they are (to set instruments
+    /// from live state owned elsewhere).
+    public func beforeExposition(_ sample: @escaping @Sendable () -> Void) {
+        samplers.withLock { $0.append(sample) }
     }
 
     /// Counts one answered request of an existing tenant, by status class (`2xx` … `5xx`).

@@ -90,4 +90,49 @@ struct ReleaseServiceTests {
             #expect(final.candidate?.state == .halted && final.isWithdrawn("0.9") && final.revision == 3)
         }
     }
+
+    /// A step whose time passed is part of the share, not a rule broken: an action on a
+    /// policy whose rollout moved on (the automatic halt at 10 %) must not be refused.
+    @Test(arguments: StoreBackend.available) func actionsAfterAStepPassed(backend: StoreBackend) async throws {
+        try await Self.withService(backend) { service, _, clock in
+            let start = StoreClock.date(clock.now)
+            try await service.set(Self.target()) {
+                $0.stable = "1.0"
+                $0.candidate = ReleaseCandidate(
+                    version: "1.1", percent: RolloutPercent("1")!,
+                    steps: [
+                        RolloutStep(percent: RolloutPercent("10")!, at: start.addingTimeInterval(60)),
+                        RolloutStep(percent: RolloutPercent("50")!, at: start.addingTimeInterval(7_200)),
+                    ])
+            }
+            clock.advance(.seconds(120))
+            let withdrawn = try await service.withdraw(Self.target(), version: "0.9", useInstead: "1.0")
+            #expect(withdrawn.candidate?.share(at: StoreClock.date(clock.now)) == RolloutPercent("10"))
+            #expect(withdrawn.candidate?.steps.map(\.percent) == [RolloutPercent("50")!])
+            let halted = try await service.halt(Self.target())
+            #expect(halted.candidate?.state == .halted && halted.candidate?.percent == RolloutPercent("10"))
+        }
+    }
+
+    /// Erasing a user takes them off every list that names them, and leaves other policies.
+    @Test(arguments: StoreBackend.available) func forgetErasedUser(backend: StoreBackend) async throws {
+        try await Self.withService(backend) { service, store, _ in
+            for (app, allow, deny) in [("app1", ["u1", "u2"], []), ("app2", [], ["u1"]), ("app3", ["u2"], [])] {
+                try await service.set(.init(tenantID: "acme", miniAppID: app, actor: "ops")) {
+                    $0.stable = "1.0"
+                    $0.candidate = ReleaseCandidate(
+                        version: "1.1", percent: RolloutPercent("5")!, allowUsers: Set(allow), denyUsers: Set(deny))
+                }
+            }
+            let changed = try await service.forget(userID: "u1", tenantID: "acme", actor: "ops")
+            #expect(changed.sorted() == ["app1", "app2"])
+            let policies = try await store.policies(tenantID: "acme")
+            #expect(policies.allSatisfy { $0.candidate?.names("u1") == false })
+            #expect(policies.first { $0.miniAppID == "app1" }?.candidate?.allowUsers == ["u2"])
+            #expect(policies.first { $0.miniAppID == "app3" }?.revision == 1)
+            let history = try await store.history(tenantID: "acme", miniAppID: "app2", limit: 10)
+            #expect(history.first?.action == .forget && history.first?.summary.contains("u1") == false)
+            #expect(try await service.forget(userID: "u1", tenantID: "acme", actor: "ops").isEmpty)
+        }
+    }
 }

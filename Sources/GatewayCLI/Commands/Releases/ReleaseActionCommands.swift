@@ -93,7 +93,7 @@ enum ReleaseActionRun {
         let access = try await ReleaseAccess(options, global: global, context: context)
         try await PlatformVersionCheck.check(
             versions, miniAppID: options.miniApp, tenant: access.state.tenant, context: context)
-        let stored = try await ReleaseAccess.mapErrors { try await action(access.service, access.target) }
+        let stored = try await UserStateAccess.mapErrors { try await action(access.service, access.target) }
         try ReleaseAccess.report(stored, verb, global: global, context: context)
     }
 }

@@ -50,16 +50,6 @@ struct ReleaseAccess {
             reason: options.reason)
     }
 
-    /// Runs `body`; a policy the rules refuse, or a missing policy or candidate, is exit 2.
-    static func mapErrors<T>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch let error as ReleasePolicyError {
-            if case .conflict = error { throw CLIError.failure(error.description) }
-            throw CLIError.invalid(error.description)
-        }
-    }
-
     /// Prints the stored policy (`--json`: the whole document) after `verb`.
     static func report(_ policy: ReleasePolicy, _ verb: String, global: GlobalOptions, context: CLIContext) throws {
         if global.json {

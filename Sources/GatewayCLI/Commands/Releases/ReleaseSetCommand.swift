@@ -77,7 +77,7 @@ struct ReleaseSetCommand: AsyncParsableCommand {
         try await PlatformVersionCheck.check(
             newVersions, miniAppID: target.miniApp, tenant: access.state.tenant, context: context)
         let change = self
-        let stored = try await ReleaseAccess.mapErrors {
+        let stored = try await UserStateAccess.mapErrors {
             try await access.service.set(access.target) { policy in
                 try change.apply(to: &policy, steps: steps, allow: allow, deny: deny)
             }

@@ -24,6 +24,10 @@ struct UserStateAccess {
             throw CLIError.invalid(error.description)
         } catch let error as TenantDomainError {
             throw CLIError.invalid(error.description)
+        } catch let error as ReleasePolicyError {
+            // A lost race is no input error: the operator's change was valid (exit 1).
+            if case .conflict = error { throw CLIError.failure(error.description) }
+            throw CLIError.invalid(error.description)
         }
     }
 }

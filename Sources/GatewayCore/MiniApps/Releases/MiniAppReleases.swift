@@ -3,7 +3,8 @@ import Foundation
 /// Staged releases at request time: which version each answer that names one carries for
 /// the asking user, decided in memory from the ``ReleaseTable``. Cached answers stay shared
 /// (they name the platform's latest version); an answer for another version is derived from
-/// them once per (answer, version) and reused.
+/// them once per (answer, version) and reused. The audience is an autoclosure: it is built
+/// (headers read and parsed) only when a policy applies.
 public struct MiniAppReleases: Sendable {
     /// The policies in memory.
     public let table: ReleaseTable
@@ -11,18 +12,42 @@ public struct MiniAppReleases: Sendable {
     /// Info answers by `etag + version`, and the latest version an info answer names by etag.
     private let variants = BoundedMemo<CachedAnswer>()
     private let latestVersions = BoundedMemo<String>()
+    private let metrics: ReleaseMetrics?
 
-    public init(table: ReleaseTable, clock: WallClock = .system) {
+    /// - Parameter metrics: counts the versions served (nil: not counted).
+    public init(table: ReleaseTable, clock: WallClock = .system, metrics: ReleaseMetrics? = nil) {
         self.table = table
         self.clock = clock
+        self.metrics = metrics
     }
 
     /// What `audience` gets of `miniAppID` when the platform's latest version is `latest`.
     public func decision(
-        tenantID: String, miniAppID: String, latest: String, for audience: ReleaseAudience
+        tenantID: String, miniAppID: String, latest: String, for audience: @autoclosure () -> ReleaseAudience
     ) -> ReleaseDecision {
         guard let policy = table.policy(tenantID: tenantID, miniAppID: miniAppID) else { return .latest }
-        return policy.decision(latest: latest, for: audience, at: clock.now())
+        return counted(policy.decision(latest: latest, for: audience(), at: clock.now()), policy, latest: latest)
+    }
+
+    /// `decision`, counted as one answer naming the version it serves.
+    private func counted(_ decision: ReleaseDecision, _ policy: ReleasePolicy, latest: String) -> ReleaseDecision {
+        guard let metrics else { return decision }
+        let version: String
+        switch decision {
+        case .latest: version = latest
+        case .version(let served): version = served
+        case .withdrawn: return decision
+        }
+        metrics.served(tenantID: policy.tenantID, miniAppID: policy.miniAppID, version: version)
+        return decision
+    }
+
+    /// The version an info answer (`MiniAppAnswers.MiniApp`) names: the platform's latest
+    /// (decoded once per answer).
+    public func latestVersion(of answer: CachedAnswer) throws -> String {
+        try latestVersions.value(answer.etag) {
+            try MiniAppService.decodeAnswer(MiniAppAnswers.MiniApp.self, answer).version.versionId
+        }
     }
 
     /// Refuses a withdrawn version (its manifest and bundle), naming the version to use
@@ -39,14 +64,12 @@ public struct MiniAppReleases: Sendable {
     }
 
     /// An info answer (`MiniAppAnswers.MiniApp`) as `audience` sees it.
-    public func info(_ answer: CachedAnswer, tenantID: String, miniAppID: String, for audience: ReleaseAudience) throws
-        -> CachedAnswer
-    {
-        guard table.policy(tenantID: tenantID, miniAppID: miniAppID) != nil else { return answer }
-        let latest = try latestVersions.value(answer.etag) {
-            try MiniAppService.decodeAnswer(MiniAppAnswers.MiniApp.self, answer).version.versionId
-        }
-        switch decision(tenantID: tenantID, miniAppID: miniAppID, latest: latest, for: audience) {
+    public func info(
+        _ answer: CachedAnswer, tenantID: String, miniAppID: String, for audience: @autoclosure () -> ReleaseAudience
+    ) throws -> CachedAnswer {
+        guard let policy = table.policy(tenantID: tenantID, miniAppID: miniAppID) else { return answer }
+        let latest = try latestVersion(of: answer)
+        switch counted(policy.decision(latest: latest, for: audience(), at: clock.now()), policy, latest: latest) {
         case .latest:
             return answer
         case .withdrawn(let version):
@@ -62,10 +85,12 @@ public struct MiniAppReleases: Sendable {
 
     /// A list answer (`MiniAppAnswers.MiniAppList`) as `audience` sees it: items on another
     /// version name it, items with nothing to offer are left out.
-    public func list(_ answer: CachedAnswer, tenantID: String, for audience: ReleaseAudience) throws -> CachedAnswer {
+    public func list(
+        _ answer: CachedAnswer, tenantID: String, for audience: @autoclosure () -> ReleaseAudience
+    ) throws -> CachedAnswer {
         guard table.hasPolicies(tenantID: tenantID) else { return answer }
         var list = try MiniAppService.decodeAnswer(MiniAppAnswers.MiniAppList.self, answer)
-        guard let items = served(list.items, tenantID: tenantID, for: audience, id: \.id, version: \.version) else {
+        guard let items = served(list.items, tenantID: tenantID, for: audience(), id: \.id, version: \.version) else {
             return answer
         }
         list.items = items
@@ -74,10 +99,10 @@ public struct MiniAppReleases: Sendable {
 
     /// Platform-shaped infos (the RAS API) as `audience` sees them.
     public func platformInfos(
-        _ infos: [PlatformMiniAppInfo], tenantID: String, for audience: ReleaseAudience
+        _ infos: [PlatformMiniAppInfo], tenantID: String, for audience: @autoclosure () -> ReleaseAudience
     ) -> [PlatformMiniAppInfo] {
         guard table.hasPolicies(tenantID: tenantID) else { return infos }
-        return served(infos, tenantID: tenantID, for: audience, id: \.id, version: \.version) ?? infos
+        return served(infos, tenantID: tenantID, for: audience(), id: \.id, version: \.version) ?? infos
     }
 
     /// `items` with the versions `audience` gets; nil when that changes nothing.
@@ -90,7 +115,8 @@ public struct MiniAppReleases: Sendable {
         var changed = false
         let result = items.compactMap { item -> Item? in
             guard let policy = policies[item[keyPath: id]] else { return item }
-            switch policy.decision(latest: item[keyPath: version].versionId, for: audience, at: now) {
+            let latest = item[keyPath: version].versionId
+            switch counted(policy.decision(latest: latest, for: audience, at: now), policy, latest: latest) {
             case .latest:
                 return item
             case .withdrawn:

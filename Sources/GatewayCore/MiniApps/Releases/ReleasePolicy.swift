@@ -63,6 +63,18 @@ public struct ReleaseCandidate: Sendable, Equatable, Codable {
         self.state = state
     }
 
+    /// Whether `userID` is on the allow or the deny list.
+    public func names(_ userID: String) -> Bool {
+        allowUsers.contains(userID) || denyUsers.contains(userID)
+    }
+
+    /// Folds the steps whose time has come into ``percent`` (the share stays what it was at
+    /// `now`), so a policy whose rollout moved on still passes ``ReleasePolicyRules``.
+    public mutating func settle(at now: Date) {
+        percent = share(at: now)
+        steps.removeAll { $0.at <= now }
+    }
+
     /// The share at `now`: the last step whose time has come, else ``percent``; while
     /// paused or halted the steps do not count.
     public func share(at now: Date) -> RolloutPercent {

@@ -39,9 +39,9 @@ public struct ReleaseHistoryEntry: Sendable, Equatable, Codable {
     }
 }
 
-/// What a change did.
+/// What a change did (`forget`: an erased user left the allow and deny lists).
 public enum ReleaseAction: String, Sendable, Equatable, Codable, CaseIterable {
-    case set, pause, resume, promote, rollback, withdraw, halt
+    case set, pause, resume, promote, rollback, withdraw, halt, forget
 }
 
 /// What release-policy writes refuse.

@@ -1,8 +1,9 @@
 import Foundation
 
-/// The operators' release actions (and the automatic halt): each reads the policy, changes
-/// it, checks ``ReleasePolicyRules`` and stores it with a history entry. A write that lost a
-/// race (``ReleasePolicyError/conflict(storedRevision:)``) is applied again to the policy the
+/// The operators' release actions (and the automatic halt): each reads the policy, folds the
+/// steps whose time has come into the candidate's share, changes it, checks
+/// ``ReleasePolicyRules`` and stores it with a history entry. A write that lost a race
+/// (``ReleasePolicyError/conflict(storedRevision:)``) is applied again to the policy the
 /// winner stored, up to three times, since every action is a change, not a snapshot.
 public struct ReleaseService: Sendable {
     private let store: any ReleasePolicyStore
@@ -39,10 +40,8 @@ public struct ReleaseService: Sendable {
     /// Freezes the candidate's share where it is now; steps wait (`release pause`).
     @discardableResult
     public func pause(_ target: Target) async throws -> ReleasePolicy {
-        try await apply(.pause, to: target) { policy, now in
-            let candidate = try Self.candidate(of: policy, in: [.active])
-            policy.candidate?.percent = candidate.share(at: now)
-            policy.candidate?.steps = candidate.steps.filter { $0.at > now }
+        try await apply(.pause, to: target) { policy, _ in
+            _ = try Self.candidate(of: policy, in: [.active])
             policy.candidate?.state = .paused
         }
     }
@@ -51,9 +50,8 @@ public struct ReleaseService: Sendable {
     /// meanwhile are dropped (`release resume`).
     @discardableResult
     public func resume(_ target: Target) async throws -> ReleasePolicy {
-        try await apply(.resume, to: target) { policy, now in
-            let candidate = try Self.candidate(of: policy, in: [.paused, .halted])
-            policy.candidate?.steps = candidate.steps.filter { $0.at > now }
+        try await apply(.resume, to: target) { policy, _ in
+            _ = try Self.candidate(of: policy, in: [.paused, .halted])
             policy.candidate?.state = .active
         }
     }
@@ -105,6 +103,24 @@ public struct ReleaseService: Sendable {
         }
     }
 
+    /// Removes an erased user from the allow and deny lists of every candidate of
+    /// `tenantID` that names them (right to erasure), one history entry per mini app with
+    /// `actor` and no user id. Returns the mini apps whose policies changed.
+    @discardableResult
+    public func forget(userID: String, tenantID: String, actor: String) async throws -> [String] {
+        var changed: [String] = []
+        for policy in try await store.policies(tenantID: tenantID) where policy.candidate?.names(userID) == true {
+            let target = Target(
+                tenantID: tenantID, miniAppID: policy.miniAppID, actor: actor, reason: "a listed user was erased")
+            _ = try await apply(.forget, to: target) { policy, _ in
+                policy.candidate?.allowUsers.remove(userID)
+                policy.candidate?.denyUsers.remove(userID)
+            }
+            changed.append(policy.miniAppID)
+        }
+        return changed
+    }
+
     private func apply(
         _ action: ReleaseAction, to target: Target, creating: Bool = false,
         _ change: (inout ReleasePolicy, Date) throws -> Void
@@ -121,6 +137,7 @@ public struct ReleaseService: Sendable {
             } else {
                 throw ReleasePolicyError.noPolicy(miniAppID: target.miniAppID)
             }
+            policy.candidate?.settle(at: now)
             try change(&policy, now)
             try ReleasePolicyRules.check(policy, now: now)
             let entry = ReleaseHistoryEntry(

@@ -35,6 +35,11 @@ public final class ReleaseTable: TenantStateFollower {
         tenants.withLock { $0[tenantID] }?.byMiniApp ?? [:]
     }
 
+    /// Every policy of every tenant (for metrics).
+    public func allPolicies() -> [ReleasePolicy] {
+        tenants.withLock { $0.values.map(\.self) }.flatMap(\.byMiniApp.values)
+    }
+
     public func reload(tenantIDs: Set<String>?) async throws {
         var read: [String: [String: ReleasePolicy]] = [:]
         if let tenantIDs {
