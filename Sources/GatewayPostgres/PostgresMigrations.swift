@@ -235,6 +235,21 @@ enum PostgresMigrations {
                 "CREATE INDEX release_history_app ON release_history (tenant_id, mini_app_id, id)",
             ]
         ),
+        (
+            "v15-push-devices",
+            [
+                // Push devices (issue 30): tokens sealed, found by a keyed fingerprint per tenant x provider.
+                """
+                CREATE TABLE push_devices (tenant_id TEXT NOT NULL REFERENCES tenants ON DELETE CASCADE,
+                    device_id TEXT NOT NULL, user_id TEXT NOT NULL, provider TEXT NOT NULL,
+                    token_fingerprint TEXT NOT NULL, token_sealed TEXT NOT NULL, platform TEXT NOT NULL,
+                    locale TEXT, app_version TEXT, apns_environment TEXT,
+                    created_at_ms BIGINT NOT NULL, updated_at_ms BIGINT NOT NULL,
+                    PRIMARY KEY (tenant_id, device_id), UNIQUE (tenant_id, provider, token_fingerprint))
+                """,
+                "CREATE INDEX push_devices_user ON push_devices (tenant_id, user_id, updated_at_ms)",
+            ]
+        ),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the

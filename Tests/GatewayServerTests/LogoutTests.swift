@@ -100,7 +100,7 @@ struct LogoutTests {
     }
 
     @Test(
-        "sign out everywhere: the signed-out page's form, from the same browser, ends every session",
+        "sign out everywhere: the signed-out page's form, from the same browser, ends every session and removes the user's push devices",
         arguments: DatabaseBackend.available)
     func everywhere(backend: DatabaseBackend) async throws {
         try await GatewayHarness.withGateway(backend: backend) { harness, client, port in
@@ -108,6 +108,11 @@ struct LogoutTests {
             try await kit.setUp()
             let phone = try await kit.tokens()
             let tablet = try await kit.tokens()
+            let device = try await kit.authorizedClient("Bearer \(tablet.accessToken)").registerDevice(
+                path: .init(tenant: "demo"),
+                body: .json(.init(provider: .fcm, token: "tablet-token", platform: .android))
+            ).created.body.json
+            let subject = try #require(try await harness.operatorStores.auth.user(tenantID: "demo", username: kit.username)).subject
             let jar = CookieJar()
             let browser = Client.browser(port: port, jar: jar)
             let page = try await browser.getLogout(
@@ -132,6 +137,8 @@ struct LogoutTests {
                 try await String(collecting: try done.body.textHtmlCharsetUtf8, upTo: 1 << 20).contains("all devices"))
             #expect(try await !Self.refreshes(kit, &tabletRefresh))
             #expect(try await kit.me(authorization: "Bearer \(tablet.accessToken)").status == 401)
+            let devices = try await harness.operatorStores.devices.devices(tenantID: "demo", userID: subject)
+            #expect(!devices.contains { $0.id == device.id }, "a signed-out user's devices are removed")
         }
     }
 }

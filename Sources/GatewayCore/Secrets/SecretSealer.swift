@@ -11,10 +11,22 @@ public struct SecretSealer: Sendable {
     public static let versionPrefix = "v1:"
 
     private let key: SymmetricKey
+    /// The key of ``fingerprint(_:context:)``, derived (HKDF) from the master key.
+    private let fingerprintKey: SymmetricKey
 
     /// A sealer using `masterKey`.
     public init(masterKey: MasterKey) {
         self.key = masterKey.symmetricKey
+        self.fingerprintKey = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: masterKey.symmetricKey, info: Data("superapp-gateway fingerprint v1".utf8),
+            outputByteCount: 32)
+    }
+
+    /// A keyed digest of `value` in `context` (hex HMAC-SHA256): equal values give equal
+    /// fingerprints, so a sealed secret can be found by value without storing it in the clear.
+    public func fingerprint(_ value: String, context: String) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(for: Data((context + "\u{0}" + value).utf8), using: fingerprintKey)
+        return mac.map { String(format: "%02x", $0) }.joined()
     }
 
     /// Encrypts `plaintext`, binding it to `context`.

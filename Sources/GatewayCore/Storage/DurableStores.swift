@@ -30,6 +30,8 @@ public struct DurableStores: Sendable {
     public let domains: any TenantDomainStore
     /// Staged releases of mini-app versions and their history.
     public let releases: any ReleasePolicyStore
+    /// Users' push devices (sealed tokens).
+    public let devices: any DeviceStore
     /// The backend's migrations.
     public let schema: StoreSchema
     /// Announces tenant changes as they commit (PostgreSQL); nil: the directory polls only.
@@ -44,7 +46,7 @@ public struct DurableStores: Sendable {
         consents: any ConsentStore, storage: any SecureStorageStore, tokenLedger: any MiniAppTokenLedger,
         analytics: any AnalyticsStore,
         localization: any LocalizationStore, domains: any TenantDomainStore, releases: any ReleasePolicyStore,
-        schema: StoreSchema,
+        devices: any DeviceStore, schema: StoreSchema,
         tenantChanges: (any TenantChangeSignal)? = nil, poolUsage: (@Sendable () -> PoolUsageSample)? = nil,
         close: @escaping @Sendable () async -> Void = {}
     ) {
@@ -63,6 +65,7 @@ public struct DurableStores: Sendable {
         self.localization = localization
         self.domains = domains
         self.releases = releases
+        self.devices = devices
         self.closeAction = close
     }
 

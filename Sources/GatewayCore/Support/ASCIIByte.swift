@@ -26,4 +26,9 @@ public enum ASCIIByte {
     public static func isLowercaseLetterOrDigit(_ byte: UInt8) -> Bool {
         isLowercaseLetter(byte) || isDigit(byte)
     }
+
+    /// `0-9`, `a-f`, `A-F`.
+    public static func isHexDigit(_ byte: UInt8) -> Bool {
+        isDigit(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte | 0x20)
+    }
 }

@@ -9,7 +9,7 @@ extension SQLiteTenantStore {
             consents: SQLiteConsentStore(database: self), storage: SQLiteSecureStorageStore(database: self),
             tokenLedger: SQLiteMiniAppTokenLedger(database: self), analytics: SQLiteAnalyticsStore(database: self),
             localization: SQLiteLocalizationStore(database: self), domains: SQLiteTenantDomainStore(database: self),
-            releases: SQLiteReleasePolicyStore(database: self),
+            releases: SQLiteReleasePolicyStore(database: self), devices: SQLiteDeviceStore(database: self),
             schema: StoreSchema(
                 known: Self.knownMigrations, applied: { try self.appliedMigrations() }, migrate: { try self.migrate() })
         )

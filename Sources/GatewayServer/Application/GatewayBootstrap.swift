@@ -122,7 +122,7 @@ public struct GatewayBootstrap: Sendable {
                     logger,
                     "revocation stored but not announced through Redis; other replicas read it from the database",
                     kind: "revocation-announce", metadata: ["error": "\(error)"])
-            }, clock: clock)
+            }, devices: stores.devices, clock: clock)
         let issuerBase = IssuerBase(
             publicBaseURL: configuration.publicBaseURL, host: configuration.host, port: configuration.port)
         let services = GatewayServices(
@@ -147,7 +147,7 @@ public struct GatewayBootstrap: Sendable {
                 releaseHealth: ReleaseHealth(
                     table: releaseTable, store: stores.releases, cache: instrumented, clock: clock,
                     metrics: metrics.factory, logger: logger),
-                clock: clock),
+                devicesPerUser: configuration.pushMaxDevicesPerUser, clock: clock),
             federation: Federation(
                 store: authStore, client: http, cache: instrumented, guards: guards, auth: auth,
                 budget: configuration.upstreamBudget),

@@ -17,12 +17,16 @@ public struct UserStateServices: Sendable {
     public let localizationResolver: LocalizationResolver
     /// Deep links and AASA documents.
     public let links: DeepLinkService
+    /// Users' push devices.
+    public let devices: DeviceService
 
     public init(
         consents: ConsentService, accessTokens: MiniAppAccessTokenService, storage: SecureStorageService,
         analytics: AnalyticsService,
-        localizations: LocalizationBundleCache, localizationResolver: LocalizationResolver, links: DeepLinkService
+        localizations: LocalizationBundleCache, localizationResolver: LocalizationResolver, links: DeepLinkService,
+        devices: DeviceService
     ) {
+        self.devices = devices
         self.localizations = localizations
         self.localizationResolver = localizationResolver
         self.links = links
@@ -36,7 +40,8 @@ public struct UserStateServices: Sendable {
     /// signing keys.
     public static func make(
         stores: DurableStores, cache: any Cache, keys: KeyRing, revocations: RevokedTokens, issuerBase: IssuerBase,
-        metrics: GatewayMetrics, releaseHealth: ReleaseHealth? = nil, clock: WallClock
+        metrics: GatewayMetrics, releaseHealth: ReleaseHealth? = nil,
+        devicesPerUser: Int = DeviceService.defaultMaxPerUser, clock: WallClock
     ) throws -> UserStateServices {
         let consentStore = stores.consents
         let localizationStore = stores.localization
@@ -56,7 +61,8 @@ public struct UserStateServices: Sendable {
                 now: clock.now),
             localizations: LocalizationBundleCache(cache: cache, resolver: resolver, store: localizationStore),
             localizationResolver: resolver,
-            links: DeepLinkService(domains: stores.domains)
+            links: DeepLinkService(domains: stores.domains),
+            devices: DeviceService(store: stores.devices, maxPerUser: devicesPerUser, clock: clock)
         )
     }
 }

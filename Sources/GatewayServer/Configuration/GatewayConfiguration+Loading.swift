@@ -93,6 +93,7 @@ extension GatewayConfiguration {
         if let milliseconds = try int(.tenantReloadInterval, in: 50...60_000) {
             configuration.tenantReloadInterval = .milliseconds(milliseconds)
         }
+        if let devices = try int(.pushMaxDevicesPerUser, in: 1...1_000) { configuration.pushMaxDevicesPerUser = devices }
         if let milliseconds = try int(.upstreamBudget, in: 50...120_000) {
             configuration.upstreamBudget = .milliseconds(milliseconds)
         }

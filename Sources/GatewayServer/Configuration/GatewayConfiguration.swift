@@ -36,6 +36,8 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var upstreamConnectionsPerHost: Int
     /// Deadline of each part of `/home`.
     public var homePartBudget: Duration
+    /// Push devices a user keeps; one more drops the oldest.
+    public var pushMaxDevicesPerUser = DeviceService.defaultMaxPerUser
     /// Folder served as tenant `demo`'s platform while it has none (nil = off).
     public var demoCatalogPath: String?
     /// Request limits per tenant / client per minute (0 = off).

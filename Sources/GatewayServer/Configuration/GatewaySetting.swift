@@ -149,6 +149,10 @@ extension GatewaySetting {
         "off, or otlp: a span per request, continuing the caller's W3C trace context and passed on to upstream calls, exported over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT."
     )
 
+    public static let pushMaxDevicesPerUser = GatewaySetting(
+        "push.max.devices.per.user", env: "PUSH_MAX_DEVICES_PER_USER", default: "20",
+        "Push devices a user keeps (1-1000); registering one more drops the oldest.")
+
     /// All settings, in help order.
     public static let all: [GatewaySetting] = [
         .httpHost, .httpPort, .publicBaseURL, .databaseURL, .databasePath, .redisURL, .masterKey, .masterKeyFile,
@@ -157,6 +161,6 @@ extension GatewaySetting {
         .cacheNearMilliseconds, .demoCatalog, .rateLimitTenant, .rateLimitClient, .rateLimitWindow,
         .headerTimeout, .bodyTimeout, .idleTimeout, .maxConnections, .maxConnectionsPerAddress, .maxRequestsPerAddress,
         .trustedProxies, .proxyProtocol, .maxFormBytes, .maxJSONBytes, .maxAnalyticsBytes,
-        .shutdownDrain, .shutdownTimeout, .replicaID, .tracing,
+        .shutdownDrain, .shutdownTimeout, .replicaID, .tracing, .pushMaxDevicesPerUser,
     ]
 }

@@ -256,6 +256,10 @@ struct AuthStoreContractTests {
             _ = try await stores.storage.put(["note": "kept for \(subject)"], for: owner, maxBytes: 10_000)
             try await stores.tokenLedger.record(owner, jti: "mt-\(subject)", expiresAt: now.addingTimeInterval(300))
             try await stores.tokenLedger.record(owner, jti: "mt-old-\(subject)", expiresAt: now.addingTimeInterval(-5))
+            _ = try await stores.devices.register(
+                PushDevice(
+                    id: "dev-\(subject)", tenantID: "acme", userID: subject, provider: .fcm, token: "fcm-\(subject)",
+                    platform: .android, createdAt: now, updatedAt: now), maxPerUser: 20)
         }
 
         await #expect(throws: AuthStoreError.notFound("user with subject nobody")) {
@@ -266,7 +270,7 @@ struct AuthStoreContractTests {
         #expect(
             erased.deleted == [
                 "user_consents": 1, "secure_storage_items": 1, "user_miniapps": 1, "miniapp_tokens": 2,
-                "auth_identity_links": 1, "auth_refresh_families": 1, "auth_users": 1,
+                "push_devices": 1, "auth_identity_links": 1, "auth_refresh_families": 1, "auth_users": 1,
             ])
         let other = try await database.another()
         let alice = UserMiniAppKey(tenantID: "acme", userID: "alice", miniAppID: "hello")
@@ -278,6 +282,8 @@ struct AuthStoreContractTests {
         #expect(try await other.consents.userMiniApps(tenantID: "acme", userID: "alice").isEmpty)
         #expect(try await other.storage.size(of: alice, maxBytes: 10_000).used == 0)
         #expect(try await other.tokenLedger.takeLive(alice, now: now).isEmpty)
+        #expect(try await other.devices.devices(tenantID: "acme", userID: "alice").isEmpty)
+        #expect(try await other.devices.devices(tenantID: "acme", userID: "bob").map(\.id) == ["dev-bob"])
         // The live tokens are revoked for every replica (until their expiry + skew); the expired one needs no record.
         let nowMS = StoreClock.milliseconds(now)
         #expect(try await other.revocations.isRecorded(RevokedTokens.key("acme", "at-alice"), now: nowMS))

@@ -37,12 +37,13 @@ public struct AuthorizationServer: Sendable {
     /// - Parameters:
     ///   - revocations: how revoked token ids are shared; by default they live in `cache`.
     ///   - clock: what tokens are issued and checked against, and the sign-in throttle counts by.
+    ///   - devices: users' push devices, removed when a user signs out everywhere.
     public init(
         clients: any ClientStore, users: any UserStore, refreshTokens: any RefreshTokenStore, keys: KeyRing,
         cache: any Cache,
         hasher: PasswordHasher = PasswordHasher(), memo: VerifiedTokenMemo? = VerifiedTokenMemo(),
         loginPolicy: LoginThrottle.Policy = .init(),
-        revocations: RevokedTokens? = nil, clock: WallClock = .system
+        revocations: RevokedTokens? = nil, devices: (any DeviceStore)? = nil, clock: WallClock = .system
     ) {
         self.clients = clients
         self.users = users
@@ -59,7 +60,7 @@ public struct AuthorizationServer: Sendable {
         self.dpop = DPoPVerifier(cache: cache, now: clock.now)
         self.throttle = LoginThrottle(cache: cache, policy: loginPolicy, now: clock.milliseconds)
         self.hasher = hasher
-        self.logout = SessionLogout(verifier: verifier, clients: clients, tokens: tokens)
+        self.logout = SessionLogout(verifier: verifier, clients: clients, tokens: tokens, devices: devices)
         self.pending = PendingSignIns(cache: cache)
     }
 
@@ -77,12 +78,13 @@ public struct AuthorizationServer: Sendable {
     public init(
         store: any AuthStore, cache: any Cache, hasher: PasswordHasher = PasswordHasher(),
         memo: VerifiedTokenMemo? = VerifiedTokenMemo(),
-        loginPolicy: LoginThrottle.Policy = .init(), revocations: RevokedTokens? = nil, clock: WallClock = .system
+        loginPolicy: LoginThrottle.Policy = .init(), revocations: RevokedTokens? = nil,
+        devices: (any DeviceStore)? = nil, clock: WallClock = .system
     ) {
         self.init(
             clients: store, users: store, refreshTokens: store, keys: KeyRing(store: store), cache: cache,
             hasher: hasher, memo: memo,
-            loginPolicy: loginPolicy, revocations: revocations, clock: clock)
+            loginPolicy: loginPolicy, revocations: revocations, devices: devices, clock: clock)
     }
 
     // MARK: authorization requests

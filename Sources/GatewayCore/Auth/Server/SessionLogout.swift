@@ -10,11 +10,14 @@ public struct SessionLogout: Sendable {
     let verifier: TokenVerifier
     let clients: any ClientStore
     let tokens: TokenService
+    let devices: (any DeviceStore)?
 
-    public init(verifier: TokenVerifier, clients: any ClientStore, tokens: TokenService) {
+    /// - Parameter devices: where the user's push devices are, removed by "sign out everywhere".
+    public init(verifier: TokenVerifier, clients: any ClientStore, tokens: TokenService, devices: (any DeviceStore)? = nil) {
         self.verifier = verifier
         self.clients = clients
         self.tokens = tokens
+        self.devices = devices
     }
 
     /// The verified hint.
@@ -61,8 +64,10 @@ public struct SessionLogout: Sendable {
         }
     }
 
-    /// Ends every session of the hint's user in the tenant, at every client.
+    /// Ends every session of the hint's user in the tenant, at every client, and removes the
+    /// user's push devices (a signed-out device must not keep receiving the user's messages).
     public func endEverySession(_ hint: IDTokenHintClaims, tenantID: String) async throws {
         try await tokens.revokeSessions(.subject(tenantID: tenantID, subject: hint.subject))
+        try await devices?.removeAll(tenantID: tenantID, userID: hint.subject)
     }
 }
