@@ -141,6 +141,25 @@ struct AuthCLITests {
         #expect(try await store.client(tenantID: "acme", clientID: "ios")?.dpopNonceRequired == true)
         #expect(await ctl.run(["client", "remove", "--tenant", "acme", "--client-id", "ios"]).code == 0)
         #expect(try await store.client(tenantID: "acme", clientID: "ios") == nil)
+
+        // A sender (issue 30): client_credentials alone, confidential, with its mini apps; no redirect URI.
+        let sender = await ctl.run([
+            "client", "add", "--tenant", "acme", "--client-id", "shop-backend", "--confidential",
+            "--grant-type", "client_credentials", "--miniapp", "shop", "--miniapp", "cart", "--scope", "notifications:send",
+        ])
+        #expect(sender.code == 0, "\(sender.error)")
+        let stored = try await store.client(tenantID: "acme", clientID: "shop-backend")
+        #expect(stored?.miniApps == ["shop", "cart"] && stored?.isSender == true)
+        #expect(await ctl.run(["client", "show", "--tenant", "acme", "--client-id", "shop-backend"]).output
+            .contains("sends for mini apps:  shop cart"))
+        for refused in [
+            ["--grant-type", "client_credentials", "--miniapp", "shop", "--scope", "notifications:send"],
+            ["--confidential", "--grant-type", "client_credentials", "--scope", "notifications:send"],
+            ["--confidential", "--grant-type", "client_credentials", "--miniapp", "shop"],
+        ] {
+            let run = await ctl.run(["client", "add", "--tenant", "acme", "--client-id", "bad-sender"] + refused)
+            #expect(run.code == 2, "\(refused): \(run.error)")
+        }
     }
 
     @Test("bad client input exits 2 with one line and writes nothing")

@@ -59,7 +59,7 @@ struct TokenEndpointRulesTests {
     }
 
     @Test(
-        "grant dispatch: authorization_code and refresh_token are answered; a missing grant, code or refresh token is invalid_request; others are unsupported_grant_type"
+        "grant dispatch: authorization_code and refresh_token are answered; a missing grant, code or refresh token is invalid_request; client_credentials only for senders; others are unsupported_grant_type"
     )
     func grantDispatch() async throws {
         let fx = try await Fixture()
@@ -76,7 +76,8 @@ struct TokenEndpointRulesTests {
             (TokenGrant(type: nil), "invalid_request"), (TokenGrant(type: "authorization_code"), "invalid_request"),
             (TokenGrant(type: "refresh_token", refreshToken: ""), "invalid_request"),
             (TokenGrant(type: "password"), "unsupported_grant_type"),
-            (TokenGrant(type: "client_credentials"), "unsupported_grant_type"),
+            (TokenGrant(type: "client_credentials"), "unauthorized_client"),
+            (TokenGrant(type: "urn:ietf:params:oauth:grant-type:device_code"), "unsupported_grant_type"),
         ] {
             await #expect {
                 try await fx.server.token(for: grant, client: fx.client, issuer: Self.issuer, dpopJKT: nil)

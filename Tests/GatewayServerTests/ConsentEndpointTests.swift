@@ -61,6 +61,32 @@ struct ConsentEndpointTests {
         }
     }
 
+    @Test("gateway.user.NOTIFICATIONS is asked, stored and withdrawn like the SDK's permissions", arguments: DatabaseBackend.available)
+    func notificationsConsent(backend: DatabaseBackend) async throws {
+        try await FakePlatform.with { fake in
+            fake.seedHello()
+            fake.set { state in
+                state.metadata["hello/v1/"]?.optPermissions?.append(
+                    .init(name: CustomPermission.notifications.rawValue, reason: "Order updates"))
+            }
+            try await GatewayHarness.withGateway(backend: backend) { harness, client, _ in
+                let id = uniqueTenantID("notify")
+                try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
+                let path = Operations.GetMiniAppPermissions.Input.Path(tenant: id, id: "hello")
+                let asked = try await client.getMiniAppPermissions(path: path).ok.body.json.items
+                    .first { $0.name == "gateway.user.NOTIFICATIONS" }
+                #expect(asked?.title == "Notifications" && asked?.required == false && asked?.reason == "Order updates")
+                for status in [Components.Schemas.ConsentStatus.allowed, .denied] {
+                    let stored = try await client.putMiniAppPermissions(
+                        path: .init(tenant: id, id: "hello"),
+                        body: permissionUpdate([("gateway.user.NOTIFICATIONS", status)])
+                    ).ok.body.json.items.first { $0.name == "gateway.user.NOTIFICATIONS" }
+                    #expect(stored?.status == status)
+                }
+            }
+        }
+    }
+
     @Test("unknown and undeclared names: 422 listing both, nothing stored")
     func refusesBadNames() async throws {
         try await FakePlatform.with { fake in

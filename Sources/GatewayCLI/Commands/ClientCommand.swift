@@ -42,8 +42,11 @@ struct ClientSettingOptions: ParsableArguments {
     @Option(
         name: .customLong("grant-type"),
         help:
-            "Grant type the client may use at the token endpoint (repeatable: authorization_code, refresh_token; default both)."
+            "Grant type the client may use at the token endpoint (repeatable: authorization_code, refresh_token; default both; client_credentials alone for a sender)."
     ) var grantTypes: [String] = []
+    @Option(
+        name: .customLong("miniapp"),
+        help: "A mini app a client_credentials client sends for (repeatable; replaces the list).") var miniApps: [String] = []
     @Flag(
         name: .customLong("first-party"), inversion: .prefixedNo,
         help: "A first-party app: may sign users in natively at the authorization challenge endpoint.") var firstParty:
@@ -64,6 +67,7 @@ struct ClientSettingOptions: ParsableArguments {
         if let refreshAbsolute { client.refreshAbsoluteLifetimeSeconds = refreshAbsolute }
         if let idTokenAlgorithm { client.idTokenSigningAlgorithm = idTokenAlgorithm }
         if !grantTypes.isEmpty { client.grantTypes = grantTypes }
+        if !miniApps.isEmpty { client.miniApps = miniApps }
         if let dpopNonce { client.dpopNonceRequired = dpopNonce }
         if let firstParty { client.firstParty = firstParty }
     }
@@ -81,6 +85,7 @@ enum ClientText {
             "  ID-token algorithm:   \(c.idTokenAlgorithm.rawValue)",
             "  first-party:          \(c.isFirstParty)\(c.isFirstParty ? " (authorization challenge endpoint)" : "")",
             "  grant types:          \((c.grantTypes ?? OAuthClient.knownGrantTypes).joined(separator: " "))",
+        ] + (c.miniApps.map { ["  sends for mini apps:  \($0.joined(separator: " "))"] } ?? []) + [
             "  lifetimes (s):        access \(c.accessTokenLifetimeSeconds), refresh idle \(c.refreshIdleLifetimeSeconds), absolute \(c.refreshAbsoluteLifetimeSeconds)",
         ]
     }

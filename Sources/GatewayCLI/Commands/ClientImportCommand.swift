@@ -10,7 +10,7 @@ struct ClientImportEntry: Decodable, ImportEntry {
         "dpopBound",
         "accessTokenLifetimeSeconds", "refreshIdleLifetimeSeconds", "refreshAbsoluteLifetimeSeconds",
         "idTokenSigningAlgorithm",
-        "dpopNonceRequired", "firstParty", "grantTypes",
+        "dpopNonceRequired", "firstParty", "grantTypes", "miniApps",
     ]
 
     var clientID: String
@@ -27,6 +27,7 @@ struct ClientImportEntry: Decodable, ImportEntry {
     var dpopNonceRequired: Bool?
     var firstParty: Bool?
     var grantTypes: [String]?
+    var miniApps: [String]?
 
     /// The client in `tenantID` (an entry's own `tenantID` is ignored, so a list exported
     /// from one tenant imports into another).
@@ -45,6 +46,7 @@ struct ClientImportEntry: Decodable, ImportEntry {
         client.dpopNonceRequired = dpopNonceRequired
         client.firstParty = firstParty
         client.grantTypes = grantTypes
+        client.miniApps = miniApps
         return client
     }
 }

@@ -42,11 +42,11 @@ extension GatewayAPIHandler {
             endSessionEndpoint: iss + "/oauth2/logout",
             responseTypesSupported: ["code"],
             responseModesSupported: ["query"],
-            grantTypesSupported: ["authorization_code", "refresh_token", TokenExchange.grantType],
+            grantTypesSupported: ["authorization_code", "refresh_token", TokenExchange.grantType, ClientCredentials.grantType],
             subjectTypesSupported: ["public"],
             idTokenSigningAlgValuesSupported: ["RS256", "ES256"],
             tokenEndpointAuthMethodsSupported: ["none", "client_secret_post", "client_secret_basic"],
-            scopesSupported: ["openid", "profile", "email", "offline_access"],
+            scopesSupported: ["openid", "profile", "email", "offline_access"] + ClientCredentials.senderScopes.sorted(),
             claimsSupported: [
                 "sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "name", "picture", "email",
                 "preferred_username",

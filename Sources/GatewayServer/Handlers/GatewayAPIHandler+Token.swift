@@ -30,7 +30,7 @@ extension GatewayAPIHandler {
         } else {
             let grant = TokenGrant(
                 type: form.grantType, code: form.code, redirectURI: form.redirectUri, codeVerifier: form.codeVerifier,
-                refreshToken: form.refreshToken)
+                refreshToken: form.refreshToken, scope: form.scope)
             body = Self.tokenBody(
                 try await services.auth.token(for: grant, client: client, issuer: issuer, dpopJKT: jkt),
                 issuedTokenType: nil)
@@ -78,7 +78,8 @@ extension GatewayAPIHandler {
         .init(
             accessToken: response.accessToken, tokenType: .init(rawValue: response.tokenType) ?? .bearer,
             expiresIn: response.expiresIn,
-            refreshToken: response.refreshToken, idToken: response.idToken, scope: response.scope,
+            refreshToken: response.refreshToken.isEmpty ? nil : response.refreshToken,
+            idToken: response.idToken.isEmpty ? nil : response.idToken, scope: response.scope,
             issuedTokenType: issuedTokenType)
     }
 

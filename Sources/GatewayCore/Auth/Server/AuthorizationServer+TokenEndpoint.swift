@@ -8,11 +8,14 @@ public struct TokenGrant: Sendable, Equatable {
     public var redirectURI: String?
     public var codeVerifier: String?
     public var refreshToken: String?
+    /// `scope` (client credentials).
+    public var scope: String?
 
     public init(
         type: String?, code: String? = nil, redirectURI: String? = nil, codeVerifier: String? = nil,
-        refreshToken: String? = nil
+        refreshToken: String? = nil, scope: String? = nil
     ) {
+        self.scope = scope
         self.type = type
         self.code = code
         self.redirectURI = redirectURI
@@ -32,7 +35,8 @@ public enum Introspection: Sendable, Equatable {
 }
 
 extension AuthorizationServer {
-    /// Answers a token request by its grant type: `authorization_code` and `refresh_token`;
+    /// Answers a token request by its grant type: `authorization_code`, `refresh_token` and
+    /// `client_credentials` (``ClientCredentials``);
     /// the tokens are bound to `dpopJKT` when given.
     /// - Throws: ``OAuthError`` `invalid_request` for a missing grant_type, code or refresh
     ///   token, `unsupported_grant_type` for any other grant, and the grants' own errors.
@@ -50,10 +54,14 @@ extension AuthorizationServer {
                 throw OAuthError.invalidRequest("refresh_token is required")
             }
             return try await tokens.refresh(issuer: issuer, client: client, refreshToken: refresh, dpopJKT: dpopJKT)
+        case ClientCredentials.grantType:
+            let scopes = try ClientCredentials.grantedScopes(for: client, requested: grant.scope)
+            return try await tokens.senderToken(issuer: issuer, client: client, scopes: scopes)
         case nil:
             throw OAuthError.invalidRequest("grant_type is required")
         default:
-            throw OAuthError.unsupportedGrantType("only authorization_code and refresh_token are supported")
+            throw OAuthError.unsupportedGrantType(
+                "grant_type must be authorization_code, refresh_token, client_credentials or token exchange")
         }
     }
 

@@ -38,10 +38,17 @@ public struct OAuthClient: Sendable, Codable, Equatable {
     /// `authorization_code` and `refresh_token`.
     public var grantTypes: [String]?
 
+    /// The mini apps a sender (client-credentials) client sends for (`--miniapp`).
+    public var miniApps: [String]?
+
     /// The grant types the token endpoint knows.
     public static let knownGrantTypes = ["authorization_code", "refresh_token"]
-    /// Every grant a client may be registered for; token exchange (RFC 8693) only on request.
-    public static let registrableGrantTypes = knownGrantTypes + [TokenExchange.grantType]
+    /// Every grant a client may be registered for; token exchange (RFC 8693) and client
+    /// credentials (senders) only on request.
+    public static let registrableGrantTypes = knownGrantTypes + [TokenExchange.grantType, ClientCredentials.grantType]
+
+    /// A sender: registered for the client-credentials grant only.
+    public var isSender: Bool { grantTypes == [ClientCredentials.grantType] }
 
     /// Whether the client may use `grantType` at the token endpoint.
     public func allows(grantType: String) -> Bool {
@@ -91,7 +98,16 @@ public struct OAuthClient: Sendable, Codable, Equatable {
         {
             try fail("--client-id must be 1-128 printable ASCII characters without spaces")
         }
-        if redirectURIs.isEmpty { try fail("at least one --redirect-uri is required") }
+        if isSender {
+            if !confidential { try fail("a client_credentials client must be --confidential") }
+            if (miniApps ?? []).isEmpty { try fail("a client_credentials client needs at least one --miniapp") }
+            if Set(allowedScopes).intersection(ClientCredentials.senderScopes).isEmpty {
+                try fail("a client_credentials client needs a sender --scope (\(ClientCredentials.senderScopes.sorted().joined(separator: ", ")))")
+            }
+        } else if redirectURIs.isEmpty {
+            try fail("at least one --redirect-uri is required")
+        }
+        for app in miniApps ?? [] where !ReleasePolicyRules.isIdentifier(app) { try fail("invalid --miniapp '\(app.prefix(80))'") }
         for uri in redirectURIs + postLogoutRedirectURIs {
             guard let url = URLComponents(string: uri), let scheme = url.scheme, url.fragment == nil else {
                 try fail("redirect URI '\(uri)' is not an absolute URI without fragment")
@@ -106,7 +122,10 @@ public struct OAuthClient: Sendable, Codable, Equatable {
                 try fail(
                     "--grant-type must be one of \(Self.registrableGrantTypes.joined(separator: ", ")), got '\(grant)'")
             }
-            if !grantTypes.contains("authorization_code"), !grantTypes.contains(TokenExchange.grantType) {
+            if grantTypes.contains(ClientCredentials.grantType), grantTypes.count > 1 {
+                try fail("--grant-type client_credentials stands alone (a sender is no app users sign in to)")
+            }
+            if !grantTypes.contains("authorization_code"), !grantTypes.contains(TokenExchange.grantType), !isSender {
                 try fail(
                     "--grant-type must include authorization_code or \(TokenExchange.grantType) (the ways to first get tokens)"
                 )

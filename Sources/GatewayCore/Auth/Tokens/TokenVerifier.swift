@@ -129,7 +129,7 @@ public struct TokenVerifier: Sendable {
     /// The payload of a JWT of one of `types` (lower case), signed with one of `algorithms`
     /// (access tokens: ES256 only; ID tokens: also RS256), whose signature verifies with an
     /// active key of `tenantID` of that algorithm.
-    private func signedClaims(_ token: String, tenantID: String, types: Set<String> = ["at+jwt", "application/at+jwt"],
+    func signedClaims(_ token: String, tenantID: String, types: Set<String> = ["at+jwt", "application/at+jwt"],
                               algorithms: Set<SigningKey.Algorithm> = [.es256]) async throws -> [String: JSONValue] {
         let parsed: JWS.Parsed
         do { parsed = try JWS.parse(token) } catch {

@@ -8,6 +8,8 @@ public enum CustomPermission: String, Sendable, CaseIterable, Codable {
     case location = "rakuten.miniapp.device.LOCATION"
     case points = "rakuten.miniapp.user.POINTS"
     case fileDownload = "rakuten.miniapp.device.FILE_DOWNLOAD"
+    /// The gateway's own: the mini app may send the user push notifications (issue 30).
+    case notifications = "gateway.user.NOTIFICATIONS"
 
     /// The title the SDKs show on the permission screen.
     public var title: String {
@@ -20,6 +22,7 @@ public enum CustomPermission: String, Sendable, CaseIterable, Codable {
         case .location: "Device Location"
         case .points: "Rakuten Points"
         case .fileDownload: "File Download"
+        case .notifications: "Notifications"
         }
     }
 
@@ -34,6 +37,7 @@ public enum CustomPermission: String, Sendable, CaseIterable, Codable {
         case .location: "Retrieve the device's location through the host app."
         case .points: "Retrieve the user's points (standard, term, cash) from the host app."
         case .fileDownload: "Download files (attachments) through the host app."
+        case .notifications: "Send you push notifications on the devices you signed in on."
         }
     }
 }

@@ -1,0 +1,97 @@
+import AsyncHTTPClient
+import Foundation
+import GatewayCore
+import NIOCore
+import Testing
+
+/// Issue 30, senders: the client-credentials grant (RFC 6749 §4.4) with client_secret_basic
+/// gives a confidential sender client a token naming it; user endpoints refuse that token.
+@Suite("Client credentials: sender tokens for confidential clients, refused as user tokens")
+struct ClientCredentialsTests {
+    struct Reply {
+        var status: Int
+        var json: [String: JSONValue]
+    }
+
+    /// `POST /oauth2/token` with `form` and, when given, HTTP Basic client authentication.
+    static func token(port: Int, basic: (String, String)?, form: String) async throws -> Reply {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/t/demo/oauth2/token")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        if let (id, secret) = basic {
+            request.headers.add(name: "Authorization", value: "Basic " + Data("\(id):\(secret)".utf8).base64EncodedString())
+        }
+        request.body = .bytes(ByteBuffer(string: form))
+        let response = try await TestHTTP.noRedirects.execute(request, timeout: .seconds(10))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        let json = (try? JSONDecoder().decode([String: JSONValue].self, from: Data(buffer: body))) ?? [:]
+        return Reply(status: Int(response.status.code), json: json)
+    }
+
+    @Test("a sender gets a Bearer token (no refresh, no ID token) with its sender scope; /me refuses it; the discovery names the grant")
+    func senderToken() async throws {
+        try await GatewayHarness.withGateway { harness, client, port in
+            let kit = OAuthTestKit(harness: harness, client: client, port: port)
+            try await kit.setUp()
+            let secret = ClientSecret.generate()
+            var sender = OAuthClient(
+                tenantID: "demo", clientID: "shop-backend", confidential: true, redirectURIs: [],
+                allowedScopes: ["notifications:send"])
+            sender.grantTypes = [ClientCredentials.grantType]
+            sender.miniApps = ["shop"]
+            try sender.validate()
+            try await kit.store.addClient(sender, secretHash: secret.hash)
+
+            let issued = try await Self.token(
+                port: port, basic: ("shop-backend", secret.secret), form: "grant_type=client_credentials")
+            #expect(issued.status == 200, "\(issued.json)")
+            #expect(issued.json["token_type"] == .string("Bearer") && issued.json["scope"] == .string("notifications:send"))
+            #expect(issued.json["refresh_token"] == nil && issued.json["id_token"] == nil)
+            guard case .string(let token)? = issued.json["access_token"] else { throw CancellationError() }
+
+            let issuer = "http://127.0.0.1:\(port)/t/demo"
+            let claims = try await harness.bootstrap.services.auth.verifier.verifySenderToken(
+                token, issuer: issuer, tenantID: "demo")
+            #expect(claims.clientID == "shop-backend" && claims.miniApps == ["shop"] && claims.scopes == ["notifications:send"])
+            // Not a user: user endpoints refuse it, and a user's token is no sender token.
+            #expect(try await kit.me(authorization: "Bearer \(token)").status == 401)
+            let user = try await kit.tokens()
+            await #expect(throws: TokenRejection.self) {
+                try await harness.bootstrap.services.auth.verifier.verifySenderToken(
+                    user.accessToken, issuer: issuer, tenantID: "demo")
+            }
+
+            // Refusals: a scope that is not a sender scope, a wrong secret, a public client.
+            let openid = try await Self.token(
+                port: port, basic: ("shop-backend", secret.secret), form: "grant_type=client_credentials&scope=openid")
+            #expect(openid.status == 400 && openid.json["error"] == .string("invalid_scope"))
+            let wrong = try await Self.token(port: port, basic: ("shop-backend", "nope"), form: "grant_type=client_credentials")
+            #expect(wrong.status == 401 && wrong.json["error"] == .string("invalid_client"))
+            let publicClient = try await Self.token(
+                port: port, basic: nil, form: "grant_type=client_credentials&client_id=\(kit.clientID)")
+            #expect(publicClient.status == 400 && publicClient.json["error"] == .string("unauthorized_client"))
+
+            let discovery = try await client.getOpenIDConfiguration(path: .init(tenant: "demo")).ok.body.json
+            #expect(discovery.grantTypesSupported?.contains("client_credentials") == true)
+        }
+    }
+
+    @Test("registration rules: a sender must be confidential, name a mini app and a sender scope, and stand alone")
+    func registrationRules() throws {
+        func sender(_ change: (inout OAuthClient) -> Void) -> OAuthClient {
+            var client = OAuthClient(
+                tenantID: "demo", clientID: "s", confidential: true, redirectURIs: [], allowedScopes: ["notifications:send"])
+            client.grantTypes = [ClientCredentials.grantType]
+            client.miniApps = ["shop"]
+            change(&client)
+            return client
+        }
+        try sender { _ in }.validate()
+        #expect(throws: AuthStoreError.self) { try sender { $0.confidential = false }.validate() }
+        #expect(throws: AuthStoreError.self) { try sender { $0.miniApps = [] }.validate() }
+        #expect(throws: AuthStoreError.self) { try sender { $0.allowedScopes = ["openid"] }.validate() }
+        #expect(throws: AuthStoreError.self) {
+            try sender { $0.grantTypes = ["client_credentials", "authorization_code"] }.validate()
+        }
+    }
+}
