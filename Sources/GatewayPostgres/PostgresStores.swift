@@ -37,7 +37,7 @@ public enum PostgresStores {
             localization: PostgresLocalizationStore(database: database),
             domains: PostgresTenantDomainStore(database: database),
             releases: PostgresReleasePolicyStore(database: database),
-            devices: PostgresDeviceStore(database: database),
+            devices: PostgresDeviceStore(database: database), outbox: PostgresPushOutboxStore(database: database),
             schema: StoreSchema(
                 known: PostgresMigrations.names, applied: { try await PostgresMigrations.applied(database) },
                 migrate: { try await PostgresMigrations.migrate(database) }),

@@ -35,7 +35,7 @@ struct ContractDocument {
     static let errors = ["problem", "oauth", "ras"]
     static let bodies = ["json", "form", "analytics", "storage"]
     static let storedAnswers = ["miniApp", "manifest", "bundle"]
-    static let securities = ["none", "bearer", "rasClientKey"]
+    static let securities = ["none", "bearer", "rasClientKey", "sender"]
 
     struct Prefix {
         let path: String
@@ -117,6 +117,7 @@ struct ContractDocument {
         let requirements = raw as? [[String: Any]] ?? []
         let schemes = Set(requirements.flatMap(\.keys))
         if schemes.contains("rasClientKey") { return "rasClientKey" }
+        if schemes.contains("sender") { return "sender" }
         if schemes.contains("bearer") || schemes.contains("dpop") { return "bearer" }
         guard schemes.isEmpty else { throw GeneratorError("\(place): unknown security schemes \(schemes.sorted())") }
         return "none"

@@ -25,7 +25,9 @@ struct OperationTableTests {
                 let operation = try #require(ContractOperation.named(id), "\(id) is missing from the table")
                 let schemes = Set(((op["security"] as? [[String: Any]]) ?? []).flatMap(\.keys))
                 let expected: EdgeFacts.Security =
-                    schemes.contains("rasClientKey") ? .rasClientKey : schemes.contains("bearer") ? .bearer : .anonymous
+                    schemes.contains("rasClientKey")
+                    ? .rasClientKey
+                    : schemes.contains("sender") ? .sender : schemes.contains("bearer") ? .bearer : .anonymous
                 #expect(operation.facts.security == expected, "\(id)")
                 // Every operation under /t/{tenant}/v1 says who may call it.
                 if path.hasPrefix("/t/{tenant}/v1/") { #expect(op["security"] != nil, "\(id) declares no security") }

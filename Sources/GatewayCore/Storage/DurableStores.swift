@@ -32,6 +32,8 @@ public struct DurableStores: Sendable {
     public let releases: any ReleasePolicyStore
     /// Users' push devices (sealed tokens).
     public let devices: any DeviceStore
+    /// The push outbox: messages and their deliveries.
+    public let outbox: any PushOutbox
     /// The backend's migrations.
     public let schema: StoreSchema
     /// Announces tenant changes as they commit (PostgreSQL); nil: the directory polls only.
@@ -46,7 +48,7 @@ public struct DurableStores: Sendable {
         consents: any ConsentStore, storage: any SecureStorageStore, tokenLedger: any MiniAppTokenLedger,
         analytics: any AnalyticsStore,
         localization: any LocalizationStore, domains: any TenantDomainStore, releases: any ReleasePolicyStore,
-        devices: any DeviceStore, schema: StoreSchema,
+        devices: any DeviceStore, outbox: any PushOutbox, schema: StoreSchema,
         tenantChanges: (any TenantChangeSignal)? = nil, poolUsage: (@Sendable () -> PoolUsageSample)? = nil,
         close: @escaping @Sendable () async -> Void = {}
     ) {
@@ -66,6 +68,7 @@ public struct DurableStores: Sendable {
         self.domains = domains
         self.releases = releases
         self.devices = devices
+        self.outbox = outbox
         self.closeAction = close
     }
 

@@ -157,6 +157,28 @@ enum TenantMigrations {
                     """)
             try db.execute(sql: "CREATE INDEX push_devices_user ON push_devices (tenant_id, user_id, updated_at_ms)")
         }
+        migrator.registerMigration("v16-push-outbox") { db in
+            // The push outbox (issue 30): messages and one delivery per recipient device.
+            try db.execute(
+                sql: """
+                    CREATE TABLE push_messages (tenant_id TEXT NOT NULL REFERENCES tenants ON DELETE CASCADE,
+                        message_id TEXT NOT NULL, client_id TEXT NOT NULL, mini_app_id TEXT NOT NULL,
+                        idempotency_key TEXT, request_hash TEXT NOT NULL, document TEXT NOT NULL,
+                        created_at_ms INTEGER NOT NULL, expires_at_ms INTEGER NOT NULL,
+                        PRIMARY KEY (tenant_id, message_id), UNIQUE (tenant_id, client_id, idempotency_key))
+                    """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE push_deliveries (tenant_id TEXT NOT NULL REFERENCES tenants ON DELETE CASCADE,
+                        message_id TEXT NOT NULL, device_id TEXT NOT NULL, user_id TEXT NOT NULL, provider TEXT NOT NULL,
+                        state TEXT NOT NULL, attempts INTEGER NOT NULL, next_attempt_at_ms INTEGER NOT NULL,
+                        lease_until_ms INTEGER, updated_at_ms INTEGER NOT NULL,
+                        PRIMARY KEY (tenant_id, message_id, device_id))
+                    """)
+            try db.execute(
+                sql: "CREATE INDEX push_deliveries_due ON push_deliveries (next_attempt_at_ms) WHERE state = 'pending'")
+            try db.execute(sql: "CREATE INDEX push_deliveries_user ON push_deliveries (tenant_id, user_id)")
+        }
         return migrator
     }
 }

@@ -29,6 +29,11 @@ public struct RequestScope: Sendable {
         get { principalBox?.value }
         set { principalBox = newValue.map(Box.init) }
     }
+    /// The verified sender token of a sender operation (`POST /notifications`).
+    public var sender: SenderTokenClaims? {
+        get { senderBox?.value }
+        set { senderBox = newValue.map(Box.init) }
+    }
     /// The request's operation, tenant segment and edge facts (``OperationTable``), found once
     /// by ``GatewayResponder``.
     var route: RouteMatch {
@@ -39,6 +44,7 @@ public struct RequestScope: Sendable {
     /// boxed, the tenant and claims cost one retain per copy instead of one per field.
     private var tenantBox: Box<Tenant>?
     private var principalBox: Box<AccessTokenClaims>?
+    private var senderBox: Box<SenderTokenClaims>?
     private var routeBox: Box<RouteMatch>?
 
     /// An immutable value behind one reference.

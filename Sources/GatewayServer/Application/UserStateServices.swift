@@ -19,14 +19,17 @@ public struct UserStateServices: Sendable {
     public let links: DeepLinkService
     /// Users' push devices.
     public let devices: DeviceService
+    /// Senders' notifications (the push outbox).
+    public let notifications: NotificationService
 
     public init(
         consents: ConsentService, accessTokens: MiniAppAccessTokenService, storage: SecureStorageService,
         analytics: AnalyticsService,
         localizations: LocalizationBundleCache, localizationResolver: LocalizationResolver, links: DeepLinkService,
-        devices: DeviceService
+        devices: DeviceService, notifications: NotificationService
     ) {
         self.devices = devices
+        self.notifications = notifications
         self.localizations = localizations
         self.localizationResolver = localizationResolver
         self.links = links
@@ -62,7 +65,8 @@ public struct UserStateServices: Sendable {
             localizations: LocalizationBundleCache(cache: cache, resolver: resolver, store: localizationStore),
             localizationResolver: resolver,
             links: DeepLinkService(domains: stores.domains),
-            devices: DeviceService(store: stores.devices, maxPerUser: devicesPerUser, clock: clock)
+            devices: DeviceService(store: stores.devices, maxPerUser: devicesPerUser, clock: clock),
+            notifications: NotificationService(outbox: stores.outbox, domains: stores.domains, clock: clock)
         )
     }
 }

@@ -56,6 +56,13 @@ struct BearerAuthMiddleware: RouterMiddleware {
                 problem.headers.append((name: "DPoP-Nonce", value: nonces.current(tenantID: tenant.id)))
                 throw problem
             }
+        case .sender:
+            guard let authorization, let space = authorization.firstIndex(of: " "),
+                authorization[..<space].lowercased() == "bearer"
+            else { throw TokenRejection.missing }
+            let token = String(authorization[authorization.index(after: space)...].trimmingBlanks)
+            context.scope.sender = try await auth.verifier.verifySenderToken(
+                token, issuer: issuerBase.issuer(tenantID: tenant.id), tenantID: tenant.id)
         case .anonymous:
             break
         }

@@ -11,6 +11,8 @@ struct EdgeFacts: Sendable, Equatable {
         case bearer
         /// The tenant's RAS client key in `apiKey` (and a bearer token when the tenant asks).
         case rasClientKey
+        /// A sender token (client credentials) of the tenant (``BearerAuthMiddleware``).
+        case sender
     }
 
     /// The shape of the error bodies.

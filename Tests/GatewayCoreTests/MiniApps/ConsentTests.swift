@@ -6,8 +6,10 @@ import Testing
     let manifest = UserStateFixture.manifest
     let alice = UserMiniAppKey(tenantID: "acme", userID: "alice", miniAppID: "app-1")
 
-    @Test func catalogueHasTheEightPermissions() {
-        #expect(CustomPermission.allCases.count == 8)
+    @Test func catalogueHasTheSDKsEightAndTheGatewaysNotifications() {
+        #expect(CustomPermission.allCases.count == 9)
+        #expect(CustomPermission.allCases.filter { $0.rawValue.hasPrefix("rakuten.miniapp.") }.count == 8)
+        #expect(CustomPermission(rawValue: "gateway.user.NOTIFICATIONS") == .notifications)
         #expect(CustomPermission(rawValue: "rakuten.miniapp.user.action.SEND_MESSAGE") == .sendMessage)
         #expect(CustomPermission.points.title == "Rakuten Points")
         #expect(CustomPermission.allCases.allSatisfy { !$0.summary.isEmpty })

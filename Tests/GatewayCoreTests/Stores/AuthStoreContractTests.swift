@@ -262,6 +262,10 @@ struct AuthStoreContractTests {
                     platform: .android, createdAt: now, updatedAt: now), maxPerUser: 20)
         }
 
+        _ = try await stores.outbox.enqueue(
+            PushMessage(
+                id: "msg-1", tenantID: "acme", clientID: "sender", miniAppID: "hello", recipients: .users(["alice", "bob"]),
+                texts: ["default": .init(title: "t", body: "b")], createdAt: now), idempotencyKey: nil, requestHash: "h")
         await #expect(throws: AuthStoreError.notFound("user with subject nobody")) {
             try await auth.eraseUser(tenantID: "acme", subject: "nobody", now: now)
         }
@@ -270,7 +274,7 @@ struct AuthStoreContractTests {
         #expect(
             erased.deleted == [
                 "user_consents": 1, "secure_storage_items": 1, "user_miniapps": 1, "miniapp_tokens": 2,
-                "push_devices": 1, "auth_identity_links": 1, "auth_refresh_families": 1, "auth_users": 1,
+                "push_devices": 1, "push_deliveries": 1, "auth_identity_links": 1, "auth_refresh_families": 1, "auth_users": 1,
             ])
         let other = try await database.another()
         let alice = UserMiniAppKey(tenantID: "acme", userID: "alice", miniAppID: "hello")

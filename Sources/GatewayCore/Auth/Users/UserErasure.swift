@@ -25,7 +25,7 @@ public struct UserErasure: Sendable, Equatable, Encodable {
     /// account last; refresh tokens and access-token records go with their families).
     public static let tables: [(table: String, column: String)] = [
         ("user_consents", "user_id"), ("secure_storage_items", "user_id"), ("user_miniapps", "user_id"),
-        ("miniapp_tokens", "user_id"), ("push_devices", "user_id"),
+        ("miniapp_tokens", "user_id"), ("push_devices", "user_id"), ("push_deliveries", "user_id"),
         ("auth_identity_links", "subject"), ("auth_refresh_families", "subject"), ("auth_users", "subject"),
     ]
 }

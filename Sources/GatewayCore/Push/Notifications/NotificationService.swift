@@ -1,0 +1,91 @@
+import Crypto
+import Foundation
+
+/// Sending notifications: decides whether the sender may send for the mini app, checks the
+/// message (``NotificationRules``) and queues it in the outbox, idempotently per
+/// `Idempotency-Key`. Delivery to APNs and FCM works the outbox.
+public struct NotificationService: Sendable {
+    /// The scope a sender token needs.
+    public static let sendScope = "notifications:send"
+    /// Deliveries a status answer lists.
+    public static let statusDeliveryLimit = 1_000
+
+    private let outbox: any PushOutboxStore
+    private let domains: any TenantDomainStore
+    private let clock: WallClock
+
+    public init(outbox: any PushOutboxStore, domains: any TenantDomainStore, clock: WallClock = .system) {
+        self.outbox = outbox
+        self.domains = domains
+        self.clock = clock
+    }
+
+    /// What a sender asked to send (the message without the gateway's id, sender and time).
+    public struct Request: Sendable, Equatable, Codable {
+        public var miniAppID: String
+        public var recipients: PushRecipients
+        public var texts: [String: PushText]
+        public var data: JSONValue?
+        public var link: String?
+        public var collapseID: String?
+        public var ttlSeconds: Int
+        public var priority: PushPriority
+
+        public init(
+            miniAppID: String, recipients: PushRecipients, texts: [String: PushText], data: JSONValue? = nil,
+            link: String? = nil, collapseID: String? = nil, ttlSeconds: Int = NotificationRules.defaultTTLSeconds,
+            priority: PushPriority = .normal
+        ) {
+            self.miniAppID = miniAppID
+            self.recipients = recipients
+            self.texts = texts
+            self.data = data
+            self.link = link
+            self.collapseID = collapseID
+            self.ttlSeconds = ttlSeconds
+            self.priority = priority
+        }
+    }
+
+    /// Queues `request` from `sender`.
+    /// - Throws: ``NotificationError`` `notAllowed`, `invalid`, `idempotencyConflict`; then nothing is queued.
+    public func send(_ request: Request, from sender: SenderTokenClaims, idempotencyKey: String?) async throws
+        -> EnqueueOutcome
+    {
+        guard sender.scopes.contains(Self.sendScope) else {
+            throw NotificationError.notAllowed("the sender token lacks the scope \(Self.sendScope)")
+        }
+        guard sender.miniApps.contains(request.miniAppID) else {
+            throw NotificationError.notAllowed("this client does not send for mini app \(request.miniAppID.prefix(128))")
+        }
+        let message = PushMessage(
+            id: "msg_" + Base64URL.random(byteCount: 16), tenantID: sender.tenantID, clientID: sender.clientID,
+            miniAppID: request.miniAppID, recipients: request.recipients, texts: request.texts, data: request.data,
+            link: request.link, collapseID: request.collapseID, ttlSeconds: request.ttlSeconds,
+            priority: request.priority, createdAt: StoreClock.date(StoreClock.milliseconds(clock.now())))
+        var hosts: Set<String> = []
+        if message.link != nil {
+            hosts = Set(try await domains.domains(tenantID: sender.tenantID).map { $0.host.lowercased() })
+        }
+        try NotificationRules.check(message, linkHosts: hosts)
+        return try await outbox.enqueue(message, idempotencyKey: idempotencyKey, requestHash: try Self.hash(request))
+    }
+
+    /// The status of a message `sender` sent.
+    /// - Throws: ``NotificationError/notFound(messageID:)``.
+    public func status(of messageID: String, sender: SenderTokenClaims) async throws -> PushMessageStatus {
+        guard
+            let status = try await outbox.status(
+                tenantID: sender.tenantID, clientID: sender.clientID, messageID: messageID,
+                limit: Self.statusDeliveryLimit)
+        else { throw NotificationError.notFound(messageID: messageID) }
+        return status
+    }
+
+    /// A digest of the request (its canonical JSON), so a retried call is recognised.
+    static func hash(_ request: Request) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return Base64URL.encode(SHA256.hash(data: try encoder.encode(request)))
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import GatewayCore
+import PostgresNIO
+
+/// ``PushOutboxStore`` on PostgreSQL (`push_messages`, `push_deliveries`). Two calls with one
+/// `Idempotency-Key` at once meet at its unique index: the second waits, then finds the first.
+public final class PostgresPushOutboxStore: PushOutboxStore {
+    private let database: PostgresDatabase
+
+    public init(database: PostgresDatabase) {
+        self.database = database
+    }
+
+    public func enqueue(_ message: PushMessage, idempotencyKey: String?, requestHash: String) async throws
+        -> EnqueueOutcome
+    {
+        let document = try PushOutboxRows.document(message)
+        let users: [String]? = if case .users(let list) = message.recipients { list } else { nil }
+        let now = StoreClock.milliseconds(message.createdAt)
+        let expires = StoreClock.milliseconds(message.expiresAt)
+        let (tenantID, clientID, messageID, miniAppID) = (message.tenantID, message.clientID, message.id, message.miniAppID)
+        let permission = CustomPermission.notifications.rawValue
+        return try await database.transaction { connection in
+            let inserted = try await connection.execute(
+                """
+                INSERT INTO push_messages (tenant_id, message_id, client_id, mini_app_id, idempotency_key, request_hash,
+                    document, created_at_ms, expires_at_ms)
+                VALUES (\(tenantID), \(messageID), \(clientID), \(miniAppID), \(idempotencyKey), \(requestHash),
+                    \(document), \(now), \(expires))
+                ON CONFLICT (tenant_id, client_id, idempotency_key) DO NOTHING RETURNING 1
+                """)
+            if inserted == 0, let idempotencyKey {
+                let earlier = try await connection.first(
+                    """
+                    SELECT message_id, request_hash FROM push_messages
+                    WHERE tenant_id = \(tenantID) AND client_id = \(clientID) AND idempotency_key = \(idempotencyKey)
+                    """, as: (String, String).self)
+                guard let earlier, earlier.1 == requestHash else { throw NotificationError.idempotencyConflict }
+                return .replayed(messageID: earlier.0)
+            }
+            // One delivery per device of a recipient: pending where the user allows notifications
+            // from the mini app, skipped otherwise; for "all", only the users who allow them.
+            let deliveries = try await connection.execute(
+                """
+                INSERT INTO push_deliveries (tenant_id, message_id, device_id, user_id, provider, state, attempts,
+                    next_attempt_at_ms, updated_at_ms)
+                SELECT d.tenant_id, \(messageID), d.device_id, d.user_id, d.provider,
+                    CASE WHEN c.status = 'ALLOWED' THEN 'pending' ELSE 'skipped_no_consent' END, 0, \(now), \(now)
+                FROM push_devices d LEFT JOIN user_consents c ON c.tenant_id = d.tenant_id AND c.user_id = d.user_id
+                    AND c.miniapp_id = \(miniAppID) AND c.permission = \(permission)
+                WHERE d.tenant_id = \(tenantID)
+                    AND (CASE WHEN \(users)::text[] IS NULL THEN c.status = 'ALLOWED' ELSE d.user_id = ANY(\(users)::text[]) END)
+                RETURNING 1
+                """)
+            return .queued(messageID: messageID, deliveries: deliveries)
+        }
+    }
+
+    public func status(tenantID: String, clientID: String, messageID: String, limit: Int) async throws
+        -> PushMessageStatus?
+    {
+        guard
+            let document = try await database.pool.first(
+                """
+                SELECT document FROM push_messages
+                WHERE tenant_id = \(tenantID) AND message_id = \(messageID) AND client_id = \(clientID)
+                """, as: String.self)
+        else { return nil }
+        let counts = try await database.pool.all(
+            """
+            SELECT state, COUNT(*)::bigint FROM push_deliveries WHERE tenant_id = \(tenantID) AND message_id = \(messageID)
+            GROUP BY state
+            """, as: (String, Int64).self
+        ).map { ($0.0, Int($0.1)) }
+        let deliveries = try await database.pool.all(
+            """
+            SELECT device_id, user_id, state, attempts FROM push_deliveries
+            WHERE tenant_id = \(tenantID) AND message_id = \(messageID) ORDER BY device_id COLLATE "C" LIMIT \(limit)
+            """, as: (String, String, String, Int32).self
+        ).map { ($0.0, $0.1, $0.2, Int($0.3)) }
+        return try PushOutboxStatus.make(document: document, counts: counts, deliveries: deliveries)
+    }
+}
+
+/// ``PushDeliveryQueue`` on PostgreSQL: claims lock the due rows `FOR UPDATE SKIP LOCKED`,
+/// so workers on every replica take disjoint batches, and lease them in the same transaction.
+extension PostgresPushOutboxStore: PushDeliveryQueue {
+    private typealias ClaimColumns = (
+        String, String, String, String, Int32, String?, String?, String?, String?, String?, String?, String?, String?,
+        Int64?, Int64?, String?
+    )
+
+    public func claim(limit: Int, lease: Duration, now: Date) async throws -> [ClaimedDelivery] {
+        let nowMS = StoreClock.milliseconds(now)
+        let until = nowMS + lease.wholeMilliseconds
+        let permission = CustomPermission.notifications.rawValue
+        let sealer = database.sealer
+        return try await database.transaction { connection in
+            let rows = try await connection.all(
+                """
+                SELECT d.tenant_id, d.message_id, d.device_id, d.user_id, d.attempts, m.document,
+                    v.user_id, v.provider, v.token_sealed, v.platform, v.locale, v.app_version, v.apns_environment,
+                    v.created_at_ms, v.updated_at_ms, c.status
+                FROM push_deliveries d
+                LEFT JOIN push_messages m ON m.tenant_id = d.tenant_id AND m.message_id = d.message_id
+                LEFT JOIN push_devices v ON v.tenant_id = d.tenant_id AND v.device_id = d.device_id
+                LEFT JOIN user_consents c ON c.tenant_id = d.tenant_id AND c.user_id = d.user_id
+                    AND c.miniapp_id = m.mini_app_id AND c.permission = \(permission)
+                WHERE d.state = 'pending' AND d.next_attempt_at_ms <= \(nowMS)
+                    AND (d.lease_until_ms IS NULL OR d.lease_until_ms <= \(nowMS))
+                ORDER BY d.next_attempt_at_ms LIMIT \(limit)
+                FOR UPDATE OF d SKIP LOCKED
+                """, as: ClaimColumns.self)
+            let leased = rows.map { c -> PushClaimPlanner.Leased in
+                var device: StoredDeviceRow?
+                if let sealed = c.8, let owner = c.6, let provider = c.7, let platform = c.9, let created = c.13,
+                    let updated = c.14
+                {
+                    device = StoredDeviceRow(
+                        id: c.2, userID: owner, provider: provider, tokenSealed: sealed, platform: platform, locale: c.10,
+                        appVersion: c.11, apnsEnvironment: c.12, createdAtMS: created, updatedAtMS: updated)
+                }
+                return PushClaimPlanner.Leased(
+                    tenantID: c.0, messageID: c.1, deviceID: c.2, userID: c.3, attempts: Int(c.4), document: c.5,
+                    device: device, consented: c.15 == ConsentStatus.allowed.rawValue)
+            }
+            let (claimed, ended) = PushClaimPlanner.plan(leased, now: now, sealer: sealer)
+            if !claimed.isEmpty {
+                try await connection.execute(
+                    """
+                    UPDATE push_deliveries p SET lease_until_ms = \(until)
+                    FROM unnest(\(claimed.map(\.tenantID))::text[], \(claimed.map(\.messageID))::text[],
+                        \(claimed.map(\.deviceID))::text[]) AS k(t, m, d)
+                    WHERE p.tenant_id = k.t AND p.message_id = k.m AND p.device_id = k.d
+                    """)
+            }
+            for (row, state) in ended {
+                try await connection.execute(
+                    """
+                    UPDATE push_deliveries SET state = \(state.rawValue), lease_until_ms = NULL, updated_at_ms = \(nowMS)
+                    WHERE tenant_id = \(row.tenantID) AND message_id = \(row.messageID) AND device_id = \(row.deviceID)
+                    """)
+            }
+            return claimed
+        }
+    }
+
+    public func record(_ outcome: DeliveryOutcome, of delivery: ClaimedDelivery, now: Date) async throws {
+        let (state, next) = PushClaimPlanner.result(of: outcome, now: now)
+        let (nowMS, nextMS) = (StoreClock.milliseconds(now), StoreClock.milliseconds(next))
+        let (tenantID, messageID, deviceID, userID) = (
+            delivery.tenantID, delivery.messageID, delivery.deviceID, delivery.userID
+        )
+        try await database.transaction { connection in
+            try await connection.execute(
+                """
+                UPDATE push_deliveries SET state = \(state.rawValue), attempts = attempts + 1,
+                    next_attempt_at_ms = \(nextMS), lease_until_ms = NULL, updated_at_ms = \(nowMS)
+                WHERE tenant_id = \(tenantID) AND message_id = \(messageID) AND device_id = \(deviceID) AND state = 'pending'
+                """)
+            if outcome == .invalidToken {
+                try await connection.execute(
+                    """
+                    DELETE FROM push_devices WHERE tenant_id = \(tenantID) AND device_id = \(deviceID) AND user_id = \(userID)
+                    """)
+            }
+        }
+    }
+}

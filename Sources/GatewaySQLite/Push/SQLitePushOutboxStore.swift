@@ -1,0 +1,161 @@
+import Foundation
+import GatewayCore
+import GRDB
+
+/// ``PushOutboxStore`` and ``PushDeliveryQueue`` in the tenant store's SQLite file
+/// (`push_messages`, `push_deliveries`); one process writes, so claims need no row locks.
+public final class SQLitePushOutboxStore: PushOutboxStore, PushDeliveryQueue {
+    private let pool: DatabasePool
+    private let sealer: SecretSealer
+
+    public init(database: SQLiteTenantStore) {
+        self.pool = database.pool
+        self.sealer = database.sealer
+    }
+
+    public func enqueue(_ message: PushMessage, idempotencyKey: String?, requestHash: String) async throws
+        -> EnqueueOutcome
+    {
+        let document = try PushOutboxRows.document(message)
+        let users = try PushOutboxRows.userIDs(message.recipients)
+        let now = StoreClock.milliseconds(message.createdAt)
+        return try await pool.write { db in
+            if let idempotencyKey,
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT message_id, request_hash FROM push_messages
+                        WHERE tenant_id = ? AND client_id = ? AND idempotency_key = ?
+                        """, arguments: [message.tenantID, message.clientID, idempotencyKey])
+            {
+                guard row["request_hash"] as String == requestHash else { throw NotificationError.idempotencyConflict }
+                return .replayed(messageID: row["message_id"])
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO push_messages (tenant_id, message_id, client_id, mini_app_id, idempotency_key, request_hash,
+                        document, created_at_ms, expires_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [message.tenantID, message.id, message.clientID, message.miniAppID, idempotencyKey,
+                            requestHash, document, now, StoreClock.milliseconds(message.expiresAt)])
+            // One delivery per device of a recipient: pending where the user allows notifications
+            // from the mini app, skipped otherwise; for "all", only the users who allow them.
+            let recipients = users == nil ? "c.status = 'ALLOWED'" : "d.user_id IN (SELECT value FROM json_each(?6))"
+            var arguments: StatementArguments = [
+                message.tenantID, message.id, message.miniAppID, now, CustomPermission.notifications.rawValue,
+            ]
+            if let users { arguments += [users] }
+            try db.execute(
+                sql: """
+                    INSERT INTO push_deliveries (tenant_id, message_id, device_id, user_id, provider, state, attempts,
+                        next_attempt_at_ms, updated_at_ms)
+                    SELECT d.tenant_id, ?2, d.device_id, d.user_id, d.provider,
+                        CASE WHEN c.status = 'ALLOWED' THEN 'pending' ELSE 'skipped_no_consent' END, 0, ?4, ?4
+                    FROM push_devices d LEFT JOIN user_consents c ON c.tenant_id = d.tenant_id AND c.user_id = d.user_id
+                        AND c.miniapp_id = ?3 AND c.permission = ?5
+                    WHERE d.tenant_id = ?1 AND \(recipients)
+                    """, arguments: arguments)
+            return .queued(messageID: message.id, deliveries: db.changesCount)
+        }
+    }
+
+    public func status(tenantID: String, clientID: String, messageID: String, limit: Int) async throws
+        -> PushMessageStatus?
+    {
+        let read = try await pool.read { db -> (String, [(String, Int)], [(String, String, String, Int)])? in
+            guard
+                let document = try String.fetchOne(
+                    db, sql: "SELECT document FROM push_messages WHERE tenant_id = ? AND message_id = ? AND client_id = ?",
+                    arguments: [tenantID, messageID, clientID])
+            else { return nil }
+            let counts = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT state, COUNT(*) AS n FROM push_deliveries WHERE tenant_id = ? AND message_id = ? GROUP BY state
+                    """, arguments: [tenantID, messageID]
+            ).map { ($0["state"] as String, $0["n"] as Int) }
+            let deliveries = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT device_id, user_id, state, attempts FROM push_deliveries WHERE tenant_id = ? AND message_id = ?
+                    ORDER BY device_id LIMIT ?
+                    """, arguments: [tenantID, messageID, limit]
+            ).map { ($0["device_id"] as String, $0["user_id"] as String, $0["state"] as String, $0["attempts"] as Int) }
+            return (document, counts, deliveries)
+        }
+        guard let (document, counts, deliveries) = read else { return nil }
+        return try PushOutboxStatus.make(document: document, counts: counts, deliveries: deliveries)
+    }
+
+    public func claim(limit: Int, lease: Duration, now: Date) async throws -> [ClaimedDelivery] {
+        let nowMS = StoreClock.milliseconds(now)
+        let until = nowMS + lease.wholeMilliseconds
+        let sealer = self.sealer
+        return try await pool.write { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT d.tenant_id, d.message_id, d.device_id, d.user_id, d.attempts, m.document,
+                        v.user_id AS device_user, v.provider, v.token_sealed, v.platform, v.locale, v.app_version,
+                        v.apns_environment, v.created_at_ms, v.updated_at_ms, c.status
+                    FROM push_deliveries d
+                    LEFT JOIN push_messages m ON m.tenant_id = d.tenant_id AND m.message_id = d.message_id
+                    LEFT JOIN push_devices v ON v.tenant_id = d.tenant_id AND v.device_id = d.device_id
+                    LEFT JOIN user_consents c ON c.tenant_id = d.tenant_id AND c.user_id = d.user_id
+                        AND c.miniapp_id = m.mini_app_id AND c.permission = ?
+                    WHERE d.state = 'pending' AND d.next_attempt_at_ms <= ? AND (d.lease_until_ms IS NULL OR d.lease_until_ms <= ?)
+                    ORDER BY d.next_attempt_at_ms LIMIT ?
+                    """, arguments: [CustomPermission.notifications.rawValue, nowMS, nowMS, limit])
+            let leased = rows.map { row -> PushClaimPlanner.Leased in
+                let deviceID: String = row["device_id"]
+                let device: StoredDeviceRow? =
+                    (row["token_sealed"] as String?).map { sealed in
+                        StoredDeviceRow(
+                            id: deviceID, userID: row["device_user"], provider: row["provider"], tokenSealed: sealed,
+                            platform: row["platform"], locale: row["locale"], appVersion: row["app_version"],
+                            apnsEnvironment: row["apns_environment"], createdAtMS: row["created_at_ms"],
+                            updatedAtMS: row["updated_at_ms"])
+                    }
+                return PushClaimPlanner.Leased(
+                    tenantID: row["tenant_id"], messageID: row["message_id"], deviceID: deviceID, userID: row["user_id"],
+                    attempts: row["attempts"], document: row["document"], device: device,
+                    consented: (row["status"] as String?) == ConsentStatus.allowed.rawValue)
+            }
+            let (claimed, ended) = PushClaimPlanner.plan(leased, now: now, sealer: sealer)
+            for delivery in claimed {
+                try db.execute(
+                    sql: """
+                        UPDATE push_deliveries SET lease_until_ms = ? WHERE tenant_id = ? AND message_id = ? AND device_id = ?
+                        """, arguments: [until, delivery.tenantID, delivery.messageID, delivery.deviceID])
+            }
+            for (row, state) in ended {
+                try db.execute(
+                    sql: """
+                        UPDATE push_deliveries SET state = ?, lease_until_ms = NULL, updated_at_ms = ?
+                        WHERE tenant_id = ? AND message_id = ? AND device_id = ?
+                        """, arguments: [state.rawValue, nowMS, row.tenantID, row.messageID, row.deviceID])
+            }
+            return claimed
+        }
+    }
+
+    public func record(_ outcome: DeliveryOutcome, of delivery: ClaimedDelivery, now: Date) async throws {
+        let (state, next) = PushClaimPlanner.result(of: outcome, now: now)
+        let nowMS = StoreClock.milliseconds(now)
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE push_deliveries SET state = ?, attempts = attempts + 1, next_attempt_at_ms = ?,
+                        lease_until_ms = NULL, updated_at_ms = ?
+                    WHERE tenant_id = ? AND message_id = ? AND device_id = ? AND state = 'pending'
+                    """,
+                arguments: [state.rawValue, StoreClock.milliseconds(next), nowMS, delivery.tenantID, delivery.messageID,
+                            delivery.deviceID])
+            if outcome == .invalidToken {
+                try db.execute(
+                    sql: "DELETE FROM push_devices WHERE tenant_id = ? AND device_id = ? AND user_id = ?",
+                    arguments: [delivery.tenantID, delivery.deviceID, delivery.userID])
+            }
+        }
+    }
+}

@@ -1,0 +1,19 @@
+import GatewayCore
+
+extension NotificationError: ProblemConvertible {
+    /// 422 `invalid_notification`, 403 `sender_not_allowed`, 409 `idempotency_conflict`,
+    /// 404 `notification_not_found`.
+    var problem: GatewayProblem {
+        switch self {
+        case .invalid:
+            GatewayProblem(status: 422, code: "invalid_notification", title: "Invalid notification", detail: description)
+        case .notAllowed:
+            GatewayProblem(status: 403, code: "sender_not_allowed", title: "Sender not allowed", detail: description)
+        case .idempotencyConflict:
+            GatewayProblem(status: 409, code: "idempotency_conflict", title: "Idempotency conflict", detail: description)
+        case .notFound:
+            GatewayProblem(
+                status: 404, code: "notification_not_found", title: "Notification not found", detail: description)
+        }
+    }
+}

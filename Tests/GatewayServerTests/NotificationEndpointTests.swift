@@ -1,0 +1,96 @@
+import AsyncHTTPClient
+import Foundation
+import GatewayCore
+import NIOCore
+import NIOHTTP1
+import Testing
+
+/// Issue 30, sending: a sender queues a message for users over HTTP; consent decides which
+/// devices get a pending delivery; retries with one Idempotency-Key are one message.
+@Suite("Notifications over HTTP: senders queue, consent decides, idempotent retries, typed refusals")
+struct NotificationEndpointTests {
+    struct Reply {
+        var status: Int
+        var json: [String: JSONValue]
+    }
+
+    static func call(
+        _ method: HTTPMethod, _ url: String, token: String, json: String? = nil, headers: [(String, String)] = []
+    ) async throws -> Reply {
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let json {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: json))
+        }
+        let response = try await TestHTTP.noRedirects.execute(request, timeout: .seconds(10))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        let decoded = (try? JSONDecoder().decode([String: JSONValue].self, from: Data(buffer: body))) ?? [:]
+        return Reply(status: Int(response.status.code), json: decoded)
+    }
+
+    @Test("queue for a consenting user and one who did not consent; status; Idempotency-Key; refusals", arguments: DatabaseBackend.available)
+    func sendAndStatus(backend: DatabaseBackend) async throws {
+        try await GatewayHarness.withGateway(backend: backend) { harness, client, port in
+            let kit = OAuthTestKit(harness: harness, client: client, port: port)
+            try await kit.setUp()
+            let user = try await kit.tokens()
+            let userClient = kit.authorizedClient("Bearer \(user.accessToken)")
+            _ = try await userClient.registerDevice(
+                path: .init(tenant: "demo"), body: .json(.init(provider: .fcm, token: "phone-1", platform: .android))
+            ).created
+            let subject = try #require(try await harness.operatorStores.auth.user(tenantID: "demo", username: kit.username))
+                .subject
+            let owner = UserMiniAppKey(tenantID: "demo", userID: subject, miniAppID: "shop")
+            try await harness.operatorStores.consents.touch(owner)
+            _ = try await harness.operatorStores.consents.setConsents(
+                [CustomPermission.notifications.rawValue: .allowed], for: owner)
+
+            let secret = ClientSecret.generate()
+            var sender = OAuthClient(
+                tenantID: "demo", clientID: "shop-backend", confidential: true, redirectURIs: [],
+                allowedScopes: ["notifications:send"])
+            sender.grantTypes = [ClientCredentials.grantType]
+            sender.miniApps = ["shop"]
+            try await kit.store.addClient(sender, secretHash: secret.hash)
+            let issued = try await ClientCredentialsTests.token(
+                port: port, basic: ("shop-backend", secret.secret), form: "grant_type=client_credentials")
+            guard case .string(let token)? = issued.json["access_token"] else { throw CancellationError() }
+
+            let base = "http://127.0.0.1:\(port)/t/demo/v1/notifications"
+            let message = #"{"miniAppId": "shop", "to": {"userIds": ["\#(subject)", "someone-without-devices"]}, "text": {"default": {"title": "Shipped", "body": "Order 42"}}, "data": {"orderId": "42"}}"#
+            let queued = try await Self.call(.POST, base, token: token, json: message, headers: [("Idempotency-Key", "order-42")])
+            #expect(queued.status == 202, "\(queued.json)")
+            guard case .string(let id)? = queued.json["id"] else { throw CancellationError() }
+            let again = try await Self.call(.POST, base, token: token, json: message, headers: [("Idempotency-Key", "order-42")])
+            #expect(again.status == 202 && again.json["id"] == .string(id))
+            let conflict = try await Self.call(
+                .POST, base, token: token, json: message.replacingOccurrences(of: "Order 42", with: "Order 43"),
+                headers: [("Idempotency-Key", "order-42")])
+            #expect(conflict.status == 409 && conflict.json["code"] == .string("idempotency_conflict"))
+
+            let status = try await Self.call(.GET, "\(base)/\(id)", token: token)
+            #expect(status.status == 200)
+            guard case .object(let counts)? = status.json["counts"] else { throw CancellationError() }
+            #expect(counts["pending"] == .number(1) && counts["skippedNoConsent"] == .number(0))
+
+            // Refusals: another mini app, no default text, both recipients forms, a user token.
+            let bank = try await Self.call(
+                .POST, base, token: token,
+                json: #"{"miniAppId": "bank", "to": {"all": true}, "text": {"default": {"title": "t", "body": "b"}}}"#)
+            #expect(bank.status == 403 && bank.json["code"] == .string("sender_not_allowed"))
+            for invalid in [
+                #"{"miniAppId": "shop", "to": {"all": true}, "text": {"ja": {"title": "t", "body": "b"}}}"#,
+                #"{"miniAppId": "shop", "to": {"all": true, "userIds": ["u"]}, "text": {"default": {"title": "t", "body": "b"}}}"#,
+                #"{"miniAppId": "shop", "to": {"all": true}, "text": {"default": {"title": "t", "body": "b"}}, "link": "https://evil.example/x"}"#,
+            ] {
+                let refused = try await Self.call(.POST, base, token: token, json: invalid)
+                #expect(refused.status == 422 && refused.json["code"] == .string("invalid_notification"), "\(invalid)")
+            }
+            #expect(try await Self.call(.POST, base, token: user.accessToken, json: message).status == 401)
+            #expect(try await Self.call(.GET, "\(base)/msg_unknown", token: token).status == 404)
+        }
+    }
+}
