@@ -270,6 +270,7 @@ enum PostgresMigrations {
                 """,
                 "CREATE INDEX push_deliveries_due ON push_deliveries (next_attempt_at_ms) WHERE state = 'pending'",
                 "CREATE INDEX push_deliveries_user ON push_deliveries (tenant_id, user_id)",
+                "CREATE INDEX push_messages_expiry ON push_messages (expires_at_ms)",
             ]
         ),
     ]

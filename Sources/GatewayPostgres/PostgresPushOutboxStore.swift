@@ -15,7 +15,7 @@ public final class PostgresPushOutboxStore: PushOutboxStore {
         -> EnqueueOutcome
     {
         let document = try PushOutboxRows.document(message)
-        let users: [String]? = if case .users(let list) = message.recipients { list } else { nil }
+        let users: [String]? = if case .users(let list) = message.content.recipients { list } else { nil }
         let now = StoreClock.milliseconds(message.createdAt)
         let expires = StoreClock.milliseconds(message.expiresAt)
         let (tenantID, clientID, messageID, miniAppID) = (message.tenantID, message.clientID, message.id, message.miniAppID)
@@ -79,6 +79,27 @@ public final class PostgresPushOutboxStore: PushOutboxStore {
             """, as: (String, String, String, Int32).self
         ).map { ($0.0, $0.1, $0.2, Int($0.3)) }
         return try PushOutboxStatus.make(document: document, counts: counts, deliveries: deliveries)
+    }
+}
+
+extension PostgresPushOutboxStore {
+    public func purge(expiredBefore cutoff: Date, limit: Int) async throws -> Int {
+        let cutoffMS = StoreClock.milliseconds(cutoff)
+        return try await database.transaction { connection in
+            let gone = try await connection.all(
+                """
+                DELETE FROM push_messages WHERE (tenant_id, message_id) IN (
+                    SELECT tenant_id, message_id FROM push_messages WHERE expires_at_ms < \(cutoffMS) LIMIT \(limit))
+                RETURNING tenant_id, message_id
+                """, as: (String, String).self)
+            guard !gone.isEmpty else { return 0 }
+            try await connection.execute(
+                """
+                DELETE FROM push_deliveries d USING unnest(\(gone.map(\.0))::text[], \(gone.map(\.1))::text[]) AS g(t, m)
+                WHERE d.tenant_id = g.t AND d.message_id = g.m
+                """)
+            return gone.count
+        }
     }
 }
 

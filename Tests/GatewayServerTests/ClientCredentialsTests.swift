@@ -28,22 +28,37 @@ struct ClientCredentialsTests {
         return Reply(status: Int(response.status.code), json: json)
     }
 
+    /// Registers a sender client `clientID` for `miniApps` in `demo`; its secret.
+    static func addSender(_ kit: OAuthTestKit, clientID: String = "shop-backend", miniApps: [String] = ["shop"]) async throws
+        -> String
+    {
+        let secret = ClientSecret.generate()
+        var sender = OAuthClient(
+            tenantID: "demo", clientID: clientID, confidential: true, redirectURIs: [],
+            allowedScopes: ["notifications:send"])
+        sender.grantTypes = [ClientCredentials.grantType]
+        sender.miniApps = miniApps
+        try sender.validate()
+        try await kit.store.addClient(sender, secretHash: secret.hash)
+        return secret.secret
+    }
+
+    /// A sender token of a new sender client `shop-backend` of `demo`.
+    static func senderToken(_ kit: OAuthTestKit, port: Int) async throws -> String {
+        let secret = try await addSender(kit)
+        let issued = try await token(port: port, basic: ("shop-backend", secret), form: "grant_type=client_credentials")
+        guard case .string(let token)? = issued.json["access_token"] else { throw CancellationError() }
+        return token
+    }
+
     @Test("a sender gets a Bearer token (no refresh, no ID token) with its sender scope; /me refuses it; the discovery names the grant")
     func senderToken() async throws {
         try await GatewayHarness.withGateway { harness, client, port in
             let kit = OAuthTestKit(harness: harness, client: client, port: port)
             try await kit.setUp()
-            let secret = ClientSecret.generate()
-            var sender = OAuthClient(
-                tenantID: "demo", clientID: "shop-backend", confidential: true, redirectURIs: [],
-                allowedScopes: ["notifications:send"])
-            sender.grantTypes = [ClientCredentials.grantType]
-            sender.miniApps = ["shop"]
-            try sender.validate()
-            try await kit.store.addClient(sender, secretHash: secret.hash)
-
+            let secret = try await Self.addSender(kit)
             let issued = try await Self.token(
-                port: port, basic: ("shop-backend", secret.secret), form: "grant_type=client_credentials")
+                port: port, basic: ("shop-backend", secret), form: "grant_type=client_credentials")
             #expect(issued.status == 200, "\(issued.json)")
             #expect(issued.json["token_type"] == .string("Bearer") && issued.json["scope"] == .string("notifications:send"))
             #expect(issued.json["refresh_token"] == nil && issued.json["id_token"] == nil)
@@ -63,7 +78,7 @@ struct ClientCredentialsTests {
 
             // Refusals: a scope that is not a sender scope, a wrong secret, a public client.
             let openid = try await Self.token(
-                port: port, basic: ("shop-backend", secret.secret), form: "grant_type=client_credentials&scope=openid")
+                port: port, basic: ("shop-backend", secret), form: "grant_type=client_credentials&scope=openid")
             #expect(openid.status == 400 && openid.json["error"] == .string("invalid_scope"))
             let wrong = try await Self.token(port: port, basic: ("shop-backend", "nope"), form: "grant_type=client_credentials")
             #expect(wrong.status == 401 && wrong.json["error"] == .string("invalid_client"))

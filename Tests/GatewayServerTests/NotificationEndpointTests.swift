@@ -48,16 +48,7 @@ struct NotificationEndpointTests {
             _ = try await harness.operatorStores.consents.setConsents(
                 [CustomPermission.notifications.rawValue: .allowed], for: owner)
 
-            let secret = ClientSecret.generate()
-            var sender = OAuthClient(
-                tenantID: "demo", clientID: "shop-backend", confidential: true, redirectURIs: [],
-                allowedScopes: ["notifications:send"])
-            sender.grantTypes = [ClientCredentials.grantType]
-            sender.miniApps = ["shop"]
-            try await kit.store.addClient(sender, secretHash: secret.hash)
-            let issued = try await ClientCredentialsTests.token(
-                port: port, basic: ("shop-backend", secret.secret), form: "grant_type=client_credentials")
-            guard case .string(let token)? = issued.json["access_token"] else { throw CancellationError() }
+            let token = try await ClientCredentialsTests.senderToken(kit, port: port)
 
             let base = "http://127.0.0.1:\(port)/t/demo/v1/notifications"
             let message = #"{"miniAppId": "shop", "to": {"userIds": ["\#(subject)", "someone-without-devices"]}, "text": {"default": {"title": "Shipped", "body": "Order 42"}}, "data": {"orderId": "42"}}"#

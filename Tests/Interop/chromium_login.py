@@ -102,7 +102,14 @@ try:
     load(lambda: submit("not-the-password"))
     alert = evaluate("(document.querySelector('[role=alert]') || {}).textContent || ''")
     assert expected_error in alert, f"no localized error, got {alert!r}"
-    assert evaluate("document.activeElement && document.activeElement.id") == "password"
+    # autofocus runs once the page is rendered, which under load can come after the load event.
+    focused = None
+    for _ in range(60):
+        focused = evaluate("document.activeElement && document.activeElement.id")
+        if focused == "password":
+            break
+        time.sleep(0.05)
+    assert focused == "password", f"the password field has no focus after a refusal (focus on {focused!r})"
     assert evaluate("document.documentElement.scrollWidth") == 360
     print("ok wrong password")
 

@@ -17,7 +17,7 @@ public final class SQLitePushOutboxStore: PushOutboxStore, PushDeliveryQueue {
         -> EnqueueOutcome
     {
         let document = try PushOutboxRows.document(message)
-        let users = try PushOutboxRows.userIDs(message.recipients)
+        let users = try PushOutboxRows.userIDs(message.content.recipients)
         let now = StoreClock.milliseconds(message.createdAt)
         return try await pool.write { db in
             if let idempotencyKey,
@@ -85,6 +85,20 @@ public final class SQLitePushOutboxStore: PushOutboxStore, PushDeliveryQueue {
         }
         guard let (document, counts, deliveries) = read else { return nil }
         return try PushOutboxStatus.make(document: document, counts: counts, deliveries: deliveries)
+    }
+
+    public func purge(expiredBefore cutoff: Date, limit: Int) async throws -> Int {
+        try await pool.write { db in
+            let gone = try Row.fetchAll(
+                db, sql: "SELECT tenant_id, message_id FROM push_messages WHERE expires_at_ms < ? LIMIT ?",
+                arguments: [StoreClock.milliseconds(cutoff), limit])
+            for row in gone {
+                let key: StatementArguments = [row["tenant_id"] as String, row["message_id"] as String]
+                try db.execute(sql: "DELETE FROM push_deliveries WHERE tenant_id = ? AND message_id = ?", arguments: key)
+                try db.execute(sql: "DELETE FROM push_messages WHERE tenant_id = ? AND message_id = ?", arguments: key)
+            }
+            return gone.count
+        }
     }
 
     public func claim(limit: Int, lease: Duration, now: Date) async throws -> [ClaimedDelivery] {

@@ -178,6 +178,7 @@ enum TenantMigrations {
             try db.execute(
                 sql: "CREATE INDEX push_deliveries_due ON push_deliveries (next_attempt_at_ms) WHERE state = 'pending'")
             try db.execute(sql: "CREATE INDEX push_deliveries_user ON push_deliveries (tenant_id, user_id)")
+            try db.execute(sql: "CREATE INDEX push_messages_expiry ON push_messages (expires_at_ms)")
         }
         return migrator
     }

@@ -160,6 +160,8 @@ public struct GatewayBootstrap: Sendable {
         let refreshRetention = RefreshRetention(store: stores.auth, clock: clock.now, logger: logger)
         background.loops.append(RetentionService { await analyticsRetention.run() })
         background.loops.append(RetentionService { await refreshRetention.run() })
+        let pushRetention = PushRetention(outbox: stores.outbox, clock: clock.now, logger: logger)
+        background.loops.append(RetentionService { await pushRetention.run() })
         return GatewayBootstrap(
             services: services, stores: stores, backgroundServices: background.inStartOrder, drain: drain)
     }

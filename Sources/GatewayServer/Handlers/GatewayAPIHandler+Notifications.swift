@@ -22,7 +22,7 @@ extension GatewayAPIHandler {
         case (nil, true?): recipients = .allConsented
         default: throw NotificationError.invalid("`to` holds exactly one of userIds and all: true")
         }
-        let request = NotificationService.Request(
+        let request = PushContent(
             miniAppID: body.miniAppId, recipients: recipients,
             texts: body.text.additionalProperties.mapValues { PushText(title: $0.title, body: $0.body) },
             data: try body.data.map { try JSONValue(container: $0.additionalProperties) }, link: body.link,

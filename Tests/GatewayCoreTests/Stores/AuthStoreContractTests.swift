@@ -264,8 +264,10 @@ struct AuthStoreContractTests {
 
         _ = try await stores.outbox.enqueue(
             PushMessage(
-                id: "msg-1", tenantID: "acme", clientID: "sender", miniAppID: "hello", recipients: .users(["alice", "bob"]),
-                texts: ["default": .init(title: "t", body: "b")], createdAt: now), idempotencyKey: nil, requestHash: "h")
+                id: "msg-1", tenantID: "acme", clientID: "sender",
+                content: PushContent(
+                    miniAppID: "hello", recipients: .users(["alice", "bob"]), texts: ["default": .init(title: "t", body: "b")]),
+                createdAt: now), idempotencyKey: nil, requestHash: "h")
         await #expect(throws: AuthStoreError.notFound("user with subject nobody")) {
             try await auth.eraseUser(tenantID: "acme", subject: "nobody", now: now)
         }

@@ -33,7 +33,7 @@ struct PushOutboxContractTests {
         try await body(NotificationService(outbox: stores.outbox, domains: stores.domains), database)
     }
 
-    static func request(_ recipients: PushRecipients, body: String = "Your order shipped") -> NotificationService.Request {
+    static func request(_ recipients: PushRecipients, body: String = "Your order shipped") -> PushContent {
         .init(miniAppID: "shop", recipients: recipients, texts: ["default": .init(title: "Shop", body: body)])
     }
 
@@ -46,7 +46,7 @@ struct PushOutboxContractTests {
             let status = try await service.status(of: id, sender: Self.sender)
             #expect(status.counts == [.pending: 2, .skippedNoConsent: 2])
             #expect(Set(status.deliveries.filter { $0.state == .pending }.map(\.userID)) == ["alice"])
-            #expect(status.message.texts["default"]?.body == "Your order shipped")
+            #expect(status.message.content.texts["default"]?.body == "Your order shipped")
 
             let all = try await service.send(Self.request(.allConsented), from: Self.sender, idempotencyKey: nil)
             guard case .queued(let allID, let allDeliveries) = all else { throw CancellationError() }
@@ -186,6 +186,22 @@ struct PushOutboxContractTests {
             }
             let keys = batches.flatMap { $0.map { $0.messageID + "/" + $0.deviceID } }
             #expect(keys.count == 40 && Set(keys).count == 40, "every pending delivery once: \(batches.map(\.count))")
+        }
+    }
+
+    @Test(arguments: StoreBackend.available) func retentionDeletesExpiredMessages(backend: StoreBackend) async throws {
+        try await Self.withWorld(backend) { service, database in
+            let old = try await Self.queued(service, ttl: 60)
+            let young = try await Self.queued(service, ttl: 20 * 86_400)
+            let later = Date().addingTimeInterval(8 * 86_400)
+            let retention = PushRetention(outbox: database.stores.outbox, batch: 1, clock: { later }, logger: .init(label: "t"))
+            #expect(try await retention.purge() == 1)
+            await #expect(throws: NotificationError.notFound(messageID: old)) {
+                try await service.status(of: old, sender: Self.sender)
+            }
+            #expect(try await service.status(of: young, sender: Self.sender).counts[.pending] == 2)
+            let deliveries = try await database.integer("SELECT COUNT(*) FROM push_deliveries")
+            #expect(deliveries == 3, "the young message's three deliveries stay")
         }
     }
 }

@@ -16,7 +16,7 @@ public enum NotificationRules {
 
     /// Throws ``NotificationError/invalid(_:)`` naming the first rule `message` breaks.
     /// - Parameter linkHosts: the tenant's link domains.
-    public static func check(_ message: PushMessage, linkHosts: Set<String>) throws(NotificationError) {
+    public static func check(_ message: PushContent, linkHosts: Set<String>) throws(NotificationError) {
         func fail(_ text: String) throws(NotificationError) -> Never { throw .invalid(text) }
         if case .users(let users) = message.recipients {
             if users.isEmpty || users.count > maxRecipients { try fail("to.userIds holds 1-\(maxRecipients) user ids") }

@@ -20,36 +20,9 @@ public struct NotificationService: Sendable {
         self.clock = clock
     }
 
-    /// What a sender asked to send (the message without the gateway's id, sender and time).
-    public struct Request: Sendable, Equatable, Codable {
-        public var miniAppID: String
-        public var recipients: PushRecipients
-        public var texts: [String: PushText]
-        public var data: JSONValue?
-        public var link: String?
-        public var collapseID: String?
-        public var ttlSeconds: Int
-        public var priority: PushPriority
-
-        public init(
-            miniAppID: String, recipients: PushRecipients, texts: [String: PushText], data: JSONValue? = nil,
-            link: String? = nil, collapseID: String? = nil, ttlSeconds: Int = NotificationRules.defaultTTLSeconds,
-            priority: PushPriority = .normal
-        ) {
-            self.miniAppID = miniAppID
-            self.recipients = recipients
-            self.texts = texts
-            self.data = data
-            self.link = link
-            self.collapseID = collapseID
-            self.ttlSeconds = ttlSeconds
-            self.priority = priority
-        }
-    }
-
     /// Queues `request` from `sender`.
     /// - Throws: ``NotificationError`` `notAllowed`, `invalid`, `idempotencyConflict`; then nothing is queued.
-    public func send(_ request: Request, from sender: SenderTokenClaims, idempotencyKey: String?) async throws
+    public func send(_ request: PushContent, from sender: SenderTokenClaims, idempotencyKey: String?) async throws
         -> EnqueueOutcome
     {
         guard sender.scopes.contains(Self.sendScope) else {
@@ -60,14 +33,12 @@ public struct NotificationService: Sendable {
         }
         let message = PushMessage(
             id: "msg_" + Base64URL.random(byteCount: 16), tenantID: sender.tenantID, clientID: sender.clientID,
-            miniAppID: request.miniAppID, recipients: request.recipients, texts: request.texts, data: request.data,
-            link: request.link, collapseID: request.collapseID, ttlSeconds: request.ttlSeconds,
-            priority: request.priority, createdAt: StoreClock.date(StoreClock.milliseconds(clock.now())))
+            content: request, createdAt: StoreClock.date(StoreClock.milliseconds(clock.now())))
         var hosts: Set<String> = []
-        if message.link != nil {
+        if request.link != nil {
             hosts = Set(try await domains.domains(tenantID: sender.tenantID).map { $0.host.lowercased() })
         }
-        try NotificationRules.check(message, linkHosts: hosts)
+        try NotificationRules.check(request, linkHosts: hosts)
         return try await outbox.enqueue(message, idempotencyKey: idempotencyKey, requestHash: try Self.hash(request))
     }
 
@@ -83,7 +54,7 @@ public struct NotificationService: Sendable {
     }
 
     /// A digest of the request (its canonical JSON), so a retried call is recognised.
-    static func hash(_ request: Request) throws -> String {
+    static func hash(_ request: PushContent) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         return Base64URL.encode(SHA256.hash(data: try encoder.encode(request)))

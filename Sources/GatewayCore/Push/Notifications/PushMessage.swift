@@ -22,14 +22,8 @@ public enum PushPriority: String, Sendable, Equatable, Codable, CaseIterable {
     case high, normal
 }
 
-/// A notification a sender asked for, as stored in the outbox.
-public struct PushMessage: Sendable, Equatable, Codable {
-    /// The gateway's id (`msg_` + random); it travels as the providers' collapse id when the
-    /// sender gives none, so a repeated delivery replaces rather than adds.
-    public var id: String
-    public var tenantID: String
-    /// The sender (client id).
-    public var clientID: String
+/// What a sender asks to send: the mini app, the recipients and the notification.
+public struct PushContent: Sendable, Equatable, Codable {
     public var miniAppID: String
     public var recipients: PushRecipients
     /// Texts by BCP 47 tag; `default` is required and used when no tag matches a device.
@@ -41,16 +35,12 @@ public struct PushMessage: Sendable, Equatable, Codable {
     public var collapseID: String?
     public var ttlSeconds: Int
     public var priority: PushPriority
-    public var createdAt: Date
 
     public init(
-        id: String, tenantID: String, clientID: String, miniAppID: String, recipients: PushRecipients,
-        texts: [String: PushText], data: JSONValue? = nil, link: String? = nil, collapseID: String? = nil,
-        ttlSeconds: Int = NotificationRules.defaultTTLSeconds, priority: PushPriority = .normal, createdAt: Date
+        miniAppID: String, recipients: PushRecipients, texts: [String: PushText], data: JSONValue? = nil,
+        link: String? = nil, collapseID: String? = nil, ttlSeconds: Int = NotificationRules.defaultTTLSeconds,
+        priority: PushPriority = .normal
     ) {
-        self.id = id
-        self.tenantID = tenantID
-        self.clientID = clientID
         self.miniAppID = miniAppID
         self.recipients = recipients
         self.texts = texts
@@ -59,9 +49,29 @@ public struct PushMessage: Sendable, Equatable, Codable {
         self.collapseID = collapseID
         self.ttlSeconds = ttlSeconds
         self.priority = priority
+    }
+}
+
+/// A notification a sender asked for, as stored in the outbox.
+public struct PushMessage: Sendable, Equatable, Codable {
+    /// The gateway's id (`msg_` + random); it travels as the providers' collapse id when the
+    /// sender gives none, so a repeated delivery replaces rather than adds.
+    public var id: String
+    public var tenantID: String
+    /// The sender (client id).
+    public var clientID: String
+    public var content: PushContent
+    public var createdAt: Date
+
+    public init(id: String, tenantID: String, clientID: String, content: PushContent, createdAt: Date) {
+        self.id = id
+        self.tenantID = tenantID
+        self.clientID = clientID
+        self.content = content
         self.createdAt = createdAt
     }
 
+    public var miniAppID: String { content.miniAppID }
     /// When undelivered copies expire.
-    public var expiresAt: Date { createdAt.addingTimeInterval(TimeInterval(ttlSeconds)) }
+    public var expiresAt: Date { createdAt.addingTimeInterval(TimeInterval(content.ttlSeconds)) }
 }

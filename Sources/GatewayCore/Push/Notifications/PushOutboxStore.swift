@@ -65,6 +65,9 @@ public protocol PushOutboxStore: Sendable {
     /// The status of a message the client `clientID` sent (nil: none), with at most
     /// `limit` deliveries listed.
     func status(tenantID: String, clientID: String, messageID: String, limit: Int) async throws -> PushMessageStatus?
+    /// Deletes at most `limit` messages that expired before `cutoff`, with their deliveries;
+    /// returns how many messages went.
+    func purge(expiredBefore cutoff: Date, limit: Int) async throws -> Int
 }
 
 /// Builds the store-independent parts of the outbox rows.
