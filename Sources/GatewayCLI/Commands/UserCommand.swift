@@ -242,8 +242,9 @@ struct UserDeleteCommand: AsyncParsableCommand {
         abstract: "Erase a user: the account and everything kept about it, in one transaction.",
         discussion: """
             Deletes the account, its identity links, refresh tokens (its sessions end), consents, \
-            secure storage, mini-app list and issued mini-app token ids, takes the user off \
-            release allow and deny lists, and records every unexpired access token and mini-app token of the user as revoked: running gateways \
+            secure storage, mini-app list, issued mini-app token ids, push devices and \
+            deliveries, takes the user off release allow and deny lists, and records every \
+            unexpired access token and mini-app token of the user as revoked: running gateways \
             refuse them after their next revocation poll (every 2 seconds). Analytics events \
             carry no user id and stay. Asks for --yes; `user disable` is the reversible \
             alternative.

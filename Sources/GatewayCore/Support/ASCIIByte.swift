@@ -31,4 +31,9 @@ public enum ASCIIByte {
     public static func isHexDigit(_ byte: UInt8) -> Bool {
         isDigit(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte | 0x20)
     }
+
+    /// A visible character: `!` ... `~` (no space, no control).
+    public static func isVisible(_ byte: UInt8) -> Bool {
+        byte > 0x20 && byte < 0x7F
+    }
 }

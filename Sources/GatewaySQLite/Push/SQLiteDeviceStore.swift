@@ -99,7 +99,8 @@ public final class SQLiteDeviceStore: DeviceStore {
         }
     }
 
-    private static func stored(_ row: Row) -> StoredDeviceRow {
+    /// A device row read with ``columns`` (also from a join that names them so).
+    static func stored(_ row: Row) -> StoredDeviceRow {
         StoredDeviceRow(
             id: row["device_id"], userID: row["user_id"], provider: row["provider"], tokenSealed: row["token_sealed"],
             platform: row["platform"], locale: row["locale"], appVersion: row["app_version"],

@@ -109,9 +109,9 @@ public final class SQLitePushOutboxStore: PushOutboxStore, PushDeliveryQueue {
             let rows = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT d.tenant_id, d.message_id, d.device_id, d.user_id, d.attempts, m.document,
-                        v.user_id AS device_user, v.provider, v.token_sealed, v.platform, v.locale, v.app_version,
-                        v.apns_environment, v.created_at_ms, v.updated_at_ms, c.status
+                    SELECT d.tenant_id, d.message_id, d.device_id AS delivery_device, d.user_id AS delivery_user,
+                        d.attempts, m.document, v.device_id, v.user_id, v.provider, v.token_sealed, v.platform, v.locale,
+                        v.app_version, v.apns_environment, v.created_at_ms, v.updated_at_ms, c.status
                     FROM push_deliveries d
                     LEFT JOIN push_messages m ON m.tenant_id = d.tenant_id AND m.message_id = d.message_id
                     LEFT JOIN push_devices v ON v.tenant_id = d.tenant_id AND v.device_id = d.device_id
@@ -120,19 +120,11 @@ public final class SQLitePushOutboxStore: PushOutboxStore, PushDeliveryQueue {
                     WHERE d.state = 'pending' AND d.next_attempt_at_ms <= ? AND (d.lease_until_ms IS NULL OR d.lease_until_ms <= ?)
                     ORDER BY d.next_attempt_at_ms LIMIT ?
                     """, arguments: [CustomPermission.notifications.rawValue, nowMS, nowMS, limit])
-            let leased = rows.map { row -> PushClaimPlanner.Leased in
-                let deviceID: String = row["device_id"]
-                let device: StoredDeviceRow? =
-                    (row["token_sealed"] as String?).map { sealed in
-                        StoredDeviceRow(
-                            id: deviceID, userID: row["device_user"], provider: row["provider"], tokenSealed: sealed,
-                            platform: row["platform"], locale: row["locale"], appVersion: row["app_version"],
-                            apnsEnvironment: row["apns_environment"], createdAtMS: row["created_at_ms"],
-                            updatedAtMS: row["updated_at_ms"])
-                    }
-                return PushClaimPlanner.Leased(
-                    tenantID: row["tenant_id"], messageID: row["message_id"], deviceID: deviceID, userID: row["user_id"],
-                    attempts: row["attempts"], document: row["document"], device: device,
+            let leased = rows.map { row in
+                PushClaimPlanner.Leased(
+                    tenantID: row["tenant_id"], messageID: row["message_id"], deviceID: row["delivery_device"],
+                    userID: row["delivery_user"], attempts: row["attempts"], document: row["document"],
+                    device: (row["device_id"] as String?) == nil ? nil : SQLiteDeviceStore.stored(row),
                     consented: (row["status"] as String?) == ConsentStatus.allowed.rawValue)
             }
             let (claimed, ended) = PushClaimPlanner.plan(leased, now: now, sealer: sealer)

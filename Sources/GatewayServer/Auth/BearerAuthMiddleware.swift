@@ -57,10 +57,9 @@ struct BearerAuthMiddleware: RouterMiddleware {
                 throw problem
             }
         case .sender:
-            guard let authorization, let space = authorization.firstIndex(of: " "),
-                authorization[..<space].lowercased() == "bearer"
-            else { throw TokenRejection.missing }
-            let token = String(authorization[authorization.index(after: space)...].trimmingBlanks)
+            guard let (scheme, token) = Self.credentials(authorization), scheme == "bearer" else {
+                throw TokenRejection.missing
+            }
             context.scope.sender = try await auth.verifier.verifySenderToken(
                 token, issuer: issuerBase.issuer(tenantID: tenant.id), tenantID: tenant.id)
         case .anonymous:
@@ -72,10 +71,9 @@ struct BearerAuthMiddleware: RouterMiddleware {
     private func verify(
         _ request: Request, authorization: String?, issuer: String, tenantID: String
     ) async throws -> AccessTokenClaims {
-        guard let authorization, let space = authorization.firstIndex(of: " ") else { throw TokenRejection.missing }
-        let scheme = authorization[..<space].lowercased()
-        let token = String(authorization[authorization.index(after: space)...].trimmingBlanks)
-        guard scheme == "bearer" || scheme == "dpop", !token.isEmpty else { throw TokenRejection.missing }
+        guard let (scheme, token) = Self.credentials(authorization), scheme == "bearer" || scheme == "dpop",
+            !token.isEmpty
+        else { throw TokenRejection.missing }
         let claims = try await tokens.verify(token, issuer: issuer, tenantID: tenantID)
         if let jkt = claims.dpopJKT {
             guard scheme == "dpop" else {
@@ -95,5 +93,13 @@ struct BearerAuthMiddleware: RouterMiddleware {
             throw TokenRejection.invalidToken("this access token is not DPoP-bound")
         }
         return claims
+    }
+
+    /// The scheme (lower case) and credentials of an `Authorization` header; nil without one.
+    static func credentials(_ authorization: String?) -> (scheme: String, token: String)? {
+        guard let authorization, let space = authorization.firstIndex(of: " ") else { return nil }
+        return (
+            authorization[..<space].lowercased(), String(authorization[authorization.index(after: space)...].trimmingBlanks)
+        )
     }
 }

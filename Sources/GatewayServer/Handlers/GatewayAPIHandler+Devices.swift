@@ -33,8 +33,7 @@ extension GatewayAPIHandler {
 
     func deleteDevice(_ input: Operations.DeleteDevice.Input) async throws -> Operations.DeleteDevice.Output {
         let id = input.path.deviceId
-        guard (1...64).contains(id.utf8.count), id.utf8.allSatisfy({ ASCIIByte.isLetterOrDigit($0) || "_-".utf8.contains($0) })
-        else { throw GatewayProblem.invalidRequest("`deviceId` must be 1-64 characters of A-Z, a-z, 0-9, '_' and '-'.") }
+        try RequestValidation.opaqueID(id, "deviceId")
         let (tenant, user) = try signedInUser()
         try await services.userState.devices.remove(deviceID: id, tenantID: tenant, userID: user)
         return .noContent(.init())

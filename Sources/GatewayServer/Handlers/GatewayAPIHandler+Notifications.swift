@@ -13,7 +13,7 @@ extension GatewayAPIHandler {
         try RequestValidation.identifier(body.miniAppId, "miniAppId")
         // The header as sent (the generated server percent-decodes it).
         let key = RequestScope.header(.init("Idempotency-Key")!)
-        if let key, !(1...128).contains(key.utf8.count) || !key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
+        if let key, !(1...128).contains(key.utf8.count) || !key.utf8.allSatisfy(ASCIIByte.isVisible) {
             throw GatewayProblem.invalidRequest("`Idempotency-Key` is 1-128 visible ASCII characters.")
         }
         let recipients: PushRecipients
@@ -38,8 +38,7 @@ extension GatewayAPIHandler {
 
     func getNotification(_ input: Operations.GetNotification.Input) async throws -> Operations.GetNotification.Output {
         let id = input.path.messageId
-        guard (1...64).contains(id.utf8.count), id.utf8.allSatisfy({ ASCIIByte.isLetterOrDigit($0) || "_-".utf8.contains($0) })
-        else { throw GatewayProblem.invalidRequest("`messageId` must be 1-64 characters of A-Z, a-z, 0-9, '_' and '-'.") }
+        try RequestValidation.opaqueID(id, "messageId")
         let status = try await services.userState.notifications.status(of: id, sender: try Self.requireSender())
         let count = { (state: DeliveryState) in status.counts[state] ?? 0 }
         return .ok(

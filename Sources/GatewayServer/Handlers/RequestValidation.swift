@@ -27,9 +27,15 @@ enum RequestValidation {
     }
 
     static func previewCode(_ value: String) throws {
+        try opaqueID(value, "code")
+    }
+
+    /// An id the gateway or a platform made (preview codes, device and message ids): 1-64
+    /// characters of A-Z, a-z, 0-9, '_' and '-'.
+    static func opaqueID(_ value: String, _ name: String) throws {
         guard (1...64).contains(value.utf8.count),
               value.utf8.allSatisfy({ ASCIIByte.isLetterOrDigit($0) || "_-".utf8.contains($0) })
-        else { throw GatewayProblem.invalidRequest("`code` must be 1-64 characters of A-Z, a-z, 0-9, '_' and '-'.") }
+        else { throw GatewayProblem.invalidRequest("`\(name)` must be 1-64 characters of A-Z, a-z, 0-9, '_' and '-'.") }
     }
 
     static func language(_ value: String?) throws {

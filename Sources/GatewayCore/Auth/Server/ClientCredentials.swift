@@ -90,11 +90,7 @@ extension TokenVerifier {
             let clientID = c["client_id"]?.stringValue, c["sub"]?.stringValue == clientID,
             let jti = c["jti"]?.stringValue, let exp = c["exp"]?.int64Value
         else { throw TokenRejection.invalidToken("not a sender token of this tenant") }
-        let expiresAt = Date(timeIntervalSince1970: TimeInterval(exp))
-        guard expiresAt > now() else { throw TokenRejection.invalidToken("the token expired") }
-        if (try? await revoked.isRevoked(tenantID: tenantID, jti: jti)) ?? false {
-            throw TokenRejection.invalidToken("the token was revoked")
-        }
+        let expiresAt = try await requireLive(exp: exp, jti: jti, tenantID: tenantID)
         var miniApps: [String] = []
         if case .array(let list)? = c["mini_apps"] {
             for item in list { if let app = item.stringValue { miniApps.append(app) } }

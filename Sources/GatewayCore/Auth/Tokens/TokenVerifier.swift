@@ -89,14 +89,21 @@ public struct TokenVerifier: Sendable {
         guard iss == issuer, tenant == tenantID else {
             throw TokenRejection.invalidToken("the token was issued by another tenant")
         }
+        let expiresAt = try await requireLive(exp: exp, jti: jti, tenantID: tenantID)
+        return MiniAppTokenClaims(
+            issuer: iss, subject: sub, miniAppID: azp, audience: aud, scope: c["scope"]?.stringValue ?? "", jti: jti,
+            issuedAt: Date(timeIntervalSince1970: TimeInterval(iat)), expiresAt: expiresAt)
+    }
+
+    /// The expiry of a token with `exp` and `jti`, unless it expired or was revoked
+    /// (a revocation store that cannot be read fails open, as for access tokens).
+    func requireLive(exp: Int64, jti: String, tenantID: String) async throws -> Date {
         let expiresAt = Date(timeIntervalSince1970: TimeInterval(exp))
         guard expiresAt > now() else { throw TokenRejection.invalidToken("the token expired") }
         if (try? await revoked.isRevoked(tenantID: tenantID, jti: jti)) ?? false {
             throw TokenRejection.invalidToken("the token was revoked")
         }
-        return MiniAppTokenClaims(
-            issuer: iss, subject: sub, miniAppID: azp, audience: aud, scope: c["scope"]?.stringValue ?? "", jti: jti,
-            issuedAt: Date(timeIntervalSince1970: TimeInterval(iat)), expiresAt: expiresAt)
+        return expiresAt
     }
 
     /// An ID token this tenant issued, as an `id_token_hint` (OpenID Connect RP-Initiated

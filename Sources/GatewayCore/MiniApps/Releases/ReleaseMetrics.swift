@@ -48,11 +48,9 @@ public final class ReleaseMetrics: Sendable {
     /// policies that are gone (call before metrics are rendered).
     public func sample() {
         let now = clock.now()
-        var seen: Set<PolicyKey> = []
         var made: [PolicyKey: [Gauge]] = [:]
         for policy in table.allPolicies() {
             let key = PolicyKey(tenantID: policy.tenantID, miniAppID: policy.miniAppID)
-            seen.insert(key)
             let labels = [("tenant", policy.tenantID), ("mini_app", policy.miniAppID)]
             let share = Gauge(label: Self.shareLabel, dimensions: labels, factory: factory)
             share.record(Self.share(of: policy.candidate, at: now))
@@ -66,7 +64,7 @@ public final class ReleaseMetrics: Sendable {
             made[key] = series
         }
         let gone = gauges.withLock { held in
-            let gone = held.filter { !seen.contains($0.key) }.flatMap(\.value)
+            let gone = held.filter { made[$0.key] == nil }.flatMap(\.value)
             held = made
             return gone
         }

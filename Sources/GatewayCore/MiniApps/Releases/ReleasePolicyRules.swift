@@ -60,6 +60,6 @@ public enum ReleasePolicyRules {
 
     /// A user id (a token subject): 1–255 visible ASCII characters, no spaces or commas.
     public static func isUserID(_ text: String) -> Bool {
-        (1...255).contains(text.utf8.count) && text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ",") }
+        (1...255).contains(text.utf8.count) && text.utf8.allSatisfy { ASCIIByte.isVisible($0) && $0 != UInt8(ascii: ",") }
     }
 }

@@ -13,7 +13,7 @@ public enum DeviceRules {
             guard apnsTokenHexLength.contains(device.token.utf8.count), device.token.utf8.allSatisfy(ASCIIByte.isHexDigit)
             else { throw .invalid("an APNs token is 64-200 hexadecimal digits") }
         case .fcm:
-            guard (1...maxFCMTokenBytes).contains(device.token.utf8.count), device.token.utf8.allSatisfy(isTokenByte)
+            guard (1...maxFCMTokenBytes).contains(device.token.utf8.count), device.token.utf8.allSatisfy(ASCIIByte.isVisible)
             else { throw .invalid("an FCM token is 1-\(maxFCMTokenBytes) visible ASCII characters") }
             if device.apnsEnvironment != nil { throw .invalid("apnsEnvironment is for APNs devices only") }
         }
@@ -21,7 +21,7 @@ public enum DeviceRules {
             throw .invalid("locale must be a BCP 47 tag of 2-35 letters, digits and '-' (e.g. ja, pt-BR)")
         }
         if let version = device.appVersion,
-            !(1...64).contains(version.utf8.count) || !version.utf8.allSatisfy(isTokenByte)
+            !(1...64).contains(version.utf8.count) || !version.utf8.allSatisfy(ASCIIByte.isVisible)
         {
             throw .invalid("appVersion must be 1-64 visible ASCII characters")
         }
@@ -35,6 +35,4 @@ public enum DeviceRules {
         else { return false }
         return parts.dropFirst().allSatisfy { (1...8).contains($0.count) && $0.utf8.allSatisfy(ASCIIByte.isLetterOrDigit) }
     }
-
-    private static func isTokenByte(_ byte: UInt8) -> Bool { byte > 0x20 && byte < 0x7F }
 }
