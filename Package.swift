@@ -191,7 +191,11 @@ let package = Package(
         ),
         .testTarget(
             name: "GatewayCLITests",
-            dependencies: ["GatewayCLI", "GatewayCore", "GatewaySQLite", "GatewayPostgres"],
+            dependencies: [
+                "GatewayCLI", "GatewayCore", "GatewaySQLite", "GatewayPostgres",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -210,6 +214,8 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: swiftSettings
         ),

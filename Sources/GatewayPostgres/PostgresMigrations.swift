@@ -273,6 +273,17 @@ enum PostgresMigrations {
                 "CREATE INDEX push_messages_expiry ON push_messages (expires_at_ms)",
             ]
         ),
+        (
+            "v17-push-credentials",
+            [
+                // Push provider credentials (issue 30): one sealed document per tenant x provider.
+                """
+                CREATE TABLE push_credentials (tenant_id TEXT NOT NULL REFERENCES tenants ON DELETE CASCADE,
+                    provider TEXT NOT NULL, sealed TEXT NOT NULL, updated_at_ms BIGINT NOT NULL,
+                    PRIMARY KEY (tenant_id, provider))
+                """,
+            ]
+        ),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the

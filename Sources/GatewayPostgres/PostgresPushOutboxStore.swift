@@ -166,24 +166,44 @@ extension PostgresPushOutboxStore: PushDeliveryQueue {
         }
     }
 
-    public func record(_ outcome: DeliveryOutcome, of delivery: ClaimedDelivery, now: Date) async throws {
-        let (state, next) = PushClaimPlanner.result(of: outcome, now: now)
-        let (nowMS, nextMS) = (StoreClock.milliseconds(now), StoreClock.milliseconds(next))
-        let (tenantID, messageID, deviceID, userID) = (
-            delivery.tenantID, delivery.messageID, delivery.deviceID, delivery.userID
-        )
+    public func record(_ results: [DeliveryResult], now: Date) async throws {
+        guard !results.isEmpty else { return }
+        let nowMS = StoreClock.milliseconds(now)
         try await database.transaction { connection in
-            try await connection.execute(
-                """
-                UPDATE push_deliveries SET state = \(state.rawValue), attempts = attempts + 1,
-                    next_attempt_at_ms = \(nextMS), lease_until_ms = NULL, updated_at_ms = \(nowMS)
-                WHERE tenant_id = \(tenantID) AND message_id = \(messageID) AND device_id = \(deviceID) AND state = 'pending'
-                """)
-            if outcome == .invalidToken {
+            for result in results {
+                let (state, next) = PushClaimPlanner.result(of: result.outcome, now: now)
+                let nextMS = StoreClock.milliseconds(next)
+                let delivery = result.delivery
+                let (tenantID, messageID, deviceID, userID) = (
+                    delivery.tenantID, delivery.messageID, delivery.deviceID, delivery.userID
+                )
                 try await connection.execute(
                     """
-                    DELETE FROM push_devices WHERE tenant_id = \(tenantID) AND device_id = \(deviceID) AND user_id = \(userID)
+                    UPDATE push_deliveries SET state = \(state.rawValue), attempts = attempts + 1,
+                        next_attempt_at_ms = \(nextMS), lease_until_ms = NULL, updated_at_ms = \(nowMS)
+                    WHERE tenant_id = \(tenantID) AND message_id = \(messageID) AND device_id = \(deviceID) AND state = 'pending'
                     """)
+                if result.outcome == .invalidToken {
+                    try await connection.execute(
+                        """
+                        DELETE FROM push_devices WHERE tenant_id = \(tenantID) AND device_id = \(deviceID) AND user_id = \(userID)
+                        """)
+                }
+            }
+        }
+    }
+
+    public func backlog(now: Date) async throws -> [PushBacklogEntry] {
+        try await database.pool.all(
+            """
+            SELECT tenant_id, provider, count(*), min(next_attempt_at_ms) FROM push_deliveries
+            WHERE state = 'pending' GROUP BY tenant_id, provider
+            """, as: (String, String, Int64, Int64).self
+        ).compactMap { tenantID, provider, pending, oldest in
+            PushProvider(rawValue: provider).map {
+                PushBacklogEntry(
+                    tenantID: tenantID, provider: $0, pending: Int(pending),
+                    oldestDueAt: StoreClock.date(oldest))
             }
         }
     }

@@ -38,6 +38,7 @@ public enum PostgresStores {
             domains: PostgresTenantDomainStore(database: database),
             releases: PostgresReleasePolicyStore(database: database),
             devices: PostgresDeviceStore(database: database), outbox: PostgresPushOutboxStore(database: database),
+            pushCredentials: PostgresPushCredentialStore(database: database),
             schema: StoreSchema(
                 known: PostgresMigrations.names, applied: { try await PostgresMigrations.applied(database) },
                 migrate: { try await PostgresMigrations.migrate(database) }),

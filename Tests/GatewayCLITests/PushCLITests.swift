@@ -1,4 +1,6 @@
+import Crypto
 import Foundation
+import _CryptoExtras
 import GatewayCLI
 import GatewayCore
 import GatewaySQLite
@@ -24,5 +26,52 @@ struct PushCLITests {
         let text = await ctl.run(["push", "devices", "--tenant", "acme", "--user", "alice"])
         #expect(text.code == 0 && text.output.contains("fcm") && !text.output.contains(token))
         #expect(await ctl.run(["push", "devices", "--tenant", "nope", "--user", "alice"]).code == 2)
+    }
+
+    @Test("push apns|fcm set, show (masked; --reveal prints the key), remove; bad keys and files are exit 2, nothing stored")
+    func credentials() async throws {
+        let ctl = try CLIHarness()
+        defer { ctl.remove() }
+        #expect(await ctl.run(["tenant", "create", "acme", "--display-name", "Acme"]).code == 0)
+        let p8 = P256.Signing.PrivateKey().pemRepresentation
+        let apnsSet = ["push", "apns", "set", "--tenant", "acme", "--key-id", "ABC123DEFG", "--team-id", "TEAM123456",
+                       "--topic", "com.example.super", "--environment", "sandbox", "--key-stdin"]
+        let set = await ctl.run(apnsSet, stdin: p8)
+        #expect(set.code == 0 && !set.output.contains("PRIVATE KEY"), "\(set.error)")
+        let shown = await ctl.run(["push", "apns", "show", "--tenant", "acme"])
+        #expect(shown.code == 0 && shown.output.contains("team id: TEAM123456") && shown.output.contains("sandbox"))
+        #expect(!shown.output.contains("PRIVATE KEY"))
+        let revealed = await ctl.run(["push", "apns", "show", "--tenant", "acme", "--reveal", "--json"])
+        #expect((try revealed.json() as? [String: Any])?["privateKey"] as? String == p8)
+        // Sealed at rest: the database file does not hold the key.
+        for path in [ctl.databasePath, ctl.databasePath + "-wal"] {
+            let file = (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data()
+            #expect(file.range(of: Data(p8.utf8.dropFirst(40).prefix(32))) == nil, "\(path)")
+        }
+
+        // Refusals: no --key-stdin, an RSA key as .p8, a short team id, a file that is no service account.
+        #expect(await ctl.run(Array(apnsSet.dropLast())).code == 2)
+        let rsa = try _RSA.Signing.PrivateKey(keySize: .bits2048).pemRepresentation
+        #expect(await ctl.run(apnsSet, stdin: rsa).code == 2)
+        var shortTeam = apnsSet
+        shortTeam[shortTeam.firstIndex(of: "TEAM123456")!] = "T1"
+        #expect(await ctl.run(shortTeam, stdin: p8).code == 2)
+        let fcmSet = ["push", "fcm", "set", "--tenant", "acme", "--service-account-stdin"]
+        #expect(await ctl.run(fcmSet, stdin: #"{"type": "authorized_user"}"#).code == 2)
+        #expect(await ctl.run(["push", "fcm", "show", "--tenant", "acme"]).code == 1)
+
+        let account: [String: String] = [
+            "type": "service_account", "project_id": "acme-push", "private_key_id": "k1", "private_key": rsa,
+            "client_email": "push@acme-push.iam.gserviceaccount.com", "token_uri": "https://oauth2.googleapis.com/token",
+        ]
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: account), as: UTF8.self)
+        #expect(await ctl.run(fcmSet, stdin: json).code == 0)
+        let fcm = await ctl.run(["push", "fcm", "show", "--tenant", "acme", "--json"])
+        let fields = try #require(try fcm.json() as? [String: Any])
+        #expect(fields["projectID"] as? String == "acme-push" && !(fcm.output.contains("PRIVATE KEY")))
+
+        #expect(await ctl.run(["push", "apns", "remove", "--tenant", "acme"]).code == 0)
+        #expect(await ctl.run(["push", "apns", "remove", "--tenant", "acme"]).code == 1)
+        #expect(await ctl.run(["push", "fcm", "show", "--tenant", "acme"]).code == 0)
     }
 }

@@ -123,6 +123,7 @@ struct GatewayHarness {
         backend: DatabaseBackend = .sqlite,
         database existingURL: String? = nil,
         clock: WallClock = .system,
+        push: PushEndpoints? = nil,
         _ body: @Sendable (GatewayHarness, Client, Int) async throws -> T
     ) async throws -> T {
         // A given folder (a database shared by gateways run one after the other) is the caller's to remove.
@@ -136,6 +137,12 @@ struct GatewayHarness {
             connectionLimits: connectionLimits, bodyLimits: bodyLimits, publicBaseURL: publicBaseURL)
         configuration.proxies = proxies
         configuration.accessLog = accessLog
+        // No delivery worker unless the test names the providers' fakes: queued deliveries stay put.
+        configuration.pushConcurrency = push == nil ? 0 : 8
+        if let push {
+            configuration.pushFCMURL = push.fcm ?? configuration.pushFCMURL
+            configuration.pushAPNsURL = push.apns
+        }
         var schema: String?
         if let existingURL {
             // A PostgreSQL database shared by gateways run one after the other: the caller's to drop.
@@ -196,6 +203,12 @@ struct GatewayHarness {
             }
         }
     }
+}
+
+/// Where a harness gateway's delivery worker finds the push providers (fakes).
+struct PushEndpoints: Sendable {
+    var fcm: String?
+    var apns: String?
 }
 
 /// An HTTP client that never follows redirects (OAuth tests inspect `Location`). Lives

@@ -34,6 +34,8 @@ public struct DurableStores: Sendable {
     public let devices: any DeviceStore
     /// The push outbox: messages and their deliveries.
     public let outbox: any PushOutbox
+    /// Tenants' push provider credentials (sealed).
+    public let pushCredentials: any PushCredentialStore
     /// The backend's migrations.
     public let schema: StoreSchema
     /// Announces tenant changes as they commit (PostgreSQL); nil: the directory polls only.
@@ -48,7 +50,8 @@ public struct DurableStores: Sendable {
         consents: any ConsentStore, storage: any SecureStorageStore, tokenLedger: any MiniAppTokenLedger,
         analytics: any AnalyticsStore,
         localization: any LocalizationStore, domains: any TenantDomainStore, releases: any ReleasePolicyStore,
-        devices: any DeviceStore, outbox: any PushOutbox, schema: StoreSchema,
+        devices: any DeviceStore, outbox: any PushOutbox, pushCredentials: any PushCredentialStore,
+        schema: StoreSchema,
         tenantChanges: (any TenantChangeSignal)? = nil, poolUsage: (@Sendable () -> PoolUsageSample)? = nil,
         close: @escaping @Sendable () async -> Void = {}
     ) {
@@ -69,6 +72,7 @@ public struct DurableStores: Sendable {
         self.releases = releases
         self.devices = devices
         self.outbox = outbox
+        self.pushCredentials = pushCredentials
         self.closeAction = close
     }
 

@@ -56,6 +56,7 @@ public enum JSONValue: Sendable, Equatable, Codable, ExpressibleByStringLiteral,
     }
     /// The members, when this is an object.
     public var objectValue: [String: JSONValue]? { if case .object(let o) = self { o } else { nil } }
+    public var arrayValue: [JSONValue]? { if case .array(let a) = self { a } else { nil } }
 
     /// Sorted-key compact JSON bytes.
     public func encoded() throws -> Data {

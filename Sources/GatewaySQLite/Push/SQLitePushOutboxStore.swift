@@ -145,22 +145,43 @@ public final class SQLitePushOutboxStore: PushOutboxStore, PushDeliveryQueue {
         }
     }
 
-    public func record(_ outcome: DeliveryOutcome, of delivery: ClaimedDelivery, now: Date) async throws {
-        let (state, next) = PushClaimPlanner.result(of: outcome, now: now)
+    public func record(_ results: [DeliveryResult], now: Date) async throws {
+        guard !results.isEmpty else { return }
         let nowMS = StoreClock.milliseconds(now)
         try await pool.write { db in
-            try db.execute(
-                sql: """
-                    UPDATE push_deliveries SET state = ?, attempts = attempts + 1, next_attempt_at_ms = ?,
-                        lease_until_ms = NULL, updated_at_ms = ?
-                    WHERE tenant_id = ? AND message_id = ? AND device_id = ? AND state = 'pending'
-                    """,
-                arguments: [state.rawValue, StoreClock.milliseconds(next), nowMS, delivery.tenantID, delivery.messageID,
-                            delivery.deviceID])
-            if outcome == .invalidToken {
+            for result in results {
+                let (state, next) = PushClaimPlanner.result(of: result.outcome, now: now)
+                let delivery = result.delivery
                 try db.execute(
-                    sql: "DELETE FROM push_devices WHERE tenant_id = ? AND device_id = ? AND user_id = ?",
-                    arguments: [delivery.tenantID, delivery.deviceID, delivery.userID])
+                    sql: """
+                        UPDATE push_deliveries SET state = ?, attempts = attempts + 1, next_attempt_at_ms = ?,
+                            lease_until_ms = NULL, updated_at_ms = ?
+                        WHERE tenant_id = ? AND message_id = ? AND device_id = ? AND state = 'pending'
+                        """,
+                    arguments: [state.rawValue, StoreClock.milliseconds(next), nowMS, delivery.tenantID,
+                                delivery.messageID, delivery.deviceID])
+                if result.outcome == .invalidToken {
+                    try db.execute(
+                        sql: "DELETE FROM push_devices WHERE tenant_id = ? AND device_id = ? AND user_id = ?",
+                        arguments: [delivery.tenantID, delivery.deviceID, delivery.userID])
+                }
+            }
+        }
+    }
+
+    public func backlog(now: Date) async throws -> [PushBacklogEntry] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT tenant_id, provider, count(*) AS pending, min(next_attempt_at_ms) AS oldest
+                    FROM push_deliveries WHERE state = 'pending' GROUP BY tenant_id, provider
+                    """
+            ).compactMap { row in
+                guard let provider = PushProvider(rawValue: row["provider"]) else { return nil }
+                return PushBacklogEntry(
+                    tenantID: row["tenant_id"], provider: provider, pending: row["pending"],
+                    oldestDueAt: StoreClock.date(row["oldest"]))
             }
         }
     }

@@ -10,7 +10,7 @@ extension SQLiteTenantStore {
             tokenLedger: SQLiteMiniAppTokenLedger(database: self), analytics: SQLiteAnalyticsStore(database: self),
             localization: SQLiteLocalizationStore(database: self), domains: SQLiteTenantDomainStore(database: self),
             releases: SQLiteReleasePolicyStore(database: self), devices: SQLiteDeviceStore(database: self),
-            outbox: SQLitePushOutboxStore(database: self),
+            outbox: SQLitePushOutboxStore(database: self), pushCredentials: SQLitePushCredentialStore(database: self),
             schema: StoreSchema(
                 known: Self.knownMigrations, applied: { try self.appliedMigrations() }, migrate: { try self.migrate() })
         )

@@ -180,6 +180,15 @@ enum TenantMigrations {
             try db.execute(sql: "CREATE INDEX push_deliveries_user ON push_deliveries (tenant_id, user_id)")
             try db.execute(sql: "CREATE INDEX push_messages_expiry ON push_messages (expires_at_ms)")
         }
+        migrator.registerMigration("v17-push-credentials") { db in
+            // Push provider credentials (issue 30): one sealed document per tenant x provider.
+            try db.execute(
+                sql: """
+                    CREATE TABLE push_credentials (tenant_id TEXT NOT NULL REFERENCES tenants ON DELETE CASCADE,
+                        provider TEXT NOT NULL, sealed TEXT NOT NULL, updated_at_ms INTEGER NOT NULL,
+                        PRIMARY KEY (tenant_id, provider))
+                    """)
+        }
         return migrator
     }
 }

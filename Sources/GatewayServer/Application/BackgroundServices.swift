@@ -13,6 +13,8 @@ struct BackgroundServices {
     var tenantReload: any Service
     /// Shuts the upstream HTTP client down once no request can use it.
     var closeUpstreamHTTP: (any Service)?
+    /// Shuts the push providers' HTTP client down after the delivery worker stopped.
+    var closePushHTTP: (any Service)?
     /// Shuts the Redis client down once nothing uses it (nil without Redis).
     var closeRedis: (any Service)?
     /// Loops that use the stores and Redis: stop first.
@@ -25,7 +27,7 @@ struct BackgroundServices {
 
     /// Start order; the service group stops them in reverse.
     var inStartOrder: [any Service] {
-        [closeStores, tenantReload] + [closeUpstreamHTTP, closeRedis].compactMap { $0 } + loops
+        [closeStores, tenantReload] + [closeUpstreamHTTP, closePushHTTP, closeRedis].compactMap { $0 } + loops
     }
 }
 
@@ -51,8 +53,8 @@ struct ShutdownActionService: Service {
     }
 }
 
-/// A periodic clean-up (analytics past their retention, dead refresh state) that runs until
-/// the server shuts down.
+/// A background loop (analytics past their retention, dead refresh state, push delivery) that
+/// runs until the server shuts down.
 struct RetentionService: Service {
     let loop: @Sendable () async -> Void
 

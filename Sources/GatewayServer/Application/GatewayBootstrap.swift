@@ -162,6 +162,18 @@ public struct GatewayBootstrap: Sendable {
         background.loops.append(RetentionService { await refreshRetention.run() })
         let pushRetention = PushRetention(outbox: stores.outbox, clock: clock.now, logger: logger)
         background.loops.append(RetentionService { await pushRetention.run() })
+        if configuration.pushConcurrency > 0 {
+            let pushHTTP = PushHTTPClientFactory.make(connectionsPerHost: configuration.pushConcurrency)
+            background.closePushHTTP = ShutdownActionService { try? await pushHTTP.shutdown() }
+            let worker = PushDeliveryWorker(
+                queue: stores.outbox, credentials: stores.pushCredentials,
+                providers: [
+                    .apns: APNsClient(client: pushHTTP, baseURL: configuration.pushAPNsURL, clock: clock.now),
+                    .fcm: FCMClient(client: pushHTTP, baseURL: configuration.pushFCMURL, clock: clock.now),
+                ], guards: guards, metrics: PushMetrics(factory: metrics.factory),
+                configuration: .init(concurrency: configuration.pushConcurrency), clock: clock.now, logger: logger)
+            background.loops.append(RetentionService { await worker.run() })
+        }
         return GatewayBootstrap(
             services: services, stores: stores, backgroundServices: background.inStartOrder, drain: drain)
     }

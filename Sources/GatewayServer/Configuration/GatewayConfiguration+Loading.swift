@@ -1,5 +1,6 @@
 import Configuration
 import Foundation
+import GatewayCore
 import GatewayPostgres
 import Logging
 import RedisClient
@@ -56,6 +57,13 @@ extension GatewayConfiguration {
             }
             return value
         }
+        func pushEndpoint(_ setting: GatewaySetting, _ text: String) throws -> String {
+            guard let url = URL(string: text), PushEndpoint.isAllowed(url), url.query == nil else {
+                throw ConfigurationError(
+                    setting: setting, reason: "must be an https URL (http only on a loopback host), got \"\(text)\"")
+            }
+            return text
+        }
 
         if let host = string(.httpHost) { configuration.host = host }
         if let port = try int(.httpPort, in: 0...65_535) { configuration.port = port }
@@ -94,6 +102,9 @@ extension GatewayConfiguration {
             configuration.tenantReloadInterval = .milliseconds(milliseconds)
         }
         if let devices = try int(.pushMaxDevicesPerUser, in: 1...1_000) { configuration.pushMaxDevicesPerUser = devices }
+        if let url = string(.pushAPNsURL) { configuration.pushAPNsURL = try pushEndpoint(.pushAPNsURL, url) }
+        if let url = string(.pushFCMURL) { configuration.pushFCMURL = try pushEndpoint(.pushFCMURL, url) }
+        if let calls = try int(.pushConcurrency, in: 0...1_000) { configuration.pushConcurrency = calls }
         if let milliseconds = try int(.upstreamBudget, in: 50...120_000) {
             configuration.upstreamBudget = .milliseconds(milliseconds)
         }

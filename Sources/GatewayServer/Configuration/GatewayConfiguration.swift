@@ -38,6 +38,12 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var homePartBudget: Duration
     /// Push devices a user keeps; one more drops the oldest.
     public var pushMaxDevicesPerUser = DeviceService.defaultMaxPerUser
+    /// APNs endpoint for both environments (nil: Apple's, by the device's environment).
+    public var pushAPNsURL: String?
+    /// FCM HTTP v1 endpoint.
+    public var pushFCMURL = FCMClient.defaultBaseURL
+    /// Push provider calls in flight per replica (0: no delivery worker here).
+    public var pushConcurrency = 64
     /// Folder served as tenant `demo`'s platform while it has none (nil = off).
     public var demoCatalogPath: String?
     /// Request limits per tenant / client per minute (0 = off).

@@ -152,6 +152,16 @@ extension GatewaySetting {
     public static let pushMaxDevicesPerUser = GatewaySetting(
         "push.max.devices.per.user", env: "PUSH_MAX_DEVICES_PER_USER", default: "20",
         "Push devices a user keeps (1-1000); registering one more drops the oldest.")
+    public static let pushAPNsURL = GatewaySetting(
+        "push.apns.url", env: "PUSH_APNS_URL", default: nil,
+        "APNs endpoint for both environments (https; http only on loopback, for fakes); default: Apple's production and sandbox hosts by the device's environment."
+    )
+    public static let pushFCMURL = GatewaySetting(
+        "push.fcm.url", env: "PUSH_FCM_URL", default: "https://fcm.googleapis.com",
+        "FCM HTTP v1 endpoint (https; http only on loopback, for fakes).")
+    public static let pushConcurrency = GatewaySetting(
+        "push.concurrency", env: "PUSH_CONCURRENCY", default: "64",
+        "Push provider calls in flight per replica (1-1000); 0 turns this replica's delivery worker off.")
 
     /// All settings, in help order.
     public static let all: [GatewaySetting] = [
@@ -162,5 +172,6 @@ extension GatewaySetting {
         .headerTimeout, .bodyTimeout, .idleTimeout, .maxConnections, .maxConnectionsPerAddress, .maxRequestsPerAddress,
         .trustedProxies, .proxyProtocol, .maxFormBytes, .maxJSONBytes, .maxAnalyticsBytes,
         .shutdownDrain, .shutdownTimeout, .replicaID, .tracing, .pushMaxDevicesPerUser,
+        .pushAPNsURL, .pushFCMURL, .pushConcurrency,
     ]
 }

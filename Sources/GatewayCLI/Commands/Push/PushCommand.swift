@@ -6,8 +6,8 @@ import GatewayCore
 struct PushCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "push",
-        abstract: "Push notifications: users' devices (tokens are never shown).",
-        subcommands: [PushDevicesCommand.self]
+        abstract: "Push notifications: provider credentials (sealed) and users' devices (tokens are never shown).",
+        subcommands: [PushDevicesCommand.self, PushAPNsCommand.self, PushFCMCommand.self]
     )
 }
 

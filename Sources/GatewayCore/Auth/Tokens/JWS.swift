@@ -43,7 +43,8 @@ public enum JWS {
         return try sign(claims: claims, header: header) { try key.signature(for: $0).rawRepresentation }
     }
 
-    private static func sign(
+    /// Signs `claims` under `header` as it is (the caller names `alg`), with `signer` over the signing input.
+    public static func sign(
         claims: [String: JSONValue], header: [String: JSONValue], signer: (Data) throws -> Data
     ) throws -> String {
         let input =

@@ -56,9 +56,29 @@ public enum DeliveryOutcome: Sendable, Equatable {
 public protocol PushDeliveryQueue: Sendable {
     /// Leases at most `limit` due deliveries until `now + lease`, oldest due first.
     func claim(limit: Int, lease: Duration, now: Date) async throws -> [ClaimedDelivery]
-    /// Records what the call of a claimed delivery came to; a delivery no longer pending
-    /// (ended meanwhile) is left as it is.
-    func record(_ outcome: DeliveryOutcome, of delivery: ClaimedDelivery, now: Date) async throws
+    /// Records what the calls of claimed deliveries came to, in one transaction; a delivery no
+    /// longer pending (ended meanwhile) is left as it is. An invalid token removes its device.
+    func record(_ results: [DeliveryResult], now: Date) async throws
+    /// Pending deliveries per tenant × provider and when the longest-waiting became due.
+    func backlog(now: Date) async throws -> [PushBacklogEntry]
+}
+
+extension PushDeliveryQueue {
+    /// Records one delivery's outcome.
+    public func record(_ outcome: DeliveryOutcome, of delivery: ClaimedDelivery, now: Date) async throws {
+        try await record([DeliveryResult(outcome, of: delivery)], now: now)
+    }
+}
+
+/// A claimed delivery and what its provider call came to.
+public struct DeliveryResult: Sendable, Equatable {
+    public var outcome: DeliveryOutcome
+    public var delivery: ClaimedDelivery
+
+    public init(_ outcome: DeliveryOutcome, of delivery: ClaimedDelivery) {
+        self.outcome = outcome
+        self.delivery = delivery
+    }
 }
 
 /// Decides, for leased rows, which go to a provider and which end at claim time (shared by

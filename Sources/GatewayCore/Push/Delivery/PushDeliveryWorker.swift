@@ -1,0 +1,187 @@
+import Foundation
+import Logging
+
+/// Works the push outbox: claims due deliveries (leased, so replicas share the work and a dead
+/// replica's claims return when their lease runs out), calls the provider of each with the
+/// tenant's credentials (a bulkhead and a breaker per tenant × provider), and records the
+/// outcomes of a round in one transaction. At least once: a device is called again only when
+/// the replica died between the provider's answer and the record (the collapse id makes such a
+/// repeat replace the notification on the device).
+public final class PushDeliveryWorker: Sendable {
+    public struct Configuration: Sendable, Equatable {
+        /// Deliveries claimed per round (and so at most repeated if this replica dies mid-round).
+        public var batch: Int
+        /// Provider calls in flight per replica.
+        public var concurrency: Int
+        /// How long a claim keeps other workers off.
+        public var lease: Duration
+        /// The pause after a round that found less than a batch.
+        public var idlePoll: Duration
+        /// Attempts per delivery and the backoff between them (full jitter).
+        public var retry: RetryPolicy
+        /// How often the backlog gauges are sampled.
+        public var backlogSample: Duration
+
+        public init(
+            batch: Int = 256, concurrency: Int = 64, lease: Duration = .seconds(60),
+            idlePoll: Duration = .milliseconds(250),
+            retry: RetryPolicy = RetryPolicy(maxAttempts: 10, baseDelay: .seconds(5), maxDelay: .seconds(600)),
+            backlogSample: Duration = .seconds(10)
+        ) {
+            self.batch = max(1, batch)
+            self.concurrency = max(1, concurrency)
+            self.lease = lease
+            self.idlePoll = idlePoll
+            self.retry = retry
+            self.backlogSample = backlogSample
+        }
+    }
+
+    private let queue: any PushDeliveryQueue
+    private let credentials: any PushCredentialStore
+    private let providers: [PushProvider: any PushProviderClient]
+    private let guards: UpstreamGuards
+    private let metrics: PushMetrics
+    private let configuration: Configuration
+    private let clock: @Sendable () -> Date
+    private let logger: Logger
+    private let warnings = WarningThrottle()
+    /// Credentials by tenant × provider for a few seconds: a change reaches the workers in 5 s.
+    private let credentialMemo = ShortLivedMemo<PushCredentials?>(lifetime: .seconds(5))
+
+    public init(
+        queue: any PushDeliveryQueue, credentials: any PushCredentialStore,
+        providers: [PushProvider: any PushProviderClient], guards: UpstreamGuards, metrics: PushMetrics,
+        configuration: Configuration = Configuration(), clock: @escaping @Sendable () -> Date, logger: Logger
+    ) {
+        self.queue = queue
+        self.credentials = credentials
+        self.providers = providers
+        self.guards = guards
+        self.metrics = metrics
+        self.configuration = configuration
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// One round: claim due deliveries, call their providers, record. Returns how many it claimed.
+    @discardableResult
+    public func deliverDue() async throws -> Int {
+        let claimed = try await queue.claim(limit: configuration.batch, lease: configuration.lease, now: clock())
+        guard !claimed.isEmpty else { return 0 }
+        var accounts: [String: PushCredentials?] = [:]
+        for delivery in claimed {
+            let key = delivery.tenantID + "\u{0}" + delivery.provider.rawValue
+            guard accounts[key] == nil else { continue }
+            accounts[key] = .some(
+                try await credentialMemo.value(key) {
+                    try await credentials.credentials(tenantID: delivery.tenantID, provider: delivery.provider)
+                })
+        }
+        let results = await withTaskGroup(of: DeliveryResult.self) { group in
+            var results: [DeliveryResult] = []
+            results.reserveCapacity(claimed.count)
+            var next = claimed.makeIterator()
+            func start(_ delivery: ClaimedDelivery) {
+                let account = accounts[delivery.tenantID + "\u{0}" + delivery.provider.rawValue] ?? nil
+                group.addTask { DeliveryResult(await self.deliver(delivery, account: account), of: delivery) }
+            }
+            for _ in 0..<configuration.concurrency {
+                guard let delivery = next.next() else { break }
+                start(delivery)
+            }
+            for await result in group {
+                results.append(result)
+                if let delivery = next.next() { start(delivery) }
+            }
+            return results
+        }
+        try await queue.record(results, now: clock())
+        return claimed.count
+    }
+
+    /// Rounds until cancelled; pauses when the outbox has less than a batch due. Failures are
+    /// logged (throttled) and the loop goes on.
+    public func run() async {
+        var lastSample = ContinuousClock.now - configuration.backlogSample
+        while !Task.isCancelled {
+            var pause = Duration.zero
+            do {
+                if lastSample.duration(to: .now) >= configuration.backlogSample {
+                    lastSample = .now
+                    let now = clock()
+                    metrics.backlog(try await queue.backlog(now: now), now: now)
+                }
+                if try await deliverDue() < configuration.batch { pause = configuration.idlePoll }
+            } catch is CancellationError {
+                return
+            } catch {
+                warnings.warning(logger, "push delivery round failed", kind: "push-round", metadata: ["error": "\(error)"])
+                pause = .seconds(1)
+            }
+            if pause > .zero {
+                do { try await Task.sleep(for: pause) } catch { return }
+            }
+        }
+    }
+
+    /// Calls the provider for one delivery and decides what the answer means.
+    private func deliver(_ delivery: ClaimedDelivery, account: PushCredentials?) async -> DeliveryOutcome {
+        guard let account, let client = providers[delivery.provider] else {
+            return conclude(delivery, .rejected(reason: "not_configured"))
+        }
+        let upstream = guards.guardFor(tenantID: delivery.tenantID, upstream: "push-" + delivery.provider.rawValue)
+        let answer: ProviderAnswer
+        do {
+            answer = try await upstream.bulkhead.run {
+                guard upstream.breaker.acquire() else {
+                    return ProviderAnswer.retryable(reason: "circuit_open", retryAfter: nil, providerFault: false)
+                }
+                let answer = await client.send(delivery, credentials: account)
+                if case .retryable(_, _, let fault) = answer {
+                    upstream.breaker.record(failure: fault)
+                } else {
+                    upstream.breaker.record(failure: false)
+                }
+                return answer
+            }
+        } catch {
+            answer = .retryable(reason: "overloaded", retryAfter: nil, providerFault: false)
+        }
+        return conclude(delivery, answer)
+    }
+
+    private func conclude(_ delivery: ClaimedDelivery, _ answer: ProviderAnswer) -> DeliveryOutcome {
+        switch answer {
+        case .accepted:
+            metrics.delivered(delivery, outcome: "sent")
+            return .sent
+        case .invalidToken(let reason):
+            metrics.failed(delivery, reason: reason)
+            metrics.delivered(delivery, outcome: "invalid_token")
+            return .invalidToken
+        case .rejected(let reason):
+            metrics.failed(delivery, reason: reason)
+            metrics.delivered(delivery, outcome: "failed")
+            if reason == "not_configured" || reason.hasPrefix("token_endpoint_") || reason.hasSuffix("ProviderToken") {
+                warnings.warning(
+                    logger, "push provider refused the tenant's credentials or none are set", kind: "push-credentials",
+                    metadata: [
+                        "tenant": "\(delivery.tenantID)", "provider": "\(delivery.provider.rawValue)",
+                        "reason": "\(reason)",
+                    ])
+            }
+            return .failed
+        case .retryable(let reason, let retryAfter, _):
+            metrics.failed(delivery, reason: reason)
+            let attempt = delivery.attempts + 1
+            guard attempt < configuration.retry.maxAttempts else {
+                metrics.delivered(delivery, outcome: "failed")
+                return .failed
+            }
+            metrics.delivered(delivery, outcome: "retry")
+            let delay = max(configuration.retry.delay(beforeRetry: attempt), retryAfter ?? .zero)
+            return .retry(at: clock().addingTimeInterval(TimeInterval(delay.wholeMilliseconds) / 1000))
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import CoreMetrics
+import Foundation
+import Synchronization
+
+/// Push delivery as metrics, per tenant × provider:
+/// - `gateway_push_deliveries_total{tenant,provider,outcome}`: provider calls by what they came
+///   to (`sent`, `invalid_token`, `retry`, `failed`);
+/// - `gateway_push_failures_total{tenant,provider,reason}`: why calls did not succeed (the
+///   provider's reason, e.g. `UNREGISTERED`, `TooManyRequests`, `not_configured`, `timeout`);
+/// - `gateway_push_outbox_pending{tenant,provider}` and `gateway_push_outbox_oldest_seconds{…}`:
+///   deliveries waiting and how long the oldest has been due (sampled by the worker).
+public final class PushMetrics: Sendable {
+    private let factory: any MetricsFactory
+    /// The backlog series last set, so series of a drained backlog go to zero.
+    private let backlogKeys = Mutex<Set<String>>([])
+
+    public init(factory: any MetricsFactory = NOOPMetricsHandler.instance) {
+        self.factory = factory
+    }
+
+    func delivered(_ delivery: ClaimedDelivery, outcome: String) {
+        Counter(
+            label: "gateway_push_deliveries_total",
+            dimensions: [
+                ("tenant", delivery.tenantID), ("provider", delivery.provider.rawValue), ("outcome", outcome),
+            ], factory: factory
+        ).increment()
+    }
+
+    func failed(_ delivery: ClaimedDelivery, reason: String) {
+        Counter(
+            label: "gateway_push_failures_total",
+            dimensions: [
+                ("tenant", delivery.tenantID), ("provider", delivery.provider.rawValue),
+                ("reason", String(reason.prefix(64))),
+            ], factory: factory
+        ).increment()
+    }
+
+    /// Sets the backlog gauges; tenant × provider pairs gone since the last sample read zero.
+    func backlog(_ entries: [PushBacklogEntry], now: Date) {
+        let keys = Set(entries.map { $0.tenantID + "\u{0}" + $0.provider.rawValue })
+        let gone = backlogKeys.withLock { last in
+            defer { last = keys }
+            return last.subtracting(keys)
+        }
+        for key in gone {
+            let parts = key.split(separator: "\u{0}").map(String.init)
+            guard parts.count == 2 else { continue }
+            gauges(tenantID: parts[0], provider: parts[1]).pending.record(0)
+            gauges(tenantID: parts[0], provider: parts[1]).oldest.record(0)
+        }
+        for entry in entries {
+            let (pending, oldest) = gauges(tenantID: entry.tenantID, provider: entry.provider.rawValue)
+            pending.record(entry.pending)
+            oldest.record(max(0, now.timeIntervalSince(entry.oldestDueAt)))
+        }
+    }
+
+    private func gauges(tenantID: String, provider: String) -> (pending: Gauge, oldest: Gauge) {
+        let dimensions = [("tenant", tenantID), ("provider", provider)]
+        return (
+            Gauge(label: "gateway_push_outbox_pending", dimensions: dimensions, factory: factory),
+            Gauge(label: "gateway_push_outbox_oldest_seconds", dimensions: dimensions, factory: factory)
+        )
+    }
+}
+
+/// Deliveries waiting for one tenant × provider.
+public struct PushBacklogEntry: Sendable, Equatable {
+    public var tenantID: String
+    public var provider: PushProvider
+    public var pending: Int
+    /// When the longest-waiting one became due.
+    public var oldestDueAt: Date
+
+    public init(tenantID: String, provider: PushProvider, pending: Int, oldestDueAt: Date) {
+        self.tenantID = tenantID
+        self.provider = provider
+        self.pending = pending
+        self.oldestDueAt = oldestDueAt
+    }
+}
