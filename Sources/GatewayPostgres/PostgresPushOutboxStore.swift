@@ -121,7 +121,9 @@ extension PostgresPushOutboxStore: PushDeliveryQueue {
                 """
                 SELECT d.tenant_id, d.message_id, d.device_id, d.user_id, d.attempts, m.document,
                     v.user_id, v.provider, v.token_sealed, v.platform, v.locale, v.app_version, v.apns_environment,
-                    v.created_at_ms, v.updated_at_ms, c.status
+                    v.created_at_ms, v.updated_at_ms,
+                    CASE WHEN EXISTS (SELECT 1 FROM auth_users u WHERE u.tenant_id = d.tenant_id
+                        AND u.subject = d.user_id AND u.disabled) THEN 'DISABLED' ELSE c.status END
                 FROM push_deliveries d
                 LEFT JOIN push_messages m ON m.tenant_id = d.tenant_id AND m.message_id = d.message_id
                 LEFT JOIN push_devices v ON v.tenant_id = d.tenant_id AND v.device_id = d.device_id

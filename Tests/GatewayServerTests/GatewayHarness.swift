@@ -124,6 +124,7 @@ struct GatewayHarness {
         database existingURL: String? = nil,
         clock: WallClock = .system,
         push: PushEndpoints? = nil,
+        pushSendQuota: Int = SendQuota.defaultPerMinute,
         _ body: @Sendable (GatewayHarness, Client, Int) async throws -> T
     ) async throws -> T {
         // A given folder (a database shared by gateways run one after the other) is the caller's to remove.
@@ -139,6 +140,7 @@ struct GatewayHarness {
         configuration.accessLog = accessLog
         // No delivery worker unless the test names the providers' fakes: queued deliveries stay put.
         configuration.pushConcurrency = push == nil ? 0 : 8
+        configuration.pushSendQuotaPerMinute = pushSendQuota
         if let push {
             configuration.pushFCMURL = push.fcm ?? configuration.pushFCMURL
             configuration.pushAPNsURL = push.apns

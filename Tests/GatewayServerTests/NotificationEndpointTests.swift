@@ -84,4 +84,29 @@ struct NotificationEndpointTests {
             #expect(try await Self.call(.GET, "\(base)/msg_unknown", token: token).status == 404)
         }
     }
+
+    @Test("over the tenant's send quota: 429 send_quota_exceeded with Retry-After, nothing queued; the next minute sends", arguments: DatabaseBackend.available)
+    func sendQuota(backend: DatabaseBackend) async throws {
+        let clock = ManualClock.startOfWindow(60)
+        // In-process counters: the shared Redis also counts other tests' sends to tenant demo.
+        try await GatewayHarness.withGateway(useRedis: false, backend: backend, clock: clock.clock, pushSendQuota: 2) { harness, client, port in
+            let kit = OAuthTestKit(harness: harness, client: client, port: port)
+            try await kit.setUp()
+            let token = try await ClientCredentialsTests.senderToken(kit, port: port)
+            let base = "http://127.0.0.1:\(port)/t/demo/v1/notifications"
+            func send(_ n: Int) async throws -> Reply {
+                try await Self.call(
+                    .POST, base, token: token,
+                    json: #"{"miniAppId": "shop", "to": {"userIds": ["u1"]}, "text": {"default": {"title": "t\#(n)", "body": "b"}}}"#)
+            }
+            #expect(try await send(1).status == 202)
+            #expect(try await send(2).status == 202)
+            let refused = try await send(3)
+            #expect(refused.status == 429 && refused.json["code"] == .string("send_quota_exceeded"), "\(refused.json)")
+            let stored = try await harness.operatorStores.outbox.purge(expiredBefore: .distantFuture, limit: 100)
+            #expect(stored == 2, "the refused message was queued")
+            clock.advance(by: .seconds(60))
+            #expect(try await send(4).status == 202)
+        }
+    }
 }

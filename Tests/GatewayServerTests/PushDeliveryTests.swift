@@ -134,7 +134,7 @@ struct PushDeliveryTests {
         }
     }
 
-    @Test("consent withdrawn before delivery: no provider call; no credentials: failed, no call", arguments: DatabaseBackend.available)
+    @Test("consent withdrawn or the user disabled before delivery: no provider call; no credentials: failed, no call", arguments: DatabaseBackend.available)
     func consentAndCredentials(backend: DatabaseBackend) async throws {
         try await FakeFCM.with { fcm in
             let clock = ManualClock(Date())
@@ -154,6 +154,24 @@ struct PushDeliveryTests {
                 #expect(try await Self.worker(harness, fcm: fcm, clock: clock).deliverDue() == 0)
                 #expect(try await scene.counts(withdrawn)["skippedNoConsent"] == 1)
                 #expect(fcm.sendCalls.withLock { $0 } == 0)
+
+                // A disabled user is silenced (counted as not consenting) until enabled again.
+                _ = try await harness.operatorStores.consents.setConsents(
+                    [CustomPermission.notifications.rawValue: .allowed], for: scene.owner)
+                let auth = harness.operatorStores.auth
+                var user = try #require(try await auth.user(tenantID: "demo", username: scene.kit.username))
+                user.disabled = true
+                try await auth.updateUser(user)
+                let silenced = try await scene.send()
+                clock.advance(by: .seconds(10))
+                #expect(try await Self.worker(harness, fcm: fcm, clock: clock).deliverDue() == 0)
+                #expect(try await scene.counts(silenced)["skippedNoConsent"] == 1)
+                user.disabled = false
+                try await auth.updateUser(user)
+                let heard = try await scene.send()
+                #expect(try await Self.worker(harness, fcm: fcm, clock: clock).deliverDue() == 1)
+                #expect(try await scene.counts(heard)["sent"] == 1)
+                #expect(fcm.sendCalls.withLock { $0 } == 1)
             }
         }
     }

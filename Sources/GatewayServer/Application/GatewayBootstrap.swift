@@ -147,7 +147,8 @@ public struct GatewayBootstrap: Sendable {
                 releaseHealth: ReleaseHealth(
                     table: releaseTable, store: stores.releases, cache: instrumented, clock: clock,
                     metrics: metrics.factory, logger: logger),
-                devicesPerUser: configuration.pushMaxDevicesPerUser, clock: clock),
+                devicesPerUser: configuration.pushMaxDevicesPerUser,
+                sendQuotaPerMinute: configuration.pushSendQuotaPerMinute, clock: clock),
             federation: Federation(
                 store: authStore, client: http, cache: instrumented, guards: guards, auth: auth,
                 budget: configuration.upstreamBudget),

@@ -44,7 +44,8 @@ public struct UserStateServices: Sendable {
     public static func make(
         stores: DurableStores, cache: any Cache, keys: KeyRing, revocations: RevokedTokens, issuerBase: IssuerBase,
         metrics: GatewayMetrics, releaseHealth: ReleaseHealth? = nil,
-        devicesPerUser: Int = DeviceService.defaultMaxPerUser, clock: WallClock
+        devicesPerUser: Int = DeviceService.defaultMaxPerUser, sendQuotaPerMinute: Int = SendQuota.defaultPerMinute,
+        clock: WallClock
     ) throws -> UserStateServices {
         let consentStore = stores.consents
         let localizationStore = stores.localization
@@ -66,7 +67,9 @@ public struct UserStateServices: Sendable {
             localizationResolver: resolver,
             links: DeepLinkService(domains: stores.domains),
             devices: DeviceService(store: stores.devices, maxPerUser: devicesPerUser, clock: clock),
-            notifications: NotificationService(outbox: stores.outbox, domains: stores.domains, clock: clock)
+            notifications: NotificationService(
+                outbox: stores.outbox, domains: stores.domains,
+                quota: SendQuota(cache: cache, perMinute: sendQuotaPerMinute, clock: clock), clock: clock)
         )
     }
 }

@@ -105,6 +105,7 @@ extension GatewayConfiguration {
         if let url = string(.pushAPNsURL) { configuration.pushAPNsURL = try pushEndpoint(.pushAPNsURL, url) }
         if let url = string(.pushFCMURL) { configuration.pushFCMURL = try pushEndpoint(.pushFCMURL, url) }
         if let calls = try int(.pushConcurrency, in: 0...1_000) { configuration.pushConcurrency = calls }
+        if let quota = try int(.pushSendQuota, in: 0...1_000_000) { configuration.pushSendQuotaPerMinute = quota }
         if let milliseconds = try int(.upstreamBudget, in: 50...120_000) {
             configuration.upstreamBudget = .milliseconds(milliseconds)
         }

@@ -42,6 +42,8 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var pushAPNsURL: String?
     /// FCM HTTP v1 endpoint.
     public var pushFCMURL = FCMClient.defaultBaseURL
+    /// Notifications a tenant may queue per minute (0: unlimited).
+    public var pushSendQuotaPerMinute = SendQuota.defaultPerMinute
     /// Push provider calls in flight per replica (0: no delivery worker here).
     public var pushConcurrency = 64
     /// Folder served as tenant `demo`'s platform while it has none (nil = off).

@@ -159,6 +159,9 @@ extension GatewaySetting {
     public static let pushFCMURL = GatewaySetting(
         "push.fcm.url", env: "PUSH_FCM_URL", default: "https://fcm.googleapis.com",
         "FCM HTTP v1 endpoint (https; http only on loopback, for fakes).")
+    public static let pushSendQuota = GatewaySetting(
+        "push.send.quota", env: "PUSH_SEND_QUOTA", default: "600",
+        "Notifications a tenant may queue per minute, counted across replicas (0 = unlimited); over it: 429 send_quota_exceeded.")
     public static let pushConcurrency = GatewaySetting(
         "push.concurrency", env: "PUSH_CONCURRENCY", default: "64",
         "Push provider calls in flight per replica (1-1000); 0 turns this replica's delivery worker off.")
@@ -172,6 +175,6 @@ extension GatewaySetting {
         .headerTimeout, .bodyTimeout, .idleTimeout, .maxConnections, .maxConnectionsPerAddress, .maxRequestsPerAddress,
         .trustedProxies, .proxyProtocol, .maxFormBytes, .maxJSONBytes, .maxAnalyticsBytes,
         .shutdownDrain, .shutdownTimeout, .replicaID, .tracing, .pushMaxDevicesPerUser,
-        .pushAPNsURL, .pushFCMURL, .pushConcurrency,
+        .pushAPNsURL, .pushFCMURL, .pushConcurrency, .pushSendQuota,
     ]
 }

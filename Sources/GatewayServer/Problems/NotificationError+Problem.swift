@@ -2,7 +2,7 @@ import GatewayCore
 
 extension NotificationError: ProblemConvertible {
     /// 422 `invalid_notification`, 403 `sender_not_allowed`, 409 `idempotency_conflict`,
-    /// 404 `notification_not_found`.
+    /// 404 `notification_not_found`, 429 `send_quota_exceeded` (with `Retry-After`).
     var problem: GatewayProblem {
         switch self {
         case .invalid:
@@ -14,6 +14,10 @@ extension NotificationError: ProblemConvertible {
         case .notFound:
             GatewayProblem(
                 status: 404, code: "notification_not_found", title: "Notification not found", detail: description)
+        case .quotaExceeded(let seconds):
+            GatewayProblem(
+                status: 429, code: "send_quota_exceeded", title: "Send quota exceeded", detail: description,
+                headers: [(name: "Retry-After", value: String(seconds))])
         }
     }
 }

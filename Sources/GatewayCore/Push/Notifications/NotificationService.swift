@@ -13,15 +13,21 @@ public struct NotificationService: Sendable {
     private let outbox: any PushOutboxStore
     private let domains: any TenantDomainStore
     private let clock: WallClock
+    private let quota: SendQuota?
 
-    public init(outbox: any PushOutboxStore, domains: any TenantDomainStore, clock: WallClock = .system) {
+    /// - Parameter quota: messages per tenant per minute (nil: unlimited).
+    public init(
+        outbox: any PushOutboxStore, domains: any TenantDomainStore, quota: SendQuota? = nil, clock: WallClock = .system
+    ) {
         self.outbox = outbox
         self.domains = domains
+        self.quota = quota
         self.clock = clock
     }
 
     /// Queues `request` from `sender`.
-    /// - Throws: ``NotificationError`` `notAllowed`, `invalid`, `idempotencyConflict`; then nothing is queued.
+    /// - Throws: ``NotificationError`` `notAllowed`, `invalid`, `quotaExceeded`, `idempotencyConflict`;
+    ///   then nothing is queued.
     public func send(_ request: PushContent, from sender: SenderTokenClaims, idempotencyKey: String?) async throws
         -> EnqueueOutcome
     {
@@ -39,6 +45,7 @@ public struct NotificationService: Sendable {
             hosts = Set(try await domains.domains(tenantID: sender.tenantID).map { $0.host.lowercased() })
         }
         try NotificationRules.check(request, linkHosts: hosts)
+        try await quota?.admit(tenantID: sender.tenantID)
         return try await outbox.enqueue(message, idempotencyKey: idempotencyKey, requestHash: try Self.hash(request))
     }
 

@@ -52,7 +52,7 @@ public enum DeliveryOutcome: Sendable, Equatable {
 /// lease ends: a worker that dies mid-batch leaves its claims to expire and be taken again
 /// (PostgreSQL: `FOR UPDATE SKIP LOCKED`, so replicas claim disjoint rows). Deliveries that
 /// can no longer go out end at claim time instead: the message expired (`expired`), the user
-/// withdrew consent (`skipped_no_consent`), the device was removed (`invalid_token`).
+/// withdrew consent or was disabled (`skipped_no_consent`), the device was removed (`invalid_token`).
 public protocol PushDeliveryQueue: Sendable {
     /// Leases at most `limit` due deliveries until `now + lease`, oldest due first.
     func claim(limit: Int, lease: Duration, now: Date) async throws -> [ClaimedDelivery]
@@ -95,7 +95,8 @@ public enum PushClaimPlanner {
         public var document: String?
         /// The device row (nil: removed).
         public var device: StoredDeviceRow?
-        /// Whether the user allows notifications from the message's mini app now.
+        /// Whether the user allows notifications from the message's mini app now (a disabled
+        /// user, `gatewayctl user disable`, counts as not allowing: silenced until re-enabled).
         public var consented: Bool
 
         public init(
