@@ -168,6 +168,10 @@ let package = Package(
         .executableTarget(name: "token-http-bench", dependencies: ["GatewayCore", "GatewaySQLite", "GatewayPostgres", "RedisClient", .product(name: "Logging", package: "swift-log"), .product(name: "AsyncHTTPClient", package: "async-http-client")],
                           path: "Benchmarks/token-http-bench", swiftSettings: swiftSettings),
         .executableTarget(name: "store-bench", dependencies: ["GatewayCore", "GatewaySQLite", "GatewayPostgres"], path: "Benchmarks/store-bench", swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "push-bench",
+            dependencies: ["GatewayCore", "GatewaySQLite", .product(name: "_CryptoExtras", package: "swift-crypto")],
+            path: "Benchmarks/push-bench", swiftSettings: swiftSettings),
 
         .testTarget(
             name: "RedisClientTests",

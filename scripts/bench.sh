@@ -12,12 +12,13 @@
 #   SQLite vs PostgreSQL side by side: a second gateway on a throwaway PostgreSQL cluster,
 #   cached manifest req/s and token exchanges/refreshes over HTTP on both, and store-bench
 #   (reload of 10,000 tenants, rotations/s in-process) on both. BENCH_DB=sqlite skips it.
+#   Before that: one push message to 100,000 devices (scripts/bench-push.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${BENCH_MODE:-release}
 duration=${BENCH_DURATION:-10s}
 scratch=${BENCH_SCRATCH:-.build}
-for product in gateway gatewayctl bare-route token-http-bench auth-bench store-bench; do
+for product in gateway gatewayctl bare-route token-http-bench auth-bench store-bench push-bench; do
   swift build -c "$mode" --scratch-path "$scratch" --product "$product"
 done
 bin=$scratch/$mode
@@ -110,6 +111,8 @@ out=$(wrk -t2 -c16 -d"$duration" --latency -s "$work/form8k.lua" "$base/t/bench/
 printf '%-34s %10s req/s   p50 %8s   p99 %8s\n' "8 KiB form to /oauth2/token (400)" \
   "$(awk '/Requests\/sec/ {print $2}' <<<"$out")" "$(awk '$1=="50%" {print $2}' <<<"$out")" "$(awk '$1=="99%" {print $2}' <<<"$out")"
 
+# Push: one message to 100,000 devices through a gateway's delivery worker (its own gateway and database).
+scripts/bench-push.sh "$bin"
 [[ "${BENCH_DB:-both}" == "sqlite" ]] && exit 0
 echo "--- SQLite vs PostgreSQL, same run (a second gateway on a throwaway PostgreSQL cluster) ---"
 start_postgres

@@ -74,4 +74,30 @@ struct PushCLITests {
         #expect(await ctl.run(["push", "apns", "remove", "--tenant", "acme"]).code == 1)
         #expect(await ctl.run(["push", "fcm", "show", "--tenant", "acme"]).code == 0)
     }
+
+    @Test("push send queues a test message for a consenting user's devices; --wait reports the counts")
+    func send() async throws {
+        let ctl = try CLIHarness()
+        defer { ctl.remove() }
+        #expect(await ctl.run(["tenant", "create", "acme", "--display-name", "Acme"]).code == 0)
+        let stores = try ctl.store().durableStores()
+        _ = try await DeviceService(store: stores.devices).register(
+            .init(provider: .fcm, token: "tok-1", platform: .android), tenantID: "acme", userID: "alice")
+        let owner = UserMiniAppKey(tenantID: "acme", userID: "alice", miniAppID: "shop")
+        try await stores.consents.touch(owner)
+        _ = try await stores.consents.setConsents([CustomPermission.notifications.rawValue: .allowed], for: owner)
+        let sent = await ctl.run([
+            "push", "send", "--tenant", "acme", "--user", "alice", "--miniapp", "shop", "--title", "Hi", "--body", "Test",
+            "--wait", "1", "--json",
+        ])
+        #expect(sent.code == 0, "\(sent.error)")
+        let report = try #require(try sent.json() as? [String: Any])
+        #expect((report["id"] as? String)?.hasPrefix("msg_") == true && report["deliveries"] as? Int == 1)
+        // No gateway runs here: the delivery is still pending when the wait is over.
+        #expect((report["counts"] as? [String: Any])?["pending"] as? Int == 1)
+        let empty = await ctl.run([
+            "push", "send", "--tenant", "acme", "--user", "alice", "--miniapp", "shop", "--title", "", "--body", "b",
+        ])
+        #expect(empty.code == 2)
+    }
 }

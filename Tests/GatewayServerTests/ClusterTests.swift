@@ -105,6 +105,13 @@ struct ClusterTests {
             guard await Self.isUp(bases[index]) else { throw ClusterError.notUp(bases[index]) }
         }
 
+        /// Kills replica `index` with SIGKILL (no drain, no goodbye), leaving it dead.
+        func kill(replica index: Int) async {
+            let process = processes.withLock { $0[index] }
+            process.kill()
+            _ = await eventually(within: .seconds(10)) { !process.isRunning }
+        }
+
         /// Kills Redis and starts it again, empty, on the same port.
         func restartRedis() async throws {
             await redis.kill()

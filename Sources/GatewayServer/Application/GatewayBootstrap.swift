@@ -172,7 +172,8 @@ public struct GatewayBootstrap: Sendable {
                     .apns: APNsClient(client: pushHTTP, baseURL: configuration.pushAPNsURL, clock: clock.now),
                     .fcm: FCMClient(client: pushHTTP, baseURL: configuration.pushFCMURL, clock: clock.now),
                 ], guards: guards, metrics: PushMetrics(factory: metrics.factory),
-                configuration: .init(concurrency: configuration.pushConcurrency), clock: clock.now, logger: logger)
+                configuration: .init(concurrency: configuration.pushConcurrency, lease: configuration.pushLease),
+                clock: clock.now, logger: logger)
             background.loops.append(RetentionService { await worker.run() })
         }
         return GatewayBootstrap(

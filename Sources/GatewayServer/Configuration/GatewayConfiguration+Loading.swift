@@ -106,6 +106,9 @@ extension GatewayConfiguration {
         if let url = string(.pushFCMURL) { configuration.pushFCMURL = try pushEndpoint(.pushFCMURL, url) }
         if let calls = try int(.pushConcurrency, in: 0...1_000) { configuration.pushConcurrency = calls }
         if let quota = try int(.pushSendQuota, in: 0...1_000_000) { configuration.pushSendQuotaPerMinute = quota }
+        if let milliseconds = try int(.pushLease, in: 1_000...3_600_000) {
+            configuration.pushLease = .milliseconds(milliseconds)
+        }
         if let milliseconds = try int(.upstreamBudget, in: 50...120_000) {
             configuration.upstreamBudget = .milliseconds(milliseconds)
         }

@@ -42,6 +42,8 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var pushAPNsURL: String?
     /// FCM HTTP v1 endpoint.
     public var pushFCMURL = FCMClient.defaultBaseURL
+    /// How long a claim on a batch of deliveries keeps other replicas off.
+    public var pushLease: Duration = .seconds(60)
     /// Notifications a tenant may queue per minute (0: unlimited).
     public var pushSendQuotaPerMinute = SendQuota.defaultPerMinute
     /// Push provider calls in flight per replica (0: no delivery worker here).

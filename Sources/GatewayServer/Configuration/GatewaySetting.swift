@@ -159,6 +159,9 @@ extension GatewaySetting {
     public static let pushFCMURL = GatewaySetting(
         "push.fcm.url", env: "PUSH_FCM_URL", default: "https://fcm.googleapis.com",
         "FCM HTTP v1 endpoint (https; http only on loopback, for fakes).")
+    public static let pushLease = GatewaySetting(
+        "push.lease.ms", env: "PUSH_LEASE_MS", default: "60000",
+        "How long a replica's claim on a batch of deliveries keeps others off (1000-3600000); a replica that dies leaves its batch to others after it.")
     public static let pushSendQuota = GatewaySetting(
         "push.send.quota", env: "PUSH_SEND_QUOTA", default: "600",
         "Notifications a tenant may queue per minute, counted across replicas (0 = unlimited); over it: 429 send_quota_exceeded.")
@@ -175,6 +178,6 @@ extension GatewaySetting {
         .headerTimeout, .bodyTimeout, .idleTimeout, .maxConnections, .maxConnectionsPerAddress, .maxRequestsPerAddress,
         .trustedProxies, .proxyProtocol, .maxFormBytes, .maxJSONBytes, .maxAnalyticsBytes,
         .shutdownDrain, .shutdownTimeout, .replicaID, .tracing, .pushMaxDevicesPerUser,
-        .pushAPNsURL, .pushFCMURL, .pushConcurrency, .pushSendQuota,
+        .pushAPNsURL, .pushFCMURL, .pushConcurrency, .pushSendQuota, .pushLease,
     ]
 }

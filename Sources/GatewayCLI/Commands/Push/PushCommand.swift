@@ -7,7 +7,7 @@ struct PushCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "push",
         abstract: "Push notifications: provider credentials (sealed) and users' devices (tokens are never shown).",
-        subcommands: [PushDevicesCommand.self, PushAPNsCommand.self, PushFCMCommand.self]
+        subcommands: [PushDevicesCommand.self, PushAPNsCommand.self, PushFCMCommand.self, PushSendCommand.self]
     )
 }
 

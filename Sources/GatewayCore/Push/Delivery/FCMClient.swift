@@ -89,20 +89,20 @@ public final class FCMClient: PushProviderClient {
     static func answer(_ exchange: PushHTTP.Exchange, now: Date) -> ProviderAnswer {
         if (200..<300).contains(exchange.status) { return .accepted }
         let error = exchange.json?["error"]
-        var code = error?.objectValue?["status"]?.stringValue ?? "status_\(exchange.status)"
+        var reason = error?.objectValue?["status"]?.stringValue ?? "status_\(exchange.status)"
         for detail in error?.objectValue?["details"]?.arrayValue ?? [] {
-            if let errorCode = detail.objectValue?["errorCode"]?.stringValue { code = errorCode }
+            if let errorCode = detail.objectValue?["errorCode"]?.stringValue { reason = errorCode }
         }
         let retryAfter = PushHTTP.retryAfter(exchange.headers.first(name: "Retry-After"), now: now)
-        switch (exchange.status, code) {
+        switch (exchange.status, reason) {
         case (_, "UNREGISTERED"), (_, "SENDER_ID_MISMATCH"), (404, _):
-            return .invalidToken(reason: code)
+            return .invalidToken(reason: reason)
         case (429, _), (_, "QUOTA_EXCEEDED"):
-            return .retryable(reason: code, retryAfter: retryAfter, providerFault: false)
+            return .retryable(reason: reason, retryAfter: retryAfter, providerFault: false)
         case (500..<600, _), (_, "UNAVAILABLE"), (_, "INTERNAL"):
-            return .retryable(reason: code, retryAfter: retryAfter, providerFault: true)
+            return .retryable(reason: reason, retryAfter: retryAfter, providerFault: true)
         default:
-            return .rejected(reason: code)
+            return .rejected(reason: reason)
         }
     }
 }
