@@ -100,4 +100,30 @@ struct PushCLITests {
         ])
         #expect(empty.code == 2)
     }
+
+    @Test("client add --jwks registers a private_key_jwt sender without a secret; a private key in the set is exit 2")
+    func senderWithKeys() async throws {
+        let ctl = try CLIHarness()
+        defer { ctl.remove() }
+        #expect(await ctl.run(["tenant", "create", "acme", "--display-name", "Acme"]).code == 0)
+        let key = P256.Signing.PrivateKey()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("jwks-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try JSONEncoder().encode(JSONValue.object(["keys": .array([.object(JWK.publicJWK(key.publicKey))])]))
+            .write(to: file)
+        let add = [
+            "client", "add", "--tenant", "acme", "--client-id", "shop-backend", "--confidential", "--grant-type",
+            "client_credentials", "--miniapp", "shop", "--scope", "notifications:send", "--jwks", file.path, "--json",
+        ]
+        let added = await ctl.run(add)
+        #expect(added.code == 0, "\(added.error)")
+        let document = try #require(try added.json() as? [String: Any])
+        #expect(document["clientSecret"] == nil && (document["client"] as? [String: Any])?["jwks"] != nil)
+        var privateJWK = JWK.publicJWK(key.publicKey)
+        privateJWK["d"] = .string(Base64URL.encode(key.rawRepresentation))
+        try JSONEncoder().encode(JSONValue.object(["keys": .array([.object(privateJWK)])])).write(to: file)
+        var second = add
+        second[second.firstIndex(of: "shop-backend")!] = "other-backend"
+        #expect(await ctl.run(second).code == 2)
+    }
 }

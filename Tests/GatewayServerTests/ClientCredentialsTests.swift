@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Crypto
 import Foundation
 import GatewayCore
 import NIOCore
@@ -107,6 +108,71 @@ struct ClientCredentialsTests {
         #expect(throws: AuthStoreError.self) { try sender { $0.allowedScopes = ["openid"] }.validate() }
         #expect(throws: AuthStoreError.self) {
             try sender { $0.grantTypes = ["client_credentials", "authorization_code"] }.validate()
+        }
+    }
+
+    /// A `private_key_jwt` assertion signed with `key`.
+    static func assertion(
+        key: P256.Signing.PrivateKey, clientID: String = "jwt-backend", audience: String, lifetime: Double = 60,
+        jti: String = UUID().uuidString
+    ) throws -> String {
+        let now = Date().timeIntervalSince1970
+        return try JWS.sign(
+            claims: [
+                "iss": .string(clientID), "sub": .string(clientID), "aud": .string(audience),
+                "iat": .number(now.rounded(.down)), "exp": .number((now + lifetime).rounded(.down)), "jti": .string(jti),
+            ], typ: "JWT", kid: "k1", key: key)
+    }
+
+    @Test("private_key_jwt: a signed assertion gets a sender token once per jti; wrong audience, expired, another key or a secret are invalid_client")
+    func privateKeyJWT() async throws {
+        try await GatewayHarness.withGateway { harness, client, port in
+            let kit = OAuthTestKit(harness: harness, client: client, port: port)
+            try await kit.setUp()
+            let key = P256.Signing.PrivateKey()
+            var jwk = JWK.publicJWK(key.publicKey)
+            jwk["kid"] = "k1"
+            var sender = OAuthClient(
+                tenantID: "demo", clientID: "jwt-backend", confidential: true, redirectURIs: [],
+                allowedScopes: ["notifications:send"])
+            sender.grantTypes = [ClientCredentials.grantType]
+            sender.miniApps = ["shop"]
+            sender.jwks = .object(["keys": .array([.object(jwk)])])
+            try sender.validate()
+            try await kit.store.addClient(sender, secretHash: ClientSecret.generate().hash)
+            let audience = "http://127.0.0.1:\(port)/t/demo/oauth2/token"
+            func form(_ assertion: String) -> String {
+                "grant_type=client_credentials&client_assertion_type="
+                    + "urn%3Aietf%3Aparams%3Aoauth%3Aclient-assertion-type%3Ajwt-bearer&client_assertion=" + assertion
+            }
+            let good = try Self.assertion(key: key, audience: audience)
+            let issued = try await Self.token(port: port, basic: nil, form: form(good))
+            #expect(issued.status == 200 && issued.json["scope"] == .string("notifications:send"), "\(issued.json)")
+            let replayed = try await Self.token(port: port, basic: nil, form: form(good))
+            #expect(replayed.status == 401 && replayed.json["error"] == .string("invalid_client"))
+            let issuer = try await Self.token(
+                port: port, basic: nil, form: form(try Self.assertion(key: key, audience: "http://127.0.0.1:\(port)/t/demo")))
+            #expect(issuer.status == 200, "the issuer is an accepted audience too")
+            for refused in [
+                try Self.assertion(key: key, audience: "https://elsewhere.example/token"),
+                try Self.assertion(key: key, audience: audience, lifetime: -120),
+                try Self.assertion(key: key, audience: audience, lifetime: 3600),
+                try Self.assertion(key: P256.Signing.PrivateKey(), audience: audience),
+                try Self.assertion(key: key, clientID: "shop-backend", audience: audience),
+            ] {
+                let answer = try await Self.token(port: port, basic: nil, form: form(refused))
+                #expect(answer.status == 401 && answer.json["error"] == .string("invalid_client"), "\(answer.json)")
+            }
+            let wrongType = try await Self.token(
+                port: port, basic: nil,
+                form: "grant_type=client_credentials&client_assertion_type=x&client_assertion=" + good)
+            #expect(wrongType.status == 401)
+            // A client registered with keys never authenticates with a secret.
+            let secret = try await Self.token(port: port, basic: ("jwt-backend", "anything"), form: "grant_type=client_credentials")
+            #expect(secret.status == 401)
+            let discovery = try await TestHTTP.noRedirects.get(
+                url: "http://127.0.0.1:\(port)/t/demo/.well-known/openid-configuration").get()
+            #expect(discovery.body.map { String(buffer: $0) }?.contains("private_key_jwt") == true)
         }
     }
 }

@@ -52,11 +52,21 @@ struct ClientSettingOptions: ParsableArguments {
         help: "A first-party app: may sign users in natively at the authorization challenge endpoint.") var firstParty:
         Bool?
     @Option(
+        name: .customLong("jwks"),
+        help: "A JWK Set file of the client's public keys: it then authenticates with private_key_jwt (signed assertions), never a secret.")
+    var jwksFile: String?
+    @Option(
         name: .customLong("id-token-alg"),
         help: "ID-token signing algorithm: RS256 (default, as OpenID Connect requires) or ES256.") var idTokenAlgorithm:
         SigningKey.Algorithm?
 
-    func apply(to client: inout OAuthClient) {
+    func apply(to client: inout OAuthClient) throws {
+        if let jwksFile {
+            let data = try InputFile.read(jwksFile, context: try CLIContext.require())
+            guard data.count <= 65_536 else { throw CLIError.invalid("--jwks: \(jwksFile) is over 64 KiB") }
+            guard let set = try? JSONValue.decode(data) else { throw CLIError.invalid("--jwks: \(jwksFile) is not JSON") }
+            client.jwks = set
+        }
         if !redirectURIs.isEmpty { client.redirectURIs = redirectURIs }
         if !postLogoutRedirectURIs.isEmpty { client.postLogoutRedirectURIs = postLogoutRedirectURIs }
         if !scopes.isEmpty { client.allowedScopes = scopes }
@@ -85,6 +95,7 @@ enum ClientText {
             "  ID-token algorithm:   \(c.idTokenAlgorithm.rawValue)",
             "  first-party:          \(c.isFirstParty)\(c.isFirstParty ? " (authorization challenge endpoint)" : "")",
             "  grant types:          \((c.grantTypes ?? OAuthClient.knownGrantTypes).joined(separator: " "))",
+            "  authentication:       \(c.usesPrivateKeyJWT ? "private_key_jwt (\(c.assertionKeys.count) key(s))" : c.confidential ? "client secret" : "none (public)")",
         ] + (c.miniApps.map { ["  sends for mini apps:  \($0.joined(separator: " "))"] } ?? []) + [
             "  lifetimes (s):        access \(c.accessTokenLifetimeSeconds), refresh idle \(c.refreshIdleLifetimeSeconds), absolute \(c.refreshAbsoluteLifetimeSeconds)",
         ]
@@ -113,10 +124,11 @@ struct ClientAddCommand: AsyncParsableCommand {
         let context = try CLIContext.require()
         var client = OAuthClient(
             tenantID: tenant.tenant, clientID: clientID, confidential: confidential, redirectURIs: [])
-        settings.apply(to: &client)
+        try settings.apply(to: &client)
         try ClientText.validate(client)
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        let secret = confidential ? ClientSecret.generate() : nil
+        // A client with keys (private_key_jwt) never gets a secret.
+        let secret = confidential && client.jwks == nil ? ClientSecret.generate() : nil
         try await a.auth.addClient(client, secretHash: secret?.hash)
         if global.json {
             try context.printJSON(Created(client: client, clientSecret: secret?.secret))
@@ -180,7 +192,7 @@ struct ClientUpdateCommand: AsyncParsableCommand {
         let context = try CLIContext.require()
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
         var client = try await a.requireClient(tenant: tenant.tenant, clientID: clientID)
-        settings.apply(to: &client)
+        try settings.apply(to: &client)
         try ClientText.validate(client)
         try await a.auth.updateClient(client)
         try context.report("updated client \(clientID) of tenant \(tenant.tenant)", document: client, json: global.json)

@@ -45,7 +45,7 @@ extension GatewayAPIHandler {
             grantTypesSupported: ["authorization_code", "refresh_token", TokenExchange.grantType, ClientCredentials.grantType],
             subjectTypesSupported: ["public"],
             idTokenSigningAlgValuesSupported: ["RS256", "ES256"],
-            tokenEndpointAuthMethodsSupported: ["none", "client_secret_post", "client_secret_basic"],
+            tokenEndpointAuthMethodsSupported: ["none", "client_secret_post", "client_secret_basic", "private_key_jwt"],
             scopesSupported: ["openid", "profile", "email", "offline_access"] + ClientCredentials.senderScopes.sorted(),
             claimsSupported: [
                 "sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "name", "picture", "email",

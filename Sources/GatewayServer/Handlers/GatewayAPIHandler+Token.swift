@@ -10,7 +10,12 @@ extension GatewayAPIHandler {
         }
         let issuer = services.issuerBase.issuer(tenantID: tenant.id)
         let (clientID, secret) = Self.clientCredentials(form.clientId, form.clientSecret)
-        let client = try await services.auth.authenticateClient(tenantID: tenant.id, clientID: clientID, secret: secret)
+        let assertion = try form.clientAssertion.map {
+            try ClientAssertion(
+                type: form.clientAssertionType, jwt: $0, audiences: [issuer + "/oauth2/token", issuer])
+        }
+        let client = try await services.auth.authenticateClient(
+            tenantID: tenant.id, clientID: clientID, secret: secret, assertion: assertion)
         // Clients registered with --dpop-nonce get a fresh nonce with every answer.
         let nonce = client.dpopNonceRequired == true ? services.dpopNonces.current(tenantID: tenant.id) : nil
         let jkt: String?

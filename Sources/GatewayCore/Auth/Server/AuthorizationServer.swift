@@ -262,14 +262,33 @@ public struct AuthorizationServer: Sendable {
     // MARK: clients
 
     /// Authenticates the client at the token, revocation and introspection endpoints:
-    /// public clients send `client_id` only; confidential ones add `client_secret`.
+    /// public clients send `client_id` only; confidential ones add `client_secret`, or, when
+    /// registered with keys, a signed `client_assertion` (`private_key_jwt`), each `jti` once.
     public func authenticateClient(
-        tenantID: String, clientID: String?, secret: String?, requireConfidential: Bool = false
+        tenantID: String, clientID: String?, secret: String?, assertion: ClientAssertion? = nil,
+        requireConfidential: Bool = false
     ) async throws -> OAuthClient {
+        if let assertion {
+            let named = try assertion.claimedClientID()
+            guard secret == nil, clientID == nil || clientID == named,
+                let client = try await clients.client(tenantID: tenantID, clientID: named), client.usesPrivateKeyJWT
+            else { throw OAuthError.invalidClient("client authentication failed") }
+            let checked = try assertion.check(for: client, now: clock.now())
+            let lifetime = max(1, checked.expiresAt.timeIntervalSince(clock.now()) + ClientAssertion.skew)
+            guard
+                try await cache.setIfAbsent(
+                    "oauth:jti:\(tenantID):\(CacheKey.escape(client.clientID)):\(CacheKey.escape(checked.jti))", [1],
+                    ttl: .milliseconds(Int64(lifetime * 1000)))
+            else { throw OAuthError.invalidClient("client_assertion was used before (jti)") }
+            return client
+        }
         guard let clientID, !clientID.isEmpty, clientID.count <= 128,
             let client = try await clients.client(tenantID: tenantID, clientID: clientID)
         else {
             throw OAuthError.invalidClient("client authentication failed")
+        }
+        if client.usesPrivateKeyJWT {
+            throw OAuthError.invalidClient("this client authenticates with private_key_jwt (client_assertion)")
         }
         if client.confidential {
             guard let secret, let hash = try await clients.clientSecretHash(tenantID: tenantID, clientID: clientID),

@@ -41,6 +41,23 @@ public struct OAuthClient: Sendable, Codable, Equatable {
     /// The mini apps a sender (client-credentials) client sends for (`--miniapp`).
     public var miniApps: [String]?
 
+    /// The public keys of a confidential client that authenticates with `private_key_jwt`
+    /// (RFC 7523 §2.2): a JWK Set (`{"keys": [...]}`, EC P-256 or RSA ≥ 2048 bits, at most 10).
+    /// Such a client authenticates with signed assertions only, never a secret.
+    public var jwks: JSONValue?
+
+    /// The keys of ``jwks`` that can verify assertions, with their `kid`s.
+    public var assertionKeys: [(kid: String?, key: VerificationKey)] {
+        guard case .object(let set)? = jwks, case .array(let keys)? = set["keys"] else { return [] }
+        return keys.compactMap { entry in
+            guard case .object(let jwk) = entry, let key = JWK.verificationKey(jwk) else { return nil }
+            return (jwk["kid"]?.stringValue, key)
+        }
+    }
+
+    /// Whether the client authenticates with `private_key_jwt`.
+    public var usesPrivateKeyJWT: Bool { jwks != nil }
+
     /// The grant types the token endpoint knows.
     public static let knownGrantTypes = ["authorization_code", "refresh_token"]
     /// Every grant a client may be registered for; token exchange (RFC 8693) and client
@@ -106,6 +123,15 @@ public struct OAuthClient: Sendable, Codable, Equatable {
             }
         } else if redirectURIs.isEmpty {
             try fail("at least one --redirect-uri is required")
+        }
+        if let jwks {
+            guard confidential else { try fail("--jwks is for confidential clients") }
+            guard case .object(let set) = jwks, case .array(let keys)? = set["keys"], (1...10).contains(keys.count),
+                assertionKeys.count == keys.count
+            else {
+                try fail(
+                    "--jwks must be a JWK Set of 1-10 public signing keys (EC P-256 or RSA of 2048 bits or more, no private members)")
+            }
         }
         for app in miniApps ?? [] where !ReleasePolicyRules.isIdentifier(app) { try fail("invalid --miniapp '\(app.prefix(80))'") }
         for uri in redirectURIs + postLogoutRedirectURIs {
