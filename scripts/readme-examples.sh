@@ -9,11 +9,16 @@ repo=$PWD
 work=${1:?workdir}/readme
 rm -rf "$work"; mkdir -p "$work/.gateway"
 port=$(scripts/free-port.sh)
+# The push walk-through sends through a fake FCM (scripts/fake-fcm.py), never Google.
+fcm_port=$(scripts/free-port.sh)
+python3 scripts/fake-fcm.py "$fcm_port" &
+fake_fcm=$!
+export FAKE_FCM="http://127.0.0.1:$fcm_port" GATEWAY_PUSH_FCM_URL="http://127.0.0.1:$fcm_port"
 export GATEWAY_DATABASE_PATH="$work/.gateway/gateway.sqlite" GATEWAY_HTTP_PORT="$port" GATEWAY_LOG_LEVEL=warning
 unset GATEWAY_REDIS_URL GATEWAY_DATABASE_URL
 .build/debug/gateway serve >"$work/gateway.log" 2>&1 &
 gateway=$!
-trap 'kill $gateway 2>/dev/null || true' EXIT
+trap 'kill $gateway $fake_fcm 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
 # The blocks run where a newcomer stands (the clone's root), seen through a scratch folder
 # so their files (tenants.json, ...) land outside the work tree.

@@ -3,10 +3,10 @@ import Logging
 
 /// Works the push outbox: claims due deliveries (leased, so replicas share the work and a dead
 /// replica's claims return when their lease runs out), calls the provider of each with the
-/// tenant's credentials (a bulkhead and a breaker per tenant × provider), and records the
-/// outcomes of a round in one transaction. At least once: a device is called again only when
-/// the replica died between the provider's answer and the record (the collapse id makes such a
-/// repeat replace the notification on the device).
+/// tenant's credentials (a bulkhead and a breaker per tenant × provider), and records outcomes
+/// 64 at a time. At least once: a device is called again only when the replica died between
+/// the provider's answer and the record (the collapse id makes such a repeat replace the
+/// notification on the device), or when a round outlived its lease.
 public final class PushDeliveryWorker: Sendable {
     public struct Configuration: Sendable, Equatable {
         /// Deliveries claimed per round (and so at most repeated if this replica dies mid-round).
@@ -21,12 +21,15 @@ public final class PushDeliveryWorker: Sendable {
         public var retry: RetryPolicy
         /// How often the backlog gauges are sampled.
         public var backlogSample: Duration
+        /// Outcomes recorded per transaction: what a replica that dies may repeat, besides the
+        /// calls it has in flight.
+        public var recordEvery: Int
 
         public init(
             batch: Int = 256, concurrency: Int = 64, lease: Duration = .seconds(60),
             idlePoll: Duration = .milliseconds(250),
             retry: RetryPolicy = RetryPolicy(maxAttempts: 10, baseDelay: .seconds(5), maxDelay: .seconds(600)),
-            backlogSample: Duration = .seconds(10)
+            backlogSample: Duration = .seconds(10), recordEvery: Int = 64
         ) {
             self.batch = max(1, batch)
             self.concurrency = max(1, concurrency)
@@ -34,6 +37,7 @@ public final class PushDeliveryWorker: Sendable {
             self.idlePoll = idlePoll
             self.retry = retry
             self.backlogSample = backlogSample
+            self.recordEvery = max(1, recordEvery)
         }
     }
 
@@ -78,9 +82,11 @@ public final class PushDeliveryWorker: Sendable {
                     try await credentials.credentials(tenantID: delivery.tenantID, provider: delivery.provider)
                 })
         }
-        let results = await withTaskGroup(of: DeliveryResult.self) { group in
+        try await withThrowingTaskGroup(of: DeliveryResult.self) { group in
+            // Outcomes are recorded every `recordEvery` calls, so a replica that dies repeats at
+            // most that many (plus the calls in flight), not the whole round.
             var results: [DeliveryResult] = []
-            results.reserveCapacity(claimed.count)
+            results.reserveCapacity(configuration.recordEvery)
             var next = claimed.makeIterator()
             func start(_ delivery: ClaimedDelivery) {
                 let account = accounts[delivery.tenantID + "\u{0}" + delivery.provider.rawValue] ?? nil
@@ -90,13 +96,16 @@ public final class PushDeliveryWorker: Sendable {
                 guard let delivery = next.next() else { break }
                 start(delivery)
             }
-            for await result in group {
+            for try await result in group {
                 results.append(result)
+                if results.count >= configuration.recordEvery {
+                    try await queue.record(results, now: clock())
+                    results.removeAll(keepingCapacity: true)
+                }
                 if let delivery = next.next() { start(delivery) }
             }
-            return results
+            try await queue.record(results, now: clock())
         }
-        try await queue.record(results, now: clock())
         return claimed.count
     }
 
