@@ -41,12 +41,7 @@ struct NotificationEndpointTests {
             _ = try await userClient.registerDevice(
                 path: .init(tenant: "demo"), body: .json(.init(provider: .fcm, token: "phone-1", platform: .android))
             ).created
-            let subject = try #require(try await harness.operatorStores.auth.user(tenantID: "demo", username: kit.username))
-                .subject
-            let owner = UserMiniAppKey(tenantID: "demo", userID: subject, miniAppID: "shop")
-            try await harness.operatorStores.consents.touch(owner)
-            _ = try await harness.operatorStores.consents.setConsents(
-                [CustomPermission.notifications.rawValue: .allowed], for: owner)
+            let (subject, _) = try await PushDeliveryTests.Scene.allowNotifications(harness, username: kit.username)
 
             let token = try await ClientCredentialsTests.senderToken(kit, port: port)
 

@@ -32,14 +32,23 @@ struct PushDeliveryTests {
                         .init(provider: provider, token: token, platform: provider == .apns ? .ios : .android, locale: locale))
                 ).created
             }
-            let subject = try #require(try await harness.operatorStores.auth.user(tenantID: "demo", username: kit.username))
+            let (subject, owner) = try await allowNotifications(harness, username: kit.username)
+            let sender = try await ClientCredentialsTests.senderToken(kit, port: port)
+            return Scene(kit: kit, subject: subject, owner: owner, senderToken: sender, port: port)
+        }
+
+        /// `username` of `demo` allows notifications from `shop` (stored as the consent API would);
+        /// returns the user's subject and consent key.
+        static func allowNotifications(_ harness: GatewayHarness, username: String) async throws
+            -> (subject: String, owner: UserMiniAppKey)
+        {
+            let subject = try #require(try await harness.operatorStores.auth.user(tenantID: "demo", username: username))
                 .subject
             let owner = UserMiniAppKey(tenantID: "demo", userID: subject, miniAppID: "shop")
             try await harness.operatorStores.consents.touch(owner)
             _ = try await harness.operatorStores.consents.setConsents(
                 [CustomPermission.notifications.rawValue: .allowed], for: owner)
-            let sender = try await ClientCredentialsTests.senderToken(kit, port: port)
-            return Scene(kit: kit, subject: subject, owner: owner, senderToken: sender, port: port)
+            return (subject, owner)
         }
 
         /// Queues a message to the user; returns its id.

@@ -35,12 +35,18 @@ public struct RateLimiter: Sendable {
 
     public var isEnabled: Bool { limits.perTenant > 0 || limits.perClient > 0 }
 
+    /// The fixed window `nowMilliseconds` falls in (its index since 1970) and the whole seconds,
+    /// at least 1, until it ends (a `Retry-After`). Shared by every fixed-window counter.
+    public static func window(
+        nowMilliseconds: Int64, length: Duration
+    ) -> (index: Int64, retryAfterSeconds: Int) {
+        let windowMS = max(1, length.wholeMilliseconds)
+        return (nowMilliseconds / windowMS, max(1, Int((windowMS - nowMilliseconds % windowMS + 999) / 1000)))
+    }
+
     /// Counts one request of `tenantID` (and `clientID` when known) in the current window.
     public func check(tenantID: String, clientID: String?) async -> Decision {
-        let nowMilliseconds = clock.milliseconds()
-        let windowMS = max(1, limits.window.wholeMilliseconds)
-        let window = nowMilliseconds / windowMS
-        let retryAfter = Int((windowMS - nowMilliseconds % windowMS + 999) / 1000)
+        let (window, retryAfter) = Self.window(nowMilliseconds: clock.milliseconds(), length: limits.window)
         var checks: [(String, Int)] = []
         if limits.perTenant > 0 { checks.append(("gw:rl:t:\(tenantID):\(window)", limits.perTenant)) }
         if limits.perClient > 0, let clientID {
@@ -48,7 +54,7 @@ public struct RateLimiter: Sendable {
         }
         for (key, limit) in checks {
             guard let count = try? await cache.increment(key, by: 1, ttl: limits.window + .seconds(1)) else { continue }
-            if count > Int64(limit) { return .limited(retryAfterSeconds: max(1, retryAfter)) }
+            if count > Int64(limit) { return .limited(retryAfterSeconds: retryAfter) }
         }
         return .allowed
     }

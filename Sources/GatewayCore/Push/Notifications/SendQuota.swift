@@ -20,14 +20,9 @@ public struct SendQuota: Sendable {
     /// - Throws: ``NotificationError/quotaExceeded(retryAfterSeconds:)`` over the quota.
     func admit(tenantID: String) async throws(NotificationError) {
         guard perMinute > 0 else { return }
-        let now = clock.milliseconds()
-        let window = now / 60_000
-        guard
-            let count = try? await cache.increment(
-                "gw:pushq:\(tenantID):\(window)", by: 1, ttl: .seconds(61))
+        let (window, retryAfter) = RateLimiter.window(nowMilliseconds: clock.milliseconds(), length: .seconds(60))
+        guard let count = try? await cache.increment("gw:pushq:\(tenantID):\(window)", by: 1, ttl: .seconds(61))
         else { return }
-        if count > Int64(perMinute) {
-            throw .quotaExceeded(retryAfterSeconds: max(1, Int((60_000 - now % 60_000 + 999) / 1000)))
-        }
+        if count > Int64(perMinute) { throw .quotaExceeded(retryAfterSeconds: retryAfter) }
     }
 }
