@@ -103,6 +103,68 @@ struct AnswerCacheTests {
     }
 }
 
+extension AnswerCacheTests {
+    /// A shared cache that can be "down" (every call fails) and come back empty, as a
+    /// restarted redis-server does.
+    final class SwitchableCache: Cache {
+        let base = MemoryCache()
+        let down = Mutex(false)
+        struct Down: Error {}
+        var kind: String { "switchable" }
+
+        private func check() throws { if down.withLock({ $0 }) { throw Down() } }
+        func get(_ key: String) async throws -> [UInt8]? { try check(); return try await base.get(key) }
+        func set(_ key: String, _ value: [UInt8], ttl: Duration) async throws {
+            try check()
+            try await base.set(key, value, ttl: ttl)
+        }
+        func setIfAbsent(_ key: String, _ value: [UInt8], ttl: Duration) async throws -> Bool {
+            try check()
+            return try await base.setIfAbsent(key, value, ttl: ttl)
+        }
+        func take(_ key: String) async throws -> [UInt8]? { try check(); return try await base.take(key) }
+        func delete(_ keys: [String]) async throws -> Int { try check(); return try await base.delete(keys) }
+        func increment(_ key: String, by: Int64, ttl: Duration) async throws -> Int64 {
+            try check()
+            return try await base.increment(key, by: by, ttl: ttl)
+        }
+        func ping() async throws { try check() }
+    }
+
+    @Test("an answer kept in process while the shared cache was down goes back to it within a near lifetime once it is up (issue 33's lead)")
+    func refillAfterOutage() async throws {
+        let shared = SwitchableCache()
+        let time = ManualClock()
+        let cache = AnswerCache(
+            cache: shared, near: NearAnswers(lifetime: .milliseconds(200)), factory: NOOPMetricsHandler.instance,
+            logger: Logger(label: "test"), clock: time.wall)
+        let loads = Counted()
+        let load: @Sendable () async throws -> AnswerCache.Loaded = {
+            let n = loads.value.withLock { $0 += 1; return $0 }
+            return .init(status: 200, body: [UInt8(n)])
+        }
+        let policy = CachePolicy.ttl(seconds: 300)
+        shared.down.withLock { $0 = true }
+        #expect(try await cache.answer("k", policy: policy, load: load).body == [1])
+        // The shared cache is back, empty. Within a near lifetime it is asked again...
+        shared.down.withLock { $0 = false }
+        time.advance(.milliseconds(250))
+        #expect(try await cache.answer("k", policy: policy, load: load).body == [1])
+        var stored: [UInt8]?
+        for _ in 0..<100 where stored == nil {
+            stored = try await shared.base.get("k")
+            if stored == nil { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        // ...and holds the answer again, for every replica: no second upstream load.
+        #expect(stored.flatMap(CacheEnvelope.decode)?.body == [1])
+        #expect(loads.value.withLock { $0 } == 1)
+        // An ordinary near copy again: past its lifetime the shared cache answers.
+        try await shared.base.delete(["k"])
+        time.advance(.milliseconds(250))
+        #expect(try await cache.answer("k", policy: policy, load: load).body == [2])
+    }
+}
+
 final class Counted: Sendable {
     let value = Mutex(0)
 }

@@ -74,8 +74,9 @@ public final class AnswerCache: Sendable {
     public func answer(
         _ key: String, policy: CachePolicy, load: @escaping @Sendable () async throws -> Loaded
     ) async throws -> CachedAnswer {
-        if let hot = near.get(key, now: clock.milliseconds()) {
+        if let (hot, share) = near.lookUp(key, now: clock.milliseconds()) {
             nearHits.increment()
+            if share { shareInBackground(key, hot) }
             return hot
         }
         let cached = await read(key)
@@ -103,6 +104,18 @@ public final class AnswerCache: Sendable {
                 logger, "serving stale answers", kind: "\(tenant)|\(upstream)",
                 metadata: ["cache_key": "\(key)", "upstream_error": "\(upstream)"])
             return cached
+        }
+    }
+
+    /// Stores an answer kept in process (the shared cache was down) in the shared cache; once
+    /// that works it is an ordinary near copy again, and replicas share it.
+    private func shareInBackground(_ key: String, _ answer: CachedAnswer) {
+        Task {
+            let lifetime = max(answer.staleUntil, answer.errorUntil) - clock.milliseconds()
+            guard lifetime > 0,
+                (try? await cache.set(key, CacheEnvelope.encode(answer), ttl: .milliseconds(lifetime))) != nil
+            else { return }
+            near.put(key, answer, now: clock.milliseconds())
         }
     }
 

@@ -6,7 +6,15 @@ import Synchronization
 /// replica's refresh is seen within `lifetime`. Keys carry the tenant's `configVersion`
 /// (and consent versions), so configuration changes never wait for this copy to expire.
 public final class NearAnswers: Sendable {
-    private let state = Mutex<[String: (answer: CachedAnswer, until: Int64)]>([:])
+    /// An entry; `shareAt` is set for answers the shared cache could not store: when the next
+    /// attempt to store them there is due.
+    private struct Entry {
+        var answer: CachedAnswer
+        var until: Int64
+        var shareAt: Int64?
+    }
+
+    private let state = Mutex<[String: Entry]>([:])
     private let capacity: Int
     private let lifetimeMilliseconds: Int64
 
@@ -23,14 +31,25 @@ public final class NearAnswers: Sendable {
 
     /// The answer for `key` while it may be served from here.
     func get(_ key: String, now: Int64) -> CachedAnswer? {
+        lookUp(key, now: now)?.answer
+    }
+
+    /// The answer for `key` while it may be served from here, and whether the caller should
+    /// now try to store it in the shared cache (an answer kept here because the shared cache
+    /// was down: at most one attempt per lifetime, so a shared cache that comes back is
+    /// refilled within a lifetime instead of being bypassed for the answer's whole freshness).
+    func lookUp(_ key: String, now: Int64) -> (answer: CachedAnswer, share: Bool)? {
         guard isEnabled else { return nil }
         return state.withLock { entries in
-            guard let entry = entries[key] else { return nil }
+            guard var entry = entries[key] else { return nil }
             guard now < entry.until else {
                 entries[key] = nil
                 return nil
             }
-            return entry.answer
+            guard let shareAt = entry.shareAt, now >= shareAt else { return (entry.answer, false) }
+            entry.shareAt = now + lifetimeMilliseconds
+            entries[key] = entry
+            return (entry.answer, true)
         }
     }
 
@@ -44,7 +63,8 @@ public final class NearAnswers: Sendable {
             if entries.count >= capacity, entries[key] == nil {
                 for stale in entries.keys.prefix(capacity / 2) { entries[stale] = nil }
             }
-            entries[key] = (answer, until)
+            entries[key] = Entry(
+                answer: answer, until: until, shareAt: wholeFreshness ? now + lifetimeMilliseconds : nil)
         }
     }
 
