@@ -102,9 +102,9 @@ final class FakeFCM: Sendable {
             uniquingKeysWith: { first, _ in first })
         guard form["grant_type"] == "urn:ietf:params:oauth:grant-type:jwt-bearer", let assertion = form["assertion"],
             let parsed = try? JWS.parse(assertion), parsed.header["alg"] == "RS256",
-            let signature = try? _RSA.Signing.RSASignature(rawRepresentation: parsed.signature),
             key.publicKey.isValidSignature(
-                signature, for: SHA256.hash(data: Data(parsed.signingInput.utf8)), padding: .insecurePKCS1v1_5),
+                _RSA.Signing.RSASignature(rawRepresentation: parsed.signature),
+                for: SHA256.hash(data: Data(parsed.signingInput.utf8)), padding: .insecurePKCS1v1_5),
             case .object(let claims)? = try? JSONValue.decode(parsed.payload),
             claims["iss"] == .string(Self.clientEmail), claims["aud"] == .string(tokenURI),
             claims["scope"] == .string("https://www.googleapis.com/auth/firebase.messaging"),
