@@ -56,19 +56,10 @@ final class FakeAPNs: Sendable {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        defer {
-            // SIGKILL: hypercorn answers SIGTERM with a graceful shutdown that waits for clients.
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        let line = await Task.detached { () -> String in
-            var data = Data()
-            while let byte = try? output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty {
-                if byte == Data("\n".utf8) { break }
-                data.append(byte)
-            }
-            return String(decoding: data, as: UTF8.self)
-        }.value
+        // SIGKILL: hypercorn answers SIGTERM with a graceful shutdown that waits for clients.
+        // Not waited for: blocking here would hold a thread of the shared cooperative pool.
+        defer { kill(process.processIdentifier, SIGKILL) }
+        let line = await Self.firstLine(of: output)
         guard line.hasPrefix("listening "), let port = Int(line.dropFirst("listening ".count)) else {
             throw FakeAPNsError.didNotStart(line)
         }
@@ -86,6 +77,23 @@ final class FakeAPNs: Sendable {
         } catch {
             try? await client.shutdown()
             throw error
+        }
+    }
+
+    /// The first line the fake prints, read on a thread of its own: a blocking read on the
+    /// cooperative pool (2 threads on 2 cores) would stall every gateway of the test process
+    /// while Python starts.
+    private static func firstLine(of pipe: Pipe) async -> String {
+        await withCheckedContinuation { continuation in
+            let reader = Thread {
+                var data = Data()
+                while let byte = try? pipe.fileHandleForReading.read(upToCount: 1), !byte.isEmpty {
+                    if byte == Data("\n".utf8) { break }
+                    data.append(byte)
+                }
+                continuation.resume(returning: String(decoding: data, as: UTF8.self))
+            }
+            reader.start()
         }
     }
 

@@ -15,7 +15,10 @@ enum PythonScript {
     }
 
     /// Runs `Tests/Interop/<name>` with `arguments`; returns its exit status and combined output.
-    /// The output is read on a detached task so the gateway's event loops keep serving the script.
+    /// The output is read and the exit awaited on a thread of its own: blocking a thread of the
+    /// cooperative pool (2 on 2 cores) for the script's whole run would stall every gateway of
+    /// the test process, the one the script talks to included, and two scripts at once would
+    /// stall them all until the scripts time out.
     static func run(_ name: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -24,10 +27,13 @@ enum PythonScript {
         process.standardOutput = pipe
         process.standardError = pipe
         try process.run()
-        let output = await Task.detached {
-            String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        }.value
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+        return await withCheckedContinuation { continuation in
+            let waiter = Thread {
+                let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                continuation.resume(returning: (process.terminationStatus, output))
+            }
+            waiter.start()
+        }
     }
 }
