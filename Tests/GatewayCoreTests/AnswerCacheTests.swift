@@ -64,15 +64,7 @@ struct AnswerCacheTests {
     @Test("near copy: a hot answer is served without the shared cache, only within its lifetime and while fresh")
     func nearCopy() async throws {
         let shared = MemoryCache()
-        let time = ManualClock()
-        let cache = AnswerCache(
-            cache: shared, near: NearAnswers(lifetime: .milliseconds(200)), factory: NOOPMetricsHandler.instance,
-            logger: Logger(label: "test"), clock: time.wall)
-        let loads = Counted()
-        let load: @Sendable () async throws -> AnswerCache.Loaded = {
-            let n = loads.value.withLock { $0 += 1; return $0 }
-            return .init(status: 200, body: [UInt8(n)])
-        }
+        let (cache, time, loads, load) = Self.nearScene(shared)
         let policy = CachePolicy.ttl(seconds: 60)
         #expect(try await cache.answer("k", policy: policy, load: load).body == [1])
         // Gone from the shared cache: the near copy still answers, with no load.
@@ -104,6 +96,23 @@ struct AnswerCacheTests {
 }
 
 extension AnswerCacheTests {
+    /// An answer cache over `shared` with a 200 ms near copy on a manual clock, and a load that
+    /// counts its calls and answers the count.
+    static func nearScene(_ shared: any Cache) -> (
+        cache: AnswerCache, time: ManualClock, loads: Counted,
+        load: @Sendable () async throws -> AnswerCache.Loaded
+    ) {
+        let time = ManualClock()
+        let cache = AnswerCache(
+            cache: shared, near: NearAnswers(lifetime: .milliseconds(200)), factory: NOOPMetricsHandler.instance,
+            logger: Logger(label: "test"), clock: time.wall)
+        let loads = Counted()
+        return (cache, time, loads, {
+            let n = loads.value.withLock { $0 += 1; return $0 }
+            return .init(status: 200, body: [UInt8(n)])
+        })
+    }
+
     /// A shared cache that can be "down" (every call fails) and come back empty, as a
     /// restarted redis-server does.
     final class SwitchableCache: Cache {
@@ -134,15 +143,7 @@ extension AnswerCacheTests {
     @Test("an answer kept in process while the shared cache was down goes back to it within a near lifetime once it is up (issue 33's lead)")
     func refillAfterOutage() async throws {
         let shared = SwitchableCache()
-        let time = ManualClock()
-        let cache = AnswerCache(
-            cache: shared, near: NearAnswers(lifetime: .milliseconds(200)), factory: NOOPMetricsHandler.instance,
-            logger: Logger(label: "test"), clock: time.wall)
-        let loads = Counted()
-        let load: @Sendable () async throws -> AnswerCache.Loaded = {
-            let n = loads.value.withLock { $0 += 1; return $0 }
-            return .init(status: 200, body: [UInt8(n)])
-        }
+        let (cache, time, loads, load) = Self.nearScene(shared)
         let policy = CachePolicy.ttl(seconds: 300)
         shared.down.withLock { $0 = true }
         #expect(try await cache.answer("k", policy: policy, load: load).body == [1])
