@@ -44,6 +44,22 @@ struct UpstreamHTTP: Sendable {
 
     private func send(_ method: HTTPMethod, _ url: String, headers: [(String, String)], body: [UInt8]?, maxBytes: Int,
                       deadline: ContinuousClock.Instant) async throws -> Reply {
+        let (status, reply) = try await exchange(
+            method, url, headers: headers, body: body, maxBytes: maxBytes, deadline: deadline)
+        switch status {
+        case 200..<300: return reply
+        case 404: throw UpstreamError.notFound
+        case 429: throw UpstreamError.rateLimited(retryAfter: reply.headers.first(name: "Retry-After"))
+        case 400..<500: throw UpstreamError.rejected(status: status)
+        default: throw UpstreamError.serverError(status: status)
+        }
+    }
+
+    /// One request and its answer, whatever its status (push providers read their error
+    /// bodies); only the transport fails: ``UpstreamError/timeout``, ``UpstreamError/connection(_:)``,
+    /// or ``UpstreamError/malformed(_:)`` for a body over `maxBytes`.
+    func exchange(_ method: HTTPMethod, _ url: String, headers: [(String, String)], body: [UInt8]?, maxBytes: Int,
+                  deadline: ContinuousClock.Instant) async throws -> (status: Int, reply: Reply) {
         let remaining = ContinuousClock.now.duration(to: deadline)
         guard remaining > .zero else { throw UpstreamError.timeout }
         var request = HTTPClientRequest(url: url)
@@ -53,18 +69,8 @@ struct UpstreamHTTP: Sendable {
         let nioDeadline = NIODeadline.now() + .nanoseconds(Self.nanoseconds(remaining))
         do {
             let response = try await client.execute(request, deadline: nioDeadline)
-            let status = Int(response.status.code)
             let buffer = try await response.body.collect(upTo: maxBytes)
-            let body = Array(buffer.readableBytesView)
-            switch status {
-            case 200..<300: return Reply(body: body, headers: response.headers)
-            case 404: throw UpstreamError.notFound
-            case 429: throw UpstreamError.rateLimited(retryAfter: response.headers.first(name: "Retry-After"))
-            case 400..<500: throw UpstreamError.rejected(status: status)
-            default: throw UpstreamError.serverError(status: status)
-            }
-        } catch let error as UpstreamError {
-            throw error
+            return (Int(response.status.code), Reply(body: Array(buffer.readableBytesView), headers: response.headers))
         } catch is CancellationError {
             throw CancellationError()
         } catch let error as HTTPClientError {

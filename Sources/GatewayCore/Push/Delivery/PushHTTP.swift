@@ -1,9 +1,8 @@
 import AsyncHTTPClient
 import Foundation
-import NIOCore
 import NIOHTTP1
 
-/// One POST to a push provider with AsyncHTTPClient (HTTP/2 where the server offers it over
+/// One POST to a push provider through ``UpstreamHTTP`` (HTTP/2 where the server offers it over
 /// TLS, as APNs requires), bounded by a timeout, answering every status with its body.
 struct PushHTTP: Sendable {
     /// The status, headers and (bounded) body of an answer.
@@ -29,28 +28,17 @@ struct PushHTTP: Sendable {
     static let maxAnswerBytes = 65_536
 
     func post(_ url: String, headers: [(String, String)], body: [UInt8]) async throws -> Exchange {
-        var request = HTTPClientRequest(url: url)
-        request.method = .POST
-        request.body = .bytes(body)
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
         do {
-            let response = try await client.execute(request, timeout: .nanoseconds(UpstreamHTTP.nanoseconds(timeout)))
-            let buffer = try await response.body.collect(upTo: Self.maxAnswerBytes)
-            return Exchange(
-                status: Int(response.status.code), headers: response.headers, body: Array(buffer.readableBytesView))
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch let error as HTTPClientError {
+            let (status, reply) = try await UpstreamHTTP(client: client).exchange(
+                .POST, url, headers: headers, body: body, maxBytes: Self.maxAnswerBytes,
+                deadline: ContinuousClock.now + timeout)
+            return Exchange(status: status, headers: reply.headers, body: reply.body)
+        } catch let error as UpstreamError {
             switch error {
-            case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout:
-                throw TransportFailure(reason: "timeout")
-            default:
-                throw TransportFailure(reason: "connection")
+            case .timeout: throw TransportFailure(reason: "timeout")
+            case .malformed: throw TransportFailure(reason: "answer_too_large")
+            default: throw TransportFailure(reason: "connection")
             }
-        } catch is NIOTooManyBytesError {
-            throw TransportFailure(reason: "answer_too_large")
-        } catch {
-            throw TransportFailure(reason: "connection")
         }
     }
 
