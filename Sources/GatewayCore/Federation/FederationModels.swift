@@ -146,8 +146,7 @@ public struct TrustedIssuer: Sendable, Equatable, Codable {
         else {
             throw AuthStoreError.invalid("\(what) must be an absolute URL without query or fragment")
         }
-        let loopback = host == "localhost" || host == "127.0.0.1" || host == "::1" || host == "[::1]"
-        guard scheme == "https" || (scheme == "http" && loopback) else {
+        guard scheme == "https" || (scheme == "http" && LoopbackHost.contains(host)) else {
             throw AuthStoreError.invalid("\(what) must use https (http only for localhost)")
         }
     }

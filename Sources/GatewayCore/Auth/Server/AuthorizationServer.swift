@@ -274,7 +274,7 @@ public struct AuthorizationServer: Sendable {
                 let client = try await clients.client(tenantID: tenantID, clientID: named), client.usesPrivateKeyJWT
             else { throw OAuthError.invalidClient("client authentication failed") }
             let checked = try assertion.check(for: client, now: clock.now())
-            let lifetime = max(1, checked.expiresAt.timeIntervalSince(clock.now()) + ClientAssertion.skew)
+            let lifetime = max(1, checked.expiresAt.timeIntervalSince(clock.now()) + TokenVerifier.skew)
             guard
                 try await cache.setIfAbsent(
                     "oauth:jti:\(tenantID):\(CacheKey.escape(client.clientID)):\(CacheKey.escape(checked.jti))", [1],

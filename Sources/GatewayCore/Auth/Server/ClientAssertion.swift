@@ -7,9 +7,8 @@ import Foundation
 public struct ClientAssertion: Sendable {
     /// The only `client_assertion_type`.
     public static let type = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
-    /// The longest an assertion may live (`exp` - now), and the clock skew allowed.
+    /// The longest an assertion may live (`exp` - now); clocks may differ by ``TokenVerifier/skew``.
     static let maxLifetime: TimeInterval = 300
-    static let skew: TimeInterval = 60
 
     /// The compact JWT.
     public var jwt: String
@@ -64,10 +63,10 @@ public struct ClientAssertion: Sendable {
         guard audiences.contains(where: self.audiences.contains) else {
             throw OAuthError.invalidClient("client_assertion aud must be the token endpoint's URL or the issuer")
         }
-        guard let exp = claims["exp"]?.doubleValue, exp > now.timeIntervalSince1970 - Self.skew,
-            exp <= now.timeIntervalSince1970 + Self.maxLifetime + Self.skew
+        guard let exp = claims["exp"]?.doubleValue, exp > now.timeIntervalSince1970 - TokenVerifier.skew,
+            exp <= now.timeIntervalSince1970 + Self.maxLifetime + TokenVerifier.skew
         else { throw OAuthError.invalidClient("client_assertion is expired or lives longer than 5 minutes") }
-        if let iat = claims["iat"]?.doubleValue, iat > now.timeIntervalSince1970 + Self.skew {
+        if let iat = claims["iat"]?.doubleValue, iat > now.timeIntervalSince1970 + TokenVerifier.skew {
             throw refused
         }
         guard let jti = claims["jti"]?.stringValue, (1...256).contains(jti.utf8.count) else {

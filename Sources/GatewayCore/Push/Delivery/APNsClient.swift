@@ -76,18 +76,8 @@ public final class APNsClient: PushProviderClient {
             ("authorization", "bearer " + jwt), ("apns-topic", topic), ("apns-push-type", "alert"),
             ("apns-priority", payload.priority == .high ? "10" : "5"),
             ("apns-expiration", String(Int(payload.expiresAt.timeIntervalSince1970))),
-            ("apns-collapse-id", Self.collapseID(payload.collapseID)), ("content-type", "application/json"),
+            ("apns-collapse-id", payload.collapseID), ("content-type", "application/json"),
         ]
-    }
-
-    /// At most 64 bytes, as Apple allows, cut on a character boundary.
-    static func collapseID(_ value: String) -> String {
-        var result = ""
-        for character in value {
-            guard result.utf8.count + character.utf8.count <= 64 else { break }
-            result.append(character)
-        }
-        return result
     }
 
     /// `{"aps": {"alert": {title, body}}, "data": {…}, "link": "…"}`.

@@ -68,7 +68,7 @@ public final class FCMClient: PushProviderClient {
         let headers: [String: JSONValue] = [
             "apns-priority": payload.priority == .high ? "10" : "5",
             "apns-expiration": .string(String(Int(payload.expiresAt.timeIntervalSince1970))),
-            "apns-collapse-id": .string(String(payload.collapseID.prefix(64))),
+            "apns-collapse-id": .string(payload.collapseID),
         ]
         var message: [String: JSONValue] = [
             "token": .string(delivery.token),

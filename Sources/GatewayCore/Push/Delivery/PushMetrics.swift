@@ -12,7 +12,12 @@ import Synchronization
 public final class PushMetrics: Sendable {
     private let factory: any MetricsFactory
     /// The backlog series last set, so series of a drained backlog go to zero.
-    private let backlogKeys = Mutex<Set<String>>([])
+    private let backlogSeries = Mutex<Set<Series>>([])
+
+    private struct Series: Hashable {
+        var tenantID: String
+        var provider: PushProvider
+    }
 
     public init(factory: any MetricsFactory = NOOPMetricsHandler.instance) {
         self.factory = factory
@@ -39,26 +44,25 @@ public final class PushMetrics: Sendable {
 
     /// Sets the backlog gauges; tenant × provider pairs gone since the last sample read zero.
     func backlog(_ entries: [PushBacklogEntry], now: Date) {
-        let keys = Set(entries.map { $0.tenantID + "\u{0}" + $0.provider.rawValue })
-        let gone = backlogKeys.withLock { last in
-            defer { last = keys }
-            return last.subtracting(keys)
+        let series = Set(entries.map { Series(tenantID: $0.tenantID, provider: $0.provider) })
+        let gone = backlogSeries.withLock { last in
+            defer { last = series }
+            return last.subtracting(series)
         }
-        for key in gone {
-            let parts = key.split(separator: "\u{0}").map(String.init)
-            guard parts.count == 2 else { continue }
-            gauges(tenantID: parts[0], provider: parts[1]).pending.record(0)
-            gauges(tenantID: parts[0], provider: parts[1]).oldest.record(0)
+        for drained in gone {
+            let (pending, oldest) = gauges(tenantID: drained.tenantID, provider: drained.provider)
+            pending.record(0)
+            oldest.record(0)
         }
         for entry in entries {
-            let (pending, oldest) = gauges(tenantID: entry.tenantID, provider: entry.provider.rawValue)
+            let (pending, oldest) = gauges(tenantID: entry.tenantID, provider: entry.provider)
             pending.record(entry.pending)
             oldest.record(max(0, now.timeIntervalSince(entry.oldestDueAt)))
         }
     }
 
-    private func gauges(tenantID: String, provider: String) -> (pending: Gauge, oldest: Gauge) {
-        let dimensions = [("tenant", tenantID), ("provider", provider)]
+    private func gauges(tenantID: String, provider: PushProvider) -> (pending: Gauge, oldest: Gauge) {
+        let dimensions = [("tenant", tenantID), ("provider", provider.rawValue)]
         return (
             Gauge(label: "gateway_push_outbox_pending", dimensions: dimensions, factory: factory),
             Gauge(label: "gateway_push_outbox_oldest_seconds", dimensions: dimensions, factory: factory)

@@ -8,7 +8,8 @@ public struct PushPayload: Sendable, Equatable {
     /// The sender's data object, as given.
     public var data: [String: JSONValue]
     public var link: String?
-    /// The sender's collapse id, else the message id (so a repeated delivery replaces itself).
+    /// The sender's collapse id, else the message id (so a repeated delivery replaces itself);
+    /// at most 64 bytes either way (``NotificationRules``; `msg_` + 22 characters), as APNs allows.
     public var collapseID: String
     public var priority: PushPriority
     /// When the provider should stop trying.

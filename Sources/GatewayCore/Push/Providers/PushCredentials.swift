@@ -144,7 +144,7 @@ public enum PushEndpoint {
         guard let host = url.host, !host.isEmpty else { return false }
         switch url.scheme?.lowercased() {
         case "https": return true
-        case "http": return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        case "http": return LoopbackHost.contains(host)
         default: return false
         }
     }
