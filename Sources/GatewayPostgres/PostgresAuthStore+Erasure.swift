@@ -26,7 +26,7 @@ extension PostgresAuthStore {
             }
             var deleted: [String: Int] = [:]
             for (table, column) in UserErasure.tables {
-                deleted[table] = try await connection.execute(
+                deleted[table, default: 0] += try await connection.execute(
                     "DELETE FROM \(unescaped: table) WHERE tenant_id = \(tenantID) AND \(unescaped: column) = \(subject) RETURNING 1"
                 )
             }

@@ -15,45 +15,54 @@ public final class PostgresPushOutboxStore: PushOutboxStore {
         -> EnqueueOutcome
     {
         let document = try PushOutboxRows.document(message)
+        return try await database.transaction { connection in
+            try await Self.enqueue(
+                message, document: document, idempotencyKey: idempotencyKey, requestHash: requestHash, on: connection)
+        }
+    }
+
+    /// Queues `message` inside the caller's transaction (the inbox queues its pushes so).
+    static func enqueue(
+        _ message: PushMessage, document: String, idempotencyKey: String?, requestHash: String,
+        on connection: PostgresConnection
+    ) async throws -> EnqueueOutcome {
         let users: [String]? = if case .users(let list) = message.content.recipients { list } else { nil }
         let now = StoreClock.milliseconds(message.createdAt)
         let expires = StoreClock.milliseconds(message.expiresAt)
         let (tenantID, clientID, messageID, miniAppID) = (message.tenantID, message.clientID, message.id, message.miniAppID)
         let permission = CustomPermission.notifications.rawValue
-        return try await database.transaction { connection in
-            let inserted = try await connection.execute(
+        let inserted = try await connection.execute(
+            """
+            INSERT INTO push_messages (tenant_id, message_id, client_id, mini_app_id, idempotency_key, request_hash,
+                document, created_at_ms, expires_at_ms)
+            VALUES (\(tenantID), \(messageID), \(clientID), \(miniAppID), \(idempotencyKey), \(requestHash),
+                \(document), \(now), \(expires))
+            ON CONFLICT (tenant_id, client_id, idempotency_key) DO NOTHING RETURNING 1
+            """)
+        if inserted == 0, let idempotencyKey {
+            let earlier = try await connection.first(
                 """
-                INSERT INTO push_messages (tenant_id, message_id, client_id, mini_app_id, idempotency_key, request_hash,
-                    document, created_at_ms, expires_at_ms)
-                VALUES (\(tenantID), \(messageID), \(clientID), \(miniAppID), \(idempotencyKey), \(requestHash),
-                    \(document), \(now), \(expires))
-                ON CONFLICT (tenant_id, client_id, idempotency_key) DO NOTHING RETURNING 1
-                """)
-            if inserted == 0, let idempotencyKey {
-                let earlier = try await connection.first(
-                    """
-                    SELECT message_id, request_hash FROM push_messages
-                    WHERE tenant_id = \(tenantID) AND client_id = \(clientID) AND idempotency_key = \(idempotencyKey)
-                    """, as: (String, String).self)
-                guard let earlier, earlier.1 == requestHash else { throw NotificationError.idempotencyConflict }
-                return .replayed(messageID: earlier.0)
-            }
-            // One delivery per device of a recipient: pending where the user allows notifications
-            // from the mini app, skipped otherwise; for "all", only the users who allow them.
-            let deliveries = try await connection.execute(
-                """
-                INSERT INTO push_deliveries (tenant_id, message_id, device_id, user_id, provider, state, attempts,
-                    next_attempt_at_ms, updated_at_ms)
-                SELECT d.tenant_id, \(messageID), d.device_id, d.user_id, d.provider,
-                    CASE WHEN c.status = 'ALLOWED' THEN 'pending' ELSE 'skipped_no_consent' END, 0, \(now), \(now)
-                FROM push_devices d LEFT JOIN user_consents c ON c.tenant_id = d.tenant_id AND c.user_id = d.user_id
-                    AND c.miniapp_id = \(miniAppID) AND c.permission = \(permission)
-                WHERE d.tenant_id = \(tenantID)
-                    AND (CASE WHEN \(users)::text[] IS NULL THEN c.status = 'ALLOWED' ELSE d.user_id = ANY(\(users)::text[]) END)
-                RETURNING 1
-                """)
-            return .queued(messageID: messageID, deliveries: deliveries)
+                SELECT message_id, request_hash FROM push_messages
+                WHERE tenant_id = \(tenantID) AND client_id = \(clientID) AND idempotency_key = \(idempotencyKey)
+                """, as: (String, String).self)
+            guard let earlier, earlier.1 == requestHash else { throw NotificationError.idempotencyConflict }
+            return .replayed(messageID: earlier.0)
         }
+        // One delivery per device of a recipient: pending where the user allows notifications
+        // from the mini app, skipped otherwise; for "all", only the users who allow them.
+        let deliveries = try await connection.execute(
+            """
+            INSERT INTO push_deliveries (tenant_id, message_id, device_id, user_id, provider, state, attempts,
+                next_attempt_at_ms, updated_at_ms)
+            SELECT d.tenant_id, \(messageID), d.device_id, d.user_id, d.provider,
+                CASE WHEN c.status = 'ALLOWED' THEN 'pending' ELSE 'skipped_no_consent' END, 0, \(now), \(now)
+            FROM push_devices d LEFT JOIN user_consents c ON c.tenant_id = d.tenant_id AND c.user_id = d.user_id
+                AND c.miniapp_id = \(miniAppID) AND c.permission = \(permission)
+            WHERE d.tenant_id = \(tenantID)
+                AND (CASE WHEN \(users)::text[] IS NULL THEN c.status = 'ALLOWED' ELSE d.user_id = ANY(\(users)::text[]) END)
+            RETURNING 1
+            """)
+        return .queued(messageID: messageID, deliveries: deliveries)
     }
 
     public func status(tenantID: String, clientID: String, messageID: String, limit: Int) async throws

@@ -39,6 +39,7 @@ public enum PostgresStores {
             releases: PostgresReleasePolicyStore(database: database),
             devices: PostgresDeviceStore(database: database), outbox: PostgresPushOutboxStore(database: database),
             pushCredentials: PostgresPushCredentialStore(database: database),
+            messaging: PostgresMessagingStore(database: database),
             schema: StoreSchema(
                 known: PostgresMigrations.names, applied: { try await PostgresMigrations.applied(database) },
                 migrate: { try await PostgresMigrations.migrate(database) }),

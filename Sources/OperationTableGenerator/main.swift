@@ -33,7 +33,7 @@ struct GeneratorError: Error, CustomStringConvertible {
 struct ContractDocument {
     static let methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
     static let errors = ["problem", "oauth", "ras"]
-    static let bodies = ["json", "form", "analytics", "storage"]
+    static let bodies = ["json", "form", "analytics", "storage", "contacts"]
     static let storedAnswers = ["miniApp", "manifest", "bundle"]
     static let securities = ["none", "bearer", "rasClientKey", "sender"]
 

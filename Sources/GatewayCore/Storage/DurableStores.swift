@@ -36,6 +36,8 @@ public struct DurableStores: Sendable {
     public let outbox: any PushOutbox
     /// Tenants' push provider credentials (sealed).
     public let pushCredentials: any PushCredentialStore
+    /// Users' contacts, blocks and inboxes.
+    public let messaging: any MessagingStore
     /// The backend's migrations.
     public let schema: StoreSchema
     /// Announces tenant changes as they commit (PostgreSQL); nil: the directory polls only.
@@ -51,7 +53,7 @@ public struct DurableStores: Sendable {
         analytics: any AnalyticsStore,
         localization: any LocalizationStore, domains: any TenantDomainStore, releases: any ReleasePolicyStore,
         devices: any DeviceStore, outbox: any PushOutbox, pushCredentials: any PushCredentialStore,
-        schema: StoreSchema,
+        messaging: any MessagingStore, schema: StoreSchema,
         tenantChanges: (any TenantChangeSignal)? = nil, poolUsage: (@Sendable () -> PoolUsageSample)? = nil,
         close: @escaping @Sendable () async -> Void = {}
     ) {
@@ -73,6 +75,7 @@ public struct DurableStores: Sendable {
         self.devices = devices
         self.outbox = outbox
         self.pushCredentials = pushCredentials
+        self.messaging = messaging
         self.closeAction = close
     }
 

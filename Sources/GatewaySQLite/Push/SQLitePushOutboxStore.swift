@@ -18,45 +18,54 @@ public final class SQLitePushOutboxStore: PushOutboxStore, PushDeliveryQueue {
     {
         let document = try PushOutboxRows.document(message)
         let users = try PushOutboxRows.userIDs(message.content.recipients)
-        let now = StoreClock.milliseconds(message.createdAt)
         return try await pool.write { db in
-            if let idempotencyKey,
-                let row = try Row.fetchOne(
-                    db,
-                    sql: """
-                        SELECT message_id, request_hash FROM push_messages
-                        WHERE tenant_id = ? AND client_id = ? AND idempotency_key = ?
-                        """, arguments: [message.tenantID, message.clientID, idempotencyKey])
-            {
-                guard row["request_hash"] as String == requestHash else { throw NotificationError.idempotencyConflict }
-                return .replayed(messageID: row["message_id"])
-            }
-            try db.execute(
-                sql: """
-                    INSERT INTO push_messages (tenant_id, message_id, client_id, mini_app_id, idempotency_key, request_hash,
-                        document, created_at_ms, expires_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [message.tenantID, message.id, message.clientID, message.miniAppID, idempotencyKey,
-                            requestHash, document, now, StoreClock.milliseconds(message.expiresAt)])
-            // One delivery per device of a recipient: pending where the user allows notifications
-            // from the mini app, skipped otherwise; for "all", only the users who allow them.
-            let recipients = users == nil ? "c.status = 'ALLOWED'" : "d.user_id IN (SELECT value FROM json_each(?6))"
-            var arguments: StatementArguments = [
-                message.tenantID, message.id, message.miniAppID, now, CustomPermission.notifications.rawValue,
-            ]
-            if let users { arguments += [users] }
-            try db.execute(
-                sql: """
-                    INSERT INTO push_deliveries (tenant_id, message_id, device_id, user_id, provider, state, attempts,
-                        next_attempt_at_ms, updated_at_ms)
-                    SELECT d.tenant_id, ?2, d.device_id, d.user_id, d.provider,
-                        CASE WHEN c.status = 'ALLOWED' THEN 'pending' ELSE 'skipped_no_consent' END, 0, ?4, ?4
-                    FROM push_devices d LEFT JOIN user_consents c ON c.tenant_id = d.tenant_id AND c.user_id = d.user_id
-                        AND c.miniapp_id = ?3 AND c.permission = ?5
-                    WHERE d.tenant_id = ?1 AND \(recipients)
-                    """, arguments: arguments)
-            return .queued(messageID: message.id, deliveries: db.changesCount)
+            try Self.enqueue(message, document: document, users: users, idempotencyKey: idempotencyKey,
+                             requestHash: requestHash, in: db)
         }
+    }
+
+    /// Queues `message` inside the caller's transaction (the inbox queues its pushes so).
+    static func enqueue(
+        _ message: PushMessage, document: String, users: String?, idempotencyKey: String?, requestHash: String,
+        in db: Database
+    ) throws -> EnqueueOutcome {
+        let now = StoreClock.milliseconds(message.createdAt)
+        if let idempotencyKey,
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT message_id, request_hash FROM push_messages
+                    WHERE tenant_id = ? AND client_id = ? AND idempotency_key = ?
+                    """, arguments: [message.tenantID, message.clientID, idempotencyKey])
+        {
+            guard row["request_hash"] as String == requestHash else { throw NotificationError.idempotencyConflict }
+            return .replayed(messageID: row["message_id"])
+        }
+        try db.execute(
+            sql: """
+                INSERT INTO push_messages (tenant_id, message_id, client_id, mini_app_id, idempotency_key, request_hash,
+                    document, created_at_ms, expires_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [message.tenantID, message.id, message.clientID, message.miniAppID, idempotencyKey,
+                        requestHash, document, now, StoreClock.milliseconds(message.expiresAt)])
+        // One delivery per device of a recipient: pending where the user allows notifications
+        // from the mini app, skipped otherwise; for "all", only the users who allow them.
+        let recipients = users == nil ? "c.status = 'ALLOWED'" : "d.user_id IN (SELECT value FROM json_each(?6))"
+        var arguments: StatementArguments = [
+            message.tenantID, message.id, message.miniAppID, now, CustomPermission.notifications.rawValue,
+        ]
+        if let users { arguments += [users] }
+        try db.execute(
+            sql: """
+                INSERT INTO push_deliveries (tenant_id, message_id, device_id, user_id, provider, state, attempts,
+                    next_attempt_at_ms, updated_at_ms)
+                SELECT d.tenant_id, ?2, d.device_id, d.user_id, d.provider,
+                    CASE WHEN c.status = 'ALLOWED' THEN 'pending' ELSE 'skipped_no_consent' END, 0, ?4, ?4
+                FROM push_devices d LEFT JOIN user_consents c ON c.tenant_id = d.tenant_id AND c.user_id = d.user_id
+                    AND c.miniapp_id = ?3 AND c.permission = ?5
+                WHERE d.tenant_id = ?1 AND \(recipients)
+                """, arguments: arguments)
+        return .queued(messageID: message.id, deliveries: db.changesCount)
     }
 
     public func status(tenantID: String, clientID: String, messageID: String, limit: Int) async throws

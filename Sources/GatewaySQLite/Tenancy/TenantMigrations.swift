@@ -189,6 +189,35 @@ enum TenantMigrations {
                         PRIMARY KEY (tenant_id, provider))
                     """)
         }
+        migrator.registerMigration("v18-messaging") { db in
+            // Contacts, blocks and inboxes (issue 31).
+            try db.execute(
+                sql: """
+                    CREATE TABLE user_contacts (tenant_id TEXT NOT NULL REFERENCES tenants ON DELETE CASCADE,
+                        user_id TEXT NOT NULL, position INTEGER NOT NULL, contact_id TEXT NOT NULL,
+                        is_user BOOLEAN NOT NULL, name TEXT, email TEXT,
+                        PRIMARY KEY (tenant_id, user_id, contact_id))
+                    """)
+            try db.execute(sql: "CREATE INDEX user_contacts_contact ON user_contacts (tenant_id, contact_id)")
+            try db.execute(
+                sql: """
+                    CREATE TABLE user_blocks (tenant_id TEXT NOT NULL REFERENCES tenants ON DELETE CASCADE,
+                        user_id TEXT NOT NULL, blocked_id TEXT NOT NULL, created_at_ms INTEGER NOT NULL,
+                        PRIMARY KEY (tenant_id, user_id, blocked_id))
+                    """)
+            try db.execute(sql: "CREATE INDEX user_blocks_blocked ON user_blocks (tenant_id, blocked_id)")
+            try db.execute(
+                sql: """
+                    CREATE TABLE inbox_messages (id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        tenant_id TEXT NOT NULL REFERENCES tenants ON DELETE CASCADE, message_id TEXT NOT NULL,
+                        recipient_id TEXT NOT NULL, sender_id TEXT NOT NULL, sender_name TEXT, mini_app_id TEXT NOT NULL,
+                        document TEXT NOT NULL, read BOOLEAN NOT NULL, created_at_ms INTEGER NOT NULL,
+                        expires_at_ms INTEGER NOT NULL, UNIQUE (tenant_id, message_id))
+                    """)
+            try db.execute(sql: "CREATE INDEX inbox_messages_recipient ON inbox_messages (tenant_id, recipient_id, id)")
+            try db.execute(sql: "CREATE INDEX inbox_messages_sender ON inbox_messages (tenant_id, sender_id)")
+            try db.execute(sql: "CREATE INDEX inbox_messages_expiry ON inbox_messages (expires_at_ms)")
+        }
         return migrator
     }
 }

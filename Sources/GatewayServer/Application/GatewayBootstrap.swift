@@ -148,7 +148,8 @@ public struct GatewayBootstrap: Sendable {
                     table: releaseTable, store: stores.releases, cache: instrumented, clock: clock,
                     metrics: metrics.factory, logger: logger),
                 devicesPerUser: configuration.pushMaxDevicesPerUser,
-                sendQuotaPerMinute: configuration.pushSendQuotaPerMinute, clock: clock),
+                sendQuotaPerMinute: configuration.pushSendQuotaPerMinute, messaging: configuration.messaging,
+                clock: clock),
             federation: Federation(
                 store: authStore, client: http, cache: instrumented, guards: guards, auth: auth,
                 budget: configuration.upstreamBudget),
@@ -163,6 +164,8 @@ public struct GatewayBootstrap: Sendable {
         background.loops.append(RetentionService { await refreshRetention.run() })
         let pushRetention = PushRetention(outbox: stores.outbox, clock: clock.now, logger: logger)
         background.loops.append(RetentionService { await pushRetention.run() })
+        let inboxRetention = InboxRetention(store: stores.messaging, clock: clock.now, logger: logger)
+        background.loops.append(RetentionService { await inboxRetention.run() })
         if configuration.pushConcurrency > 0 {
             let pushHTTP = PushHTTPClientFactory.make(connectionsPerHost: configuration.pushConcurrency)
             background.closePushHTTP = ShutdownActionService { try? await pushHTTP.shutdown() }

@@ -21,13 +21,16 @@ public struct UserStateServices: Sendable {
     public let devices: DeviceService
     /// Senders' notifications (the push outbox).
     public let notifications: NotificationService
+    /// Contacts, messages between users and inboxes.
+    public let messaging: MessagingService
 
     public init(
         consents: ConsentService, accessTokens: MiniAppAccessTokenService, storage: SecureStorageService,
         analytics: AnalyticsService,
         localizations: LocalizationBundleCache, localizationResolver: LocalizationResolver, links: DeepLinkService,
-        devices: DeviceService, notifications: NotificationService
+        devices: DeviceService, notifications: NotificationService, messaging: MessagingService
     ) {
+        self.messaging = messaging
         self.devices = devices
         self.notifications = notifications
         self.localizations = localizations
@@ -45,7 +48,7 @@ public struct UserStateServices: Sendable {
         stores: DurableStores, cache: any Cache, keys: KeyRing, revocations: RevokedTokens, issuerBase: IssuerBase,
         metrics: GatewayMetrics, releaseHealth: ReleaseHealth? = nil,
         devicesPerUser: Int = DeviceService.defaultMaxPerUser, sendQuotaPerMinute: Int = SendQuota.defaultPerMinute,
-        clock: WallClock
+        messaging: MessagingService.Settings = .init(), clock: WallClock
     ) throws -> UserStateServices {
         let consentStore = stores.consents
         let localizationStore = stores.localization
@@ -69,7 +72,9 @@ public struct UserStateServices: Sendable {
             devices: DeviceService(store: stores.devices, maxPerUser: devicesPerUser, clock: clock),
             notifications: NotificationService(
                 outbox: stores.outbox, domains: stores.domains,
-                quota: SendQuota(cache: cache, perMinute: sendQuotaPerMinute, clock: clock), clock: clock)
+                quota: SendQuota(cache: cache, perMinute: sendQuotaPerMinute, clock: clock), clock: clock),
+            messaging: MessagingService(
+                store: stores.messaging, consents: consentStore, cache: cache, settings: messaging, clock: clock)
         )
     }
 }

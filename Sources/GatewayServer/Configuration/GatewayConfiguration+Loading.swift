@@ -109,6 +109,16 @@ extension GatewayConfiguration {
         if let milliseconds = try int(.pushLease, in: 1_000...3_600_000) {
             configuration.pushLease = .milliseconds(milliseconds)
         }
+        if let contacts = try int(.messagesMaxContacts, in: 1...100_000) {
+            configuration.messaging.maxContacts = contacts
+            configuration.bodyLimits.contacts = BodyLimits.contactsBytes(maxContacts: contacts)
+        }
+        if let days = try int(.messagesRetentionDays, in: 1...365) { configuration.messaging.retention = .seconds(days * 86_400) }
+        if let count = try int(.messagesPerMinute, in: 0...1_000_000) { configuration.messaging.limits.perSenderPerMinute = count }
+        if let count = try int(.messagesPerDay, in: 0...10_000_000) { configuration.messaging.limits.perSenderPerDay = count }
+        if let count = try int(.messagesPerRecipientHour, in: 0...1_000_000) {
+            configuration.messaging.limits.perRecipientPerHour = count
+        }
         if let milliseconds = try int(.upstreamBudget, in: 50...120_000) {
             configuration.upstreamBudget = .milliseconds(milliseconds)
         }

@@ -168,6 +168,21 @@ extension GatewaySetting {
     public static let pushConcurrency = GatewaySetting(
         "push.concurrency", env: "PUSH_CONCURRENCY", default: "64",
         "Push provider calls in flight per replica (1-1000); 0 turns this replica's delivery worker off.")
+    public static let messagesMaxContacts = GatewaySetting(
+        "messages.max.contacts", env: "MESSAGES_MAX_CONTACTS", default: "5000",
+        "Contacts a user may upload (1-100000); the upload body may hold 256 bytes per contact.")
+    public static let messagesRetentionDays = GatewaySetting(
+        "messages.retention.days", env: "MESSAGES_RETENTION_DAYS", default: "30",
+        "Days a message stays in its recipient's inbox (1-365); the retention loop deletes it after.")
+    public static let messagesPerMinute = GatewaySetting(
+        "messages.per.minute", env: "MESSAGES_PER_MINUTE", default: "30",
+        "Messages (one per recipient) a user may send per minute, counted across replicas (0 = unlimited); over it: 429 message_rate_limited.")
+    public static let messagesPerDay = GatewaySetting(
+        "messages.per.day", env: "MESSAGES_PER_DAY", default: "500",
+        "Messages a user may send per UTC day, counted across replicas (0 = unlimited); over it: 429 message_rate_limited.")
+    public static let messagesPerRecipientHour = GatewaySetting(
+        "messages.per.recipient.hour", env: "MESSAGES_PER_RECIPIENT_HOUR", default: "60",
+        "Messages a user may receive per hour from everyone (0 = unlimited); past it the recipient's outcome is rate_limited.")
 
     /// All settings, in help order.
     public static let all: [GatewaySetting] = [
@@ -178,6 +193,7 @@ extension GatewaySetting {
         .headerTimeout, .bodyTimeout, .idleTimeout, .maxConnections, .maxConnectionsPerAddress, .maxRequestsPerAddress,
         .trustedProxies, .proxyProtocol, .maxFormBytes, .maxJSONBytes, .maxAnalyticsBytes,
         .shutdownDrain, .shutdownTimeout, .replicaID, .tracing, .pushMaxDevicesPerUser,
-        .pushAPNsURL, .pushFCMURL, .pushConcurrency, .pushSendQuota, .pushLease,
+        .pushAPNsURL, .pushFCMURL, .pushConcurrency, .pushSendQuota, .pushLease, .messagesMaxContacts,
+        .messagesRetentionDays, .messagesPerMinute, .messagesPerDay, .messagesPerRecipientHour,
     ]
 }

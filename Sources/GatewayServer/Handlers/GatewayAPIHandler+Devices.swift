@@ -40,7 +40,7 @@ extension GatewayAPIHandler {
     }
 
     /// The request's tenant and token subject.
-    private func signedInUser() throws -> (tenant: String, user: String) {
+    func signedInUser() throws -> (tenant: String, user: String) {
         (try RequestScope.requireTenant().id, try RequestScope.requirePrincipal().subject)
     }
 

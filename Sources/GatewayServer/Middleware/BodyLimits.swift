@@ -15,11 +15,17 @@ public struct BodyLimits: Sendable, Equatable {
     public var storageOverhead: Int
     /// A storage write never accepts more than this, whatever the tenant's cap.
     public var storageCeiling: Int
+    /// A contact list upload (``contactsBytes(maxContacts:)`` of the configured maximum).
+    public var contacts: Int
+
+    /// The contact upload limit for `maxContacts`: 256 bytes per contact, at least 64 KiB.
+    public static func contactsBytes(maxContacts: Int) -> Int { max(64 << 10, maxContacts * 256) }
 
     public init(
         form: Int = 8 << 10, analytics: Int = 512 << 10, json: Int = 64 << 10, storageOverhead: Int = 64 << 10,
-        storageCeiling: Int = 64 << 20
+        storageCeiling: Int = 64 << 20, contacts: Int = Self.contactsBytes(maxContacts: ContactRules.defaultMaxContacts)
     ) {
+        self.contacts = contacts
         self.form = form
         self.analytics = analytics
         self.json = json
@@ -34,6 +40,7 @@ public struct BodyLimits: Sendable, Equatable {
         case .json: json
         case .form: form
         case .analytics: analytics
+        case .contacts: contacts
         case .storage:
             min(
                 storageCeiling,

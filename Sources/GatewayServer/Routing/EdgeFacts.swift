@@ -27,7 +27,7 @@ struct EdgeFacts: Sendable, Equatable {
 
     /// Which of ``BodyLimits`` bounds the request body.
     enum BodyKind: UInt8, Sendable {
-        case json, form, analytics, storage
+        case json, form, analytics, storage, contacts
     }
 
     var security: Security

@@ -277,6 +277,7 @@ struct AuthStoreContractTests {
             erased.deleted == [
                 "user_consents": 1, "secure_storage_items": 1, "user_miniapps": 1, "miniapp_tokens": 2,
                 "push_devices": 1, "push_deliveries": 1, "auth_identity_links": 1, "auth_refresh_families": 1, "auth_users": 1,
+                "user_contacts": 0, "user_blocks": 0, "inbox_messages": 0,
             ])
         let other = try await database.another()
         let alice = UserMiniAppKey(tenantID: "acme", userID: "alice", miniAppID: "hello")

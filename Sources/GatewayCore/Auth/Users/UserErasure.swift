@@ -21,11 +21,16 @@ public struct UserErasure: Sendable, Equatable, Encodable {
         self.revokedTokens = revokedTokens
     }
 
-    /// The tables holding a user's data and the column naming the user, in delete order (the
+    /// The tables holding a user's data and a column naming the user (a table may be listed
+    /// with several columns; ``deleted`` sums them), in delete order (the
     /// account last; refresh tokens and access-token records go with their families).
     public static let tables: [(table: String, column: String)] = [
         ("user_consents", "user_id"), ("secure_storage_items", "user_id"), ("user_miniapps", "user_id"),
         ("miniapp_tokens", "user_id"), ("push_devices", "user_id"), ("push_deliveries", "user_id"),
+        // Their contacts and blocks, their entries in others' (as a contact or blocked),
+        // the messages they received and sent.
+        ("user_contacts", "user_id"), ("user_contacts", "contact_id"), ("user_blocks", "user_id"),
+        ("user_blocks", "blocked_id"), ("inbox_messages", "recipient_id"), ("inbox_messages", "sender_id"),
         ("auth_identity_links", "subject"), ("auth_refresh_families", "subject"), ("auth_users", "subject"),
     ]
 }

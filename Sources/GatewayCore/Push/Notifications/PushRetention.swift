@@ -29,13 +29,7 @@ public struct PushRetention: Sendable {
     @discardableResult
     public func purge() async throws -> Int {
         let cutoff = clock().addingTimeInterval(-Double(keepDays) * 86_400)
-        var total = 0
-        while !Task.isCancelled {
-            let removed = try await outbox.purge(expiredBefore: cutoff, limit: batch)
-            total += removed
-            if removed < batch { break }
-        }
-        return total
+        return try await BatchedPurge.run(batch: batch) { try await outbox.purge(expiredBefore: cutoff, limit: $0) }
     }
 
     /// Purges every `interval` until the task is cancelled; failures are logged, never thrown.

@@ -30,7 +30,7 @@ extension SQLiteAuthStore {
             for (table, column) in UserErasure.tables {
                 try db.execute(
                     sql: "DELETE FROM \(table) WHERE tenant_id = ? AND \(column) = ?", arguments: [tenantID, subject])
-                deleted[table] = db.changesCount
+                deleted[table, default: 0] += db.changesCount
             }
             return UserErasure(deleted: deleted, revokedTokens: live.count)
         }
