@@ -1,5 +1,5 @@
 # SuperApp Gateway. Two commands for a newcomer: `make run` and `make test`.
-.PHONY: run test build deps fuzz clean bench bench-cluster install
+.PHONY: run test build deps fuzz clean bench bench-cluster install chaos
 
 # The toolchain: `swift` on PATH, else the /opt/swift install (as .ci/run uses); the
 # scripts run it from PATH, so its folder goes first.
@@ -42,6 +42,12 @@ bench: deps
 ## Release build; 1 vs 3 replicas behind nginx on PostgreSQL + Redis, Sentinel failover gap, rolling-restart errors.
 bench-cluster: deps
 	scripts/bench-cluster.sh
+
+## A cluster of network-namespace hosts under faults (root; see docs/chaos.md). CHAOS_ARGS passes
+## options, e.g. CHAOS_ARGS="--seed 7 --seconds 300".
+chaos: deps .build/debug/gateway .build/debug/gatewayctl
+	scripts/install-deps.sh --with-test-tools
+	scripts/chaos/chaos.py $(CHAOS_ARGS)
 
 build: deps
 	$(SWIFT) build

@@ -47,7 +47,7 @@ public enum PostgresCopy {
     /// table's name and row count when it is done. Returns the row count per table.
     public static func copy(
         from source: SQLiteTenantStore, to target: PostgresDatabase, force: Bool, batchSize: Int = 1_000,
-        progress: @Sendable (String, Int) -> Void = { _, _ in }
+        progress: @escaping @Sendable (String, Int) -> Void = { _, _ in }
     ) async throws -> [(table: String, rows: Int)] {
         try await PostgresMigrations.migrate(target)
         let sourceTables = Set(try await source.tableNames())

@@ -22,14 +22,21 @@ public final class PostgresDatabase: Sendable {
     public let poolSize: Int
     private let usage = PoolUsage()
     /// The pool for single statements, counting the connections they hold.
-    var pool: CountedPool { CountedPool(client: client, usage: usage) }
+    var pool: CountedPool { CountedPool(client: client, usage: usage, deadline: statementDeadline) }
+    /// How long a statement may go unanswered before it fails as ``DatabaseUnavailable``
+    /// (nil: no limit, for `gatewayctl`'s long migrations and copies).
+    public let statementDeadline: Duration?
     /// Connections this process's statements and transactions hold right now (a gauge).
     public var connectionsInUse: Int { usage.inUse }
 
     /// Connects lazily (the first query opens connections; a wrong host fails there).
     /// - Parameter searchPath: a schema to work in instead of `public` (tests isolate
     ///   themselves in one schema each).
-    public init(url: String, sealer: SecretSealer, logger: Logger, searchPath: String? = nil) throws {
+    /// - Parameter statementDeadline: see ``statementDeadline``.
+    public init(
+        url: String, sealer: SecretSealer, logger: Logger, searchPath: String? = nil, statementDeadline: Duration? = nil
+    ) throws {
+        self.statementDeadline = statementDeadline
         let parsed = try PostgresURL(url)
         // The pool's own chatter (a query queued before `run()` got going, reconnects) stays
         // out of the logs; failures reach callers as thrown errors.
@@ -79,15 +86,24 @@ public final class PostgresDatabase: Sendable {
 
     /// Runs `body` in one transaction (BEGIN … COMMIT, ROLLBACK when it throws). Throws
     /// what `body` threw (not postgres-nio's wrapper), so domain errors stay typed.
-    func transaction<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+    /// - Parameter unbounded: no statement deadline (migrations: DDL on a large table takes long).
+    func transaction<Result: Sendable>(
+        unbounded: Bool = false, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
         usage.enter()
         defer { usage.leave() }
+        let client = self.client
         do {
-            return try await client.withConnection { connection in
-                try await connection.withTransaction(logger: Self.quiet) { try await body($0) }
+            return try await StatementDeadline.run(unbounded ? nil : statementDeadline) {
+                try await client.withConnection { connection in
+                    try await connection.withTransaction(logger: Self.quiet) { try await body($0) }
+                }
             }
         } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error
+            throw ConnectionLoss.classify(
+                error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error)
+        } catch {
+            throw ConnectionLoss.classify(error)
         }
     }
 

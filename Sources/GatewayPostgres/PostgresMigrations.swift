@@ -375,7 +375,7 @@ enum PostgresMigrations {
     @discardableResult
     static func migrate(_ database: PostgresDatabase, upTo last: String? = nil) async throws -> [String] {
         let wanted = last.flatMap { name in names.firstIndex(of: name).map { Array(all[...$0]) } } ?? all
-        return try await database.transaction { connection in
+        return try await database.transaction(unbounded: true) { connection in
             try await connection.execute("SELECT pg_advisory_xact_lock(\(lockKey))")
             try await connection.execute("""
                 CREATE TABLE IF NOT EXISTS gateway_schema_migrations (name TEXT PRIMARY KEY, applied_at_ms BIGINT NOT NULL)

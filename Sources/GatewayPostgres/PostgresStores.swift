@@ -9,9 +9,11 @@ public enum PostgresStores {
     /// Connects, applies pending migrations (unless `migrate` is false) and returns the
     /// stores; ``DurableStores/close()`` closes the pool.
     public static func open(
-        url: String, sealer: SecretSealer, logger: Logger, migrate: Bool = true, searchPath: String? = nil
+        url: String, sealer: SecretSealer, logger: Logger, migrate: Bool = true, searchPath: String? = nil,
+        statementDeadline: Duration? = nil
     ) async throws -> DurableStores {
-        let database = try PostgresDatabase(url: url, sealer: sealer, logger: logger, searchPath: searchPath)
+        let database = try PostgresDatabase(
+            url: url, sealer: sealer, logger: logger, searchPath: searchPath, statementDeadline: statementDeadline)
         do {
             try await database.checkReachable(within: database.connectTimeout + .seconds(1))
             if migrate { try await PostgresMigrations.migrate(database) }

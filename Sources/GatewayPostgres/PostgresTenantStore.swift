@@ -68,14 +68,17 @@ public final class PostgresTenantStore: TenantStore {
         id: String, actor: String, _ change: @Sendable (inout Tenant) throws -> Void
     ) async throws -> Tenant {
         let sealer = database.sealer
-        return try await database.transaction { connection in
-            guard let old = try await Self.fetch(connection, id: id, lock: true).map(tenant) else {
-                throw TenantStoreError.notFound(id)
+        // Unbounded: the transaction then runs in this task, so `change` never outlives the call.
+        return try await withoutActuallyEscaping(change) { change in
+            try await database.transaction(unbounded: true) { connection in
+                guard let old = try await Self.fetch(connection, id: id, lock: true).map(self.tenant) else {
+                    throw TenantStoreError.notFound(id)
+                }
+                let revision = try TenantRevision.updated(old, actor: actor, now: StoreClock.now(), change)
+                try await Self.upsert(connection, json: try Self.json(TenantRecord(revision.tenant, sealer: sealer)))
+                try await Self.finish(connection, audit: revision.audit)
+                return revision.tenant
             }
-            let revision = try TenantRevision.updated(old, actor: actor, now: StoreClock.now(), change)
-            try await Self.upsert(connection, json: try Self.json(TenantRecord(revision.tenant, sealer: sealer)))
-            try await Self.finish(connection, audit: revision.audit)
-            return revision.tenant
         }
     }
 

@@ -19,15 +19,22 @@ extension SQLRunner {
 struct CountedPool: SQLRunner {
     let client: PostgresClient
     let usage: PoolUsage
+    /// How long a statement may go unanswered (nil: no limit).
+    let deadline: Duration?
 
     func run(_ query: PostgresQuery) async throws -> PostgresRowSequence {
-        try await client.run(query)
+        let client = self.client
+        return try await StatementDeadline.run(deadline, late: StatementDeadline.drain) { try await client.run(query) }
     }
 
     func measured<Result>(_ body: () async throws -> Result) async throws -> Result {
         usage.enter()
         defer { usage.leave() }
-        return try await body()
+        do {
+            return try await body()
+        } catch {
+            throw ConnectionLoss.classify(error)
+        }
     }
 }
 

@@ -125,6 +125,7 @@ struct GatewayHarness {
         clock: WallClock = .system,
         push: PushEndpoints? = nil,
         pushSendQuota: Int = SendQuota.defaultPerMinute,
+        databaseTimeout: Duration = .seconds(10),
         _ body: @Sendable (GatewayHarness, Client, Int) async throws -> T
     ) async throws -> T {
         // A given folder (a database shared by gateways run one after the other) is the caller's to remove.
@@ -141,6 +142,7 @@ struct GatewayHarness {
         // No delivery worker unless the test names the providers' fakes: queued deliveries stay put.
         configuration.pushConcurrency = push == nil ? 0 : 8
         configuration.pushSendQuotaPerMinute = pushSendQuota
+        configuration.databaseTimeout = databaseTimeout
         if let push {
             configuration.pushFCMURL = push.fcm ?? configuration.pushFCMURL
             configuration.pushAPNsURL = push.apns

@@ -207,7 +207,8 @@ public struct GatewayBootstrap: Sendable {
         guard let url = configuration.databaseURL else {
             return try SQLiteTenantStore.open(path: configuration.databasePath, sealer: sealer).durableStores()
         }
-        let stores = try await PostgresStores.open(url: url, sealer: sealer, logger: logger)
+        let stores = try await PostgresStores.open(
+            url: url, sealer: sealer, logger: logger, statementDeadline: configuration.databaseTimeout)
         logger.info("database: PostgreSQL", metadata: ["database": "\(stores.location)"])
         return stores
     }

@@ -109,6 +109,9 @@ extension GatewayConfiguration {
         if let milliseconds = try int(.pushLease, in: 1_000...3_600_000) {
             configuration.pushLease = .milliseconds(milliseconds)
         }
+        if let milliseconds = try int(.databaseTimeout, in: 1_000...600_000) {
+            configuration.databaseTimeout = .milliseconds(milliseconds)
+        }
         if let contacts = try int(.messagesMaxContacts, in: 1...100_000) {
             configuration.messaging.maxContacts = contacts
             configuration.bodyLimits.contacts = BodyLimits.contactsBytes(maxContacts: contacts)

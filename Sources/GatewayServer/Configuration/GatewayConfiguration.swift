@@ -48,6 +48,8 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var pushSendQuotaPerMinute = SendQuota.defaultPerMinute
     /// Push provider calls in flight per replica (0: no delivery worker here).
     public var pushConcurrency = 64
+    /// How long a PostgreSQL statement may go unanswered before it fails as unavailable.
+    public var databaseTimeout: Duration = .seconds(10)
     /// Contacts, inbox retention and message limits.
     public var messaging = MessagingService.Settings()
     /// Folder served as tenant `demo`'s platform while it has none (nil = off).

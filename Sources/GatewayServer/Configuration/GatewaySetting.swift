@@ -38,6 +38,10 @@ extension GatewaySetting {
         "database.url", env: "DATABASE_URL", default: nil, secret: true,
         "postgres://user:password@host:5432/db?sslmode=…: keep durable state in PostgreSQL (wins over the SQLite path); unset = SQLite."
     )
+    public static let databaseTimeout = GatewaySetting(
+        "database.timeout.ms", env: "DATABASE_TIMEOUT_MS", default: "10000",
+        "How long a PostgreSQL statement may go unanswered (1000-600000) before the request answers 503 database_unavailable (a connection lost under it)."
+    )
     public static let redisURL = GatewaySetting(
         "redis.url", env: "REDIS_URL", default: nil, secret: true,
         "redis://[[user]:password@]host:port/db, rediss:// (TLS) or redis-sentinel://host:port,host:port/master/db; unset = in-process cache."
@@ -186,7 +190,7 @@ extension GatewaySetting {
 
     /// All settings, in help order.
     public static let all: [GatewaySetting] = [
-        .httpHost, .httpPort, .publicBaseURL, .databaseURL, .databasePath, .redisURL, .masterKey, .masterKeyFile,
+        .httpHost, .httpPort, .publicBaseURL, .databaseURL, .databaseTimeout, .databasePath, .redisURL, .masterKey, .masterKeyFile,
         .environment, .logLevel, .logFormat, .accessLog, .configFile, .tenantReloadInterval,
         .upstreamBudget, .upstreamConnections, .upstreamMaxInFlight, .breakerFailureRatio, .breakerOpenMilliseconds,
         .cacheNearMilliseconds, .demoCatalog, .rateLimitTenant, .rateLimitClient, .rateLimitWindow,

@@ -113,6 +113,14 @@ extension GatewayProblem {
             headers: [(name: "Retry-After", value: "1")])
     }
 
+    /// The tenant database is out of reach for a moment (503, retry after a second).
+    public static func databaseUnavailable() -> GatewayProblem {
+        GatewayProblem(
+            status: 503, code: "database_unavailable", title: "Temporarily unavailable",
+            detail: "The gateway's database is unreachable for a moment; retry shortly.",
+            headers: [(name: "Retry-After", value: "1")])
+    }
+
     /// No tenant domain is registered for the request's host (AASA).
     public static func unknownHost() -> GatewayProblem {
         GatewayProblem(

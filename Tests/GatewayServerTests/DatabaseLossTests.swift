@@ -1,0 +1,76 @@
+import Foundation
+import GatewayCore
+import GatewayPostgres
+import Testing
+
+/// Found by `make chaos` (issue 33): a request whose PostgreSQL connection died under it (the
+/// server killed or restarting) answered 500 `internal_error` (OAuth: `server_error`). It is
+/// a moment's unavailability, not a bug of the request: 503 `database_unavailable` with
+/// `Retry-After` (OAuth: `temporarily_unavailable`).
+@Suite(
+    "A lost database connection answers 503 database_unavailable, not 500 or never",
+    .enabled(if: DatabaseBackend.serverURL != nil), .serialized)
+struct DatabaseLossTests {
+    /// Holds the lock a contact upload of `subject` takes, on a connection of its own.
+    static func lockContacts(of subject: String, url: String) async throws -> PostgresDatabase {
+        let locker = try PostgresDatabase(url: url, sealer: SecretSealer(masterKey: .generate()), logger: DatabaseBackend.quiet)
+        _ = try await locker.execute(unsafeSQL: "SELECT pg_advisory_lock(31, hashtext('demo:\(subject)'))")
+        return locker
+    }
+
+    /// Also found by `make chaos`: a statement whose answer never came (postgres-nio lost it on
+    /// a connection closing under it) held the request until the client gave up. A statement
+    /// unanswered past `database.timeout.ms` now fails the request with 503 at that time.
+    @Test("a statement unanswered past database.timeout.ms answers 503 then, not never")
+    func unansweredStatement() async throws {
+        try await GatewayHarness.withGateway(backend: .postgres, databaseTimeout: .seconds(1)) { harness, client, port in
+            let kit = OAuthTestKit(harness: harness, client: client, port: port)
+            try await kit.setUp()
+            let token = try await kit.tokens().accessToken
+            guard case .string(let subject)? = try jwtClaims(token)["sub"] else { throw CancellationError() }
+            let locker = try await Self.lockContacts(of: subject, url: try #require(harness.configuration.databaseURL))
+            let contacts = "http://127.0.0.1:\(port)/t/demo/v1/me/contacts"
+            let started = ContinuousClock.now
+            let refused = try await NotificationEndpointTests.call(.PUT, contacts, token: token, json: #"{"contacts": []}"#)
+            let waited = ContinuousClock.now - started
+            #expect(refused.status == 503 && refused.json["code"] == .string("database_unavailable"), "\(refused.json)")
+            #expect(waited >= .seconds(1) && waited < .seconds(5), "\(waited)")
+            await locker.shutdown()
+            // The statement left behind finishes when the lock goes; the connection serves again.
+            let again = try await NotificationEndpointTests.call(.PUT, contacts, token: token, json: #"{"contacts": []}"#)
+            #expect(again.status == 200, "\(again.json)")
+        }
+    }
+
+    @Test("a request whose connection is terminated mid-statement answers 503; the next one succeeds")
+    func terminatedConnection() async throws {
+        try await GatewayHarness.withGateway(backend: .postgres) { harness, client, port in
+            let kit = OAuthTestKit(harness: harness, client: client, port: port)
+            try await kit.setUp()
+            let token = try await kit.tokens().accessToken
+            guard case .string(let subject)? = try jwtClaims(token)["sub"] else { throw CancellationError() }
+            let url = try #require(harness.configuration.databaseURL)
+            // Hold the lock a contact upload takes, so the gateway's statement waits on the server.
+            let locker = try await Self.lockContacts(of: subject, url: url)
+            let contacts = "http://127.0.0.1:\(port)/t/demo/v1/me/contacts"
+            let upload = Task {
+                try await NotificationEndpointTests.call(.PUT, contacts, token: token, json: #"{"contacts": []}"#)
+            }
+            // End the waiting connection as a server shutdown or crash would (FATAL 57P01).
+            var terminated: Int64 = 0
+            for _ in 0..<200 where terminated == 0 {
+                terminated = try await locker.integer(unsafeSQL: """
+                    SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                    WHERE wait_event_type = 'Lock' AND query LIKE '%pg_advisory_xact_lock(%' AND pid <> pg_backend_pid()
+                    """) ?? 0
+                if terminated == 0 { try await Task.sleep(for: .milliseconds(25)) }
+            }
+            #expect(terminated == 1)
+            let refused = try await upload.value
+            #expect(refused.status == 503 && refused.json["code"] == .string("database_unavailable"), "\(refused.json)")
+            await locker.shutdown()  // its session (and the lock) ends
+            let again = try await NotificationEndpointTests.call(.PUT, contacts, token: token, json: #"{"contacts": []}"#)
+            #expect(again.status == 200, "\(again.json)")
+        }
+    }
+}

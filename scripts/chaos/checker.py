@@ -1,0 +1,76 @@
+"""The invariants, each a named check over the history (one JSON object per operation, plus
+the nemesis' fault events and the processes' exits). Each returns (ok, figure)."""
+import collections
+
+HANG_SECONDS = 15.0
+
+
+def refresh_once(history):
+    """A refresh token is redeemed at most once."""
+    wins = collections.Counter(e["token"] for e in history if e["kind"] in ("refresh", "race", "after_reuse")
+                               and e["status"] == 200)
+    twice = {token: n for token, n in wins.items() if n > 1}
+    return not twice, f"{sum(wins.values())} rotations, {len(twice)} tokens redeemed twice"
+
+
+def reuse_revokes_family(history):
+    """After a detected reuse, the winner's new token is refused by every gateway that answers."""
+    checks = [e for e in history if e["kind"] == "family_check"]
+    accepted = [e for e in checks if e["status"] == 200]
+    return not accepted, f"{len(checks)} follow-up refreshes after a reuse, {len(accepted)} accepted"
+
+
+def revocation_enforced(history):
+    """An acknowledged revocation is enforced by every gateway (within the probe's 15 s, or
+    at the latest once the faults healed); the worst delay is the figure."""
+    seen = [e["after"] for e in history if e["kind"] == "revoked_seen"]
+    finals = [e for e in history if e["kind"] == "revoked_final"]
+    still = [e for e in finals if e["status"] != 401]
+    worst = max(seen) if seen else 0.0
+    return not still, (f"{len(seen)} refusals seen, worst {worst:.2f} s after the ack; "
+                       f"{len(finals)} re-probed after healing, {len(still)} still accepted")
+
+
+def writes_kept(history):
+    """An acknowledged storage write is never lost."""
+    acked = [e for e in history if e["kind"] == "storage_put" and e["status"] == 200]
+    reads = {e["key"]: e for e in history if e["kind"] == "storage_get"}
+    lost = [e["key"] for e in acked if e["key"] not in reads or reads[e["key"]]["got"] != e["value"]]
+    return not lost, f"{len(acked)} acknowledged writes, {len(lost)} lost"
+
+
+def reads_not_5xx(history):
+    """A read of the cached mini app is never answered 5xx (the demo catalog is always there)."""
+    reads = [e for e in history if e["kind"] == "read"]
+    failed = [e for e in reads if e["status"] is not None and e["status"] >= 500]
+    return not failed, f"{len(reads)} reads, {len(failed)} answered 5xx" + (
+        f" (first: {failed[0]['status']} {failed[0].get('body', '')[:80]})" if failed else "")
+
+
+def no_hang(history):
+    """No request takes longer than its deadline."""
+    timed = [e for e in history if "start" in e and "end" in e and e["kind"] not in ("revoked_seen", "revoked_unseen",
+                                                                                   "family_check")]
+    worst = max((e["end"] - e["start"] for e in timed), default=0.0)
+    hung = [e for e in timed if e["end"] - e["start"] > HANG_SECONDS]
+    return not hung, f"{len(timed)} requests, slowest {worst:.2f} s, {len(hung)} over {HANG_SECONDS:.0f} s"
+
+
+def no_unplanned_exit(history):
+    """No gateway (or server) exits except when the nemesis killed it."""
+    exits = [e for e in history if e["kind"] == "unplanned_exit"]
+    return not exits, f"{len(exits)} unplanned exits" + (f" ({', '.join(e['process'] for e in exits)})" if exits else "")
+
+
+def progress(history):
+    """The workload got work done (a run where nothing succeeded proves nothing)."""
+    ok = sum(1 for e in history if e.get("status") == 200 and e["kind"] in ("refresh", "storage_put", "read"))
+    return ok >= 50, f"{ok} successful refreshes, writes and reads"
+
+
+CHECKS = [refresh_once, reuse_revokes_family, revocation_enforced, writes_kept, reads_not_5xx, no_hang,
+          no_unplanned_exit, progress]
+
+
+def check(history):
+    return [(check.__name__, check.__doc__.strip().split("\n")[0], *check(history)) for check in CHECKS]

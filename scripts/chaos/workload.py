@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""The chaos workload, run on the client host: sign-ins, refreshes (and deliberate concurrent
+reuse of one refresh token), revocations, storage writes, cached reads, spread over every
+gateway. Each operation is recorded as one JSON line (kind, gateway, start, end, outcome and
+what the checker needs). `--final` runs after the faults healed: it reads every acknowledged
+storage write back and probes every acknowledged revocation on every gateway.
+Usage: workload.py GATEWAYS(comma-separated) DEMO_USER_FILE HISTORY SECONDS [--final]"""
+import base64, hashlib, http.client, json, random, secrets, sys, threading, time, urllib.parse
+
+gateways = sys.argv[1].split(",")
+fields = dict(line.split(": ", 1) for line in open(sys.argv[2]).read().splitlines() if ": " in line)
+history_path, seconds = sys.argv[3], float(sys.argv[4])
+final = "--final" in sys.argv
+lock = threading.Lock()
+out = open(history_path, "a")
+CLIENT, REDIRECT = "demo-app", "http://127.0.0.1/callback"
+DEADLINE = float(__import__("os").environ.get("CHAOS_CLIENT_TIMEOUT", "20"))
+
+
+def record(entry):
+    with lock:
+        out.write(json.dumps(entry) + "\n")
+        out.flush()
+
+
+def call(gateway, method, path, body=None, headers=None, form=None):
+    """One request; returns (status or None, parsed JSON or text, seconds). None: no answer."""
+    host, port = gateway.removeprefix("http://").split(":")
+    headers = dict(headers or {})
+    if form is not None:
+        body = urllib.parse.urlencode(form)
+        headers["Content-Type"] = "application/x-www-form-urlencoded"
+        headers.setdefault("Accept", "application/json")
+    elif body is not None:
+        body = json.dumps(body)
+        headers["Content-Type"] = "application/json"
+    started = time.time()
+    try:
+        connection = http.client.HTTPConnection(host, int(port), timeout=DEADLINE)
+        connection.request(method, path, body=body, headers=headers)
+        response = connection.getresponse()
+        text = response.read().decode()
+        connection.close()
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            parsed = text
+        return response.status, parsed, time.time() - started
+    except Exception as error:  # refused, reset, timed out: no answer
+        return None, repr(error)[:120], time.time() - started
+
+
+def timed(kind, gateway, method, path, **kw):
+    start = time.time()
+    status, body, took = call(gateway, method, path, **kw)
+    entry = {"kind": kind, "gateway": gateway, "start": start, "end": start + took, "status": status}
+    if status is None:
+        entry["error"] = body
+    elif status >= 500:
+        entry["body"] = str(body)[:200]
+    return status, body, entry
+
+
+def sign_in(gateway):
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    status, body, entry = timed("sign_in", gateway, "POST", "/t/demo/oauth2/authorize", form={
+        "response_type": "code", "client_id": CLIENT, "redirect_uri": REDIRECT, "scope": "openid",
+        "state": "s", "code_challenge": challenge, "code_challenge_method": "S256",
+        "username": fields["username"], "password": fields["password"]})
+    record(entry)
+    if status != 200:
+        return None
+    code = urllib.parse.parse_qs(urllib.parse.urlparse(body["redirect_to"]).query)["code"][0]
+    status, body, entry = timed("exchange", gateway, "POST", "/t/demo/oauth2/token", form={
+        "grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT, "client_id": CLIENT,
+        "code_verifier": verifier})
+    record(entry)
+    return body if status == 200 else None
+
+
+def digest(token):
+    return hashlib.sha256(token.encode()).hexdigest()[:16]
+
+
+def refresh(gateway, token, kind="refresh"):
+    status, body, entry = timed(kind, gateway, "POST", "/t/demo/oauth2/token", form={
+        "grant_type": "refresh_token", "refresh_token": token, "client_id": CLIENT})
+    entry["token"] = digest(token)
+    if status == 200:
+        entry["next"] = digest(body["refresh_token"])
+    elif status is not None and isinstance(body, dict):
+        entry["error_code"] = body.get("error")
+    record(entry)
+    return status, body
+
+
+def until(stop):
+    return time.time() < stop
+
+
+def sessions(stop):
+    """Sign in, then a chain of refreshes through random gateways; an unknown outcome ends the chain."""
+    while until(stop):
+        tokens = sign_in(random.choice(gateways))
+        while tokens and until(stop):
+            status, body = refresh(random.choice(gateways), tokens["refresh_token"])
+            tokens = body if status == 200 else None
+            time.sleep(0.05)
+        time.sleep(0.1)
+
+
+def races(stop):
+    """One refresh token presented to every gateway at once: at most one rotation; a reuse
+    revokes the family, so the winner's new token is refused everywhere."""
+    while until(stop):
+        tokens = sign_in(random.choice(gateways))
+        if not tokens:
+            time.sleep(0.5)
+            continue
+        results = [None] * len(gateways)
+
+        def present(index):
+            results[index] = refresh(gateways[index], tokens["refresh_token"], kind="race")
+
+        threads = [threading.Thread(target=present, args=(i,)) for i in range(len(gateways))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        winners = [body for status, body in results if status == 200]
+        reused = any(status == 400 for status, _ in results)
+        if len(winners) == 1 and reused:
+            follow = winners[0]["refresh_token"]
+            for gateway in gateways:
+                status, _ = refresh(gateway, follow, kind="after_reuse")
+                record({"kind": "family_check", "gateway": gateway, "token": digest(follow), "status": status,
+                        "start": time.time(), "end": time.time()})
+        time.sleep(1.0)
+
+
+def storage(stop):
+    """Unique keys written through random gateways; acknowledged ones must survive."""
+    tokens, n = None, 0
+    while until(stop):
+        if not tokens:
+            tokens = sign_in(random.choice(gateways))
+            if not tokens:
+                time.sleep(0.5)
+                continue
+        n += 1
+        key, value = f"k{n}-{secrets.token_hex(4)}", secrets.token_hex(8)
+        status, body, entry = timed(
+            "storage_put", random.choice(gateways), "PUT", "/t/demo/v1/me/miniapps/hello/storage",
+            body={"items": {key: value}}, headers={"Authorization": f"Bearer {tokens['access_token']}"})
+        entry.update({"key": key, "value": value})
+        record(entry)
+        if status == 401:
+            tokens = None
+        time.sleep(0.05)
+
+
+def revocations(stop):
+    """Revoke an access token; every gateway must refuse it soon after (the time is recorded)."""
+    while until(stop):
+        tokens = sign_in(random.choice(gateways))
+        if not tokens:
+            time.sleep(0.5)
+            continue
+        access = tokens["access_token"]
+        status, _, entry = timed("revoke", random.choice(gateways), "POST", "/t/demo/oauth2/revoke",
+                                 form={"client_id": CLIENT, "token": access})
+        entry["token"] = digest(access)
+        record(entry)
+        if status == 200:
+            acked = entry["end"]
+            for gateway in gateways:
+                probe_deadline = time.time() + 15
+                while time.time() < probe_deadline:
+                    code, _, _ = call(gateway, "GET", "/t/demo/v1/me", headers={"Authorization": f"Bearer {access}"})
+                    if code == 401:
+                        record({"kind": "revoked_seen", "gateway": gateway, "token": digest(access),
+                                "after": time.time() - acked, "start": acked, "end": time.time(), "status": 401})
+                        break
+                    time.sleep(0.1)
+                else:
+                    record({"kind": "revoked_unseen", "gateway": gateway, "token": digest(access), "access": access,
+                            "start": acked, "end": time.time(), "status": None})
+        time.sleep(1.0)
+
+
+def reads(stop):
+    tokens = None
+    while until(stop):
+        if not tokens:
+            tokens = sign_in(random.choice(gateways))
+            if not tokens:
+                time.sleep(0.5)
+                continue
+        status, _, entry = timed("read", random.choice(gateways), "GET", "/t/demo/v1/miniapps/hello",
+                                 headers={"Authorization": f"Bearer {tokens['access_token']}"})
+        record(entry)
+        if status == 401:
+            tokens = None
+        time.sleep(0.05)
+
+
+def final_checks():
+    """After healing: every acknowledged write reads back; every unseen revocation is refused now."""
+    entries = [json.loads(line) for line in open(history_path)]
+    tokens = None
+    for _ in range(30):
+        tokens = sign_in(gateways[0])
+        if tokens:
+            break
+        time.sleep(1)
+    acked = {e["key"]: e["value"] for e in entries if e["kind"] == "storage_put" and e["status"] == 200}
+    for index, (key, value) in enumerate(sorted(acked.items())):
+        gateway = gateways[index % len(gateways)]
+        status, body, entry = timed("storage_get", gateway, "GET", f"/t/demo/v1/me/miniapps/hello/storage/{key}",
+                                    headers={"Authorization": f"Bearer {tokens['access_token']}"})
+        entry.update({"key": key, "expected": value, "got": body.get("value") if isinstance(body, dict) else None})
+        record(entry)
+    for e in entries:
+        if e["kind"] == "revoked_unseen":
+            status, _, entry = timed("revoked_final", e["gateway"], "GET", "/t/demo/v1/me",
+                                     headers={"Authorization": f"Bearer {e['access']}"})
+            entry["token"] = e["token"]
+            record(entry)
+
+
+if final:
+    final_checks()
+else:
+    stop = time.time() + seconds
+    workers = [threading.Thread(target=work, args=(stop,)) for work in
+               (sessions, sessions, races, storage, storage, revocations, reads, reads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
