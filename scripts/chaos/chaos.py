@@ -57,12 +57,14 @@ def watch_exits(cluster, history, stop):
     """Records a process that exits without the nemesis killing it."""
     reported = set()
     while not stop.wait(0.5):
-        for name, process in cluster.processes.items():
-            if process.popen and process.popen.poll() is not None and not process.killed_on_purpose \
-                    and (name, process.popen.pid) not in reported:
-                reported.add((name, process.popen.pid))
-                history.append({"kind": "unplanned_exit", "process": name, "code": process.popen.returncode,
+        for name, process in list(cluster.processes.items()):
+            popen = process.popen  # read once: a restart may swap it
+            if popen and popen.poll() is not None and popen.pid not in process.killed \
+                    and (name, popen.pid) not in reported:
+                reported.add((name, popen.pid))
+                history.append({"kind": "unplanned_exit", "process": name, "code": popen.returncode,
                                 "start": time.time(), "end": time.time(), "status": None})
+                print(f"  {time.strftime('%H:%M:%S')} {name} exited by itself (code {popen.returncode})", flush=True)
 
 
 def main():
@@ -73,9 +75,16 @@ def main():
     parser.add_argument("--binaries", default=".build/debug")
     parser.add_argument("--report", help="append the results as JSON lines to this file")
     parser.add_argument("--keep", action="store_true", help="keep the work folder (logs, history)")
+    parser.add_argument("--cleanup", action="store_true", help="remove what a killed run left (cx* namespaces) and exit")
     args = parser.parse_args()
     if os.geteuid() != 0:
         sys.exit("chaos: network namespaces need root")
+    if args.cleanup:
+        from net import remove
+        for ns in leftovers("cx"):
+            remove(ns)
+            print(f"removed {ns}")
+        return
     for binary in ("gateway", "gatewayctl"):
         if not os.access(f"{args.binaries}/{binary}", os.X_OK):
             sys.exit(f"chaos: no {args.binaries}/{binary}; build first (make chaos does)")
@@ -96,22 +105,27 @@ def run_scenario(scenario, args, seed):
     cluster = Cluster(network, work, os.path.abspath(args.binaries), GATEWAYS)
     history, stop = [], threading.Event()
     torn_down = [False]
+    clients = []  # the workload (its host's sweep kills it too)
 
     def teardown(*_):
         if torn_down[0]:
             return
         torn_down[0] = True
         stop.set()
+        for client in clients:
+            try:
+                os.killpg(client.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        network.down()  # first: every process in a host, whoever started it, is killed
         cluster.stop_all()
-        network.down()
         if args.keep:
             print(f"chaos: kept {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
 
     def interrupted(signum, _):
-        teardown()
-        sys.exit(130)
+        raise KeyboardInterrupt  # unwinds whatever waits (Popen.wait holds a lock), then tears down
 
     signal.signal(signal.SIGINT, interrupted)
     signal.signal(signal.SIGTERM, interrupted)
@@ -127,6 +141,7 @@ def run_scenario(scenario, args, seed):
                     urls, demo_user, history_file, str(args.seconds)]
         started = time.time()
         client = subprocess.Popen(workload, start_new_session=True)
+        clients.append(client)
         nemesis = Nemesis(cluster, history, random.Random(f"{seed}-{scenario}"))
         faults = threading.Thread(target=getattr(nemesis, scenario), args=(args.seconds,), daemon=True)
         faults.start()
@@ -140,9 +155,16 @@ def run_scenario(scenario, args, seed):
         for host in GATEWAYS:
             cluster.ready(host)
         stop.set()
-        subprocess.run([*workload, "--final"], check=True)
+        final = subprocess.Popen([*workload, "--final"], start_new_session=True)
+        clients.append(final)
+        if final.wait() != 0:
+            raise RuntimeError("the final checks failed to run")
         history += [json.loads(line) for line in open(history_file)]
         results = checker.check(history)
+    except KeyboardInterrupt:
+        print("chaos: interrupted; tearing down", file=sys.stderr)
+        teardown()
+        sys.exit(130)
     except Exception as error:
         print(f"chaos: the harness failed: {error}", file=sys.stderr)
         for name in ("gw1", "pg", "redis"):

@@ -10,10 +10,9 @@ class Process:
     def __init__(self, name, argv, log, env=None):
         self.name, self.argv, self.log, self.env = name, argv, log, env
         self.popen = None
-        self.killed_on_purpose = False
+        self.killed = set()  # pids the nemesis killed
 
     def start(self):
-        self.killed_on_purpose = False
         out = open(self.log, "ab")
         self.popen = subprocess.Popen(
             self.argv, stdout=out, stderr=subprocess.STDOUT, env=self.env, start_new_session=True, cwd=os.getcwd())
@@ -27,7 +26,8 @@ class Process:
 
     def kill(self):
         """kill -9 of the whole tree, then wait until it is gone."""
-        self.killed_on_purpose = True
+        if self.popen:
+            self.killed.add(self.popen.pid)
         self.signal(signal.SIGKILL)
         if self.popen:
             self.popen.wait()

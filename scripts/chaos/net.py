@@ -46,8 +46,9 @@ class Network:
             run("ip", "-n", ns, "link", "set", "lo", "up")
 
     def down(self):
+        """Kills every process left in the hosts (whatever started them), then removes them."""
         for ns in reversed(self.created):
-            run("ip", "netns", "del", ns, check=False)
+            remove(ns)
         self.created = []
 
     def exec_prefix(self, host):
@@ -68,6 +69,14 @@ class Network:
             run("tc", "-n", self.ns(host), "qdisc", "del", "dev", self.device(host), "root", check=False)
         else:
             run("tc", "-n", self.ns(host), "qdisc", "replace", "dev", self.device(host), "root", "netem", *spec.split())
+
+
+def remove(ns):
+    pids = run("ip", "netns", "pids", ns, check=False).stdout.split()
+    for pid in pids:
+        run("kill", "-CONT", pid, check=False)
+        run("kill", "-KILL", pid, check=False)
+    run("ip", "netns", "del", ns, check=False)
 
 
 def leftovers(prefix):

@@ -79,6 +79,14 @@ def sign_in(gateway):
     return body if status == 200 else None
 
 
+def signed_in():
+    """Tokens from a sign-in through a random gateway, or None after half a second's pause."""
+    tokens = sign_in(random.choice(gateways))
+    if not tokens:
+        time.sleep(0.5)
+    return tokens
+
+
 def digest(token):
     return hashlib.sha256(token.encode()).hexdigest()[:16]
 
@@ -143,11 +151,9 @@ def storage(stop):
     """Unique keys written through random gateways; acknowledged ones must survive."""
     tokens, n = None, 0
     while until(stop):
+        tokens = tokens or signed_in()
         if not tokens:
-            tokens = sign_in(random.choice(gateways))
-            if not tokens:
-                time.sleep(0.5)
-                continue
+            continue
         n += 1
         key, value = f"k{n}-{secrets.token_hex(4)}", secrets.token_hex(8)
         status, body, entry = timed(
@@ -192,11 +198,9 @@ def revocations(stop):
 def reads(stop):
     tokens = None
     while until(stop):
+        tokens = tokens or signed_in()
         if not tokens:
-            tokens = sign_in(random.choice(gateways))
-            if not tokens:
-                time.sleep(0.5)
-                continue
+            continue
         status, _, entry = timed("read", random.choice(gateways), "GET", "/t/demo/v1/miniapps/hello",
                                  headers={"Authorization": f"Bearer {tokens['access_token']}"})
         record(entry)

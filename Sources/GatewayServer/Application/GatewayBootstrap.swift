@@ -162,9 +162,9 @@ public struct GatewayBootstrap: Sendable {
         let refreshRetention = RefreshRetention(store: stores.auth, clock: clock.now, logger: logger)
         background.loops.append(RetentionService { await analyticsRetention.run() })
         background.loops.append(RetentionService { await refreshRetention.run() })
-        let pushRetention = PushRetention(outbox: stores.outbox, clock: clock.now, logger: logger)
+        let pushRetention = BatchedRetention.pushOutbox(stores.outbox, clock: clock.now, logger: logger)
         background.loops.append(RetentionService { await pushRetention.run() })
-        let inboxRetention = InboxRetention(store: stores.messaging, clock: clock.now, logger: logger)
+        let inboxRetention = BatchedRetention.inbox(stores.messaging, clock: clock.now, logger: logger)
         background.loops.append(RetentionService { await inboxRetention.run() })
         if configuration.pushConcurrency > 0 {
             let pushHTTP = PushHTTPClientFactory.make(connectionsPerHost: configuration.pushConcurrency)

@@ -227,8 +227,8 @@ struct MessagingContractTests {
             world.clock.advance(.seconds(43_201))
             #expect(try await world.inbox("bob").items.map(\.content.text) == ["new"])
             #expect(try await world.service.inboxSize(tenantID: "acme", userID: "bob") == InboxSize(total: 1, unread: 1))
-            let retention = InboxRetention(
-                store: world.database.stores.messaging, batch: 1, clock: world.clock.wall.now, logger: .init(label: "t"))
+            let retention = BatchedRetention.inbox(
+                world.database.stores.messaging, batch: 1, clock: world.clock.wall.now, logger: .init(label: "t"))
             #expect(try await retention.purge() == 1)
             #expect(try await world.database.integer("SELECT count(*) FROM inbox_messages") == 1)
         }

@@ -194,7 +194,8 @@ struct PushOutboxContractTests {
             let old = try await Self.queued(service, ttl: 60)
             let young = try await Self.queued(service, ttl: 20 * 86_400)
             let later = Date().addingTimeInterval(8 * 86_400)
-            let retention = PushRetention(outbox: database.stores.outbox, batch: 1, clock: { later }, logger: .init(label: "t"))
+            let retention = BatchedRetention.pushOutbox(
+                database.stores.outbox, batch: 1, clock: { later }, logger: .init(label: "t"))
             #expect(try await retention.purge() == 1)
             await #expect(throws: NotificationError.notFound(messageID: old)) {
                 try await service.status(of: old, sender: Self.sender)
