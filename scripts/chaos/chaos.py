@@ -6,7 +6,9 @@ invariant is violated, 2 when the harness itself fails. Everything it creates (n
 veths, processes, files) is removed on exit, Ctrl-C included.
 
 Usage: scripts/chaos/chaos.py [--scenario NAME ...] [--seconds N] [--seed N] [--report FILE]
-Scenarios: kill (kill -9 of each component in turn, restarted after a pause)."""
+Scenarios: kill (kill -9 of each component in turn, restarted after a pause), partition-redis
+(each gateway in turn cut off from Redis for 10 s), partition-pg (from PostgreSQL).
+Each scenario gets a fresh cluster."""
 import argparse, json, os, random, shutil, signal, subprocess, sys, tempfile, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -52,6 +54,32 @@ class Nemesis:
                 self.cluster.ready(target)
             self.wait(spell)
 
+    def partition_redis(self, seconds):
+        """Each gateway in turn cut off from Redis (but not from PostgreSQL) for 10 s."""
+        self.cut_off_each("redis", seconds)
+
+    def partition_pg(self, seconds):
+        """Each gateway in turn cut off from PostgreSQL (but not from Redis) for 10 s."""
+        self.cut_off_each("pg", seconds)
+
+    def cut_off_each(self, server, seconds, hold=10):
+        order = list(GATEWAYS)
+        self.rng.shuffle(order)
+        spell = max(3.0, (seconds - 10) / len(order) - hold)
+        self.wait(5)
+        for gateway in order:
+            if self.stop.is_set():
+                return
+            self.event("partition", f"{gateway} | {server}")
+            self.cluster.net.partition(gateway, server)
+            self.wait(hold)
+            self.cluster.net.heal(gateway, server)
+            self.event("heal", f"{gateway} | {server}")
+            self.wait(spell)
+
+
+SCENARIOS = {"kill": "kill", "partition-redis": "partition_redis", "partition-pg": "partition_pg"}
+
 
 def watch_exits(cluster, history, stop):
     """Records a process that exits without the nemesis killing it."""
@@ -69,7 +97,7 @@ def watch_exits(cluster, history, stop):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--scenario", action="append", choices=["kill"], help="repeatable; default: all")
+    parser.add_argument("--scenario", action="append", choices=list(SCENARIOS), help="repeatable; default: all")
     parser.add_argument("--seconds", type=float, default=120, help="workload time per scenario (default 120)")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--binaries", default=".build/debug")
@@ -89,7 +117,7 @@ def main():
         if not os.access(f"{args.binaries}/{binary}", os.X_OK):
             sys.exit(f"chaos: no {args.binaries}/{binary}; build first (make chaos does)")
     seed = args.seed if args.seed is not None else random.randrange(1 << 31)
-    scenarios = args.scenario or ["kill"]
+    scenarios = args.scenario or list(SCENARIOS)
     print(f"chaos: seed {seed} (replay: --seed {seed}), scenarios {' '.join(scenarios)}, {args.seconds:.0f} s each",
           flush=True)
     failed = False
@@ -143,7 +171,7 @@ def run_scenario(scenario, args, seed):
         client = subprocess.Popen(workload, start_new_session=True)
         clients.append(client)
         nemesis = Nemesis(cluster, history, random.Random(f"{seed}-{scenario}"))
-        faults = threading.Thread(target=getattr(nemesis, scenario), args=(args.seconds,), daemon=True)
+        faults = threading.Thread(target=getattr(nemesis, SCENARIOS[scenario]), args=(args.seconds,), daemon=True)
         faults.start()
         client.wait()
         nemesis.stop.set()
