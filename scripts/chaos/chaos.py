@@ -7,7 +7,8 @@ veths, processes, files) is removed on exit, Ctrl-C included.
 
 Usage: scripts/chaos/chaos.py [--scenario NAME ...] [--seconds N] [--seed N] [--report FILE]
 Scenarios: kill (kill -9 of each component in turn, restarted after a pause), partition-redis
-(each gateway in turn cut off from Redis for 10 s), partition-pg (from PostgreSQL).
+(each gateway in turn cut off from Redis for 10 s), partition-pg (from PostgreSQL), pause-pg
+(every PostgreSQL process SIGSTOPped for 15 s, twice).
 Each scenario gets a fresh cluster."""
 import argparse, json, os, random, shutil, signal, subprocess, sys, tempfile, threading, time
 
@@ -46,7 +47,7 @@ class Nemesis:
             if self.stop.is_set():
                 return
             self.event("kill -9", target)
-            self.cluster.processes[target].kill()
+            self.cluster.kill(target)
             self.wait(3)
             self.event("restart", target)
             self.cluster.restart(target)
@@ -78,7 +79,23 @@ class Nemesis:
             self.wait(spell)
 
 
-SCENARIOS = {"kill": "kill", "partition-redis": "partition_redis", "partition-pg": "partition_pg"}
+    def pause_pg(self, seconds, hold=15):
+        """PostgreSQL paused (SIGSTOP: alive, connections open, nothing answered) for 15 s, twice."""
+        spell = max(3.0, (seconds - 10) / 2 - hold)
+        self.wait(5)
+        for _ in range(2):
+            if self.stop.is_set():
+                return
+            self.event("SIGSTOP", "pg")
+            self.cluster.host_signal("pg", signal.SIGSTOP)
+            self.wait(hold)
+            self.cluster.host_signal("pg", signal.SIGCONT)
+            self.event("SIGCONT", "pg")
+            self.wait(spell)
+
+SCENARIOS = {
+    "kill": "kill", "partition-redis": "partition_redis", "partition-pg": "partition_pg", "pause-pg": "pause_pg",
+}
 
 
 def watch_exits(cluster, history, stop):

@@ -148,12 +148,34 @@ class Cluster:
         for host in self.gateways[1:]:
             self.ready(host)
 
+    def host_signal(self, host, sig):
+        """Signals every process in the host: PostgreSQL's backends each run in a session of
+        their own (setsid), so the postmaster's process group is not all of PostgreSQL."""
+        for pid in run("ip", "netns", "pids", self.net.ns(host), check=False).stdout.split():
+            try:
+                os.kill(int(pid), sig)
+            except ProcessLookupError:
+                pass
+
+    def kill(self, name):
+        """kill -9 of a component: for PostgreSQL every process of its host at once (a crash)."""
+        if name == "pg":
+            self.host_signal("pg", signal.SIGKILL)
+        self.processes[name].kill()
+        if name == "pg":
+            for _ in range(100):
+                if not run("ip", "netns", "pids", self.net.ns("pg"), check=False).stdout.split():
+                    return
+                self.host_signal("pg", signal.SIGKILL)
+                time.sleep(0.05)
+
     def restart(self, name):
         self.processes[name].start()
         if name == "pg":
             self.wait_postgres()
 
     def stop_all(self):
+        self.host_signal("pg", signal.SIGCONT)
         for process in self.processes.values():
             process.signal(signal.SIGCONT)
             process.kill()
