@@ -10,13 +10,15 @@ import Synchronization
 /// ``DatabaseUnavailable`` (503, retry) and the work is left to finish or fail in the
 /// background (a transaction may still commit: a 503 after a timeout is an unknown outcome).
 enum StatementDeadline {
-    /// Runs `operation`; after `limit` (nil: never) throws ``DatabaseUnavailable`` instead.
+    /// Runs `operation`; after `limit` (nil: never), or when the request's ``DatabaseBudget``
+    /// runs out if sooner, throws ``DatabaseUnavailable`` instead.
     /// `late` gets a value that arrived after the deadline (to drain rows, say).
     static func run<Value: Sendable>(
         _ limit: Duration?, late: @escaping @Sendable (Value) async -> Void = { _ in },
         _ operation: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
-        guard let limit else { return try await operation() }
+        guard let limit = DatabaseBudget.remaining(capping: limit) else { return try await operation() }
+        guard limit > .zero else { throw DatabaseUnavailable(reason: "the request's database time is spent") }
         let race = DeadlineRace<Value>()
         return try await withCheckedThrowingContinuation { continuation in
             race.start(limit: limit, continuation: continuation, operation: operation, late: late)

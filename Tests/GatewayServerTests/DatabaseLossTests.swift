@@ -42,6 +42,32 @@ struct DatabaseLossTests {
         }
     }
 
+    /// Found by `make chaos` with PostgreSQL paused 15 s: two sign-ins took 15 s although each
+    /// statement is bounded, because a request that gave up on one statement waited again on
+    /// the next. A request's statements now share one budget (``DatabaseBudget``).
+    @Test("a request's statements share one database budget: after it is spent the next fails at once")
+    func budgetSpansStatements() async throws {
+        let (url, schema) = try await DatabaseBackend.makeSchema()
+        defer { Task { await DatabaseBackend.dropSchema(schema) } }
+        let sealer = SecretSealer(masterKey: .generate())
+        let holder = try PostgresDatabase(url: url, sealer: sealer, logger: DatabaseBackend.quiet)
+        _ = try await holder.execute(unsafeSQL: "SELECT pg_advisory_lock(4242)")
+        let database = try PostgresDatabase(
+            url: url, sealer: sealer, logger: DatabaseBackend.quiet, statementDeadline: .seconds(10))
+        let started = ContinuousClock.now
+        await DatabaseBudget.$deadline.withValue(started + .seconds(1)) {
+            for _ in 0..<2 {
+                await #expect(throws: DatabaseUnavailable.self) {
+                    try await database.execute(unsafeSQL: "SELECT pg_advisory_lock(4242)")
+                }
+            }
+        }
+        let took = ContinuousClock.now - started
+        #expect(took >= .seconds(1) && took < .seconds(3), "\(took) (each statement alone may wait 10 s)")
+        await holder.shutdown()
+        await database.shutdown()
+    }
+
     @Test("a request whose connection is terminated mid-statement answers 503; the next one succeeds")
     func terminatedConnection() async throws {
         try await GatewayHarness.withGateway(backend: .postgres) { harness, client, port in

@@ -44,6 +44,8 @@ public struct GatewayServices: Sendable {
     public let purchases: PlatformPurchases
     /// One log line per request (`--access-log on`).
     public let accessLog: Bool
+    /// How long one request may wait for the database, all statements together.
+    public let databaseBudget: Duration
     /// The sign-in form's decisions (CSRF, password, second factor, identity providers).
     public let signIn: BrowserSignIn
     /// The wall clock of every time-based decision (tokens, throttles, rate windows).
@@ -56,8 +58,9 @@ public struct GatewayServices: Sendable {
         rateLimits: RateLimiter.Limits = .init(),
         userState: UserStateServices, federation: Federation, purchases: PlatformPurchases,
         bodyLimits: BodyLimits = .init(), tracer: (any Tracer)? = nil,
-        accessLog: Bool = false
+        accessLog: Bool = false, databaseBudget: Duration = .seconds(10)
     ) {
+        self.databaseBudget = databaseBudget
         self.accessLog = accessLog
         self.federation = federation
         self.purchases = purchases
@@ -103,6 +106,7 @@ public enum GatewayApplication {
         let problems = ProblemMiddleware(warnings: WarningThrottle())
         router.add(middleware: problems)
         router.add(middleware: HeaderDecodingMiddleware())
+        router.add(middleware: DatabaseBudgetMiddleware(budget: services.databaseBudget))
         try handler.registerHandlers(on: router, configuration: Self.wireConfiguration)
         return GatewayResponder(
             operations: OperationTable(),

@@ -156,7 +156,8 @@ public struct GatewayBootstrap: Sendable {
             purchases: PlatformPurchases(client: http, guards: guards),
             bodyLimits: configuration.bodyLimits,
             tracer: tracer,
-            accessLog: configuration.accessLog
+            accessLog: configuration.accessLog,
+            databaseBudget: configuration.databaseTimeout
         )
         let analyticsRetention = AnalyticsRetention(store: stores.analytics, clock: clock.now, logger: logger)
         let refreshRetention = RefreshRetention(store: stores.auth, clock: clock.now, logger: logger)

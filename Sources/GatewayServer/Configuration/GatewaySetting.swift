@@ -40,7 +40,7 @@ extension GatewaySetting {
     )
     public static let databaseTimeout = GatewaySetting(
         "database.timeout.ms", env: "DATABASE_TIMEOUT_MS", default: "10000",
-        "How long a PostgreSQL statement may go unanswered (1000-600000) before the request answers 503 database_unavailable (a connection lost under it)."
+        "How long a request may wait for PostgreSQL, all its statements together (1000-600000), before it answers 503 database_unavailable (a connection lost or a server paused under it)."
     )
     public static let redisURL = GatewaySetting(
         "redis.url", env: "REDIS_URL", default: nil, secret: true,
