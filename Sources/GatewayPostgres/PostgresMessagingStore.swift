@@ -52,8 +52,8 @@ public final class PostgresMessagingStore: MessagingStore {
     }
 
     public func reach(tenantID: String, senderID: String, ids: [String]) async throws -> MessageReach {
-        let profile = try await database.pool.first(
-            "SELECT name FROM auth_users WHERE tenant_id = \(tenantID) AND subject = \(senderID)", as: (String?).self)
+        // One round trip: the sender's profile name rides on every row (it matters only when
+        // a row is reachable, so no row, no name needed).
         let rows = try await database.pool.all(
             """
             SELECT c.contact_id,
@@ -62,12 +62,13 @@ public final class PostgresMessagingStore: MessagingStore {
                 EXISTS (SELECT 1 FROM user_blocks b WHERE b.tenant_id = c.tenant_id AND b.user_id = c.contact_id
                     AND b.blocked_id = \(senderID)),
                 (SELECT r.name FROM user_contacts r WHERE r.tenant_id = c.tenant_id AND r.user_id = c.contact_id
-                    AND r.contact_id = \(senderID))
+                    AND r.contact_id = \(senderID)),
+                (SELECT s.name FROM auth_users s WHERE s.tenant_id = c.tenant_id AND s.subject = c.user_id)
             FROM user_contacts c
             WHERE c.tenant_id = \(tenantID) AND c.user_id = \(senderID) AND c.is_user AND c.contact_id = ANY(\(ids)::text[])
-            """, as: (String, Bool, Bool, String?).self)
+            """, as: (String, Bool, Bool, String?, String?).self)
         return MessageReach(
-            senderProfileName: profile ?? nil,
+            senderProfileName: rows.first?.4 ?? nil,
             recipients: MessagingRows.reach(ids, rows.map { ($0.0, $0.1, $0.2, $0.3) }))
     }
 

@@ -131,21 +131,15 @@ public final class SQLiteMessagingStore: MessagingStore {
     }
 
     public func markRead(tenantID: String, userID: String, messageID: String) async throws -> Bool {
-        try await pool.write { db in
-            try db.execute(
-                sql: "UPDATE inbox_messages SET read = 1 WHERE tenant_id = ? AND recipient_id = ? AND message_id = ?",
-                arguments: [tenantID, userID, messageID])
-            return db.changesCount > 0
-        }
+        try await pool.changes(
+            sql: "UPDATE inbox_messages SET read = 1 WHERE tenant_id = ? AND recipient_id = ? AND message_id = ?",
+            arguments: [tenantID, userID, messageID]) > 0
     }
 
     public func deleteMessage(tenantID: String, userID: String, messageID: String) async throws -> Bool {
-        try await pool.write { db in
-            try db.execute(
-                sql: "DELETE FROM inbox_messages WHERE tenant_id = ? AND recipient_id = ? AND message_id = ?",
-                arguments: [tenantID, userID, messageID])
-            return db.changesCount > 0
-        }
+        try await pool.changes(
+            sql: "DELETE FROM inbox_messages WHERE tenant_id = ? AND recipient_id = ? AND message_id = ?",
+            arguments: [tenantID, userID, messageID]) > 0
     }
 
     public func block(tenantID: String, userID: String, blockedID: String, now: Date, max: Int) async throws {
@@ -163,12 +157,9 @@ public final class SQLiteMessagingStore: MessagingStore {
     }
 
     public func unblock(tenantID: String, userID: String, blockedID: String) async throws -> Bool {
-        try await pool.write { db in
-            try db.execute(
-                sql: "DELETE FROM user_blocks WHERE tenant_id = ? AND user_id = ? AND blocked_id = ?",
-                arguments: [tenantID, userID, blockedID])
-            return db.changesCount > 0
-        }
+        try await pool.changes(
+            sql: "DELETE FROM user_blocks WHERE tenant_id = ? AND user_id = ? AND blocked_id = ?",
+            arguments: [tenantID, userID, blockedID]) > 0
     }
 
     public func blocked(tenantID: String, userID: String) async throws -> [BlockedUser] {
@@ -196,20 +187,14 @@ public final class SQLiteMessagingStore: MessagingStore {
     }
 
     public func purgeMessages(expiredBefore cutoff: Date, limit: Int) async throws -> Int {
-        try await pool.write { db in
-            try db.execute(
-                sql: """
-                    DELETE FROM inbox_messages WHERE id IN
-                        (SELECT id FROM inbox_messages WHERE expires_at_ms <= ? LIMIT ?)
-                    """, arguments: [StoreClock.milliseconds(cutoff), limit])
-            return db.changesCount
-        }
+        try await pool.changes(
+            sql: """
+                DELETE FROM inbox_messages WHERE id IN
+                    (SELECT id FROM inbox_messages WHERE expires_at_ms <= ? LIMIT ?)
+                """, arguments: [StoreClock.milliseconds(cutoff), limit])
     }
 
     public func purgeMessages(tenantID: String) async throws -> Int {
-        try await pool.write { db in
-            try db.execute(sql: "DELETE FROM inbox_messages WHERE tenant_id = ?", arguments: [tenantID])
-            return db.changesCount
-        }
+        try await pool.changes(sql: "DELETE FROM inbox_messages WHERE tenant_id = ?", arguments: [tenantID])
     }
 }

@@ -82,12 +82,9 @@ public final class SQLiteDeviceStore: DeviceStore {
     }
 
     public func remove(tenantID: String, userID: String, deviceID: String) async throws -> Bool {
-        try await pool.write { db in
-            try db.execute(
-                sql: "DELETE FROM push_devices WHERE tenant_id = ? AND user_id = ? AND device_id = ?",
-                arguments: [tenantID, userID, deviceID])
-            return db.changesCount > 0
-        }
+        try await pool.changes(
+            sql: "DELETE FROM push_devices WHERE tenant_id = ? AND user_id = ? AND device_id = ?",
+            arguments: [tenantID, userID, deviceID]) > 0
     }
 
     @discardableResult

@@ -35,11 +35,8 @@ public final class SQLitePushCredentialStore: PushCredentialStore {
     }
 
     public func removeCredentials(tenantID: String, provider: PushProvider) async throws -> Bool {
-        try await pool.write { db in
-            try db.execute(
-                sql: "DELETE FROM push_credentials WHERE tenant_id = ? AND provider = ?",
-                arguments: [tenantID, provider.rawValue])
-            return db.changesCount > 0
-        }
+        try await pool.changes(
+            sql: "DELETE FROM push_credentials WHERE tenant_id = ? AND provider = ?",
+            arguments: [tenantID, provider.rawValue]) > 0
     }
 }

@@ -101,9 +101,9 @@ extension GatewayAPIHandler {
 
     func unblockUser(_ input: Operations.UnblockUser.Input) async throws -> Operations.UnblockUser.Output {
         let id = input.path.userId
-        guard (1...255).contains(id.utf8.count),
-            id.utf8.allSatisfy({ ASCIIByte.isLetterOrDigit($0) || "._~-".utf8.contains($0) })
-        else { throw GatewayProblem.invalidRequest("`userId` must be 1-255 characters of A-Z, a-z, 0-9, '.', '_', '~' and '-'.") }
+        guard RequestValidation.matches(#"^[A-Za-z0-9._~-]{1,255}$"#, id) else {
+            throw GatewayProblem.invalidRequest("`userId` must be 1-255 characters of A-Z, a-z, 0-9, '.', '_', '~' and '-'.")
+        }
         let (tenant, user) = try signedInUser()
         try await services.userState.messaging.unblock(id, tenantID: tenant, userID: user)
         return .noContent(.init())
