@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
 """make chaos: a cluster of hosts on this machine (a network namespace each: 3 gateways,
-PostgreSQL, Redis, a client), a workload recorded as a history, a nemesis that injects
-faults on a schedule, and a checker of named invariants over the history. Exits 1 when an
-invariant is violated, 2 when the harness itself fails. Everything it creates (namespaces,
+PostgreSQL, a Redis primary and replica, 3 sentinels, nginx as the load balancer with the
+shipped Deploy/nginx/gateway.conf, a client), a workload recorded as a history, a nemesis that
+injects faults on a schedule, and a checker of named invariants over the history. Exits 1 when
+an invariant is violated, 2 when the harness itself fails. Everything it creates (namespaces,
 veths, processes, files) is removed on exit, Ctrl-C included.
 
 Usage: scripts/chaos/chaos.py [--scenario NAME ...] [--seconds N] [--seed N] [--report FILE]
 Scenarios: kill (kill -9 of each component in turn, restarted after a pause), partition-redis
 (each gateway in turn cut off from Redis for 10 s), partition-pg (from PostgreSQL), pause-pg
-(every PostgreSQL process SIGSTOPped for 15 s, twice).
+(every PostgreSQL process SIGSTOPped for 15 s, twice), pause-redis (the Redis primary
+SIGSTOPped 15 s, twice: Sentinel fails over), partition-sentinel (a lone sentinel cut off,
+then the primary with one sentinel), latency-pg (200 ms ± 50 ms each way and 5 % loss between
+the gateways and PostgreSQL), rolling-restart (every gateway stopped gracefully and started
+again in turn, under load through the balancer).
 Each scenario gets a fresh cluster."""
 import argparse, json, os, random, shutil, signal, subprocess, sys, tempfile, threading, time
 
@@ -18,7 +23,9 @@ from cluster import Cluster
 from net import Network, leftovers, run
 
 GATEWAYS = ["gw1", "gw2", "gw3"]
-HOSTS = {"pg": 10, "redis": 20, "gw1": 31, "gw2": 32, "gw3": 33, "client": 50}
+SENTINELS = ["sen1", "sen2", "sen3"]
+HOSTS = {"pg": 10, "redis": 20, "redis2": 21, "gw1": 31, "gw2": 32, "gw3": 33, "sen1": 41, "sen2": 42, "sen3": 43,
+         "client": 50, "lb": 60}
 
 
 class Nemesis:
@@ -39,7 +46,7 @@ class Nemesis:
     def kill(self, seconds):
         """kill -9 of each component in turn (order from the seed), restarted after 3 s; the
         next one after the cluster is ready again and a quiet spell."""
-        order = ["gw1", "redis", "pg", "gw2", "gw3"]
+        order = ["gw1", "redis", "pg", "gw2", "gw3", "redis2", "sen1", "lb"]
         self.rng.shuffle(order)
         spell = max(3.0, (seconds - 10) / len(order) - 3)
         self.wait(5)
@@ -93,8 +100,108 @@ class Nemesis:
             self.event("SIGCONT", "pg")
             self.wait(spell)
 
+    def pause_redis(self, seconds, hold=15):
+        """The Redis primary (whichever host it is now) paused 15 s, past Sentinel's 2 s
+        down-after: the sentinels promote the replica; the paused one rejoins as a replica."""
+        spell = max(3.0, (seconds - 10) / 2 - hold)
+        self.wait(5)
+        for _ in range(2):
+            if self.stop.is_set():
+                return
+            master = self.cluster.redis_master()
+            self.event("SIGSTOP", f"{master} (Redis primary)")
+            self.cluster.processes[master].signal(signal.SIGSTOP)
+            self.wait(hold)
+            self.cluster.processes[master].signal(signal.SIGCONT)
+            self.event("SIGCONT", f"{master}, primary now: {self.cluster.redis_master()}")
+            self.wait(spell)
+
+    def partition_sentinel(self, seconds):
+        """Sentinel minority partitions: (a) one sentinel alone, which must not fail anything
+        over; (b) the primary with one sentinel, cut off from the replica, the other two
+        sentinels and the gateways: the majority promotes the replica, the gateways follow it,
+        and after healing the old primary becomes a replica (one primary, never two)."""
+        self.wait(5)
+        lone = self.rng.choice(SENTINELS)
+        others = [host for host in HOSTS if host not in (lone, "client")]
+        before = self.cluster.redis_master()
+        self.event("partition", f"{lone} | everyone")
+        for host in others:
+            self.cluster.net.partition(lone, host)
+        self.wait(10)
+        for host in others:
+            self.cluster.net.heal(lone, host)
+        after = self.cluster.redis_master()
+        self.event("heal", f"{lone} | everyone; primary {before} -> {after}")
+        self.history.append({"kind": "lone_sentinel", "before": before, "after": after, "start": time.time(),
+                             "end": time.time(), "status": None})
+        self.wait(5)
+        if self.stop.is_set():
+            return
+        master = self.cluster.redis_master()
+        sentinel = self.rng.choice(SENTINELS)
+        minority = {master, sentinel}
+        majority = [host for host in HOSTS if host not in minority and host not in ("client", "pg")]
+        self.event("partition", f"{master} (Redis primary) + {sentinel} | {' '.join(majority)}")
+        for a in minority:
+            for b in majority:
+                self.cluster.net.partition(a, b)
+        self.wait(20)
+        for a in minority:
+            for b in majority:
+                self.cluster.net.heal(a, b)
+        self.event("heal", f"{master} + {sentinel}; primary now: {self.cluster.redis_master()}")
+        self.wait(max(3.0, seconds - 50))
+
+    def check_redis_roles(self):
+        """After the faults: one primary, named by the sentinels, the other host its replica."""
+        deadline = time.time() + 30
+        while True:
+            master = self.cluster.redis_master()
+            roles = {host: self.cluster.redis_role(host) for host in ("redis", "redis2")}
+            if master and roles[master] == "master" and list(roles.values()).count("master") == 1 \
+                    or time.time() > deadline:
+                break
+            time.sleep(1)
+        self.history.append({"kind": "redis_roles", "master": master, "roles": roles, "start": time.time(),
+                             "end": time.time(), "status": None})
+
+    def latency_pg(self, seconds):
+        """200 ms ± 50 ms each way and 5 % packet loss between the gateways and PostgreSQL
+        (through the delay proxy on PostgreSQL's host and nftables there), for all but the
+        first 5 and last 10 seconds."""
+        self.wait(5)
+        proxy = self.cluster.processes["pgproxy"]
+        self.event("slow + 5 % loss", "gateways <-> pg")
+        proxy.signal(signal.SIGUSR1)
+        self.cluster.net.loss("pg", 6432, 5)
+        self.wait(max(5.0, seconds - 15))
+        proxy.signal(signal.SIGUSR2)
+        self.cluster.net.loss("pg", 6432, None)
+        self.event("normal", "gateways <-> pg")
+
+    def rolling_restart(self, seconds):
+        """Every gateway in turn stopped gracefully (SIGTERM, as an orchestrator does) and
+        started again once the previous one is ready, under load through the balancer; as
+        many rounds as the time allows."""
+        self.wait(5)
+        while not self.stop.is_set():
+            for gateway in GATEWAYS:
+                if self.stop.is_set():
+                    return
+                self.event("SIGTERM", gateway)
+                self.cluster.stop_gracefully(gateway)
+                self.event("start", gateway)
+                self.cluster.restart(gateway)
+                self.cluster.ready(gateway)
+                self.event("ready", gateway)
+                self.wait(3)
+
+
 SCENARIOS = {
     "kill": "kill", "partition-redis": "partition_redis", "partition-pg": "partition_pg", "pause-pg": "pause_pg",
+    "pause-redis": "pause_redis", "partition-sentinel": "partition_sentinel", "latency-pg": "latency_pg",
+    "rolling-restart": "rolling_restart",
 }
 
 
@@ -124,6 +231,9 @@ def main():
     args = parser.parse_args()
     if os.geteuid() != 0:
         sys.exit("chaos: network namespaces need root")
+    for tool in ("redis-server", "redis-cli", "nginx", "curl", "nft"):
+        if not shutil.which(tool):
+            sys.exit(f"chaos: {tool} is missing (apt-get install -y redis-server redis-sentinel nginx curl nftables)")
     if args.cleanup:
         from net import remove
         for ns in leftovers("cx"):
@@ -147,7 +257,8 @@ def run_scenario(scenario, args, seed):
     prefix = f"cx{os.getpid() % 10000:04d}"
     work = tempfile.mkdtemp(prefix="gateway-chaos-")
     network = Network(prefix, HOSTS)
-    cluster = Cluster(network, work, os.path.abspath(args.binaries), GATEWAYS)
+    cluster = Cluster(network, work, os.path.abspath(args.binaries), GATEWAYS, SENTINELS,
+                      database_proxy=scenario == "latency-pg")
     history, stop = [], threading.Event()
     torn_down = [False]
     clients = []  # the workload (its host's sweep kills it too)
@@ -179,7 +290,7 @@ def run_scenario(scenario, args, seed):
         cluster.start_all()
         watcher = threading.Thread(target=watch_exits, args=(cluster, history, stop), daemon=True)
         watcher.start()
-        urls = ",".join(cluster.url(host) for host in GATEWAYS)
+        urls = ",".join(cluster.url(host) for host in GATEWAYS + ["lb"])
         demo_user = f"{work}/shared/demo-user.txt"
         history_file = f"{work}/history.jsonl"
         workload = [*network.exec_prefix("client"), sys.executable, os.path.join(os.path.dirname(__file__), "workload.py"),
@@ -197,15 +308,16 @@ def run_scenario(scenario, args, seed):
         for name, process in cluster.processes.items():
             if not process.alive():
                 process.start()
-        for host in GATEWAYS:
+        for host in GATEWAYS + ["lb"]:
             cluster.ready(host)
+        nemesis.check_redis_roles()
         stop.set()
         final = subprocess.Popen([*workload, "--final"], start_new_session=True)
         clients.append(final)
         if final.wait() != 0:
             raise RuntimeError("the final checks failed to run")
         history += [json.loads(line) for line in open(history_file)]
-        results = checker.check(history)
+        results = checker.check(history, scenario)
     except KeyboardInterrupt:
         print("chaos: interrupted; tearing down", file=sys.stderr)
         teardown()

@@ -68,9 +68,35 @@ def progress(history):
     return ok >= 50, f"{ok} successful refreshes, writes and reads"
 
 
+def one_redis_primary(history):
+    """After the faults, the sentinels name one Redis primary and the other server is its replica."""
+    roles = [e for e in history if e["kind"] == "redis_roles"]
+    lone = [e for e in history if e["kind"] == "lone_sentinel"]
+    split = [e for e in roles if not e["master"] or e["roles"].get(e["master"]) != "master"
+             or list(e["roles"].values()).count("master") != 1]
+    moved = [e for e in lone if e["before"] != e["after"]]
+    figure = ", ".join(f"primary {e['master']}, roles {e['roles']}" for e in roles)
+    if lone:
+        figure += f"; a lone sentinel's partition moved the primary {len(moved)} times"
+    return not split and not moved, figure
+
+
+def balancer_hides_restarts(history):
+    """Through the load balancer, a rolling restart is invisible: every request answered, none 5xx."""
+    through = [e for e in history if e.get("gateway", "").endswith(":80") and e["kind"] not in (
+        "revoked_seen", "revoked_unseen", "family_check")]
+    failed = [e for e in through if e["status"] is None or e["status"] >= 500]
+    first = failed[0] if failed else None
+    return not failed, f"{len(through)} requests through the balancer, {len(failed)} unanswered or 5xx" + (
+        f" (first: {first['kind']} {first['status']} {first.get('error', first.get('body', ''))[:100]})"
+        if first else "")
+
+
 CHECKS = [refresh_once, reuse_revokes_family, revocation_enforced, writes_kept, reads_not_5xx, no_hang,
-          no_unplanned_exit, progress]
+          no_unplanned_exit, progress, one_redis_primary]
+SCENARIO_CHECKS = {"rolling-restart": [balancer_hides_restarts]}
 
 
-def check(history):
-    return [(check.__name__, check.__doc__.strip().split("\n")[0], *check(history)) for check in CHECKS]
+def check(history, scenario):
+    return [(check.__name__, check.__doc__.strip().split("\n")[0], *check(history))
+            for check in CHECKS + SCENARIO_CHECKS.get(scenario, [])]

@@ -1,6 +1,6 @@
 """The processes of the chaos cluster, each started inside its host's namespace in a
 process group of its own, so a fault (SIGKILL, SIGSTOP) takes the whole process tree."""
-import base64, glob, os, pwd, shutil, signal, subprocess, time
+import base64, glob, os, pwd, re, shutil, signal, subprocess, sys, time
 from net import run
 
 PG_PASSWORD = "chaos-password"
@@ -39,14 +39,27 @@ class Process:
             os.killpg(self.popen.pid, signal.SIGKILL)
             time.sleep(0.05)
 
+    def terminate(self, timeout):
+        if not self.popen:
+            return
+        self.killed.add(self.popen.pid)  # a planned exit, not an unplanned one
+        self.signal(signal.SIGTERM)
+        try:
+            self.popen.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
     def alive(self):
         return self.popen is not None and self.popen.poll() is None
 
 
 class Cluster:
-    def __init__(self, network, work, binaries, gateways):
+    def __init__(self, network, work, binaries, gateways, sentinels, database_proxy=False):
+        """`database_proxy`: the gateways reach PostgreSQL through a delay proxy on its host
+        (port 6432), which the nemesis can slow down (this kernel has no `tc netem`)."""
         self.net, self.work, self.bin = network, work, binaries
-        self.gateways = gateways
+        self.gateways, self.sentinels = gateways, sentinels
+        self.database_proxy = database_proxy
         self.master_key = base64.b64encode(os.urandom(32)).decode()
         self.processes = {}
         os.makedirs(f"{work}/shared", exist_ok=True)
@@ -91,16 +104,102 @@ class Cluster:
 
     @property
     def database_url(self):
-        return f"postgres://gateway:{PG_PASSWORD}@{self.net.address('pg')}:5432/gateway?sslmode=disable"
+        port = 6432 if self.database_proxy else 5432
+        return f"postgres://gateway:{PG_PASSWORD}@{self.net.address('pg')}:{port}/gateway?sslmode=disable"
 
-    # Redis --------------------------------------------------------------------------------
+    def delay_proxy(self):
+        """The delay proxy on PostgreSQL's host: 6432 -> 5432, slowed on SIGUSR1, normal on SIGUSR2."""
+        address = self.net.address("pg")
+        argv = self.net.exec_prefix("pg") + [
+            sys.executable, os.path.join(os.path.dirname(__file__), "delayproxy.py"),
+            f"{address}:6432", f"{address}:5432"]
+        self.processes["pgproxy"] = Process("pgproxy", argv, f"{self.work}/pgproxy.log")
+        self.processes["pgproxy"].start()
+
+    # Redis: a primary, a replica and three sentinels (Deploy/redis/sentinel.conf's settings) ---
+
+    MASTER = "gateway"
 
     def redis(self):
-        argv = self.net.exec_prefix("redis") + [
-            "redis-server", "--bind", self.net.address("redis"), "--port", "6379", "--save", "", "--appendonly", "no",
-            "--protected-mode", "no"]
-        self.processes["redis"] = Process("redis", argv, f"{self.work}/redis.log")
-        self.processes["redis"].start()
+        for name, extra in (("redis", []), ("redis2", ["--replicaof", self.net.address("redis"), "6379"])):
+            argv = self.net.exec_prefix(name) + [
+                "redis-server", "--bind", self.net.address(name), "--port", "6379", "--save", "", "--appendonly", "no",
+                "--protected-mode", "no", *extra]
+            self.processes[name] = Process(name, argv, f"{self.work}/{name}.log")
+            self.processes[name].start()
+        for name in self.sentinels:
+            os.makedirs(f"{self.work}/{name}", exist_ok=True)
+            config = f"{self.work}/{name}/sentinel.conf"
+            with open(config, "w") as f:  # sentinels rewrite their file: one each, writable
+                f.write(f"bind {self.net.address(name)}\nport 26379\nprotected-mode no\ndir {self.work}/{name}\n"
+                        f"sentinel resolve-hostnames no\n"
+                        f"sentinel monitor {self.MASTER} {self.net.address('redis')} 6379 2\n"
+                        f"sentinel down-after-milliseconds {self.MASTER} 2000\n"
+                        f"sentinel failover-timeout {self.MASTER} 10000\n"
+                        f"sentinel parallel-syncs {self.MASTER} 1\n")
+            argv = self.net.exec_prefix(name) + ["redis-server", config, "--sentinel"]
+            self.processes[name] = Process(name, argv, f"{self.work}/{name}.log")
+            self.processes[name].start()
+
+    def redis_master(self):
+        """The host the sentinels' majority names as master (None if no majority answers)."""
+        answers = []
+        for name in self.sentinels:
+            probe = run(*self.net.exec_prefix(name), "redis-cli", "-h", self.net.address(name), "-p", "26379",
+                        "--raw", "SENTINEL", "get-master-addr-by-name", self.MASTER, check=False)
+            lines = probe.stdout.split()
+            if probe.returncode == 0 and lines:
+                answers.append(lines[0])
+        for host, octet in self.net.hosts.items():
+            if answers.count(self.net.address(host)) >= 2:
+                return host
+        return None
+
+    def wait_sentinels(self, timeout=60):
+        """Until every sentinel knows the replica (healthy) and the two other sentinels: before
+        that a failover aborts with no good replica, so faults would test the warm-up instead."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if all(self.sentinel_knows_all(name) for name in self.sentinels):
+                return
+            time.sleep(0.5)
+        raise RuntimeError("the sentinels did not find the replica and each other; see sen*.log")
+
+    def sentinel_knows_all(self, name):
+        ask = [*self.net.exec_prefix(name), "redis-cli", "-h", self.net.address(name), "-p", "26379"]
+        master = run(*ask, "SENTINEL", "master", self.MASTER, check=False).stdout.split()
+        fields = dict(zip(master[::2], master[1::2]))
+        return fields.get("num-slaves") == "1" and fields.get("num-other-sentinels") == "2" \
+            and "s_down" not in run(*ask, "SENTINEL", "replicas", self.MASTER, check=False).stdout
+
+    def redis_role(self, host):
+        probe = run(*self.net.exec_prefix(host), "redis-cli", "-h", self.net.address(host), "-p", "6379", "--raw",
+                    "ROLE", check=False)
+        return probe.stdout.split()[0] if probe.returncode == 0 and probe.stdout.split() else None
+
+    @property
+    def redis_url(self):
+        sentinels = ",".join(f"{self.net.address(name)}:26379" for name in self.sentinels)
+        return f"redis-sentinel://{sentinels}/{self.MASTER}/0"
+
+    # The load balancer: nginx with the shipped Deploy/nginx/gateway.conf ----------------------
+
+    def balancer(self):
+        shipped = open(os.path.join(os.path.dirname(__file__), "../../Deploy/nginx/gateway.conf")).read()
+        servers = "".join(f"    server {self.net.address(host)}:8080 max_fails=3 fail_timeout=5s;\n"
+                          for host in self.gateways)
+        site = re.sub(r"(upstream gateway \{\n)(?:\s*server .*\n)+", lambda m: m.group(1) + servers, shipped)
+        site = site.replace("listen 80;", f"listen {self.net.address('lb')}:80;")
+        folder = f"{self.work}/lb"
+        os.makedirs(folder, exist_ok=True)
+        with open(f"{folder}/nginx.conf", "w") as f:
+            f.write(f"user root;\nworker_processes 2;\npid {folder}/nginx.pid;\nerror_log {folder}/error.log warn;\n"
+                    f"events {{ worker_connections 2048; }}\n"
+                    f"http {{\n access_log off;\n client_body_temp_path {folder}/body;\n"
+                    f" proxy_temp_path {folder}/proxy;\n{site}\n}}\n")
+        argv = self.net.exec_prefix("lb") + ["nginx", "-c", f"{folder}/nginx.conf", "-g", "daemon off;"]
+        self.processes["lb"] = Process("lb", argv, f"{self.work}/lb.log")
+        self.processes["lb"].start()
 
     # Gateways -----------------------------------------------------------------------------
 
@@ -110,9 +209,10 @@ class Cluster:
             "GATEWAY_HTTP_HOST": self.net.address(host), "GATEWAY_HTTP_PORT": "8080",
             "GATEWAY_DATABASE_URL": self.database_url,
             "GATEWAY_DATABASE_PATH": f"{self.work}/shared/gateway.sqlite",
-            "GATEWAY_REDIS_URL": f"redis://{self.net.address('redis')}:6379/0",
+            "GATEWAY_REDIS_URL": self.redis_url,
             "GATEWAY_MASTER_KEY": self.master_key, "GATEWAY_PUBLIC_BASE_URL": "https://gateway.chaos",
             "GATEWAY_LOG_LEVEL": "warning", "GATEWAY_REPLICA_ID": host, "GATEWAY_PUSH_CONCURRENCY": "0",
+            "GATEWAY_SHUTDOWN_DRAIN_MS": "5000",  # as Deploy/ ships it
         })
         return env
 
@@ -122,7 +222,7 @@ class Cluster:
         self.processes[host].start()
 
     def url(self, host):
-        return f"http://{self.net.address(host)}:8080"
+        return f"http://{self.net.address(host)}:{80 if host == 'lb' else 8080}"
 
     def ready(self, host, timeout=60):
         """Polls /readyz from the client host until 200."""
@@ -139,6 +239,8 @@ class Cluster:
 
     def start_all(self):
         self.postgres()
+        if self.database_proxy:
+            self.delay_proxy()
         self.redis()
         # The first gateway migrates and seeds the demo tenant; then the others.
         self.gateway(self.gateways[0])
@@ -147,6 +249,9 @@ class Cluster:
             self.gateway(host)
         for host in self.gateways[1:]:
             self.ready(host)
+        self.balancer()
+        self.ready("lb")
+        self.wait_sentinels()
 
     def host_signal(self, host, sig):
         """Signals every process in the host: PostgreSQL's backends each run in a session of
@@ -173,6 +278,12 @@ class Cluster:
         self.processes[name].start()
         if name == "pg":
             self.wait_postgres()
+            if self.database_proxy:  # it lives on PostgreSQL's host and died with it
+                self.processes["pgproxy"].start()
+
+    def stop_gracefully(self, name, timeout=60):
+        """SIGTERM (a planned stop, as an orchestrator's), then wait for the exit."""
+        self.processes[name].terminate(timeout)
 
     def stop_all(self):
         self.host_signal("pg", signal.SIGCONT)

@@ -63,6 +63,19 @@ class Network:
         run("ip", "-n", self.ns(a), "route", "del", "blackhole", f"{self.address(b)}/32", check=False)
         run("ip", "-n", self.ns(b), "route", "del", "blackhole", f"{self.address(a)}/32", check=False)
 
+    def loss(self, host, port, percent):
+        """Drops `percent` % of the TCP packets to and from `port` on the host (nftables'
+        `numgen random`: real loss, so TCP retransmits); percent None removes the rule."""
+        ns = self.exec_prefix(host)
+        run(*ns, "nft", "delete", "table", "inet", "chaos", check=False)
+        if percent is None:
+            return
+        run(*ns, "nft", "add", "table", "inet", "chaos")
+        for chain, hook, match in (("in", "input", "dport"), ("out", "output", "sport")):
+            run(*ns, "nft", "add", "chain", "inet", "chaos", chain, f"{{ type filter hook {hook} priority 0; }}")
+            run(*ns, "nft", "add", "rule", "inet", "chaos", chain, "tcp", match, str(port),
+                "numgen", "random", "mod", "100", "<", str(percent), "drop")
+
     def netem(self, host, spec):
         """`spec` like "delay 200ms 50ms loss 5%" on the host's interface; None removes it."""
         if spec is None:
