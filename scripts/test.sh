@@ -45,9 +45,9 @@ tests="$(swift build --show-bin-path)/SuperAppGatewayPackageTests.xctest"
 status=0
 "$tests" --testing-library swift-testing --experimental-maximum-parallelization-width 4 --skip "$latency_bound" || status=1
 "$tests" --testing-library swift-testing --experimental-maximum-parallelization-width 1 --filter "$latency_bound" || status=1
-# The chaos harness, short (docs/chaos.md): three gateways, PostgreSQL, Redis and a client on
-# network-namespace hosts, each component killed with SIGKILL in turn under the workload, the
-# invariants checked. Network namespaces need root (CI is root); elsewhere it is skipped.
+# The chaos harness, short (docs/chaos.md): the shipped deployment (three gateways,
+# PostgreSQL, Redis + Sentinel, nginx) and a client on network-namespace hosts, each component
+# killed with SIGKILL in turn under the workload, the invariants checked. Network namespaces need root (CI is root); elsewhere it is skipped.
 if [[ $(id -u) -eq 0 ]]; then
   python3 scripts/chaos/chaos.py --scenario kill --seconds 45 --seed 1 || status=1
 else
