@@ -107,6 +107,7 @@ public enum GatewayApplication {
         router.add(middleware: problems)
         router.add(middleware: HeaderDecodingMiddleware())
         router.add(middleware: DatabaseBudgetMiddleware(budget: services.databaseBudget))
+        router.add(middleware: TokenFormMiddleware())
         try handler.registerHandlers(on: router, configuration: Self.wireConfiguration)
         return GatewayResponder(
             operations: OperationTable(),

@@ -5,9 +5,12 @@ import GatewayCore
 extension GatewayAPIHandler {
     func postToken(_ input: Operations.PostToken.Input) async throws -> Operations.PostToken.Output {
         let tenant = try RequestScope.requireTenant()
-        guard case .urlEncodedForm(let form) = input.body else {
+        // TokenFormMiddleware reads the form from the request's bytes; the generated decoder
+        // only sees it when the body is not ASCII.
+        guard case .urlEncodedForm(let decoded) = input.body else {
             throw GatewayProblem.invalidRequest("expected a form")
         }
+        let form = PreparsedTokenForm.current ?? decoded
         let issuer = services.issuerBase.issuer(tenantID: tenant.id)
         let (clientID, secret) = Self.clientCredentials(form.clientId, form.clientSecret)
         let assertion = try form.clientAssertion.map {

@@ -78,7 +78,7 @@ struct ProblemMiddleware: RouterMiddleware {
             // The request could not be decoded into the operation's input (e.g. a query
             // item without `=`): the client's fault, not ours.
             if status == 500, serverError.operationInput == nil {
-                return .invalidRequest("The request's parameters could not be parsed.")
+                return .unparsableRequest()
             }
             guard (400..<500).contains(status) else { return .internalError() }
             return GatewayProblem(

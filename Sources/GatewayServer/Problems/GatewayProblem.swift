@@ -80,6 +80,11 @@ extension GatewayProblem {
         GatewayProblem(status: 400, code: "invalid_request", title: "Invalid request", detail: detail)
     }
 
+    /// The request could not be decoded into its operation's input (e.g. a form pair without `=`).
+    public static func unparsableRequest() -> GatewayProblem {
+        invalidRequest("The request's parameters could not be parsed.")
+    }
+
     public static func notFound() -> GatewayProblem {
         GatewayProblem(status: 404, code: "not_found", title: "Not found", detail: "No route matches this path.")
     }
