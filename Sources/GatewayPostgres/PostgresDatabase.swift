@@ -26,6 +26,8 @@ public final class PostgresDatabase: Sendable {
     /// How long a statement may go unanswered before it fails as ``DatabaseUnavailable``
     /// (nil: no limit, for `gatewayctl`'s long migrations and copies).
     public let statementDeadline: Duration?
+    /// A connection outside the pool for the tenant directory's refreshes (``FreshConnection``).
+    let fresh: FreshConnection
     /// Connections this process's statements and transactions hold right now (a gauge).
     public var connectionsInUse: Int { usage.inUse }
 
@@ -49,6 +51,8 @@ public final class PostgresDatabase: Sendable {
         self.location = parsed.description + (searchPath.map { " (schema \($0))" } ?? "")
         self.connectTimeout = parsed.connectTimeout
         self.poolSize = parsed.poolSize
+        self.fresh = FreshConnection(
+            configuration: try parsed.connectionConfiguration(searchPath: searchPath), logger: poolLogger)
         self.runner = Task { await client.run() }
     }
 
@@ -80,6 +84,7 @@ public final class PostgresDatabase: Sendable {
 
     /// Closes every connection; queries after this fail. Call once.
     public func shutdown() async {
+        fresh.close()
         runner.cancel()
         await runner.value
     }

@@ -23,8 +23,10 @@ public final class PostgresTenantStore: TenantStore {
         return try rows.map(tenant)
     }
 
+    /// On the database's ``FreshConnection``: the tenant directory reads changed tenants here,
+    /// and must not wait on a pool connection a partition cut (see there).
     public func tenant(id: String) async throws -> Tenant? {
-        try await Self.fetch(database.pool, id: id, lock: false).map(tenant)
+        try await database.fresh.withConnection { try await Self.fetch($0, id: id, lock: false) }.map(tenant)
     }
 
     public func changeToken() async throws -> Int64 {
@@ -168,12 +170,15 @@ public final class PostgresTenantStore: TenantStore {
     }
 
     public func changedTenants(after token: Int64) async throws -> TenantChanges? {
-        // One statement: one snapshot for the token and the ids.
-        guard let (current, ids, oldest) = try await database.pool.first("""
-            SELECT (SELECT change_counter FROM store_state WHERE id = 1),
-                   array(SELECT DISTINCT tenant_id FROM tenant_changes WHERE change_seq > \(token)),
-                   (SELECT min(change_seq) FROM tenant_changes)
-            """, as: (Int64, [String], Int64?).self) else { return nil }
+        // One statement: one snapshot for the token and the ids. On the ``FreshConnection``
+        // (every poll tick runs it: a cut pool connection would hold the directory after healing).
+        guard let (current, ids, oldest) = try await database.fresh.withConnection({ connection in
+            try await connection.first("""
+                SELECT (SELECT change_counter FROM store_state WHERE id = 1),
+                       array(SELECT DISTINCT tenant_id FROM tenant_changes WHERE change_seq > \(token)),
+                       (SELECT min(change_seq) FROM tenant_changes)
+                """, as: (Int64, [String], Int64?).self)
+        }) else { return nil }
         return TenantChanges.answer(after: token, current: current, ids: ids, oldest: oldest)
     }
 }

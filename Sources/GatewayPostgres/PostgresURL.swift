@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import NIOSSL
 import PostgresNIO
 
@@ -108,23 +109,59 @@ public struct PostgresURL: Sendable, CustomStringConvertible {
         return configuration
     }
 
-    private func tls() throws -> PostgresClient.Configuration.TLS {
+    /// What `sslmode` asks for: no TLS, TLS when offered, or TLS required; with the checks.
+    private func tlsSettings() -> (mode: String, configuration: TLSConfiguration) {
         var tls = TLSConfiguration.makeClientConfiguration()
         if let rootCertificates { tls.trustRoots = .file(rootCertificates) }
         switch sslMode {
-        case "disable": return .disable
+        case "disable": return ("disable", tls)
         case "allow", "prefer":
             tls.certificateVerification = .none
-            return .prefer(tls)
+            return ("prefer", tls)
         case "require":
             // libpq's `require`: encrypted, the certificate is not checked.
             tls.certificateVerification = .none
-            return .require(tls)
+            return ("require", tls)
         case "verify-ca":
             tls.certificateVerification = .noHostnameVerification
-            return .require(tls)
+            return ("require", tls)
         default:
-            return .require(tls)
+            return ("require", tls)
         }
+    }
+
+    private func tls() throws -> PostgresClient.Configuration.TLS {
+        let (mode, tls) = tlsSettings()
+        switch mode {
+        case "disable": return .disable
+        case "prefer": return .prefer(tls)
+        default: return .require(tls)
+        }
+    }
+
+    /// The same settings for a single connection outside the pool (``FreshConnection``).
+    func connectionConfiguration(searchPath: String? = nil) throws -> PostgresConnection.Configuration {
+        var configuration: PostgresConnection.Configuration
+        if let socketFolder {
+            configuration = .init(
+                unixSocketPath: "\(socketFolder)/.s.PGSQL.\(port)", username: username, password: password,
+                database: database)
+        } else {
+            let (mode, settings) = tlsSettings()
+            let tls: PostgresConnection.Configuration.TLS =
+                switch mode {
+                case "disable": .disable
+                case "prefer": .prefer(try NIOSSLContext(configuration: settings))
+                default: .require(try NIOSSLContext(configuration: settings))
+                }
+            configuration = .init(
+                host: host, port: port, username: username, password: password, database: database, tls: tls)
+        }
+        configuration.options.connectTimeout = TimeAmount(connectTimeout)
+        configuration.options.additionalStartupParameters = [("application_name", applicationName)]
+        if let searchPath = searchPath ?? self.searchPath {
+            configuration.options.additionalStartupParameters.append(("search_path", searchPath))
+        }
+        return configuration
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import GatewayCore
-import GatewayPostgres
+@testable import GatewayPostgres
 import Testing
 
 /// Found by `make chaos` (issue 33): a request whose PostgreSQL connection died under it (the
@@ -64,6 +64,42 @@ struct DatabaseLossTests {
         }
         let took = ContinuousClock.now - started
         #expect(took >= .seconds(1) && took < .seconds(3), "\(took) (each statement alone may wait 10 s)")
+        await holder.shutdown()
+        await database.shutdown()
+    }
+
+    /// Found by `make chaos` (partition-pg): a tenant change reached a replica 1.3-2.3 s after
+    /// its partition from PostgreSQL healed, because the directory's refresh waited on a cut
+    /// connection for the whole statement deadline (10 s). A refresh now has a budget of its
+    /// own (1 s); past it, the next tick tries again. Here the refresh's statement waits on a
+    /// table lock instead of a cut connection: the same wait, held on the server.
+    @Test("a tenant directory refresh gives up after its budget, not the 10 s statement deadline")
+    func directoryRefreshBudget() async throws {
+        let (url, schema) = try await DatabaseBackend.makeSchema()
+        defer { Task { await DatabaseBackend.dropSchema(schema) } }
+        let sealer = SecretSealer(masterKey: .generate())
+        let database = try PostgresDatabase(
+            url: url, sealer: sealer, logger: DatabaseBackend.quiet, statementDeadline: .seconds(10))
+        try await database.migrate(upTo: nil)
+        let directory = TenantDirectory(
+            store: PostgresTenantStore(database: database), refreshBudget: .seconds(1), logger: DatabaseBackend.quiet)
+        try await directory.reload()
+        let holder = try PostgresDatabase(url: url, sealer: sealer, logger: DatabaseBackend.quiet)
+        let (locked, lockTaken) = AsyncStream<Void>.makeStream()
+        let lock = Task {
+            try await holder.transaction { connection in
+                _ = try await connection.query("LOCK TABLE store_state IN ACCESS EXCLUSIVE MODE", logger: PostgresDatabase.quiet)
+                lockTaken.yield()
+                try await Task.sleep(for: .seconds(4))
+            }
+        }
+        for await _ in locked { break }
+        let started = ContinuousClock.now
+        await #expect(throws: DatabaseUnavailable.self) { try await directory.refresh() }
+        let took = ContinuousClock.now - started
+        #expect(took >= .seconds(1) && took < .seconds(3), "\(took) (the lock is held 4 s, the deadline is 10 s)")
+        try await lock.value
+        #expect(try await directory.refresh() >= 0)  // the lock gone, the next refresh succeeds
         await holder.shutdown()
         await database.shutdown()
     }
