@@ -296,7 +296,9 @@ def run_scenario(scenario, args, seed):
         workload = [*network.exec_prefix("client"), sys.executable, os.path.join(os.path.dirname(__file__), "workload.py"),
                     urls, demo_user, history_file, str(args.seconds)]
         started = time.time()
-        client = subprocess.Popen(workload, start_new_session=True)
+        client_env = dict(os.environ, CHAOS_GATEWAYCTL=f"{cluster.bin}/gatewayctl",
+                          GATEWAY_DATABASE_URL=cluster.database_url, GATEWAY_MASTER_KEY=cluster.master_key)
+        client = subprocess.Popen(workload, start_new_session=True, env=client_env)
         clients.append(client)
         nemesis = Nemesis(cluster, history, random.Random(f"{seed}-{scenario}"))
         faults = threading.Thread(target=getattr(nemesis, SCENARIOS[scenario]), args=(args.seconds,), daemon=True)
@@ -312,12 +314,15 @@ def run_scenario(scenario, args, seed):
             cluster.ready(host)
         nemesis.check_redis_roles()
         stop.set()
-        final = subprocess.Popen([*workload, "--final"], start_new_session=True)
+        final = subprocess.Popen([*workload, "--final"], start_new_session=True, env=client_env)
         clients.append(final)
         if final.wait() != 0:
             raise RuntimeError("the final checks failed to run")
         history += [json.loads(line) for line in open(history_file)]
         results = checker.check(history, scenario)
+        if args.keep:  # the whole history, the nemesis' events included
+            with open(f"{work}/history-all.jsonl", "w") as f:
+                f.writelines(json.dumps(e) + "\n" for e in sorted(history, key=lambda e: e["start"]))
     except KeyboardInterrupt:
         print("chaos: interrupted; tearing down", file=sys.stderr)
         teardown()

@@ -5,7 +5,7 @@ gateway. Each operation is recorded as one JSON line (kind, gateway, start, end,
 what the checker needs). `--final` runs after the faults healed: it reads every acknowledged
 storage write back and probes every acknowledged revocation on every gateway.
 Usage: workload.py GATEWAYS(comma-separated) DEMO_USER_FILE HISTORY SECONDS [--final]"""
-import base64, hashlib, http.client, json, random, secrets, sys, threading, time, urllib.parse
+import base64, hashlib, http.client, json, os, random, secrets, subprocess, sys, threading, time, urllib.parse
 
 gateways = sys.argv[1].split(",")
 fields = dict(line.split(": ", 1) for line in open(sys.argv[2]).read().splitlines() if ": " in line)
@@ -14,7 +14,8 @@ final = "--final" in sys.argv
 lock = threading.Lock()
 out = open(history_path, "a")
 CLIENT, REDIRECT = "demo-app", "http://127.0.0.1/callback"
-DEADLINE = float(__import__("os").environ.get("CHAOS_CLIENT_TIMEOUT", "20"))
+DEADLINE = float(os.environ.get("CHAOS_CLIENT_TIMEOUT", "20"))
+GATEWAYCTL = os.environ.get("CHAOS_GATEWAYCTL")  # with GATEWAY_DATABASE_URL and GATEWAY_MASTER_KEY
 
 
 def record(entry):
@@ -209,6 +210,55 @@ def reads(stop):
         time.sleep(0.05)
 
 
+def display_name(gateway):
+    status, body, _ = call(gateway, "GET", "/t/demo/v1/host-config")
+    return status, body.get("displayName") if status == 200 and isinstance(body, dict) else None
+
+
+def tenant_changes(stop):
+    """`gatewayctl tenant update` of the demo tenant's display name, then every door polled
+    until it serves the new name; every answer with an older one is recorded (the checker
+    decides whether a fault excused it)."""
+    n = 0
+    while until(stop):
+        n += 1
+        name = f"Demo {n} {secrets.token_hex(3)}"
+        start = time.time()
+        try:
+            done = subprocess.run([GATEWAYCTL, "tenant", "update", "demo", "--display-name", name],
+                                  capture_output=True, timeout=20).returncode == 0
+        except subprocess.TimeoutExpired:
+            done = False
+        acked = time.time()
+        record({"kind": "tenant_update", "name": name, "start": start, "end": acked, "status": 200 if done else None})
+        if done:
+            for gateway in gateways:
+                threading.Thread(target=watch_tenant, args=(gateway, name, acked), daemon=True).start()
+        time.sleep(3.0)
+
+
+def watch_tenant(gateway, name, acked):
+    deadline = acked + 15
+    while time.time() < deadline:
+        status, served = display_name(gateway)
+        if served == name:
+            record({"kind": "tenant_seen", "gateway": gateway, "name": name, "after": time.time() - acked,
+                    "start": acked, "end": time.time(), "status": status})
+            return
+        if status == 200 and served is not None and not served_later(served, name):
+            record({"kind": "tenant_stale", "gateway": gateway, "name": name, "served": served, "acked": acked,
+                    "start": time.time(), "end": time.time(), "status": status})
+        time.sleep(0.1)
+
+
+def served_later(served, name):
+    """A newer change than `name` (the next one may already be out)."""
+    def number(text):
+        parts = text.split()
+        return int(parts[1]) if len(parts) == 3 and parts[0] == "Demo" and parts[1].isdigit() else -1
+    return number(served) > number(name)
+
+
 def final_checks():
     """After healing: every acknowledged write reads back; every unseen revocation is refused now."""
     entries = [json.loads(line) for line in open(history_path)]
@@ -225,6 +275,15 @@ def final_checks():
                                     headers={"Authorization": f"Bearer {tokens['access_token']}"})
         entry.update({"key": key, "expected": value, "got": body.get("value") if isinstance(body, dict) else None})
         record(entry)
+    updates = [e for e in entries if e["kind"] == "tenant_update"]
+    acked = [e for e in updates if e["status"] == 200]
+    if acked:  # every door serves the last acknowledged name, or a later attempt's
+        last = acked[-1]
+        allowed = [last["name"]] + [e["name"] for e in updates if e["start"] > last["start"]]
+        for gateway in gateways:
+            status, served = display_name(gateway)
+            record({"kind": "tenant_final", "gateway": gateway, "served": served, "allowed": allowed,
+                    "start": time.time(), "end": time.time(), "status": status})
     for e in entries:
         if e["kind"] == "revoked_unseen":
             status, _, entry = timed("revoked_final", e["gateway"], "GET", "/t/demo/v1/me",
@@ -238,7 +297,7 @@ if final:
 else:
     stop = time.time() + seconds
     workers = [threading.Thread(target=work, args=(stop,)) for work in
-               (sessions, sessions, races, storage, storage, revocations, reads, reads)]
+               (sessions, sessions, races, storage, storage, revocations, reads, reads, tenant_changes)]
     for worker in workers:
         worker.start()
     for worker in workers:
