@@ -92,21 +92,24 @@ public struct PostgresURL: Sendable, CustomStringConvertible {
     /// The postgres-nio configuration; `searchPath` (tests) sets the session's schema.
     func configuration(searchPath: String? = nil) throws -> PostgresClient.Configuration {
         var configuration: PostgresClient.Configuration
-        if let socketFolder {
-            configuration = .init(
-                unixSocketPath: "\(socketFolder)/.s.PGSQL.\(port)", username: username, password: password,
-                database: database)
+        if let socketPath {
+            configuration = .init(unixSocketPath: socketPath, username: username, password: password, database: database)
         } else {
             configuration = .init(
                 host: host, port: port, username: username, password: password, database: database, tls: try tls())
         }
         configuration.options.maximumConnections = poolSize
         configuration.options.connectTimeout = connectTimeout
-        configuration.options.additionalStartupParameters = [("application_name", applicationName)]
-        if let searchPath = searchPath ?? self.searchPath {
-            configuration.options.additionalStartupParameters.append(("search_path", searchPath))
-        }
+        configuration.options.additionalStartupParameters = startupParameters(searchPath: searchPath)
         return configuration
+    }
+
+    /// The Unix socket (`?host=/folder`), when the URL names one instead of TCP.
+    private var socketPath: String? { socketFolder.map { "\($0)/.s.PGSQL.\(port)" } }
+
+    /// `application_name`, and `search_path` when a schema is set (tests isolate themselves in one).
+    private func startupParameters(searchPath: String?) -> [(String, String)] {
+        [("application_name", applicationName)] + ((searchPath ?? self.searchPath).map { [("search_path", $0)] } ?? [])
     }
 
     /// What `sslmode` asks for: no TLS, TLS when offered, or TLS required; with the checks.
@@ -142,10 +145,8 @@ public struct PostgresURL: Sendable, CustomStringConvertible {
     /// The same settings for a single connection outside the pool (``FreshConnection``).
     func connectionConfiguration(searchPath: String? = nil) throws -> PostgresConnection.Configuration {
         var configuration: PostgresConnection.Configuration
-        if let socketFolder {
-            configuration = .init(
-                unixSocketPath: "\(socketFolder)/.s.PGSQL.\(port)", username: username, password: password,
-                database: database)
+        if let socketPath {
+            configuration = .init(unixSocketPath: socketPath, username: username, password: password, database: database)
         } else {
             let (mode, settings) = tlsSettings()
             let tls: PostgresConnection.Configuration.TLS =
@@ -158,10 +159,7 @@ public struct PostgresURL: Sendable, CustomStringConvertible {
                 host: host, port: port, username: username, password: password, database: database, tls: tls)
         }
         configuration.options.connectTimeout = TimeAmount(connectTimeout)
-        configuration.options.additionalStartupParameters = [("application_name", applicationName)]
-        if let searchPath = searchPath ?? self.searchPath {
-            configuration.options.additionalStartupParameters.append(("search_path", searchPath))
-        }
+        configuration.options.additionalStartupParameters = startupParameters(searchPath: searchPath)
         return configuration
     }
 }
