@@ -107,6 +107,17 @@ def tenant_change_served(history):
         f"{len(stale)} past {TENANT_SECONDS:.0f} s without a fault; {len(wrong)} doors wrong after healing")
 
 
+def storage_cap_held(history):
+    """The secure-storage cap is never exceeded: every size report has used <= max, and the
+    writes did reach the cap (413 storage_full) so the check meant something."""
+    sizes = [e for e in history if e["kind"] == "cap_size" and e.get("used") is not None]
+    over = [e for e in sizes if e["used"] > e["max"]]
+    full = sum(1 for e in history if e["kind"] == "cap_put" and e["status"] == 413 and e.get("code") == "storage_full")
+    worst = max((e["used"] / e["max"] for e in sizes), default=0.0)
+    return not over and full > 0, (f"cap reached {full} times, {len(sizes)} size reports, fullest {worst:.1%} of the cap, "
+                                   f"{len(over)} over it")
+
+
 def one_redis_primary(history):
     """After the faults, the sentinels name one Redis primary and the other server is its replica."""
     roles = [e for e in history if e["kind"] == "redis_roles"]
@@ -132,7 +143,7 @@ def balancer_hides_restarts(history):
 
 
 CHECKS = [refresh_once, reuse_revokes_family, revocation_enforced, writes_kept, reads_not_5xx, no_hang,
-          no_unplanned_exit, progress, one_redis_primary, tenant_change_served]
+          no_unplanned_exit, progress, one_redis_primary, tenant_change_served, storage_cap_held]
 SCENARIO_CHECKS = {"rolling-restart": [balancer_hides_restarts]}
 
 

@@ -210,6 +210,44 @@ def reads(stop):
         time.sleep(0.05)
 
 
+def storage_cap(stop):
+    """Writes near the cap: 20 KB values under unique keys in the demo user's storage of the
+    `weather` mini app, through random doors from two threads, until the gateway answers 413
+    storage_full; then every door's size report is recorded (used must never pass max) and the
+    storage cleared. The acknowledged bytes are recorded too."""
+    tokens, n = None, 0
+    value = "v" * 20_000
+    path = "/t/demo/v1/me/miniapps/weather/storage"
+    while until(stop):
+        tokens = tokens or signed_in()
+        if not tokens:
+            continue
+        auth = {"Authorization": f"Bearer {tokens['access_token']}"}
+        n += 1
+        key = f"cap{n}-{secrets.token_hex(4)}"
+        status, body, entry = timed("cap_put", random.choice(gateways), "PUT", path, body={"items": {key: value}},
+                                    headers=auth)
+        entry["code"] = body.get("code") if isinstance(body, dict) else None
+        record(entry)
+        if status == 401:
+            tokens = None
+        elif status == 413 and entry["code"] == "storage_full":
+            for gateway in gateways:
+                code, size, entry = timed("cap_size", gateway, "GET", path + "/size", headers=auth)
+                if code == 200 and isinstance(size, dict):
+                    entry.update({"used": size.get("used"), "max": size.get("max")})
+                record(entry)
+            cap_lock.acquire()  # one clear at a time; the other thread's writes go on meanwhile
+            try:
+                record(timed("cap_clear", random.choice(gateways), "DELETE", path + "/all", headers=auth)[2])
+            finally:
+                cap_lock.release()
+        time.sleep(0.02)
+
+
+cap_lock = threading.Lock()
+
+
 def display_name(gateway):
     status, body, _ = call(gateway, "GET", "/t/demo/v1/host-config")
     return status, body.get("displayName") if status == 200 and isinstance(body, dict) else None
@@ -297,7 +335,8 @@ if final:
 else:
     stop = time.time() + seconds
     workers = [threading.Thread(target=work, args=(stop,)) for work in
-               (sessions, sessions, races, storage, storage, revocations, reads, reads, tenant_changes)]
+               (sessions, sessions, races, storage, storage, revocations, reads, reads, tenant_changes,
+                storage_cap, storage_cap)]
     for worker in workers:
         worker.start()
     for worker in workers:
