@@ -264,6 +264,9 @@ class Cluster:
 
     def kill(self, name):
         """kill -9 of a component: for PostgreSQL every process of its host at once (a crash)."""
+        process = self.processes[name]
+        if process.popen:  # planned before the signal: the exit watcher must not see it first
+            process.killed.add(process.popen.pid)
         if name == "pg":
             self.host_signal("pg", signal.SIGKILL)
         self.processes[name].kill()
