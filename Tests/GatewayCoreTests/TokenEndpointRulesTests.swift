@@ -58,6 +58,35 @@ struct TokenEndpointRulesTests {
         }
     }
 
+    /// Issue 32's profile: a refresh token no family holds went on to draw the next token and
+    /// run the rotation's write transaction before it was refused, so junk tokens held SQLite's
+    /// write lock. Here another connection holds that lock for 3 s: the refusal must not wait.
+    @Test("an unknown refresh token is refused on a read, without waiting for the write lock")
+    func unknownRefreshTokenTakesNoWrite() async throws {
+        let fx = try await Fixture()
+        defer { fx.folder.remove() }
+        _ = try await fx.tokens()  // the tables hold a family
+        let other = try Fixtures.store(fx.folder)
+        let (held, holding) = AsyncStream<Void>.makeStream()
+        let lock = Task.detached {
+            try await other.pool.write { db in
+                try db.execute(sql: "UPDATE store_state SET change_counter = change_counter WHERE id = 1")
+                holding.yield()
+                Thread.sleep(forTimeInterval: 3)  // GRDB's writer thread, not the cooperative pool
+            }
+        }
+        for await _ in held { break }
+        let started = ContinuousClock.now
+        await #expect(throws: OAuthError.self) {
+            _ = try await fx.server.token(
+                for: TokenGrant(type: "refresh_token", refreshToken: Base64URL.random(byteCount: 32)),
+                client: fx.client, issuer: Self.issuer, dpopJKT: nil)
+        }
+        let took = ContinuousClock.now - started
+        #expect(took < .seconds(1), "\(took): the refusal waited for the write lock")
+        try await lock.value
+    }
+
     @Test(
         "grant dispatch: authorization_code and refresh_token are answered; a missing grant, code or refresh token is invalid_request; client_credentials only for senders; others are unsupported_grant_type"
     )

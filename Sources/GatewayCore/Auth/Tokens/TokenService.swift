@@ -131,10 +131,16 @@ public struct TokenService: Sendable {
             throw OAuthError.unauthorizedClient("this client may not use the refresh_token grant")
         }
         let issuedAt = now()
+        let tokenHash = Self.hash(refreshToken)
+        // A token no family holds (made up, or pruned) is refused on this read: no new token is
+        // drawn and no write transaction taken (issue 32: junk refresh tokens held SQLite's
+        // write lock, one transaction each).
+        guard let family = try await refreshStore.family(ofTokenHash: tokenHash) else {
+            throw OAuthError.invalidGrant("refresh token is invalid, expired or revoked")
+        }
         // Checks that must not burn the token: DPoP binding and the user still being enabled.
         var checkedUser: LocalUser?
-        if let family = try await refreshStore.family(ofTokenHash: Self.hash(refreshToken)), !family.revoked,
-           family.tenantID == client.tenantID, family.clientID == client.clientID {
+        if !family.revoked, family.tenantID == client.tenantID, family.clientID == client.clientID {
             if let bound = family.dpopJKT, bound != dpopJKT {
                 throw OAuthError.invalidDPoPProof("refresh token is bound to another DPoP key")
             }
@@ -147,7 +153,7 @@ public struct TokenService: Sendable {
         }
         let newToken = Base64URL.random(byteCount: 32)
         let outcome = try await refreshStore.rotate(
-            tokenHash: Self.hash(refreshToken), tenantID: client.tenantID, clientID: client.clientID,
+            tokenHash: tokenHash, tenantID: client.tenantID, clientID: client.clientID,
             newHash: Self.hash(newToken),
             now: issuedAt, idleExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshIdleLifetimeSeconds)))
         switch outcome {
