@@ -112,33 +112,36 @@ public struct PostgresURL: Sendable, CustomStringConvertible {
         [("application_name", applicationName)] + ((searchPath ?? self.searchPath).map { [("search_path", $0)] } ?? [])
     }
 
-    /// What `sslmode` asks for: no TLS, TLS when offered, or TLS required; with the checks.
-    private func tlsSettings() -> (mode: String, configuration: TLSConfiguration) {
+    /// Whether `sslmode` asks for no TLS, TLS when offered, or TLS required.
+    private enum TLSUse { case disable, prefer, require }
+
+    /// What `sslmode` asks for, with the certificate checks it implies.
+    private func tlsSettings() -> (use: TLSUse, configuration: TLSConfiguration) {
         var tls = TLSConfiguration.makeClientConfiguration()
         if let rootCertificates { tls.trustRoots = .file(rootCertificates) }
         switch sslMode {
-        case "disable": return ("disable", tls)
+        case "disable": return (.disable, tls)
         case "allow", "prefer":
             tls.certificateVerification = .none
-            return ("prefer", tls)
+            return (.prefer, tls)
         case "require":
             // libpq's `require`: encrypted, the certificate is not checked.
             tls.certificateVerification = .none
-            return ("require", tls)
+            return (.require, tls)
         case "verify-ca":
             tls.certificateVerification = .noHostnameVerification
-            return ("require", tls)
+            return (.require, tls)
         default:
-            return ("require", tls)
+            return (.require, tls)
         }
     }
 
     private func tls() throws -> PostgresClient.Configuration.TLS {
-        let (mode, tls) = tlsSettings()
-        switch mode {
-        case "disable": return .disable
-        case "prefer": return .prefer(tls)
-        default: return .require(tls)
+        let (use, tls) = tlsSettings()
+        switch use {
+        case .disable: return .disable
+        case .prefer: return .prefer(tls)
+        case .require: return .require(tls)
         }
     }
 
@@ -148,12 +151,12 @@ public struct PostgresURL: Sendable, CustomStringConvertible {
         if let socketPath {
             configuration = .init(unixSocketPath: socketPath, username: username, password: password, database: database)
         } else {
-            let (mode, settings) = tlsSettings()
+            let (use, settings) = tlsSettings()
             let tls: PostgresConnection.Configuration.TLS =
-                switch mode {
-                case "disable": .disable
-                case "prefer": .prefer(try NIOSSLContext(configuration: settings))
-                default: .require(try NIOSSLContext(configuration: settings))
+                switch use {
+                case .disable: .disable
+                case .prefer: .prefer(try NIOSSLContext(configuration: settings))
+                case .require: .require(try NIOSSLContext(configuration: settings))
                 }
             configuration = .init(
                 host: host, port: port, username: username, password: password, database: database, tls: tls)

@@ -68,11 +68,14 @@ struct TokenEndpointRulesTests {
         _ = try await fx.tokens()  // the tables hold a family
         let other = try Fixtures.store(fx.folder)
         let (held, holding) = AsyncStream<Void>.makeStream()
+        let release = DispatchSemaphore(value: 0)
         let lock = Task.detached {
             try await other.pool.write { db in
                 try db.execute(sql: "UPDATE store_state SET change_counter = change_counter WHERE id = 1")
                 holding.yield()
-                Thread.sleep(forTimeInterval: 3)  // GRDB's writer thread, not the cooperative pool
+                // Held on GRDB's writer thread (not the cooperative pool) until the refusal came,
+                // at most 3 s (the old code waited for it: 3.04 s).
+                _ = release.wait(timeout: .now() + 3)
             }
         }
         for await _ in held { break }
@@ -84,6 +87,7 @@ struct TokenEndpointRulesTests {
         }
         let took = ContinuousClock.now - started
         #expect(took < .seconds(1), "\(took): the refusal waited for the write lock")
+        release.signal()
         try await lock.value
     }
 

@@ -45,7 +45,7 @@ struct TokenFormMiddleware: RouterMiddleware {
 
     /// `application/x-www-form-urlencoded`, with or without parameters.
     static func isForm(_ request: Request) -> Bool {
-        guard let type = request.headers[.contentType] else { return false }
+        guard let type = request.headers.value(of: .contentType) else { return false }
         let media = type.prefix { $0 != ";" }.trimmingBlanks
         return media.lowercased() == "application/x-www-form-urlencoded"
     }
