@@ -76,9 +76,9 @@ func run(_ name: String, _ stores: DurableStores) async throws -> (reload: Doubl
                         let outcome = try await auth.rotate(
                             tokenHash: "h\(task)-\(step)", tenantID: "t000001", clientID: "app",
                             newHash: "h\(task)-\(step + 1)",
-                            now: now, idleExpiry: idle)
+                            now: now, idleExpiry: idle,
+                            accessToken: IssuedAccessToken(jti: "j\(task)-\(step)", expiresAt: idle))
                         guard case .rotated = outcome else { fatalError("rotation \(task)/\(step): \(outcome)") }
-                        try await auth.recordAccessToken(familyID: "f\(task)", jti: "j\(task)-\(step)", expiresAt: idle)
                     }
                 }
             }

@@ -20,29 +20,48 @@ extension PostgresAuthStore {
             authTime: r.11.map { $0 / 1000 })
     }
 
-    public func createFamily(_ f: RefreshFamily, tokenHash: String, idleExpiry: Date) async throws {
-        // One statement, so one implicit transaction: the family never exists without its token.
+    public func createFamily(
+        _ f: RefreshFamily, tokenHash: String, idleExpiry: Date, accessToken: IssuedAccessToken?
+    ) async throws {
+        // One statement, so one implicit transaction: the family never exists without its token
+        // (nor the access token's record without its family).
+        let jti = accessToken?.jti, expiresAt = accessToken.map { StoreClock.milliseconds($0.expiresAt) }
         try await client.execute("""
             WITH family AS (
                 INSERT INTO auth_refresh_families (\(unescaped: Self.familyColumns))
                 VALUES (\(f.familyID), \(f.tenantID), \(f.clientID), \(f.subject), \(f.scope), \(f.nonce), \(f.dpopJKT), \(f.revoked),
                         \(StoreClock.milliseconds(f.createdAt)), \(StoreClock.milliseconds(f.absoluteExpiry)), \(f.sessionID), \(f.authTime.map { $0 * 1000 }))
-                RETURNING family_id)
-            INSERT INTO auth_refresh_tokens (token_hash, family_id, state, idle_expiry_ms)
-            SELECT \(tokenHash), family_id, 'active', \(StoreClock.milliseconds(idleExpiry)) FROM family
+                RETURNING family_id),
+            token AS (
+                INSERT INTO auth_refresh_tokens (token_hash, family_id, state, idle_expiry_ms)
+                SELECT \(tokenHash), family_id, 'active', \(StoreClock.milliseconds(idleExpiry)) FROM family)
+            INSERT INTO auth_family_access_tokens (family_id, jti, expires_at_ms)
+            SELECT family_id, \(jti), \(expiresAt) FROM family WHERE \(jti)::TEXT IS NOT NULL
             """)
     }
 
     /// One round trip: `gateway_rotate_refresh` (migration `v6-refresh-rotation`) locks the
-    /// family, then reads the token's state, and rotates or revokes in one implicit transaction.
+    /// family, then reads the token's state, and rotates or revokes; the same statement records
+    /// the access token of a rotation. One implicit transaction.
     public func rotate(
-        tokenHash: String, tenantID: String, clientID: String, newHash: String, now: Date, idleExpiry: Date
+        tokenHash: String, tenantID: String, clientID: String, newHash: String, now: Date, idleExpiry: Date,
+        accessToken: IssuedAccessToken?
     ) async throws -> RefreshRotation {
         let nowMS = StoreClock.milliseconds(now)
+        let jti = accessToken?.jti, expiresAt = accessToken.map { StoreClock.milliseconds($0.expiresAt) }
         guard
             let row = try await client.first(
                 """
-                SELECT * FROM gateway_rotate_refresh(\(tokenHash), \(tenantID), \(clientID), \(newHash), \(nowMS), \(StoreClock.milliseconds(idleExpiry)))
+                WITH r AS (
+                    SELECT * FROM gateway_rotate_refresh(\(tokenHash), \(tenantID), \(clientID), \(newHash), \(nowMS), \(StoreClock.milliseconds(idleExpiry)))),
+                expired AS (
+                    DELETE FROM auth_family_access_tokens a USING r
+                    WHERE r.out_outcome = 'rotated' AND \(jti)::TEXT IS NOT NULL
+                        AND a.family_id = r.out_family_id AND a.expires_at_ms < \(nowMS)),
+                recorded AS (
+                    INSERT INTO auth_family_access_tokens (family_id, jti, expires_at_ms)
+                    SELECT out_family_id, \(jti), \(expiresAt) FROM r WHERE out_outcome = 'rotated' AND \(jti)::TEXT IS NOT NULL)
+                SELECT * FROM r
                 """,
                 as: (
                     String, String?, String?, String?, String?, String?, String?, String?, Bool?, Int64?, Int64?,

@@ -179,6 +179,47 @@ struct AuthStoreContractTests {
                 == .invalid)
     }
 
+    /// Issue 32: a grant's access token is recorded by the grant's own write (a new family or a
+    /// rotation), not by a second transaction; only a rotation that happened records it, and
+    /// a reuse then revokes exactly the live ones.
+    @Test(arguments: StoreBackend.available) func accessTokensRecordedWithTheWrite(backend: StoreBackend) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        let auth = database.stores.auth
+        let now = StoreClock.date(StoreClock.milliseconds(Date()))
+        let idle = now.addingTimeInterval(600)
+        func token(_ jti: String, _ seconds: TimeInterval) -> IssuedAccessToken {
+            IssuedAccessToken(jti: jti, expiresAt: now.addingTimeInterval(seconds))
+        }
+        try await auth.createFamily(family("f1", now: now), tokenHash: "h1", idleExpiry: idle, accessToken: token("first", 300))
+        try await auth.recordAccessToken(familyID: "f1", jti: "expired", expiresAt: now.addingTimeInterval(-5))
+        #expect(
+            try await auth.rotate(
+                tokenHash: "h1", tenantID: "acme", clientID: "app", newHash: "h2", now: now, idleExpiry: idle,
+                accessToken: token("second", 300)) == .rotated(family("f1", now: now)))
+        // Refused rotations record nothing: another client, an unknown token.
+        #expect(
+            try await auth.rotate(
+                tokenHash: "h2", tenantID: "acme", clientID: "other", newHash: "x", now: now, idleExpiry: idle,
+                accessToken: token("foreign", 300)) == .invalid)
+        #expect(
+            try await auth.rotate(
+                tokenHash: "nope", tenantID: "acme", clientID: "app", newHash: "y", now: now, idleExpiry: idle,
+                accessToken: token("unknown", 300)) == .invalid)
+        // A reuse records nothing either, and names the live tokens the two writes recorded.
+        let reuse = try await auth.rotate(
+            tokenHash: "h1", tenantID: "acme", clientID: "app", newHash: "h3", now: now, idleExpiry: idle,
+            accessToken: token("reuse", 300))
+        guard case .reused(_, let tokens) = reuse else {
+            Issue.record("expected reuse, got \(reuse)")
+            return
+        }
+        #expect(Set(tokens.map(\.jti)) == ["first", "second"])
+        #expect(try await auth.revokeFamily("f1", now: now).map(\.jti).sorted() == ["first", "second"])
+        // The rotation forgot the family's expired record: a purge finds none left to delete.
+        #expect(try await auth.purgeRefreshState(now: now, limit: 100).accessTokens == 0)
+    }
+
     /// Refresh state stays bounded: expired access-token records go, and so do families that can
     /// never be used again once none of their access tokens lives (a logout must still reach those).
     @Test(arguments: StoreBackend.available) func deadRefreshStateIsPurged(backend: StoreBackend) async throws {

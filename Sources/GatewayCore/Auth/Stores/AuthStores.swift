@@ -118,13 +118,32 @@ public enum RefreshRotation: Sendable, Equatable {
     }
 }
 
+/// An access token a grant is about to issue, named before the grant's store write so that
+/// the write records it in the same transaction (issue 32: one write transaction per refresh,
+/// not two). A family's recorded tokens are the ones a reuse or logout revokes.
+public struct IssuedAccessToken: Sendable, Equatable {
+    public var jti: String
+    public var expiresAt: Date
+
+    public init(jti: String, expiresAt: Date) {
+        self.jti = jti
+        self.expiresAt = expiresAt
+    }
+}
+
 /// Durable refresh-token families.
 public protocol RefreshTokenStore: Sendable {
-    /// Creates a family with its first token.
-    func createFamily(_ family: RefreshFamily, tokenHash: String, idleExpiry: Date) async throws
-    /// Atomically rotates `tokenHash` to `newHash` (single winner under concurrency).
+    /// Creates a family with its first token and, when given, records `accessToken` as
+    /// issued from it, in one transaction.
+    func createFamily(
+        _ family: RefreshFamily, tokenHash: String, idleExpiry: Date, accessToken: IssuedAccessToken?
+    ) async throws
+    /// Atomically rotates `tokenHash` to `newHash` (single winner under concurrency) and, when
+    /// it rotated, records `accessToken` as issued from the family in the same transaction
+    /// (forgetting the family's expired ones, as ``recordAccessToken(familyID:jti:expiresAt:)``).
     func rotate(
-        tokenHash: String, tenantID: String, clientID: String, newHash: String, now: Date, idleExpiry: Date
+        tokenHash: String, tenantID: String, clientID: String, newHash: String, now: Date, idleExpiry: Date,
+        accessToken: IssuedAccessToken?
     ) async throws -> RefreshRotation
     /// Records an access token issued from a family.
     func recordAccessToken(familyID: String, jti: String, expiresAt: Date) async throws
@@ -138,6 +157,22 @@ public protocol RefreshTokenStore: Sendable {
     /// `limit` families that can never be used again (past their absolute expiry, or revoked)
     /// and whose access tokens have all expired, with their refresh tokens.
     func purgeRefreshState(now: Date, limit: Int) async throws -> RefreshPurge
+}
+
+extension RefreshTokenStore {
+    /// Creates a family with its first token, no access token recorded.
+    public func createFamily(_ family: RefreshFamily, tokenHash: String, idleExpiry: Date) async throws {
+        try await createFamily(family, tokenHash: tokenHash, idleExpiry: idleExpiry, accessToken: nil)
+    }
+
+    /// Rotates `tokenHash` to `newHash`, no access token recorded.
+    public func rotate(
+        tokenHash: String, tenantID: String, clientID: String, newHash: String, now: Date, idleExpiry: Date
+    ) async throws -> RefreshRotation {
+        try await rotate(
+            tokenHash: tokenHash, tenantID: tenantID, clientID: clientID, newHash: newHash, now: now,
+            idleExpiry: idleExpiry, accessToken: nil)
+    }
 }
 
 /// What one ``RefreshTokenStore/purgeRefreshState(now:limit:)`` deleted.

@@ -90,12 +90,15 @@ public struct TokenService: Sendable {
             nonce: grant.nonce, dpopJKT: dpopJKT, createdAt: issuedAt,
             absoluteExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshAbsoluteLifetimeSeconds)),
             sessionID: grant.sessionID, authTime: grant.authTime)
+        let accessToken = Self.nextAccessToken(client: client, at: issuedAt)
         try await refreshStore.createFamily(
             family, tokenHash: Self.hash(refresh),
-            idleExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshIdleLifetimeSeconds)))
+            idleExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshIdleLifetimeSeconds)),
+            accessToken: accessToken)
         try await codes.markUsed(code, tenantID: tenantID, familyID: familyID)
         return try await issue(
-            issuer: issuer, client: client, family: family, refreshToken: refresh, refreshed: false, at: issuedAt)
+            issuer: issuer, client: client, family: family, refreshToken: refresh, accessToken: accessToken,
+            refreshed: false, at: issuedAt)
     }
 
     /// Tokens for a user the caller has already authenticated another way (token exchange of
@@ -115,11 +118,14 @@ public struct TokenService: Sendable {
             nonce: nil, dpopJKT: dpopJKT, createdAt: issuedAt,
             absoluteExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshAbsoluteLifetimeSeconds)),
             sessionID: Base64URL.random(byteCount: 16), authTime: Int64(issuedAt.timeIntervalSince1970))
+        let accessToken = Self.nextAccessToken(client: client, at: issuedAt)
         try await refreshStore.createFamily(
             family, tokenHash: Self.hash(refresh),
-            idleExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshIdleLifetimeSeconds)))
+            idleExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshIdleLifetimeSeconds)),
+            accessToken: accessToken)
         return try await issue(
-            issuer: issuer, client: client, family: family, refreshToken: refresh, refreshed: false, at: issuedAt)
+            issuer: issuer, client: client, family: family, refreshToken: refresh, accessToken: accessToken,
+            refreshed: false, at: issuedAt)
     }
 
     /// `refresh_token` grant: rotation with reuse detection.
@@ -152,10 +158,12 @@ public struct TokenService: Sendable {
             checkedUser = user
         }
         let newToken = Base64URL.random(byteCount: 32)
+        let accessToken = Self.nextAccessToken(client: client, at: issuedAt)
         let outcome = try await refreshStore.rotate(
             tokenHash: tokenHash, tenantID: client.tenantID, clientID: client.clientID,
             newHash: Self.hash(newToken),
-            now: issuedAt, idleExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshIdleLifetimeSeconds)))
+            now: issuedAt, idleExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshIdleLifetimeSeconds)),
+            accessToken: accessToken)
         switch outcome {
         case .invalid:
             throw OAuthError.invalidGrant("refresh token is invalid, expired or revoked")
@@ -171,8 +179,8 @@ public struct TokenService: Sendable {
             // The user read a moment ago fills the ID token (one store read per refresh, not two).
             let user = checkedUser?.subject == family.subject ? checkedUser : nil
             return try await issue(
-                issuer: issuer, client: client, family: family, refreshToken: newToken, refreshed: true, at: issuedAt,
-                user: user)
+                issuer: issuer, client: client, family: family, refreshToken: newToken, accessToken: accessToken,
+                refreshed: true, at: issuedAt, user: user)
         }
     }
 
@@ -206,28 +214,34 @@ public struct TokenService: Sendable {
         }
     }
 
+    /// The id and expiry of the access token a grant at `issuedAt` issues, named before the
+    /// grant's store write records it.
+    static func nextAccessToken(client: OAuthClient, at issuedAt: Date) -> IssuedAccessToken {
+        let iat = Int64(issuedAt.timeIntervalSince1970)
+        return IssuedAccessToken(
+            jti: Base64URL.random(byteCount: 16),
+            expiresAt: Date(timeIntervalSince1970: TimeInterval(iat + Int64(client.accessTokenLifetimeSeconds))))
+    }
+
     /// - Parameters:
+    ///   - issued: the access token's id and expiry, already recorded with the family.
     ///   - refreshed: an ID token from a refresh carries the original `auth_time` but no
     ///     `nonce` (OpenID Connect Core §12.2: the nonce belonged to the authentication request).
     ///   - known: the family's user when the caller just read it (else it is read here).
     private func issue(
-        issuer: String, client: OAuthClient, family: RefreshFamily, refreshToken: String, refreshed: Bool,
-        at issuedAt: Date,
-        user known: LocalUser? = nil
+        issuer: String, client: OAuthClient, family: RefreshFamily, refreshToken: String,
+        accessToken issued: IssuedAccessToken, refreshed: Bool, at issuedAt: Date, user known: LocalUser? = nil
     ) async throws -> TokenResponse {
         let key = try await keys.signingKey(tenantID: client.tenantID)
         let iat = Int64(issuedAt.timeIntervalSince1970)
-        let exp = iat + Int64(client.accessTokenLifetimeSeconds)
-        let jti = Base64URL.random(byteCount: 16)
+        let exp = Int64(issued.expiresAt.timeIntervalSince1970)
         var claims: [String: JSONValue] = [
             "iss": .string(issuer), "sub": .string(family.subject), "aud": .string(Self.audience(issuer: issuer)),
             "client_id": .string(client.clientID), "iat": .number(Double(iat)), "exp": .number(Double(exp)),
-            "jti": .string(jti), "scope": .string(family.scope), "tenant": .string(client.tenantID),
+            "jti": .string(issued.jti), "scope": .string(family.scope), "tenant": .string(client.tenantID),
         ]
         if let jkt = family.dpopJKT { claims["cnf"] = .object(["jkt": .string(jkt)]) }
         let accessToken = try JWS.sign(claims: claims, typ: "at+jwt", signingKey: key)
-        try await refreshStore.recordAccessToken(
-            familyID: family.familyID, jti: jti, expiresAt: Date(timeIntervalSince1970: TimeInterval(exp)))
 
         var id: [String: JSONValue] = [
             "iss": .string(issuer), "sub": .string(family.subject), "aud": .string(client.clientID),
