@@ -4,7 +4,8 @@
 // shared Redis the gateway reads (signing a user in per code would measure scrypt instead).
 //
 // Usage: token-http-bench BASE_URL DATABASE_PATH_OR_URL TENANT CLIENT_ID REDIRECT_URI USERNAME [operations=2000] [connections=16]
-// Environment: GATEWAY_MASTER_KEY (the gateway's), REDIS_URL (the gateway's Redis).
+// Environment: GATEWAY_MASTER_KEY (the gateway's), REDIS_URL (the gateway's Redis);
+// BENCH_CHAINS_FILE: where to write each connection's last refresh token, one per line.
 import AsyncHTTPClient
 import Foundation
 import GatewayCore
@@ -120,5 +121,10 @@ try await measure("refresh_token rotations", tasks: connections, perTask: perTas
         ("grant_type", "refresh_token"), ("refresh_token", current), ("client_id", clientID),
     ])
     chains.withLock { $0[task] = next }
+}
+// The chains' live refresh tokens, for a wrk run that goes on rotating them (scripts/refresh-chain.lua).
+if let path = ProcessInfo.processInfo.environment["BENCH_CHAINS_FILE"] {
+    let live = chains.withLock { Array($0.values) }
+    try Data(live.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: path))
 }
 let _: Void = try await http.shutdown()
