@@ -187,6 +187,7 @@ let package = Package(
                 "GatewaySQLite",
                 "GatewayPostgres",
                 "RedisClient",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -9,10 +9,12 @@
 # Usage: scripts/bench-token-form.sh DIR_A DIR_B [rounds=3]
 #   each DIR holds release builds of gateway and gatewayctl; token-http-bench (the client)
 #   is B's for both sides (BENCH_TOOL names another).
+# BENCH_ID_TOKEN_ALG: the client's ID-token algorithm, RS256 (the default, as OpenID Connect
+#   has it) or ES256.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 a=$1 b=$2 rounds=${3:-3} duration=${BENCH_DURATION:-10s}
-tool=${BENCH_TOOL:-$b/token-http-bench}
+tool=${BENCH_TOOL:-$b/token-http-bench} id_alg=${BENCH_ID_TOKEN_ALG:-RS256}
 source scripts/lib.sh
 start_redis
 wait_for() { for _ in $(seq 1 100); do curl -fsS "$1" >/dev/null 2>&1 && return 0; sleep 0.1; done; return 1; }
@@ -30,7 +32,8 @@ one_round() {  # $1 build folder, $2 label; prints "label exchanges refreshes fo
   local pid=$!
   wait_for "http://127.0.0.1:$port/healthz"
   "$bin/gatewayctl" tenant create bench --display-name Bench >/dev/null
-  "$bin/gatewayctl" client add --tenant bench --client-id bench-app --redirect-uri http://127.0.0.1/callback >/dev/null
+  "$bin/gatewayctl" client add --tenant bench --client-id bench-app --redirect-uri http://127.0.0.1/callback \
+    --id-token-alg "$id_alg" >/dev/null
   echo "bench-password-$RANDOM$RANDOM" | "$bin/gatewayctl" user add --tenant bench --username bench --password-stdin >/dev/null
   local base="http://127.0.0.1:$port" tokens form
   wait_for "$base/t/bench/.well-known/openid-configuration"
@@ -50,6 +53,7 @@ $(echo "$chained" | awk '/Requests\/sec/ {print $2}') $(echo "$chained" | awk '$
   echo "$tokens" >>"$work/tokens.txt"
 }
 
+echo "ID tokens $id_alg; $duration of wrk per pass"
 echo "round label exchanges/s refreshes/s form8k-req/s form8k-p99 wrk-refresh/s wrk-refresh-p99"
 for round in $(seq 1 "$rounds"); do
   for side in A B; do

@@ -12,7 +12,9 @@ function setup(thread)
 end
 
 function init(args)
-  tokens, spent, lost = {}, 0, 0
+  tokens, lost = {}, 0
+  -- wrk asks the first thread's script for one request to check it, and sends it nowhere.
+  checked = index ~= 0
   client = args[3] or "bench-app"
   local count, line = tonumber(args[2]), 0
   for token in io.lines(args[1]) do
@@ -21,14 +23,22 @@ function init(args)
   end
 end
 
+local function form(token)
+  return wrk.format("POST", nil, { ["Content-Type"] = "application/x-www-form-urlencoded" },
+    "grant_type=refresh_token&client_id=" .. client .. "&refresh_token=" .. token)
+end
+
 function request()
+  if not checked then
+    checked = true
+    return form(tokens[#tokens])  -- wrk's check: the token is not spent
+  end
   local token = table.remove(tokens)
   if not token then
     lost = lost + 1
     token = "none"  -- a chain broke (an error answer): this request is refused and counted
   end
-  return wrk.format("POST", nil, { ["Content-Type"] = "application/x-www-form-urlencoded" },
-    "grant_type=refresh_token&client_id=" .. client .. "&refresh_token=" .. token)
+  return form(token)
 end
 
 function response(status, headers, body)

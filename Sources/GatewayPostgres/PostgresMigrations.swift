@@ -313,6 +313,18 @@ enum PostgresMigrations {
                 "CREATE INDEX inbox_messages_expiry ON inbox_messages (expires_at_ms)",
             ]
         ),
+        (
+            "v19-family-access-token-index",
+            [
+                // A refresh forgets its family's expired access-token records, and a reuse names
+                // the live ones: by (family, expiry), not by every record of the family (issue 32).
+                """
+                CREATE INDEX auth_family_access_tokens_family_expiry
+                ON auth_family_access_tokens (family_id, expires_at_ms)
+                """,
+                "DROP INDEX auth_family_access_tokens_family_id",
+            ]
+        ),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the

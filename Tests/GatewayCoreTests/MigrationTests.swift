@@ -1,5 +1,6 @@
 import Foundation
 import GatewayPostgres
+import GRDB
 import Testing
 @testable import GatewayCore
 @testable import GatewaySQLite
@@ -32,6 +33,24 @@ import Testing
         #expect(try await reopened.changeToken() == token)
         #expect(try await reopened.allTenants().map(\.id) == ["acme"])
         try await reopened.ping()
+    }
+
+    /// Issue 32: with an index on `family_id` alone, the delete every refresh runs walked every
+    /// access-token record of the family; a client refreshing fast made each refresh slower.
+    @Test("a refresh's cleanup of expired access-token records seeks by (family, expiry)")
+    func familyAccessTokenCleanupUsesItsIndex() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try Fixtures.store(folder)
+        let plan = try await store.pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    EXPLAIN QUERY PLAN DELETE FROM auth_family_access_tokens WHERE family_id = ? AND expires_at_ms < ?
+                    """, arguments: ["f", 0]
+            ).map { $0["detail"] as String }.joined(separator: "\n")
+        }
+        #expect(plan.contains("auth_family_access_tokens_family_expiry (family_id=? AND expires_at_ms<?)"), "\(plan)")
     }
 
     @Test("both engines know the same migrations, by name, in order")

@@ -218,6 +218,17 @@ enum TenantMigrations {
             try db.execute(sql: "CREATE INDEX inbox_messages_sender ON inbox_messages (tenant_id, sender_id)")
             try db.execute(sql: "CREATE INDEX inbox_messages_expiry ON inbox_messages (expires_at_ms)")
         }
+        migrator.registerMigration("v19-family-access-token-index") { db in
+            // A refresh forgets its family's expired access-token records, and a reuse names the
+            // live ones: by (family, expiry), not by walking every record of the family (issue 32:
+            // a client refreshing fast made each refresh slower).
+            try db.execute(
+                sql: """
+                    CREATE INDEX auth_family_access_tokens_family_expiry
+                    ON auth_family_access_tokens (family_id, expires_at_ms)
+                    """)
+            try db.execute(sql: "DROP INDEX auth_family_access_tokens_on_family_id")
+        }
         return migrator
     }
 }
