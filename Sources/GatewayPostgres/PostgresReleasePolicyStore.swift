@@ -20,11 +20,15 @@ public final class PostgresReleasePolicyStore: ReleasePolicyStore {
     }
 
     public func policies(tenantID: String) async throws -> [ReleasePolicy] {
-        try await database.pool.all(
-            """
+        let query: PostgresQuery = """
             SELECT document, revision, updated_at_ms FROM release_policies WHERE tenant_id = \(tenantID) ORDER BY mini_app_id COLLATE "C"
-            """, as: (String, Int64, Int64).self
-        ).map(Self.policy)
+            """
+        // The release table reads here when the tenant directory refreshes: then outside the pool.
+        let rows =
+            DatabaseBudget.outsideThePool
+            ? try await database.fresh.withConnection { try await $0.all(query, as: (String, Int64, Int64).self) }
+            : try await database.pool.all(query, as: (String, Int64, Int64).self)
+        return try rows.map(Self.policy)
     }
 
     public func allPolicies() async throws -> [ReleasePolicy] {

@@ -69,16 +69,20 @@ def progress(history):
 
 
 FAULTS = {"kill -9", "partition", "SIGSTOP", "slow + 5 % loss", "SIGTERM"}
-# Issue 33 asks for 1 s after healing. Measured after a 10 s partition from PostgreSQL: 1.1-1.7 s
-# (TCP's retransmission backoff on connections the partition cut; docs/chaos.md), so the check
-# holds the line at 2 s, where the code before the fresh-connection refresh failed (2.3-3.3 s).
+# A change acknowledged with no fault on is served everywhere within 2 s (the directory polls
+# every 0.5 s; the machine runs nine servers and the workload on two cores).
 TENANT_SECONDS = 2.0
+# Issue 33: within 1 s of a healing. After a 10 s partition from PostgreSQL this took 2.3-3.3 s
+# (refreshes on pool connections cut by the partition), then 1.1-1.7 s (a fresh connection, but
+# a SYN lost in the partition is retransmitted only after 1 s, and the release table still read
+# through the pool), now 0.5 s (docs/chaos.md).
+HEAL_SECONDS = 1.0
 
 
 def tenant_change_served(history):
-    """An acknowledged tenant change is served by every door within 2 s of its ack, or of the
-    end of the fault that kept it (an answer while a fault is on is excused), and by all of
-    them after healing."""
+    """An acknowledged tenant change is served by every door within 2 s of its ack, or within
+    1 s of the end of the fault that kept it (an answer while a fault is on is excused), and
+    by all of them after healing."""
     nemesis = sorted((e["start"], e["what"]) for e in history if e["kind"] == "nemesis")
 
     def excused_until(t):
@@ -87,7 +91,7 @@ def tenant_change_served(history):
         if not before:
             return 0.0
         at, what = before[-1]
-        return float("inf") if what in FAULTS else at + TENANT_SECONDS
+        return float("inf") if what in FAULTS else at + HEAL_SECONDS
 
     stale = [e for e in history if e["kind"] == "tenant_stale"
              and e["start"] > max(e["acked"] + TENANT_SECONDS, excused_until(e["start"]))]
@@ -104,7 +108,8 @@ def tenant_change_served(history):
     return not stale and not wrong and acked > 0, (
         f"{acked} acknowledged changes, served everywhere within {max(seen, default=0.0):.2f} s at worst; "
         f"older answers up to {worst_after_heal:.2f} s after a healing; "
-        f"{len(stale)} past {TENANT_SECONDS:.0f} s without a fault; {len(wrong)} doors wrong after healing")
+        f"{len(stale)} past {TENANT_SECONDS:.0f} s (or {HEAL_SECONDS:.0f} s after a healing); "
+        f"{len(wrong)} doors wrong after healing")
 
 
 def storage_cap_held(history):

@@ -115,7 +115,7 @@ public final class TenantDirectory: Sendable {
     private func budgeted<T: Sendable>(_ work: @Sendable () async throws -> T) async throws -> T {
         let mine = ContinuousClock.now + refreshBudget
         return try await DatabaseBudget.$deadline.withValue(DatabaseBudget.deadline.map { min($0, mine) } ?? mine) {
-            try await work()
+            try await DatabaseBudget.$outsideThePool.withValue(true) { try await work() }
         }
     }
 
