@@ -106,6 +106,43 @@ struct DatabaseLossTests {
         await database.shutdown()
     }
 
+    /// Found by `make chaos` (partition-pg, session 20): after a healing, the release table (which
+    /// the directory's refresh reloads for changed tenants) read through the pool, whose
+    /// connections still sat in TCP's retransmission backoff; the refresh gave up after its
+    /// budget and the replica served old answers 1.4 s after the healing. A refresh's reads now
+    /// go outside the pool. Here the pool's only connection is busy for 3 s instead.
+    @Test("a tenant directory refresh reads release policies outside the pool: a busy pool does not hold it")
+    func directoryRefreshOutsideThePool() async throws {
+        let (url, schema) = try await DatabaseBackend.makeSchema()
+        defer { Task { await DatabaseBackend.dropSchema(schema) } }
+        let sealer = SecretSealer(masterKey: .generate())
+        let database = try PostgresDatabase(url: url + "&pool_size=1", sealer: sealer, logger: DatabaseBackend.quiet)
+        try await database.migrate(upTo: nil)
+        let tenants = PostgresTenantStore(database: database)
+        let directory = TenantDirectory(
+            store: tenants, refreshBudget: .seconds(1),
+            followers: [ReleaseTable(store: PostgresReleasePolicyStore(database: database))],
+            logger: DatabaseBackend.quiet)
+        try await directory.reload()
+        _ = try await tenants.create(Tenant(id: "acme", displayName: "Acme"), actor: "test")
+        let busy = Task { try await database.execute(unsafeSQL: "SELECT pg_sleep(3)") }
+        let watcher = try PostgresDatabase(url: url, sealer: sealer, logger: DatabaseBackend.quiet)
+        var sleeping: Int64 = 0
+        for _ in 0..<2_000 where sleeping == 0 {  // each look is a round trip: no sleep needed
+            sleeping = try await watcher.integer(unsafeSQL: """
+                SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(3)' AND state = 'active'
+                """) ?? 0
+        }
+        #expect(sleeping == 1)
+        let started = ContinuousClock.now
+        #expect(try await directory.refresh() == 1)
+        #expect(ContinuousClock.now - started < .seconds(1))
+        #expect(directory.tenant("acme")?.displayName == "Acme")
+        _ = try await busy.value
+        await watcher.shutdown()
+        await database.shutdown()
+    }
+
     /// CI saw this wait 10 s and the client give up first: under load postgres-nio sometimes
     /// drops the error of a connection ended under a statement (as ``unansweredStatement``
     /// found), and then the statement deadline answers. The deadline here is 3 s, so either
