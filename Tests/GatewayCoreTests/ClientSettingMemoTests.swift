@@ -36,7 +36,7 @@ struct ClientSettingMemoTests {
         let tenants = try Fixtures.store(folder)
         let store = SQLiteAuthStore(tenants: tenants)
         let clients = CountingClients(store)
-        let time = ManualClock()
+        let time = ManualClock(frozen: true)  // a loaded machine's second must not end the memo
         let server = AuthorizationServer(
             clients: clients, users: store, refreshTokens: store, keys: KeyRing(store: store), cache: MemoryCache(),
             clock: time.wall)

@@ -4,10 +4,19 @@ import Testing
 @testable import GatewayCore
 
 /// A clock the test moves by hand (ms since 1970; monotonic instants run ahead of the
-/// system's by as much as it was moved).
+/// system's by as much as it was moved, or, `frozen`, stand still until it is moved).
 final class ManualClock: Sendable {
     private let value = Mutex<Int64>(1_700_000_000_000)
     private let advanced = Mutex<Duration>(.zero)
+    /// The system's instant when the clock was made, for frozen instants (nil: they run).
+    private let frozenAt: ContinuousClock.Instant?
+
+    /// - Parameter frozen: monotonic instants move only when the test moves them, so a test
+    ///   slowed down by a loaded machine sees no time pass on its own.
+    init(frozen: Bool = false) {
+        frozenAt = frozen ? ContinuousClock.now : nil
+    }
+
     var now: Int64 { value.withLock { $0 } }
     func advance(_ duration: Duration) {
         value.withLock { $0 += duration.wholeMilliseconds }
@@ -16,7 +25,9 @@ final class ManualClock: Sendable {
 
     /// This clock as the gateway's ``WallClock``.
     var wall: WallClock {
-        WallClock(now: { StoreClock.date(self.now) }, instant: { ContinuousClock.now + self.advanced.withLock { $0 } })
+        WallClock(
+            now: { StoreClock.date(self.now) },
+            instant: { (self.frozenAt ?? ContinuousClock.now) + self.advanced.withLock { $0 } })
     }
 }
 
