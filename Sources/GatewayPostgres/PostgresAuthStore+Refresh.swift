@@ -8,6 +8,9 @@ import PostgresNIO
 extension PostgresAuthStore {
     private static let familyColumns =
         "family_id, tenant_id, client_id, subject, scope, nonce, dpop_jkt, revoked, created_at_ms, absolute_expiry_ms, session_id, auth_time_ms"
+    /// ``familyColumns``, each qualified by the alias `f`.
+    private static let familyColumnsOfF = familyColumns.split(separator: ",")
+        .map { "f." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
     private typealias FamilyRow = (
         String, String, String, String, String, String?, String?, Bool, Int64, Int64, String?, Int64?
     )
@@ -94,6 +97,27 @@ extension PostgresAuthStore {
             SELECT \(unescaped: Self.familyColumns) FROM auth_refresh_families
             WHERE family_id = (SELECT family_id FROM auth_refresh_tokens WHERE token_hash = \(tokenHash))
             """, as: FamilyRow.self).map(Self.family)
+    }
+
+    public func familyWithUser(ofTokenHash tokenHash: String) async throws -> (family: RefreshFamily, user: LocalUser?)? {
+        guard
+            let r = try await client.first(
+                """
+                SELECT \(unescaped: Self.familyColumnsOfF),
+                       u.username, u.name, u.email, u.picture, u.disabled, u.password_hash, u.totp_secret_sealed
+                FROM auth_refresh_families f
+                LEFT JOIN auth_users u ON u.tenant_id = f.tenant_id AND u.subject = f.subject
+                WHERE f.family_id = (SELECT family_id FROM auth_refresh_tokens WHERE token_hash = \(tokenHash))
+                """,
+                as: (
+                    String, String, String, String, String, String?, String?, Bool, Int64, Int64, String?, Int64?,
+                    String?, String?, String?, String?, Bool?, String?, String?
+                ).self)
+        else { return nil }
+        let family = Self.family((r.0, r.1, r.2, r.3, r.4, r.5, r.6, r.7, r.8, r.9, r.10, r.11))
+        guard let username = r.12, let disabled = r.16, let passwordHash = r.17 else { return (family, nil) }
+        let user = try self.user((family.tenantID, username, family.subject, r.13, r.14, r.15, disabled, passwordHash, r.18))
+        return (family, user)
     }
 
     public func revokeFamily(_ familyID: String, now: Date) async throws -> [(jti: String, expiresAt: Date)] {

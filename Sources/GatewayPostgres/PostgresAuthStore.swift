@@ -104,9 +104,9 @@ public final class PostgresAuthStore: AuthStore {
 
     private static let userColumns =
         "tenant_id, username, subject, name, email, picture, disabled, password_hash, totp_secret_sealed"
-    private typealias UserRow = (String, String, String, String?, String?, String?, Bool, String, String?)
+    typealias UserRow = (String, String, String, String?, String?, String?, Bool, String, String?)
 
-    private func user(_ row: UserRow) throws -> LocalUser {
+    func user(_ row: UserRow) throws -> LocalUser {
         let totp = try row.8.map {
             SecretValue(
                 try database.sealer.open($0, context: LocalUser.totpSealingContext(tenantID: row.0, subject: row.2)))

@@ -220,6 +220,33 @@ struct AuthStoreContractTests {
         #expect(try await auth.purgeRefreshState(now: now, limit: 100).accessTokens == 0)
     }
 
+    /// Issue 32: a refresh reads the family and its user together; the user is the store's
+    /// own (sealed TOTP secret opened), nil once no user has the family's subject.
+    @Test(arguments: StoreBackend.available) func familyWithItsUser(backend: StoreBackend) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        let auth = database.stores.auth
+        let now = StoreClock.date(StoreClock.milliseconds(Date()))
+        let idle = now.addingTimeInterval(600)
+        var alice = LocalUser(
+            tenantID: "acme", username: "alice", subject: "alice", name: "Alice", email: "alice@example.com",
+            picture: nil, disabled: true, passwordHash: "ph", totpSecret: SecretValue("JBSWY3DPEHPK3PXP"))
+        try await auth.addUser(alice)
+        try await auth.createFamily(family("f1", subject: "alice", session: "s1", now: now), tokenHash: "h1", idleExpiry: idle)
+        try await auth.createFamily(family("f2", subject: "gone", now: now), tokenHash: "h2", idleExpiry: idle)
+        let read = try await auth.familyWithUser(ofTokenHash: "h1")
+        #expect(read?.family == family("f1", subject: "alice", session: "s1", now: now))
+        #expect(read?.user == alice)
+        #expect(read?.family == (try await auth.family(ofTokenHash: "h1")))
+        let orphan = try await auth.familyWithUser(ofTokenHash: "h2")
+        #expect(orphan?.family.familyID == "f2" && orphan?.user == nil)
+        #expect(try await auth.familyWithUser(ofTokenHash: "unknown") == nil)
+        alice.disabled = false
+        alice.totpSecret = nil
+        try await auth.updateUser(alice)
+        #expect(try await database.another().auth.familyWithUser(ofTokenHash: "h1")?.user == alice)
+    }
+
     /// Refresh state stays bounded: expired access-token records go, and so do families that can
     /// never be used again once none of their access tokens lives (a logout must still reach those).
     @Test(arguments: StoreBackend.available) func deadRefreshStateIsPurged(backend: StoreBackend) async throws {

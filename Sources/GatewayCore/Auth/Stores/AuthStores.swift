@@ -149,6 +149,10 @@ public protocol RefreshTokenStore: Sendable {
     func recordAccessToken(familyID: String, jti: String, expiresAt: Date) async throws
     /// The family of a token hash (any state), when known.
     func family(ofTokenHash tokenHash: String) async throws -> RefreshFamily?
+    /// The family of a token hash (any state) and the user it was issued to (nil when no user
+    /// has its subject any more), in one read: what a refresh checks before it rotates
+    /// (issue 32: one read fewer per refresh).
+    func familyWithUser(ofTokenHash tokenHash: String) async throws -> (family: RefreshFamily, user: LocalUser?)?
     /// Revokes a family; returns its unexpired access tokens.
     func revokeFamily(_ familyID: String, now: Date) async throws -> [(jti: String, expiresAt: Date)]
     /// Revokes every family `selection` names (logout); returns their unexpired access tokens.

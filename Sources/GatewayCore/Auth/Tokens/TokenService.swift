@@ -141,7 +141,8 @@ public struct TokenService: Sendable {
         // A token no family holds (made up, or pruned) is refused on this read: no new token is
         // drawn and no write transaction taken (issue 32: junk refresh tokens held SQLite's
         // write lock, one transaction each).
-        guard let family = try await refreshStore.family(ofTokenHash: tokenHash) else {
+        // The family's user comes with it, in the same read (issue 32).
+        guard let (family, user) = try await refreshStore.familyWithUser(ofTokenHash: tokenHash) else {
             throw OAuthError.invalidGrant("refresh token is invalid, expired or revoked")
         }
         // Checks that must not burn the token: DPoP binding and the user still being enabled.
@@ -150,7 +151,6 @@ public struct TokenService: Sendable {
             if let bound = family.dpopJKT, bound != dpopJKT {
                 throw OAuthError.invalidDPoPProof("refresh token is bound to another DPoP key")
             }
-            let user = try await users.user(tenantID: family.tenantID, subject: family.subject)
             if user == nil || user?.disabled == true {
                 try await revokeFamily(family.familyID, tenantID: family.tenantID)
                 throw OAuthError.invalidGrant("the user is disabled or removed")

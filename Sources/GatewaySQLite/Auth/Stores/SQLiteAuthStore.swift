@@ -334,6 +334,28 @@ public final class SQLiteAuthStore: AuthStore {
         }
     }
 
+    public func familyWithUser(ofTokenHash tokenHash: String) async throws -> (family: RefreshFamily, user: LocalUser?)? {
+        let sealer = self.sealer
+        return try await pool.read { db in
+            // The family's columns come first, so reading a name both tables have (tenant_id,
+            // subject, created_at_ms) gives the family's; the user's start after the marker.
+            let statement = try db.cachedStatement(
+                sql: """
+                    SELECT f.*, NULL AS user_columns, u.* FROM auth_refresh_tokens t
+                    JOIN auth_refresh_families f USING (family_id)
+                    LEFT JOIN auth_users u ON u.tenant_id = f.tenant_id AND u.subject = f.subject
+                    WHERE t.token_hash = ?
+                    """)
+            guard let marker = statement.columnNames.firstIndex(of: "user_columns") else { return nil }
+            let adapter = ScopeAdapter(["user": SuffixRowAdapter(fromIndex: marker + 1)])
+            guard let row = try Row.fetchOne(statement, arguments: [tokenHash], adapter: adapter) else { return nil }
+            let user = try row.scopes["user"].flatMap { scoped -> LocalUser? in
+                (scoped["username"] as String?) == nil ? nil : try Self.user(scoped, sealer: sealer)
+            }
+            return (family: Self.family(row), user: user)
+        }
+    }
+
     public func revokeFamily(_ familyID: String, now: Date) async throws -> [(jti: String, expiresAt: Date)] {
         try await pool.write { db in try Self.revoke(db, familyID: familyID, now: now) }
     }
