@@ -91,6 +91,42 @@ struct TokenEndpointRulesTests {
         try await lock.value
     }
 
+    /// Issue 32: refusing the largest form the token endpoint accepts (8 KiB of refresh token)
+    /// cost a SHA-256 of it and a store read. Every refresh token this server issues is 43
+    /// base64url characters; anything else is refused before either. Here the refresh-token
+    /// table is gone, so any lookup fails with the database's error instead.
+    @Test("a refresh token of a shape never issued is refused invalid_grant without a lookup")
+    func malformedRefreshTokenTakesNoLookup() async throws {
+        let fx = try await Fixture()
+        defer { fx.folder.remove() }
+        let other = try Fixtures.store(fx.folder)
+        try await other.pool.write { db in try db.execute(sql: "DROP TABLE auth_refresh_tokens") }
+        func refresh(_ token: String) async throws {
+            _ = try await fx.server.token(
+                for: TokenGrant(type: "refresh_token", refreshToken: token), client: fx.client,
+                issuer: Self.issuer, dpopJKT: nil)
+        }
+        let issuedShape = Base64URL.random(byteCount: 32)
+        for junk in [
+            String(repeating: "x", count: 8_000), "short", issuedShape + "=", String(issuedShape.dropLast()) + "+",
+            String(issuedShape.dropLast()), String(issuedShape.dropLast()) + "é",
+        ] {
+            do {
+                try await refresh(junk)
+                Issue.record("\(junk.prefix(50)) was accepted")
+            } catch let error as OAuthError {
+                #expect(error.code == "invalid_grant", "\(junk.prefix(50)): \(error)")
+            }
+        }
+        // A token of the issued shape is looked up: the missing table answers.
+        do {
+            try await refresh(issuedShape)
+            Issue.record("accepted")
+        } catch is OAuthError {
+            Issue.record("a token of the issued shape was refused without a lookup")
+        } catch {}
+    }
+
     @Test(
         "grant dispatch: authorization_code and refresh_token are answered; a missing grant, code or refresh token is invalid_request; client_credentials only for senders; others are unsupported_grant_type"
     )

@@ -136,6 +136,11 @@ public struct TokenService: Sendable {
         guard client.allows(grantType: "refresh_token") else {
             throw OAuthError.unauthorizedClient("this client may not use the refresh_token grant")
         }
+        // Every refresh token this server issues is 32 random bytes in base64url: anything else
+        // (the largest form's 8 KiB of junk) is refused before it is hashed or looked up.
+        guard Self.isIssuedShape(refreshToken) else {
+            throw OAuthError.invalidGrant("refresh token is invalid, expired or revoked")
+        }
         let issuedAt = now()
         let tokenHash = Self.hash(refreshToken)
         // A token no family holds (made up, or pruned) is refused on this read: no new token is
@@ -212,6 +217,20 @@ public struct TokenService: Sendable {
         for token in try await refreshStore.revokeFamilies(selection, now: now()) {
             try await revoked.revoke(tenantID: selection.tenantID, jti: token.jti, expiresAt: token.expiresAt)
         }
+    }
+
+    /// Whether `token` has the shape of the refresh tokens this server issues: 43 base64url
+    /// characters (``Base64URL/random(byteCount:)`` of 32 bytes).
+    static func isIssuedShape(_ token: String) -> Bool {
+        token.utf8.count == 43
+            && token.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                    true
+                default: false
+                }
+            }
     }
 
     /// The id and expiry of the access token a grant at `issuedAt` issues, named before the
