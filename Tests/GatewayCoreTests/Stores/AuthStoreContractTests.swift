@@ -17,6 +17,16 @@ struct AuthStoreContractTests {
             sessionID: session)
     }
 
+    /// A fresh database of `backend`, its auth stores, `now` at the stores' precision and an
+    /// idle expiry ten minutes on.
+    private func refreshWorld(
+        _ backend: StoreBackend
+    ) async throws -> (database: TestDatabase, auth: any AuthStore, now: Date, idle: Date) {
+        let database = try await TestDatabase.make(backend)
+        let now = StoreClock.date(StoreClock.milliseconds(Date()))
+        return (database, database.stores.auth, now, now.addingTimeInterval(600))
+    }
+
     @Test(arguments: StoreBackend.available) func clientsUsersAndKeys(backend: StoreBackend) async throws {
         let database = try await TestDatabase.make(backend)
         defer { database.remove() }
@@ -183,11 +193,8 @@ struct AuthStoreContractTests {
     /// rotation), not by a second transaction; only a rotation that happened records it, and
     /// a reuse then revokes exactly the live ones.
     @Test(arguments: StoreBackend.available) func accessTokensRecordedWithTheWrite(backend: StoreBackend) async throws {
-        let database = try await TestDatabase.make(backend)
+        let (database, auth, now, idle) = try await refreshWorld(backend)
         defer { database.remove() }
-        let auth = database.stores.auth
-        let now = StoreClock.date(StoreClock.milliseconds(Date()))
-        let idle = now.addingTimeInterval(600)
         func token(_ jti: String, _ seconds: TimeInterval) -> IssuedAccessToken {
             IssuedAccessToken(jti: jti, expiresAt: now.addingTimeInterval(seconds))
         }
@@ -223,11 +230,8 @@ struct AuthStoreContractTests {
     /// Issue 32: a refresh reads the family and its user together; the user is the store's
     /// own (sealed TOTP secret opened), nil once no user has the family's subject.
     @Test(arguments: StoreBackend.available) func familyWithItsUser(backend: StoreBackend) async throws {
-        let database = try await TestDatabase.make(backend)
+        let (database, auth, now, idle) = try await refreshWorld(backend)
         defer { database.remove() }
-        let auth = database.stores.auth
-        let now = StoreClock.date(StoreClock.milliseconds(Date()))
-        let idle = now.addingTimeInterval(600)
         var alice = LocalUser(
             tenantID: "acme", username: "alice", subject: "alice", name: "Alice", email: "alice@example.com",
             picture: nil, disabled: true, passwordHash: "ph", totpSecret: SecretValue("JBSWY3DPEHPK3PXP"))
@@ -250,11 +254,8 @@ struct AuthStoreContractTests {
     /// Refresh state stays bounded: expired access-token records go, and so do families that can
     /// never be used again once none of their access tokens lives (a logout must still reach those).
     @Test(arguments: StoreBackend.available) func deadRefreshStateIsPurged(backend: StoreBackend) async throws {
-        let database = try await TestDatabase.make(backend)
+        let (database, auth, now, idle) = try await refreshWorld(backend)
         defer { database.remove() }
-        let auth = database.stores.auth
-        let now = StoreClock.date(StoreClock.milliseconds(Date()))
-        let idle = now.addingTimeInterval(600)
         try await auth.createFamily(family("live", now: now), tokenHash: "live-1", idleExpiry: idle)
         // (Recording a token drops the family's expired records, so the expired one comes last.)
         try await auth.recordAccessToken(familyID: "live", jti: "live-new", expiresAt: now.addingTimeInterval(300))
