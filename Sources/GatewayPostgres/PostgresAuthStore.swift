@@ -8,6 +8,7 @@ import PostgresNIO
 /// tokens are stored as hashes only.
 public final class PostgresAuthStore: AuthStore {
     let database: PostgresDatabase
+    private let documents = ClientDocuments()
 
     public init(database: PostgresDatabase) {
         self.database = database
@@ -50,7 +51,7 @@ public final class PostgresAuthStore: AuthStore {
         let document = try await client.first(
             "SELECT document FROM auth_clients WHERE tenant_id = \(tenantID) AND client_id = \(clientID)",
             as: String.self)
-        return try document.map { try JSONDecoder().decode(OAuthClient.self, from: Data($0.utf8)) }
+        return try document.map(documents.client)
     }
 
     public func clients(tenantID: String) async throws -> [OAuthClient] {

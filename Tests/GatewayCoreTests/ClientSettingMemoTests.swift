@@ -63,4 +63,23 @@ struct ClientSettingMemoTests {
             try await server.requiresDPoPNonce(tenantID: "acme", clientID: "app") == false,
             "the change was not seen after the lifetime")
     }
+
+    /// Issue 32: the client's JSON document is decoded once per text, and read every time.
+    @Test("a client is read on every request but its document decoded once; a change is seen at once")
+    func clientDocumentsDecodedOnce() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = SQLiteAuthStore(tenants: try Fixtures.store(folder))
+        var client = OAuthClient(tenantID: "acme", clientID: "app", redirectURIs: ["https://app.example/cb"])
+        try await store.addClient(client, secretHash: nil)
+        #expect(try await store.client(tenantID: "acme", clientID: "app") == client)
+        client.redirectURIs.append("https://app.example/cb2")
+        try await store.updateClient(client)
+        #expect(try await store.client(tenantID: "acme", clientID: "app") == client, "a change is seen at once")
+        let documents = ClientDocuments(capacity: 2)
+        let text = String(decoding: try JSONEncoder().encode(client), as: UTF8.self)
+        #expect(try documents.client(text) == client)
+        #expect(try documents.client(text) == client)
+        #expect(throws: (any Error).self) { try documents.client("{") }
+    }
 }

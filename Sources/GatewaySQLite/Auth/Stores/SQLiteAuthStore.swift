@@ -9,6 +9,7 @@ import GRDB
 public final class SQLiteAuthStore: AuthStore {
     let pool: DatabasePool
     let sealer: SecretSealer
+    private let documents = ClientDocuments()
 
     /// Shares the pool and sealer of `tenants` (migrations already applied by it).
     public init(tenants: SQLiteTenantStore) {
@@ -69,7 +70,7 @@ public final class SQLiteAuthStore: AuthStore {
                 db.cachedStatement(sql: "SELECT document FROM auth_clients WHERE tenant_id = ? AND client_id = ?"),
                 arguments: [tenantID, clientID])
         }
-        return try doc.map { try JSONDecoder().decode(OAuthClient.self, from: Data($0.utf8)) }
+        return try doc.map(documents.client)
     }
 
     public func clients(tenantID: String) async throws -> [OAuthClient] {
