@@ -32,6 +32,8 @@ struct Base64URLTests {
             #expect(encoded == Reference.encode(bytes))
             #expect(Base64URL.decode(encoded) == Data(bytes))
             #expect(Base64URL.decode(encoded[...]) == Data(bytes))  // a substring, as JWS parts are
+            #expect(Base64URL.isEncoding(encoded, ofByteCount: length))
+            #expect(!Base64URL.isEncoding(encoded + "A", ofByteCount: length))
         }
         #expect(Base64URL.random(byteCount: 32).utf8.count == 43)
         #expect(Base64URL.random(byteCount: 13).utf8.count == 18)
@@ -63,5 +65,7 @@ struct Base64URLTests {
         #expect(Base64URL.decode("QQ==") == Data("A".utf8))
         #expect(Base64URL.decode("QUI") == Data("AB".utf8))
         #expect(Base64URL.decode("-_-_") == Base64URL.decode("+/+/"))
+        #expect(Base64URL.isEncoding("-_-_", ofByteCount: 3) && !Base64URL.isEncoding("+/+/", ofByteCount: 3))
+        #expect(!Base64URL.isEncoding("QQ==", ofByteCount: 1) && !Base64URL.isEncoding("Q Q", ofByteCount: 2))
     }
 }

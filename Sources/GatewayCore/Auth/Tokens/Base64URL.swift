@@ -95,6 +95,15 @@ public enum Base64URL {
         return Data(bytes)
     }
 
+    /// Whether `text` is what ``encode(_:)`` writes for `byteCount` bytes: that many
+    /// characters, each of the base64url alphabet (no padding, no `+` or `/`).
+    public static func isEncoding(_ text: String, ofByteCount byteCount: Int) -> Bool {
+        text.utf8.count == (byteCount * 4 + 2) / 3
+            && text.utf8.allSatisfy { byte in
+                values[Int(byte)] != 0xFF && byte != UInt8(ascii: "+") && byte != UInt8(ascii: "/")
+            }
+    }
+
     /// The SHA-256 digest of `text`'s UTF-8, base64url-encoded: PKCE S256, JWK thumbprints,
     /// DPoP `ath`, and the stored hashes of codes, tokens and secrets.
     public static func sha256(_ text: String) -> String {

@@ -83,7 +83,7 @@ public struct TokenService: Sendable {
 
         let issuedAt = now()
         let familyID = UUID().uuidString.lowercased()
-        let refresh = Base64URL.random(byteCount: 32)
+        let refresh = Self.newRefreshToken()
         let family = RefreshFamily(
             familyID: familyID, tenantID: tenantID, clientID: client.clientID, subject: grant.subject,
             scope: grant.scope,
@@ -111,7 +111,7 @@ public struct TokenService: Sendable {
             throw OAuthError.invalidDPoPProof("this client must present a DPoP proof")
         }
         let issuedAt = now()
-        let refresh = Base64URL.random(byteCount: 32)
+        let refresh = Self.newRefreshToken()
         let family = RefreshFamily(
             familyID: UUID().uuidString.lowercased(), tenantID: client.tenantID, clientID: client.clientID,
             subject: subject, scope: scope,
@@ -136,17 +136,16 @@ public struct TokenService: Sendable {
         guard client.allows(grantType: "refresh_token") else {
             throw OAuthError.unauthorizedClient("this client may not use the refresh_token grant")
         }
-        // Every refresh token this server issues is 32 random bytes in base64url: anything else
-        // (the largest form's 8 KiB of junk) is refused before it is hashed or looked up.
-        guard Self.isIssuedShape(refreshToken) else {
+        // Every refresh token this server issues is ``newRefreshToken()``: anything of another
+        // shape (the largest form's 8 KiB of junk) is refused before it is hashed or looked up.
+        guard Base64URL.isEncoding(refreshToken, ofByteCount: Self.refreshTokenBytes) else {
             throw OAuthError.invalidGrant("refresh token is invalid, expired or revoked")
         }
         let issuedAt = now()
         let tokenHash = Self.hash(refreshToken)
-        // A token no family holds (made up, or pruned) is refused on this read: no new token is
-        // drawn and no write transaction taken (issue 32: junk refresh tokens held SQLite's
-        // write lock, one transaction each).
-        // The family's user comes with it, in the same read (issue 32).
+        // A token no family holds (made up, or pruned) is refused on this read, which brings the
+        // family's user along: no new token is drawn and no write transaction taken (issue 32:
+        // junk refresh tokens held SQLite's write lock, one transaction each).
         guard let (family, user) = try await refreshStore.familyWithUser(ofTokenHash: tokenHash) else {
             throw OAuthError.invalidGrant("refresh token is invalid, expired or revoked")
         }
@@ -162,7 +161,7 @@ public struct TokenService: Sendable {
             }
             checkedUser = user
         }
-        let newToken = Base64URL.random(byteCount: 32)
+        let newToken = Self.newRefreshToken()
         let accessToken = Self.nextAccessToken(client: client, at: issuedAt)
         let outcome = try await refreshStore.rotate(
             tokenHash: tokenHash, tenantID: client.tenantID, clientID: client.clientID,
@@ -219,19 +218,11 @@ public struct TokenService: Sendable {
         }
     }
 
-    /// Whether `token` has the shape of the refresh tokens this server issues: 43 base64url
-    /// characters (``Base64URL/random(byteCount:)`` of 32 bytes).
-    static func isIssuedShape(_ token: String) -> Bool {
-        token.utf8.count == 43
-            && token.utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
-                    true
-                default: false
-                }
-            }
-    }
+    /// Random bytes in a refresh token.
+    static let refreshTokenBytes = 32
+
+    /// A new refresh token: ``refreshTokenBytes`` random bytes, base64url.
+    static func newRefreshToken() -> String { Base64URL.random(byteCount: refreshTokenBytes) }
 
     /// The id and expiry of the access token a grant at `issuedAt` issues, named before the
     /// grant's store write records it.
