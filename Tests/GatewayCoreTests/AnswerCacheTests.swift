@@ -54,11 +54,44 @@ struct AnswerCacheTests {
         }
     }
 
-    @Test("cache keys carry tenant and configVersion; parts are escaped")
+    @Test("cache keys carry tenant and its upstream version; parts are escaped")
     func keys() {
         let tenant = Tenant(id: "acme", displayName: "Acme", configVersion: 7)
+        let version = CacheKey.upstreamVersion(tenant)
+        #expect(version.count == 16 && version.allSatisfy(\.isHexDigit))
         #expect(
-            CacheKey.answer(tenant: tenant, kind: "manifest", ["a:b", "v1", ""]) == "gw:v1:acme:7:manifest:a%3Ab:v1:")
+            CacheKey.answer(tenant: tenant, kind: "manifest", ["a:b", "v1", ""])
+                == "gw:v1:acme:u\(version):manifest:a%3Ab:v1:")
+    }
+
+    @Test("the upstream version follows the upstream settings only, secrets excepted")
+    func upstreamVersion() {
+        let base = Tenant(
+            id: "acme", displayName: "Acme",
+            platform: PlatformSettings(baseURL: "https://ras.example", projectID: "p1", subscriptionKey: SecretValue("k1")),
+            configVersion: 7)
+        let version = CacheKey.upstreamVersion(base)
+        var other = base
+        other.displayName = "Renamed"
+        other.configVersion = 8
+        other.cacheTTLs.manifestSeconds = 5
+        other.platform.subscriptionKey = SecretValue("k2")
+        #expect(CacheKey.upstreamVersion(other) == version)
+        let changes: [(inout Tenant) -> Void] = [
+            { $0.platform.baseURL = "https://ras2.example" }, { $0.platform.projectID = "p2" },
+            { $0.platform.previewMode = true }, { $0.platform.requireSignatureVerification = true },
+            { $0.provisioning.baseURL = "https://prov.example" }, { $0.provisioning.superAppID = "s" },
+            { $0.provisioning.superAppVersion = "1" },
+            // A value moved from one field to the next is another configuration.
+            { $0.platform.projectID = nil; $0.provisioning.baseURL = "p1" },
+            { $0.platform.projectID = "" },
+        ]
+        var seen: Set<String> = [version]
+        for change in changes {
+            var changed = base
+            change(&changed)
+            #expect(seen.insert(CacheKey.upstreamVersion(changed)).inserted)
+        }
     }
 
     @Test("near copy: a hot answer is served without the shared cache, only within its lifetime and while fresh")

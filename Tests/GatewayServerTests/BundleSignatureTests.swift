@@ -48,18 +48,18 @@ struct BundleSignatureTests {
                 _ = try await client.getMiniAppBundle(path: path(strict)).ok
                 #expect(fake.requests(matching: "/files/hello-v1.zip").count == 2)
 
-                // A different signer: invalid. New tenants so the cached verdicts do not answer.
+                // A different signer: invalid. Cold answers, so the cached verdicts do not answer.
                 try Self.seed(fake, key: key, signer: P256.Signing.PrivateKey())
-                try await harness.updateTenant(lenient) { $0.displayName = "Lenient" }
-                try await harness.updateTenant(strict) { $0.displayName = "Strict" }
+                try await harness.coldAnswers(lenient, round: "2")
+                try await harness.coldAnswers(strict, round: "2")
                 let invalid = try await client.getMiniAppBundle(path: path(lenient)).ok.body.json
                 #expect(invalid.verification.status == .invalid)
                 let refused = try await client.getMiniAppBundle(path: path(strict))
                 #expect(try refused.unprocessableContent.body.applicationProblemJson.code == "invalid_signature")
 
                 try Self.seed(fake, key: key, signer: nil)
-                try await harness.updateTenant(lenient) { $0.displayName = "Lenient 2" }
-                try await harness.updateTenant(strict) { $0.displayName = "Strict 2" }
+                try await harness.coldAnswers(lenient, round: "3")
+                try await harness.coldAnswers(strict, round: "3")
                 #expect(
                     try await client.getMiniAppBundle(path: path(lenient)).ok.body.json.verification.status == .unsigned
                 )

@@ -61,6 +61,13 @@ struct GatewayHarness {
         #expect(seen, "tenant \(id) change not loaded")
     }
 
+    /// Makes every cached answer of tenant `id` cold: a new provisioning super-app version
+    /// (`round`) changes the upstream settings the answer keys digest, without changing what
+    /// a tenant with no provisioning URL asks (a rename keeps the answers).
+    func coldAnswers(_ id: String, round: String) async throws {
+        try await updateTenant(id) { $0.provisioning.superAppVersion = round }
+    }
+
     /// A tenant whose platform is `fake`.
     static func tenant(
         _ id: String, on fake: FakePlatform, preview: Bool = false, requireSignature: Bool = false,

@@ -63,9 +63,9 @@ struct HomeTests {
                     path: .init(tenant: id, id: "hello"),
                     body: permissionUpdate([("rakuten.miniapp.user.USER_NAME", .allowed)])
                 ).ok
-                // A new config version: every cached answer of the tenant is gone, so the user's
-                // recent mini app needs its manifest again below.
-                try await harness.updateTenant(id) { $0.displayName = "Home warm-up" }
+                // Every cached answer of the tenant is gone, so the user's recent mini app needs
+                // its manifest again below.
+                try await harness.coldAnswers(id, round: "2")
                 fake.injectFault(.delay(.milliseconds(delayMilliseconds)))
                 let started = ContinuousClock.now
                 let first = try await client.getHome(path: .init(tenant: id)).ok.body.json
@@ -126,8 +126,8 @@ struct HomeTests {
                     path: .init(tenant: id, id: "hello"),
                     body: permissionUpdate([("rakuten.miniapp.user.USER_NAME", .allowed)])
                 ).ok
-                // Every cached answer goes cold with the config bump; the hint survives it.
-                try await harness.updateTenant(id) { $0.displayName = "Round 2" }
+                // Every cached answer goes cold; the hint survives it.
+                try await harness.coldAnswers(id, round: "2")
                 fake.set { $0.requests = [] }
                 fake.injectFault(.delay(.milliseconds(300)))
                 let home = try await client.getHome(path: .init(tenant: id)).ok.body.json
@@ -148,7 +148,7 @@ struct HomeTests {
                         reqPermissions: [.init(name: "rakuten.miniapp.user.USER_NAME", reason: "Still greeting")],
                         optPermissions: [.init(name: "rakuten.miniapp.user.PROFILE_PHOTO", reason: "New in v2")])
                 }
-                try await harness.updateTenant(id) { $0.displayName = "Round 3" }
+                try await harness.coldAnswers(id, round: "3")
                 let updated = try await client.getMiniAppPermissions(path: .init(tenant: id, id: "hello")).ok.body.json
                 #expect(updated.versionId == "v2")
                 #expect(updated.items.contains { $0.name == "rakuten.miniapp.user.PROFILE_PHOTO" })

@@ -33,7 +33,7 @@ struct MiniAppCacheTests {
         }
     }
 
-    @Test("a tenant change (configVersion) invalidates its cached answers")
+    @Test("a change of the tenant's upstream settings invalidates its cached answers; a rename does not")
     func invalidation() async throws {
         try await FakePlatform.with { fake in
             fake.seedHello()
@@ -46,7 +46,31 @@ struct MiniAppCacheTests {
                 #expect(fake.requests(matching: "/metadata").count == 1)
                 try await harness.updateTenant(id) { $0.displayName = "Renamed" }
                 _ = try await client.getMiniAppManifest(path: path).ok
+                #expect(fake.requests(matching: "/metadata").count == 1, "a rename does not change the answers")
+                try await harness.coldAnswers(id, round: "2")
+                _ = try await client.getMiniAppManifest(path: path).ok
                 #expect(fake.requests(matching: "/metadata").count == 2)
+            }
+        }
+    }
+
+    @Test("a stale copy still stands in for a platform that is down after an unrelated tenant change")
+    func staleAfterRename() async throws {
+        try await FakePlatform.with { fake in
+            fake.seedHello()
+            let time = ManualClock(Date())
+            try await GatewayHarness.withGateway(clock: time.clock) { harness, client, _ in
+                let id = uniqueTenantID("rename")
+                try await harness.createTenant(GatewayHarness.tenant(id, on: fake, manifestTTL: 1))
+                let path = Operations.GetMiniAppManifest.Input.Path(tenant: id, id: "hello", versionId: "v1")
+                let first = try await client.getMiniAppManifest(path: path).ok
+                // Found by `make chaos` (partition-upstream): a gatewayctl change while the
+                // platform was cut off made every copy unreachable, and reads answered 504.
+                try await harness.updateTenant(id) { $0.displayName = "Renamed" }
+                fake.injectFault(.status(503))
+                time.advance(by: .milliseconds(2200))  // past fresh (1 s) and stale-while-revalidate (1 s)
+                let stale = try await client.getMiniAppManifest(path: path).ok
+                #expect(stale.headers.eTag == first.headers.eTag)
             }
         }
     }

@@ -1,18 +1,21 @@
 /// The key schema of cached answers:
 ///
-///     gw:v1:{tenant}:{configVersion}:{kind}:{part}:{part}…
+///     gw:v1:{tenant}:u{upstreamVersion}:{kind}:{part}:{part}…
 ///
-/// The tenant's configVersion is in every key, so any gatewayctl change makes the
-/// tenant's old answers unreachable (they expire on their own TTL). Parts are the
-/// request's identifying inputs (ids validated by the contract; free text percent-escaped).
+/// ``upstreamVersion(_:)`` digests the tenant settings the answers depend on (its platform
+/// and provisioning targets), so changing where or what the gateway asks makes the tenant's
+/// old answers unreachable (they expire on their own TTL), while any other change (display
+/// name, theme, TTLs, …) keeps them, and with them the stale copies that stand in while an
+/// upstream fails. Parts are the request's identifying inputs (ids validated by the
+/// contract; free text percent-escaped).
 public enum CacheKey {
     public static func answer(tenant: Tenant, kind: String, _ parts: [String]) -> String {
         // Built by appending (runs on every cached read): no intermediate arrays.
         var key = "gw:v1:"
-        key.reserveCapacity(48 + parts.reduce(0) { $0 + $1.utf8.count })
+        key.reserveCapacity(64 + parts.reduce(0) { $0 + $1.utf8.count })
         key += tenant.id
-        key += ":"
-        key += String(tenant.configVersion)
+        key += ":u"
+        key += upstreamVersion(tenant)
         key += ":"
         key += kind
         for part in parts {
@@ -20,6 +23,34 @@ public enum CacheKey {
             key += escape(part)
         }
         return key
+    }
+
+    /// What a tenant's cached answers depend on, as 16 hex digits stable across processes
+    /// and releases (FNV-1a 64): the platform's URL, project, preview mode and signature
+    /// requirement, and the provisioning service's URL, super app id and version. Secrets are
+    /// left out: a new key for the same project gets the same answers, and a digest of a key
+    /// does not belong in a cache key. (Until a chaos run showed it, the key carried the
+    /// tenant's `configVersion`: a display-name change while the platform was unreachable made
+    /// every stale copy unreachable, and reads answered 504 though copies existed.)
+    public static func upstreamVersion(_ tenant: Tenant) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ text: String?) {
+            for byte in (text ?? "").utf8 {
+                hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+            }
+            // A field separator, different for nil and "": no two field lists hash alike by shifting.
+            hash = (hash ^ (text == nil ? 0x1E : 0x1F)) &* 0x0000_0100_0000_01b3
+        }
+        let platform = tenant.platform, provisioning = tenant.provisioning
+        mix(platform.baseURL)
+        mix(platform.projectID)
+        mix(platform.previewMode ? "preview" : "live")
+        mix(platform.requireSignatureVerification ? "signed" : "any")
+        mix(provisioning.baseURL)
+        mix(provisioning.superAppID)
+        mix(provisioning.superAppVersion)
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
     /// The last known latest version of a tenant's mini app: WITHOUT the configVersion, so it
