@@ -11,7 +11,8 @@ takes `{"message": {"token", "notification", "data", ...}}` with that bearer tok
 issued (401 UNAUTHENTICATED) and for device tokens starting with `dead-` (404 UNREGISTERED).
 `GET /messages` lists what it accepted (for people and tests; not part of FCM).
 
-Usage: scripts/fake-fcm.py PORT   (then GATEWAY_PUSH_FCM_URL=http://127.0.0.1:PORT for the
+Usage: scripts/fake-fcm.py PORT [HOST [LOG]]   (HOST default 127.0.0.1; LOG: a file each accepted
+message is appended to as a JSON line, so a restarted fake keeps the record; then GATEWAY_PUSH_FCM_URL=http://127.0.0.1:PORT for the
 gateway, and `"token_uri": "http://127.0.0.1:PORT/token"` in the service account file)
 """
 import base64
@@ -26,6 +27,7 @@ from urllib.parse import parse_qs
 lock = threading.Lock()
 issued = set()
 accepted = []
+log = None  # the LOG file, when given
 
 
 def claims_of(jwt):
@@ -91,8 +93,13 @@ class Handler(BaseHTTPRequestHandler):
         with lock:
             accepted.append(message)
             number = len(accepted)
+            if log:
+                log.write(json.dumps(message, ensure_ascii=False) + "\n")
+                log.flush()
         self.answer(200, {"name": f"projects/{match.group(1)}/messages/{number}"})
 
 
 if __name__ == "__main__":
-    ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()
+    log = open(sys.argv[3], "a") if len(sys.argv) > 3 else None
+    ThreadingHTTPServer.daemon_threads = True
+    ThreadingHTTPServer((sys.argv[2] if len(sys.argv) > 2 else "127.0.0.1", int(sys.argv[1])), Handler).serve_forever()

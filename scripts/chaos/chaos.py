@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """make chaos: a cluster of hosts on this machine (a network namespace each: 3 gateways,
 PostgreSQL, a Redis primary and replica, 3 sentinels, nginx as the load balancer with the
-shipped Deploy/nginx/gateway.conf, a client), a workload recorded as a history, a nemesis that
+shipped Deploy/nginx/gateway.conf, an upstream host with the fake mini-app platform and the
+fake FCM, a client), a workload recorded as a history, a nemesis that
 injects faults on a schedule, and a checker of named invariants over the history. Exits 1 when
 an invariant is violated, 2 when the harness itself fails. Everything it creates (namespaces,
 veths, processes, files) is removed on exit, Ctrl-C included.
@@ -13,7 +14,8 @@ Scenarios: kill (kill -9 of each component in turn, restarted after a pause), pa
 SIGSTOPped 15 s, twice: Sentinel fails over), partition-sentinel (a lone sentinel cut off,
 then the primary with one sentinel), latency-pg (200 ms ± 50 ms each way and 5 % loss between
 the gateways and PostgreSQL), rolling-restart (every gateway stopped gracefully and started
-again in turn, under load through the balancer).
+again in turn, under load through the balancer), partition-upstream (each gateway in turn cut
+off from the upstream host: the fake mini-app platform and the fake FCM, for 10 s).
 Each scenario gets a fresh cluster."""
 import argparse, json, os, random, shutil, signal, subprocess, sys, tempfile, threading, time
 
@@ -25,7 +27,7 @@ from net import Network, leftovers, run
 GATEWAYS = ["gw1", "gw2", "gw3"]
 SENTINELS = ["sen1", "sen2", "sen3"]
 HOSTS = {"pg": 10, "redis": 20, "redis2": 21, "gw1": 31, "gw2": 32, "gw3": 33, "sen1": 41, "sen2": 42, "sen3": 43,
-         "client": 50, "lb": 60}
+         "client": 50, "lb": 60, "up": 70}
 
 
 class Nemesis:
@@ -46,7 +48,7 @@ class Nemesis:
     def kill(self, seconds):
         """kill -9 of each component in turn (order from the seed), restarted after 3 s; the
         next one after the cluster is ready again and a quiet spell."""
-        order = ["gw1", "redis", "pg", "gw2", "gw3", "redis2", "sen1", "lb"]
+        order = ["gw1", "redis", "pg", "gw2", "gw3", "redis2", "sen1", "lb", "platform", "fcm"]
         self.rng.shuffle(order)
         spell = max(3.0, (seconds - 10) / len(order) - 3)
         self.wait(5)
@@ -69,6 +71,10 @@ class Nemesis:
     def partition_pg(self, seconds):
         """Each gateway in turn cut off from PostgreSQL (but not from Redis) for 10 s."""
         self.cut_off_each("pg", seconds)
+
+    def partition_upstream(self, seconds):
+        """Each gateway in turn cut off from the upstream host (platform and FCM) for 10 s."""
+        self.cut_off_each("up", seconds)
 
     def cut_off_each(self, server, seconds, hold=10):
         order = list(GATEWAYS)
@@ -201,7 +207,7 @@ class Nemesis:
 SCENARIOS = {
     "kill": "kill", "partition-redis": "partition_redis", "partition-pg": "partition_pg", "pause-pg": "pause_pg",
     "pause-redis": "pause_redis", "partition-sentinel": "partition_sentinel", "latency-pg": "latency_pg",
-    "rolling-restart": "rolling_restart",
+    "rolling-restart": "rolling_restart", "partition-upstream": "partition_upstream",
 }
 
 
@@ -297,7 +303,8 @@ def run_scenario(scenario, args, seed):
                     urls, demo_user, history_file, str(args.seconds)]
         started = time.time()
         client_env = dict(os.environ, CHAOS_GATEWAYCTL=f"{cluster.bin}/gatewayctl",
-                          GATEWAY_DATABASE_URL=cluster.database_url, GATEWAY_MASTER_KEY=cluster.master_key)
+                          GATEWAY_DATABASE_URL=cluster.database_url, GATEWAY_MASTER_KEY=cluster.master_key,
+                          CHAOS_SENDER=f"hello-backend:{cluster.sender_secret}")
         client = subprocess.Popen(workload, start_new_session=True, env=client_env)
         clients.append(client)
         nemesis = Nemesis(cluster, history, random.Random(f"{seed}-{scenario}"))
@@ -319,6 +326,8 @@ def run_scenario(scenario, args, seed):
         if final.wait() != 0:
             raise RuntimeError("the final checks failed to run")
         history += [json.loads(line) for line in open(history_file)]
+        history += [{"kind": "fcm_accepted", "nonce": message.get("data", {}).get("nonce"), "token": message.get("token"),
+                     "start": 0.0, "end": 0.0, "status": None} for message in cluster.fcm_accepted()]
         results = checker.check(history, scenario)
         if args.keep:  # the whole history, the nemesis' events included
             with open(f"{work}/history-all.jsonl", "w") as f:

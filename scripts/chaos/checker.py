@@ -40,7 +40,7 @@ def writes_kept(history):
 
 
 def reads_not_5xx(history):
-    """A read of the cached mini app is never answered 5xx (the demo catalog is always there)."""
+    """A read of the cached mini app is never answered 5xx (a copy exists from the first read on)."""
     reads = [e for e in history if e["kind"] == "read"]
     failed = [e for e in reads if e["status"] is not None and e["status"] >= 500]
     return not failed, f"{len(reads)} reads, {len(failed)} answered 5xx" + (
@@ -49,7 +49,8 @@ def reads_not_5xx(history):
 
 def no_hang(history):
     """No request takes longer than its deadline."""
-    probes = ("revoked_seen", "revoked_unseen", "family_check", "tenant_update", "tenant_seen", "tenant_stale")
+    probes = ("revoked_seen", "revoked_unseen", "family_check", "tenant_update", "tenant_seen", "tenant_stale",
+              "push_sent", "push_unsent", "consent_refused")
     timed = [e for e in history if "start" in e and "end" in e and e["kind"] not in probes]
     worst = max((e["end"] - e["start"] for e in timed), default=0.0)
     hung = [e for e in timed if e["end"] - e["start"] > HANG_SECONDS]
@@ -147,8 +148,40 @@ def balancer_hides_restarts(history):
         if first else "")
 
 
+def pushes(history):
+    """The sends with their last status, and how often the fake FCM accepted each nonce."""
+    last = {e["id"]: e.get("counts") or {} for e in history if e["kind"] == "push_status"}
+    sent = [dict(e, counts=last.get(e["id"], {})) for e in history if e["kind"] == "push_sent"]
+    return sent, collections.Counter(e["nonce"] for e in history if e["kind"] == "fcm_accepted")
+
+
+def push_delivered(history):
+    """A notification sent while the user allows them reaches FCM (at least once; repeats are
+    the figure: delivery is at least once by design) and its status ends `sent`."""
+    sent, accepted = pushes(history)
+    allowed = [e for e in sent if e["consent"] == "ALLOWED"]
+    missing = [e for e in allowed if not accepted[e["nonce"]] or e["counts"].get("sent") != 1]
+    repeats = sum(accepted[e["nonce"]] - 1 for e in allowed if accepted[e["nonce"]] > 1)
+    return bool(allowed) and not missing, (
+        f"{len(allowed)} sent while allowed, {len(missing)} not delivered or not `sent`"
+        + (f" (first: {missing[0]['nonce']} counts {missing[0]['counts']}, FCM {accepted[missing[0]['nonce']]}×)"
+           if missing else "") + f"; {repeats} repeated calls to FCM")
+
+
+def push_consent_respected(history):
+    """A notification sent after the user's acknowledged denial never reaches FCM and ends
+    `skippedNoConsent`."""
+    sent, accepted = pushes(history)
+    denied = [e for e in sent if e["consent"] == "DENIED"]
+    leaked = [e for e in denied if accepted[e["nonce"]] or e["counts"].get("skippedNoConsent") != 1]
+    return bool(denied) and not leaked, (
+        f"{len(denied)} sent while denied, {len(leaked)} delivered or not skipped"
+        + (f" (first: counts {leaked[0]['counts']}, FCM {accepted[leaked[0]['nonce']]}×)" if leaked else ""))
+
+
 CHECKS = [refresh_once, reuse_revokes_family, revocation_enforced, writes_kept, reads_not_5xx, no_hang,
-          no_unplanned_exit, progress, one_redis_primary, tenant_change_served, storage_cap_held]
+          no_unplanned_exit, progress, one_redis_primary, tenant_change_served, storage_cap_held, push_delivered,
+          push_consent_respected]
 SCENARIO_CHECKS = {"rolling-restart": [balancer_hides_restarts]}
 
 

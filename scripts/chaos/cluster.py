@@ -1,9 +1,13 @@
 """The processes of the chaos cluster, each started inside its host's namespace in a
 process group of its own, so a fault (SIGKILL, SIGSTOP) takes the whole process tree."""
-import base64, glob, os, pwd, re, shutil, signal, subprocess, sys, time
+import base64, glob, json, os, pwd, re, shutil, signal, subprocess, sys, time
 from net import run
 
 PG_PASSWORD = "chaos-password"
+HERE = os.path.dirname(os.path.abspath(__file__))
+PLATFORM_PORT, FCM_PORT = 8090, 9099
+SUBSCRIPTION_KEY = "chaos-subscription-key"
+SENDER = "hello-backend"  # the demo tenant's push sender (client credentials, hello's backend)
 
 
 class Process:
@@ -201,6 +205,59 @@ class Cluster:
         self.processes["lb"] = Process("lb", argv, f"{self.work}/lb.log")
         self.processes["lb"].start()
 
+    # The upstream host: the mini-app platform and FCM, both fakes that follow the contracts ---
+
+    def upstreams(self):
+        """The fake platform (the demo catalog over RAS) and the fake FCM on host `up`; on each
+        gateway host a forwarder from loopback to the fake FCM (the gateway calls a plain-http
+        push provider only on loopback), so a partition from `up` cuts push too."""
+        address = self.net.address("up")
+        self.fcm_log = f"{self.work}/fcm-accepted.jsonl"
+        for name, argv in (
+                ("platform", [os.path.join(HERE, "fakeplatform.py"), address, str(PLATFORM_PORT),
+                              os.path.join(HERE, "../../Deploy/demo"), SUBSCRIPTION_KEY]),
+                ("fcm", [os.path.join(HERE, "../fake-fcm.py"), str(FCM_PORT), address, self.fcm_log])):
+            self.processes[name] = Process(name, self.net.exec_prefix("up") + [sys.executable, *argv],
+                                           f"{self.work}/{name}.log")
+            self.processes[name].start()
+        for host in self.gateways:
+            argv = self.net.exec_prefix(host) + [sys.executable, os.path.join(HERE, "delayproxy.py"),
+                                                 f"127.0.0.1:{FCM_PORT}", f"{address}:{FCM_PORT}"]
+            self.processes[f"fcm-{host}"] = Process(f"fcm-{host}", argv, f"{self.work}/fcm-{host}.log")
+            self.processes[f"fcm-{host}"].start()
+
+    def gatewayctl(self, *args, stdin=None):
+        """gatewayctl from the client host, on the cluster's database."""
+        env = dict(os.environ, GATEWAY_DATABASE_URL=self.database_url, GATEWAY_MASTER_KEY=self.master_key)
+        done = subprocess.run([*self.net.exec_prefix("client"), f"{self.bin}/gatewayctl", *args], input=stdin,
+                              capture_output=True, text=True, env=env, timeout=60)
+        if done.returncode != 0:
+            raise RuntimeError(f"gatewayctl {' '.join(args[:3])} failed: {done.stderr.strip()[:300]}")
+        return done.stdout
+
+    def configure_demo(self):
+        """The demo tenant on the fake platform (short cache TTLs, so stale copies and refills
+        happen within a run), its Firebase service account on the fake FCM, and hello's backend
+        as a push sender. Returns the sender's client secret."""
+        self.gatewayctl("tenant", "update", "demo", "--platform-url",
+                        f"http://{self.net.address('up')}:{PLATFORM_PORT}", "--project-id", "chaos",
+                        "--subscription-key", SUBSCRIPTION_KEY, "--catalog-ttl", "2", "--manifest-ttl", "2")
+        key = run("openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048").stdout
+        account = {"type": "service_account", "project_id": "chaos-app", "private_key_id": "k1", "private_key": key,
+                   "token_uri": f"http://127.0.0.1:{FCM_PORT}/token",
+                   "client_email": "push@chaos-app.iam.gserviceaccount.com"}
+        self.gatewayctl("push", "fcm", "set", "--tenant", "demo", "--service-account-stdin", stdin=json.dumps(account))
+        added = self.gatewayctl("client", "add", "--tenant", "demo", "--client-id", SENDER, "--confidential",
+                                "--grant-type", "client_credentials", "--miniapp", "hello",
+                                "--scope", "notifications:send", "--json")
+        return json.loads(added)["clientSecret"]
+
+    def fcm_accepted(self):
+        """Every message the fake FCM accepted, over all its lives."""
+        if not os.path.exists(self.fcm_log):
+            return []
+        return [json.loads(line) for line in open(self.fcm_log) if line.strip()]
+
     # Gateways -----------------------------------------------------------------------------
 
     def gateway_env(self, host):
@@ -211,7 +268,11 @@ class Cluster:
             "GATEWAY_DATABASE_PATH": f"{self.work}/shared/gateway.sqlite",
             "GATEWAY_REDIS_URL": self.redis_url,
             "GATEWAY_MASTER_KEY": self.master_key, "GATEWAY_PUBLIC_BASE_URL": "https://gateway.chaos",
-            "GATEWAY_LOG_LEVEL": "warning", "GATEWAY_REPLICA_ID": host, "GATEWAY_PUSH_CONCURRENCY": "0",
+            "GATEWAY_LOG_LEVEL": "warning", "GATEWAY_REPLICA_ID": host,
+            "GATEWAY_PUSH_FCM_URL": f"http://127.0.0.1:{FCM_PORT}",  # the forwarder to the fake on `up`
+            # A killed replica's claimed deliveries wait for its lease: 10 s instead of 60 s, so
+            # a run sees them taken over and delivered.
+            "GATEWAY_PUSH_LEASE_MS": "10000",
             "GATEWAY_SHUTDOWN_DRAIN_MS": "5000",  # as Deploy/ ships it
         })
         return env
@@ -242,9 +303,11 @@ class Cluster:
         if self.database_proxy:
             self.delay_proxy()
         self.redis()
+        self.upstreams()
         # The first gateway migrates and seeds the demo tenant; then the others.
         self.gateway(self.gateways[0])
         self.ready(self.gateways[0], timeout=120)
+        self.sender_secret = self.configure_demo()
         for host in self.gateways[1:]:
             self.gateway(host)
         for host in self.gateways[1:]:

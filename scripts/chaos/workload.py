@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The chaos workload, run on the client host: sign-ins, refreshes (and deliberate concurrent
-reuse of one refresh token), revocations, storage writes, cached reads, spread over every
-gateway. Each operation is recorded as one JSON line (kind, gateway, start, end, outcome and
+reuse of one refresh token), revocations, storage writes, cached reads (from the fake
+platform), tenant changes, consent changes and push sends, spread over every gateway. Each operation is recorded as one JSON line (kind, gateway, start, end, outcome and
 what the checker needs). `--final` runs after the faults healed: it reads every acknowledged
 storage write back and probes every acknowledged revocation on every gateway.
 Usage: workload.py GATEWAYS(comma-separated) DEMO_USER_FILE HISTORY SECONDS [--final]"""
@@ -297,6 +297,101 @@ def served_later(served, name):
     return number(served) > number(name)
 
 
+NOTIFY = "gateway.user.NOTIFICATIONS"
+SENDER = os.environ.get("CHAOS_SENDER", ":")  # client_id:secret of hello's backend
+
+
+def answered(kind, method, path, **kw):
+    """Repeats an idempotent call through random doors until one answers below 500 (for at
+    most a minute): returns (status, body), recording each attempt; (None, None) if none did."""
+    give_up = time.time() + 60
+    while time.time() < give_up:
+        status, body, entry = timed(kind, random.choice(gateways), method, path, **kw)
+        record(entry)
+        if status is not None and status < 500:
+            return status, body
+        time.sleep(0.3)
+    return None, None
+
+
+def sender_token():
+    basic = base64.b64encode(SENDER.encode()).decode()
+    status, body = answered("sender_token", "POST", "/t/demo/oauth2/token", form={"grant_type": "client_credentials"},
+                            headers={"Authorization": f"Basic {basic}"})
+    return body["access_token"] if status == 200 and isinstance(body, dict) else None
+
+
+def push_and_consent(stop):
+    """The demo user's phone registered once; then, in turn, the user allows and denies
+    notifications from hello (a consent change, PUT until acknowledged) and after each ack
+    hello's backend sends the user a notification carrying a nonce (retried through random
+    doors under one Idempotency-Key until answered). A message sent while allowed is followed
+    until its delivery ends (before consent changes again); one sent while denied must end
+    `skippedNoConsent`. The checker matches nonces against what the fake FCM accepted."""
+    tokens, subject, device, sender, allowed = None, None, None, None, True
+    while until(stop):
+        tokens = tokens or signed_in()
+        if not tokens:
+            continue
+        user = {"Authorization": f"Bearer {tokens['access_token']}"}
+        if subject is None:
+            status, body = answered("me", "GET", "/t/demo/v1/me", headers=user)
+            subject = body.get("sub") if status == 200 and isinstance(body, dict) else None
+        if device is None and subject:
+            status, _ = answered("device", "POST", "/t/demo/v1/me/devices", headers=user, body={
+                "provider": "fcm", "token": f"chaos-phone-{secrets.token_hex(8)}", "platform": "android",
+                "locale": "en-US"})
+            device = status in (200, 201) or None
+        sender = sender or sender_token()
+        if not (subject and device and sender):
+            tokens = sender = None
+            time.sleep(0.5)
+            continue
+        state = "ALLOWED" if allowed else "DENIED"
+        status, _ = answered("consent", "PUT", "/t/demo/v1/me/miniapps/hello/permissions", headers=user,
+                             body={"permissions": [{"name": NOTIFY, "status": state}]})
+        if status == 401:
+            tokens = None
+            continue
+        acked = time.time()
+        if status != 200:
+            record({"kind": "consent_refused", "status": status, "start": acked, "end": acked})
+            time.sleep(1)
+            continue
+        nonce = secrets.token_hex(8)
+        while until(stop):
+            status, body = answered("push_send", "POST", "/t/demo/v1/notifications", body={
+                "miniAppId": "hello", "to": {"userIds": [subject]}, "data": {"nonce": nonce},
+                "text": {"default": {"title": "Chaos", "body": nonce}}},
+                headers={"Authorization": f"Bearer {sender}", "Idempotency-Key": f"chaos-{nonce}"})
+            if status != 401:
+                break
+            sender = sender_token()
+        if status not in (200, 202) or not isinstance(body, dict):
+            record({"kind": "push_unsent", "nonce": nonce, "status": status, "start": acked, "end": time.time()})
+            allowed = not allowed
+            continue
+        record({"kind": "push_sent", "nonce": nonce, "id": body["id"], "consent": state, "acked": acked,
+                "start": acked, "end": time.time(), "status": status})
+        follow_push(body["id"], nonce, sender, stop if allowed else 0)
+        allowed = not allowed
+        time.sleep(0.3)
+
+
+def follow_push(message, nonce, sender, until_time):
+    """Polls a message's status until no delivery is pending (or `until_time`; 0: once);
+    records the last counts seen."""
+    while True:
+        status, body, _ = call(random.choice(gateways), "GET", f"/t/demo/v1/notifications/{message}",
+                               headers={"Authorization": f"Bearer {sender}"})
+        counts = body.get("counts") if status == 200 and isinstance(body, dict) else None
+        if counts and counts.get("pending") == 0 or time.time() >= until_time:
+            record({"kind": "push_status", "id": message, "nonce": nonce, "counts": counts, "status": status,
+                    "start": time.time(), "end": time.time()})
+            return counts
+        time.sleep(0.25)
+
+
 def final_checks():
     """After healing: every acknowledged write reads back; every unseen revocation is refused now."""
     entries = [json.loads(line) for line in open(history_path)]
@@ -322,6 +417,14 @@ def final_checks():
             status, served = display_name(gateway)
             record({"kind": "tenant_final", "gateway": gateway, "served": served, "allowed": allowed,
                     "start": time.time(), "end": time.time(), "status": status})
+    pushes = {e["id"]: e for e in entries if e["kind"] == "push_sent"}
+    last = {e["id"]: e["counts"] for e in entries if e["kind"] == "push_status"}
+    sender = sender_token() if pushes else None
+    settle = time.time() + 60  # past a dead replica's 10 s lease and a few retry backoffs
+    for message, sent in pushes.items():
+        counts = last.get(message)
+        if not counts or counts.get("pending"):
+            follow_push(message, sent["nonce"], sender, settle)
     for e in entries:
         if e["kind"] == "revoked_unseen":
             status, _, entry = timed("revoked_final", e["gateway"], "GET", "/t/demo/v1/me",
@@ -336,7 +439,7 @@ else:
     stop = time.time() + seconds
     workers = [threading.Thread(target=work, args=(stop,)) for work in
                (sessions, sessions, races, storage, storage, revocations, reads, reads, tenant_changes,
-                storage_cap, storage_cap)]
+                storage_cap, storage_cap, push_and_consent)]
     for worker in workers:
         worker.start()
     for worker in workers:
