@@ -54,6 +54,38 @@ struct AnswerCacheTests {
         }
     }
 
+    @Test("a slow upstream: past the grace the stale copy answers, and the load still fills the cache")
+    func staleGrace() async throws {
+        let time = ManualClock()
+        let cache = AnswerCache(
+            cache: MemoryCache(), staleGrace: .milliseconds(50), factory: NOOPMetricsHandler.instance,
+            logger: Logger(label: "test"), clock: time.wall)
+        let policy = CachePolicy(fresh: .seconds(1), staleWhileRevalidate: .zero, staleIfError: .seconds(60))
+        _ = try await cache.answer("k", policy: policy) { .init(status: 200, body: [7]) }
+        time.advance(.seconds(2))  // past fresh and stale-while-revalidate: only stale-if-error is left
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        let slowLoads = Counted()
+        let started = ContinuousClock.now
+        let answer = try await cache.answer("k", policy: policy) {
+            slowLoads.value.withLock { $0 += 1 }
+            for await _ in gate { break }  // the upstream answers only when the test says so
+            return .init(status: 200, body: [8])
+        }
+        #expect(answer.body == [7], "the stale copy answers while the upstream is slow")
+        #expect(ContinuousClock.now - started < .seconds(5))
+        // On a loaded machine the grace can pass before the load even started; it must be
+        // the one running before the upstream answers, or a later call would load instead.
+        while slowLoads.value.withLock({ $0 }) == 0 { await Task.yield() }
+        open.yield()
+        // The load goes on: the cache gets its answer (later calls join it or find it stored).
+        var body: [UInt8] = []
+        for _ in 0..<200 where body != [8] {
+            body = try await cache.answer("k", policy: policy) { .init(status: 200, body: [9]) }.body
+        }
+        #expect(body == [8])
+        #expect(slowLoads.value.withLock { $0 } == 1)
+    }
+
     @Test("cache keys carry tenant and its upstream version; parts are escaped")
     func keys() {
         let tenant = Tenant(id: "acme", displayName: "Acme", configVersion: 7)

@@ -54,6 +54,30 @@ struct MiniAppCacheTests {
         }
     }
 
+    @Test("a platform slower than the stale grace: the stale copy answers without waiting for it")
+    func staleWhileSlow() async throws {
+        try await FakePlatform.with { fake in
+            fake.seedHello()
+            let time = ManualClock(Date())
+            try await GatewayHarness.withGateway(clock: time.clock) { harness, client, _ in
+                let id = uniqueTenantID("slow")
+                try await harness.createTenant(GatewayHarness.tenant(id, on: fake, manifestTTL: 1))
+                let path = Operations.GetMiniAppManifest.Input.Path(tenant: id, id: "hello", versionId: "v1")
+                let first = try await client.getMiniAppManifest(path: path).ok
+                // Slower than the 1 s grace, within the 5 s upstream budget: a partitioned
+                // platform looks like this (found by `make chaos`, partition-upstream).
+                fake.injectFault(.delay(.seconds(4)))
+                time.advance(by: .milliseconds(2200))  // past fresh (1 s) and stale-while-revalidate (1 s)
+                let asked = fake.requests(matching: "/metadata").count
+                let started = ContinuousClock.now
+                let stale = try await client.getMiniAppManifest(path: path).ok
+                #expect(stale.headers.eTag == first.headers.eTag)
+                #expect(ContinuousClock.now - started < .seconds(4), "waited for the platform")
+                #expect(fake.requests(matching: "/metadata").count > asked, "the platform was asked all the same")
+            }
+        }
+    }
+
     @Test("a stale copy still stands in for a platform that is down after an unrelated tenant change")
     func staleAfterRename() async throws {
         try await FakePlatform.with { fake in

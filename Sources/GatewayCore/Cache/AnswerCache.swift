@@ -10,6 +10,8 @@ import Metrics
 /// - miss: ONE load per key in this process (``SingleFlight``); across replicas a short
 ///   lock (`SET NX PX`) lets one replica load while the others wait briefly for its answer.
 /// - load failed: a stale copy within stale-if-error stands in when the failure allows it.
+/// - load slow: with a stale copy within stale-if-error, the upstream gets `staleGrace`;
+///   past it the copy answers and the load goes on in the background, filling the cache.
 /// - 404/422 answers are stored for the policy's negative TTL.
 /// Cache failures never fail a request: they count as misses and the upstream answers;
 /// an answer the shared cache could not store is kept in process while it is fresh.
@@ -30,6 +32,7 @@ public final class AnswerCache: Sendable {
     private let flights = SingleFlight<CachedAnswer>()
     private let lockTTL: Duration
     private let lockWait: Duration
+    private let staleGrace: Duration
     private let logger: Logger
     private let staleServed: Counter
     private let refreshes: Counter
@@ -40,14 +43,18 @@ public final class AnswerCache: Sendable {
     /// - Parameters:
     ///   - near: hot answers kept in process; pass `NearAnswers(lifetime: .zero)` to ask the
     ///     shared cache every time.
+    ///   - staleGrace: how long a request holding a stale copy (past stale-while-revalidate,
+    ///     within stale-if-error) waits for the upstream before the copy answers; `.zero`
+    ///     waits for the upstream's answer or failure (up to the request's upstream budget).
     ///   - clock: what answers are stamped with and judged fresh, stale or too old by.
     public init(
         cache: any Cache, near: NearAnswers = NearAnswers(), lockTTL: Duration = .seconds(2),
-        lockWait: Duration = .milliseconds(500),
+        lockWait: Duration = .milliseconds(500), staleGrace: Duration = .zero,
         factory: any MetricsFactory, logger: Logger, warnings: WarningThrottle = WarningThrottle(),
         clock: WallClock = .system
     ) {
         self.clock = clock
+        self.staleGrace = staleGrace
         self.warnings = warnings
         self.cache = cache
         self.near = near
@@ -91,20 +98,49 @@ public final class AnswerCache: Sendable {
                 return cached
             }
         }
-        do {
-            return try await flights.run(key) { try await self.fill(key, policy: policy, load: load) }
-        } catch {
-            guard let upstream = UpstreamError.underlying(error), upstream.allowsStale,
-                  let cached, clock.milliseconds() < cached.errorUntil
-            else { throw error }
-            staleServed.increment()
-            // One line per tenant × error per interval (an outage would log every request).
-            let tenant = key.split(separator: ":", maxSplits: 3).dropFirst(2).first.map(String.init) ?? "-"
-            warnings.warning(
-                logger, "serving stale answers", kind: "\(tenant)|\(upstream)",
-                metadata: ["cache_key": "\(key)", "upstream_error": "\(upstream)"])
-            return cached
+        guard let cached, staleGrace > .zero, now < cached.errorUntil else {
+            do {
+                return try await flights.run(key) { try await self.fill(key, policy: policy, load: load) }
+            } catch {
+                return try stale(cached, key, for: error)
+            }
         }
+        let loading: @Sendable () async throws -> CachedAnswer = {
+            try await self.flights.run(key) {
+                // The work may start after the grace (a loaded machine), when another flight
+                // has refreshed the answer already: no second upstream call then.
+                if let current = await self.read(key), self.clock.milliseconds() < current.freshUntil { return current }
+                return try await self.fill(key, policy: policy, load: load)
+            }
+        }
+        switch await CutOff.outcome(until: .now + staleGrace, leftover: .finishInBackground, loading) {
+        case .finished(.success(let answer)):
+            return answer
+        case .finished(.failure(let error)):
+            return try stale(cached, key, for: error)
+        case .cut:
+            return served(cached, key, because: "slow")
+        case .cancelled:
+            throw CancellationError()
+        }
+    }
+
+    /// The stale copy standing in for a failed load, when the failure allows it; else the failure.
+    private func stale(_ cached: CachedAnswer?, _ key: String, for error: any Error) throws -> CachedAnswer {
+        guard let upstream = UpstreamError.underlying(error), upstream.allowsStale,
+              let cached, clock.milliseconds() < cached.errorUntil
+        else { throw error }
+        return served(cached, key, because: "\(upstream)")
+    }
+
+    private func served(_ cached: CachedAnswer, _ key: String, because reason: String) -> CachedAnswer {
+        staleServed.increment()
+        // One line per tenant × reason per interval (an outage would log every request).
+        let tenant = key.split(separator: ":", maxSplits: 3).dropFirst(2).first.map(String.init) ?? "-"
+        warnings.warning(
+            logger, "serving stale answers", kind: "\(tenant)|\(reason)",
+            metadata: ["cache_key": "\(key)", "upstream_error": "\(reason)"])
+        return cached
     }
 
     /// Stores an answer kept in process (the shared cache was down) in the shared cache; once

@@ -110,8 +110,8 @@ public struct GatewayBootstrap: Sendable {
             remote: ResilientPlatformClient(base: HTTPPlatformClient(client: http), guards: guards))
         let provisioning = ResilientProvisioningClient(base: HTTPProvisioningClient(client: http), guards: guards)
         let answers = AnswerCache(
-            cache: instrumented, near: NearAnswers(lifetime: configuration.nearCacheLifetime), factory: metrics.factory,
-            logger: logger, clock: clock)
+            cache: instrumented, near: NearAnswers(lifetime: configuration.nearCacheLifetime),
+            staleGrace: configuration.staleGrace, factory: metrics.factory, logger: logger, clock: clock)
         let auth = AuthorizationServer(
             store: authStore, cache: instrumented, hasher: passwordHasher, loginPolicy: loginPolicy,
             revocations: RevokedTokens(

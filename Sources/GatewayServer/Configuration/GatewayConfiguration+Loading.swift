@@ -140,6 +140,9 @@ extension GatewayConfiguration {
         if let milliseconds = try int(.cacheNearMilliseconds, in: 0...60_000) {
             configuration.nearCacheLifetime = .milliseconds(milliseconds)
         }
+        if let milliseconds = try int(.cacheStaleGraceMilliseconds, in: 0...60_000) {
+            configuration.staleGrace = .milliseconds(milliseconds)
+        }
         if let limit = try int(.rateLimitTenant, in: 0...10_000_000) { configuration.rateLimits.perTenant = limit }
         if let limit = try int(.rateLimitClient, in: 0...10_000_000) { configuration.rateLimits.perClient = limit }
         if let seconds = try int(.rateLimitWindow, in: 1...86_400) {

@@ -60,6 +60,8 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var upstreamGuards: UpstreamGuards.Configuration
     /// How long a hot answer read from Redis is served from memory (``NearAnswers``; zero = off).
     public var nearCacheLifetime: Duration
+    /// How long a request holding a stale copy waits for the upstream (``AnswerCache``; zero = until it answers).
+    public var staleGrace: Duration = .seconds(1)
     /// Connection deadlines and the connection cap.
     public var connectionLimits: ConnectionLimits
     /// The largest request body of each route.

@@ -77,6 +77,9 @@ extension GatewaySetting {
     public static let cacheNearMilliseconds = GatewaySetting(
         "cache.near.ms", env: "CACHE_NEAR_MS", default: "1000",
         "How long a hot answer read from Redis is served from process memory (while fresh; 0 = always ask Redis).")
+    public static let cacheStaleGraceMilliseconds = GatewaySetting(
+        "cache.stale.grace.ms", env: "CACHE_STALE_GRACE_MS", default: "1000",
+        "How long a request holding a stale copy waits for the upstream before the copy answers (the call goes on and fills the cache; 0 = wait for the upstream).")
     public static let breakerFailureRatio = GatewaySetting(
         "upstream.breaker.failure.percent", env: "UPSTREAM_BREAKER_FAILURE_PERCENT", default: "50",
         "Failed upstream calls (per tenant × upstream, 10 s window, at least 10 calls) that open the circuit, in percent."
@@ -193,7 +196,7 @@ extension GatewaySetting {
         .httpHost, .httpPort, .publicBaseURL, .databaseURL, .databaseTimeout, .databasePath, .redisURL, .masterKey, .masterKeyFile,
         .environment, .logLevel, .logFormat, .accessLog, .configFile, .tenantReloadInterval,
         .upstreamBudget, .upstreamConnections, .upstreamMaxInFlight, .breakerFailureRatio, .breakerOpenMilliseconds,
-        .cacheNearMilliseconds, .demoCatalog, .rateLimitTenant, .rateLimitClient, .rateLimitWindow,
+        .cacheNearMilliseconds, .cacheStaleGraceMilliseconds, .demoCatalog, .rateLimitTenant, .rateLimitClient, .rateLimitWindow,
         .headerTimeout, .bodyTimeout, .idleTimeout, .maxConnections, .maxConnectionsPerAddress, .maxRequestsPerAddress,
         .trustedProxies, .proxyProtocol, .maxFormBytes, .maxJSONBytes, .maxAnalyticsBytes,
         .shutdownDrain, .shutdownTimeout, .replicaID, .tracing, .pushMaxDevicesPerUser,
