@@ -7,6 +7,12 @@ import Foundation
 /// Key bootstrap: a tenant without an active key of an algorithm (ES256, RS256) gets one
 /// generated on first use (first token or JWKS request), so `tenant create` needs no extra
 /// step. RSA generation (tens of milliseconds) runs once per tenant, off the event loops.
+///
+/// Keys older than `refreshInterval` are reloaded in the background while the loaded ones
+/// answer, for up to `staleLimit`: a replica cut off from its database keeps verifying and
+/// signing with the keys it has (a rotation or retirement reaches it once it reads again)
+/// instead of making every token wait for the database; past `staleLimit` the reload is
+/// the request's again, and so is its failure.
 public actor KeyRing {
     private struct Entry {
         var keys: [SigningKey]
@@ -15,21 +21,47 @@ public actor KeyRing {
 
     private let store: any SigningKeyStore
     private let refreshInterval: Duration
+    private let staleLimit: Duration
     private var entries: [String: Entry] = [:]
+    /// Tenants whose keys are being reloaded in the background.
+    private var reloading: Set<String> = []
 
-    public init(store: any SigningKeyStore, refreshInterval: Duration = .seconds(5)) {
+    public init(
+        store: any SigningKeyStore, refreshInterval: Duration = .seconds(5), staleLimit: Duration = .seconds(600)
+    ) {
         self.store = store
         self.refreshInterval = refreshInterval
+        self.staleLimit = staleLimit
     }
 
     /// Active (published) keys, newest first; creates the first key of an algorithm when
     /// there is none.
     public func activeKeys(tenantID: String) async throws -> [SigningKey] {
         let now = ContinuousClock.now
-        if let entry = entries[tenantID], now - entry.loadedAt < refreshInterval, Self.coversEveryAlgorithm(entry.keys)
-        {
-            return entry.keys
+        if let entry = entries[tenantID], Self.coversEveryAlgorithm(entry.keys) {
+            let age = now - entry.loadedAt
+            if age < refreshInterval { return entry.keys }
+            if age < staleLimit {
+                reloadInBackground(tenantID)
+                return entry.keys
+            }
         }
+        return try await load(tenantID: tenantID, at: now)
+    }
+
+    private func reloadInBackground(_ tenantID: String) {
+        guard reloading.insert(tenantID).inserted else { return }
+        Task {
+            _ = try? await self.load(tenantID: tenantID, at: .now)
+            self.reloadFinished(tenantID)
+        }
+    }
+
+    private func reloadFinished(_ tenantID: String) {
+        reloading.remove(tenantID)
+    }
+
+    private func load(tenantID: String, at now: ContinuousClock.Instant) async throws -> [SigningKey] {
         var keys = try await store.signingKeys(tenantID: tenantID).filter { $0.state == .active }
         let missing = SigningKey.Algorithm.allCases.filter { algorithm in !keys.contains { $0.algorithm == algorithm } }
         if !missing.isEmpty {
@@ -60,9 +92,10 @@ public actor KeyRing {
             return key.verificationKey
         }
         // Reload at most once a second, so tokens with made-up kids cannot hammer SQLite.
+        // A failed reload keeps the loaded keys (a made-up kid must not empty the ring while
+        // the database is away).
         guard let entry = entries[tenantID], ContinuousClock.now - entry.loadedAt >= .seconds(1) else { return nil }
-        entries[tenantID] = nil
-        return try await activeKeys(tenantID: tenantID).first(where: { $0.kid == kid })?.verificationKey
+        return try await load(tenantID: tenantID, at: .now).first(where: { $0.kid == kid })?.verificationKey
     }
 
     /// The JWKS document members.

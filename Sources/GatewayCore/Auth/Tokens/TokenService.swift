@@ -189,7 +189,8 @@ public struct TokenService: Sendable {
     }
 
     /// RFC 7009: a refresh token revokes its family; an access token is marked revoked.
-    /// Unknown or foreign tokens are ignored (the endpoint answers 200 anyway).
+    /// Unknown or foreign tokens are ignored (the endpoint answers 200 anyway); a failure to
+    /// find out (the signing keys unreadable) is thrown, never acknowledged as a revocation.
     public func revoke(token: String, client: OAuthClient, verifier: TokenVerifier, issuer: String) async throws {
         if let family = try await refreshStore.family(ofTokenHash: Self.hash(token)),
             family.tenantID == client.tenantID, family.clientID == client.clientID
@@ -197,11 +198,14 @@ public struct TokenService: Sendable {
             try await revokeFamily(family.familyID, tenantID: client.tenantID)
             return
         }
-        if let claims = try? await verifier.verifySignatureAndClaims(token, issuer: issuer, tenantID: client.tenantID),
-            claims.clientID == client.clientID
-        {
-            try await revoked.revoke(tenantID: client.tenantID, jti: claims.jti, expiresAt: claims.expiresAt)
+        let claims: AccessTokenClaims
+        do {
+            claims = try await verifier.verifySignatureAndClaims(token, issuer: issuer, tenantID: client.tenantID)
+        } catch is TokenRejection {
+            return  // not an access token of this tenant, or expired: nothing to revoke
         }
+        guard claims.clientID == client.clientID else { return }
+        try await revoked.revoke(tenantID: client.tenantID, jti: claims.jti, expiresAt: claims.expiresAt)
     }
 
     /// Revokes a family and its access tokens.
