@@ -50,7 +50,7 @@ def reads_not_5xx(history):
 def no_hang(history):
     """No request takes longer than its deadline."""
     probes = ("revoked_seen", "revoked_unseen", "family_check", "tenant_update", "tenant_seen", "tenant_stale",
-              "push_sent", "push_unsent", "consent_refused")
+              "release_update", "release_seen", "release_stale", "push_sent", "push_unsent", "consent_refused")
     timed = [e for e in history if "start" in e and "end" in e and e["kind"] not in probes]
     worst = max((e["end"] - e["start"] for e in timed), default=0.0)
     hung = [e for e in timed if e["end"] - e["start"] > HANG_SECONDS]
@@ -80,10 +80,11 @@ TENANT_SECONDS = 2.0
 HEAL_SECONDS = 1.0
 
 
-def tenant_change_served(history):
-    """An acknowledged tenant change is served by every door within 2 s of its ack, or within
-    1 s of the end of the fault that kept it (an answer while a fault is on is excused), and
-    by all of them after healing."""
+def change_served(history, kind):
+    """(ok, figure) for changes of `kind` (`tenant`, `release`): every door serves an
+    acknowledged change within TENANT_SECONDS of its ack, or within HEAL_SECONDS of the end of
+    the fault that kept it (an answer while a fault is on is excused), and all of them after
+    the final healing."""
     nemesis = sorted((e["start"], e["what"]) for e in history if e["kind"] == "nemesis")
 
     def excused_until(t):
@@ -94,23 +95,34 @@ def tenant_change_served(history):
         at, what = before[-1]
         return float("inf") if what in FAULTS else at + HEAL_SECONDS
 
-    stale = [e for e in history if e["kind"] == "tenant_stale"
-             and e["start"] > max(e["acked"] + TENANT_SECONDS, excused_until(e["start"]))]
+    stales = [e for e in history if e["kind"] == f"{kind}_stale"]
+    late = [e for e in stales if e["start"] > max(e["acked"] + TENANT_SECONDS, excused_until(e["start"]))]
     worst_after_heal = 0.0
-    for e in history:
-        if e["kind"] == "tenant_stale":
-            healed = [at for at, what in nemesis if at <= e["start"] and what not in FAULTS]
-            if healed and healed[-1] > e["acked"] and excused_until(e["start"]) != float("inf"):
-                worst_after_heal = max(worst_after_heal, e["start"] - healed[-1])
-    seen = [e["after"] for e in history if e["kind"] == "tenant_seen"]
-    finals = [e for e in history if e["kind"] == "tenant_final"]
-    wrong = [e for e in finals if e["served"] not in e["allowed"]]
-    acked = sum(1 for e in history if e["kind"] == "tenant_update" and e["status"] == 200)
-    return not stale and not wrong and acked > 0, (
+    for e in stales:
+        healed = [at for at, what in nemesis if at <= e["start"] and what not in FAULTS]
+        if healed and healed[-1] > e["acked"] and excused_until(e["start"]) != float("inf"):
+            worst_after_heal = max(worst_after_heal, e["start"] - healed[-1])
+    seen = [e["after"] for e in history if e["kind"] == f"{kind}_seen"]
+    wrong = [e for e in history if e["kind"] == f"{kind}_final" and e["served"] not in e["allowed"]]
+    acked = sum(1 for e in history if e["kind"] == f"{kind}_update" and e["status"] == 200)
+    return not late and not wrong and acked > 0, (
         f"{acked} acknowledged changes, served everywhere within {max(seen, default=0.0):.2f} s at worst; "
         f"older answers up to {worst_after_heal:.2f} s after a healing; "
-        f"{len(stale)} past {TENANT_SECONDS:.0f} s (or {HEAL_SECONDS:.0f} s after a healing); "
+        f"{len(late)} past {TENANT_SECONDS:.0f} s (or {HEAL_SECONDS:.0f} s after a healing); "
         f"{len(wrong)} doors wrong after healing")
+
+
+def tenant_change_served(history):
+    """An acknowledged tenant change is served by every door within 2 s of its ack, or within
+    1 s of the end of the fault that kept it, and by all of them after healing."""
+    return change_served(history, "tenant")
+
+
+def release_change_served(history):
+    """An acknowledged release-policy change is served (the version `miniapps/hello` names) by
+    every door within 2 s of its ack, or within 1 s of the end of the fault that kept it, and
+    by all of them after healing."""
+    return change_served(history, "release")
 
 
 def storage_cap_held(history):
@@ -180,7 +192,7 @@ def push_consent_respected(history):
 
 
 CHECKS = [refresh_once, reuse_revokes_family, revocation_enforced, writes_kept, reads_not_5xx, no_hang,
-          no_unplanned_exit, progress, one_redis_primary, tenant_change_served, storage_cap_held, push_delivered,
+          no_unplanned_exit, progress, one_redis_primary, tenant_change_served, release_change_served, storage_cap_held, push_delivered,
           push_consent_respected]
 SCENARIO_CHECKS = {"rolling-restart": [balancer_hides_restarts]}
 

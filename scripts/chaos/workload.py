@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The chaos workload, run on the client host: sign-ins, refreshes (and deliberate concurrent
 reuse of one refresh token), revocations, storage writes, cached reads (from the fake
-platform), tenant changes, consent changes and push sends, spread over every gateway. Each operation is recorded as one JSON line (kind, gateway, start, end, outcome and
+platform), tenant and release-policy changes, consent changes and push sends, spread over every gateway. Each operation is recorded as one JSON line (kind, gateway, start, end, outcome and
 what the checker needs). `--final` runs after the faults healed: it reads every acknowledged
 storage write back and probes every acknowledged revocation on every gateway.
 Usage: workload.py GATEWAYS(comma-separated) DEMO_USER_FILE HISTORY SECONDS [--final]"""
@@ -253,6 +253,14 @@ def display_name(gateway):
     return status, body.get("displayName") if status == 200 and isinstance(body, dict) else None
 
 
+def gatewayctl(*args):
+    """One gatewayctl run against the cluster's database; whether it succeeded."""
+    try:
+        return subprocess.run([GATEWAYCTL, *args], capture_output=True, timeout=20).returncode == 0
+    except subprocess.TimeoutExpired:
+        return False
+
+
 def tenant_changes(stop):
     """`gatewayctl tenant update` of the demo tenant's display name, then every door polled
     until it serves the new name; every answer with an older one is recorded (the checker
@@ -262,11 +270,7 @@ def tenant_changes(stop):
         n += 1
         name = f"Demo {n} {secrets.token_hex(3)}"
         start = time.time()
-        try:
-            done = subprocess.run([GATEWAYCTL, "tenant", "update", "demo", "--display-name", name],
-                                  capture_output=True, timeout=20).returncode == 0
-        except subprocess.TimeoutExpired:
-            done = False
+        done = gatewayctl("tenant", "update", "demo", "--display-name", name)
         acked = time.time()
         record({"kind": "tenant_update", "name": name, "start": start, "end": acked, "status": 200 if done else None})
         if done:
@@ -358,7 +362,7 @@ def push_and_consent(stop):
             record({"kind": "consent_refused", "status": status, "start": acked, "end": acked})
             time.sleep(1)
             continue
-        nonce = secrets.token_hex(8)
+        nonce, status, body = secrets.token_hex(8), None, None
         while until(stop):
             status, body = answered("push_send", "POST", "/t/demo/v1/notifications", body={
                 "miniAppId": "hello", "to": {"userIds": [subject]}, "data": {"nonce": nonce},
@@ -392,6 +396,70 @@ def follow_push(message, nonce, sender, until_time):
         time.sleep(0.25)
 
 
+release_generation = [0]  # the newest acknowledged release change; older watchers stop
+
+
+def release_changes(stop):
+    """`gatewayctl release set` of hello in turn: v2 as a candidate for 100 % of users, then no
+    candidate (everyone gets the platform's latest, v1); after each acknowledgement every door
+    is polled with the user's token until `miniapps/hello` names the version, and every answer
+    naming the other one is recorded (the checker decides whether a fault excused it)."""
+    tokens, n = None, 0
+    while until(stop):
+        tokens = tokens or signed_in()
+        if not tokens:
+            continue
+        n += 1
+        version = "v2" if n % 2 else "v1"
+        change = ["--candidate", "v2", "--percent", "100"] if version == "v2" else ["--no-candidate"]
+        start = time.time()
+        done = gatewayctl("release", "set", "--tenant", "demo", "hello", *change, "--reason", f"chaos {n}")
+        acked = time.time()
+        record({"kind": "release_update", "name": version, "n": n, "start": start, "end": acked,
+                "status": 200 if done else None})
+        if done:
+            release_generation[0] = n
+            for gateway in gateways:
+                threading.Thread(target=watch_release, args=(gateway, n, version, acked, tokens["access_token"]),
+                                 daemon=True).start()
+        time.sleep(3.0)
+
+
+def served_version(gateway, access):
+    status, body, _ = call(gateway, "GET", "/t/demo/v1/miniapps/hello", headers={"Authorization": f"Bearer {access}"})
+    version = body.get("version") if status == 200 and isinstance(body, dict) else None
+    return status, version.get("versionId") if isinstance(version, dict) else None
+
+
+def watch_release(gateway, n, version, acked, access):
+    deadline = acked + 15
+    while time.time() < deadline and release_generation[0] == n:
+        status, served = served_version(gateway, access)
+        if served == version:
+            record({"kind": "release_seen", "gateway": gateway, "name": version, "after": time.time() - acked,
+                    "start": acked, "end": time.time(), "status": status})
+            return
+        if served is not None and release_generation[0] == n:
+            record({"kind": "release_stale", "gateway": gateway, "name": version, "served": served, "acked": acked,
+                    "start": time.time(), "end": time.time(), "status": status})
+        time.sleep(0.1)
+
+
+def final_served(entries, kind, serve):
+    """Every door serves the last acknowledged change of `kind` (or a later attempt's, which
+    may have landed unacknowledged): `serve(gateway)` is (status, what it serves)."""
+    updates = [e for e in entries if e["kind"] == f"{kind}_update"]
+    acked = [e for e in updates if e["status"] == 200]
+    if not acked:
+        return
+    last = acked[-1]
+    allowed = [last["name"]] + [e["name"] for e in updates if e["start"] > last["start"]]
+    for gateway in gateways:
+        status, served = serve(gateway)
+        record({"kind": f"{kind}_final", "gateway": gateway, "served": served, "allowed": allowed,
+                "start": time.time(), "end": time.time(), "status": status})
+
+
 def final_checks():
     """After healing: every acknowledged write reads back; every unseen revocation is refused now."""
     entries = [json.loads(line) for line in open(history_path)]
@@ -408,15 +476,7 @@ def final_checks():
                                     headers={"Authorization": f"Bearer {tokens['access_token']}"})
         entry.update({"key": key, "expected": value, "got": body.get("value") if isinstance(body, dict) else None})
         record(entry)
-    updates = [e for e in entries if e["kind"] == "tenant_update"]
-    acked = [e for e in updates if e["status"] == 200]
-    if acked:  # every door serves the last acknowledged name, or a later attempt's
-        last = acked[-1]
-        allowed = [last["name"]] + [e["name"] for e in updates if e["start"] > last["start"]]
-        for gateway in gateways:
-            status, served = display_name(gateway)
-            record({"kind": "tenant_final", "gateway": gateway, "served": served, "allowed": allowed,
-                    "start": time.time(), "end": time.time(), "status": status})
+    final_served(entries, "tenant", display_name)
     pushes = {e["id"]: e for e in entries if e["kind"] == "push_sent"}
     last = {e["id"]: e["counts"] for e in entries if e["kind"] == "push_status"}
     sender = sender_token() if pushes else None
@@ -425,6 +485,7 @@ def final_checks():
         counts = last.get(message)
         if not counts or counts.get("pending"):
             follow_push(message, sent["nonce"], sender, settle)
+    final_served(entries, "release", lambda gateway: served_version(gateway, tokens["access_token"]))
     for e in entries:
         if e["kind"] == "revoked_unseen":
             status, _, entry = timed("revoked_final", e["gateway"], "GET", "/t/demo/v1/me",
@@ -439,7 +500,7 @@ else:
     stop = time.time() + seconds
     workers = [threading.Thread(target=work, args=(stop,)) for work in
                (sessions, sessions, races, storage, storage, revocations, reads, reads, tenant_changes,
-                storage_cap, storage_cap, push_and_consent)]
+                storage_cap, storage_cap, push_and_consent, release_changes)]
     for worker in workers:
         worker.start()
     for worker in workers:
