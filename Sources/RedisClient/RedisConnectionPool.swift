@@ -9,6 +9,9 @@ import Synchronization
 /// - After a failed connect, further attempts wait an exponentially growing backoff
 ///   (`reconnectInitialBackoff` ... `reconnectMaxBackoff`). During that window commands use
 ///   any live connection, or fail immediately with `.connectionFailed` — they are never queued.
+/// - After a command timed out, every pooled connection is closed and commands fail at once
+///   until a probe (a connect that must get an answer: `ROLE` with Sentinel, else `PING`)
+///   succeeds; probes run in the background, one at a time, on the same backoff.
 final class RedisConnectionPool: Sendable {
     private typealias Machine = RedisPoolStateMachine<RedisConnection, EventLoopFuture<RedisConnection>>
 
@@ -52,7 +55,21 @@ final class RedisConnectionPool: Sendable {
         do {
             return try await connection.send(payload).get()
         } catch {
-            throw RedisError.wrapping(error)
+            let failure = RedisError.wrapping(error)
+            if failure == .timeout { self.commandTimedOut() }
+            throw failure
+        }
+    }
+
+    /// A command got no answer in time: the pool turns suspect (see the type's documentation).
+    private func commandTimedOut() {
+        let dropped = self.state.withLock { $0.machine.commandTimedOut(now: .now()) }
+        guard !dropped.isEmpty else { return }
+        self.logger.warning(
+            "redis command timed out; failing commands at once until the server answers a probe",
+            metadata: ["server": "\(self.configuration.addressDescription)"])
+        for connection in dropped {
+            connection.close(error: .connectionFailed("closed after a command on another connection timed out"))
         }
     }
 
@@ -83,6 +100,11 @@ final class RedisConnectionPool: Sendable {
         case .connect(let slot, let pending):
             if let promise { self.startConnect(slot: slot, promise: promise) }
             future = pending
+        case .probe(let slot, _, let lastError):
+            if let promise { self.startConnect(slot: slot, promise: promise, probe: true) }
+            let last = lastError.map { "; last error: \($0)" } ?? ""
+            throw .connectionFailed(
+                "\(self.configuration.addressDescription) is not answering; probing it in the background\(last)")
         }
         do {
             return try await future.get()
@@ -91,13 +113,14 @@ final class RedisConnectionPool: Sendable {
         }
     }
 
-    private func startConnect(slot: Int, promise: EventLoopPromise<RedisConnection>) {
+    /// - Parameter probe: the connect must get an answer to a command before it counts.
+    private func startConnect(slot: Int, promise: EventLoopPromise<RedisConnection>, probe: Bool = false) {
         self.startFailoverWatcherIfNeeded()
         let eventLoop = promise.futureResult.eventLoop
         Task {
             let result: Result<RedisConnection, any Error>
             do {
-                result = .success(try await self.locator.connectMaster(on: eventLoop))
+                result = .success(try await self.locator.connectMaster(on: eventLoop, probe: probe))
             } catch {
                 result = .failure(error)
             }

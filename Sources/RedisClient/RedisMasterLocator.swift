@@ -55,9 +55,20 @@ final class RedisMasterLocator: Sendable {
     var knownMaster: RedisEndpoint? { self.state.withLock { $0.master } }
 
     /// Opens a connection to the master (AUTH/SELECT done; with Sentinel, ROLE checked).
-    func connectMaster(on eventLoop: any EventLoop) async throws(RedisError) -> RedisConnection {
+    /// - Parameter probe: without Sentinel, also require an answer to `PING` (with Sentinel the
+    ///   `ROLE` check always asks one), so a server that accepts connections but does not
+    ///   answer (paused) fails the connect.
+    func connectMaster(on eventLoop: any EventLoop, probe: Bool = false) async throws(RedisError) -> RedisConnection {
         guard let sentinel = self.configuration.sentinel else {
-            return try await self.connect(self.configuration, on: eventLoop)
+            let connection = try await self.connect(self.configuration, on: eventLoop)
+            guard probe else { return connection }
+            do {
+                _ = try await connection.command(["PING"])
+            } catch {
+                connection.close(error: .connectionFailed("the probe got no answer"))
+                throw RedisError.wrapping(error)
+            }
+            return connection
         }
         let master = try await self.master()
         do {

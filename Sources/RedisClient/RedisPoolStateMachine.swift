@@ -34,6 +34,10 @@ struct RedisPoolStateMachine<Connection: PoolableConnection, Pending: Equatable 
         /// Backing off after failed connects, with nothing live to fall back on: fail now,
         /// never queue. `retryIn` is the time to the next attempt.
         case backingOff(retryIn: TimeAmount, lastError: RedisError?)
+        /// The server stopped answering (``commandTimedOut(now:)``) and a probe is due: the
+        /// caller starts this attempt for `slot` in the background, with a command that must
+        /// be answered, and fails now like ``backingOff(retryIn:lastError:)``.
+        case probe(slot: Int, Pending, lastError: RedisError?)
     }
 
     private(set) var slots: [Slot]
@@ -41,6 +45,11 @@ struct RedisPoolStateMachine<Connection: PoolableConnection, Pending: Equatable 
     private(set) var backoff: Duration?
     private(set) var nextAttempt = NIODeadline.uptimeNanoseconds(0)
     private(set) var lastConnectError: RedisError?
+    /// A command timed out and no connect has succeeded since: the server (or the way to it)
+    /// is not answering, so commands fail at once instead of waiting for it, and one attempt
+    /// at a time probes it. A paused primary would otherwise hold every command for the
+    /// command timeout until Sentinel fails over.
+    private(set) var suspect = false
     private var nextSlot = 0
     let initialBackoff: Duration
     let maxBackoff: Duration
@@ -64,6 +73,7 @@ struct RedisPoolStateMachine<Connection: PoolableConnection, Pending: Equatable 
     /// other live connection or attempt, else ``LeaseAction/backingOff(retryIn:lastError:)``.
     mutating func lease(now: NIODeadline, startAttempt: () -> Pending) -> LeaseAction {
         if isShutdown { return .shutDown }
+        if suspect { return leaseWhileSuspect(now: now, startAttempt: startAttempt) }
         let count = slots.count
         let start = nextSlot
         nextSlot = (start + 1) % count
@@ -90,11 +100,46 @@ struct RedisPoolStateMachine<Connection: PoolableConnection, Pending: Equatable 
         return .backingOff(retryIn: nextAttempt - now, lastError: lastConnectError)
     }
 
+    /// Suspect: a probe when one is due and none is in flight, else fail at once.
+    private mutating func leaseWhileSuspect(now: NIODeadline, startAttempt: () -> Pending) -> LeaseAction {
+        let probing = slots.contains { if case .connecting = $0 { true } else { false } }
+        guard !probing, now >= nextAttempt else {
+            return .backingOff(retryIn: max(nextAttempt - now, .zero), lastError: lastConnectError)
+        }
+        let slot = nextSlot
+        nextSlot = (slot + 1) % slots.count
+        let pending = startAttempt()
+        slots[slot] = .connecting(pending)
+        return .probe(slot: slot, pending, lastError: lastConnectError)
+    }
+
+    /// A command found no answer within the command timeout at `now`: the pool turns
+    /// ``suspect``, every ready slot empties (the connections are returned to close: their
+    /// commands would wait the same way) and the first probe waits a backoff, as after a
+    /// failed connect.
+    mutating func commandTimedOut(now: NIODeadline) -> [Connection] {
+        guard !isShutdown else { return [] }
+        suspect = true
+        lastConnectError = .timeout
+        let delay = backoff.map { min($0 * 2, maxBackoff) } ?? initialBackoff
+        backoff = delay
+        nextAttempt = now + TimeAmount(delay)
+        var dropped: [Connection] = []
+        for index in slots.indices {
+            if case .ready(let connection) = slots[index] {
+                dropped.append(connection)
+                slots[index] = .empty
+            }
+        }
+        return dropped
+    }
+
     /// The attempt for `slot` connected. Returns false when the pool shut down meanwhile
     /// (the caller closes the connection).
     mutating func connectSucceeded(slot: Int, connection: Connection) -> Bool {
         guard !isShutdown else { return false }
         slots[slot] = .ready(connection)
+        suspect = false
         backoff = nil
         lastConnectError = nil
         nextAttempt = .uptimeNanoseconds(0)

@@ -185,4 +185,57 @@ struct PoolStateMachineTests {
         #expect(r16.isEmpty)
         #expect(machine.openConnections == 0)
     }
+
+    @Test(
+        "after a command timeout: every ready slot closes, commands fail at once, one probe at a time once due; a probe that connects ends it"
+    )
+    func suspectAfterTimeout() {
+        var machine = Machine(size: 2, initialBackoff: .milliseconds(100), maxBackoff: .milliseconds(350))
+        var attempts = 0
+        _ = Self.lease(&machine, at: 0, next: &attempts)
+        _ = Self.lease(&machine, at: 0, next: &attempts)
+        let a = Connection(), b = Connection()
+        _ = machine.connectSucceeded(slot: 0, connection: a)
+        _ = machine.connectSucceeded(slot: 1, connection: b)
+        let dropped = machine.commandTimedOut(now: Self.at(10))
+        #expect(Set(dropped.map(ObjectIdentifier.init)) == [ObjectIdentifier(a), ObjectIdentifier(b)])
+        #expect(machine.suspect && machine.openConnections == 0)
+        // Before the backoff: fail at once, start nothing.
+        guard case .backingOff(let retryIn, .timeout?) = Self.lease(&machine, at: 50, next: &attempts) else {
+            Issue.record("expected backingOff with the timeout")
+            return
+        }
+        #expect(retryIn == .milliseconds(60))
+        // Due: one probe; while it runs, everyone else fails at once (no waiting on it).
+        guard case .probe(let slot, 3, _) = Self.lease(&machine, at: 110, next: &attempts),
+              case .backingOff = Self.lease(&machine, at: 120, next: &attempts)
+        else {
+            Issue.record("expected one probe, then backingOff")
+            return
+        }
+        #expect(attempts == 3)
+        // The probe fails: still suspect, the wait doubles.
+        let wait = machine.connectFailed(slot: slot, pending: 3, error: .timeout, now: Self.at(2_110))
+        #expect(wait == .milliseconds(200))
+        #expect(machine.suspect)
+        guard case .backingOff = Self.lease(&machine, at: 2_200, next: &attempts),
+              case .probe(let next, 4, _) = Self.lease(&machine, at: 2_310, next: &attempts)
+        else {
+            Issue.record("expected backingOff, then the next probe")
+            return
+        }
+        // It connects: commands flow again (the other slot connects on demand, waited for).
+        let c = Connection()
+        let connected = machine.connectSucceeded(slot: next, connection: c)
+        #expect(connected && !machine.suspect)
+        var used = 0
+        for _ in 0..<2 {
+            switch Self.lease(&machine, at: 2_400, next: &attempts) {
+            case .use(let connection): used += connection === c ? 1 : 0
+            case .connect: break
+            default: Issue.record("expected use or connect after the probe")
+            }
+        }
+        #expect(used == 1)
+    }
 }
