@@ -15,7 +15,8 @@ SIGSTOPped 15 s, twice: Sentinel fails over), partition-sentinel (a lone sentine
 then the primary with one sentinel), latency-pg (200 ms ± 50 ms each way and 5 % loss between
 the gateways and PostgreSQL), rolling-restart (every gateway stopped gracefully and started
 again in turn, under load through the balancer), partition-upstream (each gateway in turn cut
-off from the upstream host: the fake mini-app platform and the fake FCM, for 10 s).
+off from the upstream host: the fake mini-app platform and the fake FCM, for 10 s),
+pause-gateway (each gateway in turn SIGSTOPped for 12 s, past the push lease).
 Each scenario gets a fresh cluster."""
 import argparse, json, os, random, shutil, signal, subprocess, sys, tempfile, threading, time
 
@@ -104,6 +105,23 @@ class Nemesis:
             self.wait(hold)
             self.cluster.host_signal("pg", signal.SIGCONT)
             self.event("SIGCONT", "pg")
+            self.wait(spell)
+
+    def pause_gateway(self, seconds, hold=12):
+        """Each gateway in turn paused (SIGSTOP: its sockets open, nothing answered) for 12 s,
+        longer than the push lease (10 s): another replica takes its claimed deliveries over."""
+        order = list(GATEWAYS)
+        self.rng.shuffle(order)
+        spell = max(3.0, (seconds - 10) / len(order) - hold)
+        self.wait(5)
+        for gateway in order:
+            if self.stop.is_set():
+                return
+            self.event("SIGSTOP", gateway)
+            self.cluster.processes[gateway].signal(signal.SIGSTOP)
+            self.wait(hold)
+            self.cluster.processes[gateway].signal(signal.SIGCONT)
+            self.event("SIGCONT", gateway)
             self.wait(spell)
 
     def pause_redis(self, seconds, hold=15):
@@ -207,7 +225,7 @@ class Nemesis:
 SCENARIOS = {
     "kill": "kill", "partition-redis": "partition_redis", "partition-pg": "partition_pg", "pause-pg": "pause_pg",
     "pause-redis": "pause_redis", "partition-sentinel": "partition_sentinel", "latency-pg": "latency_pg",
-    "rolling-restart": "rolling_restart", "partition-upstream": "partition_upstream",
+    "rolling-restart": "rolling_restart", "partition-upstream": "partition_upstream", "pause-gateway": "pause_gateway",
 }
 
 
