@@ -79,15 +79,23 @@ extension IntegrationTests {
             server.kill()
         }
 
-        @Test func stoppedServerTimesOutThenRecovers() async throws {
+        /// A started redis-server, a client on it with `commandTimeout` and `poolSize` that
+        /// answered one PING, and then the server paused.
+        static func pausedServer(
+            commandTimeout: Duration, poolSize: Int
+        ) async throws -> (RedisTestServer, RedisClient) {
             let server = try await RedisTestServer.start()
             var configuration = server.configuration()
-            configuration.commandTimeout = .milliseconds(200)
-            configuration.poolSize = 1
+            configuration.commandTimeout = commandTimeout
+            configuration.poolSize = poolSize
             let client = RedisClient(configuration: configuration)
             try await client.ping()
-
             server.pause()
+            return (server, client)
+        }
+
+        @Test func stoppedServerTimesOutThenRecovers() async throws {
+            let (server, client) = try await Self.pausedServer(commandTimeout: .milliseconds(200), poolSize: 1)
             let clock = ContinuousClock()
             let start = clock.now
             let first = Task { try await client.ping() }
@@ -120,13 +128,7 @@ extension IntegrationTests {
         /// A paused primary held every command for the command timeout until Sentinel failed
         /// over (issue 33: cached reads 3.5-6 s, sign-ins 4.5-8.7 s in `make chaos`).
         @Test func afterATimeoutCommandsFailAtOnceUntilAProbeIsAnswered() async throws {
-            let server = try await RedisTestServer.start()
-            var configuration = server.configuration()
-            configuration.commandTimeout = .milliseconds(300)
-            configuration.poolSize = 2
-            let client = RedisClient(configuration: configuration)
-            try await client.ping()
-            server.pause()
+            let (server, client) = try await Self.pausedServer(commandTimeout: .milliseconds(300), poolSize: 2)
             await #expect(throws: RedisError.timeout) { try await client.ping() }
             // The server still accepts connections (the kernel does), but answers nothing: each
             // command would wait the timeout again. They fail at once instead.

@@ -78,6 +78,19 @@ class Nemesis:
         self.cut_off_each("up", seconds)
 
     def cut_off_each(self, server, seconds, hold=10):
+        def cut(gateway):
+            self.event("partition", f"{gateway} | {server}")
+            self.cluster.net.partition(gateway, server)
+
+        def heal(gateway):
+            self.cluster.net.heal(gateway, server)
+            self.event("heal", f"{gateway} | {server}")
+
+        self.each_gateway(seconds, hold, cut, heal)
+
+    def each_gateway(self, seconds, hold, fault, heal):
+        """`fault(gateway)` on each gateway in turn (order from the seed), `heal(gateway)`
+        `hold` seconds later, the turns spread over the run."""
         order = list(GATEWAYS)
         self.rng.shuffle(order)
         spell = max(3.0, (seconds - 10) / len(order) - hold)
@@ -85,13 +98,10 @@ class Nemesis:
         for gateway in order:
             if self.stop.is_set():
                 return
-            self.event("partition", f"{gateway} | {server}")
-            self.cluster.net.partition(gateway, server)
+            fault(gateway)
             self.wait(hold)
-            self.cluster.net.heal(gateway, server)
-            self.event("heal", f"{gateway} | {server}")
+            heal(gateway)
             self.wait(spell)
-
 
     def pause_pg(self, seconds, hold=15):
         """PostgreSQL paused (SIGSTOP: alive, connections open, nothing answered) for 15 s, twice."""
@@ -110,19 +120,15 @@ class Nemesis:
     def pause_gateway(self, seconds, hold=12):
         """Each gateway in turn paused (SIGSTOP: its sockets open, nothing answered) for 12 s,
         longer than the push lease (10 s): another replica takes its claimed deliveries over."""
-        order = list(GATEWAYS)
-        self.rng.shuffle(order)
-        spell = max(3.0, (seconds - 10) / len(order) - hold)
-        self.wait(5)
-        for gateway in order:
-            if self.stop.is_set():
-                return
+        def pause(gateway):
             self.event("SIGSTOP", gateway)
             self.cluster.processes[gateway].signal(signal.SIGSTOP)
-            self.wait(hold)
+
+        def resume(gateway):
             self.cluster.processes[gateway].signal(signal.SIGCONT)
             self.event("SIGCONT", gateway)
-            self.wait(spell)
+
+        self.each_gateway(seconds, hold, pause, resume)
 
     def pause_redis(self, seconds, hold=15):
         """The Redis primary (whichever host it is now) paused 15 s, past Sentinel's 2 s
