@@ -62,31 +62,35 @@ final class RedisMasterLocator: Sendable {
         guard let sentinel = self.configuration.sentinel else {
             let connection = try await self.connect(self.configuration, on: eventLoop)
             guard probe else { return connection }
-            do {
-                _ = try await connection.command(["PING"])
-            } catch {
-                connection.close(error: .connectionFailed("the probe got no answer"))
-                throw RedisError.wrapping(error)
-            }
-            return connection
+            return try await Self.checked(connection, by: ["PING"], or: "the probe got no answer") { _ in }
         }
         let master = try await self.master()
         do {
             let connection = try await self.connect(self.configuration.node(master), on: eventLoop)
-            do {
-                let role = try await connection.command(["ROLE"])
+            return try await Self.checked(connection, by: ["ROLE"], or: "not the master") { role in
                 guard role.array?.first?.string == "master" else {
                     throw RedisError.connectionFailed(
                         "\(master) is not the master of '\(sentinel.masterName)' (its role is \(role.array?.first?.string ?? "unknown"))"
                     )
                 }
-            } catch {
-                connection.close(error: .connectionFailed("not the master"))
-                throw RedisError.wrapping(error)
             }
-            return connection
         } catch {
             self.forget(master)
+            throw RedisError.wrapping(error)
+        }
+    }
+
+    /// `connection` once its answer to `command` passes `accept`; else it is closed (with
+    /// `reason`) and the failure thrown.
+    private static func checked(
+        _ connection: RedisConnection, by command: [String], or reason: String,
+        _ accept: (RESPValue) throws -> Void
+    ) async throws(RedisError) -> RedisConnection {
+        do {
+            try accept(try await connection.command(command))
+            return connection
+        } catch {
+            connection.close(error: .connectionFailed(reason))
             throw RedisError.wrapping(error)
         }
     }

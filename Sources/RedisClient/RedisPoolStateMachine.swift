@@ -120,18 +120,8 @@ struct RedisPoolStateMachine<Connection: PoolableConnection, Pending: Equatable 
     mutating func commandTimedOut(now: NIODeadline) -> [Connection] {
         guard !isShutdown else { return [] }
         suspect = true
-        lastConnectError = .timeout
-        let delay = backoff.map { min($0 * 2, maxBackoff) } ?? initialBackoff
-        backoff = delay
-        nextAttempt = now + TimeAmount(delay)
-        var dropped: [Connection] = []
-        for index in slots.indices {
-            if case .ready(let connection) = slots[index] {
-                dropped.append(connection)
-                slots[index] = .empty
-            }
-        }
-        return dropped
+        backOff(after: .timeout, now: now)
+        return emptyReadySlots()
     }
 
     /// The attempt for `slot` connected. Returns false when the pool shut down meanwhile
@@ -151,6 +141,13 @@ struct RedisPoolStateMachine<Connection: PoolableConnection, Pending: Equatable 
     /// `initialBackoff` up to `maxBackoff`, which is returned.
     mutating func connectFailed(slot: Int, pending: Pending, error: RedisError, now: NIODeadline) -> Duration {
         if case .connecting(let current) = slots[slot], current == pending { slots[slot] = .empty }
+        return backOff(after: error, now: now)
+    }
+
+    /// The next attempt waits a backoff doubling from `initialBackoff` up to `maxBackoff`
+    /// (returned); `error` is what commands failing meanwhile report.
+    @discardableResult
+    private mutating func backOff(after error: RedisError, now: NIODeadline) -> Duration {
         let delay = backoff.map { min($0 * 2, maxBackoff) } ?? initialBackoff
         backoff = delay
         nextAttempt = now + TimeAmount(delay)
@@ -167,17 +164,21 @@ struct RedisPoolStateMachine<Connection: PoolableConnection, Pending: Equatable 
     /// lifted so the next command connects at once. Returns the connections to close.
     mutating func dropConnections() -> [Connection] {
         guard !isShutdown else { return [] }
-        let dropped = slots.compactMap { slot -> Connection? in
-            if case .ready(let connection) = slot { return connection }
-            return nil
-        }
-        slots = slots.map { slot in
-            if case .connecting = slot { return slot }
-            return .empty
-        }
         backoff = nil
         nextAttempt = .uptimeNanoseconds(0)
-        return dropped
+        return emptyReadySlots()
+    }
+
+    /// Every ready slot empties (attempts in flight stay); returns the connections to close.
+    private mutating func emptyReadySlots() -> [Connection] {
+        var emptied: [Connection] = []
+        for index in slots.indices {
+            if case .ready(let connection) = slots[index] {
+                emptied.append(connection)
+                slots[index] = .empty
+            }
+        }
+        return emptied
     }
 
     /// Shuts down: every slot empties. Returns what was in them to close (nil when already shut down).
