@@ -15,7 +15,7 @@ public enum CacheKey {
         key.reserveCapacity(64 + parts.reduce(0) { $0 + $1.utf8.count })
         key += tenant.id
         key += ":u"
-        key += upstreamVersion(tenant)
+        appendHex(upstreamDigest(tenant), to: &key)
         key += ":"
         key += kind
         for part in parts {
@@ -33,6 +33,13 @@ public enum CacheKey {
     /// tenant's `configVersion`: a display-name change while the platform was unreachable made
     /// every stale copy unreachable, and reads answered 504 though copies existed.)
     public static func upstreamVersion(_ tenant: Tenant) -> String {
+        var text = ""
+        appendHex(upstreamDigest(tenant), to: &text)
+        return text
+    }
+
+    /// ``upstreamVersion(_:)`` as a number (the key appends its digits: no string per read).
+    static func upstreamDigest(_ tenant: Tenant) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         func mix(_ text: String?) {
             for byte in (text ?? "").utf8 {
@@ -49,12 +56,19 @@ public enum CacheKey {
         mix(provisioning.baseURL)
         mix(provisioning.superAppID)
         mix(provisioning.superAppVersion)
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        return hash
     }
 
-    /// The last known latest version of a tenant's mini app: WITHOUT the configVersion, so it
-    /// survives the config bumps that make every answer cold; only ever a hint.
+    /// `value` as 16 lowercase hex digits, zero-padded.
+    private static func appendHex(_ value: UInt64, to text: inout String) {
+        for shift in stride(from: 60, through: 0, by: -4) {
+            let digit = UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0xF
+            text.unicodeScalars.append(Unicode.Scalar(digit < 10 ? digit + 48 : digit + 87))
+        }
+    }
+
+    /// The last known latest version of a tenant's mini app: WITHOUT the upstream version, so
+    /// it survives the upstream changes that make every answer cold; only ever a hint.
     public static func latestVersionHint(tenantID: String, miniAppID: String) -> String {
         "gw:v1:" + tenantID + ":hint:latest:" + escape(miniAppID)
     }

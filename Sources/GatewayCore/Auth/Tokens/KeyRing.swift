@@ -53,12 +53,8 @@ public actor KeyRing {
         guard reloading.insert(tenantID).inserted else { return }
         Task {
             _ = try? await self.load(tenantID: tenantID, at: .now)
-            self.reloadFinished(tenantID)
+            self.reloading.remove(tenantID)
         }
-    }
-
-    private func reloadFinished(_ tenantID: String) {
-        reloading.remove(tenantID)
     }
 
     private func load(tenantID: String, at now: ContinuousClock.Instant) async throws -> [SigningKey] {
