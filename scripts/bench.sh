@@ -4,6 +4,8 @@
 #   (a) wrk against a cached manifest GET through the full stack (tenant `demo`, served
 #       from the Deploy/demo catalog, then from the answer cache) and
 #   (b) wrk against the bare route returning the same bytes (64 connections, 2 threads);
+#   (d)-(f) one platform answer through this gateway (cache hits on the event loop), through
+#       a second gateway with that fast path off, and through nginx proxy_cache;
 #   /home p50 with the platform delayed 20 ms (warm, under wrk; and cold: every upstream
 #   part a cache miss, one request at a time); 1,000 concurrent cold requests for one
 #   manifest → upstream calls; gateway RSS after load; the token endpoint over HTTP (code
@@ -70,9 +72,69 @@ if [[ -n "${BENCH_PROFILE:-}" ]]; then  # BENCH_PROFILE=file: perf samples of th
   perf record -e cpu-clock -F 999 -g -p "$gw_pid" -o "$BENCH_PROFILE" -- sleep 8 >/dev/null 2>&1 &
   perf_pid=$!
 fi
-figures "(a) cached manifest, full stack" "$manifest" 64 "$demo_auth"
+cached=$(figures "(a) cached manifest, full stack" "$manifest" 64 "$demo_auth")
+echo "$cached"
 [[ -n "${perf_pid:-}" ]] && wait "$perf_pid"
-figures "(b) bare Hummingbird route" "http://127.0.0.1:$bare_port/bare" 64
+bare=$(figures "(b) bare Hummingbird route" "http://127.0.0.1:$bare_port/bare" 64)
+echo "$bare"
+ratio() { # label figures-line figures-line: the first's req/s over the second's
+  python3 -c 'import sys; x, y = (float(l.split()[-6]) for l in sys.argv[2:]); print(f"{sys.argv[1]} = {x / y:.2f}")' "$@"
+}
+ratio "(a)/(b) cached manifest vs bare route" "$cached" "$bare"
+# Issue 32: the same platform answer (bench tenant, app1's manifest, from bench-upstream.py)
+# (d) through this gateway, whose cache hits the event loop answers; (e) through a second
+# gateway on the same database and Redis with that fast path off (the full request pipeline);
+# (f) through nginx's proxy_cache in front of the same platform (no token check at all).
+full_port=$(scripts/free-port.sh)
+GATEWAY_EDGE_FAST_PATH=off GATEWAY_HTTP_PORT=$full_port "$bin/gateway" serve >"$work/gateway-full.log" 2>&1 &
+pids+=($!)
+full_base="http://127.0.0.1:$full_port"
+wait_for "$full_base/healthz"
+full_auth="Authorization: Bearer $(python3 scripts/demo-token.py "$full_base" "$work/bench-user.txt" bench bench-app)"
+app_manifest=/t/bench/v1/miniapps/app1/versions/v1/manifest
+nginx_port=$(scripts/free-port.sh)
+mkdir -p "$work/nginx"
+cat >"$work/nginx/nginx.conf" <<NGINX
+worker_processes 2;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log warn;
+daemon off;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $work/nginx/body; proxy_temp_path $work/nginx/proxy; fastcgi_temp_path $work/nginx/fastcgi;
+  uwsgi_temp_path $work/nginx/uwsgi; scgi_temp_path $work/nginx/scgi;
+  proxy_cache_path $work/nginx/cache keys_zone=platform:10m;
+  upstream platform { server 127.0.0.1:$upstream_port; keepalive 16; }
+  server {
+    listen 127.0.0.1:$nginx_port;
+    location / {
+      proxy_pass http://platform;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_cache platform;
+      proxy_cache_valid 200 300s;
+      proxy_cache_lock on;
+    }
+  }
+}
+NGINX
+chmod -R a+rwx "$work/nginx"
+nginx -e "$work/nginx/error.log" -p "$work/nginx" -c "$work/nginx/nginx.conf" >"$work/nginx/stderr.log" 2>&1 &
+pids+=($!)
+nginx_manifest="http://127.0.0.1:$nginx_port/host/P1/miniapp/app1/version/v1/metadata"
+wait_for "$nginx_manifest"
+curl -fsS -H "$bench_auth" "$base$app_manifest" >/dev/null
+curl -fsS -H "$full_auth" "$full_base$app_manifest" >/dev/null
+fast=$(figures "(d) platform manifest, fast path" "$base$app_manifest" 64 "$bench_auth")
+echo "$fast"
+full=$(figures "(e) same, full pipeline" "$full_base$app_manifest" 64 "$full_auth")
+echo "$full"
+proxied=$(figures "(f) same answer, nginx proxy_cache" "$nginx_manifest" 64)
+echo "$proxied"
+ratio "(d)/(e) fast path vs full pipeline" "$fast" "$full"
+ratio "(d)/(f) fast path vs nginx proxy_cache" "$fast" "$proxied"
+ratio "(d)/(b) fast path vs bare route" "$fast" "$bare"
 # (c) the same manifest with a 10 % release policy on hello (issue 29: >= 95 % of (a)), then
 # (a) again, so the ratio compares neighbours in time; the policy is dropped afterwards.
 "$bin/gatewayctl" release set --tenant demo hello --candidate v2 --percent 10 >/dev/null 2>&1

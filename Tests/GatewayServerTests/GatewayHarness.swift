@@ -133,6 +133,7 @@ struct GatewayHarness {
         push: PushEndpoints? = nil,
         pushSendQuota: Int = SendQuota.defaultPerMinute,
         databaseTimeout: Duration = .seconds(10),
+        nearCacheLifetime: Duration = .seconds(1),
         _ body: @Sendable (GatewayHarness, Client, Int) async throws -> T
     ) async throws -> T {
         // A given folder (a database shared by gateways run one after the other) is the caller's to remove.
@@ -150,6 +151,7 @@ struct GatewayHarness {
         configuration.pushConcurrency = push == nil ? 0 : 8
         configuration.pushSendQuotaPerMinute = pushSendQuota
         configuration.databaseTimeout = databaseTimeout
+        configuration.nearCacheLifetime = nearCacheLifetime
         if let push {
             configuration.pushFCMURL = push.fcm ?? configuration.pushFCMURL
             configuration.pushAPNsURL = push.apns

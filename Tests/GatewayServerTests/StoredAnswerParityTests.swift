@@ -12,12 +12,16 @@ import Testing
 /// handlers answer the same operations when it is off. Both must agree exactly.
 @Suite("Stored answers: the fast path answers like the generated handlers")
 struct StoredAnswerParityTests {
+    static let nearLifetime = StoredAnswerFastPathTests.nearLifetime
+
     struct Answer: Equatable {
         var status: Int
         var etag: String?
         var contentType: String?
         var body: JSONValue?
         var problemCode: String?
+        /// Every header: its value, except `Date` and `X-Request-Id` (present or not).
+        var headers: [String: String]
     }
 
     static func fetch(_ url: String, token: String, ifNoneMatch: String? = nil) async throws -> Answer {
@@ -32,48 +36,74 @@ struct StoredAnswerParityTests {
         return Answer(
             status: Int(response.status.code), etag: response.headers.first(name: "ETag"),
             contentType: isProblem ? "problem" : contentType?.split(separator: ";").first.map(String.init),
-            body: isProblem ? nil : body, problemCode: isProblem ? body?.objectValue?["code"]?.stringValue : nil
+            body: isProblem ? nil : body, problemCode: isProblem ? body?.objectValue?["code"]?.stringValue : nil,
+            headers: Dictionary(
+                response.headers.map { header in
+                    let name = header.name.lowercased()
+                    return (name, ["date", "x-request-id"].contains(name) ? "present" : header.value)
+                }, uniquingKeysWith: { first, _ in first })
         )
     }
 
-    @Test("manifest, mini app, bundle, 304, bad ids and unknown apps: same status, ETag, type and JSON")
+    /// Serves `responder` on a free port (the full path, without the event-loop fast path).
+    static func serve<R: HTTPResponder<GatewayRequestContext>>(
+        _ responder: R, _ body: @escaping @Sendable (Int) async throws -> Void
+    ) async throws {
+        var logger = Logger(label: "parity")
+        logger.logLevel = .critical
+        let app = Application(
+            responder: responder,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: GatewayApplication.serverName),
+            logger: logger)
+        try await app.test(.live) { client in try await body(try #require(client.port)) }
+    }
+
+    @Test(
+        "manifest, mini app, bundle, 304, bad ids and unknown apps: the event loop's answers, the stored-answer middleware's and the generated handlers' agree on status, headers and JSON"
+    )
     func parity() async throws {
         try await FakePlatform.with { fake in
             fake.seedHello()
-            try await GatewayHarness.withGateway { harness, _, port in
+            try await GatewayHarness.withGateway(nearCacheLifetime: Self.nearLifetime) { harness, _, port in
                 let id = uniqueTenantID("parity")
                 try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
                 let token = try await harness.users.accessToken(tenant: id)
-                var logger = Logger(label: "parity")
-                logger.logLevel = .critical
-                let generated = Application(
-                    responder: try GatewayApplication.makeResponder(
-                        services: harness.bootstrap.services, storedAnswers: false),
-                    configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger
-                )
-                try await generated.test(.live) { generatedClient in
-                    let plainPort = try #require(generatedClient.port)
-                    let paths = [
-                        "/t/\(id)/v1/miniapps/hello/versions/v1/manifest",
-                        "/t/\(id)/v1/miniapps/hello/versions/v1/manifest?lang=ja",
-                        "/t/\(id)/v1/miniapps/hello", "/t/\(id)/v1/miniapps/hello/versions/v1/bundle",
-                        "/t/\(id)/v1/miniapps/nope/versions/v1/manifest", "/t/\(id)/v1/miniapps/bad%20id",
-                        "/t/\(id)/v1/miniapps/hello/versions/v1/manifest?lang=not%20a%20tag",
-                    ]
-                    for path in paths {
-                        let fast = try await Self.fetch("http://127.0.0.1:\(port)\(path)", token: token)
-                        let typed = try await Self.fetch("http://127.0.0.1:\(plainPort)\(path)", token: token)
-                        #expect(fast == typed, "\(path)")
-                        if let etag = fast.etag {
-                            let fastRevalidated = try await Self.fetch(
-                                "http://127.0.0.1:\(port)\(path)", token: token, ifNoneMatch: etag)
-                            let typedRevalidated = try await Self.fetch(
-                                "http://127.0.0.1:\(plainPort)\(path)", token: token, ifNoneMatch: etag)
-                            #expect(fastRevalidated.status == 304)
-                            #expect(fastRevalidated == typedRevalidated, "\(path) revalidated")
+                let services = harness.bootstrap.services
+                let fastBefore = StoredAnswerFastPathTests.fastAnswers(harness)
+                try await Self.serve(try GatewayApplication.makeResponder(services: services, storedAnswers: false)) {
+                    generatedPort in
+                    try await Self.serve(try GatewayApplication.makeResponder(services: services)) { middlewarePort in
+                        let paths = [
+                            "/t/\(id)/v1/miniapps/hello/versions/v1/manifest",
+                            "/t/\(id)/v1/miniapps/hello/versions/v1/manifest?lang=ja",
+                            "/t/\(id)/v1/miniapps/hello", "/t/\(id)/v1/miniapps/hello/versions/v1/bundle",
+                            "/t/\(id)/v1/miniapps/nope/versions/v1/manifest", "/t/\(id)/v1/miniapps/bad%20id",
+                            "/t/\(id)/v1/miniapps/hello/versions/v1/manifest?lang=not%20a%20tag",
+                        ]
+                        for path in paths {
+                            // The first read fills the answer cache; the second is a fast-path hit.
+                            let filled = try await Self.fetch("http://127.0.0.1:\(port)\(path)", token: token)
+                            let fast = try await Self.fetch("http://127.0.0.1:\(port)\(path)", token: token)
+                            let middleware = try await Self.fetch(
+                                "http://127.0.0.1:\(middlewarePort)\(path)", token: token)
+                            let typed = try await Self.fetch("http://127.0.0.1:\(generatedPort)\(path)", token: token)
+                            #expect(filled == typed, "\(path)")
+                            #expect(fast == typed, "\(path) (event loop)")
+                            #expect(middleware == typed, "\(path) (stored-answer middleware)")
+                            guard let etag = fast.etag else { continue }
+                            var revalidated: [Answer] = []
+                            for each in [port, middlewarePort, generatedPort] {
+                                revalidated.append(try await Self.fetch(
+                                    "http://127.0.0.1:\(each)\(path)", token: token, ifNoneMatch: etag))
+                            }
+                            #expect(revalidated[0].status == 304)
+                            #expect(revalidated[0] == revalidated[2], "\(path) revalidated (event loop)")
+                            #expect(revalidated[1] == revalidated[2], "\(path) revalidated (middleware)")
                         }
                     }
                 }
+                // Four answers (manifest twice, info, bundle), each read again and revalidated.
+                #expect(StoredAnswerFastPathTests.fastAnswers(harness) - fastBefore >= 4, "the fast path answered")
             }
         }
     }

@@ -77,6 +77,16 @@ public final class AnswerCache: Sendable {
         try? await cache.set(key, Array(hint.utf8), ttl: ttl)
     }
 
+    /// The answer for `key` when this process holds a copy it may serve without asking
+    /// anyone (a near hit, counted like one); nil otherwise, or when the copy is due to be
+    /// shared again (``answer(_:policy:load:)`` does that). Never suspends: the edge's event-loop
+    /// fast path answers from it.
+    public func nearAnswer(_ key: String) -> CachedAnswer? {
+        guard let (hot, share) = near.lookUp(key, now: clock.milliseconds()), !share else { return nil }
+        nearHits.increment()
+        return hot
+    }
+
     /// The answer for `key`, from the cache when possible, else from `load`.
     public func answer(
         _ key: String, policy: CachePolicy, load: @escaping @Sendable () async throws -> Loaded

@@ -3,8 +3,9 @@ import Synchronization
 /// A small in-process copy of hot answers in front of the shared cache (Redis), so a hot
 /// key costs no network round trip. An entry is served only while its answer is fresh
 /// AND for at most `lifetime` after it was read from the shared cache, so another
-/// replica's refresh is seen within `lifetime`. Keys carry the tenant's `configVersion`
-/// (and consent versions), so configuration changes never wait for this copy to expire.
+/// replica's refresh is seen within `lifetime`. Keys carry a digest of the upstream settings
+/// the answer depends on (``CacheKey/answer(tenant:kind:_:)``), so changing them never waits
+/// for this copy to expire.
 public final class NearAnswers: Sendable {
     /// An entry; `shareAt` is set for answers the shared cache could not store: when the next
     /// attempt to store them there is due.

@@ -7,7 +7,7 @@ extension MiniAppService {
     public func bundle(
         tenant: Tenant, id: String, versionID: String, deadline: ContinuousClock.Instant
     ) async throws -> CachedAnswer {
-        let key = CacheKey.answer(tenant: tenant, kind: "bundle", [id, versionID])
+        let key = Self.bundleKey(tenant, id: id, versionID: versionID)
         return try await cached(key, policy: .ttl(seconds: tenant.cacheTTLs.manifestSeconds)) {
             let target = try platformTarget(tenant)
             let files = try await platform.fileManifest(id: id, versionID: versionID, target, deadline: deadline)

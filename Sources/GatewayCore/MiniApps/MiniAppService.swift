@@ -26,7 +26,7 @@ public struct MiniAppService: Sendable {
     /// (or the tenant has none) and the tenant has provisioning, provisioning's
     /// `miniAppInfoById`; so every listed app can be opened.
     public func miniApp(tenant: Tenant, id: String, deadline: ContinuousClock.Instant) async throws -> CachedAnswer {
-        let key = CacheKey.answer(tenant: tenant, kind: "info", [id])
+        let key = Self.infoKey(tenant, id: id)
         return try await cached(key, policy: .ttl(seconds: tenant.cacheTTLs.catalogSeconds)) {
             let provisioningTarget = provisioning == nil ? nil : ProvisioningTarget(tenant: tenant)
             let platformTarget = try? self.platformTarget(tenant)
@@ -61,7 +61,7 @@ public struct MiniAppService: Sendable {
     public func manifest(
         tenant: Tenant, id: String, versionID: String, lang: String?, deadline: ContinuousClock.Instant
     ) async throws -> CachedAnswer {
-        let key = CacheKey.answer(tenant: tenant, kind: "manifest", [id, versionID, lang ?? ""])
+        let key = Self.manifestKey(tenant, id: id, versionID: versionID, lang: lang)
         return try await cached(key, policy: .ttl(seconds: tenant.cacheTTLs.manifestSeconds)) {
             let target = try platformTarget(tenant)
             var metadata = try await platform.metadata(

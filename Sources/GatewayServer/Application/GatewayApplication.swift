@@ -91,6 +91,9 @@ public enum GatewayApplication {
 
     /// How the generated handlers write JSON: compact, keys sorted, slashes unescaped — the same
     /// form as the stored answers, problem documents and OAuth errors (one JSON style everywhere).
+    /// The `Server` header of every answer.
+    static let serverName = "superapp-gateway"
+
     static let wireConfiguration = Configuration(jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
 
     /// - Parameters:
@@ -101,6 +104,12 @@ public enum GatewayApplication {
         services: GatewayServices, storedAnswers: Bool = true,
         clientAddresses: ClientAddressResolver = .init(trusted: .init()), limits: ConnectionLimits = .init()
     ) throws -> some HTTPResponder<Context> {
+        try makeEdge(services: services, storedAnswers: storedAnswers, clientAddresses: clientAddresses, limits: limits)
+    }
+
+    static func makeEdge(
+        services: GatewayServices, storedAnswers: Bool, clientAddresses: ClientAddressResolver, limits: ConnectionLimits
+    ) throws -> GatewayResponder {
         let router = Router(context: Context.self)
         let handler = GatewayAPIHandler(services: services)
         let problems = ProblemMiddleware(warnings: WarningThrottle())
@@ -135,6 +144,8 @@ public enum GatewayApplication {
     ///   - onServerRunning: called with the bound port once listening (port 0 picks a free one).
     ///   - limits: connection deadlines, caps and overload shedding.
     ///   - proxies: who may say who the client is.
+    ///   - fastPath: answer cache hits of the stored-answer reads on the event loop
+    ///     (``StoredAnswerFastPath``); off only to compare with the full path.
     public static func make(
         host: String,
         port: Int,
@@ -142,15 +153,19 @@ public enum GatewayApplication {
         backgroundServices: [any Service] = [],
         limits: ConnectionLimits = .init(),
         proxies: ProxySettings = .init(),
+        fastPath: Bool = true,
         logger: Logger,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         let guarding = ConnectionGuard(limits: limits, proxies: proxies, metrics: services.metrics)
+        let edge = try makeEdge(
+            services: services, storedAnswers: true, clientAddresses: guarding.resolver, limits: limits)
         return Application(
-            responder: try makeResponder(services: services, clientAddresses: guarding.resolver, limits: limits),
-            server: .guardedHTTP1(guarding),
+            responder: edge,
+            server: .guardedHTTP1(
+                guarding, fastPath: fastPath ? StoredAnswerFastPath(edge: edge, serverName: serverName) : nil),
             configuration: .init(
-                address: .hostname(host, port: port), serverName: "superapp-gateway", backlog: 1024,
+                address: .hostname(host, port: port), serverName: serverName, backlog: 1024,
                 // A backstop: shedding starts at 80 % of the cap, so accepting pauses only when
                 // nearly every connection has a request in flight.
                 availableConnectionsDelegate: MaximumAvailableConnections(

@@ -49,6 +49,7 @@ public enum GatewayCommand {
                 backgroundServices: bootstrap.backgroundServices,
                 limits: configuration.connectionLimits,
                 proxies: configuration.proxies,
+                fastPath: configuration.fastPath,
                 logger: logger
             )
             // SIGTERM/SIGINT: the drain service hears it first (readiness 503, still serving

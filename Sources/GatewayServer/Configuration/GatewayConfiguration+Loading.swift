@@ -192,6 +192,7 @@ extension GatewayConfiguration {
             configuration.proxies.proxyProtocol = mode == .on
         }
         if let mode = try choice(.accessLog, GatewayConfiguration.Switch.self) { configuration.accessLog = mode == .on }
+        if let mode = try choice(.edgeFastPath, GatewayConfiguration.Switch.self) { configuration.fastPath = mode == .on }
         if let bytes = try int(.maxFormBytes, in: 1024...1_048_576) { configuration.bodyLimits.form = bytes }
         if let bytes = try int(.maxJSONBytes, in: 1024...67_108_864) { configuration.bodyLimits.json = bytes }
         if let bytes = try int(.maxAnalyticsBytes, in: 1024...67_108_864) { configuration.bodyLimits.analytics = bytes }

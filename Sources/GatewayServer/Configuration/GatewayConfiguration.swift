@@ -74,6 +74,8 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var tracing: Tracing = .off
     /// One log line per request (method, route, status, time, client address).
     public var accessLog = false
+    /// Cache hits of the stored-answer reads answered on the event loop (``StoredAnswerFastPath``).
+    public var fastPath = true
     /// Trusted proxies and the PROXY protocol (who may say who the client is).
     public var proxies = ProxySettings()
     /// An on/off setting (`--proxy-protocol`, `--access-log`).

@@ -58,6 +58,10 @@ extension GatewaySetting {
     public static let accessLog = GatewaySetting(
         "access.log", env: "ACCESS_LOG", default: "off",
         "on: one notice line per request (method, route template, status, ms, resolved client address).")
+    public static let edgeFastPath = GatewaySetting(
+        "edge.fast.path", env: "EDGE_FAST_PATH", default: "on",
+        "on: cache hits of the mini-app info, manifest and bundle reads (a token seen before, an answer held in process) are answered on the connection's event loop, below the request pipeline; off: every request takes the full path. Off by itself while tracing, the access log or rate limits are on."
+    )
     public static let logFormat = GatewaySetting("log.format", env: "LOG_FORMAT", default: "text", "text or json.")
     public static let configFile = GatewaySetting(
         "config.file", env: "CONFIG_FILE", default: nil, "Optional JSON file with these keys (nested objects).")
@@ -194,7 +198,7 @@ extension GatewaySetting {
     /// All settings, in help order.
     public static let all: [GatewaySetting] = [
         .httpHost, .httpPort, .publicBaseURL, .databaseURL, .databaseTimeout, .databasePath, .redisURL, .masterKey, .masterKeyFile,
-        .environment, .logLevel, .logFormat, .accessLog, .configFile, .tenantReloadInterval,
+        .environment, .logLevel, .logFormat, .accessLog, .edgeFastPath, .configFile, .tenantReloadInterval,
         .upstreamBudget, .upstreamConnections, .upstreamMaxInFlight, .breakerFailureRatio, .breakerOpenMilliseconds,
         .cacheNearMilliseconds, .cacheStaleGraceMilliseconds, .demoCatalog, .rateLimitTenant, .rateLimitClient, .rateLimitWindow,
         .headerTimeout, .bodyTimeout, .idleTimeout, .maxConnections, .maxConnectionsPerAddress, .maxRequestsPerAddress,

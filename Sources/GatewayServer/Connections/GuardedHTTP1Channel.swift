@@ -8,8 +8,9 @@ import NIOCore
 /// shedding others when the server is near its cap. The pipeline, socket side first:
 /// ``ConnectionDeadlineHandler`` (raw bytes), ``ProxyProtocolHandler`` (trusted peers, when
 /// on), ``LingeringCloseHandler``, Hummingbird's codec, then ``RequestPhaseHandler`` and
-/// ``EarlyAnswerHandler`` behind it. The connection's requests are served with its
-/// ``ClientConnection`` bound as a task-local value.
+/// ``EarlyAnswerHandler`` behind it, then ``StoredAnswerHandler`` (cache hits of the hot reads
+/// answered on the event loop, when the fast path is on). The connection's requests are
+/// served with its ``ClientConnection`` bound as a task-local value.
 struct GuardedHTTP1Channel: ServerChildChannel {
     /// An admitted connection and its HTTP channel.
     struct Value: ServerChildChannelValue {
@@ -20,13 +21,25 @@ struct GuardedHTTP1Channel: ServerChildChannel {
 
     let base: HTTP1Channel
     let guarding: ConnectionGuard
+    /// nil: every request goes through Hummingbird.
+    let fastPath: StoredAnswerFastPath?
 
-    init(responder: @escaping HTTPChannelHandler.Responder, guarding: ConnectionGuard) {
-        // Hummingbird's head limits (80 KiB per field, 80 KiB in all, 1,000 fields) stand.
-        base = HTTP1Channel(
-            responder: responder,
-            configuration: .init(additionalChannelHandlers: [RequestPhaseHandler(), EarlyAnswerHandler()]))
+    init(responder: @escaping HTTPChannelHandler.Responder, guarding: ConnectionGuard, fastPath: StoredAnswerFastPath?) {
+        base = HTTP1Channel(responder: responder)
         self.guarding = guarding
+        self.fastPath = fastPath
+    }
+
+    /// The HTTP channel of one connection: its handlers know the connection.
+    private func http(for connection: ClientConnection) -> HTTP1Channel {
+        let fastPath = fastPath
+        let handlers: @Sendable () -> [any RemovableChannelHandler] = {
+            let edge: [any RemovableChannelHandler] = [RequestPhaseHandler(), EarlyAnswerHandler()]
+            guard let fastPath else { return edge }
+            return edge + [StoredAnswerHandler(fastPath: fastPath, connection: connection)]
+        }
+        // Hummingbird's head limits (80 KiB per field, 80 KiB in all, 1,000 fields) stand.
+        return HTTP1Channel(responder: base.responder, configuration: .init(additionalChannelHandlers: handlers()))
     }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
@@ -45,7 +58,7 @@ struct GuardedHTTP1Channel: ServerChildChannel {
         } catch {
             return channel.eventLoop.makeFailedFuture(error)
         }
-        return base.setup(channel: channel, logger: logger).map { Value(http: $0, connection: connection) }
+        return http(for: connection).setup(channel: channel, logger: logger).map { Value(http: $0, connection: connection) }
     }
 
     func handle(value: Value, logger: Logger) async {
@@ -61,8 +74,8 @@ struct ConnectionRefused: Error {
 }
 
 extension HTTPServerBuilder {
-    /// HTTP/1.1 behind the gateway's connection guard.
-    static func guardedHTTP1(_ guarding: ConnectionGuard) -> HTTPServerBuilder {
-        .init { responder in GuardedHTTP1Channel(responder: responder, guarding: guarding) }
+    /// HTTP/1.1 behind the gateway's connection guard, with the stored answers' fast path when given.
+    static func guardedHTTP1(_ guarding: ConnectionGuard, fastPath: StoredAnswerFastPath?) -> HTTPServerBuilder {
+        .init { responder in GuardedHTTP1Channel(responder: responder, guarding: guarding, fastPath: fastPath) }
     }
 }

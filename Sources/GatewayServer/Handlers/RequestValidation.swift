@@ -7,13 +7,17 @@ enum RequestValidation {
     /// A mini-app or version id: it becomes a path segment of the platform's URL, so the
     /// dot segments `.` and `..` (any run of dots only) are refused.
     static func identifier(_ value: String, _ name: String) throws {
-        guard (1...128).contains(value.utf8.count),
-            value.utf8.allSatisfy({ ASCIIByte.isLetterOrDigit($0) || "._-".utf8.contains($0) }),
-            value.utf8.contains(where: { $0 != UInt8(ascii: ".") })
-        else {
+        guard isIdentifier(value) else {
             throw GatewayProblem.invalidRequest(
                 "`\(name)` must be 1-128 characters of A-Z, a-z, 0-9, '.', '_' and '-', and not only dots.")
         }
+    }
+
+    /// Whether `value` is an identifier (see ``identifier(_:_:)``).
+    static func isIdentifier(_ value: String) -> Bool {
+        (1...128).contains(value.utf8.count)
+            && value.utf8.allSatisfy({ ASCIIByte.isLetterOrDigit($0) || "._-".utf8.contains($0) })
+            && value.utf8.contains(where: { $0 != UInt8(ascii: ".") })
     }
 
     /// A permission name (`PermissionName`): never a path segment, so dots alone are fine.

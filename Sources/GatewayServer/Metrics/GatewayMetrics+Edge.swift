@@ -1,3 +1,5 @@
+import Prometheus
+
 /// Instruments of the connection guard and client-address resolution.
 extension GatewayMetrics {
     /// `gateway_http_connections_open` and `gateway_http_overload_state` (1 while overloaded).
@@ -41,5 +43,14 @@ extension GatewayMetrics {
         increment(
             "gateway_proxy_protocol_headers_total", "PROXY protocol headers of trusted peers' connections, by outcome.",
             labels: [("outcome", outcome.rawValue)])
+    }
+
+    /// `gateway_http_fast_path_answers_total`: stored answers written on the event loop
+    /// (``StoredAnswerFastPath``); also counted in the per-route request metrics.
+    func fastPathAnswers() -> Prometheus.Counter {
+        registry.makeCounter(
+            descriptor: Self.descriptor(
+                "gateway_http_fast_path_answers_total",
+                "Cache hits of the stored-answer reads answered on the event loop, below the request pipeline."))
     }
 }

@@ -20,11 +20,20 @@ struct RequestsPerAddressMiddleware: RouterMiddleware {
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        guard let inFlight, let client = context.scope.clientIP,
-              connectionCap == 0 || inFlight.limit < connectionCap || client != context.scope.clientConnection?.address
+        guard let client = context.scope.clientIP,
+              let inFlight = count(of: client, on: context.scope.clientConnection?.address)
         else { return try await next(request, context) }
         guard inFlight.enter(client) else { throw GatewayProblem.tooManyRequestsInFlight() }
         defer { inFlight.leave(client) }
         return try await next(request, context)
+    }
+
+    /// The count `client`'s requests are held to; nil when none adds a bound (no cap, or a
+    /// direct client whose connection cap is the tighter one).
+    func count(of client: IPAddress, on connection: IPAddress?) -> InFlightPerAddress? {
+        guard let inFlight, connectionCap == 0 || inFlight.limit < connectionCap || client != connection else {
+            return nil
+        }
+        return inFlight
     }
 }

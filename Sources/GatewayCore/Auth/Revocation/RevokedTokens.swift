@@ -75,6 +75,12 @@ public struct RevokedTokens: Sendable {
         return try await cache.get(key) != nil
     }
 
+    /// Whether `jti` is revoked, when this process knows without asking anyone (its mirror
+    /// is complete); nil otherwise. Never suspends.
+    public func knownRevoked(tenantID: String, jti: String) -> Bool? {
+        mirror?.lookup(Self.key(tenantID, jti), now: clock.milliseconds())
+    }
+
     /// The revocation key of a token id (durable table, mirror and feed).
     public static func key(_ tenantID: String, _ jti: String) -> String { "oauth:revoked-jti:\(tenantID):\(jti)" }
     /// How long a revocation of a token expiring at `expiresAtMS` is kept: its expiry plus the

@@ -33,18 +33,25 @@ public struct TokenVerifier: Sendable {
         return claims
     }
 
+    /// The claims of `token` when this process can accept it without suspending: its
+    /// signature verified before (memoised), issued by `issuer` for `tenantID`, unexpired,
+    /// and known not to be revoked (a complete revocation mirror). nil means "ask
+    /// ``verify(_:issuer:tenantID:)``", never "refused".
+    public func acceptedInMemory(_ token: String, issuer: String, tenantID: String) -> AccessTokenClaims? {
+        let current = now()
+        guard let memo, let hit = memo.get(token, now: current), (try? Self.check(hit, issuer, tenantID, current)) != nil,
+            revoked.knownRevoked(tenantID: tenantID, jti: hit.jti) == false
+        else { return nil }
+        return hit
+    }
+
     /// Everything but the revocation check (memoised).
     public func verifySignatureAndClaims(
         _ token: String, issuer: String, tenantID: String
     ) async throws -> AccessTokenClaims {
         let current = now()
         if let memo, let hit = memo.get(token, now: current) {
-            guard hit.issuer == issuer, hit.tenantID == tenantID else {
-                throw TokenRejection.invalidToken("the access token was issued by another tenant")
-            }
-            guard hit.expiresAt.addingTimeInterval(Self.skew) > current else {
-                throw TokenRejection.invalidToken("the access token expired")
-            }
+            try Self.check(hit, issuer, tenantID, current)
             return hit
         }
         let c = try await signedClaims(token, tenantID: tenantID)
@@ -73,6 +80,16 @@ public struct TokenVerifier: Sendable {
             dpopJKT: c["cnf"]?.objectValue?["jkt"]?.stringValue)
         memo?.put(token, claims, now: current)
         return claims
+    }
+
+    /// A memoised token's claims against this request: same issuer and tenant, unexpired.
+    private static func check(_ hit: AccessTokenClaims, _ issuer: String, _ tenantID: String, _ now: Date) throws {
+        guard hit.issuer == issuer, hit.tenantID == tenantID else {
+            throw TokenRejection.invalidToken("the access token was issued by another tenant")
+        }
+        guard hit.expiresAt.addingTimeInterval(Self.skew) > now else {
+            throw TokenRejection.invalidToken("the access token expired")
+        }
     }
 
     /// A mini-app access token of this tenant (`azp` = mini-app id, any audience), checked

@@ -50,6 +50,11 @@ public struct MiniAppReleases: Sendable {
         }
     }
 
+    /// Whether `versionID` of `miniAppID` is offered (not withdrawn); decided in memory.
+    public func isOffered(tenantID: String, miniAppID: String, versionID: String) -> Bool {
+        table.policy(tenantID: tenantID, miniAppID: miniAppID).map { !$0.isWithdrawn(versionID) } ?? true
+    }
+
     /// Refuses a withdrawn version (its manifest and bundle), naming the version to use
     /// instead; `latest` is asked only when the stand-in is the platform's latest version.
     public func requireOffered(
