@@ -49,6 +49,9 @@ base="http://127.0.0.1:$gw_port"
 wait_for "$base/t/bench/v1/host-config"
 # Every mini-app operation needs a bearer token: sign real users in, as a client would.
 "$bin/gatewayctl" client add --tenant bench --client-id bench-app --redirect-uri http://127.0.0.1/callback >/dev/null
+# The same with ES256 ID tokens (issue 32's table names them; RS256 is OpenID Connect's default).
+"$bin/gatewayctl" client add --tenant bench --client-id bench-es --redirect-uri http://127.0.0.1/callback \
+  --id-token-alg ES256 >/dev/null
 printf 'username: bench\npassword: bench-password-%s\n' "$RANDOM$RANDOM" >"$work/bench-user.txt"
 awk '/^password: / {print $2}' "$work/bench-user.txt" | "$bin/gatewayctl" user add --tenant bench --username bench --password-stdin >/dev/null
 demo_auth="Authorization: Bearer $(python3 scripts/demo-token.py "$base" "$work/demo-user.txt")"
@@ -154,15 +157,22 @@ calls=$(( $(count_calls) - calls_before ))
 echo "1000 concurrent cold requests: statuses $burst, upstream calls $calls"
 echo "/home one at a time, platform +20 ms, 3 recent apps, 20 rounds each: $(
   python3 scripts/bench-home-cold.py "$base" "${bench_auth#Authorization: Bearer }" "$bin/gatewayctl" bench 20)"
-echo "gateway RSS after load: $(( $(ps -o rss= -p "$gw_pid") / 1024 )) MiB"
+rss=$(( $(ps -o rss= -p "$gw_pid") / 1024 ))
+echo "gateway RSS after load: $rss MiB"
 
 echo "--- token endpoint, same run: HTTP (form bodies, 16 keep-alive connections) vs in-process ---"
 if [[ -n "${GATEWAY_REDIS_URL:-}" ]]; then
-  REDIS_URL="$GATEWAY_REDIS_URL" "$bin/token-http-bench" "$base" "$GATEWAY_DATABASE_PATH" bench bench-app http://127.0.0.1/callback bench 4000 16
+  http_rs=$(REDIS_URL="$GATEWAY_REDIS_URL" "$bin/token-http-bench" "$base" "$GATEWAY_DATABASE_PATH" bench bench-app \
+    http://127.0.0.1/callback bench 4000 16)
+  echo "RS256 ID tokens: ${http_rs//$'\n'/; }"
+  http_es=$(REDIS_URL="$GATEWAY_REDIS_URL" "$bin/token-http-bench" "$base" "$GATEWAY_DATABASE_PATH" bench bench-es \
+    http://127.0.0.1/callback bench 4000 16)
+  echo "ES256 ID tokens: ${http_es//$'\n'/; }"
 else
   echo "HTTP token figures need Redis (codes are minted into the gateway's shared cache)"
 fi
-env ${GATEWAY_REDIS_URL:+REDIS_URL="$GATEWAY_REDIS_URL"} "$bin/auth-bench" 4000 16 | grep -v "token verification"
+in_process=$(env ${GATEWAY_REDIS_URL:+REDIS_URL="$GATEWAY_REDIS_URL"} "$bin/auth-bench" 4000 16 | grep -v "token verification")
+echo "$in_process"
 # The largest form the token endpoint accepts, parsed and refused (invalid_grant) per request.
 python3 - "$work/form8k.lua" <<'LUA'
 import sys
@@ -170,12 +180,43 @@ body = "grant_type=refresh_token&client_id=bench-app&refresh_token=" + "x" * (81
 open(sys.argv[1], "w").write('wrk.method = "POST"\nwrk.body = "%s"\nwrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n' % body)
 LUA
 out=$(wrk -t2 -c16 -d"$duration" --latency -s "$work/form8k.lua" "$base/t/bench/oauth2/token")
-printf '%-34s %10s req/s   p50 %8s   p99 %8s\n' "8 KiB form to /oauth2/token (400)" \
-  "$(awk '/Requests\/sec/ {print $2}' <<<"$out")" "$(awk '$1=="50%" {print $2}' <<<"$out")" "$(awk '$1=="99%" {print $2}' <<<"$out")"
+form8k=$(printf '%-34s %10s req/s   p50 %8s   p99 %8s\n' "8 KiB form to /oauth2/token (400)" \
+  "$(awk '/Requests\/sec/ {print $2}' <<<"$out")" "$(awk '$1=="50%" {print $2}' <<<"$out")" "$(awk '$1=="99%" {print $2}' <<<"$out")")
+echo "$form8k"
 
 # Push: one message to 100,000 devices through a gateway's delivery worker (its own gateway and database).
 scripts/bench-push.sh "$bin"
-[[ "${BENCH_DB:-both}" == "sqlite" ]] && exit 0
+per_second() { sed -n "s/.*$1: \([0-9]*\) \/s.*/\1/p" <<<"$2" | head -1; }
+# Issue 32's table, from the figures of this run (ratios of neighbours in the same run).
+summary() { # [PostgreSQL HTTP refresh/s] [SQLite HTTP refresh/s measured beside it]
+  local es_refresh es_exchange rs_refresh in_es
+  es_refresh=$(per_second "rotations" "${http_es:-}") es_exchange=$(per_second "exchanges" "${http_es:-}")
+  rs_refresh=$(per_second "rotations" "${http_rs:-}") in_es=$(per_second "ES256 ID tokens" "$in_process")
+  echo "--- issue 32's table, this run ---"
+  python3 - "${es_refresh:-0}" "${es_exchange:-0}" "${rs_refresh:-0}" "${in_es:-0}" "$(awk '{print $(NF-5)}' <<<"$form8k")" \
+    "$(awk '{print $(NF-5)}' <<<"$cached")" "$(awk '{print $(NF-5)}' <<<"$bare")" "$(awk '{print $(NF-5)}' <<<"$fast")" \
+    "$(awk '{print $(NF-5)}' <<<"$full")" "$(awk '{print $(NF-5)}' <<<"$proxied")" "$rss" "${1:-0}" "${2:-0}" <<'PY'
+import sys
+es, ex, rs, inproc, form, cached, bare, fast, full, nginx, rss, pg, sq = (float(x) for x in sys.argv[1:])
+q = lambda a, b: f"{a / b:.2f}x" if b else "n/a"
+rows = [
+    ("refresh_token over HTTP, SQLite, ES256 ID tokens", f"{es:.0f} /s", ">= 2,400 /s"),
+    ("same on PostgreSQL (RS256 both, side by side)", q(pg, sq) if pg else "not run (BENCH_DB=sqlite)", ">= 0.80x"),
+    ("authorization_code exchange over HTTP (ES256)", f"{ex:.0f} /s", ">= 2,000 /s"),
+    ("HTTP / in-process refresh (ES256)", q(es, inproc), ">= 0.85x"),
+    ("8 KiB form refused / ES256 refresh over HTTP", q(form, es), ">= 10x"),
+    ("RS256 / ES256 refresh over HTTP", q(rs, es), ">= 0.90x"),
+    ("cached manifest (a) / bare route (b)", q(cached, bare), ">= 1.0x"),
+    ("platform manifest, fast path (d) / bare route (b)", q(fast, bare), ">= 1.0x"),
+    ("fast path (d) / full pipeline (e)", q(fast, full), "(the fast path's gain)"),
+    ("fast path (d) / nginx proxy_cache (f)", q(fast, nginx), ">= 0.8x"),
+    ("RSS after the read benches", f"{rss:.0f} MiB", "<= 100 MiB"),
+]
+for name, now, target in rows:
+    print(f"{name:<52} {now:>28}   target {target}")
+PY
+}
+[[ "${BENCH_DB:-both}" == "sqlite" ]] && { summary; exit 0; }
 echo "--- SQLite vs PostgreSQL, same run (a second gateway on a throwaway PostgreSQL cluster) ---"
 start_postgres
 mkdir -p "$work/pg"
@@ -196,9 +237,12 @@ curl -fsS -H "$pg_demo_auth" "$pg_base/t/demo/v1/miniapps/hello/versions/v1/mani
 figures "cached manifest, SQLite gateway" "$manifest" 64 "$demo_auth"
 figures "cached manifest, PostgreSQL gateway" "$pg_base/t/demo/v1/miniapps/hello/versions/v1/manifest" 64 "$pg_demo_auth"
 if [[ -n "${GATEWAY_REDIS_URL:-}" ]]; then
-  echo "SQLite gateway:"
-  REDIS_URL="$GATEWAY_REDIS_URL" "$bin/token-http-bench" "$base" "$GATEWAY_DATABASE_PATH" bench bench-app http://127.0.0.1/callback bench 4000 16
-  echo "PostgreSQL gateway:"
-  REDIS_URL="redis://127.0.0.1:$redis_port/1" "$bin/token-http-bench" "$pg_base" "$postgres_url" bench bench-app http://127.0.0.1/callback bench 4000 16
+  sqlite_side=$(REDIS_URL="$GATEWAY_REDIS_URL" "$bin/token-http-bench" "$base" "$GATEWAY_DATABASE_PATH" bench bench-app \
+    http://127.0.0.1/callback bench 4000 16)
+  echo "SQLite gateway: ${sqlite_side//$'\n'/; }"
+  pg_side=$(REDIS_URL="redis://127.0.0.1:$redis_port/1" "$bin/token-http-bench" "$pg_base" "$postgres_url" bench bench-app \
+    http://127.0.0.1/callback bench 4000 16)
+  echo "PostgreSQL gateway: ${pg_side//$'\n'/; }"
 fi
 "$bin/store-bench" "$postgres_url" 10000 4000 16
+summary "$(per_second rotations "${pg_side:-}")" "$(per_second rotations "${sqlite_side:-}")"
