@@ -38,6 +38,8 @@ final class StoredAnswerFastPath: Sendable {
 
     private let edge: GatewayResponder
     private let tokens: TokenVerifier
+    private let miniApps: MiniAppService
+    private let releases: MiniAppReleases
     private let dates = HTTPDateHeader()
     private let serverName: String?
     private let served: Prometheus.Counter
@@ -45,37 +47,62 @@ final class StoredAnswerFastPath: Sendable {
     /// nil when the edge needs its full path for every request (tracing, access log, rate
     /// limits) or serves stored answers through the router only.
     init?(edge: GatewayResponder, serverName: String?) {
-        guard edge.storedAnswers != nil, edge.tracing == nil, !edge.metrics.accessLog,
+        guard let storedAnswers = edge.storedAnswers, edge.tracing == nil, !edge.metrics.accessLog,
             !edge.rateLimits.limiter.isEnabled
         else { return nil }
         self.edge = edge
         tokens = edge.bearer.tokens.local
+        miniApps = storedAnswers.handler.services.miniApps
+        releases = storedAnswers.handler.services.releases
         self.serverName = serverName
         served = edge.metrics.metrics.fastPathAnswers()
+    }
+
+    /// The request headers the fast path reads, from one pass over the head; nil when a
+    /// header sends the request down the full path (a body, `Connection`, a repeated field).
+    private struct Fields {
+        var authorization: String?
+        var ifNoneMatch: String?
+        var requestID: String?
+
+        init?(_ fields: HTTPFields) {
+            for field in fields {
+                switch field.name {
+                case .connection, .contentLength, .transferEncoding: return nil
+                case .authorization:
+                    guard authorization == nil else { return nil }
+                    authorization = field.value
+                case .ifNoneMatch:
+                    guard ifNoneMatch == nil else { return nil }
+                    ifNoneMatch = field.value
+                case RequestIDMiddleware.headerName:
+                    guard requestID == nil else { return nil }
+                    requestID = field.value
+                default: continue
+                }
+            }
+        }
     }
 
     /// The answer to `head` when it can be given here; nil: pass the request on.
     func answer(_ head: HTTPRequest, connection: ClientConnection?) -> Answer? {
         let start = ContinuousClock.now
-        let fields = head.headerFields
-        guard head.method == .get, let path = head.path, fields[.connection] == nil,
-            fields[.contentLength] == nil, fields[.transferEncoding] == nil
-        else { return nil }
+        guard head.method == .get, let path = head.path, let fields = Fields(head.headerFields) else { return nil }
         let uri = URI(path)
         let route = edge.operations.match(method: .get, path: uri.path)
         guard let operation = route.operation, route.facts.security == .bearer,
             let read = StoredAnswerRead(route: route, uri: uri),
             let segment = route.tenant, let tenant = edge.tenants.directory.tenant(String(segment)),
             tenant.status == TenantStatus.active,
-            let (scheme, token) = BearerAuthMiddleware.credentials(fields[.authorization]), scheme == "bearer",
+            let (scheme, token) = BearerAuthMiddleware.credentials(fields.authorization), scheme == "bearer",
             let claims = tokens.acceptedInMemory(
                 token, issuer: edge.bearer.issuerBase.issuer(tenantID: tenant.id), tenantID: tenant.id),
-            claims.dpopJKT == nil, admitted(fields, connection),
-            let answer = edge.storedAnswers?.handler.nearStoredAnswer(
-                read, tenant: tenant, for: ReleaseAudience(headers: fields, userID: claims.subject))
+            claims.dpopJKT == nil, admitted(head.headerFields, connection),
+            let answer = nearAnswer(
+                read, tenant: tenant, for: ReleaseAudience(headers: head.headerFields, userID: claims.subject))
         else { return nil }
         var headers = HTTPFields()
-        let notModified = EntityTag.matches(fields[.ifNoneMatch], answer.etag)
+        let notModified = EntityTag.matches(fields.ifNoneMatch, answer.etag)
         if !notModified {
             headers[.contentType] = Self.contentType
         }
@@ -84,12 +111,31 @@ final class StoredAnswerFastPath: Sendable {
             headers[.contentLength] = String(answer.body.count)
         }
         headers[RequestIDMiddleware.headerName] =
-            fields[RequestIDMiddleware.headerName].flatMap(RequestIDMiddleware.accept) ?? edge.requestIDs.ids.next()
+            fields.requestID.flatMap(RequestIDMiddleware.accept) ?? edge.requestIDs.ids.next()
         headers[.date] = dates.current()
         if let serverName { headers[.server] = serverName }
         return Answer(
             head: HTTPResponse(status: notModified ? .notModified : .ok, headerFields: headers),
             body: notModified ? nil : answer.body, route: operation.template, tenantID: tenant.id, start: start)
+    }
+
+    /// The answer of `read` when it can be given without suspending: valid input, an offered
+    /// version, and a copy this process holds (``MiniAppService``'s near answers). nil: the
+    /// full path answers, and words every refusal.
+    private func nearAnswer(
+        _ read: StoredAnswerRead, tenant: Tenant, for audience: @autoclosure () -> ReleaseAudience
+    ) -> CachedAnswer? {
+        guard RequestValidation.isIdentifier(read.id) else { return nil }
+        guard let version = read.versionID else {
+            guard let info = miniApps.nearMiniApp(tenant: tenant, id: read.id) else { return nil }
+            return try? releases.info(info, tenantID: tenant.id, miniAppID: read.id, for: audience())
+        }
+        guard RequestValidation.isIdentifier(version),
+            releases.isOffered(tenantID: tenant.id, miniAppID: read.id, versionID: version)
+        else { return nil }
+        if read.kind == .bundle { return miniApps.nearBundle(tenant: tenant, id: read.id, versionID: version) }
+        guard (try? RequestValidation.language(read.lang)) != nil else { return nil }
+        return miniApps.nearManifest(tenant: tenant, id: read.id, versionID: version, lang: read.lang)
     }
 
     /// Counts a written answer as the full path counts its responses.

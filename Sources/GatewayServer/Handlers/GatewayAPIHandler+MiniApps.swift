@@ -82,26 +82,6 @@ extension GatewayAPIHandler {
         }
     }
 
-    /// The answer of a stored-answer read when it can be given without suspending: valid
-    /// input, an offered version, and a copy this process holds (``MiniAppService``'s near
-    /// answers). nil: ask ``storedAnswer(_:tenant:for:)``, which also words every refusal.
-    func nearStoredAnswer(
-        _ read: StoredAnswerRead, tenant: Tenant, for audience: @autoclosure () -> ReleaseAudience
-    ) -> CachedAnswer? {
-        let service = services.miniApps
-        guard RequestValidation.isIdentifier(read.id) else { return nil }
-        guard let version = read.versionID else {
-            guard let info = service.nearMiniApp(tenant: tenant, id: read.id) else { return nil }
-            return try? services.releases.info(info, tenantID: tenant.id, miniAppID: read.id, for: audience())
-        }
-        guard RequestValidation.isIdentifier(version),
-            services.releases.isOffered(tenantID: tenant.id, miniAppID: read.id, versionID: version)
-        else { return nil }
-        if read.kind == .bundle { return service.nearBundle(tenant: tenant, id: read.id, versionID: version) }
-        guard (try? RequestValidation.language(read.lang)) != nil else { return nil }
-        return service.nearManifest(tenant: tenant, id: read.id, versionID: version, lang: read.lang)
-    }
-
     /// `getMiniAppManifest`.
     func manifestAnswer(id: String, versionID: String, lang: String?, tenant: Tenant) async throws -> CachedAnswer {
         try RequestValidation.identifier(id, "id")

@@ -84,12 +84,12 @@ struct OperationTable: Sendable {
     private func walk(
         _ index: Int, _ segments: ArraySlice<Substring.UTF8View>, _ parameters: inout [Substring]
     ) -> PathEntry? {
-        let node = nodes[index]
-        guard let segment = segments.first else { return node.path }
-        for literal in node.literals where segment.elementsEqual(literal.segment) {
+        // Read in place: a copy of the node would retain each of its arrays per level.
+        guard let segment = segments.first else { return nodes[index].path }
+        for literal in nodes[index].literals where segment.elementsEqual(literal.segment) {
             if let entry = walk(literal.child, segments.dropFirst(), &parameters) { return entry }
         }
-        if let parameter = node.parameter, !segment.isEmpty {
+        if let parameter = nodes[index].parameter, !segment.isEmpty {
             parameters.append(Substring(segment))
             if let entry = walk(parameter.child, segments.dropFirst(), &parameters) { return entry }
             parameters.removeLast()
