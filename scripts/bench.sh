@@ -122,6 +122,8 @@ http {
   }
 }
 NGINX
+# nginx's workers run as nobody when started as root: they need to reach their folder.
+chmod o+x "$work"
 chmod -R a+rwx "$work/nginx"
 nginx -e "$work/nginx/error.log" -p "$work/nginx" -c "$work/nginx/nginx.conf" >"$work/nginx/stderr.log" 2>&1 &
 pids+=($!)
