@@ -91,6 +91,10 @@ struct AnswerCacheTests {
         let tenant = Tenant(id: "acme", displayName: "Acme", configVersion: 7)
         let version = CacheKey.upstreamVersion(tenant)
         #expect(version.count == 16 && version.allSatisfy(\.isHexDigit))
+        // The digest's digits, zero-padded: keys must not change across releases (a rolling
+        // deploy would make every answer cold).
+        let digits = String(CacheKey.upstreamDigest(tenant), radix: 16)
+        #expect(version == String(repeating: "0", count: 16 - digits.count) + digits)
         #expect(
             CacheKey.answer(tenant: tenant, kind: "manifest", ["a:b", "v1", ""])
                 == "gw:v1:acme:u\(version):manifest:a%3Ab:v1:")

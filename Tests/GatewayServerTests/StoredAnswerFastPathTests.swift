@@ -18,6 +18,16 @@ struct StoredAnswerFastPathTests {
         return line.flatMap { $0.split(separator: " ").last }.flatMap { Int(Double($0) ?? -1) } ?? 0
     }
 
+    /// Reads `url` until the fast path answers a read (the answer is held and the replica's
+    /// revocation mirror is in sync: a gateway just started on a loaded machine may take a
+    /// while); whether it did within 10 s.
+    static func servedFast(_ harness: GatewayHarness, _ url: String, token: String) async throws -> Bool {
+        try await eventually(within: .seconds(10), every: .milliseconds(50)) {
+            let before = fastAnswers(harness)
+            return try await get(url, token: token).status == .ok && fastAnswers(harness) > before
+        }
+    }
+
     static func get(_ url: String, token: String, requestID: String? = nil) async throws -> HTTPClientResponse {
         var request = HTTPClientRequest(url: url)
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
@@ -40,17 +50,15 @@ struct StoredAnswerFastPathTests {
                 try await kit.setUp()
                 let token = try await kit.tokens().accessToken
                 let url = "http://127.0.0.1:\(port)/t/\(id)/v1/miniapps/hello/versions/v1/manifest"
-                #expect(try await Self.get(url, token: token).status == .ok)  // verified, answer filled
+                #expect(try await Self.servedFast(harness, url, token: token), "a read is a fast-path answer")
                 let before = Self.fastAnswers(harness)
-                #expect(try await Self.get(url, token: token).status == .ok)
-                #expect(Self.fastAnswers(harness) == before + 1, "the second read is a fast-path answer")
                 _ = try await plain.revokeToken(
                     path: .init(tenant: id), body: .urlEncodedForm(.init(token: token, clientId: kit.clientID))
                 ).ok
                 let refused = try await Self.get(url, token: token)
                 #expect(refused.status == .unauthorized)
                 #expect(refused.headers.first(name: "WWW-Authenticate")?.contains("invalid_token") == true)
-                #expect(Self.fastAnswers(harness) == before + 1)
+                #expect(Self.fastAnswers(harness) == before)
             }
         }
     }
@@ -64,7 +72,7 @@ struct StoredAnswerFastPathTests {
                 try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
                 let token = try await harness.users.accessToken(tenant: id)
                 let path = "/t/\(id)/v1/miniapps/hello/versions/v1/manifest"
-                _ = try await Self.get("http://127.0.0.1:\(port)\(path)", token: token)
+                #expect(try await Self.servedFast(harness, "http://127.0.0.1:\(port)\(path)", token: token))
                 let before = Self.fastAnswers(harness)
                 let connection = try await RawConnection.connect(port: port)
                 // The first goes to the router (host-config is not a stored answer); the second
@@ -78,11 +86,16 @@ struct StoredAnswerFastPathTests {
                 let text = connection.text
                 let first = try #require(text.range(of: "first-one")), second = try #require(text.range(of: "second-one"))
                 #expect(first.lowerBound < second.lowerBound, "answers in the order of the requests")
-                // Once the router's answer is out, the next hit on the connection is the fast path's again.
-                try await connection.send(
-                    "GET \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nX-Request-Id: third-one\r\n\r\n")
-                #expect(await connection.received("third-one", within: .seconds(10)))
-                #expect(Self.fastAnswers(harness) == before + 1)
+                // Once the router's answers have ended (the last part may reach the handler after
+                // the client read the head), hits on the connection are the fast path's again.
+                var servedAgain = false
+                for round in 1...20 where !servedAgain {
+                    try await connection.send(
+                        "GET \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nX-Request-Id: again-\(round)\r\n\r\n")
+                    #expect(await connection.received("again-\(round)", within: .seconds(10)))
+                    servedAgain = Self.fastAnswers(harness) > before
+                }
+                #expect(servedAgain)
                 await connection.close()
             }
         }

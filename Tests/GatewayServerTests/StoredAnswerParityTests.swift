@@ -69,6 +69,10 @@ struct StoredAnswerParityTests {
                 try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
                 let token = try await harness.users.accessToken(tenant: id)
                 let services = harness.bootstrap.services
+                // The replica serves hits on the event loop once its revocation mirror is in sync.
+                #expect(
+                    try await StoredAnswerFastPathTests.servedFast(
+                        harness, "http://127.0.0.1:\(port)/t/\(id)/v1/miniapps/alpha", token: token))
                 let fastBefore = StoredAnswerFastPathTests.fastAnswers(harness)
                 try await Self.serve(try GatewayApplication.makeResponder(services: services, storedAnswers: false)) {
                     generatedPort in

@@ -61,9 +61,13 @@ public enum CacheKey {
 
     /// `value` as 16 lowercase hex digits, zero-padded.
     private static func appendHex(_ value: UInt64, to text: inout String) {
-        for shift in stride(from: 60, through: 0, by: -4) {
-            let digit = UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0xF
-            text.unicodeScalars.append(Unicode.Scalar(digit < 10 ? digit + 48 : digit + 87))
+        // One append of 16 bytes (a scalar append per digit was a tenth of a cached read's key).
+        text += String(unsafeUninitializedCapacity: 16) { digits in
+            for index in 0..<16 {
+                let digit = UInt8(truncatingIfNeeded: value >> UInt64(60 - 4 * index)) & 0xF
+                digits[index] = digit < 10 ? digit + 48 : digit + 87
+            }
+            return 16
         }
     }
 
