@@ -22,6 +22,13 @@ public final class GatewayMetrics: Sendable {
     }
 
     private let routes = Mutex<[RouteKey: RouteInstruments]>([:])
+
+    struct TenantClass: Hashable {
+        let tenant: String
+        let statusClass: Int
+    }
+
+    private let tenantRequests = Mutex<[TenantClass: Prometheus.Counter]>([:])
     /// Counters made on first use, by name and label values (per-tenant ones only for tenants
     /// that exist, so the labels stay bounded by the tenant count).
     private let labelledCounters = Mutex<[String: Prometheus.Counter]>([:])
@@ -97,9 +104,20 @@ public final class GatewayMetrics: Sendable {
     }
 
     /// Counts one answered request of an existing tenant, by status class (`2xx` … `5xx`).
+    /// Every request counts here: its counters are found by a key of two fields, not a
+    /// joined label string.
     func recordTenantRequest(tenant: String, status: Int) {
-        increment("gateway_tenant_requests_total", "Answered requests of each tenant by status class.",
-                  labels: [("tenant", tenant), ("class", "\(status / 100)xx")])
+        let key = TenantClass(tenant: tenant, statusClass: status / 100)
+        let counter = tenantRequests.withLock { cache in
+            if let found = cache[key] { return found }
+            let made = registry.makeCounter(
+                descriptor: Self.descriptor(
+                    "gateway_tenant_requests_total", "Answered requests of each tenant by status class."),
+                labels: [("tenant", tenant), ("class", "\(key.statusClass)xx")])
+            cache[key] = made
+            return made
+        }
+        counter.increment()
     }
 
     /// Counts tokens issued by the token endpoint, by tenant and grant type (refresh/s).
