@@ -83,7 +83,12 @@ echo "$bare"
 ratio() { # label figures-line figures-line: the first's req/s over the second's
   python3 -c 'import sys; x, y = (float(l.split()[-6]) for l in sys.argv[2:]); print(f"{sys.argv[1]} = {x / y:.2f}")' "$@"
 }
+# The bare route with the same request (its Authorization header read and ignored): the
+# same bytes to receive and parse as (a).
+bare_same=$(figures "(b') bare route, same request" "http://127.0.0.1:$bare_port/bare" 64 "$demo_auth")
+echo "$bare_same"
 ratio "(a)/(b) cached manifest vs bare route" "$cached" "$bare"
+ratio "(a)/(b') cached manifest vs bare route, same request" "$cached" "$bare_same"
 # Issue 32: the same platform answer (bench tenant, app1's manifest, from bench-upstream.py)
 # (d) through this gateway, whose cache hits the event loop answers; (e) through a second
 # gateway on the same database and Redis with that fast path off (the full request pipeline);
@@ -197,9 +202,10 @@ summary() { # [PostgreSQL HTTP refresh/s] [SQLite HTTP refresh/s measured beside
   echo "--- issue 32's table, this run ---"
   python3 - "${es_refresh:-0}" "${es_exchange:-0}" "${rs_refresh:-0}" "${in_es:-0}" "$(awk '{print $(NF-5)}' <<<"$form8k")" \
     "$(awk '{print $(NF-5)}' <<<"$cached")" "$(awk '{print $(NF-5)}' <<<"$bare")" "$(awk '{print $(NF-5)}' <<<"$fast")" \
-    "$(awk '{print $(NF-5)}' <<<"$full")" "$(awk '{print $(NF-5)}' <<<"$proxied")" "$rss" "${1:-0}" "${2:-0}" <<'PY'
+    "$(awk '{print $(NF-5)}' <<<"$full")" "$(awk '{print $(NF-5)}' <<<"$proxied")" "$rss" "${1:-0}" "${2:-0}" \
+    "$(awk '{print $(NF-5)}' <<<"$bare_same")" <<'PY'
 import sys
-es, ex, rs, inproc, form, cached, bare, fast, full, nginx, rss, pg, sq = (float(x) for x in sys.argv[1:])
+es, ex, rs, inproc, form, cached, bare, fast, full, nginx, rss, pg, sq, bare_same = (float(x) for x in sys.argv[1:])
 q = lambda a, b: f"{a / b:.2f}x" if b else "n/a"
 rows = [
     ("refresh_token over HTTP, SQLite, ES256 ID tokens", f"{es:.0f} /s", ">= 2,400 /s"),
@@ -209,6 +215,7 @@ rows = [
     ("8 KiB form refused / ES256 refresh over HTTP", q(form, es), ">= 10x"),
     ("RS256 / ES256 refresh over HTTP", q(rs, es), ">= 0.90x"),
     ("cached manifest (a) / bare route (b)", q(cached, bare), ">= 1.0x"),
+    ("cached manifest (a) / bare route, same request (b')", q(cached, bare_same), "(same bytes in)"),
     ("platform manifest, fast path (d) / bare route (b)", q(fast, bare), ">= 1.0x"),
     ("fast path (d) / full pipeline (e)", q(fast, full), "(the fast path's gain)"),
     ("fast path (d) / nginx proxy_cache (f)", q(fast, nginx), ">= 0.8x"),
