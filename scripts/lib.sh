@@ -42,3 +42,40 @@ start_postgres() {
   "${as[@]}" "$bin/createdb" -h "$dir/socket" -p "$port" -U gateway gateway
   postgres_url="postgres://gateway:gateway-test-password@127.0.0.1:${port}/gateway?sslmode=disable"
 }
+
+# start_nginx_cache UPSTREAM_PORT: nginx (two workers) with proxy_cache in front of
+# 127.0.0.1:UPSTREAM_PORT, the benches' peer for cached reads; sets nginx_port.
+start_nginx_cache() {
+  nginx_port=$(scripts/free-port.sh)
+  mkdir -p "$work/nginx"
+  cat >"$work/nginx/nginx.conf" <<NGINX
+worker_processes 2;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log warn;
+daemon off;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $work/nginx/body; proxy_temp_path $work/nginx/proxy; fastcgi_temp_path $work/nginx/fastcgi;
+  uwsgi_temp_path $work/nginx/uwsgi; scgi_temp_path $work/nginx/scgi;
+  proxy_cache_path $work/nginx/cache keys_zone=platform:10m;
+  upstream platform { server 127.0.0.1:$1; keepalive 16; }
+  server {
+    listen 127.0.0.1:$nginx_port;
+    location / {
+      proxy_pass http://platform;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_cache platform;
+      proxy_cache_valid 200 300s;
+      proxy_cache_lock on;
+    }
+  }
+}
+NGINX
+  # nginx's workers run as nobody when started as root: they need to reach their folder.
+  chmod o+x "$work"
+  chmod -R a+rwx "$work/nginx"
+  nginx -e "$work/nginx/error.log" -p "$work/nginx" -c "$work/nginx/nginx.conf" >"$work/nginx/stderr.log" 2>&1 &
+  pids+=($!)
+}
