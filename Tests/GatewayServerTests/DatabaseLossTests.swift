@@ -83,7 +83,11 @@ struct DatabaseLossTests {
         try await database.migrate(upTo: nil)
         let directory = TenantDirectory(
             store: PostgresTenantStore(database: database), refreshBudget: .seconds(1), logger: DatabaseBackend.quiet)
-        try await directory.reload()
+        // On a loaded machine (the suite runs tests in parallel) a fresh connection may miss the
+        // 1 s budget once: tried again, as the directory's next tick would.
+        #expect(await eventually(within: .seconds(10), every: .milliseconds(100)) {
+            (try? await directory.reload()) != nil
+        })
         let holder = try PostgresDatabase(url: url, sealer: sealer, logger: DatabaseBackend.quiet)
         let (locked, lockTaken) = AsyncStream<Void>.makeStream()
         let (released, release) = AsyncStream<Void>.makeStream()
@@ -101,7 +105,10 @@ struct DatabaseLossTests {
         #expect(took >= .seconds(1) && took < .seconds(3), "\(took) (the lock is held until then, the deadline is 10 s)")
         release.yield()
         try await lock.value
-        #expect(try await directory.refresh() >= 0)  // the lock gone, the next refresh succeeds
+        // The lock gone, the next refreshes succeed (again: a fresh connection within the budget).
+        #expect(await eventually(within: .seconds(10), every: .milliseconds(100)) {
+            ((try? await directory.refresh()) ?? -1) >= 0
+        })
         await holder.shutdown()
         await database.shutdown()
     }
