@@ -137,12 +137,13 @@ rss=$(( $(ps -o rss= -p "$gw_pid") / 1024 ))
 echo "gateway RSS after load: $rss MiB"
 
 echo "--- token endpoint, same run: HTTP (form bodies, 16 keep-alive connections) vs in-process ---"
+# token_http REDIS_URL BASE DATABASE CLIENT: code exchanges and refresh_token rotations over
+# HTTP as user `bench` of tenant `bench` (4,000 each, 16 keep-alive connections).
+token_http() { REDIS_URL="$1" "$bin/token-http-bench" "$2" "$3" bench "$4" http://127.0.0.1/callback bench 4000 16; }
 if [[ -n "${GATEWAY_REDIS_URL:-}" ]]; then
-  http_rs=$(REDIS_URL="$GATEWAY_REDIS_URL" "$bin/token-http-bench" "$base" "$GATEWAY_DATABASE_PATH" bench bench-app \
-    http://127.0.0.1/callback bench 4000 16)
+  http_rs=$(token_http "$GATEWAY_REDIS_URL" "$base" "$GATEWAY_DATABASE_PATH" bench-app)
   echo "RS256 ID tokens: ${http_rs//$'\n'/; }"
-  http_es=$(REDIS_URL="$GATEWAY_REDIS_URL" "$bin/token-http-bench" "$base" "$GATEWAY_DATABASE_PATH" bench bench-es \
-    http://127.0.0.1/callback bench 4000 16)
+  http_es=$(token_http "$GATEWAY_REDIS_URL" "$base" "$GATEWAY_DATABASE_PATH" bench-es)
   echo "ES256 ID tokens: ${http_es//$'\n'/; }"
 else
   echo "HTTP token figures need Redis (codes are minted into the gateway's shared cache)"
@@ -215,11 +216,9 @@ curl -fsS -H "$pg_demo_auth" "$pg_base/t/demo/v1/miniapps/hello/versions/v1/mani
 figures "cached manifest, SQLite gateway" "$manifest" 64 "$demo_auth"
 figures "cached manifest, PostgreSQL gateway" "$pg_base/t/demo/v1/miniapps/hello/versions/v1/manifest" 64 "$pg_demo_auth"
 if [[ -n "${GATEWAY_REDIS_URL:-}" ]]; then
-  sqlite_side=$(REDIS_URL="$GATEWAY_REDIS_URL" "$bin/token-http-bench" "$base" "$GATEWAY_DATABASE_PATH" bench bench-app \
-    http://127.0.0.1/callback bench 4000 16)
+  sqlite_side=$(token_http "$GATEWAY_REDIS_URL" "$base" "$GATEWAY_DATABASE_PATH" bench-app)
   echo "SQLite gateway: ${sqlite_side//$'\n'/; }"
-  pg_side=$(REDIS_URL="redis://127.0.0.1:$redis_port/1" "$bin/token-http-bench" "$pg_base" "$postgres_url" bench bench-app \
-    http://127.0.0.1/callback bench 4000 16)
+  pg_side=$(token_http "redis://127.0.0.1:$redis_port/1" "$pg_base" "$postgres_url" bench-app)
   echo "PostgreSQL gateway: ${pg_side//$'\n'/; }"
 fi
 "$bin/store-bench" "$postgres_url" 10000 4000 16
