@@ -62,53 +62,48 @@ struct StoredAnswerParityTests {
         "manifest, mini app, bundle, 304, bad ids and unknown apps: the event loop's answers, the stored-answer middleware's and the generated handlers' agree on status, headers and JSON"
     )
     func parity() async throws {
-        try await FakePlatform.with { fake in
-            fake.seedHello()
-            try await GatewayHarness.withGateway(nearCacheLifetime: Self.nearLifetime) { harness, _, port in
-                let id = uniqueTenantID("parity")
-                try await harness.createTenant(GatewayHarness.tenant(id, on: fake))
-                let token = try await harness.users.accessToken(tenant: id)
-                let services = harness.bootstrap.services
-                // The replica serves hits on the event loop once its revocation mirror is in sync.
-                #expect(
-                    try await StoredAnswerFastPathTests.servedFast(
-                        harness, "http://127.0.0.1:\(port)/t/\(id)/v1/miniapps/alpha", token: token))
-                let fastBefore = StoredAnswerFastPathTests.fastAnswers(harness)
-                try await Self.serve(try GatewayApplication.makeResponder(services: services, storedAnswers: false)) {
-                    generatedPort in
-                    try await Self.serve(try GatewayApplication.makeResponder(services: services)) { middlewarePort in
-                        let paths = [
-                            "/t/\(id)/v1/miniapps/hello/versions/v1/manifest",
-                            "/t/\(id)/v1/miniapps/hello/versions/v1/manifest?lang=ja",
-                            "/t/\(id)/v1/miniapps/hello", "/t/\(id)/v1/miniapps/hello/versions/v1/bundle",
-                            "/t/\(id)/v1/miniapps/nope/versions/v1/manifest", "/t/\(id)/v1/miniapps/bad%20id",
-                            "/t/\(id)/v1/miniapps/hello/versions/v1/manifest?lang=not%20a%20tag",
-                        ]
-                        for path in paths {
-                            // The first read fills the answer cache; the second is a fast-path hit.
-                            let filled = try await Self.fetch("http://127.0.0.1:\(port)\(path)", token: token)
-                            let fast = try await Self.fetch("http://127.0.0.1:\(port)\(path)", token: token)
-                            let middleware = try await Self.fetch(
-                                "http://127.0.0.1:\(middlewarePort)\(path)", token: token)
-                            let typed = try await Self.fetch("http://127.0.0.1:\(generatedPort)\(path)", token: token)
-                            #expect(filled == typed, "\(path)")
-                            #expect(fast == typed, "\(path) (event loop)")
-                            #expect(middleware == typed, "\(path) (stored-answer middleware)")
-                            guard let etag = fast.etag else { continue }
-                            var revalidated: [Answer] = []
-                            for each in [port, middlewarePort, generatedPort] {
-                                revalidated.append(try await Self.fetch(
-                                    "http://127.0.0.1:\(each)\(path)", token: token, ifNoneMatch: etag))
-                            }
-                            #expect(revalidated[0].status == 304)
-                            #expect(revalidated[0] == revalidated[2], "\(path) revalidated (event loop)")
-                            #expect(revalidated[1] == revalidated[2], "\(path) revalidated (middleware)")
+        try await StoredAnswerFastPathTests.withHelloTenant("parity") { harness, _, port, id in
+            let token = try await harness.users.accessToken(tenant: id)
+            let services = harness.bootstrap.services
+            // The replica serves hits on the event loop once its revocation mirror is in sync.
+            #expect(
+                try await StoredAnswerFastPathTests.servedFast(
+                    harness, "http://127.0.0.1:\(port)/t/\(id)/v1/miniapps/alpha", token: token))
+            let fastBefore = StoredAnswerFastPathTests.fastAnswers(harness)
+            try await Self.serve(try GatewayApplication.makeResponder(services: services, storedAnswers: false)) {
+                generatedPort in
+                try await Self.serve(try GatewayApplication.makeResponder(services: services)) { middlewarePort in
+                    let paths = [
+                        "/t/\(id)/v1/miniapps/hello/versions/v1/manifest",
+                        "/t/\(id)/v1/miniapps/hello/versions/v1/manifest?lang=ja",
+                        "/t/\(id)/v1/miniapps/hello", "/t/\(id)/v1/miniapps/hello/versions/v1/bundle",
+                        "/t/\(id)/v1/miniapps/nope/versions/v1/manifest", "/t/\(id)/v1/miniapps/bad%20id",
+                        "/t/\(id)/v1/miniapps/hello/versions/v1/manifest?lang=not%20a%20tag",
+                    ]
+                    for path in paths {
+                        // The first read fills the answer cache; the second is a fast-path hit.
+                        let filled = try await Self.fetch("http://127.0.0.1:\(port)\(path)", token: token)
+                        let fast = try await Self.fetch("http://127.0.0.1:\(port)\(path)", token: token)
+                        let middleware = try await Self.fetch(
+                            "http://127.0.0.1:\(middlewarePort)\(path)", token: token)
+                        let typed = try await Self.fetch("http://127.0.0.1:\(generatedPort)\(path)", token: token)
+                        #expect(filled == typed, "\(path)")
+                        #expect(fast == typed, "\(path) (event loop)")
+                        #expect(middleware == typed, "\(path) (stored-answer middleware)")
+                        guard let etag = fast.etag else { continue }
+                        var revalidated: [Answer] = []
+                        for each in [port, middlewarePort, generatedPort] {
+                            revalidated.append(try await Self.fetch(
+                                "http://127.0.0.1:\(each)\(path)", token: token, ifNoneMatch: etag))
                         }
+                        #expect(revalidated[0].status == 304)
+                        #expect(revalidated[0] == revalidated[2], "\(path) revalidated (event loop)")
+                        #expect(revalidated[1] == revalidated[2], "\(path) revalidated (middleware)")
                     }
                 }
-                // Four answers (manifest twice, info, bundle), each read again and revalidated.
-                #expect(StoredAnswerFastPathTests.fastAnswers(harness) - fastBefore >= 4, "the fast path answered")
             }
+            // Four answers (manifest twice, info, bundle), each read again and revalidated.
+            #expect(StoredAnswerFastPathTests.fastAnswers(harness) - fastBefore >= 4, "the fast path answered")
         }
     }
 }
