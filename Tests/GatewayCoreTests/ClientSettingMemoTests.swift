@@ -4,8 +4,9 @@ import Synchronization
 @testable import GatewaySQLite
 import Testing
 
-/// The API asks on every DPoP-bound request whether the client wants server nonces: the
-/// answer comes from the store at most once per ``AuthorizationServer/clientSettingLifetime``.
+/// The token endpoint asks for its client on every request, the API on every DPoP-bound
+/// request whether the client wants server nonces: the record comes from the store at most
+/// once per ``AuthorizationServer/clientSettingLifetime``.
 @Suite("Client settings on the API's hot path")
 struct ClientSettingMemoTests {
     /// The real SQLite client store, counting single-client reads.
@@ -81,5 +82,43 @@ struct ClientSettingMemoTests {
         #expect(try documents.client(text) == client)
         #expect(try documents.client(text) == client)
         #expect(throws: (any Error).self) { try documents.client("{") }
+    }
+
+    /// Issue 32: a refresh read its client's row every time (a database round trip of three).
+    @Test("the token endpoint reads a client once per lifetime; a removal is seen after it")
+    func clientRecordIsMemoised() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = SQLiteAuthStore(tenants: try Fixtures.store(folder))
+        let clients = CountingClients(store)
+        let time = ManualClock(frozen: true)
+        let server = AuthorizationServer(
+            clients: clients, users: store, refreshTokens: store, keys: KeyRing(store: store), cache: MemoryCache(),
+            clock: time.wall)
+        try await store.addClient(
+            OAuthClient(tenantID: "acme", clientID: "app", redirectURIs: ["https://app.example/cb"]), secretHash: nil)
+        let secret = "a-secret-of-the-backend"
+        try await store.addClient(
+            OAuthClient(
+                tenantID: "acme", clientID: "backend", confidential: true, redirectURIs: ["https://app.example/cb"]),
+            secretHash: ClientSecret.hash(secret))
+
+        for _ in 0..<50 {
+            _ = try await server.authenticateClient(tenantID: "acme", clientID: "app", secret: nil)
+            _ = try await server.authenticateClient(tenantID: "acme", clientID: "backend", secret: secret)
+            await #expect(throws: OAuthError.self) {
+                try await server.authenticateClient(tenantID: "acme", clientID: "backend", secret: "wrong")
+            }
+        }
+        #expect(clients.reads.load(ordering: .relaxed) == 2, "one read per client, not per request")
+        #expect(try await server.requiresDPoPNonce(tenantID: "acme", clientID: "app") == false)
+        #expect(clients.reads.load(ordering: .relaxed) == 2, "the API's question is answered by the same record")
+
+        try await store.removeClient(tenantID: "acme", clientID: "app")
+        _ = try await server.authenticateClient(tenantID: "acme", clientID: "app", secret: nil)
+        time.advance(AuthorizationServer.clientSettingLifetime)
+        await #expect(throws: OAuthError.self, "the removal was not seen after the lifetime") {
+            try await server.authenticateClient(tenantID: "acme", clientID: "app", secret: nil)
+        }
     }
 }

@@ -22,11 +22,14 @@ public struct AuthorizationServer: Sendable {
     /// Sign-ins waiting for a second factor (`auth_session`).
     public let pending: PendingSignIns
     let cache: any Cache
-    /// Clients' `--dpop-nonce` settings, read at most every ``clientSettingLifetime``.
-    private let dpopNonceSettings: ShortLivedMemo<Bool>
+    /// Client records (nil for unknown ids), read at most every ``clientSettingLifetime``.
+    private let clientRecords: ShortLivedMemo<OAuthClient?>
 
-    /// How long the API may act on a client's DPoP nonce setting before reading it again (a
-    /// change reaches every replica within this time).
+    /// How long a replica may act on a client's record before reading it again: a change,
+    /// removal included, reaches every replica within this time. Every token request and every
+    /// DPoP-bound API request asks for its client; reading the row each time was a database
+    /// round trip per refresh (issue 32). Client secrets are not kept: a confidential client's
+    /// secret is checked against the stored hash on every request.
     public static let clientSettingLifetime: Duration = .seconds(5)
 
     /// PAR request lifetime.
@@ -53,7 +56,7 @@ public struct AuthorizationServer: Sendable {
         let revoked = revocations ?? RevokedTokens(cache: cache, clock: clock)
         self.revocations = revoked
         self.clock = clock
-        self.dpopNonceSettings = ShortLivedMemo(lifetime: Self.clientSettingLifetime, now: clock.instant)
+        self.clientRecords = ShortLivedMemo(lifetime: Self.clientSettingLifetime, now: clock.instant)
         self.tokens = TokenService(
             keys: keys, refreshStore: refreshTokens, users: users, codes: codes, revoked: revoked, now: clock.now)
         self.verifier = TokenVerifier(keys: keys, revoked: revoked, memo: memo, now: clock.now)
@@ -65,12 +68,17 @@ public struct AuthorizationServer: Sendable {
     }
 
     /// Whether `clientID`'s DPoP proofs must carry the server's nonce on the API (`--dpop-nonce`,
-    /// RFC 9449 §9). Every DPoP-bound API request asks, so the answer is memoised for
-    /// ``clientSettingLifetime`` instead of costing a store read each time.
+    /// RFC 9449 §9), from the client's record as of at most ``clientSettingLifetime`` ago.
     public func requiresDPoPNonce(tenantID: String, clientID: String) async throws -> Bool {
+        try await client(tenantID: tenantID, clientID: clientID)?.dpopNonceRequired == true
+    }
+
+    /// The client `clientID` of `tenantID` as the store had it at most ``clientSettingLifetime``
+    /// ago (nil: unknown then).
+    func client(tenantID: String, clientID: String) async throws -> OAuthClient? {
         let clients = self.clients
-        return try await dpopNonceSettings.value(tenantID + "\u{0}" + clientID) {
-            try await clients.client(tenantID: tenantID, clientID: clientID)?.dpopNonceRequired == true
+        return try await clientRecords.value(tenantID + "\u{0}" + clientID) {
+            try await clients.client(tenantID: tenantID, clientID: clientID)
         }
     }
 
@@ -271,7 +279,7 @@ public struct AuthorizationServer: Sendable {
         if let assertion {
             let named = try assertion.claimedClientID()
             guard secret == nil, clientID == nil || clientID == named,
-                let client = try await clients.client(tenantID: tenantID, clientID: named), client.usesPrivateKeyJWT
+                let client = try await client(tenantID: tenantID, clientID: named), client.usesPrivateKeyJWT
             else { throw OAuthError.invalidClient("client authentication failed") }
             let checked = try assertion.check(for: client, now: clock.now())
             let lifetime = max(1, checked.expiresAt.timeIntervalSince(clock.now()) + TokenVerifier.skew)
@@ -283,7 +291,7 @@ public struct AuthorizationServer: Sendable {
             return client
         }
         guard let clientID, !clientID.isEmpty, clientID.count <= 128,
-            let client = try await clients.client(tenantID: tenantID, clientID: clientID)
+            let client = try await client(tenantID: tenantID, clientID: clientID)
         else {
             throw OAuthError.invalidClient("client authentication failed")
         }
