@@ -58,11 +58,12 @@ public enum JSONValue: Sendable, Equatable, Codable, ExpressibleByStringLiteral,
     public var objectValue: [String: JSONValue]? { if case .object(let o) = self { o } else { nil } }
     public var arrayValue: [JSONValue]? { if case .array(let a) = self { a } else { nil } }
 
-    /// Sorted-key compact JSON bytes.
+    /// Sorted-key compact JSON bytes (``JSONValueWriter``: what `JSONEncoder` writes with
+    /// `.sortedKeys` and `.withoutEscapingSlashes`).
     public func encoded() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self)
+        var writer = JSONValueWriter()
+        try writer.write(self)
+        return Data(writer.bytes)
     }
 
     /// Parses JSON bytes.
