@@ -108,7 +108,7 @@ struct UserImportCommand: AsyncParsableCommand {
         let users = zip(entries, hashes).map { entry, hash in
             LocalUser(
                 tenantID: tenant.tenant, username: entry.username,
-                subject: entry.subject ?? UUID().uuidString.lowercased(), name: entry.name,
+                subject: entry.subject ?? RandomUUID.lowercased(), name: entry.name,
                 email: entry.email, picture: entry.picture, disabled: entry.disabled ?? false, passwordHash: hash)
         }
         try await a.auth.addUsers(users)

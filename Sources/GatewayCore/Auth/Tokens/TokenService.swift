@@ -82,7 +82,7 @@ public struct TokenService: Sendable {
         }
 
         let issuedAt = now()
-        let familyID = UUID().uuidString.lowercased()
+        let familyID = RandomUUID.lowercased()
         let refresh = Self.newRefreshToken()
         let family = RefreshFamily(
             familyID: familyID, tenantID: tenantID, clientID: client.clientID, subject: grant.subject,
@@ -113,7 +113,7 @@ public struct TokenService: Sendable {
         let issuedAt = now()
         let refresh = Self.newRefreshToken()
         let family = RefreshFamily(
-            familyID: UUID().uuidString.lowercased(), tenantID: client.tenantID, clientID: client.clientID,
+            familyID: RandomUUID.lowercased(), tenantID: client.tenantID, clientID: client.clientID,
             subject: subject, scope: scope,
             nonce: nil, dpopJKT: dpopJKT, createdAt: issuedAt,
             absoluteExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshAbsoluteLifetimeSeconds)),

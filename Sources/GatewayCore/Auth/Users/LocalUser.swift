@@ -21,7 +21,7 @@ public struct LocalUser: Sendable, Equatable {
     }
 
     public init(
-        tenantID: String, username: String, subject: String = UUID().uuidString.lowercased(), name: String? = nil,
+        tenantID: String, username: String, subject: String = RandomUUID.lowercased(), name: String? = nil,
         email: String? = nil, picture: String? = nil, disabled: Bool = false, passwordHash: String,
         totpSecret: SecretValue? = nil
     ) {
