@@ -36,18 +36,7 @@ extension RedisClient {
         expiration: RedisExpiration? = nil,
         condition: RedisSetCondition = .always
     ) async throws -> Bool {
-        var arguments: [[UInt8]] = [Command.set, key, value]
-        switch expiration {
-        case .seconds(let seconds)?: arguments += [Command.ex, Self.decimal(seconds)]
-        case .milliseconds(let milliseconds)?: arguments += [Command.px, Self.decimal(milliseconds)]
-        case nil: break
-        }
-        switch condition {
-        case .always: break
-        case .ifNotExists: arguments.append(Command.nx)
-        case .ifExists: arguments.append(Command.xx)
-        }
-        switch try await self.send(arguments) {
+        switch try await self.send(Self.setCommand(key, value, expiration: expiration, condition: condition)) {
         case .simpleString("OK"): return true
         case .null: return false
         case let reply: throw RedisError.unexpectedReply("SET answered \(reply)")
@@ -72,6 +61,36 @@ extension RedisClient {
         condition: RedisSetCondition = .always
     ) async throws -> Bool {
         try await self.set(Array(key.utf8), Array(value.utf8), expiration: expiration, condition: condition)
+    }
+
+    /// `SET key value [EX|PX n] [NX|XX] GET` (Redis 7): writes as ``set(_:_:expiration:condition:)``
+    /// does and answers what the key held before, in one step.
+    /// - Returns: the old value; `nil` when the key had none (with `.ifExists`, nothing was written).
+    public func setReturningOld(
+        _ key: String,
+        _ value: [UInt8],
+        expiration: RedisExpiration? = nil,
+        condition: RedisSetCondition = .always
+    ) async throws -> [UInt8]? {
+        let command = Self.setCommand(Array(key.utf8), value, expiration: expiration, condition: condition)
+        return try Self.optionalBytes(try await self.send(command + [Command.get]), "SET ... GET")
+    }
+
+    private static func setCommand(
+        _ key: [UInt8], _ value: [UInt8], expiration: RedisExpiration?, condition: RedisSetCondition
+    ) -> [[UInt8]] {
+        var arguments: [[UInt8]] = [Command.set, key, value]
+        switch expiration {
+        case .seconds(let seconds)?: arguments += [Command.ex, Self.decimal(seconds)]
+        case .milliseconds(let milliseconds)?: arguments += [Command.px, Self.decimal(milliseconds)]
+        case nil: break
+        }
+        switch condition {
+        case .always: break
+        case .ifNotExists: arguments.append(Command.nx)
+        case .ifExists: arguments.append(Command.xx)
+        }
+        return arguments
     }
 
     /// `GETDEL key`: returns the value and deletes the key; `nil` when it did not exist.

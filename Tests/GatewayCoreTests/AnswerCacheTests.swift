@@ -204,6 +204,10 @@ extension AnswerCacheTests {
             return try await base.setIfAbsent(key, value, ttl: ttl)
         }
         func take(_ key: String) async throws -> [UInt8]? { try check(); return try await base.take(key) }
+        func replace(_ key: String, with value: [UInt8], ttl: Duration) async throws -> [UInt8]? {
+            try check()
+            return try await base.replace(key, with: value, ttl: ttl)
+        }
         func delete(_ keys: [String]) async throws -> Int { try check(); return try await base.delete(keys) }
         func increment(_ key: String, by: Int64, ttl: Duration) async throws -> Int64 {
             try check()

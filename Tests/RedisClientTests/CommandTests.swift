@@ -63,6 +63,17 @@ extension IntegrationTests {
             #expect(try await client.getdel(p + "gd") == nil)
             #expect(try await client.exists([p + "gd"]) == 0)
 
+            // SET ... XX GET: the old value, and nothing written where there was none
+            #expect(try await client.setReturningOld(p + "sg", bytes("new"), condition: .ifExists) == nil)
+            #expect(try await client.exists([p + "sg"]) == 0)
+            #expect(try await client.set(p + "sg", "old"))
+            #expect(
+                try await client.setReturningOld(
+                    p + "sg", bytes("new"), expiration: .milliseconds(5_000), condition: .ifExists) == bytes("old"))
+            #expect(try await client.getString(p + "sg") == "new")
+            let replacedTTL = try await client.send("PTTL", .bytes(bytes(p + "sg")))
+            #expect((1...5_000).contains(replacedTTL.integer ?? -1))
+
             // EXPIRE / PEXPIRE
             #expect(try await client.expire(p + "missing", seconds: 10) == false)
             #expect(try await client.expire(p + "a", seconds: 100))

@@ -15,6 +15,10 @@ public protocol Cache: Sendable {
     func setIfAbsent(_ key: String, _ value: [UInt8], ttl: Duration) async throws -> Bool
     /// Reads and removes in one step (single-use artefacts such as authorization codes).
     func take(_ key: String) async throws -> [UInt8]?
+    /// Replaces the value of a key that is there (with `ttl` from now) and answers what it
+    /// held, in one step; nil, and nothing stored, when the key is absent. (An authorization
+    /// code becomes the marker of the tokens it produced.)
+    func replace(_ key: String, with value: [UInt8], ttl: Duration) async throws -> [UInt8]?
     /// Removes keys; returns how many existed.
     @discardableResult
     func delete(_ keys: [String]) async throws -> Int

@@ -37,6 +37,10 @@ public struct InstrumentedCache: Cache {
         try await counted { try await base.take(key) }
     }
 
+    public func replace(_ key: String, with value: [UInt8], ttl: Duration) async throws -> [UInt8]? {
+        try await counted { try await base.replace(key, with: value, ttl: ttl) }
+    }
+
     @discardableResult
     public func delete(_ keys: [String]) async throws -> Int {
         try await counted { try await base.delete(keys) }

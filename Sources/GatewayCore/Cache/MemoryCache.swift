@@ -47,6 +47,15 @@ public final class MemoryCache: Cache {
         }
     }
 
+    public func replace(_ key: String, with value: [UInt8], ttl: Duration) async throws -> [UInt8]? {
+        let now = clock.now
+        return store.withLock { lru in
+            guard let old = lru.value(for: key, now: now) else { return nil }
+            lru.insert(key, value, expiresAt: now.advanced(by: ttl))
+            return old
+        }
+    }
+
     @discardableResult
     public func delete(_ keys: [String]) async throws -> Int {
         let now = clock.now

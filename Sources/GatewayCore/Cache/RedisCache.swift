@@ -34,6 +34,14 @@ public struct RedisCache: Cache {
         try await reaching { try await client.getdel(namespace + key) }
     }
 
+    /// `SET key value PX ttl XX GET`: one command.
+    public func replace(_ key: String, with value: [UInt8], ttl: Duration) async throws -> [UInt8]? {
+        try await reaching {
+            try await client.setReturningOld(
+                namespace + key, value, expiration: .milliseconds(Self.milliseconds(ttl)), condition: .ifExists)
+        }
+    }
+
     @discardableResult
     public func delete(_ keys: [String]) async throws -> Int {
         guard !keys.isEmpty else { return 0 }

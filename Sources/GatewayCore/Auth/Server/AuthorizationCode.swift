@@ -40,7 +40,17 @@ public struct AuthorizationGrant: Sendable, Codable, Equatable {
     }
 }
 
-/// Single-use authorization codes (≤ 60 s) in the cache; a consumed code leaves a marker
+/// What redeeming an authorization code found.
+public enum Redemption: Sendable, Equatable {
+    /// The code's grant: redeemed now, never again.
+    case granted(AuthorizationGrant)
+    /// The code was redeemed before and produced the refresh family `familyID`.
+    case usedBefore(familyID: String)
+    /// Unknown, expired, or redeemed longer than ``AuthorizationCodes/usedMarkerLifetime`` ago.
+    case unknown
+}
+
+/// Single-use authorization codes (≤ 60 s) in the cache; a redeemed code leaves a marker
 /// naming the refresh family it produced, so a replay can revoke what it issued.
 public struct AuthorizationCodes: Sendable {
     /// Lifetime of a code.
@@ -71,23 +81,29 @@ public struct AuthorizationCodes: Sendable {
         return code
     }
 
-    /// Takes the grant once; nil when unknown, expired or already used.
-    public func redeem(_ code: String, tenantID: String) async throws -> AuthorizationGrant? {
-        guard let bytes = try await cache.take("oauth:code:\(tenantID):\(Self.hash(code))") else { return nil }
-        let grant = try JSONDecoder().decode(AuthorizationGrant.self, from: Data(bytes))
-        if let expiresAt = grant.expiresAt, clock.milliseconds() >= expiresAt { return nil }
-        return grant
-    }
-
-    /// Remembers that `code` produced `familyID` (for replay revocation), for 10 minutes.
-    public func markUsed(_ code: String, tenantID: String, familyID: String) async throws {
-        try await cache.set("oauth:code-used:\(tenantID):\(Self.hash(code))", Array(familyID.utf8), ttl: .seconds(600))
-    }
-
-    /// The family a used code produced, when it was used recently.
-    public func familyOfUsedCode(_ code: String, tenantID: String) async throws -> String? {
-        try await cache.get("oauth:code-used:\(tenantID):\(Self.hash(code))").map {
-            String(decoding: $0, as: UTF8.self)
+    /// Takes the grant once, leaving in its place the refresh family the caller is about to
+    /// create from it: one cache round trip (before, a code cost two: take it, then mark it
+    /// used under a key of its own; issue 32). A replay finds the family in the same entry.
+    /// - Parameter familyID: the family the caller creates when the grant checks out (if it
+    ///   does not, a replay revokes a family that does not exist: nothing).
+    public func redeem(_ code: String, tenantID: String, producing familyID: String) async throws -> Redemption {
+        let key = "oauth:code:\(tenantID):\(Self.hash(code))"
+        guard
+            let bytes = try await cache.replace(
+                key, with: Self.usedMarker + Array(familyID.utf8), ttl: Self.usedMarkerLifetime)
+        else { return .unknown }
+        if bytes.starts(with: Self.usedMarker) {
+            // Put back the family the first redemption produced, so a later replay finds it too.
+            try await cache.set(key, bytes, ttl: Self.usedMarkerLifetime)
+            return .usedBefore(familyID: String(decoding: bytes.dropFirst(Self.usedMarker.count), as: UTF8.self))
         }
+        let grant = try JSONDecoder().decode(AuthorizationGrant.self, from: Data(bytes))
+        if let expiresAt = grant.expiresAt, clock.milliseconds() >= expiresAt { return .unknown }
+        return .granted(grant)
     }
+
+    /// How long a redeemed code remembers the family it produced.
+    public static let usedMarkerLifetime: Duration = .seconds(600)
+    /// What a redeemed code's entry starts with (a grant's JSON starts with `{`).
+    private static let usedMarker = Array("used:".utf8)
 }

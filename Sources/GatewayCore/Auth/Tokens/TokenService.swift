@@ -52,11 +52,15 @@ public struct TokenService: Sendable {
             throw OAuthError.unauthorizedClient("this client may not use the authorization_code grant")
         }
         let tenantID = client.tenantID
-        guard let grant = try await codes.redeem(code, tenantID: tenantID) else {
-            if let familyID = try await codes.familyOfUsedCode(code, tenantID: tenantID) {
-                try await revokeFamily(familyID, tenantID: tenantID)
-                throw OAuthError.invalidGrant("authorization code already used; tokens issued from it are revoked")
-            }
+        let familyID = RandomUUID.lowercased()
+        let grant: AuthorizationGrant
+        switch try await codes.redeem(code, tenantID: tenantID, producing: familyID) {
+        case .granted(let redeemed):
+            grant = redeemed
+        case .usedBefore(let producedFamily):
+            try await revokeFamily(producedFamily, tenantID: tenantID)
+            throw OAuthError.invalidGrant("authorization code already used; tokens issued from it are revoked")
+        case .unknown:
             throw OAuthError.invalidGrant("authorization code is invalid or expired")
         }
         guard grant.clientID == client.clientID else {
@@ -82,7 +86,6 @@ public struct TokenService: Sendable {
         }
 
         let issuedAt = now()
-        let familyID = RandomUUID.lowercased()
         let refresh = Self.newRefreshToken()
         let family = RefreshFamily(
             familyID: familyID, tenantID: tenantID, clientID: client.clientID, subject: grant.subject,
@@ -95,7 +98,6 @@ public struct TokenService: Sendable {
             family, tokenHash: Self.hash(refresh),
             idleExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshIdleLifetimeSeconds)),
             accessToken: accessToken)
-        try await codes.markUsed(code, tenantID: tenantID, familyID: familyID)
         return try await issue(
             issuer: issuer, client: client, family: family, refreshToken: refresh, accessToken: accessToken,
             refreshed: false, at: issuedAt)
