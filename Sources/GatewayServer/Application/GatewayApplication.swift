@@ -9,7 +9,10 @@ import OpenAPIHummingbird
 import ServiceLifecycle
 
 /// What the HTTP layer needs, built once at start (see ``GatewayBootstrap``) or by tests.
-public struct GatewayServices: Sendable {
+/// A class: the generated server copies its handler (which holds this) for each request, and
+/// a copy of a struct of twenty-odd services was a retain and a release per reference inside
+/// it (1.5 % of a refresh's samples, issue 32); a class reference is one.
+public final class GatewayServices: Sendable {
     public let directory: TenantDirectory
     public let cache: any Cache
     public let metrics: GatewayMetrics
