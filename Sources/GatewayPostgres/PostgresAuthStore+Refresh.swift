@@ -25,11 +25,12 @@ extension PostgresAuthStore {
 
     public func createFamily(
         _ f: RefreshFamily, tokenHash: String, idleExpiry: Date, accessToken: IssuedAccessToken?
-    ) async throws {
+    ) async throws -> LocalUser? {
         // One statement, so one implicit transaction: the family never exists without its token
-        // (nor the access token's record without its family).
+        // (nor the access token's record without its family). Its query reads the family's user;
+        // the data-modifying parts run to completion whether or not it reads them.
         let jti = accessToken?.jti, expiresAt = accessToken.map { StoreClock.milliseconds($0.expiresAt) }
-        try await client.execute("""
+        return try await client.first("""
             WITH family AS (
                 INSERT INTO auth_refresh_families (\(unescaped: Self.familyColumns))
                 VALUES (\(f.familyID), \(f.tenantID), \(f.clientID), \(f.subject), \(f.scope), \(f.nonce), \(f.dpopJKT), \(f.revoked),
@@ -37,10 +38,13 @@ extension PostgresAuthStore {
                 RETURNING family_id),
             token AS (
                 INSERT INTO auth_refresh_tokens (token_hash, family_id, state, idle_expiry_ms)
-                SELECT \(tokenHash), family_id, 'active', \(StoreClock.milliseconds(idleExpiry)) FROM family)
-            INSERT INTO auth_family_access_tokens (family_id, jti, expires_at_ms)
-            SELECT family_id, \(jti), \(expiresAt) FROM family WHERE \(jti)::TEXT IS NOT NULL
-            """)
+                SELECT \(tokenHash), family_id, 'active', \(StoreClock.milliseconds(idleExpiry)) FROM family),
+            recorded AS (
+                INSERT INTO auth_family_access_tokens (family_id, jti, expires_at_ms)
+                SELECT family_id, \(jti), \(expiresAt) FROM family WHERE \(jti)::TEXT IS NOT NULL)
+            SELECT \(unescaped: Self.userColumns) FROM auth_users WHERE tenant_id = \(f.tenantID) AND subject = \(f.subject)
+            """, as: UserRow.self
+        ).map(user)
     }
 
     /// One round trip: `gateway_rotate_refresh` (migration `v6-refresh-rotation`) locks the

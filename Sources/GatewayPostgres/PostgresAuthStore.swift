@@ -103,7 +103,7 @@ public final class PostgresAuthStore: AuthStore {
 
     // MARK: users
 
-    private static let userColumns =
+    static let userColumns =
         "tenant_id, username, subject, name, email, picture, disabled, password_hash, totp_secret_sealed"
     typealias UserRow = (String, String, String, String?, String?, String?, Bool, String, String?)
 

@@ -236,8 +236,14 @@ struct AuthStoreContractTests {
             tenantID: "acme", username: "alice", subject: "alice", name: "Alice", email: "alice@example.com",
             picture: nil, disabled: true, passwordHash: "ph", totpSecret: SecretValue("JBSWY3DPEHPK3PXP"))
         try await auth.addUser(alice)
-        try await auth.createFamily(family("f1", subject: "alice", session: "s1", now: now), tokenHash: "h1", idleExpiry: idle)
-        try await auth.createFamily(family("f2", subject: "gone", now: now), tokenHash: "h2", idleExpiry: idle)
+        // A code exchange gets the user from the write that creates the family (issue 32).
+        let created = try await auth.createFamily(
+            family("f1", subject: "alice", session: "s1", now: now), tokenHash: "h1", idleExpiry: idle,
+            accessToken: IssuedAccessToken(jti: "j1", expiresAt: now.addingTimeInterval(300)))
+        #expect(created == alice)
+        let orphanCreated = try await auth.createFamily(
+            family("f2", subject: "gone", now: now), tokenHash: "h2", idleExpiry: idle, accessToken: nil)
+        #expect(orphanCreated == nil)
         let read = try await auth.familyWithUser(ofTokenHash: "h1")
         #expect(read?.family == family("f1", subject: "alice", session: "s1", now: now))
         #expect(read?.user == alice)

@@ -135,9 +135,12 @@ public struct IssuedAccessToken: Sendable, Equatable {
 public protocol RefreshTokenStore: Sendable {
     /// Creates a family with its first token and, when given, records `accessToken` as
     /// issued from it, in one transaction.
+    /// - Returns: the family's user (its tenant and subject) as the same transaction read it, nil
+    ///   when there is none: the ID token's claims without another read (issue 32).
+    @discardableResult
     func createFamily(
         _ family: RefreshFamily, tokenHash: String, idleExpiry: Date, accessToken: IssuedAccessToken?
-    ) async throws
+    ) async throws -> LocalUser?
     /// Atomically rotates `tokenHash` to `newHash` (single winner under concurrency) and, when
     /// it rotated, records `accessToken` as issued from the family in the same transaction
     /// (forgetting the family's expired ones, as ``recordAccessToken(familyID:jti:expiresAt:)``).
@@ -166,7 +169,7 @@ public protocol RefreshTokenStore: Sendable {
 extension RefreshTokenStore {
     /// Creates a family with its first token, no access token recorded.
     public func createFamily(_ family: RefreshFamily, tokenHash: String, idleExpiry: Date) async throws {
-        try await createFamily(family, tokenHash: tokenHash, idleExpiry: idleExpiry, accessToken: nil)
+        _ = try await createFamily(family, tokenHash: tokenHash, idleExpiry: idleExpiry, accessToken: nil)
     }
 
     /// Rotates `tokenHash` to `newHash`, no access token recorded.

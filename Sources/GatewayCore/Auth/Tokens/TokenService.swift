@@ -94,13 +94,13 @@ public struct TokenService: Sendable {
             absoluteExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshAbsoluteLifetimeSeconds)),
             sessionID: grant.sessionID, authTime: grant.authTime)
         let accessToken = Self.nextAccessToken(client: client, at: issuedAt)
-        try await refreshStore.createFamily(
+        let user = try await refreshStore.createFamily(
             family, tokenHash: Self.hash(refresh),
             idleExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshIdleLifetimeSeconds)),
             accessToken: accessToken)
         return try await issue(
             issuer: issuer, client: client, family: family, refreshToken: refresh, accessToken: accessToken,
-            refreshed: false, at: issuedAt)
+            refreshed: false, at: issuedAt, user: user)
     }
 
     /// Tokens for a user the caller has already authenticated another way (token exchange of
@@ -121,13 +121,13 @@ public struct TokenService: Sendable {
             absoluteExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshAbsoluteLifetimeSeconds)),
             sessionID: Base64URL.random(byteCount: 16), authTime: Int64(issuedAt.timeIntervalSince1970))
         let accessToken = Self.nextAccessToken(client: client, at: issuedAt)
-        try await refreshStore.createFamily(
+        let user = try await refreshStore.createFamily(
             family, tokenHash: Self.hash(refresh),
             idleExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshIdleLifetimeSeconds)),
             accessToken: accessToken)
         return try await issue(
             issuer: issuer, client: client, family: family, refreshToken: refresh, accessToken: accessToken,
-            refreshed: false, at: issuedAt)
+            refreshed: false, at: issuedAt, user: user)
     }
 
     /// `refresh_token` grant: rotation with reuse detection.

@@ -249,8 +249,9 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func createFamily(
         _ f: RefreshFamily, tokenHash: String, idleExpiry: Date, accessToken: IssuedAccessToken?
-    ) async throws {
-        try await pool.write { db in
+    ) async throws -> LocalUser? {
+        let sealer = self.sealer
+        return try await pool.write { db in
             try db.execute(
                 sql:
                     "INSERT INTO auth_refresh_families (family_id, tenant_id, client_id, subject, scope, nonce, dpop_jkt, revoked, created_at_ms, absolute_expiry_ms, session_id, auth_time_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -263,6 +264,10 @@ public final class SQLiteAuthStore: AuthStore {
             if let accessToken {
                 try Self.record(db, accessToken, familyID: f.familyID, now: f.createdAt)
             }
+            return try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT * FROM auth_users WHERE tenant_id = ? AND subject = ?"),
+                arguments: [f.tenantID, f.subject]
+            ).map { try Self.user($0, sealer: sealer) }
         }
     }
 
