@@ -21,23 +21,15 @@ enum OAuthErrorResponse {
         }
     }
 
-    private struct Body: Encodable {
-        let error: String
-        let errorDescription: String
-
-        enum CodingKeys: String, CodingKey {
-            case error
-            case errorDescription = "error_description"
-        }
-    }
-
     /// - Parameter error: the RFC 6749 code when the refusal was an ``OAuthError`` (else it
     ///   follows from the problem's status, see ``code(for:)``).
     static func make(_ problem: GatewayProblem, error: String? = nil) -> Response {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let body = Body(error: error ?? code(for: problem), errorDescription: problem.detail ?? problem.title)
-        let bytes = (try? encoder.encode(body)) ?? Data(#"{"error":"server_error"}"#.utf8)
+        // Written as a JSONValue (JSONValueWriter), not through JSONEncoder: that was 3.5 % of a
+        // refused token request (issue 32). Same bytes: keys sorted, slashes unescaped.
+        let body = JSONValue.object([
+            "error": .string(error ?? code(for: problem)), "error_description": .string(problem.detail ?? problem.title),
+        ])
+        let bytes = (try? body.encoded()) ?? Data(#"{"error":"server_error"}"#.utf8)
         let headers = problem.responseFields(contentType: "application/json; charset=utf-8")
         return Response(
             status: HTTPResponse.Status(code: problem.status), headers: headers,
