@@ -42,7 +42,8 @@ extension PostgresAuthStore {
             recorded AS (
                 INSERT INTO auth_family_access_tokens (family_id, jti, expires_at_ms)
                 SELECT family_id, \(jti), \(expiresAt) FROM family WHERE \(jti)::TEXT IS NOT NULL)
-            SELECT \(unescaped: Self.userColumns) FROM auth_users WHERE tenant_id = \(f.tenantID) AND subject = \(f.subject)
+            SELECT \(unescaped: Self.userColumns) FROM auth_users
+            WHERE tenant_id = \(f.tenantID) AND subject = \(f.subject)
             """, as: UserRow.self
         ).map(user)
     }

@@ -32,8 +32,9 @@ struct AuthorizationCodeRedemptionTests {
         let code = try await codes.issue(Self.grant)
         let granted = try #require(try await codes.redeem(code, tenantID: "acme", producing: "family-1").granted)
         #expect(granted.subject == Self.grant.subject && granted.clientID == Self.grant.clientID)
-        #expect(try await codes.redeem(code, tenantID: "acme", producing: "family-2") == .usedBefore(familyID: "family-1"))
-        #expect(try await codes.redeem(code, tenantID: "acme", producing: "family-3") == .usedBefore(familyID: "family-1"))
+        let first = Redemption.usedBefore(familyID: "family-1")
+        #expect(try await codes.redeem(code, tenantID: "acme", producing: "family-2") == first)
+        #expect(try await codes.redeem(code, tenantID: "acme", producing: "family-3") == first)
         #expect(try await codes.redeem(code, tenantID: "other", producing: "family-4") == .unknown)
         await client?.shutdown()
     }

@@ -27,7 +27,8 @@ enum OAuthErrorResponse {
         // Written as a JSONValue (JSONValueWriter), not through JSONEncoder: that was 3.5 % of a
         // refused token request (issue 32). Same bytes: keys sorted, slashes unescaped.
         let body = JSONValue.object([
-            "error": .string(error ?? code(for: problem)), "error_description": .string(problem.detail ?? problem.title),
+            "error": .string(error ?? code(for: problem)),
+            "error_description": .string(problem.detail ?? problem.title),
         ])
         let bytes = (try? body.encoded()) ?? Data(#"{"error":"server_error"}"#.utf8)
         let headers = problem.responseFields(contentType: "application/json; charset=utf-8")
