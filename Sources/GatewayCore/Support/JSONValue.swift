@@ -30,7 +30,7 @@ public enum JSONValue: Sendable, Equatable, Codable, ExpressibleByStringLiteral,
         switch self {
         case .string(let s): try c.encode(s)
         case .number(let n):
-            if n == n.rounded(), abs(n) < 1e15 { try c.encode(Int64(n)) } else { try c.encode(n) }
+            if let integer = Self.integer(n) { try c.encode(integer) } else { try c.encode(n) }
         case .bool(let b): try c.encode(b)
         case .object(let o): try c.encode(o)
         case .array(let a): try c.encode(a)
@@ -42,7 +42,12 @@ public enum JSONValue: Sendable, Equatable, Codable, ExpressibleByStringLiteral,
     public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
     /// The number as Int64, when this is an integral number.
     public var int64Value: Int64? {
-        if case .number(let n) = self, n == n.rounded(), abs(n) < 1e15 { Int64(n) } else { nil }
+        if case .number(let n) = self { Self.integer(n) } else { nil }
+    }
+
+    /// `number` as an integer when it is integral and below 10^15 (written without a fraction).
+    static func integer(_ number: Double) -> Int64? {
+        number == number.rounded() && abs(number) < 1e15 ? Int64(number) : nil
     }
     /// The number, when this is one.
     public var doubleValue: Double? { if case .number(let n) = self { n } else { nil } }

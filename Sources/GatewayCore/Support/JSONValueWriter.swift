@@ -42,8 +42,8 @@ struct JSONValueWriter {
     /// Integral numbers below 10^15 as integers (as ``JSONValue`` encodes them); any other
     /// number as `JSONEncoder` writes it (its exponent style is its own).
     private mutating func write(_ number: Double) throws {
-        if number == number.rounded(), abs(number) < 1e15 {
-            bytes.append(contentsOf: String(Int64(number)).utf8)
+        if let integer = JSONValue.integer(number) {
+            bytes.append(contentsOf: String(integer).utf8)
         } else {
             bytes.append(contentsOf: try JSONEncoder().encode(number))
         }
