@@ -33,7 +33,7 @@ public struct CachedAnswer: Sendable, Equatable {
     /// `"` + 16 bytes of SHA-256 in hex + `"`.
     public static func etag(for body: [UInt8]) -> String {
         let digest = SHA256.hash(data: body)
-        return "\"" + digest.prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+        return "\"" + LowercaseHex.string(digest.prefix(16)) + "\""
     }
 
     /// Wall clock in milliseconds.

@@ -16,7 +16,7 @@ public enum SignatureVerifier {
         guard let der = Data(base64Encoded: signature),
               let parsed = try? P256.Signing.ECDSASignature(derRepresentation: der)
         else { return .init(status: .invalid, detail: "The signature is not base64 DER.") }
-        let digest = SHA256.hash(data: zip).map { String(format: "%02x", $0) }.joined()
+        let digest = LowercaseHex.string(SHA256.hash(data: zip))
         let message = Data((versionID + digest).utf8)
         return key.isValidSignature(parsed, for: message)
             ? .init(status: .valid, detail: nil)

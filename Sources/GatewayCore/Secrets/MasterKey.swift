@@ -45,7 +45,7 @@ public struct MasterKey: Sendable, CustomStringConvertible {
     /// A short non-secret fingerprint (first 8 hex digits of SHA-256 of the key).
     public var fingerprint: String {
         let digest = symmetricKey.withUnsafeBytes { SHA256.hash(data: Data($0)) }
-        return digest.prefix(4).map { String(format: "%02x", $0) }.joined()
+        return LowercaseHex.string(digest.prefix(4))
     }
 
     public var description: String { "MasterKey(sha256:\(fingerprint)…)" }

@@ -26,7 +26,7 @@ public struct SecretSealer: Sendable {
     /// fingerprints, so a sealed secret can be found by value without storing it in the clear.
     public func fingerprint(_ value: String, context: String) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: Data((context + "\u{0}" + value).utf8), using: fingerprintKey)
-        return mac.map { String(format: "%02x", $0) }.joined()
+        return LowercaseHex.string(mac)
     }
 
     /// Encrypts `plaintext`, binding it to `context`.

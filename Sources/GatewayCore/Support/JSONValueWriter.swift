@@ -62,8 +62,7 @@ struct JSONValueWriter {
             case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
             case ..<0x20:
                 bytes.append(contentsOf: Array("\\u00".utf8))
-                bytes.append(Self.hexDigits[Int(byte >> 4)])
-                bytes.append(Self.hexDigits[Int(byte & 0x0F)])
+                LowercaseHex.append(byte, to: &bytes)
             default: bytes.append(byte)
             }
         }
@@ -73,5 +72,4 @@ struct JSONValueWriter {
     private static let trueBytes = Array("true".utf8)
     private static let falseBytes = Array("false".utf8)
     private static let nullBytes = Array("null".utf8)
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 }

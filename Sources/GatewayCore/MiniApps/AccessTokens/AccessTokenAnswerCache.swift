@@ -24,9 +24,8 @@ public struct AccessTokenAnswerCache: Sendable {
     ) -> String {
         let parts =
             [owner.userID, manifest.versionID, manifest.fingerprint, request.audience] + request.scopes.sorted()
-        let digest = SHA256.hash(data: Data(UserMiniAppKey.canonical(parts).utf8)).map { String(format: "%02x", $0) }
-            .joined()
-        let app = SHA256.hash(data: Data(owner.miniAppID.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        let digest = LowercaseHex.string(SHA256.hash(data: Data(UserMiniAppKey.canonical(parts).utf8)))
+        let app = LowercaseHex.string(SHA256.hash(data: Data(owner.miniAppID.utf8)).prefix(8))
         return "ata:\(tenant.id):\(tenant.configVersion):\(app):\(consentVersion):\(digest)"
     }
 

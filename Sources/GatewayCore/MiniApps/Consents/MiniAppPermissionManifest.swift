@@ -60,6 +60,6 @@ public struct MiniAppPermissionManifest: Sendable, Equatable, Codable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let data = (try? encoder.encode(self)) ?? Data()
-        return SHA256.hash(data: data).prefix(12).map { String(format: "%02x", $0) }.joined()
+        return LowercaseHex.string(SHA256.hash(data: data).prefix(12))
     }
 }

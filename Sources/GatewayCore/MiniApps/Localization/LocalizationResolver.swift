@@ -25,7 +25,7 @@ public struct LocalizationBundle: Sendable, Equatable, Codable {
         for key in entries.keys.sorted() {
             hasher.update(data: Data(UserMiniAppKey.canonical([key, entries[key] ?? ""]).utf8))
         }
-        return "\"l10n-" + hasher.finalize().prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+        return "\"l10n-" + LowercaseHex.string(hasher.finalize().prefix(16)) + "\""
     }
 }
 

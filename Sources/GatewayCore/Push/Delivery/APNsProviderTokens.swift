@@ -51,6 +51,6 @@ final class APNsProviderTokens: Sendable {
     /// One entry per team, key id and key material (a replaced key gets a new token at once).
     private static func key(_ credentials: APNsCredentials) -> String {
         let digest = SHA256.hash(data: Data(credentials.privateKey.plaintext.utf8))
-        return credentials.teamID + "." + credentials.keyID + "." + digest.map { String(format: "%02x", $0) }.joined()
+        return credentials.teamID + "." + credentials.keyID + "." + LowercaseHex.string(digest)
     }
 }
