@@ -11,17 +11,7 @@ devices=${BENCH_PUSH_DEVICES:-100000}
 source scripts/lib.sh
 command -v nginx >/dev/null || { echo "push bench: nginx is not installed, skipped"; exit 0; }
 fake_port=$(scripts/free-port.sh)
-mkdir -p "$work/fcm"
-cat >"$work/fcm/nginx.conf" <<CONF
-worker_processes 1;
-pid $work/fcm/nginx.pid;
-error_log $work/fcm/error.log warn;
-daemon off;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path $work/fcm/body; proxy_temp_path $work/fcm/proxy; fastcgi_temp_path $work/fcm/fastcgi;
-  uwsgi_temp_path $work/fcm/uwsgi; scgi_temp_path $work/fcm/scgi;
+start_nginx fcm 1 <<CONF
   keepalive_requests 1000000;
   server {
     listen 127.0.0.1:$fake_port;
@@ -29,10 +19,7 @@ http {
     location = /token { return 200 '{"access_token":"ya29.bench","expires_in":3599,"token_type":"Bearer"}'; }
     location ~ ^/v1/projects/[^/]+/messages:send$ { return 200 '{"name":"projects/bench/messages/1"}'; }
   }
-}
 CONF
-nginx -e "$work/fcm/error.log" -p "$work/fcm" -c "$work/fcm/nginx.conf" &
-pids+=($!)
 export GATEWAY_DATABASE_PATH="$work/push.sqlite"
 export GATEWAY_MASTER_KEY=${GATEWAY_MASTER_KEY:-$(head -c 32 /dev/urandom | base64)}
 export GATEWAY_LOG_LEVEL=error GATEWAY_PUSH_FCM_URL="http://127.0.0.1:$fake_port" GATEWAY_PUSH_CONCURRENCY=${BENCH_PUSH_CONCURRENCY:-128}

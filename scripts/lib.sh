@@ -43,21 +43,39 @@ start_postgres() {
   postgres_url="postgres://gateway:gateway-test-password@127.0.0.1:${port}/gateway?sslmode=disable"
 }
 
-# start_nginx_cache UPSTREAM_PORT: nginx (two workers) with proxy_cache in front of
-# 127.0.0.1:UPSTREAM_PORT, the benches' peer for cached reads; sets nginx_port.
-start_nginx_cache() {
-  nginx_port=$(scripts/free-port.sh)
-  mkdir -p "$work/nginx"
-  cat >"$work/nginx/nginx.conf" <<NGINX
-worker_processes 2;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log warn;
+# start_nginx NAME WORKERS: nginx in $work/NAME as the benches run it (no daemon, no access
+# log, every path in that folder, workers able to reach it when started as root); the lines
+# of its `http` block come from stdin.
+start_nginx() {
+  local dir="$work/$1"
+  mkdir -p "$dir"
+  {
+    cat <<HEAD
+worker_processes $2;
+pid $dir/nginx.pid;
+error_log $dir/error.log warn;
 daemon off;
 events { worker_connections 4096; }
 http {
   access_log off;
-  client_body_temp_path $work/nginx/body; proxy_temp_path $work/nginx/proxy; fastcgi_temp_path $work/nginx/fastcgi;
-  uwsgi_temp_path $work/nginx/uwsgi; scgi_temp_path $work/nginx/scgi;
+  client_body_temp_path $dir/body; proxy_temp_path $dir/proxy; fastcgi_temp_path $dir/fastcgi;
+  uwsgi_temp_path $dir/uwsgi; scgi_temp_path $dir/scgi;
+HEAD
+    cat
+    echo "}"
+  } >"$dir/nginx.conf"
+  # nginx's workers run as nobody when started as root: they need to reach their folder.
+  chmod o+x "$work"
+  chmod -R a+rwx "$dir"
+  nginx -e "$dir/error.log" -p "$dir" -c "$dir/nginx.conf" >"$dir/stderr.log" 2>&1 &
+  pids+=($!)
+}
+
+# start_nginx_cache UPSTREAM_PORT: nginx (two workers) with proxy_cache in front of
+# 127.0.0.1:UPSTREAM_PORT, the benches' peer for cached reads; sets nginx_port.
+start_nginx_cache() {
+  nginx_port=$(scripts/free-port.sh)
+  start_nginx nginx 2 <<NGINX
   proxy_cache_path $work/nginx/cache keys_zone=platform:10m;
   upstream platform { server 127.0.0.1:$1; keepalive 16; }
   server {
@@ -71,11 +89,5 @@ http {
       proxy_cache_lock on;
     }
   }
-}
 NGINX
-  # nginx's workers run as nobody when started as root: they need to reach their folder.
-  chmod o+x "$work"
-  chmod -R a+rwx "$work/nginx"
-  nginx -e "$work/nginx/error.log" -p "$work/nginx" -c "$work/nginx/nginx.conf" >"$work/nginx/stderr.log" 2>&1 &
-  pids+=($!)
 }
