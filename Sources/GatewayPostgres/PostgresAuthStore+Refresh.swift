@@ -48,20 +48,46 @@ extension PostgresAuthStore {
         ).map(user)
     }
 
-    /// One round trip: `gateway_rotate_refresh` (migration `v6-refresh-rotation`) locks the
-    /// family, then reads the token's state, and rotates or revokes; the same statement records
-    /// the access token of a rotation. One implicit transaction.
+    /// One round trip: `gateway_rotate_refresh_checked` (migration `v20-checked-refresh-rotation`)
+    /// locks the family, then reads the token's state, and rotates or revokes; the same
+    /// statement records the access token of a rotation. One implicit transaction.
     public func rotate(
         tokenHash: String, tenantID: String, clientID: String, newHash: String, now: Date, idleExpiry: Date,
         accessToken: IssuedAccessToken?
     ) async throws -> RefreshRotation {
+        let step = try await rotation(
+            tokenHash: tokenHash, tenantID: tenantID, clientID: clientID, newHash: newHash, now: now,
+            idleExpiry: idleExpiry, accessToken: accessToken, checking: nil)
+        guard case .rotation(let outcome, _) = step else { return .invalid }  // never held unchecked
+        return outcome
+    }
+
+    /// One round trip, the family's conditions checked under its lock (issue 32: a refresh
+    /// was a read, then the rotation).
+    public func rotateChecked(
+        tokenHash: String, tenantID: String, clientID: String, newHash: String, now: Date, idleExpiry: Date,
+        accessToken: IssuedAccessToken?, presentedDPoPJKT: String?
+    ) async throws -> CheckedRefreshRotation {
+        try await rotation(
+            tokenHash: tokenHash, tenantID: tenantID, clientID: clientID, newHash: newHash, now: now,
+            idleExpiry: idleExpiry, accessToken: accessToken, checking: .some(presentedDPoPJKT))
+    }
+
+    /// - Parameter checking: nil rotates unchecked; else the presented DPoP key (itself
+    ///   optional) against which the family's conditions are checked first.
+    private func rotation(
+        tokenHash: String, tenantID: String, clientID: String, newHash: String, now: Date, idleExpiry: Date,
+        accessToken: IssuedAccessToken?, checking: String??
+    ) async throws -> CheckedRefreshRotation {
         let nowMS = StoreClock.milliseconds(now)
         let jti = accessToken?.jti, expiresAt = accessToken.map { StoreClock.milliseconds($0.expiresAt) }
+        let check = checking != nil, dpop = checking ?? nil
         guard
             let row = try await client.first(
                 """
                 WITH r AS (
-                    SELECT * FROM gateway_rotate_refresh(\(tokenHash), \(tenantID), \(clientID), \(newHash), \(nowMS), \(StoreClock.milliseconds(idleExpiry)))),
+                    SELECT * FROM gateway_rotate_refresh_checked(\(tokenHash), \(tenantID), \(clientID), \(newHash), \(nowMS),
+                                                                 \(StoreClock.milliseconds(idleExpiry)), \(check), \(dpop))),
                 expired AS (
                     DELETE FROM auth_family_access_tokens a USING r
                     WHERE r.out_outcome = 'rotated' AND \(jti)::TEXT IS NOT NULL
@@ -72,22 +98,26 @@ extension PostgresAuthStore {
                 SELECT * FROM r
                 """,
                 as: (
-                    String, String?, String?, String?, String?, String?, String?, String?, Bool?, Int64?, Int64?,
-                    String?, Int64?
+                    String, String, String, String, String, String, String?, String?, Bool, Int64, Int64, String?,
+                    Int64?, String?, String?, String?, String?, Bool?, String?, String?
                 ).self)
-        else { return .invalid }
-        guard row.0 != "invalid", let familyID = row.1, let tenant = row.2, let clientID = row.3, let subject = row.4,
-            let scope = row.5,
-            let revoked = row.8, let created = row.9, let expiry = row.10
-        else { return .invalid }
-        let family = Self.family(
-            (familyID, tenant, clientID, subject, scope, row.6, row.7, revoked, created, expiry, row.11, row.12))
-        guard row.0 == "reused" else { return .rotated(family) }
-        // The family is revoked: name its unexpired access tokens.
-        let tokens = try await client.all("""
-            SELECT jti, expires_at_ms FROM auth_family_access_tokens WHERE family_id = \(familyID) AND expires_at_ms > \(nowMS)
-            """, as: (String, Int64).self).map { (jti: $0.0, expiresAt: StoreClock.date($0.1)) }
-        return .reused(family: family, accessTokens: tokens)
+        else { return .rotation(.invalid, user: nil) }
+        let family = Self.family((row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11, row.12))
+        var user: LocalUser?
+        if let username = row.13, let disabled = row.17, let passwordHash = row.18 {
+            user = try self.user(
+                (family.tenantID, username, family.subject, row.14, row.15, row.16, disabled, passwordHash, row.19))
+        }
+        switch row.0 {
+        case "held": return .held(family, user: user)
+        case "rotated": return .rotation(.rotated(family), user: user)
+        default:  // "reused"
+            // Reused: the family is now revoked; name its unexpired access tokens.
+            let tokens = try await client.all("""
+                SELECT jti, expires_at_ms FROM auth_family_access_tokens WHERE family_id = \(family.familyID) AND expires_at_ms > \(nowMS)
+                """, as: (String, Int64).self).map { (jti: $0.0, expiresAt: StoreClock.date($0.1)) }
+            return .rotation(.reused(family: family, accessTokens: tokens), user: user)
+        }
     }
 
     public func recordAccessToken(familyID: String, jti: String, expiresAt: Date) async throws {

@@ -325,6 +325,11 @@ enum PostgresMigrations {
                 "DROP INDEX auth_family_access_tokens_family_id",
             ]
         ),
+        (
+            // A refresh in one round trip, not a read and then the rotation (issue 32).
+            // `gateway_rotate_refresh` stays for replicas of the previous release.
+            "v20-checked-refresh-rotation", [checkedRotateRefreshFunction]
+        ),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the
@@ -375,6 +380,56 @@ enum PostgresMigrations {
             $$
             """
     }
+
+    /// `gateway_rotate_refresh_checked`: `gateway_rotate_refresh` that, when `p_check`, first
+    /// checks the family's own conditions under the family's lock (RefreshFamily.admitsRotation:
+    /// the presented DPoP key `p_dpop` where the family is bound to one, its user present and
+    /// enabled); refused: 'held', nothing changed. Returns no row where the other answers
+    /// 'invalid', and the family's user with every outcome.
+    static let checkedRotateRefreshFunction = """
+        CREATE FUNCTION gateway_rotate_refresh_checked(p_hash TEXT, p_tenant TEXT, p_client TEXT, p_new TEXT, p_now BIGINT,
+                                                       p_idle BIGINT, p_check BOOLEAN, p_dpop TEXT)
+        RETURNS TABLE (out_outcome TEXT, out_family_id TEXT, out_tenant_id TEXT, out_client_id TEXT, out_subject TEXT, out_scope TEXT,
+                       out_nonce TEXT, out_dpop_jkt TEXT, out_revoked BOOLEAN, out_created_at_ms BIGINT, out_absolute_expiry_ms BIGINT,
+                       out_session_id TEXT, out_auth_time_ms BIGINT, out_username TEXT, out_name TEXT, out_email TEXT, out_picture TEXT,
+                       out_disabled BOOLEAN, out_password_hash TEXT, out_totp_secret_sealed TEXT)
+        LANGUAGE plpgsql AS $$
+        DECLARE
+            f auth_refresh_families%ROWTYPE;
+            u auth_users%ROWTYPE;
+            outcome TEXT;
+            token_state TEXT;
+            token_idle BIGINT;
+        BEGIN
+            SELECT * INTO f FROM auth_refresh_families
+            WHERE family_id = (SELECT r.family_id FROM auth_refresh_tokens r WHERE r.token_hash = p_hash) FOR UPDATE;
+            IF NOT FOUND OR f.tenant_id <> p_tenant OR f.client_id <> p_client OR f.revoked THEN
+                RETURN;
+            END IF;
+            SELECT * INTO u FROM auth_users WHERE tenant_id = f.tenant_id AND subject = f.subject;
+            IF p_check AND (NOT FOUND OR u.disabled OR (f.dpop_jkt IS NOT NULL AND f.dpop_jkt IS DISTINCT FROM p_dpop)) THEN
+                outcome := 'held';
+            ELSE
+                SELECT r.state, r.idle_expiry_ms INTO token_state, token_idle FROM auth_refresh_tokens r WHERE r.token_hash = p_hash;
+                IF token_state <> 'active' THEN
+                    UPDATE auth_refresh_families SET revoked = true WHERE family_id = f.family_id;
+                    UPDATE auth_refresh_tokens SET state = 'revoked' WHERE family_id = f.family_id;
+                    outcome := 'reused';
+                ELSIF token_idle <= p_now OR f.absolute_expiry_ms <= p_now THEN
+                    RETURN;
+                ELSE
+                    UPDATE auth_refresh_tokens SET state = 'rotated' WHERE token_hash = p_hash;
+                    INSERT INTO auth_refresh_tokens (token_hash, family_id, state, idle_expiry_ms)
+                    VALUES (p_new, f.family_id, 'active', least(p_idle, f.absolute_expiry_ms));
+                    outcome := 'rotated';
+                END IF;
+            END IF;
+            RETURN QUERY SELECT outcome, f.family_id, f.tenant_id, f.client_id, f.subject, f.scope, f.nonce, f.dpop_jkt, f.revoked,
+                                f.created_at_ms, f.absolute_expiry_ms, f.session_id, f.auth_time_ms, u.username, u.name, u.email,
+                                u.picture, u.disabled, u.password_hash, u.totp_secret_sealed;
+        END
+        $$
+        """
 
     /// Names of every migration, in order.
     static var names: [String] { all.map(\.name) }

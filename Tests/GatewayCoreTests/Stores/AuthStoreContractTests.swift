@@ -257,6 +257,55 @@ struct AuthStoreContractTests {
         #expect(try await database.another().auth.familyWithUser(ofTokenHash: "h1")?.user == alice)
     }
 
+    /// Issue 32: a refresh's store step checks the family's own conditions (its DPoP key, its
+    /// user) before it rotates, in one round trip on PostgreSQL; a refused step burns nothing.
+    @Test(arguments: StoreBackend.available) func checkedRotation(backend: StoreBackend) async throws {
+        let (database, auth, now, idle) = try await refreshWorld(backend)
+        defer { database.remove() }
+        var alice = LocalUser(
+            tenantID: "acme", username: "alice", subject: "alice", name: "Alice", email: nil, picture: nil,
+            disabled: false, passwordHash: "ph", totpSecret: nil)
+        try await auth.addUser(alice)
+        var bound = family("f1", now: now)
+        bound.dpopJKT = "key-a"
+        try await auth.createFamily(bound, tokenHash: "h1", idleExpiry: idle)
+        func step(_ hash: String, _ new: String, dpop: String?, client: String = "app") async throws
+            -> CheckedRefreshRotation
+        {
+            try await auth.rotateChecked(
+                tokenHash: hash, tenantID: "acme", clientID: client, newHash: new, now: now, idleExpiry: idle,
+                accessToken: IssuedAccessToken(jti: "j-\(new)", expiresAt: now.addingTimeInterval(300)),
+                presentedDPoPJKT: dpop)
+        }
+        // Another key, or none: held, and the token still rotates with the right one.
+        #expect(try await step("h1", "x", dpop: "key-b") == .held(bound, user: alice))
+        #expect(try await step("h1", "x", dpop: nil) == .held(bound, user: alice))
+        #expect(try await step("h1", "h2", dpop: "key-a") == .rotation(.rotated(bound), user: alice))
+        // The conditions come before reuse detection: a wrong key does not revoke the family.
+        #expect(try await step("h1", "y", dpop: "key-b") == .held(bound, user: alice))
+        #expect(try await auth.family(ofTokenHash: "h2")?.revoked == false)
+        #expect(try await step("h2", "z", dpop: "key-a", client: "other") == .rotation(.invalid, user: nil))
+        guard case .rotation(.reused(let reused, _), _) = try await step("h1", "w", dpop: "key-a") else {
+            Issue.record("a rotated token came back and was not found reused")
+            return
+        }
+        #expect(reused.familyID == "f1")
+        #expect(try await step("h2", "v", dpop: "key-a") == .rotation(.invalid, user: nil))
+        #expect(try await step("unknown", "u", dpop: nil) == .rotation(.invalid, user: nil))
+        // A disabled user, a removed one: held; enabled again, the untouched token rotates, and
+        // only that rotation recorded its access token.
+        try await auth.createFamily(family("f2", now: now), tokenHash: "g1", idleExpiry: idle)
+        try await auth.createFamily(family("f3", subject: "gone", now: now), tokenHash: "k1", idleExpiry: idle)
+        alice.disabled = true
+        try await auth.updateUser(alice)
+        #expect(try await step("g1", "g2", dpop: nil) == .held(family("f2", now: now), user: alice))
+        #expect(try await step("k1", "k2", dpop: nil) == .held(family("f3", subject: "gone", now: now), user: nil))
+        alice.disabled = false
+        try await auth.updateUser(alice)
+        #expect(try await step("g1", "g2", dpop: nil) == .rotation(.rotated(family("f2", now: now)), user: alice))
+        #expect(try await auth.revokeFamily("f2", now: now).map(\.jti) == ["j-g2"])
+    }
+
     /// Refresh state stays bounded: expired access-token records go, and so do families that can
     /// never be used again once none of their access tokens lives (a logout must still reach those).
     @Test(arguments: StoreBackend.available) func deadRefreshStateIsPurged(backend: StoreBackend) async throws {

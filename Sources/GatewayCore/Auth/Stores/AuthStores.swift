@@ -148,6 +148,14 @@ public protocol RefreshTokenStore: Sendable {
         tokenHash: String, tenantID: String, clientID: String, newHash: String, now: Date, idleExpiry: Date,
         accessToken: IssuedAccessToken?
     ) async throws -> RefreshRotation
+    /// A refresh's store step: the family's own conditions (``RefreshFamily/admitsRotation(presentedDPoPJKT:user:)``)
+    /// checked, then ``rotate(tokenHash:tenantID:clientID:newHash:now:idleExpiry:accessToken:)``,
+    /// with the family's user. A store that can do both in one round trip does (PostgreSQL);
+    /// the default reads first, so an unknown token never waits for a write lock (SQLite).
+    func rotateChecked(
+        tokenHash: String, tenantID: String, clientID: String, newHash: String, now: Date, idleExpiry: Date,
+        accessToken: IssuedAccessToken?, presentedDPoPJKT: String?
+    ) async throws -> CheckedRefreshRotation
     /// Records an access token issued from a family.
     func recordAccessToken(familyID: String, jti: String, expiresAt: Date) async throws
     /// The family of a token hash (any state), when known.

@@ -144,49 +144,39 @@ public struct TokenService: Sendable {
             throw OAuthError.invalidGrant("refresh token is invalid, expired or revoked")
         }
         let issuedAt = now()
-        let tokenHash = Self.hash(refreshToken)
-        // A token no family holds (made up, or pruned) is refused on this read, which brings the
-        // family's user along: no new token is drawn and no write transaction taken (issue 32:
-        // junk refresh tokens held SQLite's write lock, one transaction each).
-        guard let (family, user) = try await refreshStore.familyWithUser(ofTokenHash: tokenHash) else {
-            throw OAuthError.invalidGrant("refresh token is invalid, expired or revoked")
-        }
-        // Checks that must not burn the token: DPoP binding and the user still being enabled.
-        var checkedUser: LocalUser?
-        if !family.revoked, family.tenantID == client.tenantID, family.clientID == client.clientID {
+        let newToken = Self.newRefreshToken()
+        let accessToken = Self.nextAccessToken(client: client, at: issuedAt)
+        // One store step checks the family's conditions and rotates (one round trip on
+        // PostgreSQL; on SQLite a read first, so a token no family holds is refused without the
+        // write lock, issue 32).
+        let step = try await refreshStore.rotateChecked(
+            tokenHash: Self.hash(refreshToken), tenantID: client.tenantID, clientID: client.clientID,
+            newHash: Self.hash(newToken),
+            now: issuedAt, idleExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshIdleLifetimeSeconds)),
+            accessToken: accessToken, presentedDPoPJKT: dpopJKT)
+        switch step {
+        case .held(let family, _):
+            // Refused without burning the token: a proof with another key, or the user gone.
             if let bound = family.dpopJKT, bound != dpopJKT {
                 throw OAuthError.invalidDPoPProof("refresh token is bound to another DPoP key")
             }
-            if user == nil || user?.disabled == true {
-                try await revokeFamily(family.familyID, tenantID: family.tenantID)
-                throw OAuthError.invalidGrant("the user is disabled or removed")
-            }
-            checkedUser = user
-        }
-        let newToken = Self.newRefreshToken()
-        let accessToken = Self.nextAccessToken(client: client, at: issuedAt)
-        let outcome = try await refreshStore.rotate(
-            tokenHash: tokenHash, tenantID: client.tenantID, clientID: client.clientID,
-            newHash: Self.hash(newToken),
-            now: issuedAt, idleExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshIdleLifetimeSeconds)),
-            accessToken: accessToken)
-        switch outcome {
-        case .invalid:
+            try await revokeFamily(family.familyID, tenantID: family.tenantID)
+            throw OAuthError.invalidGrant("the user is disabled or removed")
+        case .rotation(.invalid, _):
             throw OAuthError.invalidGrant("refresh token is invalid, expired or revoked")
-        case .reused(let family, let tokens):
+        case .rotation(.reused(let family, let tokens), _):
             for token in tokens {
                 try await revoked.revoke(tenantID: family.tenantID, jti: token.jti, expiresAt: token.expiresAt)
             }
             throw OAuthError.invalidGrant("refresh token was already used; its family is revoked")
-        case .rotated(let family):
+        case .rotation(.rotated(let family), let user):
             if let bound = family.dpopJKT, bound != dpopJKT {
                 throw OAuthError.invalidDPoPProof("refresh token is bound to another DPoP key")
             }
-            // The user read a moment ago fills the ID token (one store read per refresh, not two).
-            let user = checkedUser?.subject == family.subject ? checkedUser : nil
+            // The user the step read fills the ID token (one store step per refresh).
             return try await issue(
                 issuer: issuer, client: client, family: family, refreshToken: newToken, accessToken: accessToken,
-                refreshed: true, at: issuedAt, user: user)
+                refreshed: true, at: issuedAt, user: user?.subject == family.subject ? user : nil)
         }
     }
 
