@@ -11,12 +11,15 @@
 #   is B's for both sides (BENCH_TOOL names another).
 # BENCH_ID_TOKEN_ALG: the client's ID-token algorithm, RS256 (the default, as OpenID Connect
 #   has it) or ES256.
+# BENCH_DB=postgres: each gateway on its own new database of one throwaway PostgreSQL cluster
+#   (default: SQLite).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 a=$1 b=$2 rounds=${3:-3} duration=${BENCH_DURATION:-10s}
-tool=${BENCH_TOOL:-$b/token-http-bench} id_alg=${BENCH_ID_TOKEN_ALG:-RS256}
+tool=${BENCH_TOOL:-$b/token-http-bench} id_alg=${BENCH_ID_TOKEN_ALG:-RS256} engine=${BENCH_DB:-sqlite}
 source scripts/lib.sh
 start_redis
+[[ $engine == postgres ]] && start_postgres
 wait_for() { for _ in $(seq 1 100); do curl -fsS "$1" >/dev/null 2>&1 && return 0; sleep 0.1; done; return 1; }
 python3 - "$work/form8k.lua" <<'LUA'
 import sys
@@ -27,6 +30,12 @@ LUA
 one_round() {  # $1 build folder, $2 label; prints "label exchanges refreshes form8k p99 wrk-refreshes p99"
   local bin=$1 db="$work/$2-$RANDOM.sqlite" port; port=$(scripts/free-port.sh)
   export GATEWAY_DATABASE_PATH=$db GATEWAY_MASTER_KEY=$(head -c 32 /dev/urandom | base64) GATEWAY_LOG_LEVEL=error
+  if [[ $engine == postgres ]]; then
+    local name="bench_${2,,}_$RANDOM"
+    psql -q "$postgres_url" -c "CREATE DATABASE $name"
+    db=${postgres_url/\/gateway\?/\/$name?}
+    export GATEWAY_DATABASE_URL=$db
+  fi
   export GATEWAY_REDIS_URL="redis://127.0.0.1:$redis_port/0"
   GATEWAY_HTTP_PORT=$port "$bin/gateway" serve >"$work/$2.log" 2>&1 &
   local pid=$!
@@ -53,7 +62,7 @@ $(echo "$chained" | awk '/Requests\/sec/ {print $2}') $(echo "$chained" | awk '$
   echo "$tokens" >>"$work/tokens.txt"
 }
 
-echo "ID tokens $id_alg; $duration of wrk per pass"
+echo "ID tokens $id_alg; $engine; $duration of wrk per pass"
 echo "round label exchanges/s refreshes/s form8k-req/s form8k-p99 wrk-refresh/s wrk-refresh-p99"
 for round in $(seq 1 "$rounds"); do
   for side in A B; do

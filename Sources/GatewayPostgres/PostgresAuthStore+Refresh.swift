@@ -80,28 +80,12 @@ extension PostgresAuthStore {
         accessToken: IssuedAccessToken?, checking: String??
     ) async throws -> CheckedRefreshRotation {
         let nowMS = StoreClock.milliseconds(now)
-        let jti = accessToken?.jti, expiresAt = accessToken.map { StoreClock.milliseconds($0.expiresAt) }
-        let check = checking != nil, dpop = checking ?? nil
-        guard
-            let row = try await client.first(
-                """
-                WITH r AS (
-                    SELECT * FROM gateway_rotate_refresh_checked(\(tokenHash), \(tenantID), \(clientID), \(newHash), \(nowMS),
-                                                                 \(StoreClock.milliseconds(idleExpiry)), \(check), \(dpop))),
-                expired AS (
-                    DELETE FROM auth_family_access_tokens a USING r
-                    WHERE r.out_outcome = 'rotated' AND \(jti)::TEXT IS NOT NULL
-                        AND a.family_id = r.out_family_id AND a.expires_at_ms < \(nowMS)),
-                recorded AS (
-                    INSERT INTO auth_family_access_tokens (family_id, jti, expires_at_ms)
-                    SELECT out_family_id, \(jti), \(expiresAt) FROM r WHERE out_outcome = 'rotated' AND \(jti)::TEXT IS NOT NULL)
-                SELECT * FROM r
-                """,
-                as: (
-                    String, String, String, String, String, String, String?, String?, Bool, Int64, Int64, String?,
-                    Int64?, String?, String?, String?, String?, Bool?, String?, String?
-                ).self)
-        else { return .rotation(.invalid, user: nil) }
+        let statement = RefreshRotationStatement(
+            tokenHash: tokenHash, tenantID: tenantID, clientID: clientID, newHash: newHash, nowMS: nowMS,
+            idleExpiryMS: StoreClock.milliseconds(idleExpiry), check: checking != nil,
+            presentedDPoPJKT: checking ?? nil, jti: accessToken?.jti,
+            expiresAtMS: accessToken.map { StoreClock.milliseconds($0.expiresAt) })
+        guard let row = try await client.first(statement) else { return .rotation(.invalid, user: nil) }
         let family = Self.family((row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11, row.12))
         var user: LocalUser?
         if let username = row.13, let disabled = row.17, let passwordHash = row.18 {

@@ -5,6 +5,10 @@ import Synchronization
 /// inside a transaction. The helpers always drain the rows, which returns the connection.
 protocol SQLRunner: Sendable {
     func run(_ query: PostgresQuery) async throws -> PostgresRowSequence
+    /// The first row of a prepared statement (the rest drained): prepared once per connection.
+    func firstRow<Statement: PostgresPreparedStatement>(
+        of statement: Statement
+    ) async throws -> Statement.Row? where Statement.Row: Sendable
     /// Wraps one query and the draining of its rows (the time it holds a connection).
     func measured<Result>(_ body: () async throws -> Result) async throws -> Result
 }
@@ -25,6 +29,13 @@ struct CountedPool: SQLRunner {
     func run(_ query: PostgresQuery) async throws -> PostgresRowSequence {
         let client = self.client
         return try await StatementDeadline.run(deadline, late: StatementDeadline.drain) { try await client.run(query) }
+    }
+
+    func firstRow<Statement: PostgresPreparedStatement>(
+        of statement: Statement
+    ) async throws -> Statement.Row? where Statement.Row: Sendable {
+        let client = self.client
+        return try await StatementDeadline.run(deadline) { try await client.firstRow(of: statement) }
     }
 
     func measured<Result>(_ body: () async throws -> Result) async throws -> Result {
@@ -50,12 +61,31 @@ extension PostgresClient: SQLRunner {
     func run(_ query: PostgresQuery) async throws -> PostgresRowSequence {
         try await self.query(query, logger: PostgresDatabase.quiet)
     }
+
+    func firstRow<Statement: PostgresPreparedStatement>(
+        of statement: Statement
+    ) async throws -> Statement.Row? where Statement.Row: Sendable {
+        try await firstOf(execute(statement, logger: PostgresDatabase.quiet))
+    }
 }
 
 extension PostgresConnection: SQLRunner {
     func run(_ query: PostgresQuery) async throws -> PostgresRowSequence {
         try await self.query(query, logger: PostgresDatabase.quiet)
     }
+
+    func firstRow<Statement: PostgresPreparedStatement>(
+        of statement: Statement
+    ) async throws -> Statement.Row? where Statement.Row: Sendable {
+        try await firstOf(execute(statement, logger: PostgresDatabase.quiet))
+    }
+}
+
+/// The first element of `rows`, reading them all (which returns the connection).
+private func firstOf<Rows: AsyncSequence>(_ rows: Rows) async throws -> Rows.Element? {
+    var found: Rows.Element?
+    for try await row in rows where found == nil { found = row }
+    return found
 }
 
 extension SQLRunner {
@@ -79,6 +109,13 @@ extension SQLRunner {
             for try await row in try await run(query).decode(types) where found == nil { found = row }
             return found
         }
+    }
+
+    /// The first row of a prepared statement (nil when there is none).
+    func first<Statement: PostgresPreparedStatement>(
+        _ statement: Statement
+    ) async throws -> Statement.Row? where Statement.Row: Sendable {
+        try await measured { try await firstRow(of: statement) }
     }
 
     /// One column of every row.
