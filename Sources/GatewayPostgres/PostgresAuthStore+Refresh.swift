@@ -27,24 +27,11 @@ extension PostgresAuthStore {
         _ f: RefreshFamily, tokenHash: String, idleExpiry: Date, accessToken: IssuedAccessToken?
     ) async throws -> LocalUser? {
         // One statement, so one implicit transaction: the family never exists without its token
-        // (nor the access token's record without its family). Its query reads the family's user;
-        // the data-modifying parts run to completion whether or not it reads them.
-        let jti = accessToken?.jti, expiresAt = accessToken.map { StoreClock.milliseconds($0.expiresAt) }
-        return try await client.first("""
-            WITH family AS (
-                INSERT INTO auth_refresh_families (\(unescaped: Self.familyColumns))
-                VALUES (\(f.familyID), \(f.tenantID), \(f.clientID), \(f.subject), \(f.scope), \(f.nonce), \(f.dpopJKT), \(f.revoked),
-                        \(StoreClock.milliseconds(f.createdAt)), \(StoreClock.milliseconds(f.absoluteExpiry)), \(f.sessionID), \(f.authTime.map { $0 * 1000 }))
-                RETURNING family_id),
-            token AS (
-                INSERT INTO auth_refresh_tokens (token_hash, family_id, state, idle_expiry_ms)
-                SELECT \(tokenHash), family_id, 'active', \(StoreClock.milliseconds(idleExpiry)) FROM family),
-            recorded AS (
-                INSERT INTO auth_family_access_tokens (family_id, jti, expires_at_ms)
-                SELECT family_id, \(jti), \(expiresAt) FROM family WHERE \(jti)::TEXT IS NOT NULL)
-            SELECT \(unescaped: Self.userColumns) FROM auth_users
-            WHERE tenant_id = \(f.tenantID) AND subject = \(f.subject)
-            """, as: UserRow.self
+        // (nor the access token's record without its family).
+        try await client.first(
+            NewFamilyStatement(
+                family: f, tokenHash: tokenHash, idleExpiryMS: StoreClock.milliseconds(idleExpiry),
+                accessToken: accessToken)
         ).map(user)
     }
 
