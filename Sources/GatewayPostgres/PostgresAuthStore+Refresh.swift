@@ -73,7 +73,8 @@ extension PostgresAuthStore {
             presentedDPoPJKT: checking ?? nil, jti: accessToken?.jti,
             expiresAtMS: accessToken.map { StoreClock.milliseconds($0.expiresAt) })
         guard let row = try await client.first(statement) else { return .rotation(.invalid, user: nil) }
-        let family = Self.family((row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11, row.12))
+        let family = Self.family(
+            (row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11, row.12))
         var user: LocalUser?
         if let username = row.13, let disabled = row.17, let passwordHash = row.18 {
             user = try self.user(
@@ -85,7 +86,8 @@ extension PostgresAuthStore {
         default:  // "reused"
             // Reused: the family is now revoked; name its unexpired access tokens.
             let tokens = try await client.all("""
-                SELECT jti, expires_at_ms FROM auth_family_access_tokens WHERE family_id = \(family.familyID) AND expires_at_ms > \(nowMS)
+                SELECT jti, expires_at_ms FROM auth_family_access_tokens
+                WHERE family_id = \(family.familyID) AND expires_at_ms > \(nowMS)
                 """, as: (String, Int64).self).map { (jti: $0.0, expiresAt: StoreClock.date($0.1)) }
             return .rotation(.reused(family: family, accessTokens: tokens), user: user)
         }

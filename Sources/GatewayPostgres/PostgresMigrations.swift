@@ -387,12 +387,15 @@ enum PostgresMigrations {
     /// enabled); refused: 'held', nothing changed. Returns no row where the other answers
     /// 'invalid', and the family's user with every outcome.
     static let checkedRotateRefreshFunction = """
-        CREATE FUNCTION gateway_rotate_refresh_checked(p_hash TEXT, p_tenant TEXT, p_client TEXT, p_new TEXT, p_now BIGINT,
-                                                       p_idle BIGINT, p_check BOOLEAN, p_dpop TEXT)
-        RETURNS TABLE (out_outcome TEXT, out_family_id TEXT, out_tenant_id TEXT, out_client_id TEXT, out_subject TEXT, out_scope TEXT,
-                       out_nonce TEXT, out_dpop_jkt TEXT, out_revoked BOOLEAN, out_created_at_ms BIGINT, out_absolute_expiry_ms BIGINT,
-                       out_session_id TEXT, out_auth_time_ms BIGINT, out_username TEXT, out_name TEXT, out_email TEXT, out_picture TEXT,
-                       out_disabled BOOLEAN, out_password_hash TEXT, out_totp_secret_sealed TEXT)
+        CREATE FUNCTION gateway_rotate_refresh_checked(
+            p_hash TEXT, p_tenant TEXT, p_client TEXT, p_new TEXT, p_now BIGINT, p_idle BIGINT, p_check BOOLEAN,
+            p_dpop TEXT)
+        RETURNS TABLE (
+            out_outcome TEXT, out_family_id TEXT, out_tenant_id TEXT, out_client_id TEXT, out_subject TEXT,
+            out_scope TEXT, out_nonce TEXT, out_dpop_jkt TEXT, out_revoked BOOLEAN, out_created_at_ms BIGINT,
+            out_absolute_expiry_ms BIGINT, out_session_id TEXT, out_auth_time_ms BIGINT, out_username TEXT,
+            out_name TEXT, out_email TEXT, out_picture TEXT, out_disabled BOOLEAN, out_password_hash TEXT,
+            out_totp_secret_sealed TEXT)
         LANGUAGE plpgsql AS $$
         DECLARE
             f auth_refresh_families%ROWTYPE;
@@ -407,10 +410,12 @@ enum PostgresMigrations {
                 RETURN;
             END IF;
             SELECT * INTO u FROM auth_users WHERE tenant_id = f.tenant_id AND subject = f.subject;
-            IF p_check AND (NOT FOUND OR u.disabled OR (f.dpop_jkt IS NOT NULL AND f.dpop_jkt IS DISTINCT FROM p_dpop)) THEN
+            IF p_check AND (NOT FOUND OR u.disabled
+                            OR (f.dpop_jkt IS NOT NULL AND f.dpop_jkt IS DISTINCT FROM p_dpop)) THEN
                 outcome := 'held';
             ELSE
-                SELECT r.state, r.idle_expiry_ms INTO token_state, token_idle FROM auth_refresh_tokens r WHERE r.token_hash = p_hash;
+                SELECT r.state, r.idle_expiry_ms INTO token_state, token_idle
+                FROM auth_refresh_tokens r WHERE r.token_hash = p_hash;
                 IF token_state <> 'active' THEN
                     UPDATE auth_refresh_families SET revoked = true WHERE family_id = f.family_id;
                     UPDATE auth_refresh_tokens SET state = 'revoked' WHERE family_id = f.family_id;
@@ -424,9 +429,9 @@ enum PostgresMigrations {
                     outcome := 'rotated';
                 END IF;
             END IF;
-            RETURN QUERY SELECT outcome, f.family_id, f.tenant_id, f.client_id, f.subject, f.scope, f.nonce, f.dpop_jkt, f.revoked,
-                                f.created_at_ms, f.absolute_expiry_ms, f.session_id, f.auth_time_ms, u.username, u.name, u.email,
-                                u.picture, u.disabled, u.password_hash, u.totp_secret_sealed;
+            RETURN QUERY SELECT outcome, f.family_id, f.tenant_id, f.client_id, f.subject, f.scope, f.nonce,
+                f.dpop_jkt, f.revoked, f.created_at_ms, f.absolute_expiry_ms, f.session_id, f.auth_time_ms,
+                u.username, u.name, u.email, u.picture, u.disabled, u.password_hash, u.totp_secret_sealed;
         END
         $$
         """

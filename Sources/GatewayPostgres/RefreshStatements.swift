@@ -69,8 +69,8 @@ struct NewFamilyStatement: PostgresPreparedStatement {
     static let name = "gateway_new_refresh_family_v20"
     static let sql = """
         WITH family AS (
-            INSERT INTO auth_refresh_families (family_id, tenant_id, client_id, subject, scope, nonce, dpop_jkt, revoked,
-                                               created_at_ms, absolute_expiry_ms, session_id, auth_time_ms)
+            INSERT INTO auth_refresh_families (family_id, tenant_id, client_id, subject, scope, nonce, dpop_jkt,
+                                               revoked, created_at_ms, absolute_expiry_ms, session_id, auth_time_ms)
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
             RETURNING family_id),
         token AS (

@@ -1,6 +1,7 @@
 import Foundation
 
-/// What a refresh's store step found and did (``RefreshTokenStore/rotateChecked(tokenHash:tenantID:clientID:newHash:now:idleExpiry:accessToken:presentedDPoPJKT:)``).
+/// What a refresh's store step found and did
+/// (``RefreshTokenStore/rotateChecked(tokenHash:tenantID:clientID:newHash:now:idleExpiry:accessToken:presentedDPoPJKT:)``).
 public enum CheckedRefreshRotation: Sendable, Equatable {
     /// The family's own conditions refuse this refresh (see
     /// ``RefreshFamily/admitsRotation(presentedDPoPJKT:user:)``): nothing changed, the token is
