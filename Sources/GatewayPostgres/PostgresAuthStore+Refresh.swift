@@ -6,7 +6,8 @@ import PostgresNIO
 /// reads the presented token's state, so when several processes present one token at
 /// once, exactly one rotates it and the others see it rotated (reuse: the family is revoked).
 extension PostgresAuthStore {
-    private static let familyColumns =
+    /// A family's columns in ``family(_:)``'s order (also what ``NewFamilyStatement`` inserts).
+    static let familyColumns =
         "family_id, tenant_id, client_id, subject, scope, nonce, dpop_jkt, revoked, created_at_ms, absolute_expiry_ms, session_id, auth_time_ms"
     /// ``familyColumns``, each qualified by the alias `f`.
     private static let familyColumnsOfF = familyColumns.split(separator: ",")
@@ -21,6 +22,15 @@ extension PostgresAuthStore {
             revoked: r.7,
             createdAt: StoreClock.date(r.8), absoluteExpiry: StoreClock.date(r.9), sessionID: r.10,
             authTime: r.11.map { $0 / 1000 })
+    }
+
+    /// The family's user from a row's LEFT JOINed user columns (username, name, email, picture,
+    /// disabled, password_hash, totp_secret_sealed): nil when no user has the family's subject.
+    private func joinedUser(
+        of family: RefreshFamily, _ c: (String?, String?, String?, String?, Bool?, String?, String?)
+    ) throws -> LocalUser? {
+        guard let username = c.0, let disabled = c.4, let passwordHash = c.5 else { return nil }
+        return try user((family.tenantID, username, family.subject, c.1, c.2, c.3, disabled, passwordHash, c.6))
     }
 
     public func createFamily(
@@ -75,11 +85,7 @@ extension PostgresAuthStore {
         guard let row = try await client.first(statement) else { return .rotation(.invalid, user: nil) }
         let family = Self.family(
             (row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11, row.12))
-        var user: LocalUser?
-        if let username = row.13, let disabled = row.17, let passwordHash = row.18 {
-            user = try self.user(
-                (family.tenantID, username, family.subject, row.14, row.15, row.16, disabled, passwordHash, row.19))
-        }
+        let user = try joinedUser(of: family, (row.13, row.14, row.15, row.16, row.17, row.18, row.19))
         switch row.0 {
         case "held": return .held(family, user: user)
         case "rotated": return .rotation(.rotated(family), user: user)
@@ -123,9 +129,7 @@ extension PostgresAuthStore {
                 ).self)
         else { return nil }
         let family = Self.family((r.0, r.1, r.2, r.3, r.4, r.5, r.6, r.7, r.8, r.9, r.10, r.11))
-        guard let username = r.12, let disabled = r.16, let passwordHash = r.17 else { return (family, nil) }
-        let user = try self.user((family.tenantID, username, family.subject, r.13, r.14, r.15, disabled, passwordHash, r.18))
-        return (family, user)
+        return (family, try joinedUser(of: family, (r.12, r.13, r.14, r.15, r.16, r.17, r.18)))
     }
 
     public func revokeFamily(_ familyID: String, now: Date) async throws -> [(jti: String, expiresAt: Date)] {
