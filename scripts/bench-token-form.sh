@@ -21,11 +21,7 @@ source scripts/lib.sh
 start_redis
 [[ $engine == postgres ]] && start_postgres
 wait_for() { for _ in $(seq 1 100); do curl -fsS "$1" >/dev/null 2>&1 && return 0; sleep 0.1; done; return 1; }
-python3 - "$work/form8k.lua" <<'LUA'
-import sys
-body = "grant_type=refresh_token&client_id=bench-app&refresh_token=" + "x" * (8192 - 60)
-open(sys.argv[1], "w").write('wrk.method = "POST"\nwrk.body = "%s"\nwrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n' % body)
-LUA
+form8k_script "$work/form8k.lua"
 
 one_round() {  # $1 build folder, $2 label; prints "label exchanges refreshes form8k p99 wrk-refreshes p99"
   local bin=$1 db="$work/$2-$RANDOM.sqlite" port; port=$(scripts/free-port.sh)
@@ -49,12 +45,10 @@ one_round() {  # $1 build folder, $2 label; prints "label exchanges refreshes fo
   tokens=$(REDIS_URL="$GATEWAY_REDIS_URL" BENCH_CHAINS_FILE="$work/chains-$2.txt" "$tool" "$base" "$db" bench \
     bench-app http://127.0.0.1/callback bench 4000 16)
   form=$(wrk -t2 -c16 -d"$duration" --latency -s "$work/form8k.lua" "$base/t/bench/oauth2/token")
-  chained=$(wrk -t2 -c16 -d"$duration" --latency -s scripts/refresh-chain.lua "$base/t/bench/oauth2/token" \
-    -- "$work/chains-$2.txt" 2 bench-app)
+  local broke=0
+  chained=$(refresh_chains "$base/t/bench/oauth2/token" "$work/chains-$2.txt" bench-app) || broke=1
   kill "$pid"; wait "$pid" 2>/dev/null || true
-  if ! echo "$chained" | grep -q "refresh chains: .*, 0 errors"; then
-    echo "wrk refresh chains broke: $chained" >&2; return 1
-  fi
+  [[ $broke == 0 ]] || return 1
   echo "$2 $(echo "$tokens" | sed -n 's/.*exchanges: \([0-9]*\) \/s.*/\1/p') \
 $(echo "$tokens" | sed -n 's/.*rotations: \([0-9]*\) \/s.*/\1/p') \
 $(echo "$form" | awk '/Requests\/sec/ {print $2}') $(echo "$form" | awk '$1 == "99%" {print $2}') \

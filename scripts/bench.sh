@@ -151,9 +151,7 @@ if [[ -n "${GATEWAY_REDIS_URL:-}" ]]; then
   # The same rotations under wrk (scripts/refresh-chain.lua continues token-http-bench's 16
   # chains): a client that costs a string match per request, so the gateway gets the cores
   # that token-http-bench's AsyncHTTPClient shares with it.
-  out=$(wrk -t2 -c16 -d"$duration" --latency -s scripts/refresh-chain.lua "$base/t/bench/oauth2/token" \
-    -- "$work/chains-es.txt" 2 bench-es)
-  grep -q "refresh chains: .*, 0 errors" <<<"$out" || { echo "wrk refresh chains broke: $out" >&2; exit 1; }
+  out=$(refresh_chains "$base/t/bench/oauth2/token" "$work/chains-es.txt" bench-es)
   wrk_refresh=$(wrk_line "ES256 refreshes under wrk" "$out")
   echo "$wrk_refresh"
 else
@@ -162,11 +160,7 @@ fi
 in_process=$(env ${GATEWAY_REDIS_URL:+REDIS_URL="$GATEWAY_REDIS_URL"} "$bin/auth-bench" 4000 16 | grep -v "token verification")
 echo "$in_process"
 # The largest form the token endpoint accepts, parsed and refused (invalid_grant) per request.
-python3 - "$work/form8k.lua" <<'LUA'
-import sys
-body = "grant_type=refresh_token&client_id=bench-app&refresh_token=" + "x" * (8192 - 60)
-open(sys.argv[1], "w").write('wrk.method = "POST"\nwrk.body = "%s"\nwrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n' % body)
-LUA
+form8k_script "$work/form8k.lua"
 form8k=$(wrk_line "8 KiB form to /oauth2/token (400)" \
   "$(wrk -t2 -c16 -d"$duration" --latency -s "$work/form8k.lua" "$base/t/bench/oauth2/token")")
 echo "$form8k"

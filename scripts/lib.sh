@@ -91,3 +91,23 @@ start_nginx_cache() {
   }
 NGINX
 }
+
+# form8k_script FILE: a wrk script POSTing the largest form the token endpoint accepts (8 KiB),
+# a refresh_token grant whose token is junk: read, parsed and refused (invalid_grant) each time.
+form8k_script() {
+  python3 - "$1" <<'LUA'
+import sys
+body = "grant_type=refresh_token&client_id=bench-app&refresh_token=" + "x" * (8192 - 60)
+open(sys.argv[1], "w").write('wrk.method = "POST"\nwrk.body = "%s"\nwrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n' % body)
+LUA
+}
+
+# refresh_chains URL TOKENS_FILE CLIENT_ID: refresh_token rotations under wrk (2 threads, 16
+# connections, $duration), scripts/refresh-chain.lua continuing the chains in TOKENS_FILE.
+# Prints wrk's output; fails, naming it on stderr, when a chain broke (an error answer).
+refresh_chains() {
+  local out
+  out=$(wrk -t2 -c16 -d"${duration:-10s}" --latency -s scripts/refresh-chain.lua "$1" -- "$2" 2 "$3")
+  grep -q "refresh chains: .*, 0 errors" <<<"$out" || { echo "wrk refresh chains broke: $out" >&2; return 1; }
+  echo "$out"
+}
