@@ -28,6 +28,32 @@ extension GatewayHarness {
         let token = try await kit.tokens().accessToken
         return (kit, kit.authorizedClient("Bearer \(token)"))
     }
+
+    /// Bearer access tokens of `count` users of `tenant` (`PREFIX-0`, …), issued in process at
+    /// the tenant's test client (`test-app`, set up by a sign-in before) as a token exchange
+    /// issues them: many distinct users without a sign-in each. The users are created too,
+    /// unless `again` (new tokens for the same users).
+    func mintedUsers(
+        tenant: String, port: Int, prefix: String, count: Int, again: Bool = false
+    ) async throws -> [(token: String, subject: String)] {
+        let auth = bootstrap.services.auth
+        guard let client = try await auth.clients.client(tenantID: tenant, clientID: "test-app") else {
+            throw CancellationError()
+        }
+        var minted: [(token: String, subject: String)] = []
+        for index in 0..<count {
+            let subject = "\(prefix)-\(index)"
+            if !again {
+                try await operatorStores.auth.addUser(
+                    LocalUser(tenantID: tenant, username: subject, subject: subject, passwordHash: "x"))
+            }
+            let tokens = try await auth.tokens.issueForSubject(
+                issuer: "http://127.0.0.1:\(port)/t/\(tenant)", client: client, subject: subject, scope: "openid",
+                dpopJKT: nil)
+            minted.append((tokens.accessToken, subject))
+        }
+        return minted
+    }
 }
 
 /// Consent changes for the PUT body.

@@ -86,6 +86,12 @@ public enum CacheKey {
             + series + ":" + String(bucket)
     }
 
+    /// That the gateway served `version` of a mini app to `userID` (``ServedVersions``): shared by
+    /// replicas, without the configVersion.
+    public static func servedVersion(tenantID: String, miniAppID: String, version: String, userID: String) -> String {
+        "gw:v1:" + tenantID + ":release-served:" + escape(miniAppID) + ":" + escape(version) + ":" + escape(userID)
+    }
+
     /// Keeps `:` and control characters out of a key part (`%XX`, so `%` itself too).
     static func escape(_ part: String) -> String {
         guard part.utf8.contains(where: needsEscape) else { return part }

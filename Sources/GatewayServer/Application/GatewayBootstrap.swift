@@ -123,6 +123,8 @@ public struct GatewayBootstrap: Sendable {
                     "revocation stored but not announced through Redis; other replicas read it from the database",
                     kind: "revocation-announce", metadata: ["error": "\(error)"])
             }, devices: stores.devices, clock: clock)
+        // What watched release policies served to whom: the automatic halt counts only that.
+        let servedVersions = ServedVersions(cache: instrumented, window: ReleaseHealth.defaultWindow, clock: clock)
         let issuerBase = IssuerBase(
             publicBaseURL: configuration.publicBaseURL, host: configuration.host, port: configuration.port)
         let services = GatewayServices(
@@ -137,7 +139,8 @@ public struct GatewayBootstrap: Sendable {
             miniApps: MiniAppService(
                 platform: platform, provisioning: provisioning, answers: answers,
                 demoCatalog: demoCatalog(configuration.demoCatalogPath, logger: logger)),
-            releases: MiniAppReleases(table: releaseTable, clock: clock, metrics: releaseMetrics),
+            releases: MiniAppReleases(
+                table: releaseTable, clock: clock, metrics: releaseMetrics, served: servedVersions),
             upstreamBudget: configuration.upstreamBudget,
             homePartBudget: configuration.homePartBudget,
             rateLimits: configuration.rateLimits,
@@ -145,7 +148,7 @@ public struct GatewayBootstrap: Sendable {
                 stores: stores, cache: instrumented, keys: auth.keys, revocations: auth.revocations,
                 issuerBase: issuerBase, metrics: metrics,
                 releaseHealth: ReleaseHealth(
-                    table: releaseTable, store: stores.releases, cache: instrumented, clock: clock,
+                    table: releaseTable, store: stores.releases, cache: instrumented, served: servedVersions, clock: clock,
                     metrics: metrics.factory, logger: logger),
                 devicesPerUser: configuration.pushMaxDevicesPerUser,
                 sendQuotaPerMinute: configuration.pushSendQuotaPerMinute, messaging: configuration.messaging,

@@ -128,7 +128,7 @@ final class StoredAnswerFastPath: Sendable {
         guard RequestValidation.isIdentifier(read.id) else { return nil }
         guard let version = read.versionID else {
             guard let info = miniApps.nearMiniApp(tenant: tenant, id: read.id) else { return nil }
-            return try? releases.info(info, tenantID: tenant.id, miniAppID: read.id, for: audience())
+            return try? releases.infoInMemory(info, tenantID: tenant.id, miniAppID: read.id, for: audience())
         }
         guard RequestValidation.isIdentifier(version),
             releases.isOffered(tenantID: tenant.id, miniAppID: read.id, versionID: version)

@@ -16,7 +16,7 @@ extension GatewayAPIHandler {
         let audience = ReleaseAudience.current
         async let featured = CutOff.value(within: partBudget) { () -> [Components.Schemas.MiniApp]? in
             let query = ProvisioningQuery(featured: ProvisioningTarget(tenant: tenant) != nil, count: 10)
-            let answer = try services.releases.list(
+            let answer = try await services.releases.list(
                 try await services.miniApps.list(
                     tenant: tenant, query: query, deadline: ContinuousClock.now + services.upstreamBudget),
                 tenantID: tenant.id, for: audience)

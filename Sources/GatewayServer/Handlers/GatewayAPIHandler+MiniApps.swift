@@ -17,7 +17,7 @@ extension GatewayAPIHandler {
             start: q.start ?? 0, count: q.count == 0 ? MiniAppService.allItemsMaximum : q.count ?? 20
         )
         let (tenant, service, deadline) = try miniAppContext()
-        let answer = try services.releases.list(
+        let answer = try await services.releases.list(
             try await service.list(tenant: tenant, query: query, deadline: deadline), tenantID: tenant.id,
             for: .current)
         return try EntityTag.answer(answer.etag, notModified: { .notModified(.init(headers: .init(eTag: $0))) }) {
@@ -63,7 +63,7 @@ extension GatewayAPIHandler {
     ) async throws -> CachedAnswer {
         try RequestValidation.identifier(id, "id")
         let (service, deadline) = try miniAppService()
-        return try services.releases.info(
+        return try await services.releases.info(
             try await service.miniApp(tenant: tenant, id: id, deadline: deadline), tenantID: tenant.id, miniAppID: id,
             for: audience())
     }

@@ -143,7 +143,7 @@ extension GatewayAPIHandler {
         } else {
             infos = try await services.miniApps.platformCatalog(tenant: tenant, deadline: deadline)
         }
-        return services.releases.platformInfos(infos, tenantID: tenant.id, for: .current).map(Self.rasInfo)
+        return await services.releases.platformInfos(infos, tenantID: tenant.id, for: .current).map(Self.rasInfo)
     }
 
     private func rasFiles(

@@ -36,7 +36,9 @@ struct ReleaseShowCommand: AsyncParsableCommand {
             lines.append("withdrawn:  \(entry.version) (instead: \(entry.useInstead ?? "platform latest"))")
         }
         if let rule = view.autoHalt {
-            lines.append("auto halt:  error rate above \(rule.errorRatio)x stable's, from \(rule.minOpens) opens")
+            lines.append(
+                "auto halt:  error rate above \(rule.errorRatio)x stable's, from \(rule.minOpens) opens "
+                    + "and \(rule.minUsers) users a side")
         }
         lines.forEach(context.print)
     }

@@ -37,6 +37,11 @@ struct ReleaseSetCommand: AsyncParsableCommand {
     var haltErrorRatio: Double?
     @Option(help: ArgumentHelp("...once the candidate has this many opens in the window (default 200).", valueName: "n"))
     var haltMinOpens: Int?
+    @Option(
+        help: ArgumentHelp(
+            "...and this many distinct users on each side who were served their version (default 50).",
+            valueName: "n"))
+    var haltMinUsers: Int?
     @Flag(help: "Never halt by itself.") var noAutoHalt = false
     @OptionGroup var global: GlobalOptions
 
@@ -60,10 +65,11 @@ struct ReleaseSetCommand: AsyncParsableCommand {
         for tag in locale where tag != "any" && !Self.isLanguageTag(tag) {
             throw ValidationError("--locale must be a language tag such as ja or en-US (got \(tag.prefix(40)))")
         }
-        if noAutoHalt, haltErrorRatio != nil || haltMinOpens != nil {
-            throw ValidationError("--no-auto-halt excludes --halt-error-ratio and --halt-min-opens")
+        if noAutoHalt, haltErrorRatio != nil || haltMinOpens != nil || haltMinUsers != nil {
+            throw ValidationError("--no-auto-halt excludes --halt-error-ratio, --halt-min-opens and --halt-min-users")
         }
         if haltMinOpens != nil, haltErrorRatio == nil { throw ValidationError("--halt-min-opens needs --halt-error-ratio") }
+        if haltMinUsers != nil, haltErrorRatio == nil { throw ValidationError("--halt-min-users needs --halt-error-ratio") }
     }
 
     func run() async throws {
@@ -118,7 +124,9 @@ struct ReleaseSetCommand: AsyncParsableCommand {
         }
         if noAutoHalt { policy.autoHalt = nil }
         if let haltErrorRatio {
-            policy.autoHalt = AutoHaltRule(errorRatio: haltErrorRatio, minOpens: haltMinOpens ?? 200)
+            policy.autoHalt = AutoHaltRule(
+                errorRatio: haltErrorRatio, minOpens: haltMinOpens ?? 200,
+                minUsers: haltMinUsers ?? AutoHaltRule.defaultMinUsers)
         }
     }
 

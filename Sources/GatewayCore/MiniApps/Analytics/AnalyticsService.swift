@@ -63,7 +63,7 @@ public struct AnalyticsService: Sendable {
                 try await opens.recordOpen(UserMiniAppKey(tenantID: tenantID, userID: userID, miniAppID: miniAppID))
             }
         }
-        await releaseHealth?.record(tenantID: tenantID, events: accepted)
+        await releaseHealth?.record(tenantID: tenantID, userID: userID, events: accepted)
         for event in accepted {
             Counter(
                 label: Self.counterLabel,

@@ -5,6 +5,10 @@ import Foundation
 /// (they name the platform's latest version); an answer for another version is derived from
 /// them once per (answer, version) and reused. The audience is an autoclosure: it is built
 /// (headers read and parsed) only when a policy applies.
+///
+/// Where the automatic halt watches a policy, what an answer serves a signed-in user is
+/// recorded (``ServedVersions``) before the answer goes out: the halt counts a user's events
+/// only for versions the gateway gave that user.
 public struct MiniAppReleases: Sendable {
     /// The policies in memory.
     public let table: ReleaseTable
@@ -13,12 +17,21 @@ public struct MiniAppReleases: Sendable {
     private let variants = BoundedMemo<CachedAnswer>()
     private let latestVersions = BoundedMemo<String>()
     private let metrics: ReleaseMetrics?
+    /// Where versions served under a watched policy are recorded (nil: nowhere).
+    public let served: ServedVersions?
 
-    /// - Parameter metrics: counts the versions served (nil: not counted).
-    public init(table: ReleaseTable, clock: WallClock = .system, metrics: ReleaseMetrics? = nil) {
+    /// - Parameters:
+    ///   - metrics: counts the versions served (nil: not counted).
+    ///   - served: records what watched policies serve to whom (nil: not recorded, and the
+    ///     automatic halt attributes nothing).
+    public init(
+        table: ReleaseTable, clock: WallClock = .system, metrics: ReleaseMetrics? = nil,
+        served: ServedVersions? = nil
+    ) {
         self.table = table
         self.clock = clock
         self.metrics = metrics
+        self.served = served
     }
 
     /// What `audience` gets of `miniAppID` when the platform's latest version is `latest`.
@@ -31,15 +44,52 @@ public struct MiniAppReleases: Sendable {
 
     /// `decision`, counted as one answer naming the version it serves.
     private func counted(_ decision: ReleaseDecision, _ policy: ReleasePolicy, latest: String) -> ReleaseDecision {
-        guard let metrics else { return decision }
-        let version: String
-        switch decision {
-        case .latest: version = latest
-        case .version(let served): version = served
-        case .withdrawn: return decision
-        }
+        guard let metrics, let version = Self.version(decision, latest: latest) else { return decision }
         metrics.served(tenantID: policy.tenantID, miniAppID: policy.miniAppID, version: version)
         return decision
+    }
+
+    /// The version an answer names after `decision`; nil when it names none (withdrawn).
+    private static func version(_ decision: ReleaseDecision, latest: String) -> String? {
+        switch decision {
+        case .latest: latest
+        case .version(let served): served
+        case .withdrawn: nil
+        }
+    }
+
+    /// A served version the halt must know of before the answer goes out: a watched policy,
+    /// a signed-in user. nil: nothing to record.
+    private func servingToRecord(
+        _ decision: ReleaseDecision, _ policy: ReleasePolicy, latest: String, userID: String?
+    ) -> Serving? {
+        guard served != nil, ServedVersions.watches(policy), let userID,
+            let version = Self.version(decision, latest: latest)
+        else { return nil }
+        return Serving(tenantID: policy.tenantID, miniAppID: policy.miniAppID, version: version, userID: userID)
+    }
+
+    /// One version served to one user.
+    private struct Serving: Sendable {
+        var tenantID: String
+        var miniAppID: String
+        var version: String
+        var userID: String
+    }
+
+    private func record(_ servings: [Serving]) async {
+        guard let served else { return }
+        for serving in servings {
+            await served.record(
+                tenantID: serving.tenantID, miniAppID: serving.miniAppID, version: serving.version,
+                userID: serving.userID)
+        }
+    }
+
+    private func isRecorded(_ serving: Serving) -> Bool {
+        served?.isRecorded(
+            tenantID: serving.tenantID, miniAppID: serving.miniAppID, version: serving.version, userID: serving.userID)
+            ?? true
     }
 
     /// The version an info answer (`MiniAppAnswers.MiniApp`) names: the platform's latest
@@ -68,13 +118,40 @@ public struct MiniAppReleases: Sendable {
         throw .versionWithdrawn(version: versionID, useInstead: instead)
     }
 
-    /// An info answer (`MiniAppAnswers.MiniApp`) as `audience` sees it.
+    /// An info answer (`MiniAppAnswers.MiniApp`) as `audience` sees it; what it serves is
+    /// recorded first where the halt watches the policy.
     public func info(
         _ answer: CachedAnswer, tenantID: String, miniAppID: String, for audience: @autoclosure () -> ReleaseAudience
-    ) throws -> CachedAnswer {
+    ) async throws -> CachedAnswer {
         guard let policy = table.policy(tenantID: tenantID, miniAppID: miniAppID) else { return answer }
+        let audience = audience()
         let latest = try latestVersion(of: answer)
-        switch counted(policy.decision(latest: latest, for: audience(), at: clock.now()), policy, latest: latest) {
+        let decision = policy.decision(latest: latest, for: audience, at: clock.now())
+        if let serving = servingToRecord(decision, policy, latest: latest, userID: audience.userID) {
+            await record([serving])
+        }
+        return try infoAnswer(answer, counted(decision, policy, latest: latest))
+    }
+
+    /// ``info(_:tenantID:miniAppID:for:)`` when it needs no suspension: nil when what it serves
+    /// must be recorded first (the full path answers then).
+    public func infoInMemory(
+        _ answer: CachedAnswer, tenantID: String, miniAppID: String, for audience: @autoclosure () -> ReleaseAudience
+    ) throws -> CachedAnswer? {
+        guard let policy = table.policy(tenantID: tenantID, miniAppID: miniAppID) else { return answer }
+        let audience = audience()
+        let latest = try latestVersion(of: answer)
+        let decision = policy.decision(latest: latest, for: audience, at: clock.now())
+        if let serving = servingToRecord(decision, policy, latest: latest, userID: audience.userID),
+            !isRecorded(serving)
+        {
+            return nil
+        }
+        return try infoAnswer(answer, counted(decision, policy, latest: latest))
+    }
+
+    private func infoAnswer(_ answer: CachedAnswer, _ decision: ReleaseDecision) throws -> CachedAnswer {
+        switch decision {
         case .latest:
             return answer
         case .withdrawn(let version):
@@ -92,12 +169,12 @@ public struct MiniAppReleases: Sendable {
     /// version name it, items with nothing to offer are left out.
     public func list(
         _ answer: CachedAnswer, tenantID: String, for audience: @autoclosure () -> ReleaseAudience
-    ) throws -> CachedAnswer {
+    ) async throws -> CachedAnswer {
         guard table.hasPolicies(tenantID: tenantID) else { return answer }
         var list = try MiniAppService.decodeAnswer(MiniAppAnswers.MiniAppList.self, answer)
-        guard let items = served(list.items, tenantID: tenantID, for: audience(), id: \.id, version: \.version) else {
-            return answer
-        }
+        let (items, servings) = served(list.items, tenantID: tenantID, for: audience(), id: \.id, version: \.version)
+        await record(servings)
+        guard let items else { return answer }
         list.items = items
         return Self.derived(from: answer, body: try MiniAppAnswers.encode(list))
     }
@@ -105,23 +182,31 @@ public struct MiniAppReleases: Sendable {
     /// Platform-shaped infos (the RAS API) as `audience` sees them.
     public func platformInfos(
         _ infos: [PlatformMiniAppInfo], tenantID: String, for audience: @autoclosure () -> ReleaseAudience
-    ) -> [PlatformMiniAppInfo] {
+    ) async -> [PlatformMiniAppInfo] {
         guard table.hasPolicies(tenantID: tenantID) else { return infos }
-        return served(infos, tenantID: tenantID, for: audience(), id: \.id, version: \.version) ?? infos
+        let (items, servings) = served(infos, tenantID: tenantID, for: audience(), id: \.id, version: \.version)
+        await record(servings)
+        return items ?? infos
     }
 
-    /// `items` with the versions `audience` gets; nil when that changes nothing.
+    /// `items` with the versions `audience` gets (nil when that changes nothing), and what
+    /// must be recorded as served.
     private func served<Item>(
         _ items: [Item], tenantID: String, for audience: ReleaseAudience, id: KeyPath<Item, String>,
         version: WritableKeyPath<Item, PlatformMiniAppInfo.Version>
-    ) -> [Item]? {
+    ) -> (items: [Item]?, servings: [Serving]) {
         let policies = table.policies(tenantID: tenantID)
         let now = clock.now()
         var changed = false
+        var servings: [Serving] = []
         let result = items.compactMap { item -> Item? in
             guard let policy = policies[item[keyPath: id]] else { return item }
             let latest = item[keyPath: version].versionId
-            switch counted(policy.decision(latest: latest, for: audience, at: now), policy, latest: latest) {
+            let decision = policy.decision(latest: latest, for: audience, at: now)
+            if let serving = servingToRecord(decision, policy, latest: latest, userID: audience.userID) {
+                servings.append(serving)
+            }
+            switch counted(decision, policy, latest: latest) {
             case .latest:
                 return item
             case .withdrawn:
@@ -134,7 +219,7 @@ public struct MiniAppReleases: Sendable {
                 return served
             }
         }
-        return changed ? result : nil
+        return (changed ? result : nil, servings)
     }
 
     /// A version the platform does not list as latest: the platform reports tags only for

@@ -106,16 +106,30 @@ public enum RolloutState: String, Sendable, Equatable, Codable, CaseIterable {
     case halted
 }
 
-/// When a rollout halts by itself: the candidate's error rate (error and crash events per
-/// open, over the shared sliding window) above `errorRatio` times the stable version's, once
-/// the candidate has at least `minOpens` opens in the window.
+/// When a rollout halts by itself: the candidate's failure rate above `errorRatio` times the
+/// stable side's, counted over the shared sliding window from what the gateway can attribute
+/// (``ReleaseHealth``), once each side has at least `minOpens` opens from at least `minUsers`
+/// distinct users.
 public struct AutoHaltRule: Sendable, Equatable, Codable {
+    /// The distinct users each side needs by default before the rule compares them.
+    public static let defaultMinUsers = 50
+
     public var errorRatio: Double
     public var minOpens: Int
+    /// Distinct users each side needs (policies stored before it existed get the default).
+    public var minUsers: Int
 
-    public init(errorRatio: Double, minOpens: Int) {
+    public init(errorRatio: Double, minOpens: Int, minUsers: Int = AutoHaltRule.defaultMinUsers) {
         self.errorRatio = errorRatio
         self.minOpens = minOpens
+        self.minUsers = minUsers
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        errorRatio = try container.decode(Double.self, forKey: .errorRatio)
+        minOpens = try container.decode(Int.self, forKey: .minOpens)
+        minUsers = try container.decodeIfPresent(Int.self, forKey: .minUsers) ?? Self.defaultMinUsers
     }
 }
 

@@ -22,6 +22,7 @@ public enum ReleasePolicyRules {
         if let rule = policy.autoHalt {
             if !(1...1_000).contains(rule.errorRatio) { try fail("the halt error ratio must be 1-1000") }
             if !(1...10_000_000).contains(rule.minOpens) { try fail("the halt minimum of opens must be 1-10000000") }
+            if !(1...10_000_000).contains(rule.minUsers) { try fail("the halt minimum of users must be 1-10000000") }
         }
         guard let candidate = policy.candidate else { return }
         if !isVersion(candidate.version) { try fail("invalid candidate version \"\(candidate.version.prefix(80))\"") }
