@@ -19,30 +19,72 @@ public final class PostgresAuthStore: AuthStore {
     // MARK: signing keys
 
     public func signingKeys(tenantID: String) async throws -> [SigningKey] {
-        let rows = try await client.all("""
-            SELECT kid, state, private_key_sealed, created_at_ms FROM auth_signing_keys WHERE tenant_id = \(tenantID) ORDER BY created_at_ms DESC, kid DESC
-            """, as: (String, String, String, Int64).self)
-        return try rows.map { kid, state, sealed, createdAt in
-            let pem = try database.sealer.open(sealed, context: SigningKey.sealingContext(tenantID: tenantID, kid: kid))
-            return try SigningKey(tenantID: tenantID, kid: kid, state: SigningKey.State(rawValue: state) ?? .retired,
-                              createdAt: StoreClock.date(createdAt), pem: pem)
+        try await Self.signingKeys(client, tenantID: tenantID, sealer: database.sealer)
+    }
+
+    private static func signingKeys(
+        _ runner: some SQLRunner, tenantID: String, sealer: SecretSealer
+    ) async throws -> [SigningKey] {
+        let rows = try await runner.all("""
+            SELECT kid, state, private_key_sealed, created_at_ms, sign_from_ms, sign_until_ms, unpublish_at_ms
+            FROM auth_signing_keys WHERE tenant_id = \(tenantID) ORDER BY created_at_ms DESC, kid DESC
+            """, as: (String, String, String, Int64, Int64?, Int64?, Int64?).self)
+        return try rows.map { kid, state, sealed, createdAt, signFrom, signUntil, unpublishAt in
+            let pem = try sealer.open(sealed, context: SigningKey.sealingContext(tenantID: tenantID, kid: kid))
+            return try SigningKey(
+                tenantID: tenantID, kid: kid, state: SigningKey.State(rawValue: state) ?? .retired,
+                createdAt: StoreClock.date(createdAt),
+                schedule: SigningKey.Schedule(stored: (signFrom, signUntil, unpublishAt), createdAtMS: createdAt),
+                pem: pem)
         }
     }
 
     public func addSigningKey(_ key: SigningKey) async throws {
         let sealed = try database.sealer.seal(
             key.pemRepresentation, context: SigningKey.sealingContext(tenantID: key.tenantID, kid: key.kid))
-        try await client.execute(
-            """
-            INSERT INTO auth_signing_keys (kid, tenant_id, state, private_key_sealed, created_at_ms)
-            VALUES (\(key.kid), \(key.tenantID), \(key.state.rawValue), \(sealed), \(StoreClock.milliseconds(key.createdAt)))
-            """)
+        try await database.transaction { connection in try await Self.insert(key, sealed: sealed, connection) }
     }
 
-    public func retireSigningKey(tenantID: String, kid: String) async throws {
-        let changed = try await client.execute(
-            "UPDATE auth_signing_keys SET state = 'retired' WHERE tenant_id = \(tenantID) AND kid = \(kid) RETURNING 1")
-        if changed == 0 { throw AuthStoreError.notFound("signing key \(kid)") }
+    public func addFirstSigningKey(_ key: SigningKey, now: Date) async throws -> Bool {
+        let sealer = database.sealer
+        let sealed = try sealer.seal(
+            key.pemRepresentation, context: SigningKey.sealingContext(tenantID: key.tenantID, kid: key.kid))
+        return try await database.transaction { connection in
+            // One replica at a time per tenant: the others see its key and add none.
+            let lock = "gateway-signing-keys:" + key.tenantID
+            try await connection.execute("SELECT pg_advisory_xact_lock(hashtext(\(lock)))")
+            let keys = try await Self.signingKeys(connection, tenantID: key.tenantID, sealer: sealer)
+            guard TenantKeys(keys).signer(key.algorithm, at: now) == nil else { return false }
+            try await Self.insert(key, sealed: sealed, connection)
+            return true
+        }
+    }
+
+    private static func insert(_ key: SigningKey, sealed: String, _ connection: PostgresConnection) async throws {
+        let schedule = key.schedule.stored
+        try await connection.execute(
+            """
+            INSERT INTO auth_signing_keys (kid, tenant_id, state, private_key_sealed, created_at_ms,
+                sign_from_ms, sign_until_ms, unpublish_at_ms)
+            VALUES (\(key.kid), \(key.tenantID), \(key.state.rawValue), \(sealed), \(StoreClock.milliseconds(key.createdAt)),
+                \(schedule.signFrom), \(schedule.signUntil), \(schedule.unpublishAt))
+            """)
+        try await PostgresTenantStore.bumpChangeCounter(connection, tenants: [key.tenantID])
+    }
+
+    public func scheduleSigningKeys(tenantID: String, _ schedules: [String: SigningKey.Schedule]) async throws {
+        try await database.transaction { connection in
+            for (kid, schedule) in schedules.sorted(by: { $0.key < $1.key }) {
+                let stored = schedule.stored
+                let changed = try await connection.execute("""
+                    UPDATE auth_signing_keys SET sign_from_ms = \(stored.signFrom), sign_until_ms = \(stored.signUntil),
+                        unpublish_at_ms = \(stored.unpublishAt)
+                    WHERE tenant_id = \(tenantID) AND kid = \(kid) RETURNING 1
+                    """)
+                if changed == 0 { throw AuthStoreError.notFound("signing key \(kid)") }
+            }
+            try await PostgresTenantStore.bumpChangeCounter(connection, tenants: [tenantID])
+        }
     }
 
     // MARK: clients

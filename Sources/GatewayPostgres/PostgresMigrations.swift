@@ -330,6 +330,30 @@ enum PostgresMigrations {
             // `gateway_rotate_refresh` stays for replicas of the previous release.
             "v20-checked-refresh-rotation", [checkedRotateRefreshFunction]
         ),
+        (
+            // A key's life by its stored times (issue 47): next → signing → verify-only → retired.
+            // A key from before has no sign-from: it signs from its creation.
+            "v21-signing-key-schedule",
+            [
+                """
+                ALTER TABLE auth_signing_keys ADD COLUMN sign_from_ms BIGINT, ADD COLUMN sign_until_ms BIGINT,
+                    ADD COLUMN unpublish_at_ms BIGINT
+                """
+            ]
+        ),
+        (
+            // A send's Idempotency-Key and what it came to, for a day (issue 47).
+            "v22-message-idempotency",
+            [
+                """
+                CREATE TABLE message_sends (tenant_id TEXT NOT NULL REFERENCES tenants ON DELETE CASCADE,
+                    sender_id TEXT NOT NULL, idempotency_key TEXT NOT NULL, request_hash TEXT NOT NULL,
+                    outcomes TEXT NOT NULL, created_at_ms BIGINT NOT NULL,
+                    PRIMARY KEY (tenant_id, sender_id, idempotency_key))
+                """,
+                "CREATE INDEX message_sends_created ON message_sends (created_at_ms)",
+            ]
+        ),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the

@@ -13,37 +13,58 @@ struct AuthCLITests {
         return ctl
     }
 
-    @Test("keys rotate adds an active key; list shows it; retire refuses the only key and retires an older one")
+    @Test("keys rotate publishes a key that signs after --sign-after; retire stops one signing and unpublishes it later (at once with --now), never leaving an algorithm without a signer")
     func keys() async throws {
         let ctl = try await harness()
         defer { ctl.remove() }
-        #expect(await ctl.run(["keys", "rotate", "--tenant", "acme"]).code == 0)
-        #expect(await ctl.run(["keys", "rotate", "--tenant", "acme"]).code == 0)
-        let list = await ctl.run(["keys", "list", "--tenant", "acme", "--json"])
-        let keys = try #require(try list.json() as? [[String: Any]])
-        #expect(keys.count == 2)
-        #expect(keys.first?["signing"] as? Bool == true)
-        let older = try #require(keys.last?["kid"] as? String)
-        #expect(await ctl.run(["keys", "retire", "--tenant", "acme", "--kid", older]).code == 0)
-        let newer = try #require(keys.first?["kid"] as? String)
-        let refused = await ctl.run(["keys", "retire", "--tenant", "acme", "--kid", newer])
-        #expect(refused.code == 2)
-        #expect(refused.error.hasPrefix("error: "))
+        func list() async throws -> [[String: Any]] {
+            try #require(try await ctl.run(["keys", "list", "--tenant", "acme", "--json"]).json() as? [[String: Any]])
+        }
+        func key(_ kid: String) async throws -> [String: Any] {
+            try #require(try await list().first { $0["kid"] as? String == kid })
+        }
+        // Rotated: published now, signing after the default pre-publication window.
+        let next = try #require(try await ctl.run(["keys", "rotate", "--tenant", "acme", "--json"]).json() as? [String: Any])
+        #expect(next["state"] as? String == "next" && next["signing"] as? Bool == false)
+        #expect(next["nextState"] as? String == "signing")
+        let nextKID = try #require(next["kid"] as? String)
+        // --sign-after 0 signs at once, with a warning.
+        let now = await ctl.run(["keys", "rotate", "--tenant", "acme", "--sign-after", "0", "--json"])
+        #expect(now.code == 0 && now.error.contains("warning: the new key signs at once"), "\(now.error)")
+        let signer = try #require(try now.json() as? [String: Any])
+        #expect(signer["state"] as? String == "signing")
+        let signerKID = try #require(signer["kid"] as? String)
+        // The signer's next step is the next key taking over.
+        #expect(try await key(signerKID)["nextState"] as? String == "verify-only")
+        #expect(await ctl.run(["keys", "rotate", "--tenant", "acme", "--sign-after", "soon"]).code == 2)
+
+        // Retiring the signer brings the next key forward (warned), and the old one verifies
+        // until its tokens have expired (the longest lifetime: mini-app tokens' 300 s + 60 s skew).
+        let retired = await ctl.run(["keys", "retire", "--tenant", "acme", "--kid", signerKID, "--json"])
+        #expect(retired.code == 0 && retired.error.contains("warning: \(nextKID) signs from now"), "\(retired.error)")
+        #expect((try retired.json() as? [String: Any])?["promoted"] as? String == nextKID)
+        #expect(try await key(nextKID)["state"] as? String == "signing")
+        let old = try await key(signerKID)
+        #expect(old["state"] as? String == "verify-only" && old["nextState"] as? String == "retired")
+        let unpublish = try Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(old["unpublishAt"] as? String ?? "")
+        #expect(abs(unpublish.timeIntervalSinceNow - 360) < 30, "\(unpublish)")
+        // The only signer left is refused without --now, retired at once with it.
+        let refused = await ctl.run(["keys", "retire", "--tenant", "acme", "--kid", nextKID])
+        #expect(refused.code == 2 && refused.error.hasPrefix("error: "))
+        #expect(await ctl.run(["keys", "retire", "--tenant", "acme", "--kid", nextKID, "--now"]).code == 0)
+        #expect(try await key(nextKID)["state"] as? String == "retired")
+        #expect(await ctl.run(["keys", "retire", "--tenant", "acme", "--kid", nextKID]).code == 2, "gone already")
 
         // RS256: its own signing key, counted apart from the ES256 ones when retiring.
-        let rsa = await ctl.run(["keys", "rotate", "--tenant", "acme", "--alg", "RS256", "--json"])
+        let rsa = await ctl.run(["keys", "rotate", "--tenant", "acme", "--alg", "RS256", "--sign-after", "0", "--json"])
         #expect(rsa.code == 0, "\(rsa.error)")
         let rsaKey = try #require(try rsa.json() as? [String: Any])
-        #expect(rsaKey["alg"] as? String == "RS256")
-        let all = try #require(
-            try await ctl.run(["keys", "list", "--tenant", "acme", "--json"]).json() as? [[String: Any]])
-        #expect(
-            all.filter { $0["signing"] as? Bool == true }.compactMap { $0["alg"] as? String }.sorted() == [
-                "ES256", "RS256",
-            ])
+        #expect(rsaKey["alg"] as? String == "RS256" && rsaKey["signing"] as? Bool == true)
         #expect(
             await ctl.run(["keys", "retire", "--tenant", "acme", "--kid", rsaKey["kid"] as? String ?? ""]).code == 2)
         #expect(await ctl.run(["keys", "rotate", "--tenant", "acme", "--alg", "HS256"]).code == 2)
+        let table = await ctl.run(["keys", "list", "--tenant", "acme"])
+        #expect(table.output.hasPrefix("KID") && table.output.contains("verify-only") && table.output.contains("retired"))
     }
 
     @Test("with --json every keys, client and user command prints one JSON document on stdout, nothing else")
@@ -80,8 +101,8 @@ struct AuthCLITests {
         let oldest = try #require(keys.last?["kid"] as? String)
         let retired = try #require(
             try await ctl.run(["keys", "retire", "--tenant", "acme", "--kid", oldest, "--json"]).json()
-                as? [String: String])
-        #expect(retired == ["retired": oldest, "tenant": "acme"])
+                as? [String: Any])
+        #expect(retired["retired"] as? String == oldest && retired["tenant"] as? String == "acme")
         let disabled = try #require(
             try await ctl.run(["user", "disable", "--tenant", "acme", "--username", "alice", "--enable", "--json"])
                 .json() as? [String: Any])

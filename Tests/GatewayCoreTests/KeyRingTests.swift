@@ -26,8 +26,12 @@ final class UnreachableKeyStore: SigningKeyStore {
         try await base.addSigningKey(key)
     }
 
-    func retireSigningKey(tenantID: String, kid: String) async throws {
-        try await base.retireSigningKey(tenantID: tenantID, kid: kid)
+    func addFirstSigningKey(_ key: SigningKey, now: Date) async throws -> Bool {
+        try await base.addFirstSigningKey(key, now: now)
+    }
+
+    func scheduleSigningKeys(tenantID: String, _ schedules: [String: SigningKey.Schedule]) async throws {
+        try await base.scheduleSigningKeys(tenantID: tenantID, schedules)
     }
 }
 
@@ -47,22 +51,22 @@ struct KeyRingTests {
         defer { folder.remove() }
         let (store, _) = try await Self.scene(folder)
         let ring = KeyRing(store: store, refreshInterval: .zero, staleLimit: .seconds(600))
-        let loaded = try await ring.activeKeys(tenantID: "acme").map(\.kid)
+        let loaded = try await ring.publishedKeys(tenantID: "acme").map(\.kid)
         store.unreachable.withLock { $0 = true }
         let readsBefore = store.reads.withLock { $0 }
-        #expect(try await ring.activeKeys(tenantID: "acme").map(\.kid) == loaded)
+        #expect(try await ring.publishedKeys(tenantID: "acme").map(\.kid) == loaded)
         let kid = try #require(loaded.first)
         #expect(try await ring.verificationKey(tenantID: "acme", kid: kid) != nil)
         // The reload was tried (in the background), and failed without emptying the ring.
         for _ in 0..<1000 where store.reads.withLock({ $0 }) == readsBefore { await Task.yield() }
         #expect(store.reads.withLock { $0 } > readsBefore)
-        #expect(try await ring.activeKeys(tenantID: "acme").map(\.kid) == loaded)
+        #expect(try await ring.publishedKeys(tenantID: "acme").map(\.kid) == loaded)
 
         let strict = KeyRing(store: store, refreshInterval: .zero, staleLimit: .zero)
         store.unreachable.withLock { $0 = false }
-        _ = try await strict.activeKeys(tenantID: "acme")
+        _ = try await strict.publishedKeys(tenantID: "acme")
         store.unreachable.withLock { $0 = true }
-        await #expect(throws: DatabaseUnavailable.self) { try await strict.activeKeys(tenantID: "acme") }
+        await #expect(throws: DatabaseUnavailable.self) { try await strict.publishedKeys(tenantID: "acme") }
     }
 
     @Test("a revocation that cannot read the signing keys fails; it is never acknowledged unrecorded")
@@ -86,5 +90,75 @@ struct KeyRingTests {
         }
         // A token that is not one of ours needs no keys: 200 (nothing to revoke) as RFC 7009 says.
         try await tokens.revoke(token: "not-a-token", client: client, verifier: verifier, issuer: "https://gw.example/t/acme")
+    }
+
+    @Test("a rotated key is published before it signs and signs at its stored time without a reload; a retired key leaves the JWKS when its tokens have expired, and its memoised tokens are refused then")
+    func keyLife() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (_, auth) = try await Self.scene(folder)
+        let clock = ManualClock(frozen: true)
+        // Never reloads by age: phases change by the clock alone.
+        let ring = KeyRing(store: auth, refreshInterval: .seconds(86_400), staleLimit: .seconds(86_400), clock: clock.wall)
+        let first = try await ring.signingKey(tenantID: "acme")
+        let at = clock.wall.now()
+        let next = try SigningKey.generate(tenantID: "acme", now: at, signFrom: at.addingTimeInterval(900))
+        try await auth.addSigningKey(next)
+        try await ring.reload(tenantIDs: ["acme"])  // the change feed names the tenant
+        #expect(try await ring.publishedKeys(tenantID: "acme").map(\.kid).contains(next.kid), "published before it signs")
+        #expect(try await ring.signingKey(tenantID: "acme").kid == first.kid)
+        clock.advance(.seconds(899))
+        #expect(try await ring.signingKey(tenantID: "acme").kid == first.kid)
+        clock.advance(.seconds(1))
+        #expect(try await ring.signingKey(tenantID: "acme").kid == next.kid, "signs at its time, no reload")
+        #expect(try await ring.verificationKey(tenantID: "acme", kid: first.kid) != nil, "the old key verifies")
+
+        // A token of the old key, memoised; then the old key is retired (unpublished in 660 s).
+        // Revocations known in memory (a complete mirror), as on a replica: tokens are accepted
+        // without suspending while their key is published.
+        let mirror = RevocationMirror()
+        mirror.synced(with: [:], now: 0)
+        let revoked = RevokedTokens(
+            cache: MemoryCache(), mirror: mirror, durable: SQLiteRevocationStore(database: try Fixtures.store(folder)),
+            clock: clock.wall)
+        let verifier = TokenVerifier(keys: ring, revoked: revoked, memo: VerifiedTokenMemo(), now: clock.wall.now)
+        let issuer = "https://gw.example/t/acme"
+        let iat = clock.wall.now().timeIntervalSince1970
+        let token = try JWS.sign(
+            claims: [
+                "iss": .string(issuer), "sub": "u1", "aud": .string(issuer + "/v1"), "client_id": "app",
+                "tenant": "acme", "jti": "j1", "iat": .number(iat.rounded()), "exp": .number(iat.rounded() + 600),
+            ], typ: "at+jwt", signingKey: first)
+        #expect(try await verifier.verify(token, issuer: issuer, tenantID: "acme").keyID == first.kid)
+        let now = clock.wall.now()
+        try await auth.scheduleSigningKeys(
+            tenantID: "acme",
+            ["\(first.kid)": .init(signFrom: first.schedule.signFrom, signUntil: now, unpublishAt: now.addingTimeInterval(660))])
+        try await ring.reload(tenantIDs: ["acme"])
+        #expect(verifier.acceptedInMemory(token, issuer: issuer, tenantID: "acme") != nil)
+        clock.advance(.seconds(659))
+        #expect(try await verifier.verify(token, issuer: issuer, tenantID: "acme").jti == "j1")
+        clock.advance(.seconds(1))
+        #expect(verifier.acceptedInMemory(token, issuer: issuer, tenantID: "acme") == nil)
+        await #expect(throws: TokenRejection.self) { try await verifier.verify(token, issuer: issuer, tenantID: "acme") }
+        #expect(try await !ring.publishedKeys(tenantID: "acme").map(\.kid).contains(first.kid))
+        #expect(try await ring.verificationKey(tenantID: "acme", kid: first.kid) == nil)
+    }
+
+    @Test("a tenant whose only signer was retired at once gets a new key that signs at once")
+    func retiredAtOnce() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (_, auth) = try await Self.scene(folder)
+        let clock = ManualClock(frozen: true)
+        let ring = KeyRing(store: auth, refreshInterval: .seconds(86_400), clock: clock.wall)
+        let first = try await ring.signingKey(tenantID: "acme")
+        let now = clock.wall.now()
+        try await auth.scheduleSigningKeys(
+            tenantID: "acme", [first.kid: .init(signFrom: first.schedule.signFrom, signUntil: now, unpublishAt: now)])
+        try await ring.reload(tenantIDs: ["acme"])
+        let replacement = try await ring.signingKey(tenantID: "acme")
+        #expect(replacement.kid != first.kid)
+        #expect(try await ring.publishedKeys(tenantID: "acme").map(\.kid).contains(first.kid) == false)
     }
 }

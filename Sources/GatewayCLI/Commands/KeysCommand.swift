@@ -7,28 +7,77 @@ struct KeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
         abstract: "Manage a tenant's token-signing keys (ES256 and RS256).",
-        discussion:
-            "A tenant gets its first key of each algorithm automatically on first use (first token or JWKS request). ES256 signs access tokens (and ID tokens of clients registered with --id-token-alg ES256); RS256 signs ID tokens.",
+        discussion: """
+            A tenant gets its first key of each algorithm automatically on first use (first token or \
+            JWKS request). ES256 signs access tokens (and ID tokens of clients registered with \
+            --id-token-alg ES256); RS256 signs ID tokens. A key's life: next (published, not signing) \
+            → signing → verify-only (published, not signing) → retired (unpublished). Every gateway \
+            moves a key between them at the stored times.
+            """,
         subcommands: [KeysRotateCommand.self, KeysRetireCommand.self, KeysListCommand.self]
     )
+
+    /// How long a key published before it signs by default: longer than the JWKS's
+    /// `Cache-Control: max-age` (300 s by default) plus the gateways' key reload (5 s).
+    static let defaultSignAfter = "15m"
 }
 
+/// One key as `keys` commands show it: its phase now and its next step.
 struct KeyDocument: Encodable {
     var kid: String
     var alg: String
     var state: String
     var createdAt: Date
     var signing: Bool
+    var signFrom: Date
+    var signUntil: Date?
+    var unpublishAt: Date?
+    /// The phase the key enters next by the schedules, and when.
+    var nextState: String?
+    var nextAt: Date?
+
+    init(_ key: SigningKey, in keys: TenantKeys, at now: Date) {
+        let phase = keys.phase(of: key, at: now)
+        let next = keys.nextStep(of: key, at: now)
+        kid = key.kid
+        alg = key.algorithm.rawValue
+        state = phase.rawValue
+        createdAt = key.createdAt
+        signing = phase == .signing
+        signFrom = key.schedule.signFrom
+        signUntil = key.schedule.signUntil
+        unpublishAt = key.schedule.unpublishAt
+        nextState = next?.phase.rawValue
+        nextAt = next?.at
+    }
 }
 
 struct KeysRotateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "rotate", abstract: "Add a new active signing key; older keys stay published until retired.")
+        commandName: "rotate",
+        abstract: "Add a key: published now, signing after --sign-after; older keys then verify only.",
+        discussion: """
+            The new key is published in the JWKS at once and signs from --sign-after on (default \
+            \(KeysCommand.defaultSignAfter)), so relying parties that cache the JWKS for its max-age have \
+            it before any token it signs. Older keys of its algorithm stay published (verify-only) \
+            until retired.
+            """)
     @OptionGroup var tenant: TenantOption
     @Option(help: ArgumentHelp("Algorithm of the new key: ES256 or RS256.", valueName: "alg")) var alg: String = "ES256"
     @Option(help: ArgumentHelp("RSA key size (RS256 only): 2048, 3072 or 4096.", valueName: "bits")) var rsaBits: Int =
         2048
+    @Option(
+        help: ArgumentHelp(
+            "How long the key is published before it signs: 90s, 15m, 2h, 1d; 0 signs at once (tests, emergencies).",
+            valueName: "duration"))
+    var signAfter: String = KeysCommand.defaultSignAfter
     @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        guard CLIDuration.seconds(signAfter) != nil else {
+            throw ValidationError("--sign-after must be a duration such as 90s, 15m, 2h or 1d (or 0)")
+        }
+    }
 
     func run() async throws {
         let context = try CLIContext.require()
@@ -39,78 +88,139 @@ struct KeysRotateCommand: AsyncParsableCommand {
             throw CLIError.invalid("--rsa-bits must be 2048, 3072 or 4096")
         }
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        let key = try SigningKey.generate(tenantID: tenant.tenant, algorithm: algorithm, rsaBits: rsaBits)
-        try await a.auth.addSigningKey(key)
-        if global.json {
-            try context.printJSON(
-                KeyDocument(
-                    kid: key.kid, alg: key.algorithm.rawValue, state: key.state.rawValue, createdAt: key.createdAt,
-                    signing: true))
-        } else {
-            context.print(
-                "added \(key.algorithm.rawValue) signing key \(key.kid) to tenant \(tenant.tenant); it signs new tokens within 5 seconds"
-            )
+        let now = Date()
+        let delay = CLIDuration.seconds(signAfter) ?? 0
+        if delay == 0 {
+            context.printError(
+                "warning: the new key signs at once; relying parties holding a JWKS fetched before now cannot verify "
+                    + "its tokens until they fetch it again")
         }
+        let key = try SigningKey.generate(
+            tenantID: tenant.tenant, algorithm: algorithm, rsaBits: rsaBits, now: now,
+            signFrom: now.addingTimeInterval(TimeInterval(delay)))
+        try await a.auth.addSigningKey(key)
+        let keys = TenantKeys(try await a.auth.signingKeys(tenantID: tenant.tenant))
+        try context.report(
+            "added \(key.algorithm.rawValue) key \(key.kid) to tenant \(tenant.tenant): published now, signs from "
+                + "\(ISO8601DateFormatter().string(from: key.schedule.signFrom))",
+            document: KeyDocument(key, in: keys, at: now), json: global.json)
     }
 }
 
 struct KeysRetireCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "retire", abstract: "Stop publishing a key (tokens it signed stop verifying).")
+        commandName: "retire",
+        abstract: "Stop a key signing now; unpublish it once every token it can have signed has expired.",
+        discussion: """
+            The key signs nothing from now on (a published next key of its algorithm signs at once \
+            instead) and stays in the JWKS for the longest lifetime of a token it can have signed \
+            (the tenant's longest access-token lifetime, mini-app tokens' 5 minutes, plus a minute \
+            of clock skew), so no valid token is refused. With --now (a compromised key) it is \
+            unpublished at once and every token it signed is refused; if it was the only signer, \
+            gateways make a new key that signs at once.
+            """)
     @OptionGroup var tenant: TenantOption
     @Option(help: ArgumentHelp("Key id.", valueName: "kid")) var kid: String
+    @Flag(help: "Unpublish at once: tokens it signed are refused (a compromised key).") var now = false
     @OptionGroup var global: GlobalOptions
+
+    private struct Report: Encodable {
+        var retired: String
+        var tenant: String
+        var unpublishAt: Date
+        var promoted: String?
+    }
 
     func run() async throws {
         let context = try CLIContext.require()
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        let active = try await a.auth.signingKeys(tenantID: tenant.tenant).filter { $0.state == .active }
-        guard let key = active.first(where: { $0.kid == kid }) else {
-            throw CLIError.invalid("no active key \(kid) in tenant \(tenant.tenant)")
+        let at = Date()
+        let keys = TenantKeys(try await a.auth.signingKeys(tenantID: tenant.tenant))
+        guard let key = keys.keys.first(where: { $0.kid == kid }), key.isPublished(at: at) else {
+            throw CLIError.invalid("no published key \(kid) in tenant \(tenant.tenant)")
         }
-        guard active.filter({ $0.algorithm == key.algorithm }).count > 1 else {
+        // Another published key of the algorithm that signs now or later takes over.
+        let successors = keys.published(at: at).filter {
+            $0.kid != kid && $0.algorithm == key.algorithm && $0.schedule.signUntil.map { $0 > at } ?? true
+        }
+        guard !successors.isEmpty || now else {
             throw CLIError.invalid(
-                "\(kid) is the tenant's only active \(key.algorithm.rawValue) key; run keys rotate --alg \(key.algorithm.rawValue) first"
-            )
+                "\(kid) is the tenant's only \(key.algorithm.rawValue) key that signs; run keys rotate --alg "
+                    + "\(key.algorithm.rawValue) first (or --now for a compromised key)")
         }
-        try await a.auth.retireSigningKey(tenantID: tenant.tenant, kid: kid)
+        var schedules: [String: SigningKey.Schedule] = [:]
+        var retiring = key.schedule
+        retiring.signUntil = min(retiring.signUntil ?? at, at)
+        let signedAnything = key.schedule.signFrom <= at
+        retiring.unpublishAt =
+            now || !signedAnything ? at : at.addingTimeInterval(try await longestTokenLifetime(a.auth))
+        schedules[kid] = retiring
+        // The key that signs instead: a signer already, or else the next key, brought forward.
+        var promoted: String?
+        let wasSigning = keys.signer(key.algorithm, at: at)?.kid == kid
+        if wasSigning, !successors.contains(where: { $0.maySign(at: at) }),
+            let next = successors.min(by: { $0.schedule.signFrom < $1.schedule.signFrom })
+        {
+            var brought = next.schedule
+            brought.signFrom = at
+            schedules[next.kid] = brought
+            promoted = next.kid
+            context.printError(
+                "warning: \(next.kid) signs from now, before its scheduled time; relying parties holding a JWKS "
+                    + "fetched before it was published cannot verify its tokens until they fetch it again")
+        }
+        try await a.auth.scheduleSigningKeys(tenantID: tenant.tenant, schedules)
+        let unpublish = retiring.unpublishAt ?? at
         try context.report(
-            "retired signing key \(kid) of tenant \(tenant.tenant)",
-            document: ["retired": kid, "tenant": tenant.tenant], json: global.json)
+            now
+                ? "retired signing key \(kid) of tenant \(tenant.tenant) at once: tokens it signed are refused"
+                : "signing key \(kid) of tenant \(tenant.tenant) signs no more; unpublished at "
+                    + ISO8601DateFormatter().string(from: unpublish),
+            document: Report(retired: kid, tenant: tenant.tenant, unpublishAt: unpublish, promoted: promoted),
+            json: global.json)
+    }
+
+    /// The longest a token the tenant's keys sign stays valid: access and sender tokens (each
+    /// client's lifetime), ID tokens (their access token's), mini-app tokens, plus clock skew.
+    private func longestTokenLifetime(_ auth: any AuthStore) async throws -> TimeInterval {
+        let clients = try await auth.clients(tenantID: tenant.tenant)
+        let longest = max(
+            clients.map(\.accessTokenLifetimeSeconds).max() ?? 0,
+            Int(MiniAppAccessTokenService.maxLifetime.components.seconds))
+        return TimeInterval(longest) + TokenVerifier.skew
     }
 }
 
 struct KeysListCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List signing keys (newest first).")
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List signing keys (newest first) with their state and next step.")
     @OptionGroup var tenant: TenantOption
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
         let context = try CLIContext.require()
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        let keys = try await a.auth.signingKeys(tenantID: tenant.tenant)
-        // The newest active key of each algorithm signs.
-        let signers = Set(
-            SigningKey.Algorithm.allCases.compactMap { algorithm in
-                keys.first { $0.state == .active && $0.algorithm == algorithm }?.kid
-            })
-        let docs = keys.map {
-            KeyDocument(
-                kid: $0.kid, alg: $0.algorithm.rawValue, state: $0.state.rawValue, createdAt: $0.createdAt,
-                signing: signers.contains($0.kid))
-        }
+        let now = Date()
+        let keys = TenantKeys(try await a.auth.signingKeys(tenantID: tenant.tenant))
+        let docs = keys.keys.map { KeyDocument($0, in: keys, at: now) }
         if global.json {
             try context.printJSON(docs)
             return
         }
         if docs.isEmpty { context.print("no keys yet (one of each algorithm is created on first use)") }
         guard !docs.isEmpty else { return }
-        var table = TextTable(header: ["KID", "ALG", "STATE", "SIGNING", "CREATED"])
+        let time = ISO8601DateFormatter()
+        var table = TextTable(header: ["KID", "ALG", "STATE", "SIGNS FROM", "NEXT", "CREATED"])
         for d in docs {
-            table.rows.append([
-                d.kid, d.alg, d.state, d.signing ? "yes" : "no", ISO8601DateFormatter().string(from: d.createdAt),
-            ])
+            let next = zip(d.nextState, d.nextAt).map { "\($0) at \(time.string(from: $1))" } ?? "-"
+            table.rows.append([d.kid, d.alg, d.state, time.string(from: d.signFrom), next, time.string(from: d.createdAt)])
         }
         table.lines.forEach(context.print)
     }
+}
+
+/// Both values, or nil.
+private func zip<A, B>(_ a: A?, _ b: B?) -> (A, B)? {
+    guard let a, let b else { return nil }
+    return (a, b)
 }

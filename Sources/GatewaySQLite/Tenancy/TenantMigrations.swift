@@ -234,6 +234,24 @@ enum TenantMigrations {
             // its writer, so an unknown token never waits for the write lock. Nothing changes here:
             // the name keeps both engines' migration lists alike.
         }
+        migrator.registerMigration("v21-signing-key-schedule") { db in
+            // A key's life by its stored times (issue 47): next → signing → verify-only → retired.
+            // A key from before has no sign-from: it signs from its creation.
+            for column in ["sign_from_ms", "sign_until_ms", "unpublish_at_ms"] {
+                try db.execute(sql: "ALTER TABLE auth_signing_keys ADD COLUMN \(column) INTEGER")
+            }
+        }
+        migrator.registerMigration("v22-message-idempotency") { db in
+            // A send's Idempotency-Key and what it came to, for a day (issue 47).
+            try db.execute(
+                sql: """
+                    CREATE TABLE message_sends (tenant_id TEXT NOT NULL REFERENCES tenants ON DELETE CASCADE,
+                        sender_id TEXT NOT NULL, idempotency_key TEXT NOT NULL, request_hash TEXT NOT NULL,
+                        outcomes TEXT NOT NULL, created_at_ms INTEGER NOT NULL,
+                        PRIMARY KEY (tenant_id, sender_id, idempotency_key))
+                    """)
+            try db.execute(sql: "CREATE INDEX message_sends_created ON message_sends (created_at_ms)")
+        }
         return migrator
     }
 }

@@ -49,6 +49,8 @@ public final class GatewayServices: Sendable {
     public let accessLog: Bool
     /// How long one request may wait for the database, all statements together.
     public let databaseBudget: Duration
+    /// `Cache-Control: max-age` of JWKS answers.
+    public let jwksMaxAge: Duration
     /// The sign-in form's decisions (CSRF, password, second factor, identity providers).
     public let signIn: BrowserSignIn
     /// The wall clock of every time-based decision (tokens, throttles, rate windows).
@@ -61,8 +63,9 @@ public final class GatewayServices: Sendable {
         rateLimits: RateLimiter.Limits = .init(),
         userState: UserStateServices, federation: Federation, purchases: PlatformPurchases,
         bodyLimits: BodyLimits = .init(), tracer: (any Tracer)? = nil,
-        accessLog: Bool = false, databaseBudget: Duration = .seconds(10)
+        accessLog: Bool = false, databaseBudget: Duration = .seconds(10), jwksMaxAge: Duration = .seconds(300)
     ) {
+        self.jwksMaxAge = jwksMaxAge
         self.databaseBudget = databaseBudget
         self.accessLog = accessLog
         self.federation = federation

@@ -67,9 +67,12 @@ public struct GatewayBootstrap: Sendable {
         let releaseTable = ReleaseTable(store: stores.releases)
         let releaseMetrics = ReleaseMetrics(table: releaseTable, clock: clock, factory: metrics.factory)
         metrics.beforeExposition { releaseMetrics.sample() }
+        // Signing keys follow the directory: a `gatewayctl keys` change is read within the change
+        // feed's delay; what a key does at a time is decided by its stored schedule.
+        let keyRing = KeyRing(store: stores.auth, clock: clock)
         let directory = TenantDirectory(
             store: store, signal: stores.tenantChanges, pollInterval: configuration.tenantReloadInterval,
-            followers: [releaseTable], logger: logger
+            followers: [releaseTable, keyRing], logger: logger
         )
         try await directory.reload()
 
@@ -113,7 +116,7 @@ public struct GatewayBootstrap: Sendable {
             cache: instrumented, near: NearAnswers(lifetime: configuration.nearCacheLifetime),
             staleGrace: configuration.staleGrace, factory: metrics.factory, logger: logger, clock: clock)
         let auth = AuthorizationServer(
-            store: authStore, cache: instrumented, hasher: passwordHasher, loginPolicy: loginPolicy,
+            store: authStore, keys: keyRing, cache: instrumented, hasher: passwordHasher, loginPolicy: loginPolicy,
             revocations: RevokedTokens(
                 cache: instrumented, feed: revocationFeed, mirror: revocationMirror, durable: durableRevocations,
                 clock: clock
@@ -160,7 +163,8 @@ public struct GatewayBootstrap: Sendable {
             bodyLimits: configuration.bodyLimits,
             tracer: tracer,
             accessLog: configuration.accessLog,
-            databaseBudget: configuration.databaseTimeout
+            databaseBudget: configuration.databaseTimeout,
+            jwksMaxAge: configuration.jwksMaxAge
         )
         let analyticsRetention = AnalyticsRetention(store: stores.analytics, clock: clock.now, logger: logger)
         let refreshRetention = RefreshRetention(store: stores.auth, clock: clock.now, logger: logger)

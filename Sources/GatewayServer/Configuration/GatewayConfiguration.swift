@@ -30,6 +30,9 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var logLevel: Logger.Level
     public var logFormat: LogFormat
     public var tenantReloadInterval: Duration
+    /// `Cache-Control: max-age` of JWKS answers (key rotation publishes a key longer than this
+    /// before it signs).
+    public var jwksMaxAge: Duration = .seconds(300)
     /// Time budget of one client request for its upstream calls.
     public var upstreamBudget: Duration
     /// Connections per upstream host in the shared HTTP client (AsyncHTTPClient's default of 8 is too low for fan-out).

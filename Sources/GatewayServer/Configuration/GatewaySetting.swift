@@ -195,10 +195,16 @@ extension GatewaySetting {
         "messages.per.recipient.hour", env: "MESSAGES_PER_RECIPIENT_HOUR", default: "60",
         "Messages a user may receive per hour from everyone (0 = unlimited); past it the recipient's outcome is rate_limited.")
 
+    public static let jwksMaxAge = GatewaySetting(
+        "jwks.max.age.s", env: "JWKS_MAX_AGE_S", default: "300",
+        "Cache-Control max-age of JWKS answers in seconds (0-86400); `gatewayctl keys rotate --sign-after` must exceed it plus 5 s (the key reload), so every relying party holds a key before it signs."
+    )
+
     /// All settings, in help order.
     public static let all: [GatewaySetting] = [
-        .httpHost, .httpPort, .publicBaseURL, .databaseURL, .databaseTimeout, .databasePath, .redisURL, .masterKey, .masterKeyFile,
-        .environment, .logLevel, .logFormat, .accessLog, .edgeFastPath, .configFile, .tenantReloadInterval,
+        .httpHost, .httpPort, .publicBaseURL, .databaseURL, .databaseTimeout, .databaseProbe, .databasePath, .redisURL,
+        .masterKey, .masterKeyFile,
+        .environment, .logLevel, .logFormat, .accessLog, .edgeFastPath, .configFile, .tenantReloadInterval, .jwksMaxAge,
         .upstreamBudget, .upstreamConnections, .upstreamMaxInFlight, .breakerFailureRatio, .breakerOpenMilliseconds,
         .cacheNearMilliseconds, .cacheStaleGraceMilliseconds, .demoCatalog, .rateLimitTenant, .rateLimitClient, .rateLimitWindow,
         .headerTimeout, .bodyTimeout, .idleTimeout, .maxConnections, .maxConnectionsPerAddress, .maxRequestsPerAddress,

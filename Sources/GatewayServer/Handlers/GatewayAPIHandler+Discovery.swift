@@ -59,7 +59,7 @@ extension GatewayAPIHandler {
 
     func getJWKS(_ input: Operations.GetJWKS.Input) async throws -> Operations.GetJWKS.Output {
         let tenant = try RequestScope.requireTenant()
-        let keys = try await services.auth.keys.activeKeys(tenantID: tenant.id).map { key in
+        let keys = try await services.auth.keys.publishedKeys(tenantID: tenant.id).map { key in
             let jwk = key.publicJWK
             return Components.Schemas.Jwk(
                 kty: key.algorithm == .rs256 ? .rsa : .ec, crv: jwk["crv"]?.stringValue, x: jwk["x"]?.stringValue,
@@ -67,7 +67,8 @@ extension GatewayAPIHandler {
                 n: jwk["n"]?.stringValue, e: jwk["e"]?.stringValue, kid: key.kid, use: "sig",
                 alg: key.algorithm.rawValue)
         }
-        return .ok(.init(body: .json(.init(keys: keys))))
+        let maxAge = services.jwksMaxAge.components.seconds
+        return .ok(.init(headers: .init(cacheControl: "public, max-age=\(maxAge)"), body: .json(.init(keys: keys))))
     }
 
     func getMe(_ input: Operations.GetMe.Input) async throws -> Operations.GetMe.Output {

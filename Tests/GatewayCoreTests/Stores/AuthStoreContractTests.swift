@@ -89,12 +89,40 @@ struct AuthStoreContractTests {
         try await auth.addSigningKey(older)
         try await auth.addSigningKey(newer)
         try await auth.addSigningKey(rsa)
-        try await auth.retireSigningKey(tenantID: "acme", kid: older.kid)
-        await #expect(throws: AuthStoreError.self) { try await auth.retireSigningKey(tenantID: "acme", kid: "missing") }
+        // Schedules come back as stored (whole milliseconds); one change of several is all or nothing.
+        let now = StoreClock.now()
+        func stored(_ date: Date) -> Date { StoreClock.date(StoreClock.milliseconds(date)) }
+        let retiring = SigningKey.Schedule(
+            signFrom: older.schedule.signFrom, signUntil: now, unpublishAt: stored(now.addingTimeInterval(660)))
+        let brought = SigningKey.Schedule(signFrom: stored(now.addingTimeInterval(-1)))
+        await #expect(throws: AuthStoreError.self) {
+            try await auth.scheduleSigningKeys(tenantID: "acme", [older.kid: retiring, "missing": brought])
+        }
+        #expect(try await auth.signingKeys(tenantID: "acme").first { $0.kid == older.kid }?.schedule == older.schedule)
+        let tokenBefore = try await database.stores.tenants.changeToken()
+        try await auth.scheduleSigningKeys(tenantID: "acme", [older.kid: retiring, newer.kid: brought])
+        #expect(try await database.stores.tenants.changeToken() > tokenBefore, "gateways are told the keys changed")
         let keys = try await database.another().auth.signingKeys(tenantID: "acme")
         #expect(keys.map(\.kid) == [rsa.kid, newer.kid, older.kid])
-        #expect(keys.map(\.state) == [.active, .active, .retired])
+        #expect(keys.map(\.schedule) == [rsa.schedule, brought, retiring])
         #expect(keys.map(\.algorithm) == [.rs256, .es256, .es256])
+        // A tenant's first key of an algorithm: of writers racing on two connections, one adds it.
+        let racers = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<6 {
+                let store = index % 2 == 0 ? auth : try await database.another().auth
+                group.addTask {
+                    try await store.addFirstSigningKey(
+                        try SigningKey.generate(tenantID: "beta", algorithm: .rs256), now: Date())
+                }
+            }
+            return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+        }
+        #expect(racers == 1)
+        #expect(try await auth.signingKeys(tenantID: "beta").count == 1)
+        #expect(try await !auth.addFirstSigningKey(try SigningKey.generate(tenantID: "acme"), now: Date()), "acme signs already")
+        let phases = TenantKeys(keys)
+        #expect(keys.map { phases.phase(of: $0, at: now) } == [.signing, .signing, .verifyOnly])
+        #expect(phases.phase(of: keys[2], at: now.addingTimeInterval(661)) == .retired)
         // Both kinds of key come back as they went in (P-256 and RSA PEMs are told apart).
         #expect(keys[0].pemRepresentation == rsa.pemRepresentation)
         #expect(keys[1].pemRepresentation == newer.pemRepresentation)

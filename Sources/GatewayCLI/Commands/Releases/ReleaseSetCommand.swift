@@ -137,10 +137,10 @@ struct ReleaseSetCommand: AsyncParsableCommand {
             throw CLIError.invalid("--step must be PERCENT@TIME, such as 10@2026-12-01T12:00:00Z or 50@+1d (got \(text.prefix(60)))")
         }
         let time = parts[1]
-        if time.hasPrefix("+"), let unit = time.last, let amount = Int(time.dropFirst().dropLast()), amount > 0,
-            let seconds = ["m": 60, "h": 3_600, "d": 86_400][unit]
+        if time.hasPrefix("+"), time.last != "s", let seconds = CLIDuration.seconds(String(time.dropFirst())),
+            seconds > 0
         {
-            return RolloutStep(percent: percent, at: now.addingTimeInterval(TimeInterval(amount * seconds)))
+            return RolloutStep(percent: percent, at: now.addingTimeInterval(TimeInterval(seconds)))
         }
         guard let date = ISO8601DateFormatter().date(from: time) else {
             throw CLIError.invalid("--step time must be ISO 8601 (2026-12-01T12:00:00Z) or +N[m|h|d] (got \(time.prefix(60)))")

@@ -83,14 +83,16 @@ public struct AuthorizationServer: Sendable {
     }
 
     /// One backend for every auth store (``SQLiteAuthStore`` or the PostgreSQL one).
+    /// - Parameter keys: the key ring (one that follows the tenant directory); nil: a new one on `store`.
     public init(
-        store: any AuthStore, cache: any Cache, hasher: PasswordHasher = PasswordHasher(),
+        store: any AuthStore, keys: KeyRing? = nil, cache: any Cache, hasher: PasswordHasher = PasswordHasher(),
         memo: VerifiedTokenMemo? = VerifiedTokenMemo(),
         loginPolicy: LoginThrottle.Policy = .init(), revocations: RevokedTokens? = nil,
         devices: (any DeviceStore)? = nil, clock: WallClock = .system
     ) {
         self.init(
-            clients: store, users: store, refreshTokens: store, keys: KeyRing(store: store), cache: cache,
+            clients: store, users: store, refreshTokens: store, keys: keys ?? KeyRing(store: store, clock: clock),
+            cache: cache,
             hasher: hasher, memo: memo,
             loginPolicy: loginPolicy, revocations: revocations, devices: devices, clock: clock)
     }

@@ -84,7 +84,7 @@ extension TokenVerifier {
     /// A sender token of this tenant: signed by an active key of the tenant, the tenant's
     /// issuer, the sender audience, `sub` = `client_id`, not expired, not revoked.
     public func verifySenderToken(_ token: String, issuer: String, tenantID: String) async throws -> SenderTokenClaims {
-        let c = try await signedClaims(token, tenantID: tenantID)
+        let c = try await signedClaims(token, tenantID: tenantID).claims
         guard c["iss"]?.stringValue == issuer, c["tenant"]?.stringValue == tenantID,
             c["aud"]?.stringValue == TokenService.senderAudience(issuer: issuer),
             let clientID = c["client_id"]?.stringValue, c["sub"]?.stringValue == clientID,

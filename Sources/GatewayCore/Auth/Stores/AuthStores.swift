@@ -1,13 +1,21 @@
 import Foundation
 
-/// Durable signing keys of tenants.
+/// Durable signing keys of tenants. Writes bump the tenant's change counter, so every replica
+/// reads the tenant's keys again within the change feed's delay.
 public protocol SigningKeyStore: Sendable {
-    /// Every key of `tenantID` (active and retired), newest first.
+    /// Every key of `tenantID` (in every phase), newest first.
     func signingKeys(tenantID: String) async throws -> [SigningKey]
-    /// Adds a key.
+    /// Adds a key with its schedule.
     func addSigningKey(_ key: SigningKey) async throws
-    /// Marks a key retired (no longer published); throws `notFound` for an unknown kid.
-    func retireSigningKey(tenantID: String, kid: String) async throws
+    /// Adds `key` unless the tenant already has a key of its algorithm that may sign at `now`,
+    /// as one step no other writer interleaves with (replicas making a tenant's first key at the
+    /// same moment keep one, so no replica signs with a key the others do not publish).
+    /// - Returns: whether `key` was added.
+    @discardableResult
+    func addFirstSigningKey(_ key: SigningKey, now: Date) async throws -> Bool
+    /// Replaces the schedules of keys of `tenantID`, all in one transaction; throws `notFound`
+    /// for an unknown kid, and then nothing changes.
+    func scheduleSigningKeys(tenantID: String, _ schedules: [String: SigningKey.Schedule]) async throws
 }
 
 /// Registered OAuth clients.

@@ -12,6 +12,9 @@ public struct AccessTokenClaims: Sendable, Equatable {
     public var expiresAt: Date
     /// `cnf.jkt` when DPoP-bound.
     public var dpopJKT: String?
+    /// The `kid` of the tenant's key that signed it (nil: a trusted issuer's token), so a
+    /// memoised token is refused once that key leaves the JWKS.
+    public var keyID: String? = nil
 }
 
 /// Why a token or proof was refused (mapped to `WWW-Authenticate` error codes).

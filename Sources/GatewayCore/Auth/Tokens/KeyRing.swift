@@ -1,101 +1,150 @@
 import Crypto
 import Foundation
+import Synchronization
 
-/// The signing keys of every tenant, read from the ``SigningKeyStore`` and kept in memory
-/// for `refreshInterval` so `gatewayctl keys rotate|retire` is picked up without restart.
+/// The signing keys of every tenant, read from the ``SigningKeyStore`` and kept in memory.
 ///
-/// Key bootstrap: a tenant without an active key of an algorithm (ES256, RS256) gets one
+/// What a key does at a time is decided by its schedule (``TenantKeys``) against the injected
+/// clock on every call, so every replica starts and stops signing with a key, and publishes and
+/// unpublishes it, at the stored times, whatever it last read. Reloads only bring new keys and
+/// changed schedules: every `refreshInterval` in the background, at once when the tenant
+/// changes (``TenantStateFollower``: `gatewayctl keys` bumps the tenant's change counter), and
+/// when a token names a kid this replica does not know (at most once a second).
+///
+/// Key bootstrap: a tenant without a key that may sign an algorithm (ES256, RS256) gets one
 /// generated on first use (first token or JWKS request), so `tenant create` needs no extra
 /// step. RSA generation (tens of milliseconds) runs once per tenant, off the event loops.
 ///
 /// Keys older than `refreshInterval` are reloaded in the background while the loaded ones
 /// answer, for up to `staleLimit`: a replica cut off from its database keeps verifying and
-/// signing with the keys it has (a rotation or retirement reaches it once it reads again)
-/// instead of making every token wait for the database; past `staleLimit` the reload is
-/// the request's again, and so is its failure.
-public actor KeyRing {
+/// signing with the keys it has instead of making every token wait for the database; past
+/// `staleLimit` the reload is the request's again, and so is its failure.
+public final class KeyRing: TenantStateFollower {
     private struct Entry {
-        var keys: [SigningKey]
+        var keys: TenantKeys
         var loadedAt: ContinuousClock.Instant
+    }
+
+    private struct State {
+        var entries: [String: Entry] = [:]
+        /// Tenants whose keys are being reloaded in the background.
+        var reloading: Set<String> = []
     }
 
     private let store: any SigningKeyStore
     private let refreshInterval: Duration
     private let staleLimit: Duration
-    private var entries: [String: Entry] = [:]
-    /// Tenants whose keys are being reloaded in the background.
-    private var reloading: Set<String> = []
+    private let clock: WallClock
+    private let state = Mutex(State())
 
     public init(
-        store: any SigningKeyStore, refreshInterval: Duration = .seconds(5), staleLimit: Duration = .seconds(600)
+        store: any SigningKeyStore, refreshInterval: Duration = .seconds(5), staleLimit: Duration = .seconds(600),
+        clock: WallClock = .system
     ) {
         self.store = store
         self.refreshInterval = refreshInterval
         self.staleLimit = staleLimit
+        self.clock = clock
     }
 
-    /// Active (published) keys, newest first; creates the first key of an algorithm when
-    /// there is none.
-    public func activeKeys(tenantID: String) async throws -> [SigningKey] {
-        let now = ContinuousClock.now
-        if let entry = entries[tenantID], Self.coversEveryAlgorithm(entry.keys) {
-            let age = now - entry.loadedAt
+    /// The tenant's keys (loading them when they are not held or too old); a tenant without a
+    /// key that may sign an algorithm gets one.
+    public func keys(tenantID: String) async throws -> TenantKeys {
+        let instant = clock.instant()
+        if let entry = state.withLock({ $0.entries[tenantID] }),
+            entry.keys.algorithmsWithoutSigner(at: clock.now()).isEmpty
+        {
+            let age = instant - entry.loadedAt
             if age < refreshInterval { return entry.keys }
             if age < staleLimit {
                 reloadInBackground(tenantID)
                 return entry.keys
             }
         }
-        return try await load(tenantID: tenantID, at: now)
+        return try await load(tenantID: tenantID)
+    }
+
+    /// Published keys at this moment, newest first.
+    public func publishedKeys(tenantID: String) async throws -> [SigningKey] {
+        try await keys(tenantID: tenantID).published(at: clock.now())
     }
 
     private func reloadInBackground(_ tenantID: String) {
-        guard reloading.insert(tenantID).inserted else { return }
+        guard state.withLock({ $0.reloading.insert(tenantID).inserted }) else { return }
         Task {
-            _ = try? await self.load(tenantID: tenantID, at: .now)
-            self.reloading.remove(tenantID)
+            _ = try? await self.load(tenantID: tenantID)
+            self.state.withLock { _ = $0.reloading.remove(tenantID) }
         }
     }
 
-    private func load(tenantID: String, at now: ContinuousClock.Instant) async throws -> [SigningKey] {
-        var keys = try await store.signingKeys(tenantID: tenantID).filter { $0.state == .active }
-        let missing = SigningKey.Algorithm.allCases.filter { algorithm in !keys.contains { $0.algorithm == algorithm } }
+    @discardableResult
+    private func load(tenantID: String) async throws -> TenantKeys {
+        let started = clock.instant()
+        var keys = TenantKeys(try await store.signingKeys(tenantID: tenantID))
+        let missing = keys.algorithmsWithoutSigner(at: clock.now())
         if !missing.isEmpty {
+            // Another replica may make the same tenant's first key at this moment: the store keeps
+            // one, and every replica signs with the key it kept.
             for algorithm in missing {
-                try await store.addSigningKey(try SigningKey.generate(tenantID: tenantID, algorithm: algorithm))
+                try await store.addFirstSigningKey(
+                    try SigningKey.generate(tenantID: tenantID, algorithm: algorithm, now: clock.now()), now: clock.now())
             }
-            keys = try await store.signingKeys(tenantID: tenantID).filter { $0.state == .active }
+            keys = TenantKeys(try await store.signingKeys(tenantID: tenantID))
         }
-        entries[tenantID] = Entry(keys: keys, loadedAt: now)
+        state.withLock { state in
+            // A later load that finished first is not undone.
+            if let held = state.entries[tenantID], held.loadedAt > started { return }
+            state.entries[tenantID] = Entry(keys: keys, loadedAt: started)
+        }
         return keys
     }
 
-    private static func coversEveryAlgorithm(_ keys: [SigningKey]) -> Bool {
-        SigningKey.Algorithm.allCases.allSatisfy { algorithm in keys.contains { $0.algorithm == algorithm } }
-    }
-
-    /// The key that signs new tokens with `algorithm` (the newest active one).
+    /// The key that signs new tokens with `algorithm` now.
     public func signingKey(tenantID: String, algorithm: SigningKey.Algorithm = .es256) async throws -> SigningKey {
-        guard let key = try await activeKeys(tenantID: tenantID).first(where: { $0.algorithm == algorithm }) else {
+        if let key = try await keys(tenantID: tenantID).signer(algorithm, at: clock.now()) { return key }
+        // A schedule ran out since the last read (the signer retired, no successor): read again.
+        guard let key = try await load(tenantID: tenantID).signer(algorithm, at: clock.now()) else {
             throw AuthStoreError.notFound("\(algorithm.rawValue) signing key")
         }
         return key
     }
 
-    /// The public key for `kid` when it is an active key of the tenant; reloads once on a miss.
+    /// The public key for `kid` when it is published now; reloads once on a miss.
     public func verificationKey(tenantID: String, kid: String) async throws -> VerificationKey? {
-        if let key = try await activeKeys(tenantID: tenantID).first(where: { $0.kid == kid }) {
+        if let key = try await keys(tenantID: tenantID).published(kid: kid, at: clock.now()) {
             return key.verificationKey
         }
-        // Reload at most once a second, so tokens with made-up kids cannot hammer SQLite.
-        // A failed reload keeps the loaded keys (a made-up kid must not empty the ring while
-        // the database is away).
-        guard let entry = entries[tenantID], ContinuousClock.now - entry.loadedAt >= .seconds(1) else { return nil }
-        return try await load(tenantID: tenantID, at: .now).first(where: { $0.kid == kid })?.verificationKey
+        // A kid unknown here may be a key another replica just made: reload at most once a
+        // second, so tokens with made-up kids cannot hammer the database. A failed reload keeps
+        // the loaded keys (a made-up kid must not empty the ring while the database is away).
+        let instant = clock.instant()
+        guard let entry = state.withLock({ $0.entries[tenantID] }), instant - entry.loadedAt >= .seconds(1),
+            !entry.keys.keys.contains(where: { $0.kid == kid })
+        else { return nil }
+        return try await load(tenantID: tenantID).published(kid: kid, at: clock.now())?.verificationKey
     }
 
-    /// The JWKS document members.
+    /// Whether `kid` of `tenantID` is published now, when this replica knows without asking (its
+    /// keys are loaded); nil otherwise. Never suspends: a memoised token is refused the moment
+    /// the key that signed it leaves the JWKS.
+    public func isPublished(tenantID: String, kid: String) -> Bool? {
+        guard let entry = state.withLock({ $0.entries[tenantID] }) else { return nil }
+        guard let key = entry.keys.keys.first(where: { $0.kid == kid }) else { return nil }
+        return key.isPublished(at: clock.now())
+    }
+
+    /// The JWKS document members: every key published now.
     public func jwks(tenantID: String) async throws -> [[String: JSONValue]] {
-        try await activeKeys(tenantID: tenantID).map(\.publicJWK)
+        try await publishedKeys(tenantID: tenantID).map(\.publicJWK)
+    }
+
+    /// Tenants changed (`gatewayctl keys` bumps the tenant's change counter): the keys of those
+    /// this replica holds are read again now, so a key retired at once is refused within the
+    /// change feed's delay. A failure fails the directory's refresh, which is retried.
+    public func reload(tenantIDs: Set<String>?) async throws {
+        let held = state.withLock { Set($0.entries.keys) }
+        for tenantID in tenantIDs.map({ $0.intersection(held) }) ?? held {
+            try await load(tenantID: tenantID)
+        }
     }
 }

@@ -4,13 +4,45 @@ import Foundation
 
 /// One signing key of a tenant: ES256 (P-256; access tokens, and ID tokens of clients that ask
 /// for it) or RS256 (RSA-2048 or larger; ID tokens by default, as OpenID Connect requires).
-/// `active` keys are published in the JWKS and the newest of each algorithm signs; `retired`
-/// keys are neither used nor published.
+///
+/// A key has a life (``Phase``), decided by its ``Schedule`` at the time asked, so every
+/// replica moves a key between phases at the stored times, not when it happens to reload:
+/// *next* (published in the JWKS, not signing yet) → *signing* (the newest key of its algorithm
+/// whose signing time has come) → *verify-only* (published, superseded or told to stop) →
+/// *retired* (gone from the JWKS; tokens it signed are refused).
 public struct SigningKey: Sendable {
-    /// Lifecycle of a key.
+    /// What was stored before key schedules: `retired` keys are gone whatever their schedule.
     public enum State: String, Sendable, Codable {
         case active
         case retired
+    }
+
+    /// Where a key is in its life at a given time.
+    public enum Phase: String, Sendable, Codable, CaseIterable {
+        /// Published, not signing yet (its signing time is still to come).
+        case next
+        /// Published and signing new tokens.
+        case signing
+        /// Published so tokens it signed verify; signs nothing new.
+        case verifyOnly = "verify-only"
+        /// Not published; tokens it signed are refused.
+        case retired
+    }
+
+    /// When a key signs and when it leaves the JWKS.
+    public struct Schedule: Sendable, Equatable {
+        /// From when it may sign (until then it is *next*).
+        public var signFrom: Date
+        /// From when it signs nothing new (nil: until a newer key signs).
+        public var signUntil: Date?
+        /// From when it is no longer published (nil: until retired).
+        public var unpublishAt: Date?
+
+        public init(signFrom: Date, signUntil: Date? = nil, unpublishAt: Date? = nil) {
+            self.signFrom = signFrom
+            self.signUntil = signUntil
+            self.unpublishAt = unpublishAt
+        }
     }
 
     /// The JWS algorithms the gateway signs with.
@@ -29,13 +61,18 @@ public struct SigningKey: Sendable {
     public let kid: String
     public var state: State
     public let createdAt: Date
+    public var schedule: Schedule
     public let material: Material
 
-    public init(tenantID: String, kid: String, state: State, createdAt: Date, material: Material) {
+    /// - Parameter schedule: nil: signing from `createdAt` on, published until retired.
+    public init(
+        tenantID: String, kid: String, state: State, createdAt: Date, schedule: Schedule? = nil, material: Material
+    ) {
         self.tenantID = tenantID
         self.kid = kid
         self.state = state
         self.createdAt = createdAt
+        self.schedule = schedule ?? Schedule(signFrom: createdAt)
         self.material = material
     }
 
@@ -45,35 +82,58 @@ public struct SigningKey: Sendable {
     }
 
     /// A key read back from its PEM (as stored, sealed): P-256 or RSA, told apart by parsing.
-    public init(tenantID: String, kid: String, state: State, createdAt: Date, pem: String) throws {
+    public init(
+        tenantID: String, kid: String, state: State, createdAt: Date, schedule: Schedule? = nil, pem: String
+    ) throws {
         let material: Material
         if let key = try? P256.Signing.PrivateKey(pemRepresentation: pem) {
             material = .es256(key)
         } else {
             material = .rs256(try _RSA.Signing.PrivateKey(pemRepresentation: pem))
         }
-        self.init(tenantID: tenantID, kid: kid, state: state, createdAt: createdAt, material: material)
+        self.init(
+            tenantID: tenantID, kid: kid, state: state, createdAt: createdAt, schedule: schedule, material: material)
+    }
+
+    /// Whether the JWKS lists the key at `now`.
+    public func isPublished(at now: Date) -> Bool {
+        state == .active && schedule.unpublishAt.map { now < $0 } ?? true
+    }
+
+    /// Whether the key may sign at `now` (the newest such key of its algorithm does).
+    public func maySign(at now: Date) -> Bool {
+        isPublished(at: now) && schedule.signFrom <= now && schedule.signUntil.map { now < $0 } ?? true
     }
 
     /// A fresh key; kid = a letter (`k` for ES256, `r` for RS256) + the first 15 chars of the
     /// RFC 7638 thumbprint. The letter keeps a kid from starting with `-` (base64url), which a
     /// command line would read as a flag (`gatewayctl keys retire --kid -x…`). RSA keys are
     /// 2048 bits unless `rsaBits` says more (generation takes tens of milliseconds).
+    /// - Parameter signFrom: when it starts signing (nil: at once).
     public static func generate(
-        tenantID: String, algorithm: Algorithm = .es256, rsaBits: Int = 2048, now: Date = Date()
+        tenantID: String, algorithm: Algorithm = .es256, rsaBits: Int = 2048, now: Date = Date(),
+        signFrom: Date? = nil
     ) throws -> SigningKey {
+        // Whole milliseconds (down), as stores keep times: a key read back signs from the very
+        // instant it was made to, never a fraction of a millisecond later.
+        let now = Self.wholeMilliseconds(now)
+        let schedule = Schedule(signFrom: Self.wholeMilliseconds(signFrom ?? now))
         switch algorithm {
         case .es256:
             let key = P256.Signing.PrivateKey()
             return SigningKey(
                 tenantID: tenantID, kid: "k" + JWK.thumbprint(key.publicKey).prefix(15), state: .active, createdAt: now,
-                material: .es256(key))
+                schedule: schedule, material: .es256(key))
         case .rs256:
             let key = try _RSA.Signing.PrivateKey(keySize: .init(bitCount: max(2048, rsaBits)))
             return SigningKey(
                 tenantID: tenantID, kid: "r" + (try JWK.thumbprint(key.publicKey)).prefix(15), state: .active,
-                createdAt: now, material: .rs256(key))
+                createdAt: now, schedule: schedule, material: .rs256(key))
         }
+    }
+
+    private static func wholeMilliseconds(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded(.down) / 1000)
     }
 
     /// The algorithm this key signs with.

@@ -40,6 +40,7 @@ public struct TokenVerifier: Sendable {
     public func acceptedInMemory(_ token: String, issuer: String, tenantID: String) -> AccessTokenClaims? {
         let current = now()
         guard let memo, let hit = memo.get(token, now: current), (try? Self.check(hit, issuer, tenantID, current)) != nil,
+            hit.keyID.map({ keys.isPublished(tenantID: tenantID, kid: $0) == true }) ?? true,
             revoked.knownRevoked(tenantID: tenantID, jti: hit.jti) == false
         else { return nil }
         return hit
@@ -50,11 +51,18 @@ public struct TokenVerifier: Sendable {
         _ token: String, issuer: String, tenantID: String
     ) async throws -> AccessTokenClaims {
         let current = now()
-        if let memo, let hit = memo.get(token, now: current) {
+        // A memoised token holds only while the key that signed it is published (a key retired
+        // at once refuses its tokens at once); a ring that has not loaded the tenant verifies afresh.
+        if let memo, let hit = memo.get(token, now: current),
+            let published = hit.keyID.map({ keys.isPublished(tenantID: tenantID, kid: $0) }) ?? true
+        {
+            guard published else {
+                throw TokenRejection.invalidToken("the access token was not signed by a key of this tenant")
+            }
             try Self.check(hit, issuer, tenantID, current)
             return hit
         }
-        let c = try await signedClaims(token, tenantID: tenantID)
+        let (c, kid) = try await signedClaims(token, tenantID: tenantID)
         guard let iss = c["iss"]?.stringValue, let sub = c["sub"]?.stringValue,
             let clientID = c["client_id"]?.stringValue,
             let tenant = c["tenant"]?.stringValue, let jti = c["jti"]?.stringValue, let exp = c["exp"]?.int64Value,
@@ -77,7 +85,7 @@ public struct TokenVerifier: Sendable {
             issuer: iss, subject: sub, clientID: clientID, tenantID: tenant, scope: c["scope"]?.stringValue ?? "",
             jti: jti,
             issuedAt: Date(timeIntervalSince1970: TimeInterval(iat)), expiresAt: expiresAt,
-            dpopJKT: c["cnf"]?.objectValue?["jkt"]?.stringValue)
+            dpopJKT: c["cnf"]?.objectValue?["jkt"]?.stringValue, keyID: kid)
         memo?.put(token, claims, now: current)
         return claims
     }
@@ -97,7 +105,7 @@ public struct TokenVerifier: Sendable {
     /// revocation (failing open like ``verify(_:issuer:tenantID:)``).
     public func verifyMiniAppToken(_ token: String, issuer: String, tenantID: String) async throws -> MiniAppTokenClaims
     {
-        let c = try await signedClaims(token, tenantID: tenantID)
+        let c = try await signedClaims(token, tenantID: tenantID).claims
         guard let iss = c["iss"]?.stringValue, let sub = c["sub"]?.stringValue, let azp = c["azp"]?.stringValue,
             c["client_id"] == nil,
             let aud = c["aud"]?.stringValue, let tenant = c["tenant"]?.stringValue, let jti = c["jti"]?.stringValue,
@@ -128,7 +136,7 @@ public struct TokenVerifier: Sendable {
     /// key of the tenant, `iss` = the tenant's issuer, one audience, and none of the claims
     /// only access tokens carry. Expiry is NOT checked: an expired ID token is a valid hint.
     public func verifyIDTokenHint(_ token: String, issuer: String, tenantID: String) async throws -> IDTokenHintClaims {
-        let c = try await signedClaims(token, tenantID: tenantID, types: ["jwt"], algorithms: [.es256, .rs256])
+        let c = try await signedClaims(token, tenantID: tenantID, types: ["jwt"], algorithms: [.es256, .rs256]).claims
         guard c["iss"]?.stringValue == issuer else {
             throw TokenRejection.invalidToken("the ID token was issued by another issuer")
         }
@@ -152,9 +160,11 @@ public struct TokenVerifier: Sendable {
 
     /// The payload of a JWT of one of `types` (lower case), signed with one of `algorithms`
     /// (access tokens: ES256 only; ID tokens: also RS256), whose signature verifies with an
-    /// active key of `tenantID` of that algorithm.
+    /// published key of `tenantID` of that algorithm, and that key's `kid`.
     func signedClaims(_ token: String, tenantID: String, types: Set<String> = ["at+jwt", "application/at+jwt"],
-                              algorithms: Set<SigningKey.Algorithm> = [.es256]) async throws -> [String: JSONValue] {
+                              algorithms: Set<SigningKey.Algorithm> = [.es256]) async throws
+        -> (claims: [String: JSONValue], kid: String)
+    {
         let parsed: JWS.Parsed
         do { parsed = try JWS.parse(token) } catch {
             throw TokenRejection.invalidToken("the access token is malformed")
@@ -178,7 +188,7 @@ public struct TokenVerifier: Sendable {
         do { try JWS.verify(parsed, key: key, accepted: algorithms) } catch {
             throw TokenRejection.invalidToken("bad token signature")
         }
-        return claims
+        return (claims, kid)
     }
 }
 

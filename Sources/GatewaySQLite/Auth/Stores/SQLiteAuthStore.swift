@@ -25,40 +25,87 @@ public final class SQLiteAuthStore: AuthStore {
         // `read`, which parks a cooperative thread until a reader is free — and under load
         // every cooperative thread ends up parked there, waiting for readers that only a
         // cooperative thread can release (a deadlock).
-        let rows: [(kid: String, state: String, sealed: String, createdAt: Int64)] = try await pool.read { db in
-            try Row.fetchAll(
-                db, sql: "SELECT * FROM auth_signing_keys WHERE tenant_id = ? ORDER BY created_at_ms DESC, rowid DESC",
-                arguments: [tenantID]
-            )
-            .map {
-                (kid: $0["kid"], state: $0["state"], sealed: $0["private_key_sealed"], createdAt: $0["created_at_ms"])
-            }
-        }
-        return try rows.map { row in
-            let pem = try sealer.open(row.sealed, context: SigningKey.sealingContext(tenantID: tenantID, kid: row.kid))
+        let rows = try await pool.read { db in try Self.signingKeyRows(db, tenantID: tenantID) }
+        return try rows.map { try $0.key(tenantID: tenantID, sealer: sealer) }
+    }
+
+    /// One stored signing key, still sealed.
+    struct SigningKeyRow: Sendable {
+        var kid: String
+        var state: String
+        var sealed: String
+        var createdAt: Int64
+        var schedule: SigningKey.Schedule.Stored
+
+        func key(tenantID: String, sealer: SecretSealer) throws -> SigningKey {
+            let pem = try sealer.open(sealed, context: SigningKey.sealingContext(tenantID: tenantID, kid: kid))
             return try SigningKey(
-                tenantID: tenantID, kid: row.kid, state: SigningKey.State(rawValue: row.state) ?? .retired,
-                createdAt: StoreClock.date(row.createdAt), pem: pem)
+                tenantID: tenantID, kid: kid, state: SigningKey.State(rawValue: state) ?? .retired,
+                createdAt: StoreClock.date(createdAt),
+                schedule: SigningKey.Schedule(stored: schedule, createdAtMS: createdAt), pem: pem)
+        }
+    }
+
+    private static func signingKeyRows(_ db: Database, tenantID: String) throws -> [SigningKeyRow] {
+        try Row.fetchAll(
+            db, sql: "SELECT * FROM auth_signing_keys WHERE tenant_id = ? ORDER BY created_at_ms DESC, rowid DESC",
+            arguments: [tenantID]
+        )
+        .map {
+            SigningKeyRow(
+                kid: $0["kid"], state: $0["state"], sealed: $0["private_key_sealed"], createdAt: $0["created_at_ms"],
+                schedule: ($0["sign_from_ms"], $0["sign_until_ms"], $0["unpublish_at_ms"]))
         }
     }
 
     public func addSigningKey(_ key: SigningKey) async throws {
         let sealed = try sealer.seal(
             key.pemRepresentation, context: SigningKey.sealingContext(tenantID: key.tenantID, kid: key.kid))
-        try await pool.write { db in
-            try db.execute(
-                sql:
-                    "INSERT INTO auth_signing_keys (kid, tenant_id, state, private_key_sealed, created_at_ms) VALUES (?, ?, ?, ?, ?)",
-                arguments: [key.kid, key.tenantID, key.state.rawValue, sealed, StoreClock.milliseconds(key.createdAt)])
+        try await pool.write { db in try Self.insert(key, sealed: sealed, db) }
+    }
+
+    public func addFirstSigningKey(_ key: SigningKey, now: Date) async throws -> Bool {
+        let sealer = self.sealer
+        let sealed = try sealer.seal(
+            key.pemRepresentation, context: SigningKey.sealingContext(tenantID: key.tenantID, kid: key.kid))
+        // The writer is one at a time: no other replica adds a key between the read and the insert.
+        return try await pool.write { db in
+            let keys = try Self.signingKeyRows(db, tenantID: key.tenantID).map {
+                try $0.key(tenantID: key.tenantID, sealer: sealer)
+            }
+            guard TenantKeys(keys).signer(key.algorithm, at: now) == nil else { return false }
+            try Self.insert(key, sealed: sealed, db)
+            return true
         }
     }
 
-    public func retireSigningKey(tenantID: String, kid: String) async throws {
+    private static func insert(_ key: SigningKey, sealed: String, _ db: Database) throws {
+        let schedule = key.schedule.stored
+        try db.execute(
+            sql: """
+                INSERT INTO auth_signing_keys (kid, tenant_id, state, private_key_sealed, created_at_ms,
+                    sign_from_ms, sign_until_ms, unpublish_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                key.kid, key.tenantID, key.state.rawValue, sealed, StoreClock.milliseconds(key.createdAt),
+                schedule.signFrom, schedule.signUntil, schedule.unpublishAt,
+            ])
+        try SQLiteTenantStore.bumpChangeCounter(db, tenants: [key.tenantID])
+    }
+
+    public func scheduleSigningKeys(tenantID: String, _ schedules: [String: SigningKey.Schedule]) async throws {
         try await pool.write { db in
-            try db.execute(
-                sql: "UPDATE auth_signing_keys SET state = 'retired' WHERE tenant_id = ? AND kid = ?",
-                arguments: [tenantID, kid])
-            if db.changesCount == 0 { throw AuthStoreError.notFound("signing key \(kid)") }
+            for (kid, schedule) in schedules.sorted(by: { $0.key < $1.key }) {
+                let stored = schedule.stored
+                try db.execute(
+                    sql: """
+                        UPDATE auth_signing_keys SET sign_from_ms = ?, sign_until_ms = ?, unpublish_at_ms = ?
+                        WHERE tenant_id = ? AND kid = ?
+                        """,
+                    arguments: [stored.signFrom, stored.signUntil, stored.unpublishAt, tenantID, kid])
+                if db.changesCount == 0 { throw AuthStoreError.notFound("signing key \(kid)") }
+            }
+            try SQLiteTenantStore.bumpChangeCounter(db, tenants: [tenantID])
         }
     }
 
