@@ -218,20 +218,43 @@ struct UserUpdateCommand: AsyncParsableCommand {
 
 struct UserDisableCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "disable", abstract: "Disable (or with --enable, re-enable) a user's sign-in.")
+        commandName: "disable", abstract: "Disable (or with --enable, re-enable) a user: sign-in and every token they hold.",
+        discussion: """
+            Disabling refuses the user's sign-in and, in the same transaction, revokes every refresh \
+            token (their sessions end) and records every unexpired access token and mini-app token \
+            of the user as revoked: running gateways refuse them within a second (their revocation \
+            poll). Re-enabling lets the user sign in again; it revives no old token.
+            """)
     @OptionGroup var tenant: TenantOption
     @Option(help: "Username.") var username: String
     @Flag(help: "Re-enable instead.") var enable = false
     @OptionGroup var global: GlobalOptions
 
+    /// The user's document with `revokedTokens` beside its fields.
+    private struct Report: Encodable {
+        var user: UserDocument
+        var revokedTokens: Int
+
+        private enum CodingKeys: String, CodingKey { case revokedTokens }
+
+        func encode(to encoder: any Encoder) throws {
+            try user.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(revokedTokens, forKey: .revokedTokens)
+        }
+    }
+
     func run() async throws {
         let context = try CLIContext.require()
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        var user = try await a.requireUser(tenant: tenant.tenant, username: username)
-        user.disabled = !enable
-        try await a.auth.updateUser(user)
+        let user = try await a.requireUser(tenant: tenant.tenant, username: username)
+        let (stored, revoked) = try await a.auth.setUserDisabled(
+            !enable, tenantID: tenant.tenant, subject: user.subject, now: Date())
         try context.report(
-            "\(enable ? "enabled" : "disabled") user \(username)", document: UserDocument(user), json: global.json)
+            enable
+                ? "enabled user \(username)"
+                : "disabled user \(username): \(revoked) live token(s) revoked, every session ended",
+            document: Report(user: UserDocument(stored), revokedTokens: revoked), json: global.json)
     }
 }
 
@@ -245,7 +268,7 @@ struct UserDeleteCommand: AsyncParsableCommand {
             secure storage, mini-app list, issued mini-app token ids, push devices and \
             deliveries, takes the user off release allow and deny lists, and records every \
             unexpired access token and mini-app token of the user as revoked: running gateways \
-            refuse them after their next revocation poll (every 2 seconds). Analytics events \
+            refuse them within a second (their revocation poll). Analytics events \
             carry no user id and stay. Asks for --yes; `user disable` is the reversible \
             alternative.
             """

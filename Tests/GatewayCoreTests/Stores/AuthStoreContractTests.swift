@@ -381,6 +381,50 @@ struct AuthStoreContractTests {
 
     /// `gatewayctl user delete`: the account and its data go in one transaction, its live tokens
     /// are recorded as revoked, and another user's data stays.
+    /// Issue 47: disabling revokes what the user holds in the same transaction; re-enabling
+    /// revives nothing; another user is untouched.
+    @Test(arguments: StoreBackend.available) func disablingAUser(backend: StoreBackend) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        let stores = database.stores
+        let auth = stores.auth
+        _ = try await stores.tenants.create(Tenant(id: "acme", displayName: "Acme"), actor: "test")
+        let now = StoreClock.date(StoreClock.milliseconds(Date()))
+        for subject in ["alice", "bob"] {
+            try await auth.addUser(LocalUser(tenantID: "acme", username: subject, subject: subject, passwordHash: "ph"))
+            try await auth.createFamily(
+                family("f-\(subject)", subject: subject, now: now), tokenHash: "h-\(subject)",
+                idleExpiry: now.addingTimeInterval(600))
+            try await auth.recordAccessToken(
+                familyID: "f-\(subject)", jti: "at-\(subject)", expiresAt: now.addingTimeInterval(300))
+            try await stores.tokenLedger.record(
+                UserMiniAppKey(tenantID: "acme", userID: subject, miniAppID: "hello"), jti: "mt-\(subject)",
+                expiresAt: now.addingTimeInterval(300))
+        }
+        await #expect(throws: AuthStoreError.notFound("user with subject nobody")) {
+            try await auth.setUserDisabled(true, tenantID: "acme", subject: "nobody", now: now)
+        }
+        let (user, revoked) = try await auth.setUserDisabled(true, tenantID: "acme", subject: "alice", now: now)
+        #expect(user.disabled && revoked == 2)
+        let revocations = stores.revocations
+        for jti in ["at-alice", "mt-alice"] {
+            #expect(try await revocations.isRecorded(RevokedTokens.key("acme", jti), now: StoreClock.milliseconds(now)))
+        }
+        #expect(try await !revocations.isRecorded(RevokedTokens.key("acme", "at-bob"), now: StoreClock.milliseconds(now)))
+        #expect(try await auth.family(ofTokenHash: "h-alice")?.revoked == true)
+        #expect(try await auth.family(ofTokenHash: "h-bob")?.revoked == false)
+        let rotation = try await auth.rotate(
+            tokenHash: "h-alice", tenantID: "acme", clientID: "app", newHash: "h2", now: now,
+            idleExpiry: now.addingTimeInterval(600))
+        #expect(rotation == .invalid, "a disabled user's refresh token is dead")
+        // Re-enabled: the user signs in again; nothing of before comes back.
+        let (enabled, none) = try await auth.setUserDisabled(false, tenantID: "acme", subject: "alice", now: now)
+        #expect(!enabled.disabled && none == 0)
+        #expect(try await auth.family(ofTokenHash: "h-alice")?.revoked == true)
+        #expect(try await revocations.isRecorded(RevokedTokens.key("acme", "at-alice"), now: StoreClock.milliseconds(now)))
+        #expect(try await database.another().auth.user(tenantID: "acme", subject: "alice")?.disabled == false)
+    }
+
     @Test(arguments: StoreBackend.available) func erasingAUser(backend: StoreBackend) async throws {
         let database = try await TestDatabase.make(backend)
         defer { database.remove() }

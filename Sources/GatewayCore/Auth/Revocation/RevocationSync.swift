@@ -18,7 +18,7 @@ public struct RevocationSync: Sendable {
 
     public init(
         mirror: RevocationMirror, feed: (any RevocationFeed)?, durable: any RevocationStore,
-        pollInterval: Duration = .seconds(2), logger: Logger
+        pollInterval: Duration = .milliseconds(500), logger: Logger
     ) {
         self.mirror = mirror
         self.feed = feed

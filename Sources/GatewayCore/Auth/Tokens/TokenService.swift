@@ -261,6 +261,11 @@ public struct TokenService: Sendable {
         let scopes = Set(family.scope.split(separator: " ").map(String.init))
         let user: LocalUser? =
             if let known { known } else { try await users.user(tenantID: client.tenantID, subject: family.subject) }
+        // A user disabled between the sign-in and this grant gets nothing: the new family ends too.
+        if user?.disabled == true {
+            try await revokeFamily(family.familyID, tenantID: client.tenantID)
+            throw OAuthError.invalidGrant("the user is disabled or removed")
+        }
         if let user {
             if scopes.contains("profile") {
                 if let name = user.name { id["name"] = .string(name) }

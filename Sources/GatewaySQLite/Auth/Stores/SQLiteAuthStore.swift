@@ -180,7 +180,7 @@ public final class SQLiteAuthStore: AuthStore {
 
     // MARK: users
 
-    private static func user(_ row: Row, sealer: SecretSealer) throws -> LocalUser {
+    static func user(_ row: Row, sealer: SecretSealer) throws -> LocalUser {
         let tenantID: String = row["tenant_id"], subject: String = row["subject"]
         let totp = try (row["totp_secret_sealed"] as String?).map {
             SecretValue(
