@@ -72,10 +72,27 @@ public final class PostgresMessagingStore: MessagingStore {
             recipients: MessagingRows.reach(ids, rows.map { ($0.0, $0.1, $0.2, $0.3) }))
     }
 
-    public func deliver(_ messages: [OutgoingMessage], keep: Int) async throws {
+    public func deliver(_ messages: [OutgoingMessage], keep: Int, recording record: MessageSendRecord?) async throws {
         let rows = try messages.map { ($0, try MessagingRows.document($0.item.content), try PushOutboxRows.document($0.push)) }
         let inboxes = Set(messages.map { [$0.tenantID, $0.recipientID] }).sorted { $0.lexicographicallyPrecedes($1) }
+        let outcomes = try record.map { try MessageSendRecord.document($0.outcomes) }
         try await database.transaction { connection in
+            if let record, let outcomes {
+                // A record of the key older than a day is replaced; a live one means another send took the key.
+                let created = StoreClock.milliseconds(record.createdAt)
+                let stale = StoreClock.milliseconds(record.createdAt.addingTimeInterval(-MessageSendRecord.lifetime))
+                let (tenantID, senderID, key, hash) = (record.tenantID, record.senderID, record.key, record.requestHash)
+                let written = try await connection.execute(
+                    """
+                    INSERT INTO message_sends (tenant_id, sender_id, idempotency_key, request_hash, outcomes, created_at_ms)
+                    VALUES (\(tenantID), \(senderID), \(key), \(hash), \(outcomes), \(created))
+                    ON CONFLICT (tenant_id, sender_id, idempotency_key) DO UPDATE SET request_hash = excluded.request_hash,
+                        outcomes = excluded.outcomes, created_at_ms = excluded.created_at_ms
+                    WHERE message_sends.created_at_ms < \(stale)
+                    RETURNING 1
+                    """)
+                if written == 0 { throw MessageSendKeyTaken() }
+            }
             for (message, document, pushDocument) in rows {
                 let item = message.item
                 let created = StoreClock.milliseconds(item.createdAt), expires = StoreClock.milliseconds(message.expiresAt)
@@ -194,5 +211,30 @@ public final class PostgresMessagingStore: MessagingStore {
 
     public func purgeMessages(tenantID: String) async throws -> Int {
         try await database.pool.execute("DELETE FROM inbox_messages WHERE tenant_id = \(tenantID) RETURNING 1")
+    }
+
+    public func sendRecord(
+        tenantID: String, senderID: String, key: String, since: Date
+    ) async throws -> MessageSendRecord? {
+        let row = try await database.pool.first(
+            """
+            SELECT request_hash, outcomes, created_at_ms FROM message_sends
+            WHERE tenant_id = \(tenantID) AND sender_id = \(senderID) AND idempotency_key = \(key)
+                AND created_at_ms >= \(StoreClock.milliseconds(since))
+            """, as: (String, String, Int64).self)
+        return try row.map { hash, outcomes, at in
+            MessageSendRecord(
+                tenantID: tenantID, senderID: senderID, key: key, requestHash: hash,
+                outcomes: try MessageSendRecord.outcomes(outcomes), createdAt: StoreClock.date(at))
+        }
+    }
+
+    public func purgeSendRecords(before cutoff: Date, limit: Int) async throws -> Int {
+        try await database.pool.execute(
+            """
+            DELETE FROM message_sends WHERE ctid IN
+                (SELECT ctid FROM message_sends WHERE created_at_ms < \(StoreClock.milliseconds(cutoff)) LIMIT \(limit))
+            RETURNING 1
+            """)
     }
 }

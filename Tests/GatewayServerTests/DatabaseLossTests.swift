@@ -191,4 +191,42 @@ struct DatabaseLossTests {
             #expect(again.status == 200, "\(again.json)")
         }
     }
+
+    /// Issue 47: a send whose transaction waited past `database.timeout.ms` answered 503, and may
+    /// still have committed behind it; a retry then delivered the message twice. With an
+    /// `Idempotency-Key` the retry answers what was done, whichever way the first went.
+    @Test("a message send retried with its Idempotency-Key after a 503 at the database deadline delivers once")
+    func retriedSendDeliversOnce() async throws {
+        try await GatewayHarness.withGateway(backend: .postgres, databaseTimeout: .seconds(1)) { harness, client, port in
+            let scene = try await MessagingEndpointTests.Scene.make(harness, client, port: port)
+            let url = try #require(harness.configuration.databaseURL)
+            let holder = try PostgresDatabase(url: url, sealer: SecretSealer(masterKey: .generate()), logger: DatabaseBackend.quiet)
+            let (locked, lockTaken) = AsyncStream<Void>.makeStream()
+            let (released, release) = AsyncStream<Void>.makeStream()
+            let lock = Task {
+                try await holder.transaction { connection in
+                    _ = try await connection.query(
+                        "LOCK TABLE inbox_messages IN SHARE ROW EXCLUSIVE MODE", logger: PostgresDatabase.quiet)
+                    lockTaken.yield()
+                    for await _ in released { break }
+                }
+            }
+            for await _ in locked { break }
+            let refused = try await scene.send([scene.bob.subject], key: "retry-me")
+            #expect(refused.status == 503 && refused.json["code"] == .string("database_unavailable"), "\(refused.json)")
+            release.yield()
+            try await lock.value
+            await holder.shutdown()
+            // The client retries, as told by the 503, until it gets an answer.
+            var retried = try await scene.send([scene.bob.subject], key: "retry-me")
+            for _ in 0..<20 where retried.status == 503 {
+                retried = try await scene.send([scene.bob.subject], key: "retry-me")
+            }
+            #expect(retried.status == 200 && MessagingEndpointTests.strings(retried.json["sentTo"]) == [scene.bob.subject])
+            #expect(try await scene.bobsMessages() == 1, "the message is in bob's inbox once")
+            let again = try await scene.send([scene.bob.subject], key: "retry-me")
+            #expect(again.json == retried.json)
+            #expect(try await scene.bobsMessages() == 1)
+        }
+    }
 }

@@ -58,13 +58,20 @@ struct MessagingEndpointTests {
             try await NotificationEndpointTests.call(method, base + path, token: token, json: json)
         }
 
-        func send(_ to: [String], text: String = "Join my team", extra: String = "") async throws
+        func send(_ to: [String], text: String = "Join my team", extra: String = "", key: String? = nil) async throws
             -> NotificationEndpointTests.Reply
         {
             let ids = to.map { "\"\($0)\"" }.joined(separator: ", ")
-            return try await call(
-                .POST, "/me/miniapps/shop/messages", as: alice.token,
-                json: #"{"to": [\#(ids)], "message": {"text": "\#(text)"\#(extra)}}"#)
+            return try await NotificationEndpointTests.call(
+                .POST, base + "/me/miniapps/shop/messages", token: alice.token,
+                json: #"{"to": [\#(ids)], "message": {"text": "\#(text)"\#(extra)}}"#,
+                headers: key.map { [("Idempotency-Key", $0)] } ?? [])
+        }
+
+        /// How many messages bob's inbox holds.
+        func bobsMessages() async throws -> Int {
+            try await kit.harness.operatorStores.messaging.inboxSize(
+                tenantID: "demo", userID: bob.subject, now: Date()).total
         }
     }
 
@@ -134,6 +141,27 @@ struct MessagingEndpointTests {
             try await scene.allow(scene.alice.subject, [.sendMessage], .denied)
             let withdrawn = try await scene.send([scene.bob.subject])
             #expect(withdrawn.status == 403 && withdrawn.json["code"] == .string("consent_required"))
+        }
+    }
+
+    @Test("Idempotency-Key: the same send again answers the first outcomes and delivers nothing; another send with the key is 409", arguments: DatabaseBackend.available)
+    func idempotentSends(backend: DatabaseBackend) async throws {
+        try await GatewayHarness.withGateway(backend: backend) { harness, client, port in
+            let scene = try await Scene.make(harness, client, port: port)
+            let first = try await scene.send([scene.bob.subject, "nobody"], key: "send-1")
+            #expect(first.status == 200, "\(first.json)")
+            let again = try await scene.send([scene.bob.subject, "nobody"], key: "send-1")
+            #expect(again.status == 200 && again.json == first.json, "\(again.json)")
+            #expect(try await scene.bobsMessages() == 1, "delivered once")
+            let other = try await scene.send([scene.bob.subject], text: "Another text", key: "send-1")
+            #expect(other.status == 409 && other.json["code"] == .string("idempotency_conflict"), "\(other.json)")
+            #expect(try await scene.bobsMessages() == 1, "nothing sent")
+            // Another key, or none, is another send.
+            #expect(try await scene.send([scene.bob.subject], key: "send-2").status == 200)
+            #expect(try await scene.send([scene.bob.subject]).status == 200)
+            #expect(try await scene.bobsMessages() == 3)
+            let bad = try await scene.send([scene.bob.subject], key: String(repeating: "k", count: 129))
+            #expect(bad.status == 400, "\(bad.json)")
         }
     }
 

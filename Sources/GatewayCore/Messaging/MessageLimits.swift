@@ -22,21 +22,31 @@ struct MessageCounters: Sendable {
     let limits: MessageLimits
     let clock: WallClock
 
-    /// Counts `count` messages of `senderID`.
+    /// Counts `count` messages of `senderID`. A refused send charges nothing: what it added to
+    /// any window is taken back before it is refused.
     /// - Throws: ``MessagingError/rateLimited(retryAfterSeconds:limit:)`` past a sender limit.
     func admitSender(tenantID: String, senderID: String, count: Int) async throws(MessagingError) {
         let checks = [
             (limits.perSenderPerMinute, Duration.seconds(60), "m", "its messages per minute"),
             (limits.perSenderPerDay, Duration.seconds(86_400), "d", "its messages per day"),
         ]
+        var charged: [(key: String, ttl: Duration)] = []
         for (limit, length, tag, name) in checks where limit > 0 {
             let (window, retryAfter) = RateLimiter.window(nowMilliseconds: clock.milliseconds(), length: length)
-            let key = "gw:msg:\(tag):\(tenantID):\(senderID):\(window)"
-            guard let total = try? await cache.increment(key, by: Int64(count), ttl: length + .seconds(1)) else { continue }
+            let key = Self.senderKey(tag, tenantID: tenantID, senderID: senderID, window: window)
+            let ttl = length + .seconds(1)
+            guard let total = try? await cache.increment(key, by: Int64(count), ttl: ttl) else { continue }
+            charged.append((key, ttl))
             if total > Int64(limit) {
+                for (key, ttl) in charged { _ = try? await cache.increment(key, by: -Int64(count), ttl: ttl) }
                 throw .rateLimited(retryAfterSeconds: retryAfter, limit: "\(name) (\(limit))")
             }
         }
+    }
+
+    /// The counter of one sender's messages in one window (`tag`: `m` per minute, `d` per day).
+    static func senderKey(_ tag: String, tenantID: String, senderID: String, window: Int64) -> String {
+        "gw:msg:\(tag):\(tenantID):\(senderID):\(window)"
     }
 
     /// Counts one message to `recipientID`; false past the recipient's hourly limit.

@@ -16,6 +16,8 @@ public enum MessagingError: Error, Sendable, Equatable, CustomStringConvertible 
     case blockNotFound(userID: String)
     /// A block the rules refuse (malformed id, oneself, too many).
     case invalidBlock(String)
+    /// The `Idempotency-Key` was used for another send (another mini app, recipients or message).
+    case idempotencyConflict
 
     public var description: String {
         switch self {
@@ -26,6 +28,7 @@ public enum MessagingError: Error, Sendable, Equatable, CustomStringConvertible 
         case .rateLimited(_, let limit): "the sender reached \(limit); retry after the time in Retry-After"
         case .messageNotFound(let id): "no message \(id.prefix(64)) in this inbox"
         case .blockNotFound(let id): "user \(id.prefix(80)) is not blocked"
+        case .idempotencyConflict: "this Idempotency-Key was used for a different message"
         }
     }
 }

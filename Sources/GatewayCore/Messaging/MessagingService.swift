@@ -78,7 +78,7 @@ public struct MessagingService: Sendable {
     // MARK: Sending
 
     /// One recipient's result, as the contract names them.
-    public enum Outcome: String, Sendable, Equatable {
+    public enum Outcome: String, Sendable, Equatable, Codable {
         case sent
         case notAContact = "not_a_contact"
         case blocked
@@ -89,13 +89,20 @@ public struct MessagingService: Sendable {
     /// (repeats count once): each recipient that is a contact and a user of the tenant, has
     /// not blocked the sender and is under their hourly limit gets it in their inbox and a
     /// push where they allow notifications from the mini app.
+    ///
+    /// With `idempotencyKey`, a send of the same user with the same key and request within a
+    /// day answers what the first one did and delivers nothing again; another request with the
+    /// key is refused (``MessagingError/idempotencyConflict``).
     /// - Returns: each distinct id with its outcome, in the order given.
     /// - Throws: ``MessagingError/invalidMessage(_:)``, ``MessagingError/consentRequired(permission:miniAppID:)``,
-    ///   ``MessagingError/rateLimited(retryAfterSeconds:limit:)`` (then nothing is sent).
-    public func send(_ content: MessageContent, to ids: [String], from owner: UserMiniAppKey) async throws
-        -> [(id: String, outcome: Outcome)]
-    {
+    ///   ``MessagingError/rateLimited(retryAfterSeconds:limit:)``, ``MessagingError/idempotencyConflict``
+    ///   (then nothing is sent).
+    public func send(
+        _ content: MessageContent, to ids: [String], from owner: UserMiniAppKey, idempotencyKey: String? = nil
+    ) async throws -> [(id: String, outcome: Outcome)] {
         try MessageRules.check(content, to: ids)
+        let requestHash = try MessageSendRecord.hash(miniAppID: owner.miniAppID, to: ids, content: content)
+        if let idempotencyKey, let answered = try await earlier(idempotencyKey, requestHash, owner) { return answered }
         try await requireConsent(.sendMessage, owner)
         var seen: Set<String> = []
         let distinct = ids.filter { seen.insert($0).inserted }
@@ -120,8 +127,37 @@ public struct MessagingService: Sendable {
                 outcomes.append((id, .sent))
             }
         }
-        if !outgoing.isEmpty { try await store.deliver(outgoing, keep: settings.inboxKeep) }
+        let record = idempotencyKey.map {
+            MessageSendRecord(
+                tenantID: owner.tenantID, senderID: owner.userID, key: $0, requestHash: requestHash,
+                outcomes: outcomes.map { .init(id: $0.id, outcome: $0.outcome) }, createdAt: now)
+        }
+        do {
+            if !outgoing.isEmpty || record != nil {
+                try await store.deliver(outgoing, keep: settings.inboxKeep, recording: record)
+            }
+        } catch is MessageSendKeyTaken {
+            // A concurrent retry with the same key won: its answer is this one's (nothing of ours stored).
+            if let idempotencyKey, let answered = try await earlier(idempotencyKey, requestHash, owner) {
+                return answered
+            }
+            throw MessagingError.idempotencyConflict
+        }
         return outcomes
+    }
+
+    /// What an earlier send with `key` answered; nil when there was none within a day.
+    /// - Throws: ``MessagingError/idempotencyConflict`` when it asked for something else.
+    private func earlier(
+        _ key: String, _ requestHash: String, _ owner: UserMiniAppKey
+    ) async throws -> [(id: String, outcome: Outcome)]? {
+        let since = clock.now().addingTimeInterval(-MessageSendRecord.lifetime)
+        guard
+            let record = try await store.sendRecord(
+                tenantID: owner.tenantID, senderID: owner.userID, key: key, since: since)
+        else { return nil }
+        guard record.requestHash == requestHash else { throw MessagingError.idempotencyConflict }
+        return record.outcomes.map { ($0.id, $0.outcome) }
     }
 
     /// The inbox row and push of one recipient's copy.

@@ -75,9 +75,16 @@ public protocol MessagingStore: Sendable {
     func contacts(tenantID: String, userID: String) async throws -> [Contact]
     /// How `senderID` can reach each of `ids` (every id gets an entry).
     func reach(tenantID: String, senderID: String, ids: [String]) async throws -> MessageReach
-    /// In one transaction: the messages into their inboxes and their pushes into the outbox;
-    /// then each touched inbox keeps its newest `keep` messages.
-    func deliver(_ messages: [OutgoingMessage], keep: Int) async throws
+    /// In one transaction: the messages into their inboxes and their pushes into the outbox,
+    /// and `recording` (a send under an `Idempotency-Key`); then each touched inbox keeps its
+    /// newest `keep` messages.
+    /// - Throws: ``MessageSendKeyTaken`` when a send record with the same key is there already;
+    ///   then nothing is written.
+    func deliver(_ messages: [OutgoingMessage], keep: Int, recording: MessageSendRecord?) async throws
+    /// The send recorded with `key` by `senderID` at or after `since`, if any.
+    func sendRecord(tenantID: String, senderID: String, key: String, since: Date) async throws -> MessageSendRecord?
+    /// Deletes at most `limit` send records made before `cutoff`; returns how many.
+    func purgeSendRecords(before cutoff: Date, limit: Int) async throws -> Int
     /// The user's unexpired messages older than `before`, newest first, at most `limit`.
     func inbox(tenantID: String, userID: String, before: InboxCursor?, limit: Int, now: Date) async throws -> InboxPage
     /// Marks a message read; false when the user has no such message.
@@ -97,6 +104,13 @@ public protocol MessagingStore: Sendable {
     func purgeMessages(expiredBefore cutoff: Date, limit: Int) async throws -> Int
     /// Deletes every message of the tenant; returns how many.
     func purgeMessages(tenantID: String) async throws -> Int
+}
+
+extension MessagingStore {
+    /// ``deliver(_:keep:recording:)`` with no idempotency record.
+    public func deliver(_ messages: [OutgoingMessage], keep: Int) async throws {
+        try await deliver(messages, keep: keep, recording: nil)
+    }
 }
 
 /// The store-independent parts of the messaging rows, shared by both engines.

@@ -59,13 +59,18 @@ extension BatchedRetention {
     }
 
     /// Inboxes: messages go once they expire (the retention operators set, default 30 days);
-    /// reads never answer an expired message meanwhile.
+    /// reads never answer an expired message meanwhile. Idempotency records of sends go after
+    /// their day (``MessageSendRecord/lifetime``).
     public static func inbox(
         _ store: any MessagingStore, batch: Int = 1_000, interval: Duration = .seconds(3600),
         clock: @escaping @Sendable () -> Date = WallClock.system.now, logger: Logger
     ) -> BatchedRetention {
         BatchedRetention(name: "inbox retention", batch: batch, interval: interval, logger: logger) { limit in
-            try await store.purgeMessages(expiredBefore: clock(), limit: limit)
+            let now = clock()
+            let messages = try await store.purgeMessages(expiredBefore: now, limit: limit)
+            let records = try await store.purgeSendRecords(
+                before: now.addingTimeInterval(-MessageSendRecord.lifetime), limit: limit)
+            return max(messages, records)
         }
     }
 }

@@ -72,12 +72,30 @@ public final class SQLiteMessagingStore: MessagingStore {
         }
     }
 
-    public func deliver(_ messages: [OutgoingMessage], keep: Int) async throws {
+    public func deliver(_ messages: [OutgoingMessage], keep: Int, recording record: MessageSendRecord?) async throws {
         let rows = try messages.map { message in
             (message, try MessagingRows.document(message.item.content), try PushOutboxRows.document(message.push),
              try PushOutboxRows.userIDs(message.push.content.recipients))
         }
+        let outcomes = try record.map { try MessageSendRecord.document($0.outcomes) }
         try await pool.write { db in
+            if let record, let outcomes {
+                // A record of the key older than a day is replaced; a live one means another send took the key.
+                try db.execute(
+                    sql: """
+                        INSERT INTO message_sends (tenant_id, sender_id, idempotency_key, request_hash, outcomes, created_at_ms)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        ON CONFLICT (tenant_id, sender_id, idempotency_key) DO UPDATE SET request_hash = excluded.request_hash,
+                            outcomes = excluded.outcomes, created_at_ms = excluded.created_at_ms
+                        WHERE message_sends.created_at_ms < ?
+                        """,
+                    arguments: [
+                        record.tenantID, record.senderID, record.key, record.requestHash, outcomes,
+                        StoreClock.milliseconds(record.createdAt),
+                        StoreClock.milliseconds(record.createdAt.addingTimeInterval(-MessageSendRecord.lifetime)),
+                    ])
+                if db.changesCount == 0 { throw MessageSendKeyTaken() }
+            }
             for (message, document, pushDocument, users) in rows {
                 let item = message.item
                 try db.execute(
@@ -196,5 +214,32 @@ public final class SQLiteMessagingStore: MessagingStore {
 
     public func purgeMessages(tenantID: String) async throws -> Int {
         try await pool.changes(sql: "DELETE FROM inbox_messages WHERE tenant_id = ?", arguments: [tenantID])
+    }
+
+    public func sendRecord(
+        tenantID: String, senderID: String, key: String, since: Date
+    ) async throws -> MessageSendRecord? {
+        let row: (hash: String, outcomes: String, at: Int64)? = try await pool.read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT request_hash, outcomes, created_at_ms FROM message_sends
+                    WHERE tenant_id = ? AND sender_id = ? AND idempotency_key = ? AND created_at_ms >= ?
+                    """, arguments: [tenantID, senderID, key, StoreClock.milliseconds(since)]
+            ).map { ($0["request_hash"], $0["outcomes"], $0["created_at_ms"]) }
+        }
+        return try row.map {
+            MessageSendRecord(
+                tenantID: tenantID, senderID: senderID, key: key, requestHash: $0.hash,
+                outcomes: try MessageSendRecord.outcomes($0.outcomes), createdAt: StoreClock.date($0.at))
+        }
+    }
+
+    public func purgeSendRecords(before cutoff: Date, limit: Int) async throws -> Int {
+        try await pool.changes(
+            sql: """
+                DELETE FROM message_sends WHERE rowid IN
+                    (SELECT rowid FROM message_sends WHERE created_at_ms < ? LIMIT ?)
+                """, arguments: [StoreClock.milliseconds(cutoff), limit])
     }
 }

@@ -29,12 +29,13 @@ extension GatewayAPIHandler {
     func sendMessage(_ input: Operations.SendMessage.Input) async throws -> Operations.SendMessage.Output {
         try RequestValidation.identifier(input.path.id, "id")
         guard case .json(let body) = input.body else { throw GatewayProblem.invalidRequest("Expected a JSON body.") }
+        let key = try RequestValidation.idempotencyKey()
         let (owner, _, state) = try userStateContext(miniAppID: input.path.id)
         let message = body.message
         let outcomes = try await state.messaging.send(
             MessageContent(
                 text: message.text, image: message.image, caption: message.caption, action: message.action,
-                bannerMessage: message.bannerMessage), to: body.to, from: owner)
+                bannerMessage: message.bannerMessage), to: body.to, from: owner, idempotencyKey: key)
         return .ok(
             .init(
                 body: .json(

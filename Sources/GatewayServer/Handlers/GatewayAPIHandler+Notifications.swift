@@ -11,11 +11,7 @@ extension GatewayAPIHandler {
         guard case .json(let body) = input.body else { throw GatewayProblem.invalidRequest("Expected a JSON body.") }
         let sender = try Self.requireSender()
         try RequestValidation.identifier(body.miniAppId, "miniAppId")
-        // The header as sent (the generated server percent-decodes it).
-        let key = RequestScope.header(.init("Idempotency-Key")!)
-        if let key, !(1...128).contains(key.utf8.count) || !key.utf8.allSatisfy(ASCIIByte.isVisible) {
-            throw GatewayProblem.invalidRequest("`Idempotency-Key` is 1-128 visible ASCII characters.")
-        }
+        let key = try RequestValidation.idempotencyKey()
         let recipients: PushRecipients
         switch (body.to.userIds, body.to.all) {
         case (let users?, nil), (let users?, false?): recipients = .users(users)

@@ -30,6 +30,16 @@ enum RequestValidation {
         }
     }
 
+    /// The request's `Idempotency-Key` header as sent (the generated server percent-decodes
+    /// it): 1-128 visible ASCII characters, or absent.
+    static func idempotencyKey() throws -> String? {
+        let key = RequestScope.header(.init("Idempotency-Key")!)
+        if let key, !(1...128).contains(key.utf8.count) || !key.utf8.allSatisfy(ASCIIByte.isVisible) {
+            throw GatewayProblem.invalidRequest("`Idempotency-Key` is 1-128 visible ASCII characters.")
+        }
+        return key
+    }
+
     static func previewCode(_ value: String) throws {
         try opaqueID(value, "code")
     }

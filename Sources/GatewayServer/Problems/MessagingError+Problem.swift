@@ -3,7 +3,7 @@ import GatewayCore
 extension MessagingError: ProblemConvertible {
     /// 422 `invalid_contacts`, `too_many_contacts`, `invalid_message`, `invalid_block`;
     /// 403 `consent_required`; 429 `message_rate_limited` (with `Retry-After`); 404
-    /// `message_not_found`, `block_not_found`.
+    /// `message_not_found`, `block_not_found`; 409 `idempotency_conflict`.
     var problem: GatewayProblem {
         switch self {
         case .invalidContacts:
@@ -24,6 +24,8 @@ extension MessagingError: ProblemConvertible {
             GatewayProblem(status: 404, code: "message_not_found", title: "Message not found", detail: description)
         case .blockNotFound:
             GatewayProblem(status: 404, code: "block_not_found", title: "Block not found", detail: description)
+        case .idempotencyConflict:
+            GatewayProblem(status: 409, code: "idempotency_conflict", title: "Idempotency conflict", detail: description)
         }
     }
 }

@@ -467,13 +467,18 @@ struct AuthStoreContractTests {
         await #expect(throws: AuthStoreError.notFound("user with subject nobody")) {
             try await auth.eraseUser(tenantID: "acme", subject: "nobody", now: now)
         }
+        // A send of hers under an Idempotency-Key is remembered for a day: erased with her.
+        try await database.stores.messaging.deliver(
+            [], keep: 10,
+            recording: MessageSendRecord(
+                tenantID: "acme", senderID: "alice", key: "k1", requestHash: "h", outcomes: [], createdAt: now))
         let erased = try await auth.eraseUser(tenantID: "acme", subject: "alice", now: now)
         #expect(erased.revokedTokens == 2)
         #expect(
             erased.deleted == [
                 "user_consents": 1, "secure_storage_items": 1, "user_miniapps": 1, "miniapp_tokens": 2,
                 "push_devices": 1, "push_deliveries": 1, "auth_identity_links": 1, "auth_refresh_families": 1, "auth_users": 1,
-                "user_contacts": 0, "user_blocks": 0, "inbox_messages": 0,
+                "user_contacts": 0, "user_blocks": 0, "inbox_messages": 0, "message_sends": 1,
             ])
         let other = try await database.another()
         let alice = UserMiniAppKey(tenantID: "acme", userID: "alice", miniAppID: "hello")
