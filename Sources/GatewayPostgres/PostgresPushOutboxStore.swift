@@ -204,6 +204,20 @@ extension PostgresPushOutboxStore: PushDeliveryQueue {
         }
     }
 
+    public func release(_ deliveries: [ClaimedDelivery]) async throws {
+        guard !deliveries.isEmpty else { return }
+        try await database.transaction { connection in
+            for delivery in deliveries {
+                let (tenantID, messageID, deviceID) = (delivery.tenantID, delivery.messageID, delivery.deviceID)
+                try await connection.execute(
+                    """
+                    UPDATE push_deliveries SET lease_until_ms = NULL
+                    WHERE tenant_id = \(tenantID) AND message_id = \(messageID) AND device_id = \(deviceID) AND state = 'pending'
+                    """)
+            }
+        }
+    }
+
     public func backlog(now: Date) async throws -> [PushBacklogEntry] {
         try await database.pool.all(
             """

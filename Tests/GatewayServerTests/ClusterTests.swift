@@ -105,6 +105,15 @@ struct ClusterTests {
             guard await Self.isUp(bases[index]) else { throw ClusterError.notUp(bases[index]) }
         }
 
+        /// Stops replica `index` with SIGTERM and waits until it has exited (it drains first),
+        /// leaving it stopped.
+        func terminate(replica index: Int) async throws {
+            let process = processes.withLock { $0[index] }
+            process.terminate()
+            let exited = await eventually(within: .seconds(30)) { !process.isRunning }
+            try #require(exited, "replica \(index) did not exit after SIGTERM")
+        }
+
         /// Kills replica `index` with SIGKILL (no drain, no goodbye), leaving it dead.
         func kill(replica index: Int) async {
             let process = processes.withLock { $0[index] }

@@ -85,6 +85,39 @@ struct PushDeliveryTests {
             logger: Logger(label: "push-test"))
     }
 
+    @Test("a stopping worker finishes and records its calls in flight, hands its other claims back at once, and returns", arguments: DatabaseBackend.available)
+    func stopHandsClaimsBack(backend: DatabaseBackend) async throws {
+        try await FakeFCM.with { fcm in
+            let clock = ManualClock(Date())
+            try await GatewayHarness.withGateway(backend: backend, clock: clock.clock) { harness, client, port in
+                let scene = try await Scene.make(
+                    harness, client, port: port, devices: (1...6).map { ("phone-\($0)", nil) })
+                try await harness.operatorStores.pushCredentials.setCredentials(
+                    try fcm.credentials, tenantID: "demo", now: clock.clock.now())
+                let id = try await scene.send()
+                fcm.latency.withLock { $0 = .milliseconds(300) }
+                let worker = PushDeliveryWorker(
+                    queue: harness.operatorStores.outbox, credentials: harness.operatorStores.pushCredentials,
+                    providers: [.fcm: FCMClient(client: TestHTTP.noRedirects, baseURL: fcm.baseURL, clock: clock.clock.now)],
+                    guards: UpstreamGuards(), metrics: PushMetrics(), configuration: .init(concurrency: 2),
+                    clock: clock.clock.now, logger: Logger(label: "push-test"))
+                let running = Task { await worker.run() }
+                #expect(await eventually(within: .seconds(10)) { fcm.sendCalls.withLock { $0 } >= 2 })
+                worker.stop()
+                await running.value
+                // The two calls in flight went out and were recorded; nothing else was called.
+                #expect(fcm.sendCalls.withLock { $0 } == 2)
+                let counts = try await scene.counts(id)
+                #expect(counts["sent"] == 2 && counts["pending"] == 4, "\(counts)")
+                // The other four are claimable now, on a clock that has not moved past any lease.
+                fcm.latency.withLock { $0 = .zero }
+                #expect(try await Self.worker(harness, fcm: fcm, clock: clock).deliverDue() == 4)
+                #expect(Set(fcm.received.withLock { $0 }.map(\.token)).count == 6, "every device called once")
+                #expect(fcm.sendCalls.withLock { $0 } == 6)
+            }
+        }
+    }
+
     @Test("one call per device with its locale's text; UNREGISTERED removes the device; counts", arguments: DatabaseBackend.available)
     func deliversByLocale(backend: DatabaseBackend) async throws {
         try await FakeFCM.with { fcm in

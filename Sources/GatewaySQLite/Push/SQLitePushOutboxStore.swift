@@ -180,6 +180,19 @@ public final class SQLitePushOutboxStore: PushOutboxStore, PushDeliveryQueue {
         }
     }
 
+    public func release(_ deliveries: [ClaimedDelivery]) async throws {
+        guard !deliveries.isEmpty else { return }
+        try await pool.write { db in
+            for delivery in deliveries {
+                try db.execute(
+                    sql: """
+                        UPDATE push_deliveries SET lease_until_ms = NULL
+                        WHERE tenant_id = ? AND message_id = ? AND device_id = ? AND state = 'pending'
+                        """, arguments: [delivery.tenantID, delivery.messageID, delivery.deviceID])
+            }
+        }
+    }
+
     public func backlog(now: Date) async throws -> [PushBacklogEntry] {
         try await pool.read { db in
             try Row.fetchAll(

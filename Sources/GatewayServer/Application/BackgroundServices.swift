@@ -65,6 +65,21 @@ struct RetentionService: Service {
     }
 }
 
+/// Works the push outbox until the server shuts down; then stops gracefully (``PushDeliveryWorker/stop()``):
+/// the calls in flight finish and are recorded, unstarted claims go back to the outbox. Stops
+/// before the push providers' HTTP client is shut down (loops stop first).
+struct PushWorkerService: Service {
+    let worker: PushDeliveryWorker
+
+    func run() async throws {
+        await withGracefulShutdownHandler {
+            await worker.run()
+        } onGracefulShutdown: {
+            worker.stop()
+        }
+    }
+}
+
 /// Keeps this replica's ``RevocationMirror`` complete (see ``RevocationSync``) until the
 /// server shuts down.
 struct RevocationSyncService: Service {

@@ -185,7 +185,7 @@ public struct GatewayBootstrap: Sendable {
                 ], guards: guards, metrics: PushMetrics(factory: metrics.factory),
                 configuration: .init(concurrency: configuration.pushConcurrency, lease: configuration.pushLease),
                 clock: clock.now, logger: logger)
-            background.loops.append(RetentionService { await worker.run() })
+            background.loops.append(PushWorkerService(worker: worker))
         }
         return GatewayBootstrap(
             services: services, stores: stores, backgroundServices: background.inStartOrder, drain: drain)

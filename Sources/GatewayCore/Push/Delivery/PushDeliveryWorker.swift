@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// Works the push outbox: claims due deliveries (leased, so replicas share the work and a dead
 /// replica's claims return when their lease runs out), calls the provider of each with the
@@ -7,6 +8,10 @@ import Logging
 /// 64 at a time. At least once: a device is called again only when the replica died between
 /// the provider's answer and the record (the collapse id makes such a repeat replace the
 /// notification on the device), or when a round outlived its lease.
+///
+/// A replica that shuts down loses and repeats nothing (``stop()``): the worker claims no more,
+/// lets the provider calls in flight finish, records them, and hands the claims it had not
+/// started back to the outbox, so another replica takes them at once, not when the lease ends.
 public final class PushDeliveryWorker: Sendable {
     public struct Configuration: Sendable, Equatable {
         /// Deliveries claimed per round (and so at most repeated if this replica dies mid-round).
@@ -52,6 +57,8 @@ public final class PushDeliveryWorker: Sendable {
     private let warnings = WarningThrottle()
     /// Credentials by tenant × provider for a few seconds: a change reaches the workers in 5 s.
     private let credentialMemo = ShortLivedMemo<PushCredentials?>(lifetime: .seconds(5))
+    /// Set by ``stop()``: no new claims, no new provider calls.
+    private let stopping = Atomic<Bool>(false)
 
     public init(
         queue: any PushDeliveryQueue, credentials: any PushCredentialStore,
@@ -71,6 +78,7 @@ public final class PushDeliveryWorker: Sendable {
     /// One round: claim due deliveries, call their providers, record. Returns how many it claimed.
     @discardableResult
     public func deliverDue() async throws -> Int {
+        guard !isStopping else { return 0 }
         let claimed = try await queue.claim(limit: configuration.batch, lease: configuration.lease, now: clock())
         guard !claimed.isEmpty else { return 0 }
         var accounts: [String: PushCredentials?] = [:]
@@ -82,7 +90,7 @@ public final class PushDeliveryWorker: Sendable {
                     try await credentials.credentials(tenantID: delivery.tenantID, provider: delivery.provider)
                 })
         }
-        try await withThrowingTaskGroup(of: DeliveryResult.self) { group in
+        let unstarted: [ClaimedDelivery] = try await withThrowingTaskGroup(of: DeliveryResult.self) { group in
             // Outcomes are recorded every `recordEvery` calls, so a replica that dies repeats at
             // most that many (plus the calls in flight), not the whole round.
             var results: [DeliveryResult] = []
@@ -102,18 +110,33 @@ public final class PushDeliveryWorker: Sendable {
                     try await queue.record(results, now: clock())
                     results.removeAll(keepingCapacity: true)
                 }
-                if let delivery = next.next() { start(delivery) }
+                // Stopping: the calls in flight finish; nothing new starts.
+                if !isStopping, let delivery = next.next() { start(delivery) }
             }
             try await queue.record(results, now: clock())
+            return Array(IteratorSequence(next))
+        }
+        // Claims never called go back to the outbox now, not when their lease runs out.
+        if !unstarted.isEmpty {
+            try await queue.release(unstarted)
+            metrics.released(unstarted.count)
         }
         return claimed.count
     }
+
+    /// Stops the worker gracefully (a replica shutting down): no more claims, the calls in flight
+    /// finish and are recorded, the claims not yet called are handed back. ``run()`` returns then.
+    public func stop() {
+        stopping.store(true, ordering: .relaxed)
+    }
+
+    private var isStopping: Bool { stopping.load(ordering: .relaxed) }
 
     /// Rounds until cancelled; pauses when the outbox has less than a batch due. Failures are
     /// logged (throttled) and the loop goes on.
     public func run() async {
         var lastSample = ContinuousClock.now - configuration.backlogSample
-        while !Task.isCancelled {
+        while !Task.isCancelled, !isStopping {
             var pause = Duration.zero
             do {
                 if lastSample.duration(to: .now) >= configuration.backlogSample {

@@ -8,7 +8,8 @@ import Synchronization
 /// - `gateway_push_failures_total{tenant,provider,reason}`: why calls did not succeed (the
 ///   provider's reason, e.g. `UNREGISTERED`, `TooManyRequests`, `not_configured`, `timeout`);
 /// - `gateway_push_outbox_pending{tenant,provider}` and `gateway_push_outbox_oldest_seconds{…}`:
-///   deliveries waiting and how long the oldest has been due (sampled by the worker).
+///   deliveries waiting and how long the oldest has been due (sampled by the worker);
+/// - `gateway_push_claims_released_total`: claims a stopping worker handed back uncalled.
 public final class PushMetrics: Sendable {
     private let factory: any MetricsFactory
     /// The backlog series last set, so series of a drained backlog go to zero.
@@ -40,6 +41,11 @@ public final class PushMetrics: Sendable {
                 ("reason", String(reason.prefix(64))),
             ], factory: factory
         ).increment()
+    }
+
+    /// Counts claims handed back uncalled by a stopping worker.
+    func released(_ count: Int) {
+        Counter(label: "gateway_push_claims_released_total", factory: factory).increment(by: count)
     }
 
     /// Sets the backlog gauges; tenant × provider pairs gone since the last sample read zero.

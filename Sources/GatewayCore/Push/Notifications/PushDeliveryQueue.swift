@@ -61,6 +61,9 @@ public protocol PushDeliveryQueue: Sendable {
     func record(_ results: [DeliveryResult], now: Date) async throws
     /// Pending deliveries per tenant × provider and when the longest-waiting became due.
     func backlog(now: Date) async throws -> [PushBacklogEntry]
+    /// Hands claimed deliveries back unattempted (a worker shutting down): their leases end now,
+    /// so any worker may claim them at once; attempts and due times stay as they were.
+    func release(_ deliveries: [ClaimedDelivery]) async throws
 }
 
 extension PushDeliveryQueue {
