@@ -12,6 +12,14 @@ enum ConnectionLoss {
         state.hasPrefix("08") || state.hasPrefix("57P") || state == "53300"
     }
 
+    /// `error` as ``DatabaseUnavailable`` when it is a connection loss, else unchanged; a loss
+    /// makes `breaker` probe the database now.
+    static func classify(_ error: any Error, breaker: DatabaseBreaker?) -> any Error {
+        let classified = classify(error)
+        if classified is DatabaseUnavailable, !(error is DatabaseUnavailable) { breaker?.connectionLost() }
+        return classified
+    }
+
     /// `error` as ``DatabaseUnavailable`` when it is a connection loss, else unchanged.
     static func classify(_ error: any Error) -> any Error {
         guard let psql = error as? PSQLError else { return error }

@@ -22,7 +22,12 @@ public final class PostgresDatabase: Sendable {
     public let poolSize: Int
     private let usage = PoolUsage()
     /// The pool for single statements, counting the connections they hold.
-    var pool: CountedPool { CountedPool(client: client, usage: usage, deadline: statementDeadline) }
+    var pool: CountedPool { CountedPool(client: client, usage: usage, deadline: statementDeadline, breaker: breaker) }
+    /// Refuses statements at once while the database does not answer (issue 47); it opens only
+    /// while ``runBreakerProbe()`` runs (a gateway process; `gatewayctl` never starts it).
+    public let breaker: DatabaseBreaker
+    /// The breaker's probe connection, outside the pool (a busy pool never looks like an outage).
+    private let probeConnection: FreshConnection
     /// How long a statement may go unanswered before it fails as ``DatabaseUnavailable``
     /// (nil: no limit, for `gatewayctl`'s long migrations and copies).
     public let statementDeadline: Duration?
@@ -35,10 +40,13 @@ public final class PostgresDatabase: Sendable {
     /// - Parameter searchPath: a schema to work in instead of `public` (tests isolate
     ///   themselves in one schema each).
     /// - Parameter statementDeadline: see ``statementDeadline``.
+    /// - Parameter breaker: see ``breaker`` (by default one with the standard policy).
     public init(
-        url: String, sealer: SecretSealer, logger: Logger, searchPath: String? = nil, statementDeadline: Duration? = nil
+        url: String, sealer: SecretSealer, logger: Logger, searchPath: String? = nil, statementDeadline: Duration? = nil,
+        breaker: DatabaseBreaker = DatabaseBreaker()
     ) throws {
         self.statementDeadline = statementDeadline
+        self.breaker = breaker
         let parsed = try PostgresURL(url)
         // The pool's own chatter (a query queued before `run()` got going, reconnects) stays
         // out of the logs; failures reach callers as thrown errors.
@@ -52,6 +60,8 @@ public final class PostgresDatabase: Sendable {
         self.connectTimeout = parsed.connectTimeout
         self.poolSize = parsed.poolSize
         self.fresh = FreshConnection(
+            configuration: try parsed.connectionConfiguration(searchPath: searchPath), logger: poolLogger)
+        self.probeConnection = FreshConnection(
             configuration: try parsed.connectionConfiguration(searchPath: searchPath), logger: poolLogger)
         self.runner = Task { await client.run() }
     }
@@ -82,8 +92,22 @@ public final class PostgresDatabase: Sendable {
         }
     }
 
+    /// Probes the database for the ``breaker`` until cancelled: `SELECT 1` on a connection of its
+    /// own, each within the breaker's probe timeout.
+    public func runBreakerProbe() async {
+        let probe = probeConnection
+        await breaker.run { timeout in
+            try await DatabaseBudget.$deadline.withValue(ContinuousClock.now + timeout) {
+                _ = try await probe.withConnection { connection in
+                    try await connection.query("SELECT 1", logger: Self.quiet).collect()
+                }
+            }
+        }
+    }
+
     /// Closes every connection; queries after this fail. Call once.
     public func shutdown() async {
+        probeConnection.close()
         fresh.close()
         runner.cancel()
         await runner.value
@@ -99,16 +123,17 @@ public final class PostgresDatabase: Sendable {
         defer { usage.leave() }
         let client = self.client
         do {
-            return try await StatementDeadline.run(unbounded ? nil : statementDeadline) {
+            return try await StatementDeadline.run(unbounded ? nil : statementDeadline, breaker: unbounded ? nil : breaker) {
                 try await client.withConnection { connection in
                     try await connection.withTransaction(logger: Self.quiet) { try await body($0) }
                 }
             }
         } catch let error as PostgresTransactionError {
             throw ConnectionLoss.classify(
-                error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error)
+                error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error,
+                breaker: breaker)
         } catch {
-            throw ConnectionLoss.classify(error)
+            throw ConnectionLoss.classify(error, breaker: breaker)
         }
     }
 

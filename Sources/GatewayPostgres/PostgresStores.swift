@@ -8,12 +8,15 @@ public enum PostgresStores {
 
     /// Connects, applies pending migrations (unless `migrate` is false) and returns the
     /// stores; ``DurableStores/close()`` closes the pool.
+    /// - Parameter breaker: refuses statements at once while the database does not answer (it
+    ///   opens only while ``DurableStores/breakerProbe`` runs).
     public static func open(
         url: String, sealer: SecretSealer, logger: Logger, migrate: Bool = true, searchPath: String? = nil,
-        statementDeadline: Duration? = nil
+        statementDeadline: Duration? = nil, breaker: DatabaseBreaker = DatabaseBreaker()
     ) async throws -> DurableStores {
         let database = try PostgresDatabase(
-            url: url, sealer: sealer, logger: logger, searchPath: searchPath, statementDeadline: statementDeadline)
+            url: url, sealer: sealer, logger: logger, searchPath: searchPath, statementDeadline: statementDeadline,
+            breaker: breaker)
         do {
             try await database.checkReachable(within: database.connectTimeout + .seconds(1))
             if migrate { try await PostgresMigrations.migrate(database) }
@@ -47,6 +50,7 @@ public enum PostgresStores {
                 migrate: { try await PostgresMigrations.migrate(database) }),
             tenantChanges: PostgresTenantChangeSignal(database: database, logger: logger),
             poolUsage: { PoolUsageSample(inUse: database.connectionsInUse, size: database.poolSize) },
+            breakerProbe: { await database.runBreakerProbe() },
             close: { await database.shutdown() }
         )
     }

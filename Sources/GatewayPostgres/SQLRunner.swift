@@ -1,3 +1,4 @@
+import GatewayCore
 import PostgresNIO
 import Synchronization
 
@@ -25,17 +26,21 @@ struct CountedPool: SQLRunner {
     let usage: PoolUsage
     /// How long a statement may go unanswered (nil: no limit).
     let deadline: Duration?
+    /// Refuses statements while the database does not answer (nil: never).
+    let breaker: DatabaseBreaker?
 
     func run(_ query: PostgresQuery) async throws -> PostgresRowSequence {
         let client = self.client
-        return try await StatementDeadline.run(deadline, late: StatementDeadline.drain) { try await client.run(query) }
+        return try await StatementDeadline.run(deadline, breaker: breaker, late: StatementDeadline.drain) {
+            try await client.run(query)
+        }
     }
 
     func firstRow<Statement: PostgresPreparedStatement>(
         of statement: Statement
     ) async throws -> Statement.Row? where Statement.Row: Sendable {
         let client = self.client
-        return try await StatementDeadline.run(deadline) { try await client.firstRow(of: statement) }
+        return try await StatementDeadline.run(deadline, breaker: breaker) { try await client.firstRow(of: statement) }
     }
 
     func measured<Result>(_ body: () async throws -> Result) async throws -> Result {
@@ -44,7 +49,7 @@ struct CountedPool: SQLRunner {
         do {
             return try await body()
         } catch {
-            throw ConnectionLoss.classify(error)
+            throw ConnectionLoss.classify(error, breaker: breaker)
         }
     }
 }

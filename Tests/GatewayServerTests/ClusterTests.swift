@@ -41,6 +41,8 @@ struct ClusterTests {
                 "GATEWAY_DATABASE_PATH": folder.appendingPathComponent("gateway.sqlite").path,
                 "GATEWAY_REDIS_URL": redis.url, "GATEWAY_MASTER_KEY": GatewayHarness.masterKeyBase64,
                 "GATEWAY_PUBLIC_BASE_URL": "https://gateway.test", "GATEWAY_LOG_LEVEL": "error", "USER": "tester",
+                // Three gateways and PostgreSQL on two cores: the breaker trips only on a second's silence.
+                "GATEWAY_DATABASE_PROBE_MS": "1000",
             ].merging(settings) { $1 }
             var processes: [Process.Handle] = []
             var bases: [String] = []
@@ -556,7 +558,12 @@ extension Process {
 
         /// SIGTERM: the polite stop an orchestrator sends first.
         func terminate() {
-            if process.isRunning { Foundation.kill(process.processIdentifier, SIGTERM) }
+            signal(SIGTERM)
+        }
+
+        /// Sends `signal` while it runs.
+        func signal(_ signal: Int32) {
+            if process.isRunning { Foundation.kill(process.processIdentifier, signal) }
         }
 
         var isRunning: Bool { process.isRunning }

@@ -133,6 +133,7 @@ struct GatewayHarness {
         push: PushEndpoints? = nil,
         pushSendQuota: Int = SendQuota.defaultPerMinute,
         databaseTimeout: Duration = .seconds(10),
+        databaseProbe: Duration = .seconds(1),
         nearCacheLifetime: Duration = .seconds(1),
         _ body: @Sendable (GatewayHarness, Client, Int) async throws -> T
     ) async throws -> T {
@@ -151,6 +152,9 @@ struct GatewayHarness {
         configuration.pushConcurrency = push == nil ? 0 : 8
         configuration.pushSendQuotaPerMinute = pushSendQuota
         configuration.databaseTimeout = databaseTimeout
+        // PostgreSQL's breaker opens only after two probes go unanswered for over a second each:
+        // a suite of gateways on two cores must not trip it (DatabaseBreakerTests use the default).
+        configuration.databaseProbeInterval = databaseProbe
         configuration.nearCacheLifetime = nearCacheLifetime
         if let push {
             configuration.pushFCMURL = push.fcm ?? configuration.pushFCMURL

@@ -44,6 +44,10 @@ public struct DurableStores: Sendable {
     public let tenantChanges: (any TenantChangeSignal)?
     /// The connection pool right now, for metrics (PostgreSQL); nil: no pool (SQLite).
     public let poolUsage: (@Sendable () -> PoolUsageSample)?
+    /// Probes the database for its breaker until cancelled (PostgreSQL: requests fail fast while
+    /// it does not answer); nil: no breaker (SQLite, a local file: its failures are immediate,
+    /// never a wait).
+    public let breakerProbe: (@Sendable () async -> Void)?
     private let closeAction: @Sendable () async -> Void
 
     public init(
@@ -55,8 +59,9 @@ public struct DurableStores: Sendable {
         devices: any DeviceStore, outbox: any PushOutbox, pushCredentials: any PushCredentialStore,
         messaging: any MessagingStore, schema: StoreSchema,
         tenantChanges: (any TenantChangeSignal)? = nil, poolUsage: (@Sendable () -> PoolUsageSample)? = nil,
-        close: @escaping @Sendable () async -> Void = {}
+        breakerProbe: (@Sendable () async -> Void)? = nil, close: @escaping @Sendable () async -> Void = {}
     ) {
+        self.breakerProbe = breakerProbe
         self.poolUsage = poolUsage
         self.schema = schema
         self.tenantChanges = tenantChanges

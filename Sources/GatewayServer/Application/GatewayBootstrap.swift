@@ -47,7 +47,9 @@ public struct GatewayBootstrap: Sendable {
                 "DEVELOPMENT MODE: generated a new master key at \(path). Secrets sealed with it are lost if it is lost; set GATEWAY_MASTER_KEY in production."
             )
         }
-        let stores = try await openStores(configuration, sealer: SecretSealer(masterKey: masterKey), logger: logger)
+        let breaker = databaseBreaker(configuration, metrics: metrics, logger: logger)
+        let stores = try await openStores(
+            configuration, sealer: SecretSealer(masterKey: masterKey), breaker: breaker, logger: logger)
         let store = stores.tenants
         if development, try await DemoTenant.seedIfEmpty(store: store, actor: "gateway") {
             try await DemoTenant.seedLinkDomainIfFree(domains: stores.domains)
@@ -90,6 +92,9 @@ public struct GatewayBootstrap: Sendable {
         let instrumented = InstrumentedCache(cache, factory: metrics.factory)
         // Revocations: durable in the database, announced through Redis when there is one.
         let durableRevocations = stores.revocations
+        if let probe = stores.breakerProbe, configuration.databaseProbeInterval != nil {
+            background.loops.append(RetentionService { await probe() })
+        }
         let revocationSync = RevocationSync(
             mirror: revocationMirror, feed: revocationFeed, durable: durableRevocations, logger: logger)
         background.loops.append(RevocationSyncService(sync: revocationSync, cursor: try await revocationSync.start()))
@@ -208,15 +213,40 @@ public struct GatewayBootstrap: Sendable {
             close: ShutdownActionService { await client.shutdown() })
     }
 
+    /// PostgreSQL's breaker (issue 47): opens when the probe goes unanswered, so requests that
+    /// need the database fail at once; logged and counted when it opens and closes.
+    static func databaseBreaker(
+        _ configuration: GatewayConfiguration, metrics: GatewayMetrics, logger: Logger
+    ) -> DatabaseBreaker {
+        let interval = configuration.databaseProbeInterval ?? .milliseconds(250)
+        let breaker = DatabaseBreaker(
+            policy: .init(probeInterval: interval, probeTimeout: interval + .milliseconds(100), failuresToOpen: 2)
+        ) { open in
+            if open {
+                metrics.increment(
+                    "gateway_database_breaker_opens_total", "Times PostgreSQL's breaker opened (the database did not answer).",
+                    labels: [])
+                logger.error("database does not answer: requests that need it are refused until it does")
+            } else {
+                logger.notice("database answers again: breaker closed")
+            }
+        }
+        metrics.sampledGauge(
+            "gateway_database_breaker_open", "1 while PostgreSQL does not answer and requests that need it are refused."
+        ) { breaker.isOpen ? 1 : 0 }
+        return breaker
+    }
+
     /// PostgreSQL when `databaseURL` is set, else the SQLite file; migrated either way.
     static func openStores(
-        _ configuration: GatewayConfiguration, sealer: SecretSealer, logger: Logger
+        _ configuration: GatewayConfiguration, sealer: SecretSealer, breaker: DatabaseBreaker, logger: Logger
     ) async throws -> DurableStores {
         guard let url = configuration.databaseURL else {
             return try SQLiteTenantStore.open(path: configuration.databasePath, sealer: sealer).durableStores()
         }
         let stores = try await PostgresStores.open(
-            url: url, sealer: sealer, logger: logger, statementDeadline: configuration.databaseTimeout)
+            url: url, sealer: sealer, logger: logger, statementDeadline: configuration.databaseTimeout,
+            breaker: breaker)
         logger.info("database: PostgreSQL", metadata: ["database": "\(stores.location)"])
         return stores
     }

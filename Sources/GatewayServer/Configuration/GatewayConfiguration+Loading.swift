@@ -113,6 +113,13 @@ extension GatewayConfiguration {
         if let milliseconds = try int(.databaseTimeout, in: 1_000...600_000) {
             configuration.databaseTimeout = .milliseconds(milliseconds)
         }
+        if let milliseconds = try int(.databaseProbe, in: 0...10_000) {
+            guard milliseconds == 0 || milliseconds >= 100 else {
+                throw ConfigurationError(
+                    setting: .databaseProbe, reason: "expected 0 (no breaker) or 100...10000, got \"\(milliseconds)\"")
+            }
+            configuration.databaseProbeInterval = milliseconds == 0 ? nil : .milliseconds(milliseconds)
+        }
         if let contacts = try int(.messagesMaxContacts, in: 1...100_000) {
             configuration.messaging.maxContacts = contacts
             configuration.bodyLimits.contacts = BodyLimits.contactsBytes(maxContacts: contacts)

@@ -53,6 +53,8 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var pushConcurrency = 64
     /// How long a PostgreSQL statement may go unanswered before it fails as unavailable.
     public var databaseTimeout: Duration = .seconds(10)
+    /// How often PostgreSQL's breaker probes it (nil: no breaker).
+    public var databaseProbeInterval: Duration? = .milliseconds(250)
     /// Contacts, inbox retention and message limits.
     public var messaging = MessagingService.Settings()
     /// Folder served as tenant `demo`'s platform while it has none (nil = off).

@@ -42,6 +42,10 @@ extension GatewaySetting {
         "database.timeout.ms", env: "DATABASE_TIMEOUT_MS", default: "10000",
         "How long a request may wait for PostgreSQL, all its statements together (1000-600000), before it answers 503 database_unavailable (a connection lost or a server paused under it)."
     )
+    public static let databaseProbe = GatewaySetting(
+        "database.probe.ms", env: "DATABASE_PROBE_MS", default: "250",
+        "PostgreSQL's breaker: how often it is asked `SELECT 1` on a connection of its own (100-10000; 0 = no breaker). Two probes in a row unanswered within this plus 100 ms open it: requests that need the database answer 503 database_unavailable at once (and those waiting, then); the first answer closes it."
+    )
     public static let redisURL = GatewaySetting(
         "redis.url", env: "REDIS_URL", default: nil, secret: true,
         "redis://[[user]:password@]host:port/db, rediss:// (TLS) or redis-sentinel://host:port,host:port/master/db; unset = in-process cache."
