@@ -25,7 +25,7 @@ import Testing
         defer { database.remove() }
         let store = database.stores.tenants
         let created = try await store.create(Tenant(id: "acme", displayName: "Acme"), actor: "alice")
-        try await Task.sleep(for: .milliseconds(5))
+        _ = await eventually { StoreClock.now() > created.updatedAt }  // a later update time
         let updated = try await store.update(id: "acme", actor: "bob") {
             $0.displayName = "Acme 2"
             $0.platform.subscriptionKey = SecretValue("ras-new-secret-value")

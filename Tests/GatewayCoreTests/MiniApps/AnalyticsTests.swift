@@ -70,7 +70,8 @@ import Testing
         #expect(try await recent("alice") == ["app-1"])
         _ = try await service.ingest(tenantID: "acme", [.init(name: "mini_app_open", miniAppID: "app-5")])
         #expect(try await recent("alice") == ["app-1"])
-        try await Task.sleep(for: .milliseconds(5))  // distinct last-used times
+        let touched = Date()
+        _ = await eventually { Date() > touched.addingTimeInterval(0.002) }  // distinct last-used times
         _ = try await service.ingest(
             tenantID: "acme", userID: "alice", [.init(name: "mini_app_open", miniAppID: "app-6")])
         #expect(try await recent("alice") == ["app-6", "app-1"])
