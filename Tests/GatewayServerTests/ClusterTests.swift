@@ -158,12 +158,23 @@ struct ClusterTests {
     static func request(
         _ url: String, method: String = "GET", headers: [(String, String)] = [], body: String? = nil
     ) async throws -> (status: Int, body: String) {
+        let answer = try await exchange(url, method: method, headers: headers, body: body)
+        return (answer.status, answer.body)
+    }
+
+    /// ``request(_:method:headers:body:)`` with the response's headers.
+    static func exchange(
+        _ url: String, method: String = "GET", headers: [(String, String)] = [], body: String? = nil
+    ) async throws -> (status: Int, headers: [(String, String)], body: String) {
         var request = HTTPClientRequest(url: url)
         request.method = .init(rawValue: method)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(string: body)) }
         let response = try await TestHTTP.noRedirects.execute(request, timeout: .seconds(10))
-        return (Int(response.status.code), String(buffer: try await response.body.collect(upTo: 1 << 20)))
+        return (
+            Int(response.status.code), response.headers.map { ($0.name, $0.value) },
+            String(buffer: try await response.body.collect(upTo: 1 << 20))
+        )
     }
 
     static func json(_ text: String) throws -> [String: Any] {
@@ -537,7 +548,7 @@ struct ClusterTests {
 }
 
 /// Tells looping tasks to stop.
-private final class StopFlag: Sendable {
+final class StopFlag: Sendable {
     private let value = Mutex(false)
     var isSet: Bool { value.withLock { $0 } }
     func set() { value.withLock { $0 = true } }
