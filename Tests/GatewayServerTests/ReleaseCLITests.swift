@@ -19,6 +19,7 @@ struct ReleaseCLITests {
         let environment = [
             "GATEWAY_DATABASE_PATH": harness.configuration.databasePath,
             "GATEWAY_MASTER_KEY": GatewayHarness.masterKeyBase64, "USER": "ops-ann",
+            "GATEWAY_DEMO_CATALOG": RepositoryFile.url("Deploy/demo").path,
         ]
         let input = Data(stdin.utf8)
         let code = await Gatewayctl.run(
@@ -47,7 +48,7 @@ struct ReleaseCLITests {
                     (["--candidate", "v2", "--platform", "symbian"], "", "--platform must be ios, android or any"),
                     (["--candidate", "v2", "--host-version", ">=3 <2"], "", "--host-version must be a range"),
                     (["--percent", "10"], "", "there is no candidate to change"),
-                    (["--candidate", "v9", "--percent", "10"], "", "the platform does not know version v9"),
+                    (["--candidate", "v9", "--percent", "10"], "", "neither the platform nor the release policy knows version v9"),
                     (["--candidate", "v2", "--halt-error-ratio", "0.5"], "", "the halt error ratio must be 1-1000"),
                 ]
                 for (flags, stdin, message) in refusals {
@@ -57,7 +58,24 @@ struct ReleaseCLITests {
                 }
                 #expect(try await harness.operatorStores.releases.policy(tenantID: id, miniAppID: "hello") == nil)
                 #expect(await Self.ctl(harness, ["release", "pause", "--tenant", id, "hello"]).code == 2)
+                // Issue 47: withdraw and rollback of a version neither the platform nor the policy
+                // knows exit 2 and write nothing (withdraw used to exit 0 and write history).
+                for action in [["withdraw", "--version", "v9"], ["withdraw", "--version", "v2", "--use-instead", "v9"],
+                               ["rollback", "--to", "v9"]] {
+                    let run = await Self.ctl(harness, ["release"] + action.prefix(1) + ["--tenant", id, "hello"] + action.dropFirst())
+                    #expect(run.code == 2 && run.error.contains("knows version v9"), "\(action): \(run.error)")
+                }
+                #expect(try await harness.operatorStores.releases.history(tenantID: id, miniAppID: "hello", limit: 10).isEmpty)
+                // A version the policy names needs no platform: v2 withdrawn, then withdrawn again.
+                #expect(await Self.ctl(harness, ["release", "withdraw", "--tenant", id, "hello", "--version", "v2"]).code == 0)
+                fake.set { $0.metadata["hello/v2/"] = nil }
+                #expect(await Self.ctl(harness, ["release", "withdraw", "--tenant", id, "hello", "--version", "v2"]).code == 0)
                 #expect(await Self.ctl(harness, ["release", "show", "--tenant", "no-such", "hello"]).code == 2)
+
+                // Tenant demo without a platform is served from its catalog folder: the folder decides.
+                let demo = await Self.ctl(harness, ["release", "set", "--tenant", "demo", "hello", "--candidate", "v9"])
+                #expect(demo.code == 2 && demo.error.contains("knows version v9"), "\(demo.error)")
+                #expect(await Self.ctl(harness, ["release", "set", "--tenant", "demo", "hello", "--candidate", "v2"]).code == 0)
 
                 // A platform that cannot be reached only warns.
                 let dark = uniqueTenantID("relctl")

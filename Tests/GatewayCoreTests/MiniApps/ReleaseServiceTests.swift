@@ -56,6 +56,32 @@ struct ReleaseServiceTests {
         }
     }
 
+    /// Issue 47: "paused: steps wait" — a step that fell due while paused was dropped on resume
+    /// (measured: still 80 % after resume, the step gone). Steps now wait, and apply in order on
+    /// resume; later ones keep their time; other changes to the paused policy keep them.
+    @Test(arguments: StoreBackend.available) func stepsWaitWhilePaused(backend: StoreBackend) async throws {
+        try await Self.withService(backend) { service, _, clock in
+            let start = StoreClock.date(clock.now)
+            let steps = [(20, 600), (50, 1_200), (100, 7_200)].map {
+                RolloutStep(percent: RolloutPercent("\($0.0)")!, at: start.addingTimeInterval(TimeInterval($0.1)))
+            }
+            try await service.set(Self.target()) {
+                $0.candidate = ReleaseCandidate(version: "1.1", percent: RolloutPercent("5")!, steps: steps)
+            }
+            let paused = try await service.pause(Self.target())
+            #expect(paused.candidate?.percent == RolloutPercent("5") && paused.candidate?.steps == steps)
+            clock.advance(.seconds(1_800))  // 20 % and 50 % fell due while paused
+            let changed = try await service.set(Self.target()) { $0.candidate?.allowUsers = ["qa-1"] }
+            #expect(changed.candidate?.steps == steps && changed.candidate?.share(at: StoreClock.date(clock.now)) == RolloutPercent("5"))
+            let resumed = try await service.resume(Self.target())
+            #expect(resumed.candidate?.state == .active)
+            #expect(resumed.candidate?.percent == RolloutPercent("50"), "the due steps applied, the last one wins")
+            #expect(resumed.candidate?.steps == [steps[2]], "the later step keeps its time")
+            clock.advance(.seconds(6_000))
+            #expect(resumed.candidate?.share(at: StoreClock.date(clock.now)) == RolloutPercent("100"))
+        }
+    }
+
     @Test(arguments: StoreBackend.available) func refusalsWriteNothing(backend: StoreBackend) async throws {
         try await Self.withService(backend) { service, store, _ in
             await #expect(throws: ReleasePolicyError.noPolicy(miniAppID: "app1")) {

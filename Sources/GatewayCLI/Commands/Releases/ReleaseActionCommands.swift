@@ -77,7 +77,9 @@ struct ReleaseWithdrawCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (version, useInstead) = (version, useInstead)
-        try await ReleaseActionRun.run(target, global, "withdrew \(version) of", checking: useInstead.map { [$0] } ?? []) {
+        try await ReleaseActionRun.run(
+            target, global, "withdrew \(version) of", checking: [version] + (useInstead.map { [$0] } ?? [])
+        ) {
             try await $0.withdraw($1, version: version, useInstead: useInstead)
         }
     }
@@ -92,7 +94,9 @@ enum ReleaseActionRun {
         let context = try CLIContext.require()
         let access = try await ReleaseAccess(options, global: global, context: context)
         try await PlatformVersionCheck.check(
-            versions, miniAppID: options.miniApp, tenant: access.state.tenant, context: context)
+            versions, miniAppID: options.miniApp, tenant: access.state.tenant,
+            policy: try await access.store.policy(tenantID: options.tenant.tenant, miniAppID: options.miniApp),
+            context: context)
         let stored = try await UserStateAccess.mapErrors { try await action(access.service, access.target) }
         try ReleaseAccess.report(stored, verb, global: global, context: context)
     }

@@ -81,7 +81,9 @@ struct ReleaseSetCommand: AsyncParsableCommand {
         let access = try await ReleaseAccess(target, global: global, context: context)
         let newVersions = [stable, candidate].compactMap { $0 }.filter { $0 != "latest" }
         try await PlatformVersionCheck.check(
-            newVersions, miniAppID: target.miniApp, tenant: access.state.tenant, context: context)
+            newVersions, miniAppID: target.miniApp, tenant: access.state.tenant,
+            policy: try await access.store.policy(tenantID: target.tenant.tenant, miniAppID: target.miniApp),
+            context: context)
         let change = self
         let stored = try await UserStateAccess.mapErrors {
             try await access.service.set(access.target) { policy in

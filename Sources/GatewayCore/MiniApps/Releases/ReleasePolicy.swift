@@ -69,8 +69,11 @@ public struct ReleaseCandidate: Sendable, Equatable, Codable {
     }
 
     /// Folds the steps whose time has come into ``percent`` (the share stays what it was at
-    /// `now`), so a policy whose rollout moved on still passes ``ReleasePolicyRules``.
+    /// `now`), so a policy whose rollout moved on still passes ``ReleasePolicyRules``. A paused or
+    /// halted candidate's steps wait: those that fall due meanwhile apply, in order, when it
+    /// resumes.
     public mutating func settle(at now: Date) {
+        guard state == .active else { return }
         percent = share(at: now)
         steps.removeAll { $0.at <= now }
     }
@@ -86,7 +89,7 @@ public struct ReleaseCandidate: Sendable, Equatable, Codable {
 }
 
 /// A share from a time on.
-public struct RolloutStep: Sendable, Equatable, Codable {
+public struct RolloutStep: Sendable, Hashable, Codable {
     public var percent: RolloutPercent
     public var at: Date
 

@@ -10,8 +10,12 @@ public enum ReleasePolicyRules {
     public static let maxSteps = 20
 
     /// Throws ``ReleasePolicyError/invalid(_:)`` naming the first rule `policy` breaks.
-    /// - Parameter now: steps must be later than this.
-    public static func check(_ policy: ReleasePolicy, now: Date) throws(ReleasePolicyError) {
+    /// - Parameters:
+    ///   - now: steps must be later than this,
+    ///   - waiting: except these, a paused or halted candidate's steps that fell due meanwhile.
+    public static func check(
+        _ policy: ReleasePolicy, now: Date, waiting: Set<RolloutStep> = []
+    ) throws(ReleasePolicyError) {
         func fail(_ message: String) throws(ReleasePolicyError) -> Never { throw .invalid(message) }
         if !isIdentifier(policy.miniAppID) { try fail("invalid mini app id \"\(policy.miniAppID.prefix(80))\"") }
         if let stable = policy.stable, !isVersion(stable) { try fail("invalid stable version \"\(stable.prefix(80))\"") }
@@ -30,7 +34,9 @@ public enum ReleasePolicyRules {
         if candidate.steps.count > maxSteps { try fail("at most \(maxSteps) steps") }
         var previous: Date?
         for step in candidate.steps {
-            if step.at <= now { try fail("step \(step.percent)% at \(step.at) is not in the future") }
+            if step.at <= now, !waiting.contains(step) {
+                try fail("step \(step.percent)% at \(step.at) is not in the future")
+            }
             if let previous, step.at <= previous { try fail("steps must be in time order") }
             previous = step.at
         }

@@ -46,13 +46,15 @@ public struct ReleaseService: Sendable {
         }
     }
 
-    /// Lets a paused or halted candidate go on from its share; steps whose time passed
-    /// meanwhile are dropped (`release resume`).
+    /// Lets a paused or halted candidate go on from its share; steps whose time came meanwhile
+    /// apply now, in order (the last of them is the share), and later ones wait for their time
+    /// (`release resume`).
     @discardableResult
     public func resume(_ target: Target) async throws -> ReleasePolicy {
-        try await apply(.resume, to: target) { policy, _ in
+        try await apply(.resume, to: target) { policy, now in
             _ = try Self.candidate(of: policy, in: [.paused, .halted])
             policy.candidate?.state = .active
+            policy.candidate?.settle(at: now)
         }
     }
 
@@ -138,8 +140,11 @@ public struct ReleaseService: Sendable {
                 throw ReleasePolicyError.noPolicy(miniAppID: target.miniAppID)
             }
             policy.candidate?.settle(at: now)
+            // A paused or halted candidate's steps that fell due wait for `resume`: not new, so not
+            // held to "in the future".
+            let waiting = Set(policy.candidate.map { $0.state == .active ? [] : $0.steps } ?? [])
             try change(&policy, now)
-            try ReleasePolicyRules.check(policy, now: now)
+            try ReleasePolicyRules.check(policy, now: now, waiting: waiting)
             let entry = ReleaseHistoryEntry(
                 at: now, actor: target.actor, action: action, summary: policy.summary, reason: target.reason)
             do {
