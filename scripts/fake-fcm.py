@@ -83,6 +83,8 @@ class Handler(BaseHTTPRequestHandler):
             known = bearer in issued
         if not known:
             return self.error(401, "UNAUTHENTICATED")
+        if len(body) > 4096:  # FCM refuses a message over 4,096 bytes ("Message is too big")
+            return self.error(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT")
         try:
             message = json.loads(body)["message"]
             token = message["token"]

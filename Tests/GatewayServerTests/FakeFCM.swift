@@ -126,6 +126,10 @@ final class FakeFCM: Sendable {
             return Self.error(Answer(status: 401, errorStatus: "UNAUTHENTICATED", errorCode: nil))
         }
         let body = try await request.body.collect(upTo: 65_536)
+        // FCM refuses a message over 4,096 bytes ("Message is too big").
+        guard body.readableBytes <= 4_096 else {
+            return Self.error(Answer(status: 400, errorStatus: "INVALID_ARGUMENT", errorCode: "INVALID_ARGUMENT"))
+        }
         guard project == Self.projectID || project == Self.projectID + ":send",
             case .object(let document)? = try? JSONValue.decode(Data(buffer: body)),
             case .object(let message)? = document["message"], case .string(let token)? = message["token"]

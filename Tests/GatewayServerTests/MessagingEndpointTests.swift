@@ -222,6 +222,22 @@ struct MessagingEndpointTests {
                 #expect(received.first?.data["type"] == "message" && received.first?.data["miniAppId"] == "shop")
                 #expect(try await worker.deliverDue() == 0)
                 #expect(try await scene.call(.GET, "/me/inbox", as: scene.bob.token).json["unread"] == .number(2))
+
+                // Issue 47: 4,000 characters of Japanese with a family emoji are 12 KB: the push is
+                // cut at a character boundary to fit FCM's 4,096 bytes (FCM refused it before, and
+                // the push was lost); the inbox keeps the whole text.
+                let long = String(repeating: "あ", count: 1_500) + "👨‍👩‍👧" + String(repeating: "い", count: 2_490)
+                #expect(Self.strings(try await scene.send([scene.bob.subject], text: long).json["sentTo"]) == [scene.bob.subject])
+                #expect(try await worker.deliverDue() == 1)
+                let cut = try #require(fcm.received.withLock { $0 }.last?.body)
+                #expect(cut.hasSuffix("\u{2026}") && long.hasPrefix(String(cut.dropLast())), "\(cut.utf8.count) bytes")
+                #expect(cut.count > 1_000, "as much of the text as fits: \(cut.count) characters")
+                #expect(cut.dropLast().last == "あ", "cut before the emoji, not inside it")
+                let inbox = try await scene.call(.GET, "/me/inbox?limit=1", as: scene.bob.token)
+                guard case .array(let items)? = inbox.json["items"], case .object(let newest)? = items.first,
+                    case .object(let message)? = newest["message"]
+                else { throw CancellationError() }
+                #expect(message["text"] == .string(long))
             }
         }
     }

@@ -34,7 +34,7 @@ public final class APNsClient: PushProviderClient {
         guard delivery.token.utf8.allSatisfy({ ASCIIByte.isHexDigit($0) }) else {
             return .invalidToken(reason: "BadDeviceToken")
         }
-        let payload = PushPayload(delivery)
+        let payload = PushPayload(delivery).fitted { (try? Self.body($0).encoded().count) ?? .max }
         let body: [UInt8]
         do {
             body = try Array(Self.body(payload).encoded())

@@ -61,9 +61,16 @@ public final class FCMClient: PushProviderClient {
         return .rejected(reason: "UNAUTHENTICATED")
     }
 
-    /// The `messages:send` body: token, notification, data (strings), Android and APNs options.
+    /// The `messages:send` body: token, notification, data (strings), Android and APNs options;
+    /// the body cut to fit FCM's 4,096 bytes (``PushPayload/fitted(within:size:)``).
     static func message(_ delivery: ClaimedDelivery, now: Date) -> JSONValue {
-        let payload = PushPayload(delivery)
+        let payload = PushPayload(delivery).fitted { candidate in
+            (try? message(candidate, token: delivery.token, now: now).encoded().count) ?? .max
+        }
+        return message(payload, token: delivery.token, now: now)
+    }
+
+    private static func message(_ payload: PushPayload, token: String, now: Date) -> JSONValue {
         let ttl = max(0, Int(payload.expiresAt.timeIntervalSince(now).rounded(.down)))
         let headers: [String: JSONValue] = [
             "apns-priority": payload.priority == .high ? "10" : "5",
@@ -71,7 +78,7 @@ public final class FCMClient: PushProviderClient {
             "apns-collapse-id": .string(payload.collapseID),
         ]
         var message: [String: JSONValue] = [
-            "token": .string(delivery.token),
+            "token": .string(token),
             "notification": .object(["title": .string(payload.title), "body": .string(payload.body)]),
             "android": .object([
                 "priority": payload.priority == .high ? "HIGH" : "NORMAL", "ttl": .string("\(ttl)s"),

@@ -27,6 +27,34 @@ public struct PushPayload: Sendable, Equatable {
         expiresAt = delivery.message.expiresAt
     }
 
+    /// The most either provider takes in one notification: APNs and FCM both refuse a payload
+    /// over 4,096 bytes (APNs 413 `PayloadTooLarge`, FCM 400 `INVALID_ARGUMENT`).
+    public static let maxBytes = 4_096
+    /// What ends a body that was cut to fit.
+    public static let cutMark = "\u{2026}"
+
+    /// This payload with its body cut, at a character (grapheme) boundary and ending in
+    /// ``cutMark``, to the longest that keeps `size` (the provider's encoded payload) within
+    /// `limit`; unchanged when it fits. A message's push is cut so; its inbox copy keeps the
+    /// whole text. When nothing of the body fits (the title and data alone are too large), the
+    /// body is the mark alone and the provider refuses what it refuses.
+    public func fitted(within limit: Int = PushPayload.maxBytes, size: (PushPayload) -> Int) -> PushPayload {
+        guard size(self) > limit else { return self }
+        let characters = Array(body)
+        var cut = self
+        func keeping(_ count: Int) -> PushPayload {
+            cut.body = String(characters.prefix(count)) + Self.cutMark
+            return cut
+        }
+        // The longest prefix that fits: sizes grow with the prefix, so a binary search finds it.
+        var (fits, tooLong) = (0, characters.count)
+        while tooLong - fits > 1 {
+            let middle = (fits + tooLong) / 2
+            if size(keeping(middle)) <= limit { fits = middle } else { tooLong = middle }
+        }
+        return keeping(fits)
+    }
+
     /// The text for `locale`: the exact tag, then its language (`ja-JP` → `ja`), then `default`.
     /// Tags compare case-insensitively (BCP 47).
     public static func text(_ texts: [String: PushText], locale: String?) -> PushText? {
