@@ -7,9 +7,11 @@ import PostgresNIO
 /// uploads at once run one after the other; deliveries share their transaction with the push outbox.
 public final class PostgresMessagingStore: MessagingStore {
     private let database: PostgresDatabase
+    private let sealing: ContactSealing
 
     public init(database: PostgresDatabase) {
         self.database = database
+        self.sealing = ContactSealing(sealer: database.sealer)
     }
 
     /// The advisory-lock class of contact uploads (the second key is the user's hash).
@@ -18,8 +20,9 @@ public final class PostgresMessagingStore: MessagingStore {
     public func replaceContacts(_ contacts: [Contact], tenantID: String, userID: String) async throws {
         let users = contacts.filter(\.isUser).map(\.id)
         let ids = contacts.map(\.id), isUser = contacts.map(\.isUser)
-        // Names and emails are never empty (ContactRules), so "" stands for none.
-        let names = contacts.map { $0.name ?? "" }, emails = contacts.map { $0.email ?? "" }
+        // Names and emails are never empty (ContactRules), so "" stands for none; both sealed.
+        let sealed = try contacts.map { try sealing.seal($0, tenantID: tenantID, userID: userID) }
+        let names = sealed.map { $0.name ?? "" }, emails = sealed.map { $0.email ?? "" }
         let userKey = "\(tenantID):\(userID)"
         try await database.transaction { connection in
             try await connection.execute(
@@ -34,8 +37,8 @@ public final class PostgresMessagingStore: MessagingStore {
                 "DELETE FROM user_contacts WHERE tenant_id = \(tenantID) AND user_id = \(userID)")
             try await connection.execute(
                 """
-                INSERT INTO user_contacts (tenant_id, user_id, position, contact_id, is_user, name, email)
-                SELECT \(tenantID), \(userID), (x.o - 1)::int, x.c, x.u, NULLIF(x.n, ''), NULLIF(x.e, '')
+                INSERT INTO user_contacts (tenant_id, user_id, position, contact_id, is_user, name, email, sealed)
+                SELECT \(tenantID), \(userID), (x.o - 1)::int, x.c, x.u, NULLIF(x.n, ''), NULLIF(x.e, ''), true
                 FROM unnest(\(ids)::text[], \(isUser)::boolean[], \(names)::text[], \(emails)::text[])
                     WITH ORDINALITY AS x(c, u, n, e, o)
                 """)
@@ -45,10 +48,13 @@ public final class PostgresMessagingStore: MessagingStore {
     public func contacts(tenantID: String, userID: String) async throws -> [Contact] {
         try await database.pool.all(
             """
-            SELECT contact_id, name, email, is_user FROM user_contacts
+            SELECT contact_id, name, email, is_user, sealed FROM user_contacts
             WHERE tenant_id = \(tenantID) AND user_id = \(userID) ORDER BY position
-            """, as: (String, String?, String?, Bool).self
-        ).map { Contact(id: $0.0, name: $0.1, email: $0.2, isUser: $0.3) }
+            """, as: (String, String?, String?, Bool, Bool).self
+        ).map {
+            try sealing.contact(
+                id: $0.0, name: $0.1, email: $0.2, isUser: $0.3, sealed: $0.4, tenantID: tenantID, userID: userID)
+        }
     }
 
     public func reach(tenantID: String, senderID: String, ids: [String]) async throws -> MessageReach {
@@ -61,15 +67,25 @@ public final class PostgresMessagingStore: MessagingStore {
                     AND NOT u.disabled),
                 EXISTS (SELECT 1 FROM user_blocks b WHERE b.tenant_id = c.tenant_id AND b.user_id = c.contact_id
                     AND b.blocked_id = \(senderID)),
-                (SELECT r.name FROM user_contacts r WHERE r.tenant_id = c.tenant_id AND r.user_id = c.contact_id
-                    AND r.contact_id = \(senderID)),
+                r.name, r.sealed,
                 (SELECT s.name FROM auth_users s WHERE s.tenant_id = c.tenant_id AND s.subject = c.user_id)
             FROM user_contacts c
+            LEFT JOIN user_contacts r ON r.tenant_id = c.tenant_id AND r.user_id = c.contact_id
+                AND r.contact_id = \(senderID)
             WHERE c.tenant_id = \(tenantID) AND c.user_id = \(senderID) AND c.is_user AND c.contact_id = ANY(\(ids)::text[])
-            """, as: (String, Bool, Bool, String?, String?).self)
+            """, as: (String, Bool, Bool, String?, Bool?, String?).self)
         return MessageReach(
-            senderProfileName: rows.first?.4 ?? nil,
-            recipients: MessagingRows.reach(ids, rows.map { ($0.0, $0.1, $0.2, $0.3) }))
+            senderProfileName: rows.first?.5 ?? nil,
+            recipients: MessagingRows.reach(
+                ids,
+                try rows.map {
+                    (
+                        $0.0, $0.1, $0.2,
+                        try sealing.open(
+                            $0.3, sealed: $0.4 ?? false, field: "name", tenantID: tenantID, userID: $0.0,
+                            contactID: senderID)
+                    )
+                }))
     }
 
     public func deliver(_ messages: [OutgoingMessage], keep: Int, recording record: MessageSendRecord?) async throws {
@@ -211,6 +227,27 @@ public final class PostgresMessagingStore: MessagingStore {
 
     public func purgeMessages(tenantID: String) async throws -> Int {
         try await database.pool.execute("DELETE FROM inbox_messages WHERE tenant_id = \(tenantID) RETURNING 1")
+    }
+
+    public func sealLegacyContacts(limit: Int) async throws -> Int {
+        let sealing = self.sealing
+        return try await database.transaction { connection in
+            let rows = try await connection.all(
+                """
+                SELECT ctid::text, tenant_id, user_id, contact_id, is_user, name, email FROM user_contacts
+                WHERE NOT sealed LIMIT \(limit) FOR UPDATE SKIP LOCKED
+                """, as: (String, String, String, String, Bool, String?, String?).self)
+            for (row, tenantID, userID, contactID, isUser, name, email) in rows {
+                let sealed = try sealing.seal(
+                    Contact(id: contactID, name: name, email: email, isUser: isUser), tenantID: tenantID, userID: userID)
+                try await connection.execute(
+                    """
+                    UPDATE user_contacts SET name = \(sealed.name), email = \(sealed.email), sealed = true
+                    WHERE ctid = \(row)::tid
+                    """)
+            }
+            return rows.count
+        }
     }
 
     public func sendRecord(

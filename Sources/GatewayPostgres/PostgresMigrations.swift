@@ -354,6 +354,12 @@ enum PostgresMigrations {
                 "CREATE INDEX message_sends_created ON message_sends (created_at_ms)",
             ]
         ),
+        (
+            // Contacts' names and emails sealed at rest like device tokens (issue 47). Rows from
+            // before stay readable (flagged unsealed) until the stores seal them
+            // (`sealLegacyContacts`: gatewayctl migrate, and every gateway at start).
+            "v23-sealed-contacts", ["ALTER TABLE user_contacts ADD COLUMN sealed BOOLEAN NOT NULL DEFAULT false"]
+        ),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the

@@ -14,6 +14,8 @@ struct MigrateCommand: AsyncParsableCommand {
         var database: String
         var applied: [String]
         var newlyApplied: [String]
+        /// Contact rows from before `v23-sealed-contacts` sealed now.
+        var sealedContacts: Int
     }
 
     func run() async throws {
@@ -25,12 +27,23 @@ struct MigrateCommand: AsyncParsableCommand {
         let after = try await schema.applied()
         let new = after.filter { !before.contains($0) }
         let location = access.stores.location
+        // Rows stored before contacts were sealed, sealed now in batches (progress on stderr).
+        var sealed = 0
+        while true {
+            let batch = try await access.stores.messaging.sealLegacyContacts(limit: 1_000)
+            sealed += batch
+            if batch < 1_000 { break }
+            context.printError("sealing contacts stored before v23-sealed-contacts: \(sealed) so far")
+        }
         if global.json {
-            try context.printJSON(Report(database: location, applied: after, newlyApplied: new))
-        } else if new.isEmpty {
+            try context.printJSON(Report(database: location, applied: after, newlyApplied: new, sealedContacts: sealed))
+            return
+        }
+        if new.isEmpty {
             context.print("database \(location) is up to date (\(after.joined(separator: ", ")))")
         } else {
             context.print("applied \(new.joined(separator: ", ")) to \(location)")
         }
+        if sealed > 0 { context.print("sealed \(sealed) contact row(s) stored before contacts were sealed") }
     }
 }

@@ -104,6 +104,9 @@ public protocol MessagingStore: Sendable {
     func purgeMessages(expiredBefore cutoff: Date, limit: Int) async throws -> Int
     /// Deletes every message of the tenant; returns how many.
     func purgeMessages(tenantID: String) async throws -> Int
+    /// Seals at most `limit` contact rows stored before contacts were sealed (migration
+    /// `v23-sealed-contacts`), in one transaction; returns how many (0: none left).
+    func sealLegacyContacts(limit: Int) async throws -> Int
 }
 
 extension MessagingStore {

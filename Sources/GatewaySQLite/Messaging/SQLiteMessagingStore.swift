@@ -6,13 +6,16 @@ import GRDB
 /// `inbox_messages`); deliveries share the write transaction with the push outbox.
 public final class SQLiteMessagingStore: MessagingStore {
     private let pool: DatabasePool
+    private let sealing: ContactSealing
 
     public init(database: SQLiteTenantStore) {
         self.pool = database.pool
+        self.sealing = ContactSealing(sealer: database.sealer)
     }
 
     public func replaceContacts(_ contacts: [Contact], tenantID: String, userID: String) async throws {
         let users = String(decoding: try JSONEncoder().encode(contacts.filter(\.isUser).map(\.id)), as: UTF8.self)
+        let sealed = try contacts.map { try sealing.seal($0, tenantID: tenantID, userID: userID) }
         try await pool.write { db in
             let unknown = try String.fetchAll(
                 db,
@@ -24,52 +27,72 @@ public final class SQLiteMessagingStore: MessagingStore {
             try db.execute(sql: "DELETE FROM user_contacts WHERE tenant_id = ? AND user_id = ?", arguments: [tenantID, userID])
             let insert = try db.cachedStatement(
                 sql: """
-                    INSERT INTO user_contacts (tenant_id, user_id, position, contact_id, is_user, name, email)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO user_contacts (tenant_id, user_id, position, contact_id, is_user, name, email, sealed)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, 1)
                     """)
             for (position, contact) in contacts.enumerated() {
                 try insert.execute(arguments: [
-                    tenantID, userID, position, contact.id, contact.isUser, contact.name, contact.email,
+                    tenantID, userID, position, contact.id, contact.isUser, sealed[position].name, sealed[position].email,
                 ])
             }
         }
     }
 
     public func contacts(tenantID: String, userID: String) async throws -> [Contact] {
-        try await pool.read { db in
+        let rows: [(id: String, name: String?, email: String?, isUser: Bool, sealed: Bool)] = try await pool.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT contact_id, name, email, is_user FROM user_contacts WHERE tenant_id = ? AND user_id = ?
+                    SELECT contact_id, name, email, is_user, sealed FROM user_contacts WHERE tenant_id = ? AND user_id = ?
                     ORDER BY position
                     """, arguments: [tenantID, userID]
-            ).map { Contact(id: $0["contact_id"], name: $0["name"], email: $0["email"], isUser: $0["is_user"]) }
+            ).map { ($0["contact_id"], $0["name"], $0["email"], $0["is_user"], $0["sealed"]) }
+        }
+        return try rows.map {
+            try sealing.contact(
+                id: $0.id, name: $0.name, email: $0.email, isUser: $0.isUser, sealed: $0.sealed, tenantID: tenantID,
+                userID: userID)
         }
     }
 
     public func reach(tenantID: String, senderID: String, ids: [String]) async throws -> MessageReach {
         let list = String(decoding: try JSONEncoder().encode(ids), as: UTF8.self)
-        return try await pool.read { db in
-            let profile = try String?.fetchOne(
-                db, sql: "SELECT name FROM auth_users WHERE tenant_id = ? AND subject = ?", arguments: [tenantID, senderID])
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT c.contact_id,
-                        EXISTS (SELECT 1 FROM auth_users u WHERE u.tenant_id = c.tenant_id AND u.subject = c.contact_id
-                            AND NOT u.disabled) AS live,
-                        EXISTS (SELECT 1 FROM user_blocks b WHERE b.tenant_id = c.tenant_id AND b.user_id = c.contact_id
-                            AND b.blocked_id = ?2) AS blocked,
-                        (SELECT r.name FROM user_contacts r WHERE r.tenant_id = c.tenant_id AND r.user_id = c.contact_id
-                            AND r.contact_id = ?2) AS their_name
-                    FROM user_contacts c
-                    WHERE c.tenant_id = ?1 AND c.user_id = ?2 AND c.is_user AND c.contact_id IN (SELECT value FROM json_each(?3))
-                    """, arguments: [tenantID, senderID, list])
-            return MessageReach(
-                senderProfileName: profile ?? nil,
-                recipients: MessagingRows.reach(
-                    ids, rows.map { ($0["contact_id"], $0["live"], $0["blocked"], $0["their_name"]) }))
-        }
+        let (profile, rows): (String?, [(id: String, live: Bool, blocked: Bool, name: String?, sealed: Bool?)]) =
+            try await pool.read { db in
+                let profile = try String?.fetchOne(
+                    db, sql: "SELECT name FROM auth_users WHERE tenant_id = ? AND subject = ?",
+                    arguments: [tenantID, senderID])
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT c.contact_id,
+                            EXISTS (SELECT 1 FROM auth_users u WHERE u.tenant_id = c.tenant_id AND u.subject = c.contact_id
+                                AND NOT u.disabled) AS live,
+                            EXISTS (SELECT 1 FROM user_blocks b WHERE b.tenant_id = c.tenant_id AND b.user_id = c.contact_id
+                                AND b.blocked_id = ?2) AS blocked,
+                            r.name AS their_name, r.sealed AS their_name_sealed
+                        FROM user_contacts c
+                        LEFT JOIN user_contacts r ON r.tenant_id = c.tenant_id AND r.user_id = c.contact_id
+                            AND r.contact_id = ?2
+                        WHERE c.tenant_id = ?1 AND c.user_id = ?2 AND c.is_user AND c.contact_id IN (SELECT value FROM json_each(?3))
+                        """, arguments: [tenantID, senderID, list]
+                ).map { row -> (id: String, live: Bool, blocked: Bool, name: String?, sealed: Bool?) in
+                    (row["contact_id"], row["live"], row["blocked"], row["their_name"], row["their_name_sealed"])
+                }
+                return (profile ?? nil, rows)
+            }
+        return MessageReach(
+            senderProfileName: profile,
+            recipients: MessagingRows.reach(
+                ids,
+                try rows.map {
+                    (
+                        $0.id, $0.live, $0.blocked,
+                        try sealing.open(
+                            $0.name, sealed: $0.sealed ?? false, field: "name", tenantID: tenantID, userID: $0.id,
+                            contactID: senderID)
+                    )
+                }))
     }
 
     public func deliver(_ messages: [OutgoingMessage], keep: Int, recording record: MessageSendRecord?) async throws {
@@ -214,6 +237,40 @@ public final class SQLiteMessagingStore: MessagingStore {
 
     public func purgeMessages(tenantID: String) async throws -> Int {
         try await pool.changes(sql: "DELETE FROM inbox_messages WHERE tenant_id = ?", arguments: [tenantID])
+    }
+
+    public func sealLegacyContacts(limit: Int) async throws -> Int {
+        let sealing = self.sealing
+        // secure_delete: the plaintext a sealed value replaces is overwritten, not left in free
+        // pages; once none is left, a checkpoint drops the old page images from the WAL too.
+        let sealed = try await pool.writeWithoutTransaction { db -> Int in
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+            defer { try? db.execute(sql: "PRAGMA secure_delete = OFF") }
+            var count = 0
+            try db.inTransaction {
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT rowid, tenant_id, user_id, contact_id, is_user, name, email FROM user_contacts
+                        WHERE sealed = 0 LIMIT ?
+                        """, arguments: [limit])
+                for row in rows {
+                    let contact = Contact(
+                        id: row["contact_id"], name: row["name"], email: row["email"], isUser: row["is_user"])
+                    let sealed = try sealing.seal(contact, tenantID: row["tenant_id"], userID: row["user_id"])
+                    try db.execute(
+                        sql: "UPDATE user_contacts SET name = ?, email = ?, sealed = 1 WHERE rowid = ?",
+                        arguments: [sealed.name, sealed.email, row["rowid"] as Int64])
+                }
+                count = rows.count
+                return .commit
+            }
+            return count
+        }
+        if sealed < limit {
+            try await pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        }
+        return sealed
     }
 
     public func sendRecord(

@@ -252,6 +252,12 @@ enum TenantMigrations {
                     """)
             try db.execute(sql: "CREATE INDEX message_sends_created ON message_sends (created_at_ms)")
         }
+        migrator.registerMigration("v23-sealed-contacts") { db in
+            // Contacts' names and emails sealed at rest like device tokens (issue 47). Rows from
+            // before stay readable (flagged unsealed) until the stores seal them
+            // (`sealLegacyContacts`: gatewayctl migrate, and every gateway at start).
+            try db.execute(sql: "ALTER TABLE user_contacts ADD COLUMN sealed BOOLEAN NOT NULL DEFAULT 0")
+        }
         return migrator
     }
 }

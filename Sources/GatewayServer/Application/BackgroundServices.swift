@@ -65,6 +65,17 @@ struct RetentionService: Service {
     }
 }
 
+/// Work done once after start (sealing rows a migration left unsealed), then idle until the
+/// server shuts down: a service that returned would end the whole service group.
+struct OnceAfterStartService: Service {
+    let work: @Sendable () async -> Void
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await work() }
+        try? await gracefulShutdown()
+    }
+}
+
 /// Works the push outbox until the server shuts down; then stops gracefully (``PushDeliveryWorker/stop()``):
 /// the calls in flight finish and are recorded, unstarted claims go back to the outbox. Stops
 /// before the push providers' HTTP client is shut down (loops stop first).

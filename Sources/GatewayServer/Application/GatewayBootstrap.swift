@@ -177,6 +177,9 @@ public struct GatewayBootstrap: Sendable {
         background.loops.append(RetentionService { await refreshRetention.run() })
         let pushRetention = BatchedRetention.pushOutbox(stores.outbox, clock: clock.now, logger: logger)
         background.loops.append(RetentionService { await pushRetention.run() })
+        // Contacts stored before they were sealed (v23) are sealed once, in the background
+        // (readers take both meanwhile); `gatewayctl migrate` does the same to the end.
+        background.loops.append(OnceAfterStartService { await Self.sealLegacyContacts(stores.messaging, logger: logger) })
         let inboxRetention = BatchedRetention.inbox(stores.messaging, clock: clock.now, logger: logger)
         background.loops.append(RetentionService { await inboxRetention.run() })
         if configuration.pushConcurrency > 0 {
@@ -211,6 +214,22 @@ public struct GatewayBootstrap: Sendable {
             cache: RedisCache(client: client), revocationFeed: RedisRevocationFeed(client: client),
             check: ReadinessProbe.Check(name: "redis") { try await client.ping() },
             close: ShutdownActionService { await client.shutdown() })
+    }
+
+    /// Seals contact rows from before `v23-sealed-contacts` in batches until none is left; a
+    /// failure is logged and the next start goes on.
+    static func sealLegacyContacts(_ store: any MessagingStore, logger: Logger) async {
+        var sealed = 0
+        do {
+            while !Task.isCancelled {
+                let batch = try await store.sealLegacyContacts(limit: 1_000)
+                sealed += batch
+                if batch < 1_000 { break }
+            }
+        } catch {
+            logger.warning("contacts not sealed yet", metadata: ["error": "\(error)"])
+        }
+        if sealed > 0 { logger.notice("sealed contacts stored before they were sealed", metadata: ["rows": "\(sealed)"]) }
     }
 
     /// PostgreSQL's breaker (issue 47): opens when the probe goes unanswered, so requests that

@@ -82,6 +82,32 @@ struct MessagingContractTests {
         }
     }
 
+    /// Issue 47: contacts were stored unsealed while device tokens were sealed. Names and emails
+    /// are now sealed at rest; rows from before the migration read as they are until sealed.
+    @Test(arguments: StoreBackend.available) func contactsAreSealedAtRest(backend: StoreBackend) async throws {
+        try await Self.withWorld(backend) { world in
+            let atRest = try await world.database.bytesAtRest()
+            for secret in ["zed@example.com", "Bobby", "Ally"] {
+                #expect(atRest.range(of: Data(secret.utf8)) == nil, "\(secret) stored unsealed")
+            }
+            // A row written before contacts were sealed (as the previous release wrote it).
+            try await world.database.execute("""
+                INSERT INTO user_contacts (tenant_id, user_id, position, contact_id, is_user, name, email, sealed)
+                VALUES ('acme', 'carol', 0, 'alice', true, 'Old Ally', 'ally@example.com', false)
+                """)
+            let legacy = try await world.service.contacts(tenantID: "acme", userID: "carol")
+            #expect(legacy == [Contact(id: "alice", name: "Old Ally", email: "ally@example.com", isUser: true)])
+            #expect(try await world.database.stores.messaging.sealLegacyContacts(limit: 10) == 1)
+            #expect(try await world.database.stores.messaging.sealLegacyContacts(limit: 10) == 0)
+            #expect(try await world.database.another().messaging.contacts(tenantID: "acme", userID: "carol") == legacy)
+            #expect(try await world.database.bytesAtRest().range(of: Data("ally@example.com".utf8)) == nil)
+            // The name carol gave alice still titles what alice sends her (read sealed).
+            try await world.allow("alice", [.contactList, .sendMessage])
+            let reach = try await world.database.stores.messaging.reach(tenantID: "acme", senderID: "alice", ids: ["carol"])
+            #expect(reach.recipients["carol"] == .reachable(senderName: "Old Ally"))
+        }
+    }
+
     @Test(arguments: StoreBackend.available) func refusedContactListsStoreNothing(backend: StoreBackend) async throws {
         try await Self.withWorld(backend, settings: .init(maxContacts: 5_000)) { world in
             let before = try await world.service.contacts(tenantID: "acme", userID: "alice")
