@@ -99,15 +99,22 @@ public struct InboxCursor: Sendable, Equatable {
         self.before = before
     }
 
-    /// The opaque form clients pass back.
-    public var token: String { Base64URL.encode(Array("i\(before)".utf8)) }
+    /// The form clients pass back: the position in decimal, so every value the contract allows
+    /// (`^[1-9][0-9]{0,17}$`) is a cursor that pages on from there.
+    public var token: String { String(before) }
 
-    /// The cursor of `token`; nil when it was not made by ``token``.
+    /// The cursor of `token`: decimal, or the base64url form of earlier releases; nil otherwise.
     public init?(token: String) {
-        guard token.utf8.count <= 32, let data = Base64URL.decode(token),
-            let text = String(data: data, encoding: .utf8), text.first == "i",
-            let value = Int64(text.dropFirst()), value > 0
-        else { return nil }
+        let text: String
+        if token.utf8.allSatisfy(ASCIIByte.isDigit) {
+            text = token
+        } else {
+            guard token.utf8.count <= 32, let data = Base64URL.decode(token),
+                let decoded = String(data: data, encoding: .utf8), decoded.first == "i"
+            else { return nil }
+            text = String(decoded.dropFirst())
+        }
+        guard text.utf8.count <= 18, let value = Int64(text), value > 0 else { return nil }
         before = value
     }
 }
