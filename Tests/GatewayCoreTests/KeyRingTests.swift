@@ -69,6 +69,24 @@ struct KeyRingTests {
         await #expect(throws: DatabaseUnavailable.self) { try await strict.publishedKeys(tenantID: "acme") }
     }
 
+    @Test("preloaded keys answer a tenant's first request while the database is out of reach; a tenant without keys gets none made by the preload")
+    func preload() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (store, auth) = try await Self.scene(folder)
+        _ = try await KeyRing(store: auth).publishedKeys(tenantID: "acme")  // acme's keys made
+        let ring = KeyRing(store: store, refreshInterval: .seconds(5), staleLimit: .seconds(600))
+        await ring.preload(tenantIDs: ["acme", "empty"])
+        #expect(try await auth.signingKeys(tenantID: "empty").isEmpty)
+        store.unreachable.withLock { $0 = true }
+        #expect(try await ring.publishedKeys(tenantID: "acme").count == 2)
+        await #expect(throws: DatabaseUnavailable.self) { try await ring.publishedKeys(tenantID: "empty") }
+        // Without the preload, acme's first request needs the database.
+        await #expect(throws: DatabaseUnavailable.self) {
+            try await KeyRing(store: store).publishedKeys(tenantID: "acme")
+        }
+    }
+
     @Test("a revocation that cannot read the signing keys fails; it is never acknowledged unrecorded")
     func revocationNeedsTheKeys() async throws {
         let folder = try TemporaryFolder()
@@ -104,7 +122,8 @@ struct KeyRingTests {
         let at = clock.wall.now()
         let next = try SigningKey.generate(tenantID: "acme", now: at, signFrom: at.addingTimeInterval(900))
         try await auth.addSigningKey(next)
-        try await ring.reload(tenantIDs: ["acme"])  // the change feed names the tenant
+        try await ring.reload(tenantIDs: ["acme"])  // the change feed names the tenant: read in the background
+        #expect(await eventually { (try? await ring.keys(tenantID: "acme").keys.contains { $0.kid == next.kid }) == true })
         #expect(try await ring.publishedKeys(tenantID: "acme").map(\.kid).contains(next.kid), "published before it signs")
         #expect(try await ring.signingKey(tenantID: "acme").kid == first.kid)
         clock.advance(.seconds(899))
@@ -135,6 +154,10 @@ struct KeyRingTests {
             tenantID: "acme",
             ["\(first.kid)": .init(signFrom: first.schedule.signFrom, signUntil: now, unpublishAt: now.addingTimeInterval(660))])
         try await ring.reload(tenantIDs: ["acme"])
+        #expect(
+            await eventually {
+                (try? await ring.keys(tenantID: "acme").keys.first { $0.kid == first.kid }?.schedule.unpublishAt) != nil
+            })
         #expect(verifier.acceptedInMemory(token, issuer: issuer, tenantID: "acme") != nil)
         clock.advance(.seconds(659))
         #expect(try await verifier.verify(token, issuer: issuer, tenantID: "acme").jti == "j1")
@@ -157,6 +180,7 @@ struct KeyRingTests {
         try await auth.scheduleSigningKeys(
             tenantID: "acme", [first.kid: .init(signFrom: first.schedule.signFrom, signUntil: now, unpublishAt: now)])
         try await ring.reload(tenantIDs: ["acme"])
+        #expect(await eventually { ring.isPublished(tenantID: "acme", kid: first.kid) == false })
         let replacement = try await ring.signingKey(tenantID: "acme")
         #expect(replacement.kid != first.kid)
         #expect(try await ring.publishedKeys(tenantID: "acme").map(\.kid).contains(first.kid) == false)

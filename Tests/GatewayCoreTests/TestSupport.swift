@@ -75,13 +75,13 @@ enum Fixtures {
 }
 
 /// Polls `condition` every 10 ms until it holds or `limit` passes; its last value.
-func eventually(within limit: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
+func eventually(within limit: Duration = .seconds(5), _ condition: () async -> Bool) async -> Bool {
     let until = ContinuousClock.now + limit
     while ContinuousClock.now < until {
-        if condition() { return true }
+        if await condition() { return true }
         try? await Task.sleep(for: .milliseconds(10))
     }
-    return condition()
+    return await condition()
 }
 
 /// A latch: ``wait()`` returns once ``open()`` has been called, whether or not the waiting

@@ -180,6 +180,11 @@ public struct GatewayBootstrap: Sendable {
         // Contacts stored before they were sealed (v23) are sealed once, in the background
         // (readers take both meanwhile); `gatewayctl migrate` does the same to the end.
         background.loops.append(OnceAfterStartService { await Self.sealLegacyContacts(stores.messaging, logger: logger) })
+        // Every tenant's signing keys are read once after start, so a replica cut off from the
+        // database later still verifies the tokens of tenants it has not served yet.
+        background.loops.append(OnceAfterStartService {
+            await keyRing.preload(tenantIDs: directory.tenants.map(\.id))
+        })
         let inboxRetention = BatchedRetention.inbox(stores.messaging, clock: clock.now, logger: logger)
         background.loops.append(RetentionService { await inboxRetention.run() })
         if configuration.pushConcurrency > 0 {

@@ -29,6 +29,8 @@ public final class KeyRing: TenantStateFollower {
         var entries: [String: Entry] = [:]
         /// Tenants whose keys are being reloaded in the background.
         var reloading: Set<String> = []
+        /// Tenants that changed while their reload was under way: read once more after it.
+        var changedMeanwhile: Set<String> = []
     }
 
     private let store: any SigningKeyStore
@@ -69,15 +71,47 @@ public final class KeyRing: TenantStateFollower {
         try await keys(tenantID: tenantID).published(at: clock.now())
     }
 
-    private func reloadInBackground(_ tenantID: String) {
-        guard state.withLock({ $0.reloading.insert(tenantID).inserted }) else { return }
+    /// Reads the tenant's keys again off the caller's path (one reload at a time per tenant);
+    /// `changed`: the tenant changed now, so a reload already under way (which may have read
+    /// before the change) is followed by one more.
+    private func reloadInBackground(_ tenantID: String, changed: Bool = false) {
+        let start = state.withLock { state -> Bool in
+            if state.reloading.insert(tenantID).inserted { return true }
+            if changed { state.changedMeanwhile.insert(tenantID) }
+            return false
+        }
+        guard start else { return }
         Task {
-            _ = try? await self.load(tenantID: tenantID)
-            self.state.withLock { _ = $0.reloading.remove(tenantID) }
+            while true {
+                _ = try? await self.load(tenantID: tenantID)
+                let again = self.state.withLock { state -> Bool in
+                    if state.changedMeanwhile.remove(tenantID) != nil { return true }
+                    state.reloading.remove(tenantID)
+                    return false
+                }
+                if !again { return }
+            }
         }
     }
 
     @discardableResult
+    /// Reads the keys of `tenantIDs` that this replica does not hold yet, one tenant at a time,
+    /// at start: a replica cut off from its database before a tenant's first token would
+    /// otherwise answer that tenant's tokens and JWKS 503 (make chaos, partition-pg). Makes no
+    /// key: a tenant without one gets it on first use, as before. Failures are left to first use.
+    public func preload(tenantIDs: [String]) async {
+        for tenantID in tenantIDs where state.withLock({ $0.entries[tenantID] == nil }) {
+            if Task.isCancelled { return }
+            let started = clock.instant()
+            guard let stored = try? await store.signingKeys(tenantID: tenantID) else { continue }
+            let keys = TenantKeys(stored)
+            guard keys.algorithmsWithoutSigner(at: clock.now()).isEmpty else { continue }
+            state.withLock { state in
+                if state.entries[tenantID] == nil { state.entries[tenantID] = Entry(keys: keys, loadedAt: started) }
+            }
+        }
+    }
+
     private func load(tenantID: String) async throws -> TenantKeys {
         let started = clock.instant()
         var keys = TenantKeys(try await store.signingKeys(tenantID: tenantID))
@@ -139,12 +173,13 @@ public final class KeyRing: TenantStateFollower {
     }
 
     /// Tenants changed (`gatewayctl keys` bumps the tenant's change counter): the keys of those
-    /// this replica holds are read again now, so a key retired at once is refused within the
-    /// change feed's delay. A failure fails the directory's refresh, which is retried.
+    /// this replica holds are read again at once, in the background, so a key retired at once is
+    /// refused within the change feed's delay. Never fails and never waits: the directory's
+    /// refresh (which calls this for every tenant change) is not held by a key read.
     public func reload(tenantIDs: Set<String>?) async throws {
         let held = state.withLock { Set($0.entries.keys) }
         for tenantID in tenantIDs.map({ $0.intersection(held) }) ?? held {
-            try await load(tenantID: tenantID)
+            reloadInBackground(tenantID, changed: true)
         }
     }
 }
