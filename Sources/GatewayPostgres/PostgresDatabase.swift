@@ -52,8 +52,16 @@ public final class PostgresDatabase: Sendable {
         // out of the logs; failures reach callers as thrown errors.
         var poolLogger = logger
         poolLogger.logLevel = max(logger.logLevel, .error)
-        let client = PostgresClient(
-            configuration: try parsed.configuration(searchPath: searchPath), backgroundLogger: poolLogger)
+        var configuration = try parsed.configuration(searchPath: searchPath)
+        if let statementDeadline {
+            // A replica cut off mid-transaction leaves its session idle in the transaction, its
+            // locks held, with no FIN or RST to end it: the server ends such a session after the
+            // statement deadline, so other replicas wait on those locks no longer than that (make
+            // chaos, partition-pg: an exchange on a healthy replica waited 10 s on a cut one's).
+            configuration.options.additionalStartupParameters.append(
+                ("idle_in_transaction_session_timeout", String(statementDeadline.wholeMilliseconds)))
+        }
+        let client = PostgresClient(configuration: configuration, backgroundLogger: poolLogger)
         self.client = client
         self.sealer = sealer
         self.location = parsed.description + (searchPath.map { " (schema \($0))" } ?? "")

@@ -63,7 +63,7 @@ public final class GatewayServices: Sendable {
         rateLimits: RateLimiter.Limits = .init(),
         userState: UserStateServices, federation: Federation, purchases: PlatformPurchases,
         bodyLimits: BodyLimits = .init(), tracer: (any Tracer)? = nil,
-        accessLog: Bool = false, databaseBudget: Duration = .seconds(10), jwksMaxAge: Duration = .seconds(300)
+        accessLog: Bool = false, databaseBudget: Duration = .seconds(5), jwksMaxAge: Duration = .seconds(300)
     ) {
         self.jwksMaxAge = jwksMaxAge
         self.databaseBudget = databaseBudget

@@ -51,8 +51,9 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var pushSendQuotaPerMinute = SendQuota.defaultPerMinute
     /// Push provider calls in flight per replica (0: no delivery worker here).
     public var pushConcurrency = 64
-    /// How long a PostgreSQL statement may go unanswered before it fails as unavailable.
-    public var databaseTimeout: Duration = .seconds(10)
+    /// How long a request may wait for PostgreSQL, its statements together, before it fails as
+    /// unavailable (and how long a session may sit idle in a transaction).
+    public var databaseTimeout: Duration = .seconds(5)
     /// How often PostgreSQL's breaker probes it (nil: no breaker).
     public var databaseProbeInterval: Duration? = .milliseconds(250)
     /// Contacts, inbox retention and message limits.

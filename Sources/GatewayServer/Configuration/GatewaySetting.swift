@@ -39,8 +39,8 @@ extension GatewaySetting {
         "postgres://user:password@host:5432/db?sslmode=…: keep durable state in PostgreSQL (wins over the SQLite path); unset = SQLite."
     )
     public static let databaseTimeout = GatewaySetting(
-        "database.timeout.ms", env: "DATABASE_TIMEOUT_MS", default: "10000",
-        "How long a request may wait for PostgreSQL, all its statements together (1000-600000), before it answers 503 database_unavailable (a connection lost or a server paused under it)."
+        "database.timeout.ms", env: "DATABASE_TIMEOUT_MS", default: "5000",
+        "How long a request may wait for PostgreSQL, all its statements together (1000-600000), before it answers 503 database_unavailable (a server that answers slowly; one that does not answer is refused at once by the breaker); also how long a session may sit idle in a transaction before the server ends it."
     )
     public static let databaseProbe = GatewaySetting(
         "database.probe.ms", env: "DATABASE_PROBE_MS", default: "250",
