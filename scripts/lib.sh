@@ -111,3 +111,22 @@ refresh_chains() {
   grep -q "refresh chains: .*, 0 errors" <<<"$out" || { echo "wrk refresh chains broke: $out" >&2; return 1; }
   echo "$out"
 }
+
+# run_swift_suite [LOG]: the Swift suite (Swift Testing only), run by its test binary so the
+# parallelism can be bounded: four tests at a time, then the suites that bound whole gateways'
+# latency under load (floods, connection deadlines, drains, /home part budgets, failover, the
+# clusters) one test at a time, so a neighbour's burst never stalls them. An unbounded parallel
+# run starts hundreds of gateways at once on 2 cores and stalls tasks for seconds. With LOG,
+# the output is also appended there. Fails when a test failed.
+latency_bound='ConnectionFloodTests|ConnectionLimitTests|GracefulShutdownTests|HomeTests|MiniAppResilienceTests|SentinelFailoverTests|ClusterTests|BodyLimitTests|TrustedProxyTests|DatabaseBreakerTests'
+run_swift_suite() {
+  local log=${1:-/dev/null} tests status=0
+  tests="$(swift build --show-bin-path)/SuperAppGatewayPackageTests.xctest"
+  "$tests" --testing-library swift-testing --experimental-maximum-parallelization-width 4 --skip "$latency_bound" 2>&1 \
+    | tee -a "$log"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+  "$tests" --testing-library swift-testing --experimental-maximum-parallelization-width 1 --filter "$latency_bound" 2>&1 \
+    | tee -a "$log"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+  return $status
+}

@@ -35,16 +35,9 @@ done
 scripts/contract-fuzz.sh "$work"
 # The README's marked shell blocks, pasted as written into a fresh gateway.
 scripts/readme-examples.sh "$work"
-# The Swift suite (Swift Testing only), run by its test binary so the parallelism can be
-# bounded: four tests at a time, then the suites that bound whole gateways' latency under
-# load (floods, connection deadlines, drains, /home part budgets, failover, the cluster) one
-# test at a time, so a neighbour's burst never stalls them. An unbounded parallel run starts
-# hundreds of gateways at once on 2 cores and stalls tasks for seconds.
-latency_bound='ConnectionFloodTests|ConnectionLimitTests|GracefulShutdownTests|HomeTests|MiniAppResilienceTests|SentinelFailoverTests|ClusterTests|BodyLimitTests|TrustedProxyTests'
-tests="$(swift build --show-bin-path)/SuperAppGatewayPackageTests.xctest"
+# The Swift suite (scripts/lib.sh: four tests at a time, then the latency-bound suites alone).
 status=0
-"$tests" --testing-library swift-testing --experimental-maximum-parallelization-width 4 --skip "$latency_bound" || status=1
-"$tests" --testing-library swift-testing --experimental-maximum-parallelization-width 1 --filter "$latency_bound" || status=1
+run_swift_suite || status=1
 # The chaos harness, short (docs/chaos.md): the shipped deployment (three gateways,
 # PostgreSQL, Redis + Sentinel, nginx) and a client on network-namespace hosts, each component
 # killed with SIGKILL in turn under the workload, the invariants checked. Network namespaces need root (CI is root); elsewhere it is skipped.
