@@ -94,7 +94,6 @@ public final class KeyRing: TenantStateFollower {
         }
     }
 
-    @discardableResult
     /// Reads the keys of `tenantIDs` that this replica does not hold yet, one tenant at a time,
     /// at start: a replica cut off from its database before a tenant's first token would
     /// otherwise answer that tenant's tokens and JWKS 503 (make chaos, partition-pg). Makes no
@@ -112,6 +111,7 @@ public final class KeyRing: TenantStateFollower {
         }
     }
 
+    @discardableResult
     private func load(tenantID: String) async throws -> TenantKeys {
         let started = clock.instant()
         var keys = TenantKeys(try await store.signingKeys(tenantID: tenantID))
