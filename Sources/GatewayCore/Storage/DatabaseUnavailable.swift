@@ -11,3 +11,24 @@ public struct DatabaseUnavailable: Error, Sendable, CustomStringConvertible {
 
     public var description: String { "database unavailable: \(reason)" }
 }
+
+/// A storage engine's own error that can mean ``DatabaseUnavailable`` (SQLite: the file locked
+/// by another process past the busy timeout, an I/O error, a full disk), so the HTTP layer
+/// answers it as one without knowing the engine.
+public protocol DatabaseUnavailableConvertible: Error {
+    /// The unavailability this error means; nil when it means something else (a constraint, a bug).
+    var databaseUnavailable: DatabaseUnavailable? { get }
+}
+
+extension DatabaseUnavailable {
+    /// `error` as an unavailability: itself, or what an engine's error means (nil otherwise).
+    public init?(meaning error: any Error) {
+        if let unavailable = error as? DatabaseUnavailable {
+            self = unavailable
+        } else if let unavailable = (error as? any DatabaseUnavailableConvertible)?.databaseUnavailable {
+            self = unavailable
+        } else {
+            return nil
+        }
+    }
+}

@@ -68,12 +68,12 @@ struct ProblemMiddleware: RouterMiddleware {
             return convertible.problem
         case is CacheUnavailable:
             return .cacheUnavailable()
-        case is DatabaseUnavailable:
+        case _ where DatabaseUnavailable(meaning: error) != nil:
             return .databaseUnavailable()
         case let serverError as ServerError:
             if let convertible = serverError.underlyingError as? any ProblemConvertible { return convertible.problem }
             if serverError.underlyingError is CacheUnavailable { return .cacheUnavailable() }
-            if serverError.underlyingError is DatabaseUnavailable { return .databaseUnavailable() }
+            if DatabaseUnavailable(meaning: serverError.underlyingError) != nil { return .databaseUnavailable() }
             let status = Int(serverError.httpStatus.code)
             // The request could not be decoded into the operation's input (e.g. a query
             // item without `=`): the client's fault, not ours.
