@@ -166,56 +166,60 @@ extension PostgresPushOutboxStore: PushDeliveryQueue {
                     WHERE p.tenant_id = k.t AND p.message_id = k.m AND p.device_id = k.d
                     """)
             }
-            for (row, state) in ended {
+            if !ended.isEmpty {
                 try await connection.execute(
                     """
-                    UPDATE push_deliveries SET state = \(state.rawValue), lease_until_ms = NULL, updated_at_ms = \(nowMS)
-                    WHERE tenant_id = \(row.tenantID) AND message_id = \(row.messageID) AND device_id = \(row.deviceID)
+                    UPDATE push_deliveries p SET state = k.s, lease_until_ms = NULL, updated_at_ms = \(nowMS)
+                    FROM unnest(\(ended.map(\.0.tenantID))::text[], \(ended.map(\.0.messageID))::text[],
+                        \(ended.map(\.0.deviceID))::text[], \(ended.map(\.1.rawValue))::text[]) AS k(t, m, d, s)
+                    WHERE p.tenant_id = k.t AND p.message_id = k.m AND p.device_id = k.d
                     """)
             }
             return claimed
         }
     }
 
+    /// One statement per kind of write, whatever the number of results: per-row round trips
+    /// held PostgreSQL's deliveries to a third of SQLite's (`make bench`, issue 47).
     public func record(_ results: [DeliveryResult], now: Date) async throws {
         guard !results.isEmpty else { return }
         let nowMS = StoreClock.milliseconds(now)
+        let planned = results.map { result in
+            let (state, next) = PushClaimPlanner.result(of: result.outcome, now: now)
+            return (delivery: result.delivery, state: state.rawValue, next: StoreClock.milliseconds(next))
+        }
+        let dead = results.filter { $0.outcome == .invalidToken }.map(\.delivery)
         try await database.transaction { connection in
-            for result in results {
-                let (state, next) = PushClaimPlanner.result(of: result.outcome, now: now)
-                let nextMS = StoreClock.milliseconds(next)
-                let delivery = result.delivery
-                let (tenantID, messageID, deviceID, userID) = (
-                    delivery.tenantID, delivery.messageID, delivery.deviceID, delivery.userID
-                )
+            try await connection.execute(
+                """
+                UPDATE push_deliveries p SET state = k.s, attempts = p.attempts + 1, next_attempt_at_ms = k.n,
+                    lease_until_ms = NULL, updated_at_ms = \(nowMS)
+                FROM unnest(\(planned.map(\.delivery.tenantID))::text[], \(planned.map(\.delivery.messageID))::text[],
+                    \(planned.map(\.delivery.deviceID))::text[], \(planned.map(\.state))::text[],
+                    \(planned.map(\.next))::bigint[]) AS k(t, m, d, s, n)
+                WHERE p.tenant_id = k.t AND p.message_id = k.m AND p.device_id = k.d AND p.state = 'pending'
+                """)
+            if !dead.isEmpty {
                 try await connection.execute(
                     """
-                    UPDATE push_deliveries SET state = \(state.rawValue), attempts = attempts + 1,
-                        next_attempt_at_ms = \(nextMS), lease_until_ms = NULL, updated_at_ms = \(nowMS)
-                    WHERE tenant_id = \(tenantID) AND message_id = \(messageID) AND device_id = \(deviceID) AND state = 'pending'
+                    DELETE FROM push_devices v
+                    USING unnest(\(dead.map(\.tenantID))::text[], \(dead.map(\.deviceID))::text[],
+                        \(dead.map(\.userID))::text[]) AS k(t, d, u)
+                    WHERE v.tenant_id = k.t AND v.device_id = k.d AND v.user_id = k.u
                     """)
-                if result.outcome == .invalidToken {
-                    try await connection.execute(
-                        """
-                        DELETE FROM push_devices WHERE tenant_id = \(tenantID) AND device_id = \(deviceID) AND user_id = \(userID)
-                        """)
-                }
             }
         }
     }
 
     public func release(_ deliveries: [ClaimedDelivery]) async throws {
         guard !deliveries.isEmpty else { return }
-        try await database.transaction { connection in
-            for delivery in deliveries {
-                let (tenantID, messageID, deviceID) = (delivery.tenantID, delivery.messageID, delivery.deviceID)
-                try await connection.execute(
-                    """
-                    UPDATE push_deliveries SET lease_until_ms = NULL
-                    WHERE tenant_id = \(tenantID) AND message_id = \(messageID) AND device_id = \(deviceID) AND state = 'pending'
-                    """)
-            }
-        }
+        _ = try await database.pool.execute(
+            """
+            UPDATE push_deliveries p SET lease_until_ms = NULL
+            FROM unnest(\(deliveries.map(\.tenantID))::text[], \(deliveries.map(\.messageID))::text[],
+                \(deliveries.map(\.deviceID))::text[]) AS k(t, m, d)
+            WHERE p.tenant_id = k.t AND p.message_id = k.m AND p.device_id = k.d AND p.state = 'pending'
+            """)
     }
 
     public func backlog(now: Date) async throws -> [PushBacklogEntry] {
