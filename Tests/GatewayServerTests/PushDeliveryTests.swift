@@ -77,11 +77,14 @@ struct PushDeliveryTests {
         case notQueued(String)
     }
 
-    static func worker(_ harness: GatewayHarness, fcm: FakeFCM, clock: ManualClock) -> PushDeliveryWorker {
+    static func worker(
+        _ harness: GatewayHarness, fcm: FakeFCM, clock: ManualClock,
+        configuration: PushDeliveryWorker.Configuration = .init()
+    ) -> PushDeliveryWorker {
         PushDeliveryWorker(
             queue: harness.operatorStores.outbox, credentials: harness.operatorStores.pushCredentials,
             providers: [.fcm: FCMClient(client: TestHTTP.noRedirects, baseURL: fcm.baseURL, clock: clock.clock.now)],
-            guards: UpstreamGuards(), metrics: PushMetrics(), clock: clock.clock.now,
+            guards: UpstreamGuards(), metrics: PushMetrics(), configuration: configuration, clock: clock.clock.now,
             logger: Logger(label: "push-test"))
     }
 
@@ -96,11 +99,7 @@ struct PushDeliveryTests {
                     try fcm.credentials, tenantID: "demo", now: clock.clock.now())
                 let id = try await scene.send()
                 fcm.latency.withLock { $0 = .milliseconds(300) }
-                let worker = PushDeliveryWorker(
-                    queue: harness.operatorStores.outbox, credentials: harness.operatorStores.pushCredentials,
-                    providers: [.fcm: FCMClient(client: TestHTTP.noRedirects, baseURL: fcm.baseURL, clock: clock.clock.now)],
-                    guards: UpstreamGuards(), metrics: PushMetrics(), configuration: .init(concurrency: 2),
-                    clock: clock.clock.now, logger: Logger(label: "push-test"))
+                let worker = Self.worker(harness, fcm: fcm, clock: clock, configuration: .init(concurrency: 2))
                 let running = Task { await worker.run() }
                 #expect(await eventually(within: .seconds(10)) { fcm.sendCalls.withLock { $0 } >= 2 })
                 worker.stop()

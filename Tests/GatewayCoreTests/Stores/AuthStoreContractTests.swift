@@ -17,6 +17,16 @@ struct AuthStoreContractTests {
             sessionID: session)
     }
 
+    /// `subject` holds a refresh family `f-SUBJECT` (token hash `h-SUBJECT`) and a live access
+    /// token `at-SUBJECT` of it.
+    private func holdTokens(_ auth: some AuthStore, subject: String, now: Date) async throws {
+        try await auth.createFamily(
+            family("f-\(subject)", subject: subject, now: now), tokenHash: "h-\(subject)",
+            idleExpiry: now.addingTimeInterval(600))
+        try await auth.recordAccessToken(
+            familyID: "f-\(subject)", jti: "at-\(subject)", expiresAt: now.addingTimeInterval(300))
+    }
+
     /// A fresh database of `backend`, its auth stores, `now` at the stores' precision and an
     /// idle expiry ten minutes on.
     private func refreshWorld(
@@ -392,11 +402,7 @@ struct AuthStoreContractTests {
         let now = StoreClock.date(StoreClock.milliseconds(Date()))
         for subject in ["alice", "bob"] {
             try await auth.addUser(LocalUser(tenantID: "acme", username: subject, subject: subject, passwordHash: "ph"))
-            try await auth.createFamily(
-                family("f-\(subject)", subject: subject, now: now), tokenHash: "h-\(subject)",
-                idleExpiry: now.addingTimeInterval(600))
-            try await auth.recordAccessToken(
-                familyID: "f-\(subject)", jti: "at-\(subject)", expiresAt: now.addingTimeInterval(300))
+            try await holdTokens(auth, subject: subject, now: now)
             try await stores.tokenLedger.record(
                 UserMiniAppKey(tenantID: "acme", userID: subject, miniAppID: "hello"), jti: "mt-\(subject)",
                 expiresAt: now.addingTimeInterval(300))
@@ -441,11 +447,7 @@ struct AuthStoreContractTests {
                 IdentityLink(
                     tenantID: "acme", issuer: "https://idp.example", externalSubject: "ext-\(subject)", subject: subject
                 ))
-            try await auth.createFamily(
-                family("f-\(subject)", subject: subject, now: now), tokenHash: "h-\(subject)",
-                idleExpiry: now.addingTimeInterval(600))
-            try await auth.recordAccessToken(
-                familyID: "f-\(subject)", jti: "at-\(subject)", expiresAt: now.addingTimeInterval(300))
+            try await holdTokens(auth, subject: subject, now: now)
             let owner = UserMiniAppKey(tenantID: "acme", userID: subject, miniAppID: "hello")
             try await stores.consents.touch(owner)
             _ = try await stores.consents.setConsents(["rakuten.miniapp.user.USER_NAME": .allowed], for: owner)
