@@ -172,7 +172,10 @@ let package = Package(
         .executableTarget(name: "store-bench", dependencies: ["GatewayCore", "GatewaySQLite", "GatewayPostgres"], path: "Benchmarks/store-bench", swiftSettings: swiftSettings),
         .executableTarget(
             name: "push-bench",
-            dependencies: ["GatewayCore", "GatewaySQLite", .product(name: "_CryptoExtras", package: "swift-crypto")],
+            dependencies: [
+                "GatewayCore", "GatewaySQLite", "GatewayPostgres", .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Benchmarks/push-bench", swiftSettings: swiftSettings),
 
         .testTarget(

@@ -15,7 +15,9 @@
 #   SQLite vs PostgreSQL side by side: a second gateway on a throwaway PostgreSQL cluster,
 #   cached manifest req/s and token exchanges/refreshes over HTTP on both, and store-bench
 #   (reload of 10,000 tenants, rotations/s in-process) on both. BENCH_DB=sqlite skips it.
-#   Before that: one push message to 100,000 devices (scripts/bench-push.sh).
+#   Then one push message to 100,000 devices (scripts/bench-push.sh) on SQLite and on
+#   PostgreSQL back to back, with their ratio; and the flood of issue 27 against the release
+#   gateway (scripts/bench-flood.sh): how fast a newcomer is answered under it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${BENCH_MODE:-release}
@@ -169,8 +171,11 @@ bare_refusal=$(wrk_line "same form, bare route (400)" \
   "$(wrk -t2 -c16 -d"$duration" --latency -s "$work/form8k.lua" "http://127.0.0.1:$bare_port/refuse")")
 echo "$bare_refusal"
 
-# Push: one message to 100,000 devices through a gateway's delivery worker (its own gateway and database).
-scripts/bench-push.sh "$bin"
+# Push: one message to 100,000 devices through a gateway's delivery worker (its own gateway and
+# database); with PostgreSQL (below) both engines run back to back and their ratio is printed.
+[[ "${BENCH_DB:-both}" == "sqlite" ]] && scripts/bench-push.sh "$bin"
+# A newcomer's answer under a half-open connection flood (issue 27's promise: within 1 s).
+scripts/bench-flood.sh "$bin"
 per_second() { sed -n "s/.*$1: \([0-9]*\) \/s.*/\1/p" <<<"$2" | head -1; }
 # Issue 32's table, from the figures of this run (ratios of neighbours in the same run).
 summary() { # [PostgreSQL HTTP refresh/s] [SQLite HTTP refresh/s measured beside it]
@@ -237,4 +242,12 @@ if [[ -n "${GATEWAY_REDIS_URL:-}" ]]; then
   echo "PostgreSQL gateway: ${pg_side//$'\n'/; }"
 fi
 "$bin/store-bench" "$postgres_url" 10000 4000 16
+# Push deliveries on each engine, back to back (issue 47: PostgreSQL >= 0.8x SQLite's).
+push_sqlite=$(scripts/bench-push.sh "$bin")
+echo "$push_sqlite"
+psql "$postgres_url" -qc "CREATE DATABASE push" >/dev/null
+push_pg=$(scripts/bench-push.sh "$bin" "${postgres_url/\/gateway\?//push?}")
+echo "$push_pg"
+python3 -c 'import re, sys; r = [float(re.search(r"([0-9.]+) deliveries/s", t).group(1)) for t in sys.argv[1:]]; print(f"push deliveries PostgreSQL / SQLite = {r[1] / r[0]:.2f} (target >= 0.80)")' \
+  "$push_sqlite" "$push_pg"
 summary "$(per_second rotations "${pg_side:-}")" "$(per_second rotations "${sqlite_side:-}")"

@@ -4,12 +4,15 @@
 // nothing is pending. Prints deliveries/s, time to drain and the outcome counts. The gateway
 // (another process on the same database) does the delivering; RSS is the caller's to sample.
 //
-// Usage: push-bench DATABASE_PATH FAKE_FCM_BASE_URL [devices=100000]
+// Usage: push-bench DATABASE FAKE_FCM_BASE_URL [devices=100000]
+// DATABASE: the SQLite file, or a postgres:// URL (the gateway's GATEWAY_DATABASE_URL).
 // (GATEWAY_MASTER_KEY as for the gateway: the credentials and tokens are sealed with it).
 import Crypto
 import Foundation
 import GatewayCore
+import GatewayPostgres
 import GatewaySQLite
+import Logging
 import _CryptoExtras
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -21,7 +24,10 @@ let (path, fake) = (arguments[0], arguments[1])
 let deviceCount = arguments.count > 2 ? Int(arguments[2]) ?? 100_000 : 100_000
 let tenantID = "pushbench"
 let sealer = SecretSealer(masterKey: try MasterKey(base64: masterKeyText))
-let stores = try SQLiteTenantStore.open(path: path, sealer: sealer).durableStores()
+let stores =
+    path.hasPrefix("postgres")
+    ? try await PostgresStores.open(url: path, sealer: sealer, logger: Logger(label: "push-bench"))
+    : try SQLiteTenantStore.open(path: path, sealer: sealer).durableStores()
 
 func seconds(since start: ContinuousClock.Instant) -> Double {
     let d = ContinuousClock.now - start
