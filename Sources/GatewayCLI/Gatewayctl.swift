@@ -80,6 +80,9 @@ public enum Gatewayctl {
         case let error as AuthStoreError:
             writeError(error.description, output: output)
             return invalidInput
+        case let error as OperatorError:
+            writeError(error.description, output: output)
+            return invalidInput
         default:
             // ArgumentParser's own errors (help and completion requests surface here
             // when a help command runs, validation errors) and everything else.

@@ -17,11 +17,12 @@ public enum PostgresCopy {
         "localization_overrides", "localization_state", "tenant_domains", "miniapp_tokens", "tenant_changes",
         "auth_identity_providers", "auth_trusted_issuers", "auth_identity_links", "release_policies",
         "release_history", "push_devices", "push_messages", "push_deliveries", "push_credentials",
-        "user_contacts", "user_blocks", "inbox_messages", "message_sends",
+        "user_contacts", "user_blocks", "inbox_messages", "message_sends", "operators", "operator_bindings",
+        "audit_records",
     ]
     /// Tables whose `id` comes from an identity sequence, moved past the copied ids.
     static let identityTables = [
-        "tenant_audit", "analytics_events", "auth_revoked_tokens", "release_history", "inbox_messages",
+        "tenant_audit", "analytics_events", "auth_revoked_tokens", "release_history", "inbox_messages", "audit_records",
     ]
 
     /// What a copy refuses.

@@ -45,6 +45,7 @@ public enum PostgresStores {
             devices: PostgresDeviceStore(database: database), outbox: PostgresPushOutboxStore(database: database),
             pushCredentials: PostgresPushCredentialStore(database: database),
             messaging: PostgresMessagingStore(database: database),
+            operators: PostgresOperatorStore(database: database), audit: PostgresAuditTrail(database: database),
             schema: StoreSchema(
                 known: PostgresMigrations.names, applied: { try await PostgresMigrations.applied(database) },
                 migrate: { try await PostgresMigrations.migrate(database) }),

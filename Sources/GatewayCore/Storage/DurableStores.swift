@@ -38,6 +38,10 @@ public struct DurableStores: Sendable {
     public let pushCredentials: any PushCredentialStore
     /// Users' contacts, blocks and inboxes.
     public let messaging: any MessagingStore
+    /// Operators and their role bindings (issue 48).
+    public let operators: any OperatorStore
+    /// The hash-chained audit trail of operator actions (issue 48).
+    public let audit: any AuditTrail
     /// The backend's migrations.
     public let schema: StoreSchema
     /// Announces tenant changes as they commit (PostgreSQL); nil: the directory polls only.
@@ -57,7 +61,7 @@ public struct DurableStores: Sendable {
         analytics: any AnalyticsStore,
         localization: any LocalizationStore, domains: any TenantDomainStore, releases: any ReleasePolicyStore,
         devices: any DeviceStore, outbox: any PushOutbox, pushCredentials: any PushCredentialStore,
-        messaging: any MessagingStore, schema: StoreSchema,
+        messaging: any MessagingStore, operators: any OperatorStore, audit: any AuditTrail, schema: StoreSchema,
         tenantChanges: (any TenantChangeSignal)? = nil, poolUsage: (@Sendable () -> PoolUsageSample)? = nil,
         breakerProbe: (@Sendable () async -> Void)? = nil, close: @escaping @Sendable () async -> Void = {}
     ) {
@@ -81,6 +85,8 @@ public struct DurableStores: Sendable {
         self.outbox = outbox
         self.pushCredentials = pushCredentials
         self.messaging = messaging
+        self.operators = operators
+        self.audit = audit
         self.closeAction = close
     }
 

@@ -11,7 +11,8 @@ extension SQLiteTenantStore {
             localization: SQLiteLocalizationStore(database: self), domains: SQLiteTenantDomainStore(database: self),
             releases: SQLiteReleasePolicyStore(database: self), devices: SQLiteDeviceStore(database: self),
             outbox: SQLitePushOutboxStore(database: self), pushCredentials: SQLitePushCredentialStore(database: self),
-            messaging: SQLiteMessagingStore(database: self),
+            messaging: SQLiteMessagingStore(database: self), operators: SQLiteOperatorStore(database: self),
+            audit: SQLiteAuditTrail(database: self),
             schema: StoreSchema(
                 known: Self.knownMigrations, applied: { try self.appliedMigrations() }, migrate: { try self.migrate() })
         )

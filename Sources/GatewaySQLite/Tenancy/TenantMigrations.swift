@@ -258,6 +258,37 @@ enum TenantMigrations {
             // (`sealLegacyContacts`: gatewayctl migrate, and every gateway at start).
             try db.execute(sql: "ALTER TABLE user_contacts ADD COLUMN sealed BOOLEAN NOT NULL DEFAULT 0")
         }
+        migrator.registerMigration("v24-operators-audit") { db in
+            // Operators, their role bindings and the hash-chained audit trail (issue 48).
+            // A binding without a tenant is platform-wide; a tenant's bindings go with it.
+            try db.execute(
+                sql: """
+                    CREATE TABLE operators (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
+                        password_hash TEXT, secret_hash TEXT, disabled BOOLEAN NOT NULL, created_at_ms INTEGER NOT NULL)
+                    """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE operator_bindings (operator_id TEXT NOT NULL REFERENCES operators ON DELETE CASCADE,
+                        role TEXT NOT NULL, tenant_id TEXT REFERENCES tenants ON DELETE CASCADE,
+                        mini_app_ids TEXT NOT NULL)
+                    """)
+            try db.execute(
+                sql: """
+                    CREATE UNIQUE INDEX operator_bindings_scope ON operator_bindings (operator_id, role, COALESCE(tenant_id, ''))
+                    """)
+            try db.execute(sql: "CREATE INDEX operator_bindings_tenant ON operator_bindings (tenant_id)")
+            // Records outlive their tenant (its deletion is recorded in its own chain): no foreign key.
+            try db.execute(
+                sql: """
+                    CREATE TABLE audit_records (id INTEGER PRIMARY KEY AUTOINCREMENT, chain TEXT NOT NULL,
+                        sequence INTEGER NOT NULL, time_ms INTEGER NOT NULL, subject TEXT NOT NULL, verb TEXT NOT NULL,
+                        resource_type TEXT NOT NULL, body TEXT NOT NULL, hash TEXT NOT NULL)
+                    """)
+            try db.execute(sql: "CREATE UNIQUE INDEX audit_records_chain ON audit_records (chain, sequence)")
+            try db.execute(sql: "CREATE INDEX audit_records_chain_id ON audit_records (chain, id)")
+            try db.execute(sql: "CREATE INDEX audit_records_subject ON audit_records (subject, id)")
+            try db.execute(sql: "CREATE INDEX audit_records_time ON audit_records (time_ms)")
+        }
         return migrator
     }
 }

@@ -1,0 +1,150 @@
+import ArgumentParser
+import Foundation
+import GatewayCore
+
+/// `gatewayctl audit list|verify`: the hash-chained audit trail of operator actions (issue 48).
+struct AuditCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "audit",
+        abstract: "Read the operators' audit trail and verify that its chains are intact.",
+        subcommands: [AuditListCommand.self, AuditVerifyCommand.self]
+    )
+}
+
+/// `--tenant T` or `--platform`: one chain of the trail (neither: every chain).
+struct AuditChainOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Only this tenant's records.", valueName: "id")) var tenant: String?
+    @Flag(help: "Only the platform's records (operators, platform-wide bindings).") var platform = false
+
+    func validate() throws {
+        if tenant != nil, platform { throw ValidationError("give --tenant or --platform, not both") }
+        if let tenant, !TenantID.isValid(tenant) { throw ValidationError("--tenant: '\(tenant)' is not a tenant id") }
+    }
+
+    /// The chain asked for (nil: all).
+    var chain: String? { platform ? AuditChain.platform : tenant }
+}
+
+/// One record as `audit list --json` prints it (the admin API's shape).
+struct AuditRecordDocument: Encodable {
+    var id: String
+    var time: String
+    var actor: AuditActor
+    var requestId: String?
+    var verb: String
+    var resource: AuditResource
+    var outcome: AuditOutcome
+    var change: AuditChange?
+    var hash: String
+    var previousHash: String
+
+    init(_ r: AuditRecord) {
+        id = String(r.id)
+        time = RFC3339.string(from: r.time)
+        actor = r.actor
+        requestId = r.requestID
+        verb = r.verb.rawValue
+        resource = r.resource
+        outcome = r.outcome
+        change = r.change
+        hash = r.hash
+        previousHash = r.previousHash
+    }
+}
+
+struct AuditListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List audit records, newest first, one page at a time.")
+    @OptionGroup var chain: AuditChainOptions
+    @Option(name: .customLong("operator"), help: "Only records of this operator (a name, or local:<user>).")
+    var operatorName: String?
+    @Option(help: "Only records about this kind of resource (tenant, release, operator, …).") var resource: String?
+    @Option(help: "Only this verb (read, create, update, delete, act).") var verb: String?
+    @Option(help: "Only records at or after this time (RFC 3339).") var since: String?
+    @Option(help: "Only records before this time (RFC 3339).") var until: String?
+    @Option(help: "Records per page (1-500).") var limit = 50
+    @Option(help: "Continue after a page: the `next` it printed.") var cursor: Int64?
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        if let resource, AdminResource(rawValue: resource) == nil {
+            throw ValidationError("--resource must be one of \(AdminResource.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        if let verb, AdminVerb(rawValue: verb) == nil {
+            throw ValidationError("--verb must be one of \(AdminVerb.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        for (flag, value) in [("--since", since), ("--until", until)] {
+            if let value, RFC3339.date(from: value) == nil { throw ValidationError("\(flag): '\(value)' is not an RFC 3339 time") }
+        }
+        if !(1...AuditQuery.maxLimit).contains(limit) { throw ValidationError("--limit must be 1-\(AuditQuery.maxLimit)") }
+    }
+
+    func run() async throws {
+        let context = try CLIContext.require()
+        let access = try await OperatorAccess(global, context: context)
+        var subject = operatorName
+        if let name = operatorName, !name.hasPrefix("local:") {
+            guard let found = try await access.stores.operators.findOperator(named: name) else {
+                throw OperatorError.unknownOperator(name)
+            }
+            subject = found.id
+        }
+        let query = AuditQuery(
+            chain: chain.chain, subject: subject, resourceType: resource.flatMap(AdminResource.init(rawValue:)),
+            verb: verb.flatMap(AdminVerb.init(rawValue:)), since: since.flatMap(RFC3339.date(from:)),
+            until: until.flatMap(RFC3339.date(from:)), cursor: cursor, limit: limit)
+        let page = try await access.stores.audit.records(matching: query)
+        if global.json {
+            struct Page: Encodable { var items: [AuditRecordDocument]; var next: String? }
+            try context.printJSON(Page(items: page.items.map(AuditRecordDocument.init), next: page.next.map(String.init)))
+            return
+        }
+        var table = TextTable(header: ["ID", "TIME", "CHAIN", "ACTOR", "VERB", "RESOURCE", "STATUS"])
+        for r in page.items {
+            let resource = [r.resource.type.rawValue, r.resource.id].compactMap { $0 }.joined(separator: " ")
+            table.rows.append([
+                String(r.id), RFC3339.string(from: r.time), r.chain, r.actor.name, r.verb.rawValue, resource,
+                String(r.outcome.status) + (r.outcome.code.map { " \($0)" } ?? ""),
+            ])
+        }
+        table.lines.forEach(context.print)
+        if let next = page.next { context.printError("more: --cursor \(next)") }
+    }
+}
+
+struct AuditVerifyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Walk the audit chains and name the first record that was altered, removed or reordered.",
+        discussion: "Exit codes: 0 every chain intact, 1 a chain is broken (the record is named), 2 invalid input.")
+    @OptionGroup var chain: AuditChainOptions
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let context = try CLIContext.require()
+        let access = try await OperatorAccess(global, context: context)
+        let trail = access.stores.audit
+        var chains = try await trail.chainNames()
+        if let only = chain.chain { chains = [only] }
+        struct Result: Encodable { var chain: String; var records: Int; var intact: Bool; var broken: String? }
+        var results: [Result] = []
+        for name in chains {
+            let verification = try await AuditVerifier.verify(trail, chain: name) { checked in
+                if checked >= 10_000, checked % 10_000 == 0 { context.printError("chain \(name): \(checked) records checked") }
+            }
+            results.append(
+                Result(
+                    chain: name, records: verification.intactRecords, intact: verification.broken == nil,
+                    broken: verification.broken?.description))
+            if !global.json {
+                if let broken = verification.broken {
+                    context.print("chain \(name): BROKEN at \(broken) (\(verification.intactRecords) records before it hold)")
+                } else {
+                    context.print("chain \(name): \(verification.intactRecords) records intact")
+                }
+            }
+        }
+        if global.json { try context.printJSON(results) }
+        if results.contains(where: { !$0.intact }) { throw ExitCode(1) }
+    }
+}

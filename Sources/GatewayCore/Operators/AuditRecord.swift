@@ -1,0 +1,147 @@
+import Foundation
+
+/// Who did something, as the audit trail records it (issue 48): the operator, the role
+/// bindings it held at that moment, how it authenticated and from where.
+public struct AuditActor: Sendable, Equatable, Codable {
+    /// The operator's id, or `local:<os user>` for a command run on the database itself.
+    public var subject: String
+    /// The operator's name at that moment.
+    public var name: String
+    /// The bindings held at that moment (``RoleBinding/label``), sorted.
+    public var roles: [String]
+    /// How it authenticated; nil for a command on the database.
+    public var auth: AuditAuthentication?
+    /// The client's address after the trusted-proxy rules.
+    public var address: String?
+    public var userAgent: String?
+
+    public init(
+        subject: String, name: String, roles: [String], auth: AuditAuthentication? = nil, address: String? = nil,
+        userAgent: String? = nil
+    ) {
+        self.subject = subject
+        self.name = name
+        self.roles = roles.sorted()
+        self.auth = auth
+        self.address = address
+        self.userAgent = userAgent
+    }
+
+    /// A bootstrap command run with the database open (`gatewayctl operator create`):
+    /// whoever can do that is root, so the OS user is what there is to record.
+    public static func local(user: String) -> AuditActor {
+        AuditActor(
+            subject: "local:\(user)", name: user, roles: [], auth: AuditAuthentication(method: "database"))
+    }
+}
+
+/// How an operator proved who it is for one call.
+public struct AuditAuthentication: Sendable, Equatable, Codable {
+    /// `database` (a local command), `password`, `client_secret`, `private_key_jwt`, ….
+    public var method: String
+    public var clientID: String?
+    /// The access token's `jti`.
+    public var tokenID: String?
+
+    public init(method: String, clientID: String? = nil, tokenID: String? = nil) {
+        self.method = method
+        self.clientID = clientID
+        self.tokenID = tokenID
+    }
+}
+
+/// What was acted on.
+public struct AuditResource: Sendable, Equatable, Codable {
+    public var type: AdminResource
+    /// The tenant it belongs to; nil: the platform (tenants themselves are their own tenant).
+    public var tenant: String?
+    public var id: String?
+    public var revisionBefore: Int64?
+    public var revisionAfter: Int64?
+
+    public init(
+        type: AdminResource, tenant: String?, id: String?, revisionBefore: Int64? = nil, revisionAfter: Int64? = nil
+    ) {
+        self.type = type
+        self.tenant = tenant
+        self.id = id
+        self.revisionBefore = revisionBefore
+        self.revisionAfter = revisionAfter
+    }
+}
+
+/// How it ended: the HTTP status the call answered (a local command: 200, or the status
+/// the same refusal answers over the API) and the problem code of a refusal.
+public struct AuditOutcome: Sendable, Equatable, Codable {
+    public var status: Int
+    public var code: String?
+
+    public init(status: Int, code: String? = nil) {
+        self.status = status
+        self.code = code
+    }
+
+    public static let ok = AuditOutcome(status: 200)
+    public static let created = AuditOutcome(status: 201)
+}
+
+/// The change as documents before and after, secrets masked by whoever writes them.
+public struct AuditChange: Sendable, Equatable, Codable {
+    public var before: JSONValue?
+    public var after: JSONValue?
+
+    public init(before: JSONValue?, after: JSONValue?) {
+        self.before = before
+        self.after = after
+    }
+}
+
+/// A record about to be appended: everything but its place in the chain.
+public struct AuditDraft: Sendable, Equatable {
+    public var time: Date
+    public var actor: AuditActor
+    public var requestID: String?
+    public var verb: AdminVerb
+    public var resource: AuditResource
+    public var outcome: AuditOutcome
+    public var change: AuditChange?
+
+    public init(
+        time: Date, actor: AuditActor, requestID: String? = nil, verb: AdminVerb, resource: AuditResource,
+        outcome: AuditOutcome, change: AuditChange? = nil
+    ) {
+        self.time = time
+        self.actor = actor
+        self.requestID = requestID
+        self.verb = verb
+        self.resource = resource
+        self.outcome = outcome
+        self.change = change
+    }
+
+    /// The chain it joins: its tenant's, or the platform's.
+    public var chain: String { resource.tenant ?? AuditChain.platform }
+}
+
+/// One record of the trail as stored and sealed: the draft, its place in its chain, the
+/// hash of the record before it and its own.
+public struct AuditRecord: Sendable, Equatable, Codable {
+    /// Position in the whole trail (ascending with time of appending); the cursor of lists.
+    public var id: Int64
+    /// The tenant's id, or ``AuditChain/platform``.
+    public var chain: String
+    /// Position in its chain, from 1 with no gaps.
+    public var sequence: Int64
+    public var timeMs: Int64
+    public var actor: AuditActor
+    public var requestID: String?
+    public var verb: AdminVerb
+    public var resource: AuditResource
+    public var outcome: AuditOutcome
+    public var change: AuditChange?
+    public var previousHash: String
+    /// SHA-256 (hex) of the sealed body: ``AuditChain/seal(_:chain:sequence:previousHash:)``.
+    public var hash: String
+
+    public var time: Date { StoreClock.date(timeMs) }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// The append-only, hash-chained audit trail (issue 48): one chain per tenant and one for
+/// the platform, in the database every replica shares.
+public protocol AuditTrail: Sendable {
+    /// Appends `draft` at the end of its chain (``AuditDraft/chain``), sealed; returns it.
+    /// Appends to one chain are serialised: two writers never take the same sequence.
+    @discardableResult
+    func append(_ draft: AuditDraft) async throws -> AuditRecord
+
+    /// Records matching `query`, newest first, one page.
+    func records(matching query: AuditQuery) async throws -> AuditPage
+
+    /// Every chain that has a record.
+    func chainNames() async throws -> [String]
+
+    /// Up to `limit` rows of `chain` with sequence above `afterSequence`, by sequence (the rows
+    /// as stored, for ``AuditVerifier``).
+    func rows(chain: String, afterSequence: Int64, limit: Int) async throws -> [AuditRow]
+}
+
+/// Which records a list asks for. Every filter is optional; `cursor` continues a page.
+public struct AuditQuery: Sendable, Equatable {
+    /// A tenant's chain, or ``AuditChain/platform``.
+    public var chain: String?
+    /// The actor's subject (an operator id or `local:<user>`).
+    public var subject: String?
+    public var resourceType: AdminResource?
+    public var verb: AdminVerb?
+    /// Records at or after this time.
+    public var since: Date?
+    /// Records before this time.
+    public var until: Date?
+    /// The `next` of the page before: records older than it.
+    public var cursor: Int64?
+    /// Records per page (1-``maxLimit``).
+    public var limit: Int
+
+    public static let maxLimit = 500
+
+    public init(
+        chain: String? = nil, subject: String? = nil, resourceType: AdminResource? = nil, verb: AdminVerb? = nil,
+        since: Date? = nil, until: Date? = nil, cursor: Int64? = nil, limit: Int = 50
+    ) {
+        self.chain = chain
+        self.subject = subject
+        self.resourceType = resourceType
+        self.verb = verb
+        self.since = since
+        self.until = until
+        self.cursor = cursor
+        self.limit = min(max(limit, 1), Self.maxLimit)
+    }
+}
+
+/// One page of records and where the next one starts (nil: this was the last).
+public struct AuditPage: Sendable, Equatable {
+    public var items: [AuditRecord]
+    public var next: Int64?
+
+    public init(items: [AuditRecord], next: Int64?) {
+        self.items = items
+        self.next = next
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+
+/// Walks chains of the audit trail and names the first record that does not hold
+/// (`gatewayctl audit verify`, issue 48).
+public enum AuditVerifier {
+    /// What a walk of one chain found.
+    public struct Verification: Sendable, Equatable {
+        public var chain: String
+        /// Records that held, before the break (all of them when intact).
+        public var intactRecords: Int
+        /// The first record that does not hold; nil: the chain is intact.
+        public var broken: Break?
+    }
+
+    /// The first record that does not hold, and why.
+    public struct Break: Sendable, Equatable, CustomStringConvertible {
+        public var recordID: Int64
+        public var sequence: Int64
+        public var reason: String
+
+        public var description: String { "record \(recordID) (sequence \(sequence)): \(reason)" }
+    }
+
+    /// Walks `chain` from its first record, `pageSize` rows at a time; `progress` gets the
+    /// number of records checked after each page.
+    public static func verify(
+        _ trail: any AuditTrail, chain: String, pageSize: Int = 1_000, progress: (Int) -> Void = { _ in }
+    ) async throws -> Verification {
+        var expected: Int64 = 1
+        var previousHash = AuditChain.genesis
+        var checked = 0
+        while true {
+            let rows = try await trail.rows(chain: chain, afterSequence: expected - 1, limit: pageSize)
+            for row in rows {
+                if let reason = problem(row, chain: chain, expected: expected, previousHash: previousHash) {
+                    return Verification(
+                        chain: chain, intactRecords: checked,
+                        broken: Break(recordID: row.id, sequence: row.sequence, reason: reason))
+                }
+                previousHash = row.hash
+                expected += 1
+                checked += 1
+            }
+            progress(checked)
+            if rows.count < pageSize { break }
+        }
+        return Verification(chain: chain, intactRecords: checked, broken: nil)
+    }
+
+    /// Why `row` does not hold at position `expected` after `previousHash` (nil: it holds).
+    static func problem(_ row: AuditRow, chain: String, expected: Int64, previousHash: String) -> String? {
+        if row.sequence != expected {
+            return row.sequence > expected
+                ? "sequence \(expected) is missing: a record before this one was removed"
+                : "sequence \(row.sequence) appears twice: a record was copied or moved"
+        }
+        guard let record = AuditChain.record(row) else { return "altered: its body is not a sealed record" }
+        if AuditChain.hash(row.body) != row.hash { return "altered: its hash does not match its body" }
+        if record.chain != chain || record.sequence != row.sequence {
+            return "moved: it was sealed as sequence \(record.sequence) of chain \(record.chain)"
+        }
+        if record.previousHash != previousHash {
+            return "does not follow the record before it (one was removed, reordered or altered)"
+        }
+        if row.timeMs != record.timeMs || row.subject != record.actor.subject || row.verb != record.verb.rawValue
+            || row.resourceType != record.resource.type.rawValue
+        {
+            return "altered: its columns differ from its sealed body"
+        }
+        return nil
+    }
+}

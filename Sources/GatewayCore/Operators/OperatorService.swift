@@ -1,0 +1,116 @@
+import Foundation
+
+/// Creates operators and binds their roles (issue 48): the rules live here once, for
+/// `gatewayctl` on the database today and the admin API next. Every change is audited in
+/// the same transaction as the change.
+public struct OperatorService: Sendable {
+    private let operators: any OperatorStore
+    private let clock: WallClock
+    private let hasher: PasswordHasher
+
+    public init(operators: any OperatorStore, clock: WallClock = .system, hasher: PasswordHasher = PasswordHasher()) {
+        self.operators = operators
+        self.clock = clock
+        self.hasher = hasher
+    }
+
+    /// What a new operator needs: a person's password, or nothing (a service account's
+    /// secret is generated and returned once).
+    public enum Credential: Sendable {
+        case password(String)
+        case generatedSecret
+    }
+
+    /// A created operator, and for a service account its secret (shown once, stored hashed).
+    public struct Created: Sendable {
+        public var createdOperator: Operator
+        public var bindings: [RoleBinding]
+        public var secret: String?
+    }
+
+    /// Adds an operator named `name` holding `roles` (each platform-wide, or in a tenant).
+    public func create(
+        name: String, credential: Credential, roles: [(role: OperatorRole, tenantID: String?)] = [], actor: AuditActor
+    ) async throws -> Created {
+        guard OperatorName.isValid(name) else {
+            throw OperatorError.invalid("operator names are 1-63 characters of a-z, 0-9, '.', '_' and '-', got \(name)")
+        }
+        var created = Operator(name: name, kind: .person, createdAt: clock.now())
+        var secret: String?
+        switch credential {
+        case .password(let password):
+            guard (8...1024).contains(password.count) else { throw OperatorError.invalid("passwords are 8-1024 characters") }
+            created.passwordHash = try hasher.hash(password)
+        case .generatedSecret:
+            let generated = ClientSecret.generate()
+            created.kind = .serviceAccount
+            created.secretHash = generated.hash
+            secret = generated.secret
+        }
+        let bindings = roles.map { RoleBinding(operatorID: created.id, role: $0.role, tenantID: $0.tenantID) }
+        for binding in bindings { try binding.validate() }
+        let after: JSONValue = .object([
+            "name": .string(name), "kind": .string(created.kind.rawValue),
+            "roles": .array(bindings.map { .string($0.label) }),
+        ])
+        try await operators.createOperator(
+            created, bindings: bindings,
+            audit: draft(.create, actor: actor, tenant: nil, id: created.id, change: AuditChange(before: nil, after: after)))
+        return Created(createdOperator: created, bindings: bindings, secret: secret)
+    }
+
+    /// Binds `role` to the operator named `name`; false when it held exactly that already.
+    public func bind(
+        name: String, role: OperatorRole, tenantID: String?, miniAppIDs: [String] = [], actor: AuditActor
+    ) async throws -> Bool {
+        let target = try await find(name)
+        let binding = RoleBinding(operatorID: target.id, role: role, tenantID: tenantID, miniAppIDs: miniAppIDs)
+        try binding.validate()
+        let before = try await operators.bindings(operatorID: target.id)
+        let change = AuditChange(before: Self.roles(before), after: Self.roles(Self.replacing(before, with: binding)))
+        return try await operators.bind(
+            binding, audit: draft(.update, actor: actor, tenant: tenantID, id: target.id, change: change))
+    }
+
+    /// Removes `role` in `tenantID`'s scope from the operator named `name`; false: it had none.
+    public func unbind(name: String, role: OperatorRole, tenantID: String?, actor: AuditActor) async throws -> Bool {
+        let target = try await find(name)
+        let before = try await operators.bindings(operatorID: target.id)
+        let after = before.filter { !($0.role == role && $0.tenantID == tenantID) }
+        return try await operators.unbind(
+            operatorID: target.id, role: role, tenantID: tenantID,
+            audit: draft(
+                .update, actor: actor, tenant: tenantID, id: target.id,
+                change: AuditChange(before: Self.roles(before), after: Self.roles(after))))
+    }
+
+    /// Every operator with its bindings, by name.
+    public func list() async throws -> [(operator: Operator, bindings: [RoleBinding])] {
+        var result: [(operator: Operator, bindings: [RoleBinding])] = []
+        for found in try await operators.allOperators() {
+            result.append((found, try await operators.bindings(operatorID: found.id)))
+        }
+        return result
+    }
+
+    private func find(_ name: String) async throws -> Operator {
+        guard let found = try await operators.findOperator(named: name) else { throw OperatorError.unknownOperator(name) }
+        return found
+    }
+
+    private func draft(
+        _ verb: AdminVerb, actor: AuditActor, tenant: String?, id: String, change: AuditChange
+    ) -> AuditDraft {
+        AuditDraft(
+            time: clock.now(), actor: actor, verb: verb,
+            resource: AuditResource(type: .operator, tenant: tenant, id: id), outcome: .ok, change: change)
+    }
+
+    private static func replacing(_ bindings: [RoleBinding], with binding: RoleBinding) -> [RoleBinding] {
+        bindings.filter { !($0.role == binding.role && $0.tenantID == binding.tenantID) } + [binding]
+    }
+
+    private static func roles(_ bindings: [RoleBinding]) -> JSONValue {
+        .object(["roles": .array(bindings.map(\.label).sorted().map(JSONValue.string))])
+    }
+}

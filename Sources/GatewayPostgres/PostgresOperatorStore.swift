@@ -1,0 +1,108 @@
+import Foundation
+import GatewayCore
+import PostgresNIO
+
+/// ``OperatorStore`` in PostgreSQL (`operators`, `operator_bindings`); each write and its
+/// audit record commit together.
+public final class PostgresOperatorStore: OperatorStore {
+    private let database: PostgresDatabase
+
+    public init(database: PostgresDatabase) {
+        self.database = database
+    }
+
+    public func createOperator(_ newOperator: Operator, bindings: [RoleBinding], audit: AuditDraft) async throws {
+        let o = newOperator
+        try await database.transaction { connection in
+            let inserted = try await connection.execute(
+                """
+                INSERT INTO operators (id, name, kind, password_hash, secret_hash, disabled, created_at_ms)
+                VALUES (\(o.id), \(o.name), \(o.kind.rawValue), \(o.passwordHash), \(o.secretHash), \(o.disabled),
+                    \(StoreClock.milliseconds(o.createdAt)))
+                ON CONFLICT (name) DO NOTHING RETURNING 1
+                """)
+            guard inserted == 1 else { throw OperatorError.nameTaken(o.name) }
+            for binding in bindings { try await Self.insert(binding, on: connection) }
+            _ = try await PostgresAuditTrail.append(audit, on: connection)
+        }
+    }
+
+    public func findOperator(named name: String) async throws -> Operator? {
+        try await database.pool.first(
+            "\(unescaped: Self.operatorColumns) WHERE name = \(name)", as: Self.OperatorColumns.self
+        ).map(Self.decode)
+    }
+
+    public func allOperators() async throws -> [Operator] {
+        try await database.pool.all("\(unescaped: Self.operatorColumns) ORDER BY name", as: Self.OperatorColumns.self)
+            .map(Self.decode)
+    }
+
+    public func bindings(operatorID: String) async throws -> [RoleBinding] {
+        try await database.pool.all(
+            """
+            SELECT role, tenant_id, mini_app_ids FROM operator_bindings WHERE operator_id = \(operatorID)
+            ORDER BY COALESCE(tenant_id, ''), role
+            """, as: (String, String?, String).self
+        ).map { try OperatorRows.binding(operatorID: operatorID, role: $0.0, tenantID: $0.1, miniAppIDs: $0.2) }
+    }
+
+    public func bind(_ binding: RoleBinding, audit: AuditDraft) async throws -> Bool {
+        let (operatorID, role, tenantID) = (binding.operatorID, binding.role.rawValue, binding.tenantID)
+        return try await database.transaction { connection in
+            let existing = try await connection.first(
+                """
+                SELECT mini_app_ids FROM operator_bindings WHERE operator_id = \(operatorID) AND role = \(role)
+                    AND tenant_id IS NOT DISTINCT FROM \(tenantID) FOR UPDATE
+                """, as: String.self)
+            if existing == OperatorRows.miniApps(binding.miniAppIDs) { return false }
+            if existing != nil {
+                try await connection.execute(
+                    """
+                    DELETE FROM operator_bindings WHERE operator_id = \(operatorID) AND role = \(role)
+                        AND tenant_id IS NOT DISTINCT FROM \(tenantID)
+                    """)
+            }
+            try await Self.insert(binding, on: connection)
+            _ = try await PostgresAuditTrail.append(audit, on: connection)
+            return true
+        }
+    }
+
+    public func unbind(operatorID: String, role: OperatorRole, tenantID: String?, audit: AuditDraft) async throws -> Bool {
+        try await database.transaction { connection in
+            let removed = try await connection.execute(
+                """
+                DELETE FROM operator_bindings WHERE operator_id = \(operatorID) AND role = \(role.rawValue)
+                    AND tenant_id IS NOT DISTINCT FROM \(tenantID) RETURNING 1
+                """)
+            guard removed > 0 else { return false }
+            _ = try await PostgresAuditTrail.append(audit, on: connection)
+            return true
+        }
+    }
+
+    private static func insert(_ binding: RoleBinding, on connection: PostgresConnection) async throws {
+        if let tenantID = binding.tenantID,
+            try await connection.first("SELECT 1 FROM tenants WHERE id = \(tenantID) FOR KEY SHARE", as: Int32.self) == nil
+        {
+            throw OperatorError.unknownTenant(tenantID)
+        }
+        // A concurrent bind of the same scope: the unique index refuses the second.
+        try await connection.execute(
+            """
+            INSERT INTO operator_bindings (operator_id, role, tenant_id, mini_app_ids)
+            VALUES (\(binding.operatorID), \(binding.role.rawValue), \(binding.tenantID), \(OperatorRows.miniApps(binding.miniAppIDs)))
+            """)
+    }
+
+    private typealias OperatorColumns = (String, String, String, String?, String?, Bool, Int64)
+
+    private static let operatorColumns =
+        "SELECT id, name, kind, password_hash, secret_hash, disabled, created_at_ms FROM operators"
+
+    private static func decode(_ r: OperatorColumns) throws -> Operator {
+        try OperatorRows.operator(
+            id: r.0, name: r.1, kind: r.2, passwordHash: r.3, secretHash: r.4, disabled: r.5, createdAtMs: r.6)
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import GatewayCore
+import GRDB
+
+/// ``OperatorStore`` in the SQLite file (`operators`, `operator_bindings`); each write and
+/// its audit record commit together.
+public final class SQLiteOperatorStore: OperatorStore {
+    private let pool: DatabasePool
+
+    public init(database: SQLiteTenantStore) {
+        self.pool = database.pool
+    }
+
+    public func createOperator(_ newOperator: Operator, bindings: [RoleBinding], audit: AuditDraft) async throws {
+        try await pool.write { db in
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM operators WHERE name = ?", arguments: [newOperator.name]) != nil {
+                throw OperatorError.nameTaken(newOperator.name)
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO operators (id, name, kind, password_hash, secret_hash, disabled, created_at_ms)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    newOperator.id, newOperator.name, newOperator.kind.rawValue, newOperator.passwordHash,
+                    newOperator.secretHash, newOperator.disabled, StoreClock.milliseconds(newOperator.createdAt),
+                ])
+            for binding in bindings { try Self.insert(binding, in: db) }
+            _ = try SQLiteAuditTrail.append(audit, in: db)
+        }
+    }
+
+    public func findOperator(named name: String) async throws -> Operator? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "\(Self.operatorColumns) WHERE name = ?", arguments: [name]).map(Self.decode)
+        }
+    }
+
+    public func allOperators() async throws -> [Operator] {
+        try await pool.read { db in try Row.fetchAll(db, sql: "\(Self.operatorColumns) ORDER BY name").map(Self.decode) }
+    }
+
+    public func bindings(operatorID: String) async throws -> [RoleBinding] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT role, tenant_id, mini_app_ids FROM operator_bindings WHERE operator_id = ?
+                    ORDER BY COALESCE(tenant_id, ''), role
+                    """,
+                arguments: [operatorID]
+            ).map { row in
+                try OperatorRows.binding(
+                    operatorID: operatorID, role: row["role"], tenantID: row["tenant_id"], miniAppIDs: row["mini_app_ids"])
+            }
+        }
+    }
+
+    public func bind(_ binding: RoleBinding, audit: AuditDraft) async throws -> Bool {
+        try await pool.write { db in
+            let existing = try String.fetchOne(
+                db, sql: "SELECT mini_app_ids FROM operator_bindings WHERE \(Self.scopeMatch)",
+                arguments: [binding.operatorID, binding.role.rawValue, binding.tenantID, binding.tenantID])
+            if existing == OperatorRows.miniApps(binding.miniAppIDs) { return false }
+            if existing != nil {
+                try db.execute(
+                    sql: "DELETE FROM operator_bindings WHERE \(Self.scopeMatch)",
+                    arguments: [binding.operatorID, binding.role.rawValue, binding.tenantID, binding.tenantID])
+            }
+            try Self.insert(binding, in: db)
+            _ = try SQLiteAuditTrail.append(audit, in: db)
+            return true
+        }
+    }
+
+    public func unbind(operatorID: String, role: OperatorRole, tenantID: String?, audit: AuditDraft) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(
+                sql: "DELETE FROM operator_bindings WHERE \(Self.scopeMatch)",
+                arguments: [operatorID, role.rawValue, tenantID, tenantID])
+            guard db.changesCount > 0 else { return false }
+            _ = try SQLiteAuditTrail.append(audit, in: db)
+            return true
+        }
+    }
+
+    /// One binding: operator, role, and the same tenant (or both platform-wide).
+    private static let scopeMatch =
+        "operator_id = ? AND role = ? AND (tenant_id = ? OR (tenant_id IS NULL AND ? IS NULL))"
+
+    private static func insert(_ binding: RoleBinding, in db: Database) throws {
+        if let tenantID = binding.tenantID,
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM tenants WHERE id = ?", arguments: [tenantID]) == nil
+        {
+            throw OperatorError.unknownTenant(tenantID)
+        }
+        try db.execute(
+            sql: "INSERT INTO operator_bindings (operator_id, role, tenant_id, mini_app_ids) VALUES (?, ?, ?, ?)",
+            arguments: [
+                binding.operatorID, binding.role.rawValue, binding.tenantID, OperatorRows.miniApps(binding.miniAppIDs),
+            ])
+    }
+
+    private static let operatorColumns =
+        "SELECT id, name, kind, password_hash, secret_hash, disabled, created_at_ms FROM operators"
+
+    private static func decode(_ row: Row) throws -> Operator {
+        try OperatorRows.operator(
+            id: row["id"], name: row["name"], kind: row["kind"], passwordHash: row["password_hash"],
+            secretHash: row["secret_hash"], disabled: row["disabled"], createdAtMs: row["created_at_ms"])
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import GatewayCLI
+import GatewayCore
+@testable import GatewaySQLite
+import Testing
+
+/// `gatewayctl operator` and `gatewayctl audit` on the database (issue 48): the bootstrap
+/// operator, bindings, refusals that write nothing, and a trail that names tampering.
+@Suite("gatewayctl operator and audit")
+struct OperatorCLITests {
+    @Test("bootstrap a platform admin, a service account shown once, bindings; audit list and verify")
+    func bootstrapAndAudit() async throws {
+        let ctl = try CLIHarness()
+        defer { ctl.remove() }
+        #expect(await ctl.run(["tenant", "create", "acme", "--display-name", "Acme"]).code == 0)
+        let alice = await ctl.run(["operator", "create", "alice", "--platform-admin", "--password-stdin"], stdin: "correct horse\n")
+        #expect(alice.code == 0, "\(alice.error)")
+        let bot = try #require(
+            try await ctl.run(["operator", "create", "ci-bot", "--service-account", "--json"]).json() as? [String: Any])
+        let secret = try #require(bot["clientSecret"] as? String)
+        #expect(bot["clientId"] as? String == "ci-bot" && secret.count >= 40)
+        let bound = await ctl.run(["operator", "bind", "ci-bot", "--tenant", "acme", "--role", "release-manager", "--miniapp", "hello"])
+        #expect(bound.code == 0 && bound.output.contains("release-manager@acme[hello]"), "\(bound.error)")
+
+        // Refusals exit 2 and write nothing.
+        let before = try ctl.store().integer(sql: "SELECT COUNT(*) FROM audit_records")
+        for (arguments, message) in [
+            (["operator", "bind", "ci-bot", "--tenant", "nope", "--role", "viewer"], "no tenant nope"),
+            (["operator", "bind", "ci-bot", "--tenant", "acme", "--role", "superuser"], "--role must be one of"),
+            (["operator", "bind", "ci-bot", "--tenant", "acme", "--role", "platform-admin"], "platform-wide"),
+            (["operator", "bind", "ci-bot", "--tenant", "acme", "--role", "viewer", "--miniapp", "x"], "only release-manager"),
+            (["operator", "bind", "bob", "--role", "viewer"], "no operator bob"),
+            (["operator", "create", "Bad Name", "--service-account"], "operator names"),
+            (["operator", "create", "alice", "--service-account"], "exists"),
+            (["operator", "create", "carol"], "exactly one of"),
+        ] {
+            let refused = await ctl.run(arguments)
+            #expect(refused.code == 2, "\(arguments): \(refused.error)")
+            #expect(refused.error.contains(message), "\(arguments): \(refused.error)")
+        }
+        #expect(try ctl.store().integer(sql: "SELECT COUNT(*) FROM audit_records") == before)
+        let short = await ctl.run(["operator", "create", "dave", "--password-stdin"], stdin: "short\n")
+        #expect(short.code == 2)
+
+        let list = await ctl.run(["operator", "list"])
+        #expect(list.output.contains("alice") && list.output.contains("platform-admin@platform"))
+        #expect(!list.output.contains("scrypt") && !list.output.contains(secret))
+        let listed = try #require(try await ctl.run(["operator", "list", "--json"]).json() as? [[String: Any]])
+        #expect(listed.count == 2 && listed.allSatisfy { $0["clientSecret"] == nil })
+
+        let page = try #require(try await ctl.run(["audit", "list", "--json"]).json() as? [String: Any])
+        let items = try #require(page["items"] as? [[String: Any]])
+        #expect(items.count == 3)
+        let binding = try #require(items.first)
+        #expect((binding["actor"] as? [String: Any])?["subject"] as? String == "local:tester")
+        #expect((binding["resource"] as? [String: Any])?["tenant"] as? String == "acme")
+        #expect(binding["previousHash"] as? String == AuditChain.genesis)
+        let byTenant = try #require(try await ctl.run(["audit", "list", "--tenant", "acme", "--json"]).json() as? [String: Any])
+        #expect((byTenant["items"] as? [Any])?.count == 1)
+        let byOperator = await ctl.run(["audit", "list", "--operator", "local:tester", "--resource", "operator"])
+        #expect(byOperator.code == 0 && byOperator.output.contains("ci-bot") == false && byOperator.output.contains("tester"))
+
+        let verified = await ctl.run(["audit", "verify"])
+        #expect(verified.code == 0 && verified.output.contains("chain acme: 1 records intact"), "\(verified.output)")
+        try ctl.store().execute(sql: "UPDATE audit_records SET body = REPLACE(body, 'hello', 'other') WHERE chain = 'acme'")
+        let broken = await ctl.run(["audit", "verify", "--tenant", "acme"])
+        #expect(broken.code == 1 && broken.output.contains("BROKEN at record"), "\(broken.output)")
+        #expect(await ctl.run(["audit", "verify", "--platform"]).code == 0)
+    }
+
+    @Test("docs/operators.md carries the role table the gateway enforces")
+    func roleTableInDocs() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let page = try String(contentsOf: root.appendingPathComponent("docs/operators.md"), encoding: .utf8)
+        #expect(page.contains(RoleTableText.markdown()), "regenerate it: gatewayctl operator roles --markdown")
+        let ctl = try CLIHarness()
+        defer { ctl.remove() }
+        let printed = await ctl.run(["operator", "roles", "--markdown"])
+        #expect(printed.output == RoleTableText.markdown() + "\n")
+    }
+}
