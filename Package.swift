@@ -66,6 +66,14 @@ let package = Package(
             ],
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
+        // Types, server stubs and client generated from OpenAPI/admin.yaml (the admin listener).
+        .target(
+            name: "AdminAPI",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ],
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
         // Types and client generated from OpenAPI/upstreams/provisioning.yaml (the provisioning contract the gateway defines).
         .target(
             name: "ProvisioningAPI",
@@ -125,6 +133,7 @@ let package = Package(
             name: "GatewayServer",
             dependencies: [
                 "GatewayAPI",
+                "AdminAPI",
                 "GatewayCore",
                 "GatewaySQLite",
                 "GatewayPostgres",
@@ -211,7 +220,7 @@ let package = Package(
         .testTarget(
             name: "GatewayServerTests",
             dependencies: [
-                "GatewayServer", "GatewayCore", "GatewaySQLite", "GatewayAPI", "GatewayCLI", "GatewayPostgres",
+                "GatewayServer", "GatewayCore", "GatewaySQLite", "GatewayAPI", "AdminAPI", "GatewayCLI", "GatewayPostgres",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

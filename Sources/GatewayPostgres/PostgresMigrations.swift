@@ -387,6 +387,18 @@ enum PostgresMigrations {
                 "CREATE INDEX audit_records_time ON audit_records (time_ms)",
             ]
         ),
+        (
+            // Access tokens of the operator realm, by hash, until they expire (issue 48).
+            "v25-operator-tokens",
+            [
+                """
+                CREATE TABLE operator_tokens (token_hash TEXT PRIMARY KEY,
+                    operator_id TEXT NOT NULL REFERENCES operators ON DELETE CASCADE, client_id TEXT,
+                    expires_at_ms BIGINT NOT NULL, created_at_ms BIGINT NOT NULL)
+                """,
+                "CREATE INDEX operator_tokens_operator ON operator_tokens (operator_id, expires_at_ms)",
+            ]
+        ),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the

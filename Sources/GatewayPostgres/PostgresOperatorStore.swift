@@ -82,6 +82,31 @@ public final class PostgresOperatorStore: OperatorStore {
         }
     }
 
+    public func storeToken(hash: String, operatorID: String, clientID: String?, expiresAt: Date, now: Date) async throws {
+        let (nowMS, expiresMS) = (StoreClock.milliseconds(now), StoreClock.milliseconds(expiresAt))
+        try await database.transaction { connection in
+            try await connection.execute(
+                "DELETE FROM operator_tokens WHERE operator_id = \(operatorID) AND expires_at_ms <= \(nowMS)")
+            try await connection.execute(
+                """
+                INSERT INTO operator_tokens (token_hash, operator_id, client_id, expires_at_ms, created_at_ms)
+                VALUES (\(hash), \(operatorID), \(clientID), \(expiresMS), \(nowMS))
+                """)
+        }
+    }
+
+    public func tokenOwner(hash: String, now: Date) async throws -> (Operator, String?)? {
+        guard
+            let row = try await database.pool.first(
+                """
+                SELECT o.id, o.name, o.kind, o.password_hash, o.secret_hash, o.disabled, o.created_at_ms, t.client_id
+                FROM operator_tokens t JOIN operators o ON o.id = t.operator_id
+                WHERE t.token_hash = \(hash) AND t.expires_at_ms > \(StoreClock.milliseconds(now))
+                """, as: (String, String, String, String?, String?, Bool, Int64, String?).self)
+        else { return nil }
+        return (try Self.decode((row.0, row.1, row.2, row.3, row.4, row.5, row.6)), row.7)
+    }
+
     private static func insert(_ binding: RoleBinding, on connection: PostgresConnection) async throws {
         if let tenantID = binding.tenantID,
             try await connection.first("SELECT 1 FROM tenants WHERE id = \(tenantID) FOR KEY SHARE", as: Int32.self) == nil

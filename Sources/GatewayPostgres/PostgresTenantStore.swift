@@ -67,7 +67,8 @@ public final class PostgresTenantStore: TenantStore {
 
     @discardableResult
     public func update(
-        id: String, actor: String, _ change: @Sendable (inout Tenant) throws -> Void
+        id: String, actor: String, trail: (@Sendable (Tenant, Tenant) -> AuditDraft)?,
+        _ change: @Sendable (inout Tenant) throws -> Void
     ) async throws -> Tenant {
         let sealer = database.sealer
         // Unbounded: the transaction then runs in this task, so `change` never outlives the call.
@@ -78,6 +79,7 @@ public final class PostgresTenantStore: TenantStore {
                 }
                 let revision = try TenantRevision.updated(old, actor: actor, now: StoreClock.now(), change)
                 try await Self.upsert(connection, json: try Self.json(TenantRecord(revision.tenant, sealer: sealer)))
+                if let trail { _ = try await PostgresAuditTrail.append(trail(old, revision.tenant), on: connection) }
                 try await Self.finish(connection, audit: revision.audit)
                 return revision.tenant
             }

@@ -23,4 +23,11 @@ public protocol OperatorStore: Sendable {
 
     /// Removes the binding of `role` in `tenantID`'s scope; false when there was none.
     func unbind(operatorID: String, role: OperatorRole, tenantID: String?, audit: AuditDraft) async throws -> Bool
+
+    /// Keeps an issued access token (its hash) until `expiresAt`; drops the operator's expired ones.
+    func storeToken(hash: String, operatorID: String, clientID: String?, expiresAt: Date, now: Date) async throws
+
+    /// The operator holding the unexpired token with this hash, and the client it was issued to.
+    func tokenOwner(hash: String, now: Date) async throws -> (Operator, String?)?
 }
+

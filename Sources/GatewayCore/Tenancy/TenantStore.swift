@@ -14,10 +14,15 @@ public protocol TenantStore: Sendable {
     /// Inserts a new tenant (configVersion 1). Throws ``TenantStoreError/alreadyExists(_:)``.
     @discardableResult
     func create(_ tenant: Tenant, actor: String) async throws -> Tenant
-    /// Applies `change` to the stored tenant inside one transaction, bumps configVersion.
-    /// Throws ``TenantStoreError/notFound(_:)``; the closure may throw to abort (nothing written).
+    /// Applies `change` to the stored tenant inside one transaction, bumps configVersion, and
+    /// appends `trail(old, new)` to the operators' audit trail in the same transaction (the
+    /// admin API, issue 48). Throws ``TenantStoreError/notFound(_:)``; the closure may throw to
+    /// abort (nothing written).
     @discardableResult
-    func update(id: String, actor: String, _ change: @Sendable (inout Tenant) throws -> Void) async throws -> Tenant
+    func update(
+        id: String, actor: String, trail: (@Sendable (Tenant, Tenant) -> AuditDraft)?,
+        _ change: @Sendable (inout Tenant) throws -> Void
+    ) async throws -> Tenant
     /// Removes a tenant and everything it owns. Throws ``TenantStoreError/notFound(_:)``.
     func delete(id: String, actor: String) async throws
     /// Replaces/creates all given tenants in ONE transaction: all or nothing.
@@ -32,6 +37,14 @@ public protocol TenantStore: Sendable {
     func changedTenants(after token: Int64) async throws -> TenantChanges?
     /// Cheap liveness check for readiness probes.
     func ping() async throws
+}
+
+extension TenantStore {
+    /// ``update(id:actor:trail:_:)`` without an audit-trail record (`gatewayctl` on the database).
+    @discardableResult
+    public func update(id: String, actor: String, _ change: @Sendable (inout Tenant) throws -> Void) async throws -> Tenant {
+        try await update(id: id, actor: actor, trail: nil, change)
+    }
 }
 
 /// What a tenant store refuses.

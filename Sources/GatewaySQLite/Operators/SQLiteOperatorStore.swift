@@ -84,6 +84,37 @@ public final class SQLiteOperatorStore: OperatorStore {
         }
     }
 
+    public func storeToken(hash: String, operatorID: String, clientID: String?, expiresAt: Date, now: Date) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "DELETE FROM operator_tokens WHERE operator_id = ? AND expires_at_ms <= ?",
+                arguments: [operatorID, StoreClock.milliseconds(now)])
+            try db.execute(
+                sql: """
+                    INSERT INTO operator_tokens (token_hash, operator_id, client_id, expires_at_ms, created_at_ms)
+                    VALUES (?, ?, ?, ?, ?)
+                    """,
+                arguments: [hash, operatorID, clientID, StoreClock.milliseconds(expiresAt), StoreClock.milliseconds(now)])
+        }
+    }
+
+    public func tokenOwner(hash: String, now: Date) async throws -> (Operator, String?)? {
+        try await pool.read { db in
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT o.id, o.name, o.kind, o.password_hash, o.secret_hash, o.disabled, o.created_at_ms,
+                            t.client_id
+                        FROM operator_tokens t JOIN operators o ON o.id = t.operator_id
+                        WHERE t.token_hash = ? AND t.expires_at_ms > ?
+                        """,
+                    arguments: [hash, StoreClock.milliseconds(now)])
+            else { return nil }
+            return (try Self.decode(row), row["client_id"])
+        }
+    }
+
     /// One binding: operator, role, and the same tenant (or both platform-wide).
     private static let scopeMatch =
         "operator_id = ? AND role = ? AND (tenant_id = ? OR (tenant_id IS NULL AND ? IS NULL))"

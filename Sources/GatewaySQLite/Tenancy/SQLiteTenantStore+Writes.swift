@@ -21,7 +21,8 @@ extension SQLiteTenantStore {
 
     @discardableResult
     public func update(
-        id: String, actor: String, _ change: @Sendable (inout Tenant) throws -> Void
+        id: String, actor: String, trail: (@Sendable (Tenant, Tenant) -> AuditDraft)?,
+        _ change: @Sendable (inout Tenant) throws -> Void
     ) async throws -> Tenant {
         let sealer = self.sealer
         return try await pool.write { db in
@@ -32,6 +33,7 @@ extension SQLiteTenantStore {
             var audit = revision.audit
             try TenantRecord(revision.tenant, sealer: sealer).update(db)
             try audit.insert(db)
+            if let trail { _ = try SQLiteAuditTrail.append(trail(old, revision.tenant), in: db) }
             try Self.bumpChangeCounter(db, tenants: [id])
             return revision.tenant
         }

@@ -289,6 +289,16 @@ enum TenantMigrations {
             try db.execute(sql: "CREATE INDEX audit_records_subject ON audit_records (subject, id)")
             try db.execute(sql: "CREATE INDEX audit_records_time ON audit_records (time_ms)")
         }
+        migrator.registerMigration("v25-operator-tokens") { db in
+            // Access tokens of the operator realm, by hash, until they expire (issue 48).
+            try db.execute(
+                sql: """
+                    CREATE TABLE operator_tokens (token_hash TEXT PRIMARY KEY,
+                        operator_id TEXT NOT NULL REFERENCES operators ON DELETE CASCADE, client_id TEXT,
+                        expires_at_ms INTEGER NOT NULL, created_at_ms INTEGER NOT NULL)
+                    """)
+            try db.execute(sql: "CREATE INDEX operator_tokens_operator ON operator_tokens (operator_id, expires_at_ms)")
+        }
         return migrator
     }
 }

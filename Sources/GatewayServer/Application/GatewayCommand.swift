@@ -52,14 +52,16 @@ public enum GatewayCommand {
                 fastPath: configuration.fastPath,
                 logger: logger
             )
+            let admin = try adminService(configuration, bootstrap: bootstrap, metrics: metrics, logger: logger)
             // SIGTERM/SIGINT: the drain service hears it first (readiness 503, still serving
             // for the drain delay), then the application (stop accepting, finish in-flight
             // requests, close pools), all within the shutdown timeout.
             var groupConfiguration = ServiceGroupConfiguration(
                 // The span exporter stops last (services stop in reverse order), flushing what the server traced.
                 services: (tracing.map { [ServiceGroupConfiguration.ServiceConfiguration(service: $0.service)] } ?? [])
+                    + [.init(service: app)]
+                    + (admin.map { [ServiceGroupConfiguration.ServiceConfiguration(service: $0)] } ?? [])
                     + [
-                        .init(service: app),
                         .init(
                             service: DrainService(
                                 state: bootstrap.drain, delay: configuration.shutdownDrain, logger: logger)),
@@ -75,6 +77,19 @@ public enum GatewayCommand {
             logger.critical("gateway stopped: \(startupFailure(error, configuration: configuration))")
             return 1
         }
+    }
+
+    /// The admin listener when `--admin-port` is set (issue 48).
+    static func adminService(
+        _ configuration: GatewayConfiguration, bootstrap: GatewayBootstrap, metrics: GatewayMetrics, logger: Logger
+    ) throws -> (any Service)? {
+        guard let port = configuration.adminPort else { return nil }
+        return try AdminApplication.make(
+            host: configuration.adminHost, port: port,
+            services: .init(stores: bootstrap.stores, metrics: metrics, clock: bootstrap.services.clock), logger: logger,
+            onServerRunning: { bound in
+                logger.notice("admin listener on \(configuration.adminHost):\(bound)")
+            })
     }
 
     /// What to tell the operator about a failure to start: a taken port gets its address

@@ -18,6 +18,10 @@ public struct GatewayConfiguration: Sendable, Equatable {
 
     public var host: String
     public var port: Int
+    /// Address of the admin listener.
+    public var adminHost = "127.0.0.1"
+    /// Port of the admin listener; nil: none (issue 48).
+    public var adminPort: Int?
     /// Explicit public base URL; nil means derive from host and bound port.
     public var publicBaseURL: String?
     public var databasePath: String

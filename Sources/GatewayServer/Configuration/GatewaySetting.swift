@@ -28,6 +28,12 @@ extension GatewaySetting {
         "http.host", env: "HTTP_HOST", default: "127.0.0.1", "Address to listen on.")
     public static let httpPort = GatewaySetting(
         "http.port", env: "HTTP_PORT", default: "8080", "Port to listen on (0 = any free port).")
+    public static let adminHost = GatewaySetting(
+        "admin.host", env: "ADMIN_HOST", default: "127.0.0.1",
+        "Address of the admin listener (the operators' API, docs/operators.md); never the public port.")
+    public static let adminPort = GatewaySetting(
+        "admin.port", env: "ADMIN_PORT", default: nil,
+        "Port of the admin listener (0 = any free port); unset = no admin listener.")
     public static let publicBaseURL = GatewaySetting(
         "public.base.url", env: "PUBLIC_BASE_URL", default: nil,
         "Base URL clients use; issuers are {this}/t/{tenant}. Default http://{host}:{port}.")
@@ -206,7 +212,7 @@ extension GatewaySetting {
 
     /// All settings, in help order.
     public static let all: [GatewaySetting] = [
-        .httpHost, .httpPort, .publicBaseURL, .databaseURL, .databaseTimeout, .databaseProbe, .databasePath, .redisURL,
+        .httpHost, .httpPort, .adminHost, .adminPort, .publicBaseURL, .databaseURL, .databaseTimeout, .databaseProbe, .databasePath, .redisURL,
         .masterKey, .masterKeyFile,
         .environment, .logLevel, .logFormat, .accessLog, .edgeFastPath, .configFile, .tenantReloadInterval, .jwksMaxAge,
         .upstreamBudget, .upstreamConnections, .upstreamMaxInFlight, .breakerFailureRatio, .breakerOpenMilliseconds,

@@ -7,11 +7,11 @@ import Hummingbird
 /// browser follows). This restores the raw value of the contract's response headers that
 /// carry URLs, quotes or separators. Values are produced by the gateway itself, never
 /// echoed from the request unvalidated.
-struct HeaderDecodingMiddleware: RouterMiddleware {
-    typealias Context = GatewayRequestContext
-    static let names: [HTTPField.Name] = [
-        .location, .contentSecurityPolicy, .eTag, .cacheControl, HTTPField.Name("Pragma")!, .setCookie,
-    ]
+/// Generic over the context: the public and the admin listeners both use it.
+struct HeaderDecodingMiddleware<Context: RequestContext>: RouterMiddleware {
+    static var names: [HTTPField.Name] {
+        [.location, .contentSecurityPolicy, .eTag, .cacheControl, HTTPField.Name("Pragma")!, .setCookie]
+    }
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response

@@ -115,8 +115,11 @@ final class CountingTenantStore: TenantStore {
     }
     func tenant(id: String) async throws -> Tenant? { try await base.tenant(id: id) }
     func create(_ tenant: Tenant, actor: String) async throws -> Tenant { try await base.create(tenant, actor: actor) }
-    func update(id: String, actor: String, _ change: @Sendable (inout Tenant) throws -> Void) async throws -> Tenant {
-        try await base.update(id: id, actor: actor, change)
+    func update(
+        id: String, actor: String, trail: (@Sendable (Tenant, Tenant) -> AuditDraft)?,
+        _ change: @Sendable (inout Tenant) throws -> Void
+    ) async throws -> Tenant {
+        try await base.update(id: id, actor: actor, trail: trail, change)
     }
     func delete(id: String, actor: String) async throws { try await base.delete(id: id, actor: actor) }
     func importTenants(_ tenants: [Tenant], actor: String) async throws {

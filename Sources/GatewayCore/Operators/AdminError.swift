@@ -1,0 +1,39 @@
+/// What the admin API refuses (issue 48), mapped to problem documents in one place
+/// (GatewayServer's admin problem mapping).
+public enum AdminError: Error, Sendable, Equatable {
+    /// No operator token, an unknown or expired one, or a disabled operator: 401.
+    case unauthorized
+    /// The bindings in scope do not allow it: 403 `forbidden`, naming the permission.
+    case forbidden(missing: AdminPermission)
+    /// No such tenant, or one where the operator holds nothing: 404 `tenant_not_found`.
+    case tenantNotFound(String)
+    /// `If-Match` names a revision that is no longer current: 412 with the current one.
+    case preconditionFailed(current: Int64)
+    /// A query parameter the contract allows but the rules refuse: 400 `invalid_request`.
+    case badRequest(String)
+    /// A value the tenant rules refuse: 422 `invalid_tenant`.
+    case invalidTenant(String)
+}
+
+/// One admin API call: the session and where it came from, for decisions and the trail.
+public struct AdminCall: Sendable {
+    public var session: OperatorSession
+    public var requestID: String
+    public var address: String?
+    public var userAgent: String?
+
+    public init(session: OperatorSession, requestID: String, address: String?, userAgent: String?) {
+        self.session = session
+        self.requestID = requestID
+        self.address = address
+        self.userAgent = userAgent
+    }
+
+    /// The actor the audit trail records: the operator, its bindings now, how it authenticated.
+    public var actor: AuditActor {
+        AuditActor(
+            subject: session.caller.id, name: session.caller.name, roles: session.bindings.map(\.label),
+            auth: AuditAuthentication(method: session.method, clientID: session.clientID, tokenID: session.tokenID),
+            address: address, userAgent: userAgent)
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+
+/// What the admin API decides (issue 48): whether the caller may, what it sees, and the
+/// trail of every write and every refusal. Handlers translate to and from the wire only.
+public struct AdminService: Sendable {
+    private let tenants: any TenantStore
+    private let trail: any AuditTrail
+    private let clock: WallClock
+
+    public init(tenants: any TenantStore, trail: any AuditTrail, clock: WallClock = .system) {
+        self.tenants = tenants
+        self.trail = trail
+        self.clock = clock
+    }
+
+    /// Throws unless the call may do `permission` (on `tenantID`'s resources; nil: the
+    /// platform's). A refusal is recorded before it is answered.
+    public func authorize(
+        _ call: AdminCall, _ permission: AdminPermission, tenantID: String?, miniAppID: String? = nil,
+        resourceID: String? = nil
+    ) async throws {
+        let decision = AdminAuthorizer.decide(
+            permission, tenantID: tenantID, miniAppID: miniAppID, bindings: call.session.bindings)
+        let refusal: (AdminError, AuditOutcome, String?)
+        switch decision {
+        case .allowed: return
+        case .forbidden(let missing):
+            refusal = (.forbidden(missing: missing), AuditOutcome(status: 403, code: "forbidden"), tenantID)
+        case .notFound:
+            // Recorded in the platform's chain: the tenant's own chain is not the caller's to extend.
+            refusal = (.tenantNotFound(tenantID ?? ""), AuditOutcome(status: 404, code: "tenant_not_found"), nil)
+        }
+        try await trail.append(
+            AuditDraft(
+                time: clock.now(), actor: call.actor, requestID: call.requestID, verb: permission.verb,
+                resource: AuditResource(type: permission.resource, tenant: refusal.2, id: resourceID ?? tenantID),
+                outcome: refusal.1))
+        throw refusal.0
+    }
+
+    /// The tenants the call may see, by id, after `cursor` (an id), `limit` of them.
+    public func listTenants(_ call: AdminCall, cursor: String?, limit: Int) async throws -> (items: [Tenant], next: String?) {
+        guard (1...AuditQuery.maxLimit).contains(limit) else { throw AdminError.badRequest("limit must be 1-500") }
+        let visible = AdminAuthorizer.visibleTenants(call.session.bindings)
+        let readable = try await tenants.allTenants().filter { tenant in
+            visible.map { $0.contains(tenant.id) } ?? true
+                && AdminAuthorizer.decide(
+                    AdminPermission(.read, .tenant), tenantID: tenant.id, bindings: call.session.bindings) == .allowed
+        }
+        let after = readable.filter { cursor == nil || $0.id > cursor! }
+        let page = Array(after.prefix(limit))
+        return (page, after.count > limit ? page.last?.id : nil)
+    }
+
+    /// One tenant the call may read.
+    public func tenant(_ call: AdminCall, id: String) async throws -> Tenant {
+        try await authorize(call, AdminPermission(.read, .tenant), tenantID: id)
+        guard let found = try await tenants.tenant(id: id) else { throw AdminError.tenantNotFound(id) }
+        return found
+    }
+
+    /// Renames a tenant, at `revision` when given (`If-Match`); recorded with the change.
+    public func renameTenant(_ call: AdminCall, id: String, displayName: String, revision: Int64?) async throws -> Tenant {
+        try await authorize(call, AdminPermission(.update, .tenant), tenantID: id)
+        let actor = call.actor, requestID = call.requestID, now = clock.now()
+        do {
+            return try await tenants.update(
+                id: id, actor: "operator:\(call.session.caller.name)",
+                trail: { old, new in
+                    AuditDraft(
+                        time: now, actor: actor, requestID: requestID, verb: .update,
+                        resource: AuditResource(
+                            type: .tenant, tenant: id, id: id, revisionBefore: old.configVersion,
+                            revisionAfter: new.configVersion),
+                        outcome: .ok,
+                        change: AuditChange(
+                            before: .object(["displayName": .string(old.displayName)]),
+                            after: .object(["displayName": .string(new.displayName)])))
+                }
+            ) { tenant in
+                if let revision, tenant.configVersion != revision {
+                    throw AdminError.preconditionFailed(current: tenant.configVersion)
+                }
+                tenant.displayName = displayName
+            }
+        } catch TenantStoreError.notFound {
+            throw AdminError.tenantNotFound(id)
+        } catch let error as TenantValidationError {
+            throw AdminError.invalidTenant(error.description)
+        } catch TenantStoreError.invalid(let reason) {
+            throw AdminError.invalidTenant(reason)
+        } catch AdminError.preconditionFailed(let current) {
+            try await trail.append(
+                AuditDraft(
+                    time: now, actor: actor, requestID: requestID, verb: .update,
+                    resource: AuditResource(type: .tenant, tenant: id, id: id, revisionBefore: current),
+                    outcome: AuditOutcome(status: 412, code: "precondition_failed")))
+            throw AdminError.preconditionFailed(current: current)
+        }
+    }
+
+    /// A page of the trail the call may read: one tenant's chain (`audit:read` there), or
+    /// every chain and the platform's (`audit:read` platform-wide).
+    public func audit(_ call: AdminCall, query: AuditQuery) async throws -> AuditPage {
+        let tenantID = query.chain == AuditChain.platform ? nil : query.chain
+        try await authorize(call, AdminPermission(.read, .audit), tenantID: tenantID)
+        return try await trail.records(matching: query)
+    }
+}

@@ -1,0 +1,136 @@
+import AdminAPI
+import Foundation
+import GatewayCore
+import OpenAPIRuntime
+
+/// The generated admin server's operations: wire types in, ``AdminService`` decides, wire
+/// types out.
+struct AdminAPIHandler: APIProtocol {
+    let service: AdminService
+    let authenticator: OperatorAuthenticator
+
+    func operatorToken(_ input: Operations.OperatorToken.Input) async throws -> Operations.OperatorToken.Output {
+        guard case .urlEncodedForm(let form) = input.body else { throw OperatorTokenError.invalidRequest("a form body") }
+        var (clientID, secret) = (form.clientId, form.clientSecret)
+        if let basic = BasicCredentials(AdminScope.current.headers[.authorization]) {
+            guard clientID == nil || clientID == basic.user, secret == nil else {
+                throw OperatorTokenError.invalidRequest("one client authentication method")
+            }
+            (clientID, secret) = (basic.user, basic.password)
+        }
+        let issued = try await authenticator.token(grantType: form.grantType, clientID: clientID, secret: secret)
+        return .ok(
+            .init(
+                headers: .init(cacheControl: "no-store"),
+                body: .json(.init(accessToken: issued.token, tokenType: .bearer, expiresIn: issued.expiresIn))))
+    }
+
+    func adminWhoAmI(_ input: Operations.AdminWhoAmI.Input) async throws -> Operations.AdminWhoAmI.Output {
+        let call = try AdminScope.call()
+        let caller = call.session.caller
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        id: caller.id, name: caller.name, kind: caller.kind == .person ? .person : .serviceAccount,
+                        disabled: caller.disabled, roles: call.session.bindings.map(\.label).sorted()))))
+    }
+
+    func adminListTenants(_ input: Operations.AdminListTenants.Input) async throws -> Operations.AdminListTenants.Output {
+        let page = try await service.listTenants(
+            try AdminScope.call(), cursor: input.query.cursor, limit: input.query.limit ?? 50)
+        return .ok(.init(body: .json(.init(items: page.items.map(Self.view), next: page.next))))
+    }
+
+    func adminGetTenant(_ input: Operations.AdminGetTenant.Input) async throws -> Operations.AdminGetTenant.Output {
+        let tenant = try await service.tenant(try AdminScope.call(), id: input.path.tenant)
+        return .ok(.init(headers: .init(eTag: Self.etag(tenant)), body: .json(Self.view(tenant))))
+    }
+
+    func adminPatchTenant(_ input: Operations.AdminPatchTenant.Input) async throws -> Operations.AdminPatchTenant.Output {
+        guard case .applicationMergePatchJson(let patch) = input.body, let displayName = patch.displayName else {
+            throw AdminError.badRequest("the patch names no field this version changes (displayName)")
+        }
+        let revision = try AdminScope.current.headers[.ifMatch].map(Self.revision)
+        let tenant = try await service.renameTenant(
+            try AdminScope.call(), id: input.path.tenant, displayName: displayName, revision: revision)
+        return .ok(.init(headers: .init(eTag: Self.etag(tenant)), body: .json(Self.view(tenant))))
+    }
+
+    func adminListAudit(_ input: Operations.AdminListAudit.Input) async throws -> Operations.AdminListAudit.Output {
+        let q = input.query
+        var resource: AdminResource?
+        if let name = q.resource {
+            guard let known = AdminResource(rawValue: name) else { throw AdminError.badRequest("unknown resource \(name)") }
+            resource = known
+        }
+        var cursor: Int64?
+        if let text = q.cursor {
+            guard let value = Int64(text), value > 0 else { throw AdminError.badRequest("cursor is a page's next") }
+            cursor = value
+        }
+        let page = try await service.audit(
+            try AdminScope.call(),
+            query: AuditQuery(
+                chain: q.tenant, subject: q._operator, resourceType: resource,
+                verb: q.verb.flatMap { AdminVerb(rawValue: $0.rawValue) }, since: q.since, until: q.until,
+                cursor: cursor, limit: q.limit ?? 50))
+        return .ok(.init(body: .json(.init(items: try page.items.map(Self.record), next: page.next.map(String.init)))))
+    }
+
+    static func view(_ tenant: Tenant) -> Components.Schemas.TenantView {
+        .init(
+            id: tenant.id, displayName: tenant.displayName, status: tenant.status == .suspended ? .suspended : .active,
+            revision: tenant.configVersion)
+    }
+
+    static func etag(_ tenant: Tenant) -> String { "\"\(tenant.configVersion)\"" }
+
+    /// `"17"` (or `W/"17"`) as a revision; anything else is a bad request.
+    static func revision(_ ifMatch: String) throws -> Int64 {
+        let bare = ifMatch.hasPrefix("W/") ? ifMatch.dropFirst(2) : Substring(ifMatch)
+        guard bare.count >= 3, bare.first == "\"", bare.last == "\"", let value = Int64(bare.dropFirst().dropLast())
+        else { throw AdminError.badRequest("If-Match is a revision's ETag, e.g. \"17\"") }
+        return value
+    }
+
+    /// A record in the contract's shape, through JSON (the record's own Codable form).
+    static func record(_ record: AuditRecord) throws -> Components.Schemas.AuditRecord {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            guard let date = RFC3339.date(from: text) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: text))
+            }
+            return date
+        }
+        return try decoder.decode(Components.Schemas.AuditRecord.self, from: JSONEncoder().encode(AuditRecordWire(record)))
+    }
+}
+
+/// An audit record as the contract spells it.
+struct AuditRecordWire: Encodable {
+    var id: String
+    var time: String
+    var requestId: String?
+    var actor: AuditActor
+    var verb: String
+    var resource: AuditResource
+    var outcome: AuditOutcome
+    var change: AuditChange?
+    var hash: String
+    var previousHash: String
+
+    init(_ r: AuditRecord) {
+        id = String(r.id)
+        time = RFC3339.string(from: r.time)
+        requestId = r.requestID
+        actor = r.actor
+        verb = r.verb.rawValue
+        resource = r.resource
+        outcome = r.outcome
+        change = r.change
+        hash = r.hash
+        previousHash = r.previousHash
+    }
+}

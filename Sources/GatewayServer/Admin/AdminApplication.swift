@@ -1,0 +1,52 @@
+import AdminAPI
+import GatewayCore
+import Hummingbird
+import Logging
+import OpenAPIHummingbird
+import OpenAPIRuntime
+
+/// The admin listener (issue 48): its own Hummingbird application on `--admin-host` /
+/// `--admin-port`, serving only `OpenAPI/admin.yaml`, never the public routes (and the public
+/// port never serves these). Runs as a service beside the public application.
+public enum AdminApplication {
+    /// What the admin listener needs from the gateway.
+    public struct Services: Sendable {
+        public var stores: DurableStores
+        public var metrics: GatewayMetrics
+        public var clock: WallClock
+
+        public init(stores: DurableStores, metrics: GatewayMetrics, clock: WallClock) {
+            self.stores = stores
+            self.metrics = metrics
+            self.clock = clock
+        }
+    }
+
+    /// The router: edge middleware (request id, problems, operator authentication), then the
+    /// generated handlers.
+    static func router(_ services: Services) throws -> Router<AdminRequestContext> {
+        let router = Router(context: AdminRequestContext.self)
+        let authenticator = OperatorAuthenticator(operators: services.stores.operators, clock: services.clock)
+        router.add(
+            middleware: AdminEdgeMiddleware(
+                ids: RequestIDSequence(), authenticator: authenticator, metrics: AdminMetrics(metrics: services.metrics)))
+        router.add(middleware: HeaderDecodingMiddleware())
+        let handler = AdminAPIHandler(
+            service: AdminService(tenants: services.stores.tenants, trail: services.stores.audit, clock: services.clock),
+            authenticator: authenticator)
+        try handler.registerHandlers(on: router, configuration: GatewayApplication.wireConfiguration)
+        return router
+    }
+
+    /// - Parameter onServerRunning: called with the bound port (port 0 picks a free one).
+    public static func make(
+        host: String, port: Int, services: Services, logger: Logger,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws -> some ApplicationProtocol {
+        Application(
+            router: try router(services),
+            configuration: .init(address: .hostname(host, port: port), serverName: GatewayApplication.serverName),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
+            logger: logger)
+    }
+}

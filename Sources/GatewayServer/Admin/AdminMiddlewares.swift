@@ -1,0 +1,116 @@
+import Foundation
+import GatewayCore
+import HTTPTypes
+import Hummingbird
+import OpenAPIRuntime
+
+/// Request id, problem mapping and operator authentication of the admin listener, in that
+/// order, then the generated handlers with ``AdminScope`` bound.
+struct AdminEdgeMiddleware: RouterMiddleware {
+    typealias Context = AdminRequestContext
+    let ids: RequestIDSequence
+    let authenticator: OperatorAuthenticator
+    let metrics: AdminMetrics
+
+    /// Paths that take no operator token: the realm's token endpoint.
+    static let open: Set<String> = ["/admin/oauth2/token"]
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        var context = context
+        context.admin.requestID =
+            request.headers[RequestIDMiddleware.headerName].flatMap(RequestIDMiddleware.accept) ?? ids.next()
+        context.admin.headers = request.headers
+        var response: Response
+        do {
+            if !Self.open.contains(request.uri.path) {
+                context.admin.session = try await session(request)
+            }
+            let scope = context.admin
+            response = try await AdminScope.$current.withValue(scope) { try await next(request, context) }
+        } catch {
+            response = AdminProblems.response(for: error, requestID: context.admin.requestID, path: request.uri.path)
+        }
+        response.headers[RequestIDMiddleware.headerName] = context.admin.requestID
+        metrics.count(path: request.uri.path, method: request.method.rawValue, status: response.status.code)
+        return response
+    }
+
+    private func session(_ request: Request) async throws -> OperatorSession {
+        guard let header = request.headers[.authorization], header.count <= 200,
+            header.lowercased().hasPrefix("bearer ")
+        else { throw AdminError.unauthorized }
+        guard let session = try await authenticator.session(bearer: String(header.dropFirst(7))) else {
+            throw AdminError.unauthorized
+        }
+        return session
+    }
+}
+
+/// The one place admin errors become problem documents (the token endpoint: RFC 6749 errors).
+enum AdminProblems {
+    static func response(for error: any Error, requestID: String, path: String) -> Response {
+        let underlying = ProblemMiddleware.underlying(error)
+        if path == "/admin/oauth2/token" { return tokenError(underlying) }
+        return ProblemResponse.make(problem(for: underlying, wrapped: error), requestID: requestID)
+    }
+
+    static func problem(for error: any Error, wrapped: any Error) -> GatewayProblem {
+        switch error {
+        case let error as AdminError:
+            switch error {
+            case .unauthorized:
+                return GatewayProblem(
+                    status: 401, code: "unauthorized", title: "Unauthorized",
+                    detail: "An operator access token is required.",
+                    headers: [(name: "WWW-Authenticate", value: #"Bearer realm="operators""#)])
+            case .forbidden(let missing):
+                return GatewayProblem(
+                    status: 403, code: "forbidden", title: "Forbidden", detail: "missing permission \(missing)",
+                    members: ["missingPermission": .string(missing.description)])
+            case .tenantNotFound(let id):
+                return GatewayProblem(status: 404, code: "tenant_not_found", title: "Not Found", detail: "no tenant \(id)")
+            case .preconditionFailed(let current):
+                return GatewayProblem(
+                    status: 412, code: "precondition_failed", title: "Precondition Failed",
+                    detail: "the resource is at revision \(current)", headers: [(name: "ETag", value: "\"\(current)\"")],
+                    members: ["currentRevision": .string(String(current))])
+            case .badRequest(let detail):
+                return GatewayProblem(status: 400, code: "invalid_request", title: "Bad Request", detail: detail)
+            case .invalidTenant(let detail):
+                return GatewayProblem(status: 422, code: "invalid_tenant", title: "Unprocessable Content", detail: detail)
+            }
+        case _ where DatabaseUnavailable(meaning: error) != nil:
+            return .databaseUnavailable()
+        case let error as HTTPError where error.status == .notFound:
+            return .notFound()
+        default:
+            if let serverError = wrapped as? ServerError, serverError.httpStatus.code < 500 {
+                return GatewayProblem(
+                    status: 400, code: "invalid_request", title: "Bad Request",
+                    detail: "the request does not match the admin contract")
+            }
+            return .internalError()
+        }
+    }
+
+    /// RFC 6749 §5.2 on the operator realm's token endpoint.
+    static func tokenError(_ error: any Error) -> Response {
+        let (status, code, description): (HTTPResponse.Status, String, String) =
+            switch error as? OperatorTokenError {
+            case .invalidClient: (.unauthorized, "invalid_client", "client authentication failed")
+            case .unsupportedGrantType: (.badRequest, "unsupported_grant_type", "the operator realm grants client_credentials")
+            case .invalidRequest(let detail): (.badRequest, "invalid_request", detail)
+            case nil:
+                DatabaseUnavailable(meaning: error) != nil
+                    ? (.serviceUnavailable, "temporarily_unavailable", "the database is unavailable")
+                    : (.badRequest, "invalid_request", "the token request does not match the admin contract")
+            }
+        var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
+        if status == .unauthorized { headers[.wwwAuthenticate] = #"Basic realm="operators""# }
+        let body = (try? JSONValue.object(["error": .string(code), "error_description": .string(description)]).encoded())
+            ?? Data()
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}

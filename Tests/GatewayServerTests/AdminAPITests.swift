@@ -1,0 +1,233 @@
+import AsyncHTTPClient
+import Foundation
+import GatewayCore
+import GatewayServer
+import Logging
+import NIOCore
+import NIOHTTP1
+import ServiceLifecycle
+import Testing
+
+/// The admin listener (issue 48) on real sockets, on both engines: service accounts trade
+/// their secret for a token; every role against every admin operation (allowed → 2xx, not
+/// allowed → 403, another tenant → 404) from the role table; If-Match races; refusals audited.
+@Suite("Admin API")
+struct AdminAPITests {
+    struct Reply {
+        var status: Int
+        var headers: HTTPHeaders
+        var json: [String: Any]
+    }
+
+    /// A running admin listener on a test gateway's stores, and service accounts per role.
+    struct Admin {
+        let port: Int
+        let stores: DurableStores
+        var tokens: [String: String] = [:]
+
+        func call(
+            _ method: HTTPMethod, _ path: String, token: String?, body: String? = nil, headers: [(String, String)] = [],
+            contentType: String = "application/merge-patch+json"
+        ) async throws -> Reply {
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+            request.method = method
+            if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+            for (name, value) in headers { request.headers.add(name: name, value: value) }
+            if let body {
+                request.headers.add(name: "Content-Type", value: contentType)
+                request.body = .bytes(ByteBuffer(string: body))
+            }
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            let bytes = try await response.body.collect(upTo: 1 << 20)
+            let json = (try? JSONSerialization.jsonObject(with: Data(buffer: bytes))) as? [String: Any] ?? [:]
+            return Reply(status: Int(response.status.code), headers: response.headers, json: json)
+        }
+
+        func token(_ clientID: String, _ secret: String, basic: Bool = false) async throws -> Reply {
+            if basic {
+                let credentials = Data("\(clientID):\(secret)".utf8).base64EncodedString()
+                return try await call(
+                    .POST, "/admin/oauth2/token", token: nil, body: "grant_type=client_credentials",
+                    headers: [("Authorization", "Basic \(credentials)")],
+                    contentType: "application/x-www-form-urlencoded")
+            }
+            return try await call(
+                .POST, "/admin/oauth2/token", token: nil,
+                body: "grant_type=client_credentials&client_id=\(clientID)&client_secret=\(secret)",
+                contentType: "application/x-www-form-urlencoded")
+        }
+    }
+
+    static let roles: [(name: String, role: OperatorRole, tenant: String?)] = [
+        ("root", .platformAdmin, nil), ("acme-admin", .tenantAdmin, "acme"), ("acme-releaser", .releaseManager, "acme"),
+        ("acme-sender", .pushSender, "acme"), ("acme-auditor", .auditor, "acme"), ("acme-viewer", .viewer, "acme"),
+    ]
+
+    /// Starts an admin listener beside a test gateway, with tenants acme and beta and one
+    /// service account per role.
+    static func withAdmin(
+        backend: DatabaseBackend, _ body: @Sendable (Admin) async throws -> Void
+    ) async throws {
+        try await GatewayHarness.withGateway(useRedis: false, backend: backend) { harness, _, _ in
+            let stores = harness.bootstrap.stores
+            for id in ["acme", "beta"] { try await stores.tenants.create(Tenant(id: id, displayName: id), actor: "t") }
+            let operators = OperatorService(operators: stores.operators, hasher: PasswordHasher(logN: 10))
+            var secrets: [String: String] = [:]
+            for (name, role, tenant) in roles {
+                let created = try await operators.create(
+                    name: name, credential: .generatedSecret, roles: [(role, tenant)], actor: .local(user: "test"))
+                secrets[name] = created.secret
+            }
+            let (ports, continuation) = AsyncStream<Int>.makeStream()
+            let logger = Logger(label: "admin-test")
+            let app = try AdminApplication.make(
+                host: "127.0.0.1", port: 0,
+                services: .init(stores: stores, metrics: GatewayMetrics(), clock: .system), logger: logger,
+                onServerRunning: { continuation.yield($0) })
+            let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                var iterator = ports.makeAsyncIterator()
+                var admin = Admin(port: try #require(await iterator.next()), stores: stores)
+                for (name, secret) in secrets {
+                    let reply = try await admin.token(name, secret)
+                    admin.tokens[name] = try #require(reply.json["access_token"] as? String, "\(reply.json)")
+                }
+                try await body(admin)
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+            }
+        }
+    }
+
+    @Test(arguments: DatabaseBackend.available)
+    func tokenEndpoint(backend: DatabaseBackend) async throws {
+        try await Self.withAdmin(backend: backend) { admin in
+            let created = try await OperatorService(operators: admin.stores.operators).create(
+                name: "basic-bot", credential: .generatedSecret, actor: .local(user: "test"))
+            let secret = try #require(created.secret)
+            let basic = try await admin.token("basic-bot", secret, basic: true)
+            #expect(basic.status == 200 && basic.json["token_type"] as? String == "Bearer")
+            #expect(basic.json["expires_in"] as? Int == 900 && basic.headers["Cache-Control"].first == "no-store")
+            let me = try await admin.call(.GET, "/admin/v1/me", token: basic.json["access_token"] as? String)
+            #expect(me.status == 200 && me.json["name"] as? String == "basic-bot" && me.json["kind"] as? String == "service-account")
+
+            let wrong = try await admin.token("basic-bot", "not-the-secret")
+            #expect(wrong.status == 401 && wrong.json["error"] as? String == "invalid_client")
+            #expect(try await admin.token("nobody", secret).json["error"] as? String == "invalid_client")
+            let grant = try await admin.call(
+                .POST, "/admin/oauth2/token", token: nil, body: "grant_type=password&client_id=basic-bot",
+                contentType: "application/x-www-form-urlencoded")
+            #expect(grant.status == 400 && grant.json["error"] as? String == "unsupported_grant_type")
+
+            for token in [nil, "garbage", "sgo_unknown"] {
+                let refused = try await admin.call(.GET, "/admin/v1/tenants", token: token)
+                #expect(refused.status == 401 && refused.json["code"] as? String == "unauthorized")
+                #expect(refused.headers["WWW-Authenticate"].first?.hasPrefix("Bearer") == true)
+            }
+            // The admin listener serves the admin contract only.
+            #expect(try await admin.call(.GET, "/t/acme/v1/home", token: admin.tokens["root"]).status == 404)
+        }
+    }
+
+    /// Every role against every admin operation, expectations from the role table.
+    @Test(arguments: DatabaseBackend.available)
+    func everyRoleAgainstEveryOperation(backend: DatabaseBackend) async throws {
+        struct Operation: Sendable {
+            var permission: AdminPermission
+            var method: HTTPMethod
+            var path: @Sendable (String) -> String
+            var body: String?
+        }
+        let operations = [
+            Operation(permission: AdminPermission(.read, .tenant), method: .GET, path: { "/admin/v1/tenants/\($0)" }),
+            Operation(
+                permission: AdminPermission(.update, .tenant), method: .PATCH, path: { "/admin/v1/tenants/\($0)" },
+                body: #"{"displayName": "Renamed"}"#),
+            Operation(permission: AdminPermission(.read, .audit), method: .GET, path: { "/admin/v1/audit?tenant=\($0)" }),
+        ]
+        try await Self.withAdmin(backend: backend) { admin in
+            for (name, role, _) in Self.roles {
+                let token = admin.tokens[name]
+                for operation in operations {
+                    let allowed = role.permissions.contains(operation.permission)
+                    let acme = try await admin.call(operation.method, operation.path("acme"), token: token, body: operation.body)
+                    #expect(
+                        allowed ? (200..<300).contains(acme.status) : acme.status == 403,
+                        "\(name) \(operation.permission) on acme: \(acme.status) \(acme.json)")
+                    if !allowed {
+                        #expect(acme.json["code"] as? String == "forbidden")
+                        #expect(acme.json["missingPermission"] as? String == operation.permission.description)
+                    }
+                    // Another tenant: where the operator holds nothing it does not exist.
+                    let beta = try await admin.call(operation.method, operation.path("beta"), token: token, body: operation.body)
+                    let expected = role == .platformAdmin ? 200 : 404
+                    #expect(beta.status == expected, "\(name) \(operation.permission) on beta: \(beta.status)")
+                }
+                // Lists are filtered on the server.
+                let list = try await admin.call(.GET, "/admin/v1/tenants", token: token)
+                let ids = (list.json["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+                if role == .platformAdmin {
+                    #expect(ids.contains("acme") && ids.contains("beta") && ids == ids.sorted(), "\(name): \(ids)")
+                } else {
+                    #expect(ids == ["acme"], "\(name): \(ids)")
+                }
+            }
+            // Every refusal is in the trail, with the refused operator's roles at that moment.
+            let refusals = try await admin.stores.audit.records(
+                matching: AuditQuery(chain: "acme", resourceType: .tenant, verb: .update, limit: 100)
+            ).items.filter { $0.outcome.status == 403 }
+            #expect(Set(refusals.map(\.actor.name)) == ["acme-releaser", "acme-sender", "acme-auditor", "acme-viewer"])
+            #expect(refusals.first { $0.actor.name == "acme-viewer" }?.actor.roles == ["viewer@acme"])
+            #expect(refusals.allSatisfy { $0.actor.auth?.method == "client_secret" && $0.actor.address != nil })
+            for chain in try await admin.stores.audit.chainNames() {
+                #expect(try await AuditVerifier.verify(admin.stores.audit, chain: chain).broken == nil)
+            }
+        }
+    }
+
+    @Test(arguments: DatabaseBackend.available)
+    func ifMatchRaceLosesNothing(backend: DatabaseBackend) async throws {
+        try await Self.withAdmin(backend: backend) { admin in
+            let read = try await admin.call(.GET, "/admin/v1/tenants/acme", token: admin.tokens["root"])
+            let etag = try #require(read.headers["ETag"].first)
+            async let first = admin.call(
+                .PATCH, "/admin/v1/tenants/acme", token: admin.tokens["root"], body: #"{"displayName": "First"}"#,
+                headers: [("If-Match", etag)])
+            async let second = admin.call(
+                .PATCH, "/admin/v1/tenants/acme", token: admin.tokens["acme-admin"], body: #"{"displayName": "Second"}"#,
+                headers: [("If-Match", etag)])
+            let replies = try await [first, second]
+            #expect(replies.map(\.status).sorted() == [200, 412], "\(replies.map(\.json))")
+            let lost = try #require(replies.first { $0.status == 412 })
+            #expect(lost.json["code"] as? String == "precondition_failed")
+            let won = try #require(replies.first { $0.status == 200 })
+            #expect(lost.headers["ETag"].first == won.headers["ETag"].first)
+            let stored = try #require(try await admin.stores.tenants.tenant(id: "acme"))
+            #expect(stored.displayName == won.json["displayName"] as? String)
+            // Both audited: the change with its revisions, the refusal with the revision it met.
+            let records = try await admin.stores.audit.records(
+                matching: AuditQuery(chain: "acme", resourceType: .tenant, limit: 10)).items
+            #expect(records.map(\.outcome.status).sorted() == [200, 412])
+            let change = try #require(records.first { $0.outcome.status == 200 })
+            #expect(change.resource.revisionAfter == (change.resource.revisionBefore ?? 0) + 1)
+            #expect(change.change?.after == .object(["displayName": .string(stored.displayName)]))
+
+            // Bad input writes nothing: unknown fields, a stale or malformed If-Match, too long a name.
+            let before = try #require(try await admin.stores.tenants.tenant(id: "acme")).configVersion
+            for (body, headers, status) in [
+                (#"{"displayName": "X", "status": "suspended"}"#, [(String, String)](), 400),
+                (#"{}"#, [], 400),
+                (#"{"displayName": "X"}"#, [("If-Match", "\"1\"")], 412),
+                (#"{"displayName": "X"}"#, [("If-Match", "17")], 400),
+                ("{\"displayName\": \"\(String(repeating: "x", count: 201))\"}", [], 422),
+            ] {
+                let refused = try await admin.call(
+                    .PATCH, "/admin/v1/tenants/acme", token: admin.tokens["root"], body: body, headers: headers)
+                #expect(refused.status == status, "\(body) \(headers): \(refused.status) \(refused.json)")
+                #expect(refused.json["code"] != nil)
+            }
+            #expect(try await admin.stores.tenants.tenant(id: "acme")?.configVersion == before)
+        }
+    }
+}
