@@ -104,33 +104,6 @@ struct AdminAPIHandler: APIProtocol {
             }
             return date
         }
-        return try decoder.decode(Components.Schemas.AuditRecord.self, from: JSONEncoder().encode(AuditRecordWire(record)))
-    }
-}
-
-/// An audit record as the contract spells it.
-struct AuditRecordWire: Encodable {
-    var id: String
-    var time: String
-    var requestId: String?
-    var actor: AuditActor
-    var verb: String
-    var resource: AuditResource
-    var outcome: AuditOutcome
-    var change: AuditChange?
-    var hash: String
-    var previousHash: String
-
-    init(_ r: AuditRecord) {
-        id = String(r.id)
-        time = RFC3339.string(from: r.time)
-        requestId = r.requestID
-        actor = r.actor
-        verb = r.verb.rawValue
-        resource = r.resource
-        outcome = r.outcome
-        change = r.change
-        hash = r.hash
-        previousHash = r.previousHash
+        return try decoder.decode(Components.Schemas.AuditRecord.self, from: JSONEncoder().encode(AuditRecordDocument(record)))
     }
 }

@@ -25,33 +25,6 @@ struct AuditChainOptions: ParsableArguments {
     var chain: String? { platform ? AuditChain.platform : tenant }
 }
 
-/// One record as `audit list --json` prints it (the admin API's shape).
-struct AuditRecordDocument: Encodable {
-    var id: String
-    var time: String
-    var actor: AuditActor
-    var requestId: String?
-    var verb: String
-    var resource: AuditResource
-    var outcome: AuditOutcome
-    var change: AuditChange?
-    var hash: String
-    var previousHash: String
-
-    init(_ r: AuditRecord) {
-        id = String(r.id)
-        time = RFC3339.string(from: r.time)
-        actor = r.actor
-        requestId = r.requestID
-        verb = r.verb.rawValue
-        resource = r.resource
-        outcome = r.outcome
-        change = r.change
-        hash = r.hash
-        previousHash = r.previousHash
-    }
-}
-
 struct AuditListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list", abstract: "List audit records, newest first, one page at a time.")
