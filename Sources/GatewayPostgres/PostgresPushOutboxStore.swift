@@ -114,6 +114,10 @@ extension PostgresPushOutboxStore {
 
 /// ``PushDeliveryQueue`` on PostgreSQL: claims lock the due rows `FOR UPDATE SKIP LOCKED`,
 /// so workers on every replica take disjoint batches, and lease them in the same transaction.
+/// The due rows are picked first (the partial index, `LIMIT`), then joined to their message,
+/// device and consent: joined first, the planner (its statistics behind a fresh backlog)
+/// joined the whole backlog on every claim: a claim of 256 out of 10,000 pending took 127 ms,
+/// picked first 1.5 ms (17 ms on a cold cache; `EXPLAIN ANALYZE`, issue 47).
 extension PostgresPushOutboxStore: PushDeliveryQueue {
     private typealias ClaimColumns = (
         String, String, String, String, Int32, String?, String?, String?, String?, String?, String?, String?, String?,
@@ -128,20 +132,23 @@ extension PostgresPushOutboxStore: PushDeliveryQueue {
         return try await database.transaction { connection in
             let rows = try await connection.all(
                 """
+                WITH due AS (
+                    SELECT tenant_id, message_id, device_id, user_id, attempts, next_attempt_at_ms FROM push_deliveries
+                    WHERE state = 'pending' AND next_attempt_at_ms <= \(nowMS)
+                        AND (lease_until_ms IS NULL OR lease_until_ms <= \(nowMS))
+                    ORDER BY next_attempt_at_ms LIMIT \(limit)
+                    FOR UPDATE SKIP LOCKED)
                 SELECT d.tenant_id, d.message_id, d.device_id, d.user_id, d.attempts, m.document,
                     v.user_id, v.provider, v.token_sealed, v.platform, v.locale, v.app_version, v.apns_environment,
                     v.created_at_ms, v.updated_at_ms,
                     CASE WHEN EXISTS (SELECT 1 FROM auth_users u WHERE u.tenant_id = d.tenant_id
                         AND u.subject = d.user_id AND u.disabled) THEN 'DISABLED' ELSE c.status END
-                FROM push_deliveries d
+                FROM due d
                 LEFT JOIN push_messages m ON m.tenant_id = d.tenant_id AND m.message_id = d.message_id
                 LEFT JOIN push_devices v ON v.tenant_id = d.tenant_id AND v.device_id = d.device_id
                 LEFT JOIN user_consents c ON c.tenant_id = d.tenant_id AND c.user_id = d.user_id
                     AND c.miniapp_id = m.mini_app_id AND c.permission = \(permission)
-                WHERE d.state = 'pending' AND d.next_attempt_at_ms <= \(nowMS)
-                    AND (d.lease_until_ms IS NULL OR d.lease_until_ms <= \(nowMS))
-                ORDER BY d.next_attempt_at_ms LIMIT \(limit)
-                FOR UPDATE OF d SKIP LOCKED
+                ORDER BY d.next_attempt_at_ms
                 """, as: ClaimColumns.self)
             let leased = rows.map { c -> PushClaimPlanner.Leased in
                 var device: StoredDeviceRow?
