@@ -50,8 +50,8 @@ public final class PostgresAuditTrail: AuditTrail {
               AND (\(query.verb?.rawValue)::text IS NULL OR verb = \(query.verb?.rawValue))
               AND (\(since)::bigint IS NULL OR time_ms >= \(since))
               AND (\(until)::bigint IS NULL OR time_ms < \(until))
-              AND (\(query.cursor)::bigint IS NULL OR id < \(query.cursor))
-            ORDER BY id DESC LIMIT \(query.limit + 1)
+              AND (\(query.cursor)::bigint IS NULL OR \(unescaped: query.oldestFirst ? "id >" : "id <") \(query.cursor))
+            ORDER BY id \(unescaped: query.oldestFirst ? "ASC" : "DESC") LIMIT \(query.limit + 1)
             """, as: Self.RowColumns.self)
         return AuditPages.page(rows.map(Self.row), limit: query.limit)
     }

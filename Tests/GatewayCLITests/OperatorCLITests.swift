@@ -60,6 +60,16 @@ struct OperatorCLITests {
         let byOperator = await ctl.run(["audit", "list", "--operator", "local:tester", "--resource", "operator"])
         #expect(byOperator.code == 0 && byOperator.output.contains("ci-bot") == false && byOperator.output.contains("tester"))
 
+        // Export: JSON lines, oldest first, resumable after the last id.
+        let export = await ctl.run(["audit", "export"])
+        let lines = export.output.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(lines.count == 3 && lines.allSatisfy { $0?["hash"] is String }, "\(export.output)")
+        let ids = lines.compactMap { $0?["id"] as? String }.compactMap(Int64.init)
+        #expect(ids == ids.sorted() && export.error.contains("exported 3 records"))
+        let resumed = await ctl.run(["audit", "export", "--after", String(ids[1])])
+        #expect(resumed.output.split(separator: "\n").count == 1 && resumed.output.contains("\"id\":\"\(ids[2])\""))
+        #expect(await ctl.run(["audit", "export", "--since", "yesterday"]).code == 2)
+
         let verified = await ctl.run(["audit", "verify"])
         #expect(verified.code == 0 && verified.output.contains("chain acme: 1 records intact"), "\(verified.output)")
         try ctl.store().execute(sql: "UPDATE audit_records SET body = REPLACE(body, 'hello', 'other') WHERE chain = 'acme'")

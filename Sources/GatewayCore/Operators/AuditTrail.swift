@@ -8,7 +8,7 @@ public protocol AuditTrail: Sendable {
     @discardableResult
     func append(_ draft: AuditDraft) async throws -> AuditRecord
 
-    /// Records matching `query`, newest first, one page.
+    /// Records matching `query`, newest first (or oldest first), one page.
     func records(matching query: AuditQuery) async throws -> AuditPage
 
     /// Every chain that has a record.
@@ -31,8 +31,10 @@ public struct AuditQuery: Sendable, Equatable {
     public var since: Date?
     /// Records before this time.
     public var until: Date?
-    /// The `next` of the page before: records older than it.
+    /// The `next` of the page before: records past it in ``oldestFirst`` order.
     public var cursor: Int64?
+    /// Oldest first (exports); newest first by default (lists).
+    public var oldestFirst: Bool
     /// Records per page (1-``maxLimit``).
     public var limit: Int
 
@@ -40,8 +42,9 @@ public struct AuditQuery: Sendable, Equatable {
 
     public init(
         chain: String? = nil, subject: String? = nil, resourceType: AdminResource? = nil, verb: AdminVerb? = nil,
-        since: Date? = nil, until: Date? = nil, cursor: Int64? = nil, limit: Int = 50
+        since: Date? = nil, until: Date? = nil, cursor: Int64? = nil, limit: Int = 50, oldestFirst: Bool = false
     ) {
+        self.oldestFirst = oldestFirst
         self.chain = chain
         self.subject = subject
         self.resourceType = resourceType

@@ -49,10 +49,11 @@ public final class SQLiteAuditTrail: AuditTrail {
         add("verb = ?", query.verb?.rawValue)
         add("time_ms >= ?", query.since.map(StoreClock.milliseconds))
         add("time_ms < ?", query.until.map(StoreClock.milliseconds))
-        add("id < ?", query.cursor)
+        add(query.oldestFirst ? "id > ?" : "id < ?", query.cursor)
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         arguments += [query.limit + 1]
-        let (sql, bound) = ("\(Self.columns) \(filter) ORDER BY id DESC LIMIT ?", arguments)
+        let order = query.oldestFirst ? "ASC" : "DESC"
+        let (sql, bound) = ("\(Self.columns) \(filter) ORDER BY id \(order) LIMIT ?", arguments)
         let rows = try await pool.read { db in
             try Row.fetchAll(db, sql: sql, arguments: bound)
                 .map(Self.row)

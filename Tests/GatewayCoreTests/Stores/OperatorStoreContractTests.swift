@@ -98,6 +98,15 @@ struct OperatorStoreContractTests {
             query.cursor = next
         }
         #expect(seen.count == 25 && seen == seen.sorted(by: >))
+        var ascending: [Int64] = []
+        var forward = AuditQuery(limit: 7, oldestFirst: true)
+        while true {
+            let page = try await trail.records(matching: forward)
+            ascending += page.items.map(\.id)
+            guard let next = page.next else { break }
+            forward.cursor = next
+        }
+        #expect(ascending == seen.reversed())
         let acme = try await trail.records(matching: AuditQuery(chain: "acme", limit: 100)).items
         #expect(acme.count == 9 && acme.allSatisfy { $0.resource.tenant == "acme" })
         #expect(acme.map(\.sequence) == Array((1...9).reversed()))

@@ -7,7 +7,7 @@ struct AuditCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audit",
         abstract: "Read the operators' audit trail and verify that its chains are intact.",
-        subcommands: [AuditListCommand.self, AuditVerifyCommand.self]
+        subcommands: [AuditListCommand.self, AuditVerifyCommand.self, AuditExportCommand.self]
     )
 }
 
@@ -119,5 +119,49 @@ struct AuditVerifyCommand: AsyncParsableCommand {
         }
         if global.json { try context.printJSON(results) }
         if results.contains(where: { !$0.intact }) { throw ExitCode(1) }
+    }
+}
+
+struct AuditExportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write audit records as JSON lines, oldest first, for a SIEM (and as an anchor outside the database).",
+        discussion: """
+            One record per line, in the shape of `audit list --json`, with its hash and the hash \
+            before it: a copy held elsewhere shows whether the database's trail was cut short or \
+            rewritten since. Resume with --after ID (the last id exported).
+            """)
+    @OptionGroup var chain: AuditChainOptions
+    @Option(help: "Only records at or after this time (RFC 3339).") var since: String?
+    @Option(help: "Only records after this id (the last one an earlier export wrote).") var after: Int64?
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        if let since, RFC3339.date(from: since) == nil { throw ValidationError("--since: '\(since)' is not an RFC 3339 time") }
+        if let after, after < 0 { throw ValidationError("--after must be an id (0 or more)") }
+    }
+
+    func run() async throws {
+        let context = try CLIContext.require()
+        let access = try await OperatorAccess(global, context: context)
+        var query = AuditQuery(
+            chain: chain.chain, since: since.flatMap(RFC3339.date(from:)), cursor: after, limit: AuditQuery.maxLimit,
+            oldestFirst: true)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var written = 0
+        while true {
+            let page = try await access.stores.audit.records(matching: query)
+            var lines = ""
+            for record in page.items {
+                lines += String(decoding: try encoder.encode(AuditRecordDocument(record)), as: UTF8.self) + "\n"
+            }
+            context.output.writeOutput(lines)
+            written += page.items.count
+            if written >= 10_000, written % 10_000 < page.items.count { context.printError("exported \(written) records") }
+            guard let next = page.next else { break }
+            query.cursor = next
+        }
+        context.printError("exported \(written) records")
     }
 }
