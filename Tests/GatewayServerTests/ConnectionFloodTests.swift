@@ -55,7 +55,9 @@ struct ConnectionFloodTests {
             run.output.split(separator: "\n").last { $0.hasPrefix("{") }, "flood.py: \(run.output.suffix(500))")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         let probes = try #require(report["probes"] as? [[String: Any]])
-        #expect(probes.count >= Int(Double(Self.seconds)! * 0.6), "\(probes.count) probes")
+        // Enough probes for "every probe admitted" to mean something. Not a rate: the prober is
+        // a process on the same starved cores (a CI run with builds beside it made 14 in 30 s).
+        #expect(probes.count >= 5, "\(probes.count) probes")
         // Every newcomer got in and was answered while the flood ran (a probe's socket waits up to
         // 5 s, so a SYN retried after a full accept queue still counts as admitted).
         let refused = probes.filter { ($0["status"] as? Int) != 200 }
