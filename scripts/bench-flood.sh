@@ -29,9 +29,10 @@ report = json.load(sys.stdin)
 probes = report["probes"]
 times = sorted(p["seconds"] for p in probes)
 late = [p for p in probes if p.get("status") != 200 or p["seconds"] > 1]
+held, opened = report["most_held"], report["opened"]
 print(f"flood {sys.argv[1]} connections from {sys.argv[2]} address(es): {len(probes)} probes, "
       f"p50 {times[len(times) // 2]:.3f} s, slowest {times[-1]:.3f} s, {len(late)} over 1 s or failed; "
-      f"flood held at most {report['most_held']}, opened {report['opened']}")' "$connections" "$(tr ',' '\n' <<<"$sources" | wc -l)"
+      f"flood held at most {held}, opened {opened}")' "$connections" "$(tr ',' '\n' <<<"$sources" | wc -l)"
   kill "$gw" 2>/dev/null || true
   wait "$gw" 2>/dev/null || true
 done
