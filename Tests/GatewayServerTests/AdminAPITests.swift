@@ -227,6 +227,10 @@ struct AdminAPITests {
                 #expect(refused.status == status, "\(body) \(headers): \(refused.status) \(refused.json)")
                 #expect(refused.json["code"] != nil)
             }
+            let huge = try await admin.call(
+                .PATCH, "/admin/v1/tenants/acme", token: admin.tokens["root"],
+                body: "{\"displayName\": \"\(String(repeating: "x", count: 70_000))\"}")
+            #expect(huge.status == 413 && huge.json["code"] as? String == "payload_too_large")
             #expect(try await admin.stores.tenants.tenant(id: "acme")?.configVersion == before)
         }
     }

@@ -14,6 +14,8 @@ struct AdminEdgeMiddleware: RouterMiddleware {
 
     /// Paths that take no operator token: the realm's token endpoint.
     static let open: Set<String> = ["/admin/oauth2/token"]
+    /// The largest request body (a merge patch, a token form): answered 413 past it, never buffered.
+    static let maxBodyBytes = 64 * 1024
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -23,12 +25,18 @@ struct AdminEdgeMiddleware: RouterMiddleware {
             request.headers[RequestIDMiddleware.headerName].flatMap(RequestIDMiddleware.accept) ?? ids.next()
         context.admin.headers = request.headers
         var response: Response
+        var request = request
         do {
+            if let declared = request.headers[.contentLength].flatMap(Int.init), declared > Self.maxBodyBytes {
+                throw GatewayProblem.payloadTooLarge(maximum: Self.maxBodyBytes)
+            }
+            request.body = RequestBody(asyncSequence: LimitedRequestBody(base: request.body, maximum: Self.maxBodyBytes))
             if !Self.open.contains(request.uri.path) {
                 context.admin.session = try await session(request)
             }
             let scope = context.admin
-            response = try await AdminScope.$current.withValue(scope) { try await next(request, context) }
+            let bounded = request
+            response = try await AdminScope.$current.withValue(scope) { try await next(bounded, context) }
         } catch {
             response = AdminProblems.response(for: error, requestID: context.admin.requestID, path: request.uri.path)
         }
@@ -58,6 +66,8 @@ enum AdminProblems {
 
     static func problem(for error: any Error, wrapped: any Error) -> GatewayProblem {
         switch error {
+        case let problem as GatewayProblem:
+            return problem
         case let error as AdminError:
             switch error {
             case .unauthorized:
