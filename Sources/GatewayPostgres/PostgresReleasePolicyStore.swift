@@ -37,7 +37,9 @@ public final class PostgresReleasePolicyStore: ReleasePolicyStore {
         ).map(Self.policy)
     }
 
-    public func save(_ policy: ReleasePolicy, entry: ReleaseHistoryEntry) async throws -> ReleasePolicy {
+    public func save(
+        _ policy: ReleasePolicy, entry: ReleaseHistoryEntry, audit: AuditDraft?
+    ) async throws -> ReleasePolicy {
         let (stored, document, at) = try ReleasePolicyDocument.next(policy, entry: entry)
         let (tenantID, miniAppID, revision) = (policy.tenantID, policy.miniAppID, stored.revision)
         try await database.transaction { connection in
@@ -63,6 +65,7 @@ public final class PostgresReleasePolicyStore: ReleasePolicyStore {
                 INSERT INTO release_history (tenant_id, mini_app_id, at_ms, actor, action, summary, reason)
                 VALUES (\(tenantID), \(miniAppID), \(at), \(entry.actor), \(entry.action.rawValue), \(entry.summary), \(entry.reason))
                 """)
+            if let audit { _ = try await PostgresAuditTrail.append(audit, on: connection) }
             try await PostgresTenantStore.bumpChangeCounter(connection, tenants: [tenantID])
         }
         return stored

@@ -145,13 +145,33 @@ struct AdminAPITests {
                 permission: AdminPermission(.update, .tenant), method: .PATCH, path: { "/admin/v1/tenants/\($0)" },
                 body: #"{"displayName": "Renamed"}"#),
             Operation(permission: AdminPermission(.read, .audit), method: .GET, path: { "/admin/v1/audit?tenant=\($0)" }),
+            Operation(
+                permission: AdminPermission(.read, .release), method: .GET,
+                path: { "/admin/v1/tenants/\($0)/miniapps/hello/release" }),
+            Operation(
+                permission: AdminPermission(.read, .release), method: .GET,
+                path: { "/admin/v1/tenants/\($0)/miniapps/hello/release/history" }),
+            Operation(
+                permission: AdminPermission(.update, .release), method: .PATCH,
+                path: { "/admin/v1/tenants/\($0)/miniapps/hello/release" }, body: #"{"stable": "v1"}"#),
+            Operation(
+                permission: AdminPermission(.act, .release), method: .POST,
+                path: { "/admin/v1/tenants/\($0)/miniapps/hello/release/actions" },
+                body: #"{"action": "withdraw", "version": "v0"}"#),
         ]
         try await Self.withAdmin(backend: backend) { admin in
+            for tenant in ["acme", "beta"] {
+                try await admin.stores.releases.save(
+                    ReleasePolicy(tenantID: tenant, miniAppID: "hello", stable: "v1"),
+                    entry: ReleaseHistoryEntry(at: Date(), actor: "test", action: .set, summary: "stable v1"))
+            }
             for (name, role, _) in Self.roles {
                 let token = admin.tokens[name]
                 for operation in operations {
                     let allowed = role.permissions.contains(operation.permission)
-                    let acme = try await admin.call(operation.method, operation.path("acme"), token: token, body: operation.body)
+                    let acme = try await admin.call(
+                        operation.method, operation.path("acme"), token: token, body: operation.body,
+                        contentType: operation.method == .POST ? "application/json" : "application/merge-patch+json")
                     #expect(
                         allowed ? (200..<300).contains(acme.status) : acme.status == 403,
                         "\(name) \(operation.permission) on acme: \(acme.status) \(acme.json)")
@@ -160,7 +180,9 @@ struct AdminAPITests {
                         #expect(acme.json["missingPermission"] as? String == operation.permission.description)
                     }
                     // Another tenant: where the operator holds nothing it does not exist.
-                    let beta = try await admin.call(operation.method, operation.path("beta"), token: token, body: operation.body)
+                    let beta = try await admin.call(
+                        operation.method, operation.path("beta"), token: token, body: operation.body,
+                        contentType: operation.method == .POST ? "application/json" : "application/merge-patch+json")
                     let expected = role == .platformAdmin ? 200 : 404
                     #expect(beta.status == expected, "\(name) \(operation.permission) on beta: \(beta.status)")
                 }

@@ -13,6 +13,14 @@ public enum AdminError: Error, Sendable, Equatable {
     case badRequest(String)
     /// A value the tenant rules refuse: 422 `invalid_tenant`.
     case invalidTenant(String)
+    /// The mini app has no release policy: 404 `release_not_found`.
+    case releaseNotFound(miniAppID: String)
+    /// A policy the release rules refuse (a share over 100 %, a withdrawn version): 422
+    /// `invalid_release`.
+    case invalidRelease(String)
+    /// The action does not fit the policy's state (pausing a paused candidate): 409
+    /// `release_state_conflict`.
+    case releaseStateConflict(String)
 }
 
 /// One admin API call: the session and where it came from, for decisions and the trail.

@@ -3,12 +3,16 @@ import Foundation
 /// What the admin API decides (issue 48): whether the caller may, what it sees, and the
 /// trail of every write and every refusal. Handlers translate to and from the wire only.
 public struct AdminService: Sendable {
-    private let tenants: any TenantStore
-    private let trail: any AuditTrail
-    private let clock: WallClock
+    let tenants: any TenantStore
+    let releases: any ReleasePolicyStore
+    let trail: any AuditTrail
+    let clock: WallClock
 
-    public init(tenants: any TenantStore, trail: any AuditTrail, clock: WallClock = .system) {
+    public init(
+        tenants: any TenantStore, releases: any ReleasePolicyStore, trail: any AuditTrail, clock: WallClock = .system
+    ) {
         self.tenants = tenants
+        self.releases = releases
         self.trail = trail
         self.clock = clock
     }
@@ -54,8 +58,7 @@ public struct AdminService: Sendable {
     /// One tenant the call may read.
     public func tenant(_ call: AdminCall, id: String) async throws -> Tenant {
         try await authorize(call, AdminPermission(.read, .tenant), tenantID: id)
-        guard let found = try await tenants.tenant(id: id) else { throw AdminError.tenantNotFound(id) }
-        return found
+        return try await requireTenant(id)
     }
 
     /// Renames a tenant, at `revision` when given (`If-Match`); recorded with the change.
@@ -89,13 +92,25 @@ public struct AdminService: Sendable {
         } catch TenantStoreError.invalid(let reason) {
             throw AdminError.invalidTenant(reason)
         } catch AdminError.preconditionFailed(let current) {
-            try await trail.append(
-                AuditDraft(
-                    time: now, actor: actor, requestID: requestID, verb: .update,
-                    resource: AuditResource(type: .tenant, tenant: id, id: id, revisionBefore: current),
-                    outcome: AuditOutcome(status: 412, code: "precondition_failed")))
+            try await refused(
+                call, .update, AuditResource(type: .tenant, tenant: id, id: id, revisionBefore: current),
+                AuditOutcome(status: 412, code: "precondition_failed"))
             throw AdminError.preconditionFailed(current: current)
         }
+    }
+
+    /// Records a write refused after it was authorized (a stale revision, a rule it breaks).
+    func refused(_ call: AdminCall, _ verb: AdminVerb, _ resource: AuditResource, _ outcome: AuditOutcome) async throws {
+        try await trail.append(
+            AuditDraft(
+                time: clock.now(), actor: call.actor, requestID: call.requestID, verb: verb, resource: resource,
+                outcome: outcome))
+    }
+
+    /// The tenant `id`, which must exist (a platform-wide operator asking for another answers 404).
+    func requireTenant(_ id: String) async throws -> Tenant {
+        guard let found = try await tenants.tenant(id: id) else { throw AdminError.tenantNotFound(id) }
+        return found
     }
 
     /// A page of the trail the call may read: one tenant's chain (`audit:read` there), or

@@ -51,7 +51,7 @@ struct AdminAPIHandler: APIProtocol {
         guard case .applicationMergePatchJson(let patch) = input.body, let displayName = patch.displayName else {
             throw AdminError.badRequest("the patch names no field this version changes (displayName)")
         }
-        let revision = try AdminScope.current.headers[.ifMatch].map(Self.revision)
+        let revision = try input.headers.ifMatch.map(Self.revision)
         let tenant = try await service.renameTenant(
             try AdminScope.call(), id: input.path.tenant, displayName: displayName, revision: revision)
         return .ok(.init(headers: .init(eTag: Self.etag(tenant)), body: .json(Self.view(tenant))))
@@ -84,7 +84,9 @@ struct AdminAPIHandler: APIProtocol {
             revision: tenant.configVersion)
     }
 
-    static func etag(_ tenant: Tenant) -> String { "\"\(tenant.configVersion)\"" }
+    static func etag(_ tenant: Tenant) -> String { etag(tenant.configVersion) }
+
+    static func etag(_ revision: Int64) -> String { "\"\(revision)\"" }
 
     /// `"17"` (or `W/"17"`) as a revision; anything else is a bad request.
     static func revision(_ ifMatch: String) throws -> Int64 {
@@ -96,6 +98,16 @@ struct AdminAPIHandler: APIProtocol {
 
     /// A record in the contract's shape, through JSON (the record's own Codable form).
     static func record(_ record: AuditRecord) throws -> Components.Schemas.AuditRecord {
+        try wire(AuditRecordDocument(record), as: Components.Schemas.AuditRecord.self)
+    }
+
+    /// `value` as the generated type of the same shape, through JSON (dates as RFC 3339).
+    static func wire<Wire: Decodable>(_ value: some Encodable, as: Wire.Type) throws -> Wire {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(RFC3339.string(from: date))
+        }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let text = try decoder.singleValueContainer().decode(String.self)
@@ -104,6 +116,6 @@ struct AdminAPIHandler: APIProtocol {
             }
             return date
         }
-        return try decoder.decode(Components.Schemas.AuditRecord.self, from: JSONEncoder().encode(AuditRecordDocument(record)))
+        return try decoder.decode(Wire.self, from: encoder.encode(value))
     }
 }

@@ -90,6 +90,14 @@ enum AdminProblems {
                 return GatewayProblem(status: 400, code: "invalid_request", title: "Bad Request", detail: detail)
             case .invalidTenant(let detail):
                 return GatewayProblem(status: 422, code: "invalid_tenant", title: "Unprocessable Content", detail: detail)
+            case .releaseNotFound(let miniAppID):
+                return GatewayProblem(
+                    status: 404, code: "release_not_found", title: "Not Found",
+                    detail: "mini app \(miniAppID) has no release policy")
+            case .invalidRelease(let detail):
+                return GatewayProblem(status: 422, code: "invalid_release", title: "Unprocessable Content", detail: detail)
+            case .releaseStateConflict(let detail):
+                return GatewayProblem(status: 409, code: "release_state_conflict", title: "Conflict", detail: detail)
             }
         case _ where DatabaseUnavailable(meaning: error) != nil:
             return .databaseUnavailable()

@@ -11,12 +11,21 @@ public protocol ReleasePolicyStore: Sendable {
     /// Every policy of every tenant (a replica's start, or a change feed that lost track).
     func allPolicies() async throws -> [ReleasePolicy]
     /// Stores `policy` when the stored revision is still `policy.revision` (0: none stored),
-    /// and appends `entry` to the mini app's history, in one transaction. Returns the policy
-    /// as stored (revision + 1, `updatedAt` = the entry's time).
+    /// and appends `entry` to the mini app's history and `audit` (an operator's change through
+    /// the admin API) to the audit trail, in one transaction. Returns the policy as stored
+    /// (revision + 1, `updatedAt` = the entry's time).
     /// - Throws: ``ReleasePolicyError/conflict(storedRevision:)`` when another write came first.
-    func save(_ policy: ReleasePolicy, entry: ReleaseHistoryEntry) async throws -> ReleasePolicy
+    func save(_ policy: ReleasePolicy, entry: ReleaseHistoryEntry, audit: AuditDraft?) async throws -> ReleasePolicy
     /// The newest `limit` history entries of one mini app, newest first.
     func history(tenantID: String, miniAppID: String, limit: Int) async throws -> [ReleaseHistoryEntry]
+}
+
+extension ReleasePolicyStore {
+    /// ``save(_:entry:audit:)`` without an audit-trail record (`gatewayctl` on the database,
+    /// the automatic halt).
+    public func save(_ policy: ReleasePolicy, entry: ReleaseHistoryEntry) async throws -> ReleasePolicy {
+        try await save(policy, entry: entry, audit: nil)
+    }
 }
 
 /// One change to a release policy: who, when, what, why.

@@ -20,12 +20,24 @@ public struct ReleaseService: Sendable {
         public var miniAppID: String
         public var actor: String
         public var reason: String?
+        /// The revision the change was made from (the admin API's `If-Match`): when the stored
+        /// policy is at another, or another write lands first, the change is refused with
+        /// ``ReleasePolicyError/conflict(storedRevision:)`` instead of applied again.
+        public var expectedRevision: Int64?
+        /// The audit-trail record of the change (the policy before, nil if none, and after),
+        /// written in the transaction that stores it.
+        public var audit: (@Sendable (ReleasePolicy?, ReleasePolicy) -> AuditDraft)?
 
-        public init(tenantID: String, miniAppID: String, actor: String, reason: String? = nil) {
+        public init(
+            tenantID: String, miniAppID: String, actor: String, reason: String? = nil, expectedRevision: Int64? = nil,
+            audit: (@Sendable (ReleasePolicy?, ReleasePolicy) -> AuditDraft)? = nil
+        ) {
             self.tenantID = tenantID
             self.miniAppID = miniAppID
             self.actor = actor
             self.reason = reason
+            self.expectedRevision = expectedRevision
+            self.audit = audit
         }
     }
 
@@ -131,8 +143,12 @@ public struct ReleaseService: Sendable {
         while true {
             attempt += 1
             let now = clock.now()
+            let stored = try await store.policy(tenantID: target.tenantID, miniAppID: target.miniAppID)
+            if let expected = target.expectedRevision, expected != stored?.revision ?? 0 {
+                throw ReleasePolicyError.conflict(storedRevision: stored?.revision ?? 0)
+            }
             var policy: ReleasePolicy
-            if let stored = try await store.policy(tenantID: target.tenantID, miniAppID: target.miniAppID) {
+            if let stored {
                 policy = stored
             } else if creating {
                 policy = ReleasePolicy(tenantID: target.tenantID, miniAppID: target.miniAppID)
@@ -147,9 +163,12 @@ public struct ReleaseService: Sendable {
             try ReleasePolicyRules.check(policy, now: now, waiting: waiting)
             let entry = ReleaseHistoryEntry(
                 at: now, actor: target.actor, action: action, summary: policy.summary, reason: target.reason)
+            var after = policy
+            after.revision += 1
+            after.updatedAt = now
             do {
-                return try await store.save(policy, entry: entry)
-            } catch ReleasePolicyError.conflict where attempt < 3 {
+                return try await store.save(policy, entry: entry, audit: target.audit?(stored, after))
+            } catch ReleasePolicyError.conflict where attempt < 3 && target.expectedRevision == nil {
                 continue
             }
         }

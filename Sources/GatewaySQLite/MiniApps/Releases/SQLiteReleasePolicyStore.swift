@@ -43,7 +43,9 @@ public final class SQLiteReleasePolicyStore: ReleasePolicyStore {
         return try rows.map(Self.policy)
     }
 
-    public func save(_ policy: ReleasePolicy, entry: ReleaseHistoryEntry) async throws -> ReleasePolicy {
+    public func save(
+        _ policy: ReleasePolicy, entry: ReleaseHistoryEntry, audit: AuditDraft?
+    ) async throws -> ReleasePolicy {
         let (stored, document, at) = try ReleasePolicyDocument.next(policy, entry: entry)
         let revision = stored.revision
         try await pool.write { db in
@@ -66,6 +68,7 @@ public final class SQLiteReleasePolicyStore: ReleasePolicyStore {
                 arguments: [
                     policy.tenantID, policy.miniAppID, at, entry.actor, entry.action.rawValue, entry.summary, entry.reason,
                 ])
+            if let audit { _ = try SQLiteAuditTrail.append(audit, in: db) }
             try SQLiteTenantStore.bumpChangeCounter(db, tenants: [policy.tenantID])
         }
         return stored

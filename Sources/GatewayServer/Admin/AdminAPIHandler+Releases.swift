@@ -1,0 +1,66 @@
+import AdminAPI
+import Foundation
+import GatewayCore
+
+/// Release policies on the admin API: the wire in, ``AdminService`` decides, the policy out
+/// in the shape `gatewayctl release show --json` prints.
+extension AdminAPIHandler {
+    func adminGetRelease(_ input: Operations.AdminGetRelease.Input) async throws -> Operations.AdminGetRelease.Output {
+        let policy = try await service.releasePolicy(
+            try AdminScope.call(), tenantID: input.path.tenant, miniAppID: input.path.miniapp)
+        return .ok(.init(headers: .init(eTag: Self.etag(policy.revision)), body: .json(try Self.view(policy))))
+    }
+
+    func adminPatchRelease(_ input: Operations.AdminPatchRelease.Input) async throws -> Operations.AdminPatchRelease.Output {
+        guard case .applicationMergePatchJson(let body) = input.body else { throw AdminError.badRequest("a merge patch body") }
+        let patch = AdminReleasePatch(
+            stable: body.stable, candidateVersion: body.candidate?.version, percent: body.candidate?.percent,
+            reason: body.reason)
+        guard patch.stable != nil || patch.candidateVersion != nil || patch.percent != nil else {
+            throw AdminError.badRequest("the patch names no field this version changes (stable, candidate)")
+        }
+        let policy = try await service.patchRelease(
+            try AdminScope.call(), tenantID: input.path.tenant, miniAppID: input.path.miniapp, patch: patch,
+            revision: try input.headers.ifMatch.map(Self.revision))
+        return .ok(.init(headers: .init(eTag: Self.etag(policy.revision)), body: .json(try Self.view(policy))))
+    }
+
+    func adminReleaseAction(_ input: Operations.AdminReleaseAction.Input) async throws -> Operations.AdminReleaseAction.Output {
+        guard case .json(let body) = input.body else { throw AdminError.badRequest("a JSON body") }
+        let action: AdminReleaseAction
+        switch body.action {
+        case .pause: action = .pause
+        case .resume: action = .resume
+        case .promote: action = .promote
+        case .halt: action = .halt
+        case .rollback:
+            guard let to = body.to else { throw AdminError.badRequest("rollback needs to") }
+            action = .rollback(to: to)
+        case .withdraw:
+            guard let version = body.version else { throw AdminError.badRequest("withdraw needs version") }
+            action = .withdraw(version: version, useInstead: body.useInstead)
+        }
+        let policy = try await service.actOnRelease(
+            try AdminScope.call(), tenantID: input.path.tenant, miniAppID: input.path.miniapp, action: action,
+            revision: try input.headers.ifMatch.map(Self.revision), reason: body.reason)
+        return .ok(.init(headers: .init(eTag: Self.etag(policy.revision)), body: .json(try Self.view(policy))))
+    }
+
+    func adminReleaseHistory(_ input: Operations.AdminReleaseHistory.Input) async throws -> Operations.AdminReleaseHistory.Output {
+        let entries = try await service.releaseHistory(
+            try AdminScope.call(), tenantID: input.path.tenant, miniAppID: input.path.miniapp,
+            limit: input.query.limit ?? 50)
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        items: entries.map {
+                            .init(at: $0.at, actor: $0.actor, action: $0.action.rawValue, summary: $0.summary, reason: $0.reason)
+                        }))))
+    }
+
+    /// The policy in the contract's shape, through the operators' view's JSON.
+    static func view(_ policy: ReleasePolicy) throws -> Components.Schemas.ReleasePolicy {
+        try wire(ReleasePolicyView(policy), as: Components.Schemas.ReleasePolicy.self)
+    }
+}
