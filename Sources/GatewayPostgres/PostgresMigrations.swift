@@ -399,6 +399,16 @@ enum PostgresMigrations {
                 "CREATE INDEX operator_tokens_operator ON operator_tokens (operator_id, expires_at_ms)",
             ]
         ),
+        (
+            "v26-admin-idempotency",
+            [
+                """
+                CREATE TABLE admin_idempotency (operator_id TEXT NOT NULL REFERENCES operators ON DELETE CASCADE,
+                    key TEXT NOT NULL, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, etag TEXT, body TEXT,
+                    expires_at_ms BIGINT NOT NULL, PRIMARY KEY (operator_id, key))
+                """
+            ]
+        ),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the

@@ -46,6 +46,7 @@ public enum PostgresStores {
             pushCredentials: PostgresPushCredentialStore(database: database),
             messaging: PostgresMessagingStore(database: database),
             operators: PostgresOperatorStore(database: database), audit: PostgresAuditTrail(database: database),
+            idempotency: PostgresAdminIdempotencyStore(database: database),
             schema: StoreSchema(
                 known: PostgresMigrations.names, applied: { try await PostgresMigrations.applied(database) },
                 migrate: { try await PostgresMigrations.migrate(database) }),

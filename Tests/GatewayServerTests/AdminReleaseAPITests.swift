@@ -99,3 +99,53 @@ struct AdminReleaseAPITests {
         }
     }
 }
+
+extension AdminReleaseAPITests {
+    /// An action retried with its Idempotency-Key acts once and answers the first answer
+    /// again; the key on another request is refused; no key acts every time.
+    @Test(arguments: DatabaseBackend.available)
+    func idempotencyKeyActsOnce(backend: DatabaseBackend) async throws {
+        try await AdminAPITests.withAdmin(backend: backend) { admin in
+            let token = admin.tokens["acme-releaser"]
+            _ = try await admin.call(.PATCH, Self.policy, token: token, body: #"{"candidate": {"version": "v2", "percent": 5}}"#)
+            func withdraw(_ version: String, key: String?) async throws -> AdminAPITests.Reply {
+                try await admin.call(
+                    .POST, "\(Self.policy)/actions", token: token, body: "{\"action\": \"withdraw\", \"version\": \"\(version)\"}",
+                    headers: key.map { [("Idempotency-Key", $0)] } ?? [], contentType: "application/json")
+            }
+            let first = try await withdraw("v0", key: "retry-1")
+            let again = try await withdraw("v0", key: "retry-1")
+            #expect(first.status == 200 && again.status == 200)
+            #expect(first.headers["Idempotent-Replayed"].isEmpty && again.headers["Idempotent-Replayed"].first == "true")
+            #expect(again.headers["ETag"].first == "\"2\"" && again.json["revision"] as? Int == 2)
+            #expect(try await admin.stores.releases.policy(tenantID: "acme", miniAppID: "hello")?.revision == 2)
+
+            let reused = try await withdraw("v9", key: "retry-1")
+            #expect(reused.status == 422 && reused.json["code"] as? String == "idempotency_key_reused")
+            let badKey = try await withdraw("v0", key: String(repeating: "k", count: 256))
+            #expect(badKey.status == 400)
+            // Another operator's key of the same name is its own; no key acts each time.
+            let root = try await admin.call(
+                .POST, "\(Self.policy)/actions", token: admin.tokens["root"], body: #"{"action": "withdraw", "version": "v0"}"#,
+                headers: [("Idempotency-Key", "retry-1")], contentType: "application/json")
+            #expect(root.status == 200 && root.headers["Idempotent-Replayed"].isEmpty && root.json["revision"] as? Int == 3)
+            #expect(try await withdraw("v0", key: nil).json["revision"] as? Int == 4)
+            #expect(try await withdraw("v0", key: nil).json["revision"] as? Int == 5)
+            // A refused action leaves its key free: the retry acts.
+            let paused = try await admin.call(
+                .POST, "\(Self.policy)/actions", token: token, body: #"{"action": "resume"}"#,
+                headers: [("Idempotency-Key", "resume-1")], contentType: "application/json")
+            #expect(paused.status == 409)
+            _ = try await admin.call(
+                .POST, "\(Self.policy)/actions", token: token, body: #"{"action": "pause"}"#, contentType: "application/json")
+            let resumed = try await admin.call(
+                .POST, "\(Self.policy)/actions", token: token, body: #"{"action": "resume"}"#,
+                headers: [("Idempotency-Key", "resume-1")], contentType: "application/json")
+            #expect(resumed.status == 200, "\(resumed.json)")
+            let acts = try await admin.stores.audit.records(
+                matching: AuditQuery(chain: "acme", resourceType: .release, verb: .act, limit: 50)
+            ).items.filter { $0.outcome.status == 200 }
+            #expect(acts.count == 6)
+        }
+    }
+}

@@ -21,6 +21,11 @@ public enum AdminError: Error, Sendable, Equatable {
     /// The action does not fit the policy's state (pausing a paused candidate): 409
     /// `release_state_conflict`.
     case releaseStateConflict(String)
+    /// The `Idempotency-Key` was used for a different request: 422 `idempotency_key_reused`.
+    case idempotencyKeyReused
+    /// The request with this `Idempotency-Key` is still being acted on: 409
+    /// `idempotency_in_progress`.
+    case idempotencyInProgress
 }
 
 /// One admin API call: the session and where it came from, for decisions and the trail.

@@ -6,14 +6,15 @@ public struct AdminService: Sendable {
     let tenants: any TenantStore
     let releases: any ReleasePolicyStore
     let trail: any AuditTrail
+    let idempotency: any AdminIdempotencyStore
     let clock: WallClock
 
-    public init(
-        tenants: any TenantStore, releases: any ReleasePolicyStore, trail: any AuditTrail, clock: WallClock = .system
-    ) {
-        self.tenants = tenants
-        self.releases = releases
-        self.trail = trail
+    /// The admin API's decisions over the installation's stores.
+    public init(stores: DurableStores, clock: WallClock = .system) {
+        self.tenants = stores.tenants
+        self.releases = stores.releases
+        self.trail = stores.audit
+        self.idempotency = stores.idempotency
         self.clock = clock
     }
 

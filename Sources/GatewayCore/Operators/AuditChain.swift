@@ -40,7 +40,7 @@ public enum AuditChain {
 
     /// SHA-256 of `body`'s UTF-8 bytes, lowercase hex.
     public static func hash(_ body: String) -> String {
-        SHA256.hash(data: Data(body.utf8)).map { String(format: "%02x", $0) }.joined()
+        LowercaseHex.string(SHA256.hash(data: Data(body.utf8)))
     }
 
     /// The record a stored row holds (nil: the body is not a record).

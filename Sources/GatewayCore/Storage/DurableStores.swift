@@ -42,6 +42,8 @@ public struct DurableStores: Sendable {
     public let operators: any OperatorStore
     /// The hash-chained audit trail of operator actions (issue 48).
     public let audit: any AuditTrail
+    /// `Idempotency-Key`s of acting admin calls (issue 48).
+    public let idempotency: any AdminIdempotencyStore
     /// The backend's migrations.
     public let schema: StoreSchema
     /// Announces tenant changes as they commit (PostgreSQL); nil: the directory polls only.
@@ -61,7 +63,8 @@ public struct DurableStores: Sendable {
         analytics: any AnalyticsStore,
         localization: any LocalizationStore, domains: any TenantDomainStore, releases: any ReleasePolicyStore,
         devices: any DeviceStore, outbox: any PushOutbox, pushCredentials: any PushCredentialStore,
-        messaging: any MessagingStore, operators: any OperatorStore, audit: any AuditTrail, schema: StoreSchema,
+        messaging: any MessagingStore, operators: any OperatorStore, audit: any AuditTrail,
+        idempotency: any AdminIdempotencyStore, schema: StoreSchema,
         tenantChanges: (any TenantChangeSignal)? = nil, poolUsage: (@Sendable () -> PoolUsageSample)? = nil,
         breakerProbe: (@Sendable () async -> Void)? = nil, close: @escaping @Sendable () async -> Void = {}
     ) {
@@ -87,6 +90,7 @@ public struct DurableStores: Sendable {
         self.messaging = messaging
         self.operators = operators
         self.audit = audit
+        self.idempotency = idempotency
         self.closeAction = close
     }
 

@@ -12,7 +12,7 @@ extension SQLiteTenantStore {
             releases: SQLiteReleasePolicyStore(database: self), devices: SQLiteDeviceStore(database: self),
             outbox: SQLitePushOutboxStore(database: self), pushCredentials: SQLitePushCredentialStore(database: self),
             messaging: SQLiteMessagingStore(database: self), operators: SQLiteOperatorStore(database: self),
-            audit: SQLiteAuditTrail(database: self),
+            audit: SQLiteAuditTrail(database: self), idempotency: SQLiteAdminIdempotencyStore(database: self),
             schema: StoreSchema(
                 known: Self.knownMigrations, applied: { try self.appliedMigrations() }, migrate: { try self.migrate() })
         )

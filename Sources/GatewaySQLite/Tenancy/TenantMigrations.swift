@@ -299,6 +299,15 @@ enum TenantMigrations {
                     """)
             try db.execute(sql: "CREATE INDEX operator_tokens_operator ON operator_tokens (operator_id, expires_at_ms)")
         }
+        migrator.registerMigration("v26-admin-idempotency") { db in
+            // Idempotency-Keys of acting admin calls and their answers, per operator (issue 48).
+            try db.execute(
+                sql: """
+                    CREATE TABLE admin_idempotency (operator_id TEXT NOT NULL REFERENCES operators ON DELETE CASCADE,
+                        key TEXT NOT NULL, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, etag TEXT, body TEXT,
+                        expires_at_ms INTEGER NOT NULL, PRIMARY KEY (operator_id, key))
+                    """)
+        }
         return migrator
     }
 }

@@ -40,10 +40,23 @@ extension AdminAPIHandler {
             guard let version = body.version else { throw AdminError.badRequest("withdraw needs version") }
             action = .withdraw(version: version, useInstead: body.useInstead)
         }
-        let policy = try await service.actOnRelease(
-            try AdminScope.call(), tenantID: input.path.tenant, miniAppID: input.path.miniapp, action: action,
-            revision: try input.headers.ifMatch.map(Self.revision), reason: body.reason)
-        return .ok(.init(headers: .init(eTag: Self.etag(policy.revision)), body: .json(try Self.view(policy))))
+        let call = try AdminScope.call()
+        let (tenantID, miniAppID) = (input.path.tenant, input.path.miniapp)
+        let revision = try input.headers.ifMatch.map(Self.revision)
+        let fingerprint = try Self.fingerprint(
+            "release-action", tenantID, miniAppID, input.headers.ifMatch ?? "", body: body)
+        let (response, replayed) = try await service.once(
+            call, key: input.headers.idempotencyKey, fingerprint: fingerprint
+        ) {
+            let policy = try await service.actOnRelease(
+                call, tenantID: tenantID, miniAppID: miniAppID, action: action, revision: revision, reason: body.reason)
+            return IdempotentResponse(
+                status: 200, etag: Self.etag(policy.revision), body: try Self.json(ReleasePolicyView(policy)))
+        }
+        return .ok(
+            .init(
+                headers: .init(eTag: response.etag ?? "", idempotentReplayed: replayed ? ._true : nil),
+                body: .json(try Self.wire(json: response.body, as: Components.Schemas.ReleasePolicy.self))))
     }
 
     func adminReleaseHistory(_ input: Operations.AdminReleaseHistory.Input) async throws -> Operations.AdminReleaseHistory.Output {

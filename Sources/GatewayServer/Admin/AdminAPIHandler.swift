@@ -102,12 +102,12 @@ struct AdminAPIHandler: APIProtocol {
     }
 
     /// `value` as the generated type of the same shape, through JSON (dates as RFC 3339).
-    static func wire<Wire: Decodable>(_ value: some Encodable, as: Wire.Type) throws -> Wire {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(RFC3339.string(from: date))
-        }
+    static func wire<Wire: Decodable>(_ value: some Encodable, as type: Wire.Type) throws -> Wire {
+        try wire(json: json(value), as: type)
+    }
+
+    /// JSON text (sorted keys, dates as RFC 3339) as the generated type of its shape.
+    static func wire<Wire: Decodable>(json: String, as: Wire.Type) throws -> Wire {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let text = try decoder.singleValueContainer().decode(String.self)
@@ -116,6 +116,23 @@ struct AdminAPIHandler: APIProtocol {
             }
             return date
         }
-        return try decoder.decode(Wire.self, from: encoder.encode(value))
+        return try decoder.decode(Wire.self, from: Data(json.utf8))
+    }
+
+    /// `value` as JSON text: sorted keys, dates as RFC 3339.
+    static func json(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(RFC3339.string(from: date))
+        }
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    /// What makes two requests the same for `Idempotency-Key`: the operation, its path and
+    /// preconditions, and the body (as JSON with sorted keys), hashed.
+    static func fingerprint(_ parts: String..., body: some Encodable) throws -> String {
+        AdminIdempotency.fingerprint(parts.joined(separator: "\n") + "\n" + (try json(body)))
     }
 }

@@ -32,10 +32,7 @@ public enum AdminApplication {
                 ids: RequestIDSequence(), authenticator: authenticator, metrics: AdminMetrics(metrics: services.metrics)))
         router.add(middleware: HeaderDecodingMiddleware())
         let handler = AdminAPIHandler(
-            service: AdminService(
-                tenants: services.stores.tenants, releases: services.stores.releases, trail: services.stores.audit,
-                clock: services.clock),
-            authenticator: authenticator)
+            service: AdminService(stores: services.stores, clock: services.clock), authenticator: authenticator)
         try handler.registerHandlers(on: router, configuration: GatewayApplication.wireConfiguration)
         return router
     }

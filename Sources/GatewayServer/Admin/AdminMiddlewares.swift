@@ -98,6 +98,15 @@ enum AdminProblems {
                 return GatewayProblem(status: 422, code: "invalid_release", title: "Unprocessable Content", detail: detail)
             case .releaseStateConflict(let detail):
                 return GatewayProblem(status: 409, code: "release_state_conflict", title: "Conflict", detail: detail)
+            case .idempotencyKeyReused:
+                return GatewayProblem(
+                    status: 422, code: "idempotency_key_reused", title: "Unprocessable Content",
+                    detail: "this Idempotency-Key was used for a different request")
+            case .idempotencyInProgress:
+                return GatewayProblem(
+                    status: 409, code: "idempotency_in_progress", title: "Conflict",
+                    detail: "a request with this Idempotency-Key is still running; retry later",
+                    headers: [(name: "Retry-After", value: "1")])
             }
         case _ where DatabaseUnavailable(meaning: error) != nil:
             return .databaseUnavailable()

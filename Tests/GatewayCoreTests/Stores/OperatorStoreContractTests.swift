@@ -75,6 +75,50 @@ struct OperatorStoreContractTests {
         }
     }
 
+    /// Idempotency keys: claimed once (concurrent claims: one wins), replayed after completion,
+    /// refused for another request, free again after a failure or expiry, per operator.
+    @Test(arguments: StoreBackend.available)
+    func idempotencyKeys(backend: StoreBackend) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        let service = Self.service(database)
+        let alice = try await service.create(name: "alice", credential: .generatedSecret, actor: Self.root).createdOperator
+        let bob = try await service.create(name: "bob", credential: .generatedSecret, actor: Self.root).createdOperator
+        let store = database.stores.idempotency
+        let lease = Self.start.addingTimeInterval(60)
+
+        let claims = try await withThrowingTaskGroup(of: IdempotencyClaim.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    try await store.claim(operatorID: alice.id, key: "k1", fingerprint: "f", now: Self.start, leaseUntil: lease)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(claims.filter { $0 == .claimed }.count == 1 && claims.filter { $0 == .inProgress }.count == 7)
+        #expect(try await store.claim(operatorID: alice.id, key: "k1", fingerprint: "g", now: Self.start, leaseUntil: lease) == .mismatch)
+        // Another operator's key of the same name is its own.
+        #expect(try await store.claim(operatorID: bob.id, key: "k1", fingerprint: "g", now: Self.start, leaseUntil: lease) == .claimed)
+
+        let answer = IdempotentResponse(status: 200, etag: "\"2\"", body: #"{"revision":2}"#)
+        try await store.complete(operatorID: alice.id, key: "k1", response: answer, keepUntil: Self.start.addingTimeInterval(86_400))
+        #expect(try await store.claim(operatorID: alice.id, key: "k1", fingerprint: "f", now: Self.start, leaseUntil: lease) == .replay(answer))
+        // Abandoning a completed key changes nothing; an unfinished one is free again.
+        try await store.abandon(operatorID: alice.id, key: "k1")
+        #expect(try await store.claim(operatorID: alice.id, key: "k1", fingerprint: "f", now: Self.start, leaseUntil: lease) == .replay(answer))
+        try await store.abandon(operatorID: bob.id, key: "k1")
+        #expect(try await store.claim(operatorID: bob.id, key: "k1", fingerprint: "h", now: Self.start, leaseUntil: lease) == .claimed)
+        // A claim whose call never finished lapses at its lease; an answer at its keep.
+        let later = Self.start.addingTimeInterval(61)
+        #expect(
+            try await store.claim(operatorID: bob.id, key: "k1", fingerprint: "i", now: later, leaseUntil: later.addingTimeInterval(60))
+                == .claimed)
+        let dayLater = Self.start.addingTimeInterval(86_401)
+        #expect(
+            try await store.claim(operatorID: alice.id, key: "k1", fingerprint: "j", now: dayLater, leaseUntil: dayLater.addingTimeInterval(60))
+                == .claimed)
+    }
+
     @Test(arguments: StoreBackend.available)
     func queriesPageAndFilter(backend: StoreBackend) async throws {
         let database = try await TestDatabase.make(backend)
