@@ -137,13 +137,13 @@ struct AdminAPITests {
             var permission: AdminPermission
             var method: HTTPMethod
             var path: @Sendable (String) -> String
-            var body: String?
+            var body: (@Sendable (String) -> String)? = nil
         }
         let operations = [
             Operation(permission: AdminPermission(.read, .tenant), method: .GET, path: { "/admin/v1/tenants/\($0)" }),
             Operation(
                 permission: AdminPermission(.update, .tenant), method: .PATCH, path: { "/admin/v1/tenants/\($0)" },
-                body: #"{"displayName": "Renamed"}"#),
+                body: { _ in #"{"displayName": "Renamed"}"# }),
             Operation(permission: AdminPermission(.read, .audit), method: .GET, path: { "/admin/v1/audit?tenant=\($0)" }),
             Operation(
                 permission: AdminPermission(.read, .release), method: .GET,
@@ -153,11 +153,18 @@ struct AdminAPITests {
                 path: { "/admin/v1/tenants/\($0)/miniapps/hello/release/history" }),
             Operation(
                 permission: AdminPermission(.update, .release), method: .PATCH,
-                path: { "/admin/v1/tenants/\($0)/miniapps/hello/release" }, body: #"{"stable": "v1"}"#),
+                path: { "/admin/v1/tenants/\($0)/miniapps/hello/release" }, body: { _ in #"{"stable": "v1"}"# }),
             Operation(
                 permission: AdminPermission(.act, .release), method: .POST,
                 path: { "/admin/v1/tenants/\($0)/miniapps/hello/release/actions" },
-                body: #"{"action": "withdraw", "version": "v0"}"#),
+                body: { _ in #"{"action": "withdraw", "version": "v0"}"# }),
+            Operation(
+                permission: AdminPermission(.update, .operator), method: .POST,
+                path: { _ in "/admin/v1/operators/beta-bot/bindings" },
+                body: { "{\"role\": \"viewer\", \"tenant\": \"\($0)\"}" }),
+            Operation(
+                permission: AdminPermission(.update, .operator), method: .DELETE,
+                path: { "/admin/v1/operators/beta-bot/bindings?role=viewer&tenant=\($0)" }),
         ]
         try await Self.withAdmin(backend: backend) { admin in
             for tenant in ["acme", "beta"] {
@@ -165,12 +172,14 @@ struct AdminAPITests {
                     ReleasePolicy(tenantID: tenant, miniAppID: "hello", stable: "v1"),
                     entry: ReleaseHistoryEntry(at: Date(), actor: "test", action: .set, summary: "stable v1"))
             }
+            _ = try await OperatorService(operators: admin.stores.operators).create(
+                name: "beta-bot", credential: .generatedSecret, roles: [(.viewer, "beta")], actor: .local(user: "test"))
             for (name, role, _) in Self.roles {
                 let token = admin.tokens[name]
                 for operation in operations {
                     let allowed = role.permissions.contains(operation.permission)
                     let acme = try await admin.call(
-                        operation.method, operation.path("acme"), token: token, body: operation.body,
+                        operation.method, operation.path("acme"), token: token, body: operation.body?("acme"),
                         contentType: operation.method == .POST ? "application/json" : "application/merge-patch+json")
                     #expect(
                         allowed ? (200..<300).contains(acme.status) : acme.status == 403,
@@ -181,7 +190,7 @@ struct AdminAPITests {
                     }
                     // Another tenant: where the operator holds nothing it does not exist.
                     let beta = try await admin.call(
-                        operation.method, operation.path("beta"), token: token, body: operation.body,
+                        operation.method, operation.path("beta"), token: token, body: operation.body?("beta"),
                         contentType: operation.method == .POST ? "application/json" : "application/merge-patch+json")
                     let expected = role == .platformAdmin ? 200 : 404
                     #expect(beta.status == expected, "\(name) \(operation.permission) on beta: \(beta.status)")

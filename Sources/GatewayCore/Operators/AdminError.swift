@@ -26,6 +26,17 @@ public enum AdminError: Error, Sendable, Equatable {
     /// The request with this `Idempotency-Key` is still being acted on: 409
     /// `idempotency_in_progress`.
     case idempotencyInProgress
+    /// A role binding that cannot be (an unknown role, a tenant that does not exist, a
+    /// platform-only role in a tenant): 422 `invalid_binding`.
+    case invalidBinding(String)
+    /// A new operator that cannot be (its name, its kind): 422 `invalid_operator`.
+    case invalidOperator(String)
+    /// No operator of that name the caller may see: 404 `operator_not_found`.
+    case operatorNotFound(String)
+    /// An operator of that name exists: 409 `operator_exists`.
+    case operatorExists(String)
+    /// The operator holds no such binding: 404 `binding_not_found`.
+    case bindingNotFound(String)
 }
 
 /// One admin API call: the session and where it came from, for decisions and the trail.

@@ -7,6 +7,7 @@ public struct AdminService: Sendable {
     let releases: any ReleasePolicyStore
     let trail: any AuditTrail
     let idempotency: any AdminIdempotencyStore
+    let operators: any OperatorStore
     let clock: WallClock
 
     /// The admin API's decisions over the installation's stores.
@@ -15,6 +16,7 @@ public struct AdminService: Sendable {
         self.releases = stores.releases
         self.trail = stores.audit
         self.idempotency = stores.idempotency
+        self.operators = stores.operators
         self.clock = clock
     }
 

@@ -30,10 +30,11 @@ public struct OperatorService: Sendable {
 
     /// Adds an operator named `name` holding `roles` (each platform-wide, or in a tenant).
     public func create(
-        name: String, credential: Credential, roles: [(role: OperatorRole, tenantID: String?)] = [], actor: AuditActor
+        name: String, credential: Credential, roles: [(role: OperatorRole, tenantID: String?)] = [], actor: AuditActor,
+        requestID: String? = nil
     ) async throws -> Created {
         guard OperatorName.isValid(name) else {
-            throw OperatorError.invalid("operator names are 1-63 characters of a-z, 0-9, '.', '_' and '-', got \(name)")
+            throw OperatorError.invalid("operator names are 1-63 characters of a-z, 0-9, '.', '_' and '-', got \(name.prefix(64))")
         }
         var created = Operator(name: name, kind: .person, createdAt: clock.now())
         var secret: String?
@@ -55,13 +56,16 @@ public struct OperatorService: Sendable {
         ])
         try await operators.createOperator(
             created, bindings: bindings,
-            audit: draft(.create, actor: actor, tenant: nil, id: created.id, change: AuditChange(before: nil, after: after)))
+            audit: draft(
+                .create, actor: actor, requestID: requestID, tenant: nil, id: created.id,
+                change: AuditChange(before: nil, after: after)))
         return Created(createdOperator: created, bindings: bindings, secret: secret)
     }
 
     /// Binds `role` to the operator named `name`; false when it held exactly that already.
     public func bind(
-        name: String, role: OperatorRole, tenantID: String?, miniAppIDs: [String] = [], actor: AuditActor
+        name: String, role: OperatorRole, tenantID: String?, miniAppIDs: [String] = [], actor: AuditActor,
+        requestID: String? = nil
     ) async throws -> Bool {
         let target = try await find(name)
         let binding = RoleBinding(operatorID: target.id, role: role, tenantID: tenantID, miniAppIDs: miniAppIDs)
@@ -69,18 +73,21 @@ public struct OperatorService: Sendable {
         let before = try await operators.bindings(operatorID: target.id)
         let change = AuditChange(before: Self.roles(before), after: Self.roles(Self.replacing(before, with: binding)))
         return try await operators.bind(
-            binding, audit: draft(.update, actor: actor, tenant: tenantID, id: target.id, change: change))
+            binding,
+            audit: draft(.update, actor: actor, requestID: requestID, tenant: tenantID, id: target.id, change: change))
     }
 
     /// Removes `role` in `tenantID`'s scope from the operator named `name`; false: it had none.
-    public func unbind(name: String, role: OperatorRole, tenantID: String?, actor: AuditActor) async throws -> Bool {
+    public func unbind(
+        name: String, role: OperatorRole, tenantID: String?, actor: AuditActor, requestID: String? = nil
+    ) async throws -> Bool {
         let target = try await find(name)
         let before = try await operators.bindings(operatorID: target.id)
         let after = before.filter { !($0.role == role && $0.tenantID == tenantID) }
         return try await operators.unbind(
             operatorID: target.id, role: role, tenantID: tenantID,
             audit: draft(
-                .update, actor: actor, tenant: tenantID, id: target.id,
+                .update, actor: actor, requestID: requestID, tenant: tenantID, id: target.id,
                 change: AuditChange(before: Self.roles(before), after: Self.roles(after))))
     }
 
@@ -93,16 +100,22 @@ public struct OperatorService: Sendable {
         return result
     }
 
+    /// The operator named `name` with its bindings.
+    public func find(named name: String) async throws -> (operator: Operator, bindings: [RoleBinding]) {
+        let found = try await find(name)
+        return (found, try await operators.bindings(operatorID: found.id))
+    }
+
     private func find(_ name: String) async throws -> Operator {
         guard let found = try await operators.findOperator(named: name) else { throw OperatorError.unknownOperator(name) }
         return found
     }
 
     private func draft(
-        _ verb: AdminVerb, actor: AuditActor, tenant: String?, id: String, change: AuditChange
+        _ verb: AdminVerb, actor: AuditActor, requestID: String?, tenant: String?, id: String, change: AuditChange
     ) -> AuditDraft {
         AuditDraft(
-            time: clock.now(), actor: actor, verb: verb,
+            time: clock.now(), actor: actor, requestID: requestID, verb: verb,
             resource: AuditResource(type: .operator, tenant: tenant, id: id), outcome: .ok, change: change)
     }
 

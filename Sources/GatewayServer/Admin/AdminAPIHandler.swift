@@ -27,13 +27,7 @@ struct AdminAPIHandler: APIProtocol {
 
     func adminWhoAmI(_ input: Operations.AdminWhoAmI.Input) async throws -> Operations.AdminWhoAmI.Output {
         let call = try AdminScope.call()
-        let caller = call.session.caller
-        return .ok(
-            .init(
-                body: .json(
-                    .init(
-                        id: caller.id, name: caller.name, kind: caller.kind == .person ? .person : .serviceAccount,
-                        disabled: caller.disabled, roles: call.session.bindings.map(\.label).sorted()))))
+        return .ok(.init(body: .json(Self.view(call.session.caller, call.session.bindings))))
     }
 
     func adminListTenants(_ input: Operations.AdminListTenants.Input) async throws -> Operations.AdminListTenants.Output {

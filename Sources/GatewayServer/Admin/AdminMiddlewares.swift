@@ -107,6 +107,17 @@ enum AdminProblems {
                     status: 409, code: "idempotency_in_progress", title: "Conflict",
                     detail: "a request with this Idempotency-Key is still running; retry later",
                     headers: [(name: "Retry-After", value: "1")])
+            case .invalidBinding(let detail):
+                return GatewayProblem(status: 422, code: "invalid_binding", title: "Unprocessable Content", detail: detail)
+            case .invalidOperator(let detail):
+                return GatewayProblem(status: 422, code: "invalid_operator", title: "Unprocessable Content", detail: detail)
+            case .operatorNotFound(let name):
+                return GatewayProblem(status: 404, code: "operator_not_found", title: "Not Found", detail: "no operator \(name)")
+            case .operatorExists(let name):
+                return GatewayProblem(
+                    status: 409, code: "operator_exists", title: "Conflict", detail: "an operator named \(name) exists")
+            case .bindingNotFound(let detail):
+                return GatewayProblem(status: 404, code: "binding_not_found", title: "Not Found", detail: detail)
             }
         case _ where DatabaseUnavailable(meaning: error) != nil:
             return .databaseUnavailable()
