@@ -11,6 +11,8 @@ struct ClusterTests {
     /// Three replicas started at the same moment (they race to migrate and to seed `demo`).
     final class Cluster: Sendable {
         let bases: [String]
+        /// The replicas' admin listeners (issue 48), by index.
+        let adminBases: [String]
         let folder: URL
         let environment: [String: String]
         /// The replicas' processes, by index (a restarted replica replaces its entry).
@@ -19,10 +21,11 @@ struct ClusterTests {
         private let schema: String
 
         private init(
-            bases: [String], folder: URL, environment: [String: String], processes: [Process.Handle],
-            redis: RedisProcess, schema: String
+            bases: [String], adminBases: [String], folder: URL, environment: [String: String],
+            processes: [Process.Handle], redis: RedisProcess, schema: String
         ) {
             self.bases = bases
+            self.adminBases = adminBases
             self.folder = folder
             self.environment = environment
             self.processes = Mutex(processes)
@@ -48,14 +51,18 @@ struct ClusterTests {
             ].merging(settings) { $1 }
             var processes: [Process.Handle] = []
             var bases: [String] = []
+            var adminBases: [String] = []
             for _ in 0 ..< 3 {
-                let (base, process) = try Self.launchReplica(environment)
+                let adminPort = try freeTCPPort()
+                let (base, process) = try Self.launchReplica(
+                    environment.merging(["GATEWAY_ADMIN_PORT": "\(adminPort)"]) { $1 })
                 processes.append(process)
                 bases.append(base)
+                adminBases.append("http://127.0.0.1:\(adminPort)")
             }
             let cluster = Cluster(
-                bases: bases, folder: folder, environment: environment, processes: processes, redis: redis,
-                schema: schema)
+                bases: bases, adminBases: adminBases, folder: folder, environment: environment, processes: processes,
+                redis: redis, schema: schema)
             for base in bases where !(await Self.isUp(base)) {
                 await cluster.stop()
                 throw ClusterError.notUp(base)
@@ -103,6 +110,7 @@ struct ClusterTests {
             var replica = environment
             let port = try #require(URL(string: bases[index])?.port)
             replica["GATEWAY_HTTP_PORT"] = "\(port)"
+            replica["GATEWAY_ADMIN_PORT"] = "\(try #require(URL(string: adminBases[index])?.port))"
             let process = Process.Handle(
                 try ChildProcess.start(ChildProcess.binary("gateway"), ["serve"], environment: replica))
             processes.withLock { $0[index] = process }
