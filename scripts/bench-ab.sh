@@ -2,7 +2,9 @@
 # A/B of two gateway builds in one session: the cached manifest (bearer token, Redis
 # cache, 64 connections, 10 s) through each, alternating three rounds, then the ratio of the
 # means. Build the old binary from a worktree (`git worktree add /tmp/old REV`, then
-# `swift build -c release --product gateway` there).
+# `swift build -c release --product gateway` there). BENCH_AB_NEW_ADMIN=1 starts the new one
+# with its admin listener on (issue 48: the read path must not notice it); give the same
+# binary twice for that.
 #   usage: scripts/bench-ab.sh OLD_GATEWAY_BINARY NEW_GATEWAY_BINARY
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,11 +15,15 @@ wait_for() { for _ in $(seq 1 100); do curl -fsS "$1" >/dev/null 2>&1 && return 
 declare -A url auth
 launch() { # name binary redis-db
   mkdir -p "$work/$1"
-  local port; port=$(scripts/free-port.sh)
-  GATEWAY_DATABASE_PATH="$work/$1/gateway.sqlite" GATEWAY_HTTP_PORT=$port \
+  local port admin=""; port=$(scripts/free-port.sh)
+  [[ $1 == new && -n "${BENCH_AB_NEW_ADMIN:-}" ]] && admin=$(scripts/free-port.sh)
+  env ${admin:+GATEWAY_ADMIN_PORT=$admin} GATEWAY_DATABASE_PATH="$work/$1/gateway.sqlite" GATEWAY_HTTP_PORT=$port \
     GATEWAY_REDIS_URL="redis://127.0.0.1:$redis_port/$3" "$2" serve >"$work/$1.log" 2>&1 &
   pids+=($!)
   wait_for "http://127.0.0.1:$port/healthz"
+  if [[ -n $admin ]]; then  # on, and answering: an unauthenticated call is refused with 401
+    echo "$1: admin listener on :$admin, /admin/v1/me answers $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$admin/admin/v1/me")"
+  fi
   url[$1]="http://127.0.0.1:$port/t/demo/v1/miniapps/hello/versions/v1/manifest"
   auth[$1]="Authorization: Bearer $(python3 scripts/demo-token.py "http://127.0.0.1:$port" "$work/$1/demo-user.txt")"
   curl -fsS -H "${auth[$1]}" "${url[$1]}" >/dev/null

@@ -17,7 +17,8 @@
 #   (reload of 10,000 tenants, rotations/s in-process) on both. BENCH_DB=sqlite skips it.
 #   Then one push message to 100,000 devices (scripts/bench-push.sh) on SQLite and on
 #   PostgreSQL back to back, with their ratio; and the flood of issue 27 against the release
-#   gateway (scripts/bench-flood.sh): how fast a newcomer is answered under it.
+#   gateway (scripts/bench-flood.sh): how fast a newcomer is answered under it. Last, the cached
+#   manifest through a gateway with its admin listener on beside one without (scripts/bench-ab.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${BENCH_MODE:-release}
@@ -176,6 +177,9 @@ echo "$bare_refusal"
 [[ "${BENCH_DB:-both}" == "sqlite" ]] && scripts/bench-push.sh "$bin"
 # A newcomer's answer under a half-open connection flood (issue 27's promise: within 1 s).
 scripts/bench-flood.sh "$bin"
+# The read path with the admin listener on beside one without it (issue 48: unchanged).
+echo "--- cached manifest, admin listener off (old) vs on (new), alternating ---"
+BENCH_AB_NEW_ADMIN=1 scripts/bench-ab.sh "$bin/gateway" "$bin/gateway"
 per_second() { sed -n "s/.*$1: \([0-9]*\) \/s.*/\1/p" <<<"$2" | head -1; }
 # Issue 32's table, from the figures of this run (ratios of neighbours in the same run).
 summary() { # [PostgreSQL HTTP refresh/s] [SQLite HTTP refresh/s measured beside it]
