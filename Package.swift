@@ -70,6 +70,7 @@ let package = Package(
         .target(
             name: "AdminAPI",
             dependencies: [
+                "GatewayCore",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
@@ -158,12 +159,17 @@ let package = Package(
         .target(
             name: "GatewayCLI",
             dependencies: [
+                "AdminAPI",
                 "GatewayCore",
                 "GatewaySQLite",
                 "GatewayPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // `--wait-for`: polls a running gateway.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // `--server`: the admin API through its generated client.
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -23,6 +23,8 @@ struct AdminAPITests {
     struct Admin {
         let port: Int
         let stores: DurableStores
+        /// What a local gatewayctl needs to open the same database.
+        var databaseEnvironment: [String: String] = [:]
         var tokens: [String: String] = [:]
 
         func call(
@@ -89,6 +91,10 @@ struct AdminAPITests {
                 tasks.addTask { try await group.run() }
                 var iterator = ports.makeAsyncIterator()
                 var admin = Admin(port: try #require(await iterator.next()), stores: stores)
+                admin.databaseEnvironment = [
+                    "GATEWAY_DATABASE_PATH": harness.configuration.databasePath,
+                    "GATEWAY_MASTER_KEY": GatewayHarness.masterKeyBase64,
+                ].merging(harness.configuration.databaseURL.map { ["GATEWAY_DATABASE_URL": $0] } ?? [:]) { $1 }
                 for (name, secret) in secrets {
                     let reply = try await admin.token(name, secret)
                     admin.tokens[name] = try #require(reply.json["access_token"] as? String, "\(reply.json)")

@@ -57,7 +57,7 @@ struct DatabaseCopyCommand: AsyncParsableCommand {
         guard FileManager.default.fileExists(atPath: path) else {
             throw CLIError.invalid("--from: no database at \(path)")
         }
-        let source = try await StoreAccess.open(global, context: context, sqliteFile: path)
+        let source = try await StoreAccess.open(global, context: context, sqliteFile: path, bootstrap: true)
         // The key must open the source's secrets, or the copy would be unreadable there too.
         do {
             _ = try await source.store.allTenants()

@@ -20,7 +20,7 @@ struct MigrateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let access = try await StoreAccess.open(global, context: context, migrate: false, create: true)
+        let access = try await StoreAccess.open(global, context: context, migrate: false, create: true, bootstrap: true)
         let schema = access.stores.schema
         let before = try await schema.applied()
         try await schema.migrate()

@@ -38,6 +38,16 @@ struct GlobalOptions: ParsableArguments {
     @Flag(help: "Machine-readable JSON output.")
     var json = false
 
+    @Option(
+        name: .customLong("server"),
+        help: ArgumentHelp(
+            "The admin API to act through (default: $GATEWAY_ADMIN_URL, else the server of gatewayctl login); commands that have no API yet refuse it.",
+            valueName: "url"))
+    var server: String?
+
+    @Flag(name: .customLong("local"), help: "Act on the database even when signed in to an admin API.")
+    var local = false
+
     /// The database path after flags and environment.
     func resolvedDatabasePath(_ environment: [String: String]) -> String {
         if let databasePath, !databasePath.isEmpty { return databasePath }

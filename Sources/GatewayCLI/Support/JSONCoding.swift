@@ -3,18 +3,8 @@ import GatewayCore
 
 /// JSON as gatewayctl reads and writes it: sorted keys, ISO 8601 dates with milliseconds.
 enum JSONCoding {
-    static let secondsStyle = Date.ISO8601FormatStyle()
-
-    /// `2025-01-02T03:04:05.678Z`, milliseconds rounded (not truncated), so a date read
-    /// back and rounded to the millisecond (as stores keep it) equals the original.
-    static func format(_ date: Date) -> String {
-        let milliseconds = StoreClock.milliseconds(date)
-        let (seconds, fraction) = milliseconds.quotientAndRemainder(dividingBy: 1000)
-        let wholeSeconds = fraction < 0 ? seconds - 1 : seconds
-        let whole = Date(timeIntervalSince1970: Double(wholeSeconds)).formatted(secondsStyle)
-        let millis = fraction < 0 ? fraction + 1000 : fraction
-        return String(whole.dropLast()) + "." + String(1000 + millis).dropFirst() + "Z"
-    }
+    /// `2025-01-02T03:04:05.678Z` (``RFC3339/millisecondString(from:)``).
+    static func format(_ date: Date) -> String { RFC3339.millisecondString(from: date) }
 
     static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()

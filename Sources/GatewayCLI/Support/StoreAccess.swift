@@ -24,9 +24,18 @@ struct StoreAccess {
     ///     gateway's schema) before anything is written, so a typo creates nothing.
     ///   - sqliteFile: open this SQLite file, whatever `--database-url` or
     ///     `GATEWAY_DATABASE_URL` say (the source of `db copy`).
+    ///   - bootstrap: a command that works on the database whatever admin API is named
+    ///     (`migrate`, `db`, `operator`, `audit verify|export`); any other refuses to run on the
+    ///     database when `--server` or `GATEWAY_ADMIN_URL` names an API (it has none yet).
     static func open(_ options: GlobalOptions, context: CLIContext, migrate: Bool = true, create: Bool = false,
-                     sqliteFile: String? = nil) async throws -> StoreAccess {
+                     sqliteFile: String? = nil, bootstrap: Bool = false) async throws -> StoreAccess {
         let environment = context.environment
+        if !bootstrap, !options.local,
+            let server = options.server ?? environment["GATEWAY_ADMIN_URL"].flatMap({ $0.isEmpty ? nil : $0 })
+        {
+            throw CLIError.invalid(
+                "this command does not go through the admin API yet (\(server)); run it on the database with --local")
+        }
         let path = sqliteFile ?? options.resolvedDatabasePath(environment)
         let url = sqliteFile == nil ? options.resolvedDatabaseURL(environment) : nil
         if url == nil, !create, !FileManager.default.fileExists(atPath: path) {

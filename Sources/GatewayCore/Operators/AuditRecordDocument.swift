@@ -1,6 +1,6 @@
 /// An audit record as `gatewayctl audit list --json` and the admin API (`AuditRecord` of
 /// `OpenAPI/admin.yaml`) both write it: one shape, so the two paths print the same document.
-public struct AuditRecordDocument: Encodable, Sendable {
+public struct AuditRecordDocument: Codable, Sendable {
     public var id: String
     public var time: String
     public var requestId: String?
@@ -14,7 +14,7 @@ public struct AuditRecordDocument: Encodable, Sendable {
 
     public init(_ r: AuditRecord) {
         id = String(r.id)
-        time = RFC3339.string(from: r.time)
+        time = RFC3339.millisecondString(from: r.time)
         requestId = r.requestID
         actor = r.actor
         verb = r.verb.rawValue

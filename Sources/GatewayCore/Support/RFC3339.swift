@@ -16,4 +16,16 @@ public enum RFC3339 {
     public static func string(from date: Date) -> String {
         whole.format(date)
     }
+
+    /// `date` as text with milliseconds, UTC (`2025-01-02T03:04:05.678Z`), rounded (not
+    /// truncated) in whole numbers, so a date read back and rounded to the millisecond (as
+    /// stores keep it) equals the original: gatewayctl's JSON and the admin API's.
+    public static func millisecondString(from date: Date) -> String {
+        let milliseconds = StoreClock.milliseconds(date)
+        let (seconds, fraction) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        let wholeSeconds = fraction < 0 ? seconds - 1 : seconds
+        let text = whole.format(Date(timeIntervalSince1970: Double(wholeSeconds)))
+        let millis = fraction < 0 ? fraction + 1000 : fraction
+        return String(text.dropLast()) + "." + String(1000 + millis).dropFirst() + "Z"
+    }
 }

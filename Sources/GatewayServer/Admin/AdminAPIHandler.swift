@@ -113,13 +113,13 @@ struct AdminAPIHandler: APIProtocol {
         return try decoder.decode(Wire.self, from: Data(json.utf8))
     }
 
-    /// `value` as JSON text: sorted keys, dates as RFC 3339.
+    /// `value` as JSON text: sorted keys, dates as RFC 3339 with milliseconds.
     static func json(_ value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(RFC3339.string(from: date))
+            try container.encode(RFC3339.millisecondString(from: date))
         }
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }

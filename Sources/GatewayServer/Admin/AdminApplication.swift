@@ -33,7 +33,7 @@ public enum AdminApplication {
         router.add(middleware: HeaderDecodingMiddleware())
         let handler = AdminAPIHandler(
             service: AdminService(stores: services.stores, clock: services.clock), authenticator: authenticator)
-        try handler.registerHandlers(on: router, configuration: GatewayApplication.wireConfiguration)
+        try handler.registerHandlers(on: router, configuration: AdminWire.configuration)
         return router
     }
 

@@ -54,6 +54,28 @@ struct AuditListCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
+        let page: AuditListPage
+        if let remote = try await AdminRemote.select(global, context: context) {
+            page = try await remote.auditPage(
+                chain: chain.chain, operatorName: operatorName, resource: resource, verb: verb, since: since, until: until,
+                cursor: cursor, limit: limit)
+        } else {
+            page = try await localPage(context)
+        }
+        if global.json { return try context.printJSON(page) }
+        var table = TextTable(header: ["ID", "TIME", "CHAIN", "ACTOR", "VERB", "RESOURCE", "STATUS"])
+        for r in page.items {
+            let resource = [r.resource.type.rawValue, r.resource.id].compactMap { $0 }.joined(separator: " ")
+            table.rows.append([
+                r.id, r.time, r.resource.tenant ?? AuditChain.platform, r.actor.name, r.verb, resource,
+                String(r.outcome.status) + (r.outcome.code.map { " \($0)" } ?? ""),
+            ])
+        }
+        table.lines.forEach(context.print)
+        if let next = page.next { context.printError("more: --cursor \(next)") }
+    }
+
+    private func localPage(_ context: CLIContext) async throws -> AuditListPage {
         let access = try await OperatorAccess(global, context: context)
         var subject = operatorName
         if let name = operatorName, !name.hasPrefix("local:") {
@@ -67,21 +89,7 @@ struct AuditListCommand: AsyncParsableCommand {
             verb: verb.flatMap(AdminVerb.init(rawValue:)), since: since.flatMap(RFC3339.date(from:)),
             until: until.flatMap(RFC3339.date(from:)), cursor: cursor, limit: limit)
         let page = try await access.stores.audit.records(matching: query)
-        if global.json {
-            struct Page: Encodable { var items: [AuditRecordDocument]; var next: String? }
-            try context.printJSON(Page(items: page.items.map(AuditRecordDocument.init), next: page.next.map(String.init)))
-            return
-        }
-        var table = TextTable(header: ["ID", "TIME", "CHAIN", "ACTOR", "VERB", "RESOURCE", "STATUS"])
-        for r in page.items {
-            let resource = [r.resource.type.rawValue, r.resource.id].compactMap { $0 }.joined(separator: " ")
-            table.rows.append([
-                String(r.id), RFC3339.string(from: r.time), r.chain, r.actor.name, r.verb.rawValue, resource,
-                String(r.outcome.status) + (r.outcome.code.map { " \($0)" } ?? ""),
-            ])
-        }
-        table.lines.forEach(context.print)
-        if let next = page.next { context.printError("more: --cursor \(next)") }
+        return AuditListPage(items: page.items.map(AuditRecordDocument.init), next: page.next.map(String.init))
     }
 }
 

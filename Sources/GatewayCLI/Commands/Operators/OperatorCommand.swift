@@ -37,7 +37,7 @@ struct OperatorAccess {
     let stores: DurableStores
 
     init(_ global: GlobalOptions, context: CLIContext) async throws {
-        let access = try await StoreAccess.open(global, context: context)
+        let access = try await StoreAccess.open(global, context: context, bootstrap: true)
         stores = access.stores
         service = OperatorService(operators: access.stores.operators)
         actor = .local(user: access.actor)

@@ -1,3 +1,4 @@
+import AdminAPI
 import ArgumentParser
 import GatewayCore
 
@@ -9,7 +10,7 @@ struct ReleasePauseCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        try await ReleaseActionRun.run(target, global, "paused") { try await $0.pause($1) }
+        try await ReleaseActionRun.run(target, global, "paused", remote: .init(action: .pause)) { try await $0.pause($1) }
     }
 }
 
@@ -21,7 +22,9 @@ struct ReleaseResumeCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        try await ReleaseActionRun.run(target, global, "resumed") { try await $0.resume($1) }
+        try await ReleaseActionRun.run(target, global, "resumed", remote: .init(action: .resume)) {
+            try await $0.resume($1)
+        }
     }
 }
 
@@ -33,7 +36,9 @@ struct ReleasePromoteCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        try await ReleaseActionRun.run(target, global, "promoted") { try await $0.promote($1) }
+        try await ReleaseActionRun.run(target, global, "promoted", remote: .init(action: .promote)) {
+            try await $0.promote($1)
+        }
     }
 }
 
@@ -51,7 +56,9 @@ struct ReleaseRollbackCommand: AsyncParsableCommand {
 
     func run() async throws {
         let version = to
-        try await ReleaseActionRun.run(target, global, "rolled back", checking: [version]) {
+        try await ReleaseActionRun.run(
+            target, global, "rolled back", remote: .init(action: .rollback, to: version), checking: [version]
+        ) {
             try await $0.rollback($1, to: version)
         }
     }
@@ -78,20 +85,33 @@ struct ReleaseWithdrawCommand: AsyncParsableCommand {
     func run() async throws {
         let (version, useInstead) = (version, useInstead)
         try await ReleaseActionRun.run(
-            target, global, "withdrew \(version) of", checking: [version] + (useInstead.map { [$0] } ?? [])
+            target, global, "withdrew \(version) of",
+            remote: .init(action: .withdraw, version: version, useInstead: useInstead),
+            checking: [version] + (useInstead.map { [$0] } ?? [])
         ) {
             try await $0.withdraw($1, version: version, useInstead: useInstead)
         }
     }
 }
 
-/// What the action commands share: open, check new versions with the platform, act, report.
+/// What the action commands share: over the admin API when one is selected (with an
+/// Idempotency-Key, so a retried call acts once); else open, check new versions with the
+/// platform, act, report.
 enum ReleaseActionRun {
     static func run(
-        _ options: ReleaseTargetOptions, _ global: GlobalOptions, _ verb: String, checking versions: [String] = [],
+        _ options: ReleaseTargetOptions, _ global: GlobalOptions, _ verb: String,
+        remote request: Components.Schemas.ReleaseActionRequest, checking versions: [String] = [],
         _ action: (ReleaseService, ReleaseService.Target) async throws -> ReleasePolicy
     ) async throws {
         let context = try CLIContext.require()
+        if let remote = try await AdminRemote.select(global, context: context) {
+            var request = request
+            request.reason = options.reason
+            let view = try await remote.releaseAction(
+                tenantID: options.tenant.tenant, miniAppID: options.miniApp, request)
+            if global.json { return try context.printJSON(view) }
+            return context.print("\(verb) \(view.miniAppId) of tenant \(view.tenant) (revision \(view.revision))")
+        }
         let access = try await ReleaseAccess(options, global: global, context: context)
         try await PlatformVersionCheck.check(
             versions, miniAppID: options.miniApp, tenant: access.state.tenant,

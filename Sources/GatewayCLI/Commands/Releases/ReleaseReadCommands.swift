@@ -10,10 +10,15 @@ struct ReleaseShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let access = try await ReleaseAccess(target, global: global, context: context)
-        guard let policy = try await access.store.policy(tenantID: target.tenant.tenant, miniAppID: target.miniApp)
-        else { throw CLIError.invalid(ReleasePolicyError.noPolicy(miniAppID: target.miniApp).description) }
-        let view = ReleasePolicyView(policy)
+        let view: ReleasePolicyView
+        if let remote = try await AdminRemote.select(global, context: context) {
+            view = try await remote.releasePolicy(tenantID: target.tenant.tenant, miniAppID: target.miniApp)
+        } else {
+            let access = try await ReleaseAccess(target, global: global, context: context)
+            guard let policy = try await access.store.policy(tenantID: target.tenant.tenant, miniAppID: target.miniApp)
+            else { throw CLIError.invalid(ReleasePolicyError.noPolicy(miniAppID: target.miniApp).description) }
+            view = ReleasePolicyView(policy)
+        }
         if global.json { return try context.printJSON(view) }
         var lines = [
             "mini app:   \(view.miniAppId) (tenant \(view.tenant), revision \(view.revision))",
@@ -82,9 +87,13 @@ struct ReleaseHistoryCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let access = try await ReleaseAccess(target, global: global, context: context)
-        let entries = try await access.store.history(
-            tenantID: target.tenant.tenant, miniAppID: target.miniApp, limit: limit)
+        let entries: [ReleaseHistoryEntry]
+        if let remote = try await AdminRemote.select(global, context: context) {
+            entries = try await remote.releaseHistory(tenantID: target.tenant.tenant, miniAppID: target.miniApp, limit: limit)
+        } else {
+            let access = try await ReleaseAccess(target, global: global, context: context)
+            entries = try await access.store.history(tenantID: target.tenant.tenant, miniAppID: target.miniApp, limit: limit)
+        }
         if global.json { return try context.printJSON(entries) }
         if entries.isEmpty { return context.print("no release history for \(target.miniApp)") }
         var table = TextTable(header: ["AT", "ACTOR", "ACTION", "POLICY", "REASON"])

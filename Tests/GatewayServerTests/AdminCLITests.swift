@@ -1,0 +1,126 @@
+import Foundation
+import GatewayCLI
+import GatewayCore
+import Testing
+
+/// gatewayctl over the admin API (issue 48) on both engines: every command that has both
+/// paths prints byte-identical `--json` locally and over the API; `login` keeps a token
+/// (never the secret) in a file only its owner reads and later commands go through the
+/// API; a command without an API refuses `--server` rather than touch the database.
+@Suite("gatewayctl over the admin API")
+struct AdminCLITests {
+    struct Run {
+        var code: Int32
+        var output: String
+        var error: String
+    }
+
+    static func ctl(_ environment: [String: String], _ arguments: [String], stdin: String = "") async -> Run {
+        let output = CapturedOutput()
+        let input = Data(stdin.utf8)
+        let code = await Gatewayctl.run(
+            arguments: arguments, environment: environment, standardInput: { input }, output: output)
+        return Run(code: code, output: output.output, error: output.error)
+    }
+
+    static func seed(_ admin: AdminAPITests.Admin) async throws {
+        let candidate = ReleaseCandidate(
+            version: "v2", percent: RolloutPercent(basisPoints: 1_250)!, allowUsers: ["u2", "u1"], denyUsers: ["u9"])
+        try await admin.stores.releases.save(
+            ReleasePolicy(
+                tenantID: "acme", miniAppID: "hello", stable: "v1", candidate: candidate,
+                withdrawn: [WithdrawnVersion(version: "v0", useInstead: nil)],
+                autoHalt: AutoHaltRule(errorRatio: 2.5, minOpens: 100)),
+            entry: ReleaseHistoryEntry(
+                at: Date(timeIntervalSince1970: 1_800_000_000.123), actor: "ops", action: .set, summary: "first",
+                reason: "launch"))
+        // Records in the tenant's chain: an allowed change and a refusal through the API.
+        _ = try await admin.call(
+            .PATCH, "/admin/v1/tenants/acme", token: admin.tokens["acme-admin"], body: #"{"displayName": "Acme Ltd"}"#)
+        _ = try await admin.call(
+            .PATCH, "/admin/v1/tenants/acme", token: admin.tokens["acme-viewer"], body: #"{"displayName": "Nope"}"#)
+    }
+
+    @Test(arguments: DatabaseBackend.available)
+    func sameJSONBothPaths(backend: DatabaseBackend) async throws {
+        try await AdminAPITests.withAdmin(backend: backend) { admin in
+            try await Self.seed(admin)
+            let home = FileManager.default.temporaryDirectory.appendingPathComponent("gatewayctl-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: home) }
+            let local = admin.databaseEnvironment.merging(["USER": "tester", "GATEWAYCTL_HOME": home]) { $1 }
+            let remote = local.merging(["GATEWAY_ADMIN_TOKEN": admin.tokens["root"]!]) { $1 }
+            let server = "http://127.0.0.1:\(admin.port)"
+            let commands: [[String]] = [
+                ["release", "show", "--tenant", "acme", "hello"],
+                ["release", "history", "--tenant", "acme", "hello"],
+                ["audit", "list", "--tenant", "acme"],
+                ["audit", "list", "--tenant", "acme", "--limit", "1"],
+                ["audit", "list", "--platform", "--resource", "operator"],
+                ["audit", "list", "--operator", "acme-viewer"],
+                ["audit", "list", "--verb", "update", "--since", "2020-01-01T00:00:00Z"],
+            ]
+            for command in commands {
+                let onDatabase = await Self.ctl(local, command + ["--json"])
+                let overAPI = await Self.ctl(remote, command + ["--json", "--server", server])
+                #expect(onDatabase.code == 0 && overAPI.code == 0, "\(command): \(onDatabase.error) \(overAPI.error)")
+                #expect(!onDatabase.output.isEmpty && onDatabase.output == overAPI.output, "\(command)")
+                if onDatabase.output != overAPI.output {
+                    print("--- database\n\(onDatabase.output)--- API\n\(overAPI.output)")
+                }
+            }
+            // The same refusal on both paths: no policy there.
+            let missing = await Self.ctl(remote, ["release", "show", "--tenant", "acme", "other", "--server", server])
+            #expect(missing.code == 2 && missing.error.contains("release_not_found"), "\(missing.error)")
+            // A command that has no API yet refuses the server rather than open the database.
+            let refused = await Self.ctl(remote, ["tenant", "list", "--server", server])
+            #expect(refused.code == 2 && refused.error.contains("does not go through the admin API yet"), "\(refused.error)")
+            #expect(await Self.ctl(remote, ["tenant", "list", "--server", server, "--local"]).code == 0)
+        }
+    }
+
+    @Test(arguments: DatabaseBackend.available)
+    func loginThenActThroughTheAPI(backend: DatabaseBackend) async throws {
+        try await AdminAPITests.withAdmin(backend: backend) { admin in
+            try await Self.seed(admin)
+            let created = try await OperatorService(operators: admin.stores.operators, hasher: PasswordHasher(logN: 10))
+                .create(name: "cli-bot", credential: .generatedSecret, roles: [(.releaseManager, "acme")], actor: .local(user: "t"))
+            let secret = try #require(created.secret)
+            let home = FileManager.default.temporaryDirectory.appendingPathComponent("gatewayctl-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: home) }
+            let environment = admin.databaseEnvironment.merging(["USER": "tester", "GATEWAYCTL_HOME": home]) { $1 }
+            let server = "http://127.0.0.1:\(admin.port)"
+
+            let wrong = await Self.ctl(
+                environment, ["login", "--server", server, "--client-id", "cli-bot", "--client-secret-stdin"], stdin: "nope\n")
+            #expect(wrong.code == 2 && wrong.error.contains("invalid_client"), "\(wrong.error)")
+            let login = await Self.ctl(
+                environment, ["login", "--server", server, "--client-id", "cli-bot", "--client-secret-stdin"], stdin: secret + "\n")
+            #expect(login.code == 0 && login.output.contains("signed in to \(server) as cli-bot"), "\(login.error)")
+            let file = home + "/session.json"
+            let attributes = try FileManager.default.attributesOfItem(atPath: file)
+            #expect((attributes[.posixPermissions] as? Int) == 0o600)
+            let saved = try String(contentsOfFile: file, encoding: .utf8)
+            #expect(!saved.contains(secret) && saved.contains("sgo_"))
+
+            // Signed in: the action goes through the API as cli-bot (audited), with a key.
+            let paused = await Self.ctl(environment, ["release", "pause", "--tenant", "acme", "hello", "--reason", "look", "--json"])
+            #expect(paused.code == 0, "\(paused.error)")
+            #expect((try JSONSerialization.jsonObject(with: Data(paused.output.utf8)) as? [String: Any])?["revision"] as? Int == 2)
+            let records = try await admin.stores.audit.records(
+                matching: AuditQuery(chain: "acme", resourceType: .release, verb: .act, limit: 5)
+            ).items
+            #expect(records.first?.actor.name == "cli-bot" && records.first?.outcome.status == 200)
+            #expect(try await admin.stores.releases.history(tenantID: "acme", miniAppID: "hello", limit: 1).first?.reason == "look")
+            // Outside its roles the API refuses, and gatewayctl says so (exit 2).
+            let beta = await Self.ctl(environment, ["release", "pause", "--tenant", "beta", "hello"])
+            #expect(beta.code == 2 && beta.error.contains("tenant_not_found"), "\(beta.error)")
+
+            #expect(await Self.ctl(environment, ["logout"]).output.contains("signed out"))
+            #expect(!FileManager.default.fileExists(atPath: file))
+            // Signed out: back on the database (as the OS user, no operator).
+            let resumed = await Self.ctl(environment, ["release", "resume", "--tenant", "acme", "hello", "--json"])
+            #expect(resumed.code == 0, "\(resumed.error)")
+            #expect(try await admin.stores.releases.history(tenantID: "acme", miniAppID: "hello", limit: 1).first?.actor == "tester")
+        }
+    }
+}
