@@ -121,6 +121,18 @@ struct AdminCLITests {
             let resumed = await Self.ctl(environment, ["release", "resume", "--tenant", "acme", "hello", "--json"])
             #expect(resumed.code == 0, "\(resumed.error)")
             #expect(try await admin.stores.releases.history(tenantID: "acme", miniAppID: "hello", limit: 1).first?.actor == "tester")
+
+            // Changes on the database are in the same trail, as local:<user>, with before and after.
+            let update = await Self.ctl(environment, ["tenant", "update", "acme", "--display-name", "Acme Local"])
+            #expect(update.code == 0, "\(update.error)")
+            let local = try await admin.stores.audit.records(
+                matching: AuditQuery(chain: "acme", subject: "local:tester", limit: 10)
+            ).items
+            #expect(local.map(\.resource.type) == [.tenant, .release], "\(local.map(\.resource))")
+            #expect(local.first?.change?.after == .object(["displayName": "Acme Local"]))
+            #expect(local.first?.change?.before == .object(["displayName": "Acme Ltd"]))
+            #expect(local.last?.verb == .act && local.last?.actor.auth?.method == "database")
+            #expect(try await AuditVerifier.verify(admin.stores.audit, chain: "acme").broken == nil)
         }
     }
 }

@@ -22,7 +22,9 @@ struct TenantUpdateCommand: AsyncParsableCommand {
         let fields = self.fields
         let rasKey = fields.newRASClientKey()
         let old = try await TenantCommandSupport.require(tenantID.id, in: access.store)
-        let updated = try await access.store.update(id: tenantID.id, actor: access.actor) { tenant in
+        let updated = try await access.store.update(
+            id: tenantID.id, actor: access.actor, trail: TenantTrail.local(user: access.actor, verb: .update)
+        ) { tenant in
             try fields.apply(to: &tenant, rasKey: rasKey)
             try TenantCommandSupport.validate(tenant)
         }
@@ -68,7 +70,9 @@ enum TenantStatusChange {
         let current = try await TenantCommandSupport.require(id, in: access.store)
         let result = current.status == status
             ? current
-            : try await access.store.update(id: id, actor: access.actor) { $0.status = status }
+            : try await access.store.update(id: id, actor: access.actor, trail: TenantTrail.local(user: access.actor, verb: .act)) {
+                $0.status = status
+            }
         if global.json {
             try context.printJSON(TenantDocument(result, secrets: .masked, sealer: nil))
         } else if current.status == status {

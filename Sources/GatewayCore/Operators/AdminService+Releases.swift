@@ -117,19 +117,12 @@ extension AdminService {
         _ write: (ReleaseService, ReleaseService.Target) async throws -> ReleasePolicy
     ) async throws -> ReleasePolicy {
         _ = try await requireTenant(tenantID)
-        let (actor, requestID, now) = (call.actor, call.requestID, clock.now())
         let target = ReleaseService.Target(
             tenantID: tenantID, miniAppID: miniAppID, actor: "operator:\(call.session.caller.name)",
             expectedRevision: revision,
-            audit: { before, after in
-                AuditDraft(
-                    time: now, actor: actor, requestID: requestID, verb: verb,
-                    resource: AuditResource(
-                        type: .release, tenant: tenantID, id: miniAppID, revisionBefore: before?.revision,
-                        revisionAfter: after.revision),
-                    outcome: .ok,
-                    change: AuditChange(before: before.map { Self.document($0, now: now) }, after: Self.document(after, now: now)))
-            })
+            audit: Self.releaseAudit(
+                actor: call.actor, requestID: call.requestID, verb: verb, tenantID: tenantID, miniAppID: miniAppID,
+                time: clock.now()))
         let resource = AuditResource(type: .release, tenant: tenantID, id: miniAppID)
         do {
             return try await write(ReleaseService(store: releases, clock: clock), target)
@@ -152,6 +145,22 @@ extension AdminService {
                 try await refused(call, verb, resource, AuditOutcome(status: 422, code: "invalid_release"))
             }
             throw error
+        }
+    }
+
+    /// The audit record of a change to a release policy, the policy before and after (the
+    /// admin API's writes, and gatewayctl's on the database with a `local:` actor).
+    public static func releaseAudit(
+        actor: AuditActor, requestID: String?, verb: AdminVerb, tenantID: String, miniAppID: String, time: Date
+    ) -> @Sendable (ReleasePolicy?, ReleasePolicy) -> AuditDraft {
+        { before, after in
+            AuditDraft(
+                time: time, actor: actor, requestID: requestID, verb: verb,
+                resource: AuditResource(
+                    type: .release, tenant: tenantID, id: miniAppID, revisionBefore: before?.revision,
+                    revisionAfter: after.revision),
+                outcome: .ok,
+                change: AuditChange(before: before.map { document($0, now: time) }, after: document(after, now: time)))
         }
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import GatewayCore
 
 /// `gatewayctl release ...`
@@ -42,12 +43,19 @@ struct ReleaseAccess {
 
     var store: any ReleasePolicyStore { state.access.stores.releases }
 
-    init(_ options: ReleaseTargetOptions, global: GlobalOptions, context: CLIContext) async throws {
+    /// - Parameter verb: how the audit trail names a change made through ``target``
+    ///   (`update` for `release set`, `act` for the actions), recorded as `local:<user>`.
+    init(
+        _ options: ReleaseTargetOptions, global: GlobalOptions, context: CLIContext, verb: AdminVerb = .act
+    ) async throws {
         state = try await UserStateAccess(global, tenantID: options.tenant.tenant, context: context)
         service = ReleaseService(store: state.access.stores.releases)
         target = .init(
             tenantID: options.tenant.tenant, miniAppID: options.miniApp, actor: state.access.actor,
-            reason: options.reason)
+            reason: options.reason,
+            audit: AdminService.releaseAudit(
+                actor: .local(user: state.access.actor), requestID: nil, verb: verb, tenantID: options.tenant.tenant,
+                miniAppID: options.miniApp, time: Date()))
     }
 
     /// Prints the stored policy (`--json`: the whole document) after `verb`.

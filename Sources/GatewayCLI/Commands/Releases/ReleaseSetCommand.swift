@@ -78,7 +78,7 @@ struct ReleaseSetCommand: AsyncParsableCommand {
         let steps = try step.map { try Self.step($0, now: now) }
         let allow = try allowUsersFile.map { try ReleaseUsersFile.read($0, flag: "--allow-users-file", context: context) }
         let deny = try denyUsersFile.map { try ReleaseUsersFile.read($0, flag: "--deny-users-file", context: context) }
-        let access = try await ReleaseAccess(target, global: global, context: context)
+        let access = try await ReleaseAccess(target, global: global, context: context, verb: .update)
         let newVersions = [stable, candidate].compactMap { $0 }.filter { $0 != "latest" }
         try await PlatformVersionCheck.check(
             newVersions, miniAppID: target.miniApp, tenant: access.state.tenant,
