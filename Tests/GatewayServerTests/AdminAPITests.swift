@@ -131,6 +131,14 @@ struct AdminAPITests {
                 #expect(refused.status == 401 && refused.json["code"] as? String == "unauthorized")
                 #expect(refused.headers["WWW-Authenticate"].first?.hasPrefix("Bearer") == true)
             }
+            // A declared path asked with another method is 405 with Allow; an undeclared query
+            // parameter is refused, not ignored.
+            let trace = try await admin.call(.TRACE, "/admin/v1/me", token: admin.tokens["root"])
+            #expect(trace.status == 405 && trace.headers["Allow"].first == "GET" && trace.json["code"] as? String == "method_not_allowed")
+            let post = try await admin.call(.GET, "/admin/oauth2/token", token: nil)
+            #expect(post.status == 405 && post.headers["Allow"].first == "POST")
+            let unknown = try await admin.call(.GET, "/admin/v1/tenants?limit=5&bogus=1", token: admin.tokens["root"])
+            #expect(unknown.status == 400 && unknown.json["code"] as? String == "invalid_request")
             // The admin listener serves the admin contract only.
             #expect(try await admin.call(.GET, "/t/acme/v1/home", token: admin.tokens["root"]).status == 404)
         }

@@ -51,6 +51,12 @@ struct ContractReadabilityTests {
         for code in adminCodes.sorted() {
             #expect(adminDocumented.contains("`\(code)`"), "admin problem code \(code) is not documented in admin.yaml's Problem")
         }
+        // The audit filter's resources are the role table's.
+        let audit = (adminContract["paths"] as? [String: Any])?["/admin/v1/audit"] as? [String: Any]
+        let parameters = (audit?["get"] as? [String: Any])?["parameters"] as? [[String: Any]] ?? []
+        let resource = parameters.first { $0["name"] as? String == "resource" }
+        let names = (resource?["schema"] as? [String: Any])?["enum"] as? [String]
+        #expect(names == AdminResource.allCases.map(\.rawValue))
     }
 
     /// `code: "…"` / `code = … "…"` / `notFoundCode: "…"` literals in the Swift files under `folders`.

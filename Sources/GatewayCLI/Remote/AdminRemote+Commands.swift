@@ -42,7 +42,8 @@ extension AdminRemote {
         }
         let output = try await client.adminListAudit(
             query: .init(
-                tenant: chain, _operator: subject, resource: resource,
+                tenant: chain, _operator: subject,
+                resource: resource.flatMap(Operations.AdminListAudit.Input.Query.ResourcePayload.init(rawValue:)),
                 verb: verb.flatMap(Operations.AdminListAudit.Input.Query.VerbPayload.init(rawValue:)),
                 since: since.flatMap(RFC3339.date(from:)), until: until.flatMap(RFC3339.date(from:)),
                 cursor: cursor.map(String.init), limit: limit))

@@ -6,6 +6,7 @@ import GatewayCore
 /// in the shape `gatewayctl release show --json` prints.
 extension AdminAPIHandler {
     func adminGetRelease(_ input: Operations.AdminGetRelease.Input) async throws -> Operations.AdminGetRelease.Output {
+        try AdminInput.check(input.path.miniapp, max: 128, "miniapp")
         let policy = try await service.releasePolicy(
             try AdminScope.call(), tenantID: input.path.tenant, miniAppID: input.path.miniapp)
         return .ok(.init(headers: .init(eTag: Self.etag(policy.revision)), body: .json(try Self.view(policy))))
@@ -13,6 +14,13 @@ extension AdminAPIHandler {
 
     func adminPatchRelease(_ input: Operations.AdminPatchRelease.Input) async throws -> Operations.AdminPatchRelease.Output {
         guard case .applicationMergePatchJson(let body) = input.body else { throw AdminError.badRequest("a merge patch body") }
+        try AdminInput.check(input.path.miniapp, max: 128, "miniapp")
+        try AdminInput.check(body.reason, max: 500, "reason")
+        try AdminInput.check(body.stable, max: 64, "stable")
+        try AdminInput.check(body.candidate?.version, max: 64, "candidate.version")
+        if let candidate = body.candidate, candidate.version == nil, candidate.percent == nil {
+            throw AdminError.badRequest("candidate names neither version nor percent")
+        }
         let patch = AdminReleasePatch(
             stable: body.stable, candidateVersion: body.candidate?.version, percent: body.candidate?.percent,
             reason: body.reason)
@@ -27,6 +35,11 @@ extension AdminAPIHandler {
 
     func adminReleaseAction(_ input: Operations.AdminReleaseAction.Input) async throws -> Operations.AdminReleaseAction.Output {
         guard case .json(let body) = input.body else { throw AdminError.badRequest("a JSON body") }
+        try AdminInput.check(input.path.miniapp, max: 128, "miniapp")
+        try AdminInput.check(body.reason, max: 500, "reason")
+        for (value, name) in [(body.to, "to"), (body.version, "version"), (body.useInstead, "useInstead")] {
+            try AdminInput.check(value, max: 64, name)
+        }
         let action: AdminReleaseAction
         switch body.action {
         case .pause: action = .pause
@@ -60,6 +73,7 @@ extension AdminAPIHandler {
     }
 
     func adminReleaseHistory(_ input: Operations.AdminReleaseHistory.Input) async throws -> Operations.AdminReleaseHistory.Output {
+        try AdminInput.check(input.path.miniapp, max: 128, "miniapp")
         let entries = try await service.releaseHistory(
             try AdminScope.call(), tenantID: input.path.tenant, miniAppID: input.path.miniapp,
             limit: input.query.limit ?? 50)

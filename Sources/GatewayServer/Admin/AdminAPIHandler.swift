@@ -31,6 +31,7 @@ struct AdminAPIHandler: APIProtocol {
     }
 
     func adminListTenants(_ input: Operations.AdminListTenants.Input) async throws -> Operations.AdminListTenants.Output {
+        try AdminInput.check(input.query.cursor, max: 200, "cursor")
         let page = try await service.listTenants(
             try AdminScope.call(), cursor: input.query.cursor, limit: input.query.limit ?? 50)
         return .ok(.init(body: .json(.init(items: page.items.map(Self.view), next: page.next))))
@@ -45,6 +46,8 @@ struct AdminAPIHandler: APIProtocol {
         guard case .applicationMergePatchJson(let patch) = input.body, let displayName = patch.displayName else {
             throw AdminError.badRequest("the patch names no field this version changes (displayName)")
         }
+        // Before the revision is compared: a patch the contract refuses is refused as such.
+        guard (1...200).contains(displayName.count) else { throw AdminError.invalidTenant("displayName is 1-200 characters") }
         let revision = try input.headers.ifMatch.map(Self.revision)
         let tenant = try await service.renameTenant(
             try AdminScope.call(), id: input.path.tenant, displayName: displayName, revision: revision)
@@ -53,11 +56,11 @@ struct AdminAPIHandler: APIProtocol {
 
     func adminListAudit(_ input: Operations.AdminListAudit.Input) async throws -> Operations.AdminListAudit.Output {
         let q = input.query
-        var resource: AdminResource?
-        if let name = q.resource {
-            guard let known = AdminResource(rawValue: name) else { throw AdminError.badRequest("unknown resource \(name)") }
-            resource = known
-        }
+        guard (1...AuditQuery.maxLimit).contains(q.limit ?? 50) else { throw AdminError.badRequest("limit must be 1-500") }
+        try AdminInput.check(q.tenant, max: 63, "tenant")
+        try AdminInput.check(q._operator, max: 200, "operator")
+        // The contract's enum is the role table's resources (a test keeps them equal).
+        let resource = q.resource.flatMap { AdminResource(rawValue: $0.rawValue) }
         var cursor: Int64?
         if let text = q.cursor {
             guard let value = Int64(text), value > 0 else { throw AdminError.badRequest("cursor is a page's next") }

@@ -27,10 +27,22 @@ struct AdminEdgeMiddleware: RouterMiddleware {
         var response: Response
         var request = request
         do {
+            try AdminRoutes.check(
+                request.method, path: request.uri.path,
+                queryNames: request.uri.queryParameters.map(\.key))
             if let declared = request.headers[.contentLength].flatMap(Int.init), declared > Self.maxBodyBytes {
                 throw GatewayProblem.payloadTooLarge(maximum: Self.maxBodyBytes)
             }
             request.body = RequestBody(asyncSequence: LimitedRequestBody(base: request.body, maximum: Self.maxBodyBytes))
+            if request.headers[.contentType]?.contains("json") == true {
+                // The admin contract has no nullable member, but a decoded `null` reads as absent:
+                // refused here, so `{"roles": null}` is not `{}`.
+                let buffer = try await request.body.collect(upTo: Self.maxBodyBytes)
+                if JSONNulls.contained(in: Data(buffer: buffer)) {
+                    throw AdminError.badRequest("null is not a value in the admin contract: leave the member out")
+                }
+                request.body = RequestBody(buffer: buffer)
+            }
             if !Self.open.contains(request.uri.path) {
                 context.admin.session = try await session(request)
             }
@@ -56,11 +68,29 @@ struct AdminEdgeMiddleware: RouterMiddleware {
     }
 }
 
+/// Whether a JSON document holds a `null` anywhere (false for text that is not JSON: the
+/// generated decoder refuses that itself).
+enum JSONNulls {
+    static func contained(in data: Data) -> Bool {
+        guard let value = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return false }
+        return holdsNull(value)
+    }
+
+    private static func holdsNull(_ value: Any) -> Bool {
+        switch value {
+        case is NSNull: true
+        case let object as [String: Any]: object.values.contains(where: holdsNull)
+        case let array as [Any]: array.contains(where: holdsNull)
+        default: false
+        }
+    }
+}
+
 /// The one place admin errors become problem documents (the token endpoint: RFC 6749 errors).
 enum AdminProblems {
     static func response(for error: any Error, requestID: String, path: String) -> Response {
         let underlying = ProblemMiddleware.underlying(error)
-        if path == "/admin/oauth2/token" { return tokenError(underlying) }
+        if path == "/admin/oauth2/token", (underlying as? GatewayProblem)?.status != 405 { return tokenError(underlying) }
         return ProblemResponse.make(problem(for: underlying, wrapped: error), requestID: requestID)
     }
 

@@ -23,6 +23,7 @@ public protocol ReleasePolicyStore: Sendable {
 extension ReleasePolicyStore {
     /// ``save(_:entry:audit:)`` without an audit-trail record (`gatewayctl` on the database,
     /// the automatic halt).
+    @discardableResult
     public func save(_ policy: ReleasePolicy, entry: ReleaseHistoryEntry) async throws -> ReleasePolicy {
         try await save(policy, entry: entry, audit: nil)
     }
