@@ -1,6 +1,7 @@
 import AdminAPI
 import Foundation
 import GatewayCore
+import OpenAPIRuntime
 
 /// The admin API operations gatewayctl commands go through, answering the same documents
 /// the database path prints.
@@ -22,9 +23,19 @@ extension AdminRemote {
     func releaseAction(
         tenantID: String, miniAppID: String, _ request: Components.Schemas.ReleaseActionRequest
     ) async throws -> ReleasePolicyView {
-        let output = try await client.adminReleaseAction(
-            path: .init(tenant: tenantID, miniapp: miniAppID), headers: .init(idempotencyKey: RandomUUID.lowercased()),
-            body: .json(request))
+        // One key for the call and its one retry: an answer lost on the way back (a dropped
+        // connection, a timeout) is asked for again and the action still happens once.
+        let key = RandomUUID.lowercased()
+        let send = {
+            try await client.adminReleaseAction(
+                path: .init(tenant: tenantID, miniapp: miniAppID), headers: .init(idempotencyKey: key), body: .json(request))
+        }
+        let output: Operations.AdminReleaseAction.Output
+        do {
+            output = try await send()
+        } catch is ClientError {
+            output = try await send()
+        }
         guard case .ok(let ok) = output else { throw Self.refusal(output) }
         return try Self.document(try ok.body.json, as: ReleasePolicyView.self)
     }
