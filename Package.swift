@@ -70,7 +70,6 @@ let package = Package(
         .target(
             name: "AdminAPI",
             dependencies: [
-                "GatewayCore",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]

@@ -1,3 +1,4 @@
+import AdminAPI
 import Foundation
 import GatewayCLI
 import GatewayCore
@@ -134,5 +135,22 @@ struct AdminCLITests {
             #expect(local.last?.verb == .act && local.last?.actor.auth?.method == "database")
             #expect(try await AuditVerifier.verify(admin.stores.audit, chain: "acme").broken == nil)
         }
+    }
+}
+
+extension AdminCLITests {
+    /// The admin wire's dates (AdminAPI, below GatewayCore) are gatewayctl's: the same text
+    /// for the same instant, and read back to the same millisecond.
+    @Test func wireDatesAreGatewayctlDates() throws {
+        let dates = [0, 1, -1, 1_800_000_000.1234, 1_800_000_000.9996, -0.0004, 1_764_288_000.0005].map(Date.init(timeIntervalSince1970:))
+            + (0..<200).map { _ in Date(timeIntervalSince1970: Double.random(in: -1e10...1e10)) }
+        let wire = AdminWire.MillisecondDates()
+        for date in dates {
+            let text = try wire.encode(date)
+            #expect(text == RFC3339.millisecondString(from: date), "\(date.timeIntervalSince1970)")
+            let back = try wire.decode(text)
+            #expect(abs(back.timeIntervalSince1970 - date.timeIntervalSince1970) <= 0.0005 + 1e-6)
+        }
+        #expect(throws: (any Error).self) { try wire.decode("yesterday") }
     }
 }
