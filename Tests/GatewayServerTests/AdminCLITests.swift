@@ -151,6 +151,15 @@ extension AdminCLITests {
             let back = try wire.decode(text)
             #expect(abs(back.timeIntervalSince1970 - date.timeIntervalSince1970) <= 0.0005 + 1e-6)
         }
-        #expect(throws: (any Error).self) { try wire.decode("yesterday") }
+        for bad in ["yesterday", "2026-02-30T00:00:00Z", "2026-11-28T24:00:00Z", "2026-11-28T10:00:00", "2026-11-28T10:00:00.Z",
+            "2026-11-28T10:00:00+24:00", "2026-11-28 10:00:00Z"]
+        {
+            #expect(throws: (any Error).self, "\(bad)") { try wire.decode(bad) }
+        }
+        // What RFC 3339 allows and Foundation's ISO 8601 style refuses (found by schemathesis).
+        #expect(try wire.decode("0050-11-08T16:58:10-23:26") < wire.decode("0050-11-09T16:58:10Z"))
+        #expect(try wire.decode("2026-11-28T10:00:00-23:26") == Date(timeIntervalSince1970: 1_795_860_000 + 84_360))
+        #expect(try wire.decode("2026-11-28t10:00:00.25z") == Date(timeIntervalSince1970: 1_795_860_000.25))
+        #expect(try wire.decode("2026-11-28T19:00:00+09:00") == Date(timeIntervalSince1970: 1_795_860_000))
     }
 }
