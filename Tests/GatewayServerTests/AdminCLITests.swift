@@ -148,8 +148,8 @@ extension AdminCLITests {
         for date in dates {
             let text = try wire.encode(date)
             #expect(text == RFC3339.millisecondString(from: date), "\(date.timeIntervalSince1970)")
-            let back = try wire.decode(text)
-            #expect(abs(back.timeIntervalSince1970 - date.timeIntervalSince1970) <= 0.0005 + 1e-6)
+            // Read back, it is the same millisecond: it writes the same text again.
+            #expect(try wire.encode(wire.decode(text)) == text)
         }
         for bad in ["yesterday", "2026-02-30T00:00:00Z", "2026-11-28T24:00:00Z", "2026-11-28T10:00:00", "2026-11-28T10:00:00.Z",
             "2026-11-28T10:00:00+24:00", "2026-11-28 10:00:00Z"]
