@@ -77,12 +77,7 @@ struct AdminRemote {
     /// A wire document as the CLI's own type of the same shape (through JSON), so both paths
     /// print it with the same encoder.
     static func document<T: Decodable>(_ wire: some Encodable, as: T.Type) throws -> T {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(RFC3339.millisecondString(from: date))
-        }
-        return try JSONCoding.decoder().decode(T.self, from: encoder.encode(wire))
+        try JSONCoding.decoder().decode(T.self, from: JSONCoding.encoder().encode(wire))
     }
 
     /// An answer other than the one a command expects, as its error: the problem's detail and
