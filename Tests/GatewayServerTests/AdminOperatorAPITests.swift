@@ -85,6 +85,15 @@ struct AdminOperatorAPITests {
                 matching: AuditQuery(chain: AuditChain.platform, resourceType: .operator, limit: 50)
             ).items.filter { $0.outcome.status >= 400 }
             #expect(refusals.count >= 8, "\(refusals.map(\.outcome))")
+
+            // The same binding listed twice is one binding (schemathesis found a 500 here).
+            let twice = try await admin.call(
+                .POST, "/admin/v1/operators", token: root,
+                body: #"{"name": "twice-bot", "roles": [{"role": "viewer", "tenant": "acme"}, {"role": "viewer", "tenant": "acme"}]}"#,
+                contentType: "application/json")
+            #expect(twice.status == 201, "\(twice.json)")
+            let bot = try #require(try await admin.stores.operators.findOperator(named: "twice-bot"))
+            #expect(try await admin.stores.operators.bindings(operatorID: bot.id).map(\.label) == ["viewer@acme"])
         }
     }
 }

@@ -48,7 +48,10 @@ public struct OperatorService: Sendable {
             created.secretHash = generated.hash
             secret = generated.secret
         }
+        // A binding listed twice is held once (bindings are a set; the store's key says so).
+        var seen: Set<String> = []
         let bindings = roles.map { RoleBinding(operatorID: created.id, role: $0.role, tenantID: $0.tenantID) }
+            .filter { seen.insert($0.label).inserted }
         for binding in bindings { try binding.validate() }
         let after: JSONValue = .object([
             "name": .string(name), "kind": .string(created.kind.rawValue),
