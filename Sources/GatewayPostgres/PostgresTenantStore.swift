@@ -52,7 +52,7 @@ public final class PostgresTenantStore: TenantStore {
     }
 
     @discardableResult
-    public func create(_ tenant: Tenant, actor: String) async throws -> Tenant {
+    public func create(_ tenant: Tenant, actor: String, trail: (@Sendable (Tenant) -> AuditDraft)?) async throws -> Tenant {
         let revision = try TenantRevision.created(tenant, actor: actor, now: StoreClock.now())
         let json = try Self.json(TenantRecord(revision.tenant, sealer: database.sealer))
         try await database.transaction { connection in
@@ -60,6 +60,7 @@ public final class PostgresTenantStore: TenantStore {
                 INSERT INTO tenants SELECT * FROM json_populate_record(NULL::tenants, \(json)::json) ON CONFLICT (id) DO NOTHING RETURNING 1
                 """)
             guard inserted == 1 else { throw TenantStoreError.alreadyExists(revision.tenant.id) }
+            if let trail { _ = try await PostgresAuditTrail.append(trail(revision.tenant), on: connection) }
             try await Self.finish(connection, audit: revision.audit)
         }
         return revision.tenant

@@ -158,6 +158,10 @@ struct AdminAPITests {
             Operation(
                 permission: AdminPermission(.update, .tenant), method: .PATCH, path: { "/admin/v1/tenants/\($0)" },
                 body: { _ in #"{"displayName": "Renamed"}"# }),
+            Operation(
+                permission: AdminPermission(.act, .tenant), method: .POST, path: { "/admin/v1/tenants/\($0)/actions" },
+                body: { _ in #"{"action": "resume"}"# }),
+            Operation(permission: AdminPermission(.read, .client), method: .GET, path: { "/admin/v1/tenants/\($0)/clients" }),
             Operation(permission: AdminPermission(.read, .audit), method: .GET, path: { "/admin/v1/audit?tenant=\($0)" }),
             Operation(
                 permission: AdminPermission(.read, .release), method: .GET,
@@ -209,11 +213,17 @@ struct AdminAPITests {
                     let expected = role == .platformAdmin ? 200 : 404
                     #expect(beta.status == expected, "\(name) \(operation.permission) on beta: \(beta.status)")
                 }
+                // Platform-wide: creating a tenant.
+                let create = try await admin.call(
+                    .POST, "/admin/v1/tenants", token: token, body: "{\"id\": \"new-\(name)\", \"displayName\": \"n\"}",
+                    contentType: "application/json")
+                let mayCreate = role.permissions.contains(AdminPermission(.create, .tenant)) && role == .platformAdmin
+                #expect(create.status == (mayCreate ? 201 : 403), "\(name) tenant:create: \(create.status)")
                 // Lists are filtered on the server.
                 let list = try await admin.call(.GET, "/admin/v1/tenants", token: token)
                 let ids = (list.json["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
                 if role == .platformAdmin {
-                    #expect(ids.contains("acme") && ids.contains("beta") && ids == ids.sorted(), "\(name): \(ids)")
+                    #expect(ids.contains("acme") && ids.contains("beta") && ids.contains("new-root") && ids == ids.sorted(), "\(name): \(ids)")
                 } else {
                     #expect(ids == ["acme"], "\(name): \(ids)")
                 }
@@ -265,7 +275,7 @@ struct AdminAPITests {
                 (#"{}"#, [], 400),
                 (#"{"displayName": "X"}"#, [("If-Match", "\"1\"")], 412),
                 (#"{"displayName": "X"}"#, [("If-Match", "17")], 400),
-                ("{\"displayName\": \"\(String(repeating: "x", count: 201))\"}", [], 422),
+                ("{\"displayName\": \"\(String(repeating: "x", count: 201))\"}", [], 400),
             ] {
                 let refused = try await admin.call(
                     .PATCH, "/admin/v1/tenants/acme", token: admin.tokens["root"], body: body, headers: headers)

@@ -59,6 +59,59 @@ struct ContractReadabilityTests {
         #expect(names == AdminResource.allCases.map(\.rawValue))
     }
 
+    /// The admin API reads a tenant patch through JSON into GatewayCore's ``TenantPatch`` and
+    /// answers ``TenantDocument``s: a member named one way in the contract and another in the
+    /// code would be dropped without a word, so their member paths must be the same.
+    @Test("the admin contract's tenant shapes have the members of TenantPatch and TenantDocument")
+    func tenantShapesMatchTheCode() throws {
+        let contract = try #require(try Yams.load(yaml: RepositoryFile.text("OpenAPI/admin.yaml")) as? [String: Any])
+        let schemas = try #require((contract["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        func paths(_ schema: [String: Any], prefix: String = "") -> Set<String> {
+            var resolved = schema
+            if let ref = schema["$ref"] as? String, let target = schemas[String(ref.split(separator: "/").last!)] as? [String: Any] {
+                resolved = target
+            }
+            guard let properties = resolved["properties"] as? [String: Any] else { return [prefix] }
+            return properties.reduce(into: Set<String>()) { found, member in
+                let path = prefix.isEmpty ? member.key : "\(prefix).\(member.key)"
+                let child = member.value as? [String: Any] ?? [:]
+                found.formUnion(child["properties"] != nil || child["$ref"] != nil ? paths(child, prefix: path) : [path])
+            }
+        }
+        func paths(_ value: JSONValue, prefix: String = "") -> Set<String> {
+            guard case .object(let members) = value, prefix.isEmpty || !members.isEmpty, !["featureFlags", "ras.clientKeys"].contains(prefix)
+            else { return [prefix] }
+            return members.reduce(into: Set<String>()) { found, member in
+                found.formUnion(paths(member.value, prefix: prefix.isEmpty ? member.key : "\(prefix).\(member.key)"))
+            }
+        }
+        func json(_ value: some Encodable) throws -> JSONValue {
+            try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(value))
+        }
+        let full = TenantPatch(
+            displayName: "d", platform: .init(baseURL: "u", projectID: "p", subscriptionKey: "s", previewMode: true,
+                requireSignatureVerification: true),
+            provisioning: .init(baseURL: "u", superAppID: "a", superAppVersion: "v", apiKey: "k"), storageMaxSizeInBytes: 1,
+            cacheRules: .init(maxCount: 1, maxDays: 1), theme: .init(primaryColor: "c", secondaryColor: "c", logoURL: "u"),
+            cacheTTLs: .init(manifestSeconds: 1, catalogSeconds: 1, localizationSeconds: 1, publicKeySeconds: 1),
+            hostApp: .init(minimumVersion: "1", latestVersion: "1", updateURL: "u"), featureFlags: ["f": true],
+            removeFeatureFlags: ["g"], ras: .init(clientKey: "k", clientKeyOverlapSeconds: 1, requireBearer: true))
+        let patchSchema = try #require(schemas["TenantPatch"] as? [String: Any])
+        #expect(paths(patchSchema) == paths(try json(full)))
+        #expect(paths(try #require(schemas["TenantCreate"] as? [String: Any])) == paths(try json(full)).union(["id"]))
+
+        let tenant = Tenant(
+            id: "acme", displayName: "Acme",
+            platform: PlatformSettings(baseURL: "https://p", projectID: "p", subscriptionKey: SecretValue("sk-0123456789")),
+            provisioning: ProvisioningSettings(
+                baseURL: "https://v", superAppID: "a", superAppVersion: "1", apiKey: SecretValue("pk-0123456789")),
+            theme: Theme(logoURL: "https://acme.example/l.png"),
+            hostApp: HostAppVersionPolicy(minimumVersion: "1", latestVersion: "2", updateURL: "https://u"),
+            featureFlags: ["f": true], ras: RASSettings(clientKeys: [RASClientKey(hash: "sha256$x", notAfter: Date())]))
+        let document = try json(TenantDocument(tenant, secrets: .masked, sealer: nil))
+        #expect(paths(try #require(schemas["Tenant"] as? [String: Any])) == paths(document))
+    }
+
     /// `code: "…"` / `code = … "…"` / `notFoundCode: "…"` literals in the Swift files under `folders`.
     static func problemCodes(in folders: [String], excluding excluded: [String]) throws -> Set<String> {
         let root = RepositoryFile.root

@@ -148,8 +148,13 @@ struct ClientListCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        let clients = try await a.auth.clients(tenantID: tenant.tenant)
+        let clients: [OAuthClient]
+        if let remote = try await AdminRemote.select(global, context: context) {
+            clients = try await remote.clients(tenantID: tenant.tenant)
+        } else {
+            let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
+            clients = try await a.auth.clients(tenantID: tenant.tenant)
+        }
         if global.json { try context.printJSON(clients); return }
         var table = TextTable(header: ["CLIENT ID", "TYPE", "GRANTS", "REDIRECT URIS"])
         for c in clients {
@@ -174,8 +179,13 @@ struct ClientShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        let client = try await a.requireClient(tenant: tenant.tenant, clientID: clientID)
+        let client: OAuthClient
+        if let remote = try await AdminRemote.select(global, context: context) {
+            client = try await remote.oauthClient(tenantID: tenant.tenant, clientID: clientID)
+        } else {
+            let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
+            client = try await a.requireClient(tenant: tenant.tenant, clientID: clientID)
+        }
         if global.json { try context.printJSON(client) } else { ClientText.lines(client).forEach(context.print) }
     }
 }

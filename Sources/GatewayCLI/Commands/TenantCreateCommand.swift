@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import GatewayCore
 
@@ -17,39 +18,42 @@ struct TenantCreateCommand: AsyncParsableCommand {
         let context = try CLIContext.require()
         // Checked here, not in validate(), so an unknown flag is reported first.
         guard fields.displayName != nil else { throw CLIError.invalid("--display-name is required") }
-        var tenant = Tenant(id: tenantID.id, displayName: fields.displayName ?? tenantID.id)
         let rasKey = fields.newRASClientKey()
+        let generated = fields.rasClientKey == "generate" ? rasKey : nil
+        if let remote = try await AdminRemote.select(global, context: context) {
+            let patch = try fields.patch(rasKey: rasKey)
+            let created = try await remote.createTenant(id: tenantID.id, patch: patch)
+            try TenantCommandSupport.report(
+                created, line: "created tenant \(created.id) (configVersion \(created.configVersion ?? 1))",
+                generatedRASKey: generated, json: global.json, context: context)
+            return try await wait.wait(for: try created.shown().tenant, context: context)
+        }
+        var tenant = Tenant(id: tenantID.id, displayName: fields.displayName ?? tenantID.id)
         try fields.apply(to: &tenant, rasKey: rasKey)
-        try TenantCommandSupport.validate(tenant)
         let access = try await StoreAccess.open(global, context: context, create: true)
-        let created = try await access.store.create(tenant, actor: access.actor)
+        let (user, now) = (access.actor, Date())
+        let created = try await access.store.create(tenant, actor: user) { created in
+            TenantTrail.draft(old: nil, new: created, actor: .local(user: user), requestID: nil, verb: .create, time: now)
+        }
         try TenantCommandSupport.report(
-            created, line: "created tenant \(created.id) (configVersion \(created.configVersion))",
-            generatedRASKey: fields.rasClientKey == "generate" ? rasKey : nil, json: global.json, context: context)
+            try TenantDocument(created, secrets: .masked, sealer: nil),
+            line: "created tenant \(created.id) (configVersion \(created.configVersion))",
+            generatedRASKey: generated, json: global.json, context: context)
         try await wait.wait(for: created, context: context)
     }
 }
 
 /// Shared helpers of the tenant commands.
 enum TenantCommandSupport {
-    /// Full validation with errors naming flags.
-    static func validate(_ tenant: Tenant) throws {
-        do {
-            try TenantValidator.validate(tenant)
-        } catch {
-            throw CLIError.invalid(error.flagMessage)
-        }
-    }
-
     /// Prints a created or updated tenant (`line`, or its document with `--json`) and, once,
     /// a client key gatewayctl generated (only its hash is stored).
-    static func report(_ tenant: Tenant, line: String, generatedRASKey: String?, json: Bool, context: CLIContext) throws
-    {
+    static func report(
+        _ document: TenantDocument, line: String, generatedRASKey: String?, json: Bool, context: CLIContext
+    ) throws {
         struct WithKey: Encodable {
             var tenant: TenantDocument
             var rasClientKey: String
         }
-        let document = try TenantDocument(tenant, secrets: .masked, sealer: nil)
         if json {
             if let generatedRASKey {
                 try context.printJSON(WithKey(tenant: document, rasClientKey: generatedRASKey))

@@ -23,13 +23,20 @@ struct TenantListCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let access = try await StoreAccess.open(global, context: context)
-        let page = Self.page(try await access.store.allTenants(), after: after, status: status, limit: limit)
-        if global.json {
-            let presentation: SecretPresentation = reveal ? .plaintext : .masked
-            try context.printJSON(page.tenants.map { try TenantDocument($0, secrets: presentation, sealer: nil) })
+        let page: (tenants: [TenantDocument], more: Bool)
+        if let remote = try await AdminRemote.select(global, context: context) {
+            guard !reveal else { throw CLIError.invalid("the admin API never answers secrets: --reveal needs --local") }
+            page = try await remote.tenants(after: after, status: status, limit: limit)
         } else {
-            TenantText.list(page.tenants).forEach(context.print)
+            let access = try await StoreAccess.open(global, context: context)
+            let found = Self.page(try await access.store.allTenants(), after: after, status: status, limit: limit)
+            let presentation: SecretPresentation = reveal ? .plaintext : .masked
+            page = (try found.tenants.map { try TenantDocument($0, secrets: presentation, sealer: nil) }, found.more)
+        }
+        if global.json {
+            try context.printJSON(page.tenants)
+        } else {
+            TenantText.list(try page.tenants.map { try $0.shown().tenant }).forEach(context.print)
             if page.more, let last = page.tenants.last {
                 context.print(
                     "… more tenants: gatewayctl tenant list --after \(last.id) --limit \(limit ?? page.tenants.count)")
@@ -59,6 +66,13 @@ struct TenantShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
+        if let remote = try await AdminRemote.select(global, context: context) {
+            guard !reveal else { throw CLIError.invalid("the admin API never answers secrets: --reveal needs --local") }
+            let document = try await remote.tenant(id: tenantID.id)
+            if global.json { return try context.printJSON(document) }
+            let shown = try document.shown()
+            return TenantText.show(shown.tenant, reveal: false, masked: shown.masked).forEach(context.print)
+        }
         let access = try await StoreAccess.open(global, context: context)
         let tenant = try await TenantCommandSupport.require(tenantID.id, in: access.store)
         if global.json {

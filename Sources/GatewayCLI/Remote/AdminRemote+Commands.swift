@@ -23,18 +23,9 @@ extension AdminRemote {
     func releaseAction(
         tenantID: String, miniAppID: String, _ request: Components.Schemas.ReleaseActionRequest
     ) async throws -> ReleasePolicyView {
-        // One key for the call and its one retry: an answer lost on the way back (a dropped
-        // connection, a timeout) is asked for again and the action still happens once.
-        let key = RandomUUID.lowercased()
-        let send = {
+        let output = try await Self.once { key in
             try await client.adminReleaseAction(
                 path: .init(tenant: tenantID, miniapp: miniAppID), headers: .init(idempotencyKey: key), body: .json(request))
-        }
-        let output: Operations.AdminReleaseAction.Output
-        do {
-            output = try await send()
-        } catch is ClientError {
-            output = try await send()
         }
         guard case .ok(let ok) = output else { throw Self.refusal(output) }
         return try Self.document(try ok.body.json, as: ReleasePolicyView.self)

@@ -74,6 +74,18 @@ struct AdminRemote {
             middlewares: bearer.map { [BearerToken(token: $0)] } ?? [])
     }
 
+    /// Sends an acting request with one `Idempotency-Key` for the call and its one retry: an
+    /// answer lost on the way back (a dropped connection, a timeout) is asked for again and
+    /// the action still happens once.
+    static func once<Output>(_ send: (String) async throws -> Output) async throws -> Output {
+        let key = RandomUUID.lowercased()
+        do {
+            return try await send(key)
+        } catch is ClientError {
+            return try await send(key)
+        }
+    }
+
     /// A wire document as the CLI's own type of the same shape (through JSON), so both paths
     /// print it with the same encoder.
     static func document<T: Decodable>(_ wire: some Encodable, as: T.Type) throws -> T {

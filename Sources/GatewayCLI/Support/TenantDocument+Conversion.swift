@@ -2,47 +2,9 @@ import Foundation
 import GatewayCore
 
 extension TenantDocument {
-    /// The document of `tenant`, secrets shown as `presentation` says.
-    init(_ tenant: Tenant, secrets presentation: SecretPresentation, sealer: SecretSealer?) throws {
-        func secret(_ value: SecretValue?, _ field: TenantField) throws -> SecretDocument? {
-            guard let value else { return nil }
-            switch presentation {
-            case .masked: return .masked(value.masked)
-            case .plaintext: return .plaintext(value.plaintext)
-            case .sealed:
-                guard let sealer else { return .masked(value.masked) }
-                return .sealed(try sealer.seal(value.plaintext, context: field.sealingContext(tenantID: tenant.id)))
-            }
-        }
-        id = tenant.id
-        displayName = tenant.displayName
-        status = tenant.status
-        platform = Platform(
-            baseURL: tenant.platform.baseURL, projectID: tenant.platform.projectID,
-            subscriptionKey: try secret(tenant.platform.subscriptionKey, .platformSubscriptionKey),
-            previewMode: tenant.platform.previewMode,
-            requireSignatureVerification: tenant.platform.requireSignatureVerification
-        )
-        provisioning = Provisioning(
-            baseURL: tenant.provisioning.baseURL, superAppID: tenant.provisioning.superAppID,
-            superAppVersion: tenant.provisioning.superAppVersion,
-            apiKey: try secret(tenant.provisioning.apiKey, .provisioningAPIKey)
-        )
-        storageMaxSizeInBytes = tenant.storageMaxSizeInBytes
-        cacheRules = tenant.cacheRules
-        theme = tenant.theme
-        cacheTTLs = tenant.cacheTTLs
-        hostApp = tenant.hostApp
-        featureFlags = tenant.featureFlags
-        ras = tenant.ras
-        configVersion = tenant.configVersion
-        createdAt = tenant.createdAt
-        updatedAt = tenant.updatedAt
-    }
-
     /// The tenant this document describes; sealed secrets are opened with `sealer`.
     /// Throws a one-line ``CLIError/invalid(_:)`` naming the field.
-    func tenant(sealer: SecretSealer) throws -> Tenant {
+    func tenant(sealer: SecretSealer?) throws -> Tenant {
         func secret(_ document: SecretDocument?, _ field: TenantField) throws -> SecretValue? {
             switch document {
             case nil: return nil
@@ -51,6 +13,7 @@ extension TenantDocument {
                 throw CLIError.invalid(
                     "\(field.rawValue) is masked; export with --reveal, or without it to keep secrets sealed")
             case .sealed(let value):
+                guard let sealer else { throw CLIError.invalid("\(field.rawValue) is sealed and no key opens it") }
                 do {
                     return SecretValue(try sealer.open(value, context: field.sealingContext(tenantID: id)))
                 } catch {
@@ -86,5 +49,17 @@ extension TenantDocument {
             createdAt: createdAt ?? now,
             updatedAt: updatedAt ?? now
         )
+    }
+
+    /// The tenant an admin API answer describes, for text output: its secrets are masked
+    /// there, so they are left out of the tenant and returned as the masked texts to show.
+    func shown() throws -> (tenant: Tenant, masked: [TenantField: String]) {
+        var masked: [TenantField: String] = [:]
+        var copy = self
+        if case .masked(let text) = platform?.subscriptionKey { masked[.platformSubscriptionKey] = text }
+        if case .masked(let text) = provisioning?.apiKey { masked[.provisioningAPIKey] = text }
+        copy.platform?.subscriptionKey = nil
+        copy.provisioning?.apiKey = nil
+        return (try copy.tenant(sealer: nil), masked)
     }
 }

@@ -77,46 +77,60 @@ struct TenantFieldOptions: ParsableArguments {
         rasClientKey == "generate" ? Base64URL.random(byteCount: 24) : rasClientKey
     }
 
-    /// Copies every given flag into `tenant`; empty strings clear optional fields.
-    /// `rasKey` is the client key to rotate to (``newRASClientKey()``, resolved once by the caller).
-    /// Throws ``CLIError/invalid(_:)`` for a malformed `--flag`/`--unset-flag` or RAS key.
-    func apply(to tenant: inout Tenant, rasKey: String? = nil, now: Date = Date()) throws {
-        func optional(_ value: String?) -> String?? { value.map { $0.isEmpty ? nil : $0 } }
-        if let displayName { tenant.displayName = displayName }
-        if let value = optional(projectID) { tenant.platform.projectID = value }
-        if let value = optional(subscriptionKey) { tenant.platform.subscriptionKey = value.map(SecretValue.init) }
-        if let value = optional(platformURL) { tenant.platform.baseURL = value }
-        if let previewMode { tenant.platform.previewMode = previewMode }
-        if let requireSignature { tenant.platform.requireSignatureVerification = requireSignature }
-        if let value = optional(provisioningURL) { tenant.provisioning.baseURL = value }
-        if let value = optional(superAppID) { tenant.provisioning.superAppID = value }
-        if let value = optional(superAppVersion) { tenant.provisioning.superAppVersion = value }
-        if let value = optional(provisioningAPIKey) { tenant.provisioning.apiKey = value.map(SecretValue.init) }
-        if let storageMaxSizeInBytes { tenant.storageMaxSizeInBytes = storageMaxSizeInBytes }
-        if let cacheMaxCount { tenant.cacheRules.maxCount = cacheMaxCount }
-        if let cacheMaxDays { tenant.cacheRules.maxDays = cacheMaxDays }
-        if let primaryColor { tenant.theme.primaryColor = primaryColor }
-        if let secondaryColor { tenant.theme.secondaryColor = secondaryColor }
-        if let value = optional(logoURL) { tenant.theme.logoURL = value }
-        if let manifestTTL { tenant.cacheTTLs.manifestSeconds = manifestTTL }
-        if let catalogTTL { tenant.cacheTTLs.catalogSeconds = catalogTTL }
-        if let localizationTTL { tenant.cacheTTLs.localizationSeconds = localizationTTL }
-        if let publicKeyTTL { tenant.cacheTTLs.publicKeySeconds = publicKeyTTL }
-        if let value = optional(hostMinVersion) { tenant.hostApp.minimumVersion = value }
-        if let value = optional(hostLatestVersion) { tenant.hostApp.latestVersion = value }
-        if let value = optional(hostUpdateURL) { tenant.hostApp.updateURL = value }
-        try FeatureFlagChanges(set: setFlags, unset: unsetFlags).apply(to: &tenant.featureFlags)
+    /// The patch the flags say. `rasKey` is the client key to rotate to
+    /// (``newRASClientKey()``, resolved once by the caller). Throws ``CLIError/invalid(_:)``
+    /// for a malformed `--flag`/`--unset-flag` or RAS key, naming the flag.
+    func patch(rasKey: String? = nil) throws -> TenantPatch {
+        let flags = try FeatureFlagChanges(set: setFlags, unset: unsetFlags)
         if let rasKey {
             guard RASClientKey.isValid(rasKey) else {
                 throw CLIError.invalid(
                     "--ras-client-key must be 16-128 characters of A-Z, a-z, 0-9, '.', '_', '~' and '-', or generate")
             }
-            guard (0...2_592_000).contains(rasKeyOverlap) else {
+            guard (0...TenantPatch.maxClientKeyOverlapSeconds).contains(rasKeyOverlap) else {
                 throw CLIError.invalid("--ras-key-overlap must be 0 to 2592000 seconds")
             }
-            tenant.ras = tenant.ras.rotated(to: rasKey, overlap: TimeInterval(rasKeyOverlap), now: now)
         }
-        if let rasRequireBearer { tenant.ras.requireBearer = rasRequireBearer }
+        func section<T: Equatable>(_ value: T, empty: T) -> T? { value == empty ? nil : value }
+        return TenantPatch(
+            displayName: displayName,
+            platform: section(
+                TenantPatch.Platform(
+                    baseURL: platformURL, projectID: projectID, subscriptionKey: subscriptionKey,
+                    previewMode: previewMode, requireSignatureVerification: requireSignature), empty: .init()),
+            provisioning: section(
+                TenantPatch.Provisioning(
+                    baseURL: provisioningURL, superAppID: superAppID, superAppVersion: superAppVersion,
+                    apiKey: provisioningAPIKey), empty: .init()),
+            storageMaxSizeInBytes: storageMaxSizeInBytes,
+            cacheRules: section(TenantPatch.CacheRules(maxCount: cacheMaxCount, maxDays: cacheMaxDays), empty: .init()),
+            theme: section(
+                TenantPatch.Theme(primaryColor: primaryColor, secondaryColor: secondaryColor, logoURL: logoURL),
+                empty: .init()),
+            cacheTTLs: section(
+                TenantPatch.CacheTTLs(
+                    manifestSeconds: manifestTTL, catalogSeconds: catalogTTL, localizationSeconds: localizationTTL,
+                    publicKeySeconds: publicKeyTTL), empty: .init()),
+            hostApp: section(
+                TenantPatch.HostApp(
+                    minimumVersion: hostMinVersion, latestVersion: hostLatestVersion, updateURL: hostUpdateURL),
+                empty: .init()),
+            featureFlags: flags.values.isEmpty ? nil : flags.values,
+            removeFeatureFlags: flags.removals.isEmpty ? nil : flags.removals.sorted(),
+            ras: section(
+                TenantPatch.RAS(
+                    clientKey: rasKey, clientKeyOverlapSeconds: rasKey == nil ? nil : rasKeyOverlap,
+                    requireBearer: rasRequireBearer), empty: .init()))
+    }
+
+    /// Copies every given flag into `tenant` (empty strings clear optional fields) and
+    /// validates it; errors name the flag (``CLIError/invalid(_:)``).
+    func apply(to tenant: inout Tenant, rasKey: String? = nil, now: Date = Date()) throws {
+        do {
+            try patch(rasKey: rasKey).apply(to: &tenant, now: now)
+        } catch let error as TenantValidationError {
+            throw CLIError.invalid(error.flagMessage)
+        }
     }
 
     /// Checks each given flag on its own, before any database is opened.
@@ -124,9 +138,8 @@ struct TenantFieldOptions: ParsableArguments {
         var probe = Tenant(id: "probe", displayName: displayName ?? "probe")
         do {
             try apply(to: &probe, rasKey: rasClientKey == "generate" ? "probe-key-0123456789" : rasClientKey)
-            try TenantValidator.validate(probe)
-        } catch let error as TenantValidationError {
-            throw ValidationError(error.flagMessage)
+        } catch let error as CLIError {
+            throw ValidationError(error.description)
         } catch {
             throw ValidationError("\(error)")
         }

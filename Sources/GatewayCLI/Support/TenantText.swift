@@ -20,9 +20,10 @@ enum TenantText {
     }
 
     /// `tenant show`: every field, one per line, aligned.
-    static func show(_ tenant: Tenant, reveal: Bool) -> [String] {
+    /// `masked`: secrets as an admin API answered them (the tenant then holds none).
+    static func show(_ tenant: Tenant, reveal: Bool, masked: [TenantField: String] = [:]) -> [String] {
         var rows: [(String, String)] = TenantField.allCases.map { field in
-            (field.rawValue, value(of: field, in: tenant, reveal: reveal))
+            (field.rawValue, masked[field] ?? value(of: field, in: tenant, reveal: reveal))
         }
         rows += [
             ("configVersion", String(tenant.configVersion)),

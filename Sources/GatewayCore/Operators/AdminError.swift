@@ -7,12 +7,16 @@ public enum AdminError: Error, Sendable, Equatable {
     case forbidden(missing: AdminPermission)
     /// No such tenant, or one where the operator holds nothing: 404 `tenant_not_found`.
     case tenantNotFound(String)
+    /// A tenant with that id exists: 409 `tenant_exists`.
+    case tenantExists(String)
     /// `If-Match` names a revision that is no longer current: 412 with the current one.
     case preconditionFailed(current: Int64)
     /// A query parameter the contract allows but the rules refuse: 400 `invalid_request`.
     case badRequest(String)
     /// A value the tenant rules refuse: 422 `invalid_tenant`.
     case invalidTenant(String)
+    /// No OAuth client of that id in the tenant: 404 `client_not_found`.
+    case clientNotFound(String)
     /// The mini app has no release policy: 404 `release_not_found`.
     case releaseNotFound(miniAppID: String)
     /// A policy the release rules refuse (a share over 100 %, a withdrawn version): 422

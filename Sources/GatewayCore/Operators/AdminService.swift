@@ -8,6 +8,7 @@ public struct AdminService: Sendable {
     let trail: any AuditTrail
     let idempotency: any AdminIdempotencyStore
     let operators: any OperatorStore
+    let clients: any ClientStore
     let clock: WallClock
 
     /// The admin API's decisions over the installation's stores.
@@ -17,6 +18,7 @@ public struct AdminService: Sendable {
         self.trail = stores.audit
         self.idempotency = stores.idempotency
         self.operators = stores.operators
+        self.clients = stores.auth
         self.clock = clock
     }
 
@@ -43,63 +45,6 @@ public struct AdminService: Sendable {
                 resource: AuditResource(type: permission.resource, tenant: refusal.2, id: resourceID ?? tenantID),
                 outcome: refusal.1))
         throw refusal.0
-    }
-
-    /// The tenants the call may see, by id, after `cursor` (an id), `limit` of them.
-    public func listTenants(_ call: AdminCall, cursor: String?, limit: Int) async throws -> (items: [Tenant], next: String?) {
-        guard (1...AuditQuery.maxLimit).contains(limit) else { throw AdminError.badRequest("limit must be 1-500") }
-        // `decide` answers notFound for a tenant the call holds nothing in: only readable ones stay.
-        let after = try await tenants.allTenants().filter { tenant in
-            AdminAuthorizer.decide(
-                AdminPermission(.read, .tenant), tenantID: tenant.id, bindings: call.session.bindings) == .allowed
-                && cursor.map { tenant.id > $0 } ?? true
-        }
-        let page = Array(after.prefix(limit))
-        return (page, after.count > limit ? page.last?.id : nil)
-    }
-
-    /// One tenant the call may read.
-    public func tenant(_ call: AdminCall, id: String) async throws -> Tenant {
-        try await authorize(call, AdminPermission(.read, .tenant), tenantID: id)
-        return try await requireTenant(id)
-    }
-
-    /// Renames a tenant, at `revision` when given (`If-Match`); recorded with the change.
-    public func renameTenant(_ call: AdminCall, id: String, displayName: String, revision: Int64?) async throws -> Tenant {
-        try await authorize(call, AdminPermission(.update, .tenant), tenantID: id)
-        let actor = call.actor, requestID = call.requestID, now = clock.now()
-        do {
-            return try await tenants.update(
-                id: id, actor: "operator:\(call.session.caller.name)",
-                trail: { old, new in
-                    AuditDraft(
-                        time: now, actor: actor, requestID: requestID, verb: .update,
-                        resource: AuditResource(
-                            type: .tenant, tenant: id, id: id, revisionBefore: old.configVersion,
-                            revisionAfter: new.configVersion),
-                        outcome: .ok,
-                        change: AuditChange(
-                            before: .object(["displayName": .string(old.displayName)]),
-                            after: .object(["displayName": .string(new.displayName)])))
-                }
-            ) { tenant in
-                if let revision, tenant.configVersion != revision {
-                    throw AdminError.preconditionFailed(current: tenant.configVersion)
-                }
-                tenant.displayName = displayName
-            }
-        } catch TenantStoreError.notFound {
-            throw AdminError.tenantNotFound(id)
-        } catch let error as TenantValidationError {
-            throw AdminError.invalidTenant(error.description)
-        } catch TenantStoreError.invalid(let reason) {
-            throw AdminError.invalidTenant(reason)
-        } catch AdminError.preconditionFailed(let current) {
-            try await refused(
-                call, .update, AuditResource(type: .tenant, tenant: id, id: id, revisionBefore: current),
-                AuditOutcome(status: 412, code: "precondition_failed"))
-            throw AdminError.preconditionFailed(current: current)
-        }
     }
 
     /// Records a write refused after it was authorized (a stale revision, a rule it breaks).

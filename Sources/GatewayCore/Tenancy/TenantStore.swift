@@ -11,9 +11,10 @@ public protocol TenantStore: Sendable {
     func allTenants() async throws -> [Tenant]
     /// One tenant, or nil when there is none with that id.
     func tenant(id: String) async throws -> Tenant?
-    /// Inserts a new tenant (configVersion 1). Throws ``TenantStoreError/alreadyExists(_:)``.
+    /// Inserts a new tenant (configVersion 1) and appends `trail(created)` to the operators'
+    /// audit trail in the same transaction. Throws ``TenantStoreError/alreadyExists(_:)``.
     @discardableResult
-    func create(_ tenant: Tenant, actor: String) async throws -> Tenant
+    func create(_ tenant: Tenant, actor: String, trail: (@Sendable (Tenant) -> AuditDraft)?) async throws -> Tenant
     /// Applies `change` to the stored tenant inside one transaction, bumps configVersion, and
     /// appends `trail(old, new)` to the operators' audit trail in the same transaction (the
     /// admin API, issue 48). Throws ``TenantStoreError/notFound(_:)``; the closure may throw to
@@ -40,6 +41,12 @@ public protocol TenantStore: Sendable {
 }
 
 extension TenantStore {
+    /// ``create(_:actor:trail:)`` without an audit-trail record.
+    @discardableResult
+    public func create(_ tenant: Tenant, actor: String) async throws -> Tenant {
+        try await create(tenant, actor: actor, trail: nil)
+    }
+
     /// ``update(id:actor:trail:_:)`` without an audit-trail record (`gatewayctl` on the database).
     @discardableResult
     public func update(id: String, actor: String, _ change: @Sendable (inout Tenant) throws -> Void) async throws -> Tenant {

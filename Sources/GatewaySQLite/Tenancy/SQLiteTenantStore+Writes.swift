@@ -4,7 +4,7 @@ import GRDB
 
 extension SQLiteTenantStore {
     @discardableResult
-    public func create(_ tenant: Tenant, actor: String) async throws -> Tenant {
+    public func create(_ tenant: Tenant, actor: String, trail: (@Sendable (Tenant) -> AuditDraft)?) async throws -> Tenant {
         let revision = try TenantRevision.created(tenant, actor: actor, now: StoreClock.now())
         let record = try TenantRecord(revision.tenant, sealer: sealer)
         try await pool.write { db in
@@ -14,6 +14,7 @@ extension SQLiteTenantStore {
             }
             try record.insert(db)
             try audit.insert(db)
+            if let trail { _ = try SQLiteAuditTrail.append(trail(revision.tenant), in: db) }
             try Self.bumpChangeCounter(db, tenants: [record.id])
         }
         return revision.tenant

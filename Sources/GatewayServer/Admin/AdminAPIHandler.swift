@@ -30,30 +30,6 @@ struct AdminAPIHandler: APIProtocol {
         return .ok(.init(body: .json(Self.view(call.session.caller, call.session.bindings))))
     }
 
-    func adminListTenants(_ input: Operations.AdminListTenants.Input) async throws -> Operations.AdminListTenants.Output {
-        try AdminInput.check(input.query.cursor, max: 200, "cursor")
-        let page = try await service.listTenants(
-            try AdminScope.call(), cursor: input.query.cursor, limit: input.query.limit ?? 50)
-        return .ok(.init(body: .json(.init(items: page.items.map(Self.view), next: page.next))))
-    }
-
-    func adminGetTenant(_ input: Operations.AdminGetTenant.Input) async throws -> Operations.AdminGetTenant.Output {
-        let tenant = try await service.tenant(try AdminScope.call(), id: input.path.tenant)
-        return .ok(.init(headers: .init(eTag: Self.etag(tenant)), body: .json(Self.view(tenant))))
-    }
-
-    func adminPatchTenant(_ input: Operations.AdminPatchTenant.Input) async throws -> Operations.AdminPatchTenant.Output {
-        guard case .applicationMergePatchJson(let patch) = input.body, let displayName = patch.displayName else {
-            throw AdminError.badRequest("the patch names no field this version changes (displayName)")
-        }
-        // Before the revision is compared: a patch the contract refuses is refused as such.
-        guard (1...200).contains(displayName.count) else { throw AdminError.invalidTenant("displayName is 1-200 characters") }
-        let revision = try input.headers.ifMatch.map(Self.revision)
-        let tenant = try await service.renameTenant(
-            try AdminScope.call(), id: input.path.tenant, displayName: displayName, revision: revision)
-        return .ok(.init(headers: .init(eTag: Self.etag(tenant)), body: .json(Self.view(tenant))))
-    }
-
     func adminListAudit(_ input: Operations.AdminListAudit.Input) async throws -> Operations.AdminListAudit.Output {
         let q = input.query
         guard (1...AuditQuery.maxLimit).contains(q.limit ?? 50) else { throw AdminError.badRequest("limit must be 1-500") }
@@ -73,12 +49,6 @@ struct AdminAPIHandler: APIProtocol {
                 verb: q.verb.flatMap { AdminVerb(rawValue: $0.rawValue) }, since: q.since, until: q.until,
                 cursor: cursor, limit: q.limit ?? 50))
         return .ok(.init(body: .json(.init(items: try page.items.map(Self.record), next: page.next.map(String.init)))))
-    }
-
-    static func view(_ tenant: Tenant) -> Components.Schemas.TenantView {
-        .init(
-            id: tenant.id, displayName: tenant.displayName, status: tenant.status == .suspended ? .suspended : .active,
-            revision: tenant.configVersion)
     }
 
     static func etag(_ tenant: Tenant) -> String { etag(tenant.configVersion) }

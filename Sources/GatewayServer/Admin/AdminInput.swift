@@ -3,11 +3,12 @@ import GatewayCore
 /// Bounds of the admin contract the generated server does not check (lengths of strings
 /// and lists): a value past one is 400 `invalid_request`, before anything is read or decided.
 enum AdminInput {
-    /// `value` (when given) is at most `max` characters, and not empty.
-    static func check(_ value: String?, max: Int, _ name: String) throws {
+    /// `value` (when given) is at most `max` characters, and not empty unless `empty` (a
+    /// merge patch's "clear this field").
+    static func check(_ value: String?, max: Int, _ name: String, empty: Bool = false) throws {
         guard let value else { return }
-        guard !value.isEmpty, value.count <= max else {
-            throw AdminError.badRequest("\(name) is 1-\(max) characters")
+        guard empty || !value.isEmpty, value.count <= max else {
+            throw AdminError.badRequest("\(name) is \(empty ? 0 : 1)-\(max) characters")
         }
     }
 

@@ -111,6 +111,8 @@ enum AdminProblems {
                     members: ["missingPermission": .string(missing.description)])
             case .tenantNotFound(let id):
                 return GatewayProblem(status: 404, code: "tenant_not_found", title: "Not Found", detail: "no tenant \(id)")
+            case .tenantExists(let id):
+                return GatewayProblem(status: 409, code: "tenant_exists", title: "Conflict", detail: "a tenant \(id) exists")
             case .preconditionFailed(let current):
                 return GatewayProblem(
                     status: 412, code: "precondition_failed", title: "Precondition Failed",
@@ -120,6 +122,8 @@ enum AdminProblems {
                 return GatewayProblem(status: 400, code: "invalid_request", title: "Bad Request", detail: detail)
             case .invalidTenant(let detail):
                 return GatewayProblem(status: 422, code: "invalid_tenant", title: "Unprocessable Content", detail: detail)
+            case .clientNotFound(let clientID):
+                return GatewayProblem(status: 404, code: "client_not_found", title: "Not Found", detail: "no client \(clientID)")
             case .releaseNotFound(let miniAppID):
                 return GatewayProblem(
                     status: 404, code: "release_not_found", title: "Not Found",

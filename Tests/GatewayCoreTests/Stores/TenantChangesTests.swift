@@ -114,7 +114,9 @@ final class CountingTenantStore: TenantStore {
         return try await base.allTenants()
     }
     func tenant(id: String) async throws -> Tenant? { try await base.tenant(id: id) }
-    func create(_ tenant: Tenant, actor: String) async throws -> Tenant { try await base.create(tenant, actor: actor) }
+    func create(_ tenant: Tenant, actor: String, trail: (@Sendable (Tenant) -> AuditDraft)?) async throws -> Tenant {
+        try await base.create(tenant, actor: actor, trail: trail)
+    }
     func update(
         id: String, actor: String, trail: (@Sendable (Tenant, Tenant) -> AuditDraft)?,
         _ change: @Sendable (inout Tenant) throws -> Void

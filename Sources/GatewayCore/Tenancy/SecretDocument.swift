@@ -1,15 +1,15 @@
-/// A secret in gatewayctl JSON. Always an object saying what it holds, so a masked
+/// A secret in gatewayctl JSON and the admin API's answers. Always an object saying what it holds, so a masked
 /// value can never be imported as if it were the secret:
 /// `{"masked":"ras-…a1b2"}`, `{"sealed":"v1:..."}` or `{"plaintext":"..."}`.
 /// A bare string is read as plaintext.
-enum SecretDocument: Codable, Equatable {
+public enum SecretDocument: Codable, Equatable, Sendable {
     case masked(String)
     case sealed(String)
     case plaintext(String)
 
     private enum Keys: String, CodingKey { case masked, sealed, plaintext }
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         if let text = try? decoder.singleValueContainer().decode(String.self) {
             self = .plaintext(text)
             return
@@ -29,7 +29,7 @@ enum SecretDocument: Codable, Equatable {
         }
     }
 
-    func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Keys.self)
         switch self {
         case .masked(let value): try container.encode(value, forKey: .masked)
@@ -40,7 +40,7 @@ enum SecretDocument: Codable, Equatable {
 }
 
 /// How secrets appear in output.
-enum SecretPresentation {
+public enum SecretPresentation: Sendable {
     /// `ras-…a1b2` (the default everywhere).
     case masked
     /// Sealed under the master key, bound to tenant and field (export default).

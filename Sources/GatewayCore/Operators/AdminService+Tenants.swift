@@ -1,0 +1,104 @@
+import Foundation
+
+/// What the admin API does to tenants: lists filtered by the caller's bindings, every config
+/// field by merge patch at a revision, creation, suspension; each write recorded with its change.
+extension AdminService {
+    /// The tenants the call may see, by id, after `cursor` (an id), `limit` of them, with
+    /// `status` when given.
+    public func listTenants(
+        _ call: AdminCall, cursor: String?, limit: Int, status: TenantStatus? = nil
+    ) async throws -> (items: [Tenant], next: String?) {
+        guard (1...AuditQuery.maxLimit).contains(limit) else { throw AdminError.badRequest("limit must be 1-500") }
+        // `decide` answers notFound for a tenant the call holds nothing in: only readable ones stay.
+        let after = try await tenants.allTenants().filter { tenant in
+            AdminAuthorizer.decide(
+                AdminPermission(.read, .tenant), tenantID: tenant.id, bindings: call.session.bindings) == .allowed
+                && cursor.map { tenant.id > $0 } ?? true && status.map { tenant.status == $0 } ?? true
+        }
+        let page = Array(after.prefix(limit))
+        return (page, after.count > limit ? page.last?.id : nil)
+    }
+
+    /// One tenant the call may read.
+    public func tenant(_ call: AdminCall, id: String) async throws -> Tenant {
+        try await authorize(call, AdminPermission(.read, .tenant), tenantID: id)
+        return try await requireTenant(id)
+    }
+
+    /// Applies `patch` to a tenant, at `revision` when given (`If-Match`); recorded with the
+    /// fields it changed (secrets masked).
+    public func updateTenant(_ call: AdminCall, id: String, patch: TenantPatch, revision: Int64?) async throws -> Tenant {
+        try await authorize(call, AdminPermission(.update, .tenant), tenantID: id)
+        let now = clock.now()
+        return try await writeTenant(call, id: id, verb: .update, revision: revision) { tenant in
+            try patch.apply(to: &tenant, now: now)
+        }
+    }
+
+    /// Suspends (stops serving) or resumes a tenant, at `revision` when given. A tenant
+    /// already in that state is answered as it is, with nothing written.
+    public func setTenantStatus(
+        _ call: AdminCall, id: String, status: TenantStatus, revision: Int64?
+    ) async throws -> Tenant {
+        try await authorize(call, AdminPermission(.act, .tenant), tenantID: id)
+        let current = try await requireTenant(id)
+        if current.status == status, revision.map({ $0 == current.configVersion }) ?? true { return current }
+        return try await writeTenant(call, id: id, verb: .act, revision: revision) { $0.status = status }
+    }
+
+    /// Creates a tenant (`tenant:create`, platform-wide): `id` and `displayName` with
+    /// `patch`'s fields over the defaults; recorded with every field it was created with.
+    public func createTenant(_ call: AdminCall, id: String, displayName: String, patch: TenantPatch) async throws -> Tenant {
+        try await authorize(call, AdminPermission(.create, .tenant), tenantID: nil, resourceID: id)
+        let now = clock.now()
+        var tenant = Tenant(id: id, displayName: displayName, createdAt: now, updatedAt: now)
+        do {
+            try TenantID.validate(id)
+            try patch.apply(to: &tenant, now: now)
+        } catch {
+            try await refused(call, .create, AuditResource(type: .tenant, tenant: nil, id: id), AuditOutcome(status: 422, code: "invalid_tenant"))
+            throw AdminError.invalidTenant(error.description)
+        }
+        let actor = call.actor, requestID = call.requestID
+        do {
+            return try await tenants.create(tenant, actor: "operator:\(call.session.caller.name)") { created in
+                TenantTrail.draft(old: nil, new: created, actor: actor, requestID: requestID, verb: .create, time: now)
+            }
+        } catch TenantStoreError.alreadyExists {
+            try await refused(call, .create, AuditResource(type: .tenant, tenant: nil, id: id), AuditOutcome(status: 409, code: "tenant_exists"))
+            throw AdminError.tenantExists(id)
+        }
+    }
+
+    /// One tenant write: the stale revision refused (and recorded), the rules' refusals
+    /// answered as `invalid_tenant`, the change recorded in the write's transaction.
+    private func writeTenant(
+        _ call: AdminCall, id: String, verb: AdminVerb, revision: Int64?,
+        _ change: @escaping @Sendable (inout Tenant) throws -> Void
+    ) async throws -> Tenant {
+        do {
+            return try await tenants.update(
+                id: id, actor: "operator:\(call.session.caller.name)",
+                trail: TenantTrail.change(actor: call.actor, requestID: call.requestID, verb: verb, time: clock.now())
+            ) { tenant in
+                if let revision, tenant.configVersion != revision {
+                    throw AdminError.preconditionFailed(current: tenant.configVersion)
+                }
+                try change(&tenant)
+            }
+        } catch TenantStoreError.notFound {
+            throw AdminError.tenantNotFound(id)
+        } catch let error as TenantValidationError {
+            try await refused(
+                call, verb, AuditResource(type: .tenant, tenant: id, id: id), AuditOutcome(status: 422, code: "invalid_tenant"))
+            throw AdminError.invalidTenant(error.description)
+        } catch TenantStoreError.invalid(let reason) {
+            throw AdminError.invalidTenant(reason)
+        } catch AdminError.preconditionFailed(let current) {
+            try await refused(
+                call, verb, AuditResource(type: .tenant, tenant: id, id: id, revisionBefore: current),
+                AuditOutcome(status: 412, code: "precondition_failed"))
+            throw AdminError.preconditionFailed(current: current)
+        }
+    }
+}

@@ -1,0 +1,221 @@
+import Foundation
+
+/// A change to some of a tenant's configuration fields: what `gatewayctl tenant update`'s
+/// flags and the admin API's `PATCH /admin/v1/tenants/{tenant}` (a JSON merge patch) say.
+///
+/// Members mirror ``TenantDocument``'s, so a patch reads like the document it changes. An
+/// absent member leaves the field alone; an empty string clears an optional text field (the
+/// admin contract has no `null`). Secrets are plaintext here and nowhere in an answer.
+public struct TenantPatch: Codable, Sendable, Equatable {
+    public struct Platform: Codable, Sendable, Equatable {
+        public var baseURL: String?
+        public var projectID: String?
+        public var subscriptionKey: String?
+        public var previewMode: Bool?
+        public var requireSignatureVerification: Bool?
+
+        public init(
+            baseURL: String? = nil, projectID: String? = nil, subscriptionKey: String? = nil, previewMode: Bool? = nil,
+            requireSignatureVerification: Bool? = nil
+        ) {
+            self.baseURL = baseURL
+            self.projectID = projectID
+            self.subscriptionKey = subscriptionKey
+            self.previewMode = previewMode
+            self.requireSignatureVerification = requireSignatureVerification
+        }
+    }
+
+    public struct Provisioning: Codable, Sendable, Equatable {
+        public var baseURL: String?
+        public var superAppID: String?
+        public var superAppVersion: String?
+        public var apiKey: String?
+
+        public init(baseURL: String? = nil, superAppID: String? = nil, superAppVersion: String? = nil, apiKey: String? = nil) {
+            self.baseURL = baseURL
+            self.superAppID = superAppID
+            self.superAppVersion = superAppVersion
+            self.apiKey = apiKey
+        }
+    }
+
+    public struct CacheRules: Codable, Sendable, Equatable {
+        public var maxCount: Int?
+        public var maxDays: Int?
+
+        public init(maxCount: Int? = nil, maxDays: Int? = nil) {
+            self.maxCount = maxCount
+            self.maxDays = maxDays
+        }
+    }
+
+    public struct Theme: Codable, Sendable, Equatable {
+        public var primaryColor: String?
+        public var secondaryColor: String?
+        public var logoURL: String?
+
+        public init(primaryColor: String? = nil, secondaryColor: String? = nil, logoURL: String? = nil) {
+            self.primaryColor = primaryColor
+            self.secondaryColor = secondaryColor
+            self.logoURL = logoURL
+        }
+    }
+
+    public struct CacheTTLs: Codable, Sendable, Equatable {
+        public var manifestSeconds: Int?
+        public var catalogSeconds: Int?
+        public var localizationSeconds: Int?
+        public var publicKeySeconds: Int?
+
+        public init(
+            manifestSeconds: Int? = nil, catalogSeconds: Int? = nil, localizationSeconds: Int? = nil,
+            publicKeySeconds: Int? = nil
+        ) {
+            self.manifestSeconds = manifestSeconds
+            self.catalogSeconds = catalogSeconds
+            self.localizationSeconds = localizationSeconds
+            self.publicKeySeconds = publicKeySeconds
+        }
+    }
+
+    public struct HostApp: Codable, Sendable, Equatable {
+        public var minimumVersion: String?
+        public var latestVersion: String?
+        public var updateURL: String?
+
+        public init(minimumVersion: String? = nil, latestVersion: String? = nil, updateURL: String? = nil) {
+            self.minimumVersion = minimumVersion
+            self.latestVersion = latestVersion
+            self.updateURL = updateURL
+        }
+    }
+
+    /// The RAS-compatible API: a new client key (stored hashed; earlier keys stay valid for
+    /// `clientKeyOverlapSeconds`, default 86400) and whether a bearer token is needed too.
+    public struct RAS: Codable, Sendable, Equatable {
+        public var clientKey: String?
+        public var clientKeyOverlapSeconds: Int?
+        public var requireBearer: Bool?
+
+        public init(clientKey: String? = nil, clientKeyOverlapSeconds: Int? = nil, requireBearer: Bool? = nil) {
+            self.clientKey = clientKey
+            self.clientKeyOverlapSeconds = clientKeyOverlapSeconds
+            self.requireBearer = requireBearer
+        }
+    }
+
+    public var displayName: String?
+    public var platform: Platform?
+    public var provisioning: Provisioning?
+    public var storageMaxSizeInBytes: Int64?
+    public var cacheRules: CacheRules?
+    public var theme: Theme?
+    public var cacheTTLs: CacheTTLs?
+    public var hostApp: HostApp?
+    /// Flags to set, by name (the others stay).
+    public var featureFlags: [String: Bool]?
+    /// Flags to remove (removing an absent one changes nothing).
+    public var removeFeatureFlags: [String]?
+    public var ras: RAS?
+
+    /// Seconds an earlier RAS client key stays valid after a new one when the patch does not say.
+    public static let defaultClientKeyOverlapSeconds = 86_400
+    /// The longest overlap: 30 days.
+    public static let maxClientKeyOverlapSeconds = 2_592_000
+
+    public init(
+        displayName: String? = nil, platform: Platform? = nil, provisioning: Provisioning? = nil,
+        storageMaxSizeInBytes: Int64? = nil, cacheRules: CacheRules? = nil, theme: Theme? = nil,
+        cacheTTLs: CacheTTLs? = nil, hostApp: HostApp? = nil, featureFlags: [String: Bool]? = nil,
+        removeFeatureFlags: [String]? = nil, ras: RAS? = nil
+    ) {
+        self.displayName = displayName
+        self.platform = platform
+        self.provisioning = provisioning
+        self.storageMaxSizeInBytes = storageMaxSizeInBytes
+        self.cacheRules = cacheRules
+        self.theme = theme
+        self.cacheTTLs = cacheTTLs
+        self.hostApp = hostApp
+        self.featureFlags = featureFlags
+        self.removeFeatureFlags = removeFeatureFlags
+        self.ras = ras
+    }
+
+    /// Copies every given member into `tenant` (empty text clears an optional field) and
+    /// validates the result. Throws ``TenantValidationError`` naming the first bad field;
+    /// `tenant` is then unchanged.
+    public func apply(to tenant: inout Tenant, now: Date) throws(TenantValidationError) {
+        var copy = tenant
+        try applyFields(to: &copy, now: now)
+        try TenantValidator.validate(copy)
+        tenant = copy
+    }
+
+    private func applyFields(to tenant: inout Tenant, now: Date) throws(TenantValidationError) {
+        func optional(_ value: String?) -> String?? { value.map { $0.isEmpty ? nil : $0 } }
+        if let displayName { tenant.displayName = displayName }
+        if let platform {
+            if let value = optional(platform.baseURL) { tenant.platform.baseURL = value }
+            if let value = optional(platform.projectID) { tenant.platform.projectID = value }
+            if let value = optional(platform.subscriptionKey) { tenant.platform.subscriptionKey = value.map(SecretValue.init) }
+            if let value = platform.previewMode { tenant.platform.previewMode = value }
+            if let value = platform.requireSignatureVerification { tenant.platform.requireSignatureVerification = value }
+        }
+        if let provisioning {
+            if let value = optional(provisioning.baseURL) { tenant.provisioning.baseURL = value }
+            if let value = optional(provisioning.superAppID) { tenant.provisioning.superAppID = value }
+            if let value = optional(provisioning.superAppVersion) { tenant.provisioning.superAppVersion = value }
+            if let value = optional(provisioning.apiKey) { tenant.provisioning.apiKey = value.map(SecretValue.init) }
+        }
+        if let storageMaxSizeInBytes { tenant.storageMaxSizeInBytes = storageMaxSizeInBytes }
+        if let value = cacheRules?.maxCount { tenant.cacheRules.maxCount = value }
+        if let value = cacheRules?.maxDays { tenant.cacheRules.maxDays = value }
+        if let theme {
+            if let value = theme.primaryColor { tenant.theme.primaryColor = value }
+            if let value = theme.secondaryColor { tenant.theme.secondaryColor = value }
+            if let value = optional(theme.logoURL) { tenant.theme.logoURL = value }
+        }
+        if let cacheTTLs {
+            if let value = cacheTTLs.manifestSeconds { tenant.cacheTTLs.manifestSeconds = value }
+            if let value = cacheTTLs.catalogSeconds { tenant.cacheTTLs.catalogSeconds = value }
+            if let value = cacheTTLs.localizationSeconds { tenant.cacheTTLs.localizationSeconds = value }
+            if let value = cacheTTLs.publicKeySeconds { tenant.cacheTTLs.publicKeySeconds = value }
+        }
+        if let hostApp {
+            if let value = optional(hostApp.minimumVersion) { tenant.hostApp.minimumVersion = value }
+            if let value = optional(hostApp.latestVersion) { tenant.hostApp.latestVersion = value }
+            if let value = optional(hostApp.updateURL) { tenant.hostApp.updateURL = value }
+        }
+        try applyFlags(to: &tenant.featureFlags)
+        if let key = ras?.clientKey {
+            guard RASClientKey.isValid(key) else {
+                throw TenantValidationError(
+                    field: .rasClientKeys, problem: "must be 16-128 characters of A-Z, a-z, 0-9, '.', '_', '~' and '-'")
+            }
+            let overlap = ras?.clientKeyOverlapSeconds ?? Self.defaultClientKeyOverlapSeconds
+            guard (0...Self.maxClientKeyOverlapSeconds).contains(overlap) else {
+                throw TenantValidationError(field: .rasClientKeys, problem: "overlap must be 0 to 2592000 seconds")
+            }
+            tenant.ras = tenant.ras.rotated(to: key, overlap: TimeInterval(overlap), now: now)
+        }
+        if let value = ras?.requireBearer { tenant.ras.requireBearer = value }
+    }
+
+    private func applyFlags(to flags: inout [String: Bool]) throws(TenantValidationError) {
+        let removals = removeFeatureFlags ?? []
+        for name in removals {
+            try TenantValidator.validateFeatureFlagName(name)
+            if featureFlags?[name] != nil {
+                throw TenantValidationError(
+                    field: .featureFlags, problem: "both sets and removes \(TenantValidationError.quote(name))")
+            }
+            flags[name] = nil
+        }
+        flags.merge(featureFlags ?? [:]) { _, new in new }
+    }
+
+    /// Whether the patch names no field.
+    public var isEmpty: Bool { self == TenantPatch() }
+}

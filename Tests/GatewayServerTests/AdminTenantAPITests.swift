@@ -1,0 +1,209 @@
+import Foundation
+import GatewayCore
+import NIOHTTP1
+import Testing
+
+/// Tenants through the admin API (issue 48) on both engines: every config field by merge
+/// patch (secrets written, never answered, masked in the trail), bad input refused with
+/// stable codes and nothing written, creation once per Idempotency-Key, suspend and resume.
+@Suite("Admin API tenants")
+struct AdminTenantAPITests {
+    static func text(_ reply: AdminAPITests.Reply) -> String {
+        String(decoding: (try? JSONSerialization.data(withJSONObject: reply.json)) ?? Data(), as: UTF8.self)
+    }
+
+    @Test(arguments: DatabaseBackend.available)
+    func everyFieldByMergePatch(backend: DatabaseBackend) async throws {
+        try await AdminAPITests.withAdmin(backend: backend) { admin in
+            try await admin.stores.tenants.update(id: "acme", actor: "t") { tenant in
+                tenant.theme.logoURL = "https://acme.example/logo.png"
+                tenant.featureFlags = ["old": true, "keep": false]
+            }
+            let read = try await admin.call(.GET, "/admin/v1/tenants/acme", token: admin.tokens["acme-admin"])
+            let etag = try #require(read.headers["ETag"].first)
+            let body = """
+                {"displayName": "Acme 2",
+                 "platform": {"projectID": "p-9", "subscriptionKey": "sk-very-secret-4242", "previewMode": true},
+                 "provisioning": {"baseURL": "https://prov.acme.example", "apiKey": "pk-also-secret-7777"},
+                 "storageMaxSizeInBytes": 5000, "cacheRules": {"maxCount": 7}, "theme": {"logoURL": "", "primaryColor": "#112233"},
+                 "cacheTTLs": {"catalogSeconds": 30}, "hostApp": {"minimumVersion": "2.1"},
+                 "featureFlags": {"beta": true}, "removeFeatureFlags": ["old"],
+                 "ras": {"clientKey": "client-key-0123456789", "requireBearer": true}}
+                """
+            let patched = try await admin.call(
+                .PATCH, "/admin/v1/tenants/acme", token: admin.tokens["acme-admin"], body: body, headers: [("If-Match", etag)])
+            #expect(patched.status == 200, "\(patched.json)")
+            let platform = try #require(patched.json["platform"] as? [String: Any])
+            #expect(platform["projectID"] as? String == "p-9" && platform["previewMode"] as? Bool == true)
+            #expect((platform["subscriptionKey"] as? [String: Any])?["masked"] as? String != nil)
+            #expect(patched.json["featureFlags"] as? [String: Bool] == ["beta": true, "keep": false])
+            #expect((patched.json["theme"] as? [String: Any])?["logoURL"] == nil)
+            #expect(patched.headers["ETag"].first != etag)
+            for secret in ["sk-very-secret-4242", "pk-also-secret-7777", "client-key-0123456789"] {
+                #expect(!Self.text(patched).contains(secret))
+            }
+
+            let stored = try #require(try await admin.stores.tenants.tenant(id: "acme"))
+            #expect(stored.platform.subscriptionKey?.plaintext == "sk-very-secret-4242")
+            #expect(stored.provisioning.apiKey?.plaintext == "pk-also-secret-7777")
+            #expect(stored.storageMaxSizeInBytes == 5000 && stored.cacheRules.maxCount == 7 && stored.theme.logoURL == nil)
+            #expect(stored.cacheTTLs.catalogSeconds == 30 && stored.hostApp.minimumVersion == "2.1")
+            #expect(stored.ras.accepts("client-key-0123456789", now: Date()) && stored.ras.requireBearer)
+
+            // The trail has the changed fields, before and after, secrets masked.
+            let record = try #require(
+                try await admin.stores.audit.records(matching: AuditQuery(chain: "acme", resourceType: .tenant, limit: 1)).items.first)
+            #expect(record.actor.name == "acme-admin" && record.verb == .update && record.outcome.status == 200)
+            guard case .object(let after) = record.change?.after, case .object(let before) = record.change?.before else {
+                Issue.record("no change in \(record)")
+                return
+            }
+            #expect(Set(after.keys) == ["displayName", "platform", "provisioning", "storageMaxSizeInBytes", "cacheRules",
+                "theme", "cacheTTLs", "hostApp", "featureFlags", "ras"])
+            #expect(before["displayName"] == "acme" && after["displayName"] == "Acme 2")
+            let trail = String(decoding: try JSONEncoder().encode(record.change), as: UTF8.self)
+            #expect(!trail.contains("sk-very-secret-4242") && !trail.contains("pk-also-secret-7777") && trail.contains("masked"))
+
+            // An empty string clears a secret.
+            let cleared = try await admin.call(
+                .PATCH, "/admin/v1/tenants/acme", token: admin.tokens["root"], body: #"{"platform": {"subscriptionKey": ""}}"#)
+            #expect(cleared.status == 200 && (cleared.json["platform"] as? [String: Any])?["subscriptionKey"] == nil)
+        }
+    }
+
+    @Test(arguments: DatabaseBackend.available)
+    func badPatchesWriteNothing(backend: DatabaseBackend) async throws {
+        try await AdminAPITests.withAdmin(backend: backend) { admin in
+            let before = try #require(try await admin.stores.tenants.tenant(id: "acme"))
+            for (body, status, code) in [
+                (#"{"platform": {"projectId": "p"}}"#, 400, "invalid_request"),
+                (#"{"platform": {"projectID": null}}"#, 400, "invalid_request"),
+                (#"{"storageMaxSizeInBytes": 0}"#, 422, "invalid_tenant"),
+                (#"{"cacheTTLs": {"manifestSeconds": 604801}}"#, 422, "invalid_tenant"),
+                (#"{"theme": {"primaryColor": "red"}}"#, 422, "invalid_tenant"),
+                (#"{"platform": {"baseURL": "ftp://x"}}"#, 422, "invalid_tenant"),
+                (#"{"featureFlags": {"Bad Name": true}}"#, 422, "invalid_tenant"),
+                (#"{"featureFlags": {"x": true}, "removeFeatureFlags": ["x"]}"#, 422, "invalid_tenant"),
+                (#"{"ras": {"clientKey": "short"}}"#, 422, "invalid_tenant"),
+                (#"{"ras": {"clientKey": "client-key-0123456789", "clientKeyOverlapSeconds": -1}}"#, 422, "invalid_tenant"),
+                (#"{"displayName": "Fine", "hostApp": {"updateURL": "http://insecure.example"}}"#, 422, "invalid_tenant"),
+            ] {
+                let refused = try await admin.call(.PATCH, "/admin/v1/tenants/acme", token: admin.tokens["root"], body: body)
+                #expect(refused.status == status && refused.json["code"] as? String == code, "\(body): \(refused.json)")
+                if status == 422 { #expect((refused.json["detail"] as? String)?.isEmpty == false) }
+            }
+            // Past the contract's bounds is 400 before the revision is compared (not 412).
+            let long = try await admin.call(
+                .PATCH, "/admin/v1/tenants/acme", token: admin.tokens["root"],
+                body: "{\"ras\": {\"clientKey\": \"\(String(repeating: "k", count: 129))\"}}", headers: [("If-Match", "\"99\"")])
+            #expect(long.status == 400 && long.json["code"] as? String == "invalid_request", "\(long.json)")
+            #expect(try await admin.stores.tenants.tenant(id: "acme") == before)
+            // The rules' refusals are in the trail.
+            let refusals = try await admin.stores.audit.records(
+                matching: AuditQuery(chain: "acme", resourceType: .tenant, limit: 50)
+            ).items
+            #expect(refusals.count == 9 && refusals.allSatisfy { $0.outcome.code == "invalid_tenant" && $0.change == nil })
+        }
+    }
+
+    @Test(arguments: DatabaseBackend.available)
+    func createOnceAndSuspend(backend: DatabaseBackend) async throws {
+        try await AdminAPITests.withAdmin(backend: backend) { admin in
+            let body = #"{"id": "gamma", "displayName": "Gamma", "platform": {"projectID": "g-1", "subscriptionKey": "sk-gamma-0001"}}"#
+            let forbidden = try await admin.call(
+                .POST, "/admin/v1/tenants", token: admin.tokens["acme-admin"], body: body, contentType: "application/json")
+            #expect(forbidden.status == 403 && forbidden.json["missingPermission"] as? String == "tenant:create")
+
+            let create = { (key: String?) in
+                try await admin.call(
+                    .POST, "/admin/v1/tenants", token: admin.tokens["root"], body: body,
+                    headers: key.map { [("Idempotency-Key", $0)] } ?? [], contentType: "application/json")
+            }
+            let first = try await create("k-1")
+            #expect(first.status == 201 && first.headers["ETag"].first == "\"1\"", "\(first.json)")
+            #expect(first.json["configVersion"] as? Int == 1 && !Self.text(first).contains("sk-gamma-0001"))
+            let again = try await create("k-1")
+            #expect(again.status == 201 && again.headers["Idempotent-Replayed"].first == "true")
+            #expect(again.json["createdAt"] as? String == first.json["createdAt"] as? String)
+            let taken = try await create(nil)
+            #expect(taken.status == 409 && taken.json["code"] as? String == "tenant_exists")
+            for bad in [#"{"id": "Bad_Id", "displayName": "x"}"#, #"{"id": "delta", "displayName": "d", "storageMaxSizeInBytes": -1}"#] {
+                let refused = try await admin.call(
+                    .POST, "/admin/v1/tenants", token: admin.tokens["root"], body: bad, contentType: "application/json")
+                #expect([400, 422].contains(refused.status) && refused.json["code"] != nil, "\(bad): \(refused.json)")
+            }
+            let ids = try await admin.stores.tenants.allTenants().map(\.id)
+            #expect(ids.contains("gamma") && !ids.contains("delta") && !ids.contains("Bad_Id"), "\(ids)")
+            let created = try await admin.stores.audit.records(
+                matching: AuditQuery(chain: "gamma", resourceType: .tenant, verb: .create, limit: 5)).items
+            #expect(created.count == 1 && created.first?.change?.before == nil && created.first?.resource.revisionAfter == 1)
+            guard case .object(let after) = created.first?.change?.after else {
+                Issue.record("no change")
+                return
+            }
+            #expect(after["displayName"] == "Gamma" && after["id"] == "gamma")
+
+            // Suspend and resume, each once; asking again writes nothing; a stale revision is refused.
+            let action = { (name: String, headers: [(String, String)]) in
+                try await admin.call(
+                    .POST, "/admin/v1/tenants/gamma/actions", token: admin.tokens["root"], body: "{\"action\": \"\(name)\"}",
+                    headers: headers, contentType: "application/json")
+            }
+            let suspended = try await action("suspend", [])
+            #expect(suspended.status == 200 && suspended.json["status"] as? String == "suspended")
+            #expect(try await action("suspend", []).headers["ETag"].first == suspended.headers["ETag"].first)
+            #expect(try await action("resume", [("If-Match", "\"1\"")]).status == 412)
+            let resumed = try await action("resume", [("If-Match", try #require(suspended.headers["ETag"].first))])
+            #expect(resumed.status == 200 && resumed.json["status"] as? String == "active")
+            let acts = try await admin.stores.audit.records(
+                matching: AuditQuery(chain: "gamma", resourceType: .tenant, verb: .act, limit: 10)).items
+            #expect(acts.map(\.outcome.status) == [200, 412, 200], "\(acts.map(\.outcome))")
+
+            // Lists page and filter.
+            _ = try await action("suspend", [])
+            var paged: [String] = []
+            var cursor: String?
+            repeat {
+                let page = try await admin.call(
+                    .GET, "/admin/v1/tenants?limit=2" + (cursor.map { "&cursor=\($0)" } ?? ""), token: admin.tokens["root"])
+                let items = (page.json["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+                #expect(items.count <= 2 && (page.json["next"] == nil || items.count == 2))
+                paged += items
+                cursor = page.json["next"] as? String
+            } while cursor != nil && paged.count < 100
+            #expect(paged == ids, "\(paged)")
+            let suspendedOnly = try await admin.call(.GET, "/admin/v1/tenants?status=suspended", token: admin.tokens["root"])
+            #expect((suspendedOnly.json["items"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["gamma"])
+        }
+    }
+
+    @Test(arguments: DatabaseBackend.available)
+    func clientsWithoutTheirSecrets(backend: DatabaseBackend) async throws {
+        try await AdminAPITests.withAdmin(backend: backend) { admin in
+            let secret = ClientSecret.generate()
+            try await admin.stores.auth.addClients(
+                (1...3).map { n in
+                    NewClient(
+                        OAuthClient(tenantID: "acme", clientID: "c\(n)", confidential: n == 2, redirectURIs: ["https://a.example/\(n)"]),
+                        secretHash: n == 2 ? secret.hash : nil)
+                })
+            var ids: [String] = []
+            var cursor: String?
+            repeat {
+                let page = try await admin.call(
+                    .GET, "/admin/v1/tenants/acme/clients?limit=2" + (cursor.map { "&cursor=\($0)" } ?? ""),
+                    token: admin.tokens["acme-viewer"])
+                #expect(page.status == 200 && !Self.text(page).contains(secret.hash) && !Self.text(page).contains(secret.secret))
+                ids += (page.json["items"] as? [[String: Any]] ?? []).compactMap { $0["clientID"] as? String }
+                cursor = page.json["next"] as? String
+            } while cursor != nil && ids.count < 10
+            #expect(ids == ["c1", "c2", "c3"])
+            let one = try await admin.call(.GET, "/admin/v1/tenants/acme/clients/c2", token: admin.tokens["acme-viewer"])
+            #expect(one.status == 200 && one.json["confidential"] as? Bool == true && one.json["redirectURIs"] as? [String] == ["https://a.example/2"])
+            let missing = try await admin.call(.GET, "/admin/v1/tenants/acme/clients/nope", token: admin.tokens["acme-viewer"])
+            #expect(missing.status == 404 && missing.json["code"] as? String == "client_not_found")
+            let elsewhere = try await admin.call(.GET, "/admin/v1/tenants/beta/clients/c2", token: admin.tokens["acme-viewer"])
+            #expect(elsewhere.status == 404 && elsewhere.json["code"] as? String == "tenant_not_found")
+        }
+    }
+}
