@@ -104,37 +104,52 @@ public final class PostgresAuthStore: AuthStore {
         .map { try JSONDecoder().decode(OAuthClient.self, from: Data($0.utf8)) }
     }
 
-    public func addClients(_ clients: [NewClient]) async throws {
+    public func addClients(_ clients: [NewClient], trail: (@Sendable (OAuthClient) -> AuditDraft)?) async throws {
         let rows = try clients.map { entry in
-            try entry.client.validate()
-            return (entry, String(decoding: try JSONEncoder().encode(entry.client), as: UTF8.self))
+            let stored = try ClientRevision.first(entry.client)
+            return (stored, entry.secretHash, String(decoding: try JSONEncoder().encode(stored), as: UTF8.self))
         }
         let now = StoreClock.milliseconds(Date())
         try await database.transaction { connection in
-            for (entry, document) in rows {
+            for (client, secretHash, document) in rows {
                 let inserted = try await connection.execute("""
                     INSERT INTO auth_clients (tenant_id, client_id, document, secret_hash, created_at_ms)
-                    VALUES (\(entry.client.tenantID), \(entry.client.clientID), \(document), \(entry.secretHash), \(now))
+                    VALUES (\(client.tenantID), \(client.clientID), \(document), \(secretHash), \(now))
                     ON CONFLICT DO NOTHING RETURNING 1
                     """)
-                if inserted == 0 { throw AuthStoreError.alreadyExists("client \(entry.client.clientID)") }
+                if inserted == 0 { throw AuthStoreError.alreadyExists("client \(client.clientID)") }
+                if let trail { _ = try await PostgresAuditTrail.append(trail(client), on: connection) }
             }
         }
     }
 
-    public func updateClient(_ oauthClient: OAuthClient) async throws {
-        try oauthClient.validate()
-        let document = String(decoding: try JSONEncoder().encode(oauthClient), as: UTF8.self)
-        let changed = try await client.execute("""
-            UPDATE auth_clients SET document = \(document) WHERE tenant_id = \(oauthClient.tenantID) AND client_id = \(oauthClient.clientID) RETURNING 1
-            """)
-        if changed == 0 { throw AuthStoreError.notFound("client \(oauthClient.clientID)") }
-    }
-
-    public func removeClient(tenantID: String, clientID: String) async throws {
-        let removed = try await client.execute(
-            "DELETE FROM auth_clients WHERE tenant_id = \(tenantID) AND client_id = \(clientID) RETURNING 1")
-        if removed == 0 { throw AuthStoreError.notFound("client \(clientID)") }
+    @discardableResult
+    public func writeClient(
+        tenantID: String, clientID: String, trail: (@Sendable (OAuthClient, OAuthClient?) -> AuditDraft)?,
+        _ change: @Sendable (OAuthClient) throws -> OAuthClient?
+    ) async throws -> OAuthClient? {
+        // Unbounded: the transaction then runs in this task, so `change` never outlives the call.
+        try await withoutActuallyEscaping(change) { change in
+            try await database.transaction(unbounded: true) { connection in
+                guard
+                    let document = try await connection.first(
+                        "SELECT document FROM auth_clients WHERE tenant_id = \(tenantID) AND client_id = \(clientID) FOR UPDATE",
+                        as: String.self)
+                else { throw AuthStoreError.notFound("client \(clientID)") }
+                let old = try JSONDecoder().decode(OAuthClient.self, from: Data(document.utf8))
+                let new = try change(old).map { try ClientRevision.next(after: old, $0) }
+                if let new {
+                    let json = String(decoding: try JSONEncoder().encode(new), as: UTF8.self)
+                    try await connection.execute(
+                        "UPDATE auth_clients SET document = \(json) WHERE tenant_id = \(tenantID) AND client_id = \(clientID)")
+                } else {
+                    try await connection.execute(
+                        "DELETE FROM auth_clients WHERE tenant_id = \(tenantID) AND client_id = \(clientID)")
+                }
+                if let trail { _ = try await PostgresAuditTrail.append(trail(old, new), on: connection) }
+                return new
+            }
+        }
     }
 
     public func clientSecretHash(tenantID: String, clientID: String) async throws -> String? {

@@ -21,10 +21,14 @@ struct ClientSettingMemoTests {
             return try await store.client(tenantID: tenantID, clientID: clientID)
         }
         func clients(tenantID: String) async throws -> [OAuthClient] { try await store.clients(tenantID: tenantID) }
-        func addClients(_ clients: [NewClient]) async throws { try await store.addClients(clients) }
-        func updateClient(_ client: OAuthClient) async throws { try await store.updateClient(client) }
-        func removeClient(tenantID: String, clientID: String) async throws {
-            try await store.removeClient(tenantID: tenantID, clientID: clientID)
+        func addClients(_ clients: [NewClient], trail: (@Sendable (OAuthClient) -> AuditDraft)?) async throws {
+            try await store.addClients(clients, trail: trail)
+        }
+        func writeClient(
+            tenantID: String, clientID: String, trail: (@Sendable (OAuthClient, OAuthClient?) -> AuditDraft)?,
+            _ change: @Sendable (OAuthClient) throws -> OAuthClient?
+        ) async throws -> OAuthClient? {
+            try await store.writeClient(tenantID: tenantID, clientID: clientID, trail: trail, change)
         }
         func clientSecretHash(tenantID: String, clientID: String) async throws -> String? {
             try await store.clientSecretHash(tenantID: tenantID, clientID: clientID)
@@ -73,9 +77,11 @@ struct ClientSettingMemoTests {
         let store = SQLiteAuthStore(tenants: try Fixtures.store(folder))
         var client = OAuthClient(tenantID: "acme", clientID: "app", redirectURIs: ["https://app.example/cb"])
         try await store.addClient(client, secretHash: nil)
+        client.revision = 1
         #expect(try await store.client(tenantID: "acme", clientID: "app") == client)
         client.redirectURIs.append("https://app.example/cb2")
         try await store.updateClient(client)
+        client.revision = 2
         #expect(try await store.client(tenantID: "acme", clientID: "app") == client, "a change is seen at once")
         let documents = ClientDocuments(capacity: 2)
         let text = String(decoding: try JSONEncoder().encode(client), as: UTF8.self)

@@ -162,6 +162,9 @@ struct AdminAPITests {
                 permission: AdminPermission(.act, .tenant), method: .POST, path: { "/admin/v1/tenants/\($0)/actions" },
                 body: { _ in #"{"action": "resume"}"# }),
             Operation(permission: AdminPermission(.read, .client), method: .GET, path: { "/admin/v1/tenants/\($0)/clients" }),
+            Operation(
+                permission: AdminPermission(.update, .client), method: .PATCH, path: { "/admin/v1/tenants/\($0)/clients/app" },
+                body: { _ in #"{"requirePAR": false}"# }),
             Operation(permission: AdminPermission(.read, .audit), method: .GET, path: { "/admin/v1/audit?tenant=\($0)" }),
             Operation(
                 permission: AdminPermission(.read, .release), method: .GET,
@@ -192,6 +195,8 @@ struct AdminAPITests {
             }
             _ = try await OperatorService(operators: admin.stores.operators).create(
                 name: "beta-bot", credential: .generatedSecret, roles: [(.viewer, "beta")], actor: .local(user: "test"))
+            try await admin.stores.auth.addClients(
+                ["acme", "beta"].map { NewClient(OAuthClient(tenantID: $0, clientID: "app", redirectURIs: ["https://app.example/cb"]), secretHash: nil) })
             for (name, role, _) in Self.roles {
                 let token = admin.tokens[name]
                 for operation in operations {

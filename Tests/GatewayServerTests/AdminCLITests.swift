@@ -116,6 +116,11 @@ struct AdminCLITests {
                 (["tenant", "resume", "beta"], ["tenant", "resume", "beta"]),
                 (["tenant", "create", "gamma", "--display-name", "G", "--storage-max-bytes", "4096", "--subscription-key", "sk-g-12345678"],
                  ["tenant", "create", "delta", "--display-name", "G", "--storage-max-bytes", "4096", "--subscription-key", "sk-g-12345678"]),
+                (["client", "add", "--tenant", "acme", "--client-id", "l1", "--redirect-uri", "https://l.example/cb", "--require-par"],
+                 ["client", "add", "--tenant", "acme", "--client-id", "r1", "--redirect-uri", "https://l.example/cb", "--require-par"]),
+                (["client", "update", "--tenant", "acme", "--client-id", "l1", "--scope", "openid", "--access-token-lifetime", "120"],
+                 ["client", "update", "--tenant", "acme", "--client-id", "r1", "--scope", "openid", "--access-token-lifetime", "120"]),
+                (["client", "remove", "--tenant", "acme", "--client-id", "l1"], ["client", "remove", "--tenant", "acme", "--client-id", "r1"]),
             ]
             for (localCommand, remoteCommand) in writes {
                 let onDatabase = await Self.ctl(local, localCommand + ["--json"])
@@ -131,14 +136,26 @@ struct AdminCLITests {
             let localCreate = try await admin.stores.audit.records(
                 matching: AuditQuery(chain: "gamma", resourceType: .tenant, verb: .create, limit: 1)).items
             #expect(localCreate.first?.actor.subject == "local:tester")
+            let clientRecords = try await admin.stores.audit.records(
+                matching: AuditQuery(chain: "acme", resourceType: .client, limit: 10)).items
+            #expect(Set(clientRecords.map { "\($0.actor.name):\($0.verb.rawValue):\($0.resource.id ?? "")" }) == [
+                "tester:create:l1", "tester:update:l1", "tester:delete:l1", "root:create:r1", "root:update:r1", "root:delete:r1",
+            ], "\(clientRecords.map(\.actor.name))")
         }
     }
 
-    /// A printed tenant document without what every write moves.
-    static func stable(_ output: String) throws -> [String: JSONValue] {
-        guard case .object(var members) = try JSONDecoder().decode(JSONValue.self, from: Data(output.utf8)) else { return [:] }
-        for volatile in ["id", "configVersion", "createdAt", "updatedAt"] { members[volatile] = nil }
-        return members
+    /// A printed document without what every write moves (at any depth).
+    static func stable(_ output: String) throws -> JSONValue {
+        let volatile: Set<String> = ["id", "configVersion", "createdAt", "updatedAt", "clientID", "revision", "removed"]
+        func strip(_ value: JSONValue) -> JSONValue {
+            switch value {
+            case .object(let members):
+                .object(members.filter { !volatile.contains($0.key) }.mapValues(strip))
+            case .array(let items): .array(items.map(strip))
+            default: value
+            }
+        }
+        return strip(try JSONDecoder().decode(JSONValue.self, from: Data(output.utf8)))
     }
 
     @Test(arguments: DatabaseBackend.available)

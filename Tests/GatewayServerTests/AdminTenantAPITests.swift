@@ -206,4 +206,58 @@ struct AdminTenantAPITests {
             #expect(elsewhere.status == 404 && elsewhere.json["code"] as? String == "tenant_not_found")
         }
     }
+
+    @Test(arguments: DatabaseBackend.available)
+    func clientWritesAtARevision(backend: DatabaseBackend) async throws {
+        try await AdminAPITests.withAdmin(backend: backend) { admin in
+            let token = admin.tokens["acme-admin"]
+            let post = { (body: String) in
+                try await admin.call(.POST, "/admin/v1/tenants/acme/clients", token: token, body: body, contentType: "application/json")
+            }
+            let created = try await post(#"{"clientID": "web", "confidential": true, "redirectURIs": ["https://acme.example/cb"]}"#)
+            #expect(created.status == 201 && created.headers["ETag"].first == "\"1\"", "\(created.json)")
+            let secret = try #require(created.json["clientSecret"] as? String)
+            let hash = try #require(try await admin.stores.auth.clientSecretHash(tenantID: "acme", clientID: "web"))
+            #expect(ClientSecret.verify(secret, hash: hash))
+            #expect(try await post(#"{"clientID": "web", "redirectURIs": ["https://b.example/cb"]}"#).json["code"] as? String == "client_exists")
+            let bad = try await post(#"{"clientID": "bad", "redirectURIs": ["not a url"]}"#)
+            #expect(bad.status == 422 && bad.json["code"] as? String == "invalid_client_metadata", "\(bad.json)")
+            #expect(try await post(#"{"clientID": "x", "redirectURIs": [""]}"#).status == 400)
+            #expect(try await admin.call(
+                .POST, "/admin/v1/tenants/acme/clients", token: admin.tokens["acme-viewer"], body: #"{"clientID": "v"}"#,
+                contentType: "application/json").status == 403)
+
+            // Two operators on revision 1: one 200, one 412; nothing lost.
+            let path = "/admin/v1/tenants/acme/clients/web"
+            async let first = admin.call(
+                .PATCH, path, token: token, body: #"{"accessTokenLifetimeSeconds": 900}"#, headers: [("If-Match", "\"1\"")])
+            async let second = admin.call(
+                .PATCH, path, token: admin.tokens["root"], body: #"{"requirePAR": true}"#, headers: [("If-Match", "\"1\"")])
+            let replies = try await [first, second]
+            #expect(replies.map(\.status).sorted() == [200, 412], "\(replies.map(\.json))")
+            let read = try await admin.call(.GET, path, token: admin.tokens["acme-viewer"])
+            #expect(read.headers["ETag"].first == "\"2\"" && read.json["revision"] as? Int == 2)
+            #expect(try await admin.call(.DELETE, path, token: token, headers: [("If-Match", "\"1\"")]).status == 412)
+            #expect(try await admin.stores.auth.client(tenantID: "acme", clientID: "web") != nil)
+            #expect(try await admin.call(.DELETE, path, token: token, headers: [("If-Match", "\"2\"")]).status == 204)
+            #expect(try await admin.stores.auth.client(tenantID: "acme", clientID: "web") == nil)
+            #expect(try await admin.call(.DELETE, path, token: token).json["code"] as? String == "client_not_found")
+
+            // The trail: created, changed once (what changed), refused, removed; never the secret.
+            let records = try await admin.stores.audit.records(
+                matching: AuditQuery(chain: "acme", resourceType: .client, limit: 20)).items.reversed()
+            #expect(records.map(\.outcome.status).sorted() == [200, 200, 200, 403, 409, 412, 412, 422], "\(records.map(\.outcome))")
+            let change = try #require(records.first { $0.verb == .update && $0.outcome.status == 200 })
+            #expect(change.resource.revisionBefore == 1 && change.resource.revisionAfter == 2)
+            guard case .object(let after) = change.change?.after else {
+                Issue.record("no change")
+                return
+            }
+            #expect(after.count == 1)
+            let removed = try #require(records.last)
+            #expect(removed.verb == .delete && removed.change?.after == nil && removed.change?.before != nil)
+            let text = String(decoding: try JSONEncoder().encode(Array(records)), as: UTF8.self)
+            #expect(!text.contains(secret) && !text.contains(hash))
+        }
+    }
 }

@@ -62,7 +62,7 @@ struct ContractReadabilityTests {
     /// The admin API reads a tenant patch through JSON into GatewayCore's ``TenantPatch`` and
     /// answers ``TenantDocument``s: a member named one way in the contract and another in the
     /// code would be dropped without a word, so their member paths must be the same.
-    @Test("the admin contract's tenant shapes have the members of TenantPatch and TenantDocument")
+    @Test("the admin contract's tenant and client shapes have the members of their GatewayCore types")
     func tenantShapesMatchTheCode() throws {
         let contract = try #require(try Yams.load(yaml: RepositoryFile.text("OpenAPI/admin.yaml")) as? [String: Any])
         let schemas = try #require((contract["components"] as? [String: Any])?["schemas"] as? [String: Any])
@@ -110,6 +110,14 @@ struct ContractReadabilityTests {
             featureFlags: ["f": true], ras: RASSettings(clientKeys: [RASClientKey(hash: "sha256$x", notAfter: Date())]))
         let document = try json(TenantDocument(tenant, secrets: .masked, sealer: nil))
         #expect(paths(try #require(schemas["Tenant"] as? [String: Any])) == paths(document))
+
+        var client = OAuthClient(tenantID: "acme", clientID: "app", redirectURIs: [], idTokenSigningAlgorithm: .es256)
+        (client.dpopNonceRequired, client.firstParty, client.grantTypes, client.miniApps) = (true, true, ["x"], ["m"])
+        (client.jwks, client.revision) = (.object(["keys": .array([])]), 2)
+        var clientPaths = paths(try json(client))
+        clientPaths.remove("jwks.keys")
+        clientPaths.insert("jwks")
+        #expect(paths(try #require(schemas["OAuthClient"] as? [String: Any])) == clientPaths)
     }
 
     /// `code: "…"` / `code = … "…"` / `notFoundCode: "…"` literals in the Swift files under `folders`.

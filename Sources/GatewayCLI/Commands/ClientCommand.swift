@@ -60,26 +60,28 @@ struct ClientSettingOptions: ParsableArguments {
         help: "ID-token signing algorithm: RS256 (default, as OpenID Connect requires) or ES256.") var idTokenAlgorithm:
         SigningKey.Algorithm?
 
-    func apply(to client: inout OAuthClient) throws {
+    /// The patch the flags say (a `--jwks` file is read here).
+    func patch() throws -> ClientPatch {
+        var patch = ClientPatch()
         if let jwksFile {
             let data = try InputFile.read(jwksFile, context: try CLIContext.require())
             guard data.count <= 65_536 else { throw CLIError.invalid("--jwks: \(jwksFile) is over 64 KiB") }
             guard let set = try? JSONValue.decode(data) else { throw CLIError.invalid("--jwks: \(jwksFile) is not JSON") }
-            client.jwks = set
+            patch.jwks = set
         }
-        if !redirectURIs.isEmpty { client.redirectURIs = redirectURIs }
-        if !postLogoutRedirectURIs.isEmpty { client.postLogoutRedirectURIs = postLogoutRedirectURIs }
-        if !scopes.isEmpty { client.allowedScopes = scopes }
-        if let requirePAR { client.requirePAR = requirePAR }
-        if let dpop { client.dpopBound = dpop }
-        if let accessLifetime { client.accessTokenLifetimeSeconds = accessLifetime }
-        if let refreshIdle { client.refreshIdleLifetimeSeconds = refreshIdle }
-        if let refreshAbsolute { client.refreshAbsoluteLifetimeSeconds = refreshAbsolute }
-        if let idTokenAlgorithm { client.idTokenSigningAlgorithm = idTokenAlgorithm }
-        if !grantTypes.isEmpty { client.grantTypes = grantTypes }
-        if !miniApps.isEmpty { client.miniApps = miniApps }
-        if let dpopNonce { client.dpopNonceRequired = dpopNonce }
-        if let firstParty { client.firstParty = firstParty }
+        func list(_ values: [String]) -> [String]? { values.isEmpty ? nil : values }
+        (patch.redirectURIs, patch.postLogoutRedirectURIs, patch.allowedScopes) =
+            (list(redirectURIs), list(postLogoutRedirectURIs), list(scopes))
+        (patch.grantTypes, patch.miniApps) = (list(grantTypes), list(miniApps))
+        (patch.requirePAR, patch.dpopBound, patch.dpopNonceRequired, patch.firstParty) = (requirePAR, dpop, dpopNonce, firstParty)
+        (patch.accessTokenLifetimeSeconds, patch.refreshIdleLifetimeSeconds, patch.refreshAbsoluteLifetimeSeconds) =
+            (accessLifetime, refreshIdle, refreshAbsolute)
+        patch.idTokenSigningAlgorithm = idTokenAlgorithm
+        return patch
+    }
+
+    func apply(to client: inout OAuthClient) throws {
+        try patch().apply(to: &client)
     }
 }
 
@@ -126,17 +128,27 @@ struct ClientAddCommand: AsyncParsableCommand {
             tenantID: tenant.tenant, clientID: clientID, confidential: confidential, redirectURIs: [])
         try settings.apply(to: &client)
         try ClientText.validate(client)
-        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        // A client with keys (private_key_jwt) never gets a secret.
-        let secret = confidential && client.jwks == nil ? ClientSecret.generate() : nil
-        try await a.auth.addClient(client, secretHash: secret?.hash)
+        let secretText: String?
+        if let remote = try await AdminRemote.select(global, context: context) {
+            (client, secretText) = try await remote.addClient(
+                tenantID: tenant.tenant, clientID: clientID, confidential: confidential, patch: try settings.patch())
+        } else {
+            let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
+            // A client with keys (private_key_jwt) never gets a secret.
+            let secret = confidential && client.jwks == nil ? ClientSecret.generate() : nil
+            let (user, now) = (a.access.actor, Date())
+            try await a.auth.addClients([NewClient(client, secretHash: secret?.hash)]) { stored in
+                ClientTrail.draft(nil, stored, actor: .local(user: user), requestID: nil, verb: .create, time: now)
+            }
+            (client.revision, secretText) = (1, secret?.secret)
+        }
         if global.json {
-            try context.printJSON(Created(client: client, clientSecret: secret?.secret))
+            try context.printJSON(Created(client: client, clientSecret: secretText))
         } else {
             context.print(
                 "added \(client.confidential ? "confidential" : "public") client \(client.clientID) to tenant \(client.tenantID)"
             )
-            if let secret { context.print("client secret (shown once, store it now): \(secret.secret)") }
+            if let secretText { context.print("client secret (shown once, store it now): \(secretText)") }
         }
     }
 }
@@ -200,12 +212,30 @@ struct ClientUpdateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
+        let patch = try settings.patch()
+        if let remote = try await AdminRemote.select(global, context: context) {
+            var client = try await remote.oauthClient(tenantID: tenant.tenant, clientID: clientID)
+            patch.apply(to: &client)
+            try ClientText.validate(client)
+            // At the revision read: a change made in between is refused (412), never overwritten.
+            let updated = try await remote.updateClient(
+                tenantID: tenant.tenant, clientID: clientID, patch: patch, revision: client.currentRevision)
+            return try context.report("updated client \(clientID) of tenant \(tenant.tenant)", document: updated, json: global.json)
+        }
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
         var client = try await a.requireClient(tenant: tenant.tenant, clientID: clientID)
-        try settings.apply(to: &client)
+        patch.apply(to: &client)
         try ClientText.validate(client)
-        try await a.auth.updateClient(client)
-        try context.report("updated client \(clientID) of tenant \(tenant.tenant)", document: client, json: global.json)
+        let (user, now) = (a.access.actor, Date())
+        let updated = try await a.auth.writeClient(
+            tenantID: tenant.tenant, clientID: clientID,
+            trail: { ClientTrail.draft($0, $1, actor: .local(user: user), requestID: nil, verb: .update, time: now) }
+        ) { current in
+            var changed = current
+            patch.apply(to: &changed)
+            return changed
+        }
+        try context.report("updated client \(clientID) of tenant \(tenant.tenant)", document: updated, json: global.json)
     }
 }
 
@@ -217,8 +247,16 @@ struct ClientRemoveCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        try await a.auth.removeClient(tenantID: tenant.tenant, clientID: clientID)
+        if let remote = try await AdminRemote.select(global, context: context) {
+            try await remote.removeClient(tenantID: tenant.tenant, clientID: clientID)
+        } else {
+            let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
+            let (user, now) = (a.access.actor, Date())
+            try await a.auth.writeClient(
+                tenantID: tenant.tenant, clientID: clientID,
+                trail: { ClientTrail.draft($0, $1, actor: .local(user: user), requestID: nil, verb: .delete, time: now) }
+            ) { _ in nil }
+        }
         try context.report(
             "removed client \(clientID) from tenant \(tenant.tenant)",
             document: ["removed": clientID, "tenant": tenant.tenant], json: global.json)

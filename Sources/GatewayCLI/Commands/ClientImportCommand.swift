@@ -11,6 +11,8 @@ struct ClientImportEntry: Decodable, ImportEntry {
         "accessTokenLifetimeSeconds", "refreshIdleLifetimeSeconds", "refreshAbsoluteLifetimeSeconds",
         "idTokenSigningAlgorithm",
         "dpopNonceRequired", "firstParty", "grantTypes", "miniApps",
+        // Printed by `client list --json`; an imported client starts at revision 1 whatever it says.
+        "revision",
     ]
 
     var clientID: String

@@ -17,6 +17,10 @@ public enum AdminError: Error, Sendable, Equatable {
     case invalidTenant(String)
     /// No OAuth client of that id in the tenant: 404 `client_not_found`.
     case clientNotFound(String)
+    /// The tenant has a client of that id: 409 `client_exists`.
+    case clientExists(String)
+    /// Client settings the registration rules refuse: 422 `invalid_client_metadata` (RFC 7591's name).
+    case invalidClientMetadata(String)
     /// The mini app has no release policy: 404 `release_not_found`.
     case releaseNotFound(miniAppID: String)
     /// A policy the release rules refuse (a share over 100 %, a withdrawn version): 422

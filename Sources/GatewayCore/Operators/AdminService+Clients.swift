@@ -25,3 +25,87 @@ extension AdminService {
         return found
     }
 }
+
+/// Client registration and changes on the admin API, each recorded with its change.
+extension AdminService {
+    /// Registers a client; a confidential one without keys gets a secret, answered once
+    /// (only its hash is stored).
+    public func createClient(
+        _ call: AdminCall, tenantID: String, clientID: String, confidential: Bool, patch: ClientPatch
+    ) async throws -> (client: OAuthClient, secret: String?) {
+        try await authorize(call, AdminPermission(.create, .client), tenantID: tenantID, resourceID: clientID)
+        _ = try await requireTenant(tenantID)
+        var client = OAuthClient(tenantID: tenantID, clientID: clientID, confidential: confidential, redirectURIs: [])
+        patch.apply(to: &client)
+        let resource = AuditResource(type: .client, tenant: tenantID, id: clientID)
+        do {
+            try client.validate()
+        } catch {
+            try await refused(call, .create, resource, AuditOutcome(status: 422, code: "invalid_client_metadata"))
+            throw AdminError.invalidClientMetadata("\(error)")
+        }
+        let secret = confidential && client.jwks == nil ? ClientSecret.generate() : nil
+        let (actor, requestID, now) = (call.actor, call.requestID, clock.now())
+        do {
+            try await clients.addClients([NewClient(client, secretHash: secret?.hash)]) { stored in
+                ClientTrail.draft(nil, stored, actor: actor, requestID: requestID, verb: .create, time: now)
+            }
+        } catch AuthStoreError.alreadyExists {
+            try await refused(call, .create, resource, AuditOutcome(status: 409, code: "client_exists"))
+            throw AdminError.clientExists(clientID)
+        }
+        client.revision = 1
+        return (client, secret?.secret)
+    }
+
+    /// Applies `patch` to a client, at `revision` when given (`If-Match`).
+    public func updateClient(
+        _ call: AdminCall, tenantID: String, clientID: String, patch: ClientPatch, revision: Int64?
+    ) async throws -> OAuthClient {
+        try await authorize(call, AdminPermission(.update, .client), tenantID: tenantID, resourceID: clientID)
+        let written = try await writeClient(call, tenantID: tenantID, clientID: clientID, verb: .update, revision: revision) {
+            var client = $0
+            patch.apply(to: &client)
+            return client
+        }
+        guard let written else { throw AdminError.clientNotFound(clientID) }
+        return written
+    }
+
+    /// Removes a client, at `revision` when given (`If-Match`).
+    public func deleteClient(_ call: AdminCall, tenantID: String, clientID: String, revision: Int64?) async throws {
+        try await authorize(call, AdminPermission(.delete, .client), tenantID: tenantID, resourceID: clientID)
+        try await writeClient(call, tenantID: tenantID, clientID: clientID, verb: .delete, revision: revision) { _ in nil }
+    }
+
+    @discardableResult
+    private func writeClient(
+        _ call: AdminCall, tenantID: String, clientID: String, verb: AdminVerb, revision: Int64?,
+        _ change: @escaping @Sendable (OAuthClient) throws -> OAuthClient?
+    ) async throws -> OAuthClient? {
+        _ = try await requireTenant(tenantID)
+        let (actor, requestID, now) = (call.actor, call.requestID, clock.now())
+        let resource = AuditResource(type: .client, tenant: tenantID, id: clientID)
+        do {
+            return try await clients.writeClient(
+                tenantID: tenantID, clientID: clientID,
+                trail: { old, new in ClientTrail.draft(old, new, actor: actor, requestID: requestID, verb: verb, time: now) }
+            ) { current in
+                if let revision, current.currentRevision != revision {
+                    throw AdminError.preconditionFailed(current: current.currentRevision)
+                }
+                return try change(current)
+            }
+        } catch AuthStoreError.notFound {
+            throw AdminError.clientNotFound(clientID)
+        } catch AdminError.preconditionFailed(let current) {
+            var stale = resource
+            stale.revisionBefore = current
+            try await refused(call, verb, stale, AuditOutcome(status: 412, code: "precondition_failed"))
+            throw AdminError.preconditionFailed(current: current)
+        } catch AuthStoreError.invalid(let reason) {
+            try await refused(call, verb, resource, AuditOutcome(status: 422, code: "invalid_client_metadata"))
+            throw AdminError.invalidClientMetadata(reason)
+        }
+    }
+}

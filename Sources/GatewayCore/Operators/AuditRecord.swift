@@ -94,6 +94,27 @@ public struct AuditChange: Sendable, Equatable, Codable {
         self.before = before
         self.after = after
     }
+
+    /// The top-level members of the two documents that differ (all of them when one side is
+    /// nil: created or removed), members in `ignoring` aside (what every change moves).
+    public static func between(_ old: (some Encodable)?, _ new: (some Encodable)?, ignoring: Set<String>) -> AuditChange {
+        func members(_ value: (some Encodable)?) -> [String: JSONValue]? {
+            guard let value else { return nil }
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .custom { date, encoder in
+                var container = encoder.singleValueContainer()
+                try container.encode(RFC3339.millisecondString(from: date))
+            }
+            guard let data = try? encoder.encode(value), case .object(let found)? = try? JSONDecoder().decode(JSONValue.self, from: data)
+            else { return [:] }
+            return found.filter { !ignoring.contains($0.key) }
+        }
+        let (before, after) = (members(old), members(new))
+        guard let before, let after else { return AuditChange(before: before.map(JSONValue.object), after: after.map(JSONValue.object)) }
+        let keys = Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }
+        return AuditChange(
+            before: .object(before.filter { keys.contains($0.key) }), after: .object(after.filter { keys.contains($0.key) }))
+    }
 }
 
 /// A record about to be appended: everything but its place in the chain.

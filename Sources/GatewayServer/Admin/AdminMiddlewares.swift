@@ -124,6 +124,11 @@ enum AdminProblems {
                 return GatewayProblem(status: 422, code: "invalid_tenant", title: "Unprocessable Content", detail: detail)
             case .clientNotFound(let clientID):
                 return GatewayProblem(status: 404, code: "client_not_found", title: "Not Found", detail: "no client \(clientID)")
+            case .clientExists(let clientID):
+                return GatewayProblem(status: 409, code: "client_exists", title: "Conflict", detail: "a client \(clientID) exists")
+            case .invalidClientMetadata(let detail):
+                return GatewayProblem(
+                    status: 422, code: "invalid_client_metadata", title: "Unprocessable Content", detail: detail)
             case .releaseNotFound(let miniAppID):
                 return GatewayProblem(
                     status: 404, code: "release_not_found", title: "Not Found",

@@ -46,9 +46,11 @@ struct AuthStoreContractTests {
         await #expect(throws: AuthStoreError.alreadyExists("client app")) {
             try await auth.addClient(client, secretHash: nil)
         }
+        #expect(try await auth.client(tenantID: "acme", clientID: "app")?.revision == 1)
         var changed = client
         changed.redirectURIs.append("https://app.example/cb2")
         try await auth.updateClient(changed)
+        changed.revision = 2  // every change bumps it
         #expect(try await database.another().auth.client(tenantID: "acme", clientID: "app") == changed)
         #expect(try await auth.clientSecretHash(tenantID: "acme", clientID: "app") == "hash-1")
         #expect(try await auth.clients(tenantID: "other").isEmpty)

@@ -45,6 +45,12 @@ public struct OAuthClient: Sendable, Codable, Equatable {
     /// (RFC 7523 §2.2): a JWK Set (`{"keys": [...]}`, EC P-256 or RSA ≥ 2048 bits, at most 10).
     /// Such a client authenticates with signed assertions only, never a secret.
     public var jwks: JSONValue?
+    /// Bumped by the store on every change (the admin API's `ETag`); nil for a client
+    /// registered before revisions were kept, read as 1.
+    public var revision: Int64?
+
+    /// The client's revision (1 until it first changes).
+    public var currentRevision: Int64 { revision ?? 1 }
 
     /// The keys of ``jwks`` that can verify assertions, with their `kid`s.
     public var assertionKeys: [(kid: String?, key: VerificationKey)] {

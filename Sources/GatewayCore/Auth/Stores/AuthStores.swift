@@ -22,13 +22,56 @@ public protocol SigningKeyStore: Sendable {
 public protocol ClientStore: Sendable {
     func client(tenantID: String, clientID: String) async throws -> OAuthClient?
     func clients(tenantID: String) async throws -> [OAuthClient]
-    /// Inserts every client in one transaction, all or nothing: an invalid client throws
-    /// `invalid`, an id already registered `alreadyExists`, and then none is stored.
-    func addClients(_ clients: [NewClient]) async throws
-    func updateClient(_ client: OAuthClient) async throws
-    func removeClient(tenantID: String, clientID: String) async throws
+    /// Inserts every client (at revision 1) in one transaction, all or nothing: an invalid
+    /// client throws `invalid`, an id already registered `alreadyExists`, and then none is
+    /// stored. `trail(client)` is appended to the operators' audit trail for each, in the
+    /// same transaction.
+    func addClients(_ clients: [NewClient], trail: (@Sendable (OAuthClient) -> AuditDraft)?) async throws
+    /// Changes one client in one transaction: `change(current)` answers the client to store
+    /// (its revision bumped by the store) or nil to remove it, and may throw to abort with
+    /// nothing written; `trail(old, new)` is appended in the same transaction. Throws
+    /// `notFound` when there is no such client; answers what was stored (nil: removed).
+    @discardableResult
+    func writeClient(
+        tenantID: String, clientID: String, trail: (@Sendable (OAuthClient, OAuthClient?) -> AuditDraft)?,
+        _ change: @Sendable (OAuthClient) throws -> OAuthClient?
+    ) async throws -> OAuthClient?
     /// The stored secret hash of a confidential client.
     func clientSecretHash(tenantID: String, clientID: String) async throws -> String?
+}
+
+extension ClientStore {
+    /// ``addClients(_:trail:)`` without audit-trail records.
+    public func addClients(_ clients: [NewClient]) async throws { try await addClients(clients, trail: nil) }
+
+    /// Replaces a client's settings (its revision bumped), without an audit-trail record.
+    public func updateClient(_ client: OAuthClient) async throws {
+        try await writeClient(tenantID: client.tenantID, clientID: client.clientID, trail: nil) { _ in client }
+    }
+
+    /// Removes a client, without an audit-trail record.
+    public func removeClient(tenantID: String, clientID: String) async throws {
+        try await writeClient(tenantID: tenantID, clientID: clientID, trail: nil) { _ in nil }
+    }
+}
+
+/// How a client store stores a changed client: validated, tenant and id kept, revision bumped.
+public enum ClientRevision {
+    /// `new` as stored after `old`: its ids are `old`'s, its revision the next one.
+    public static func next(after old: OAuthClient, _ new: OAuthClient) throws -> OAuthClient {
+        var stored = new
+        (stored.tenantID, stored.clientID, stored.revision) = (old.tenantID, old.clientID, old.currentRevision + 1)
+        try stored.validate()
+        return stored
+    }
+
+    /// A new client as stored: validated, at revision 1.
+    public static func first(_ client: OAuthClient) throws -> OAuthClient {
+        var stored = client
+        stored.revision = 1
+        try stored.validate()
+        return stored
+    }
 }
 
 /// A client to register and the hash of its secret (nil for a public client).

@@ -129,44 +129,52 @@ public final class SQLiteAuthStore: AuthStore {
         return try docs.map { try JSONDecoder().decode(OAuthClient.self, from: Data($0.utf8)) }
     }
 
-    public func addClients(_ clients: [NewClient]) async throws {
+    public func addClients(_ clients: [NewClient], trail: (@Sendable (OAuthClient) -> AuditDraft)?) async throws {
         let rows = try clients.map { entry in
-            try entry.client.validate()
-            return (entry, String(decoding: try JSONEncoder().encode(entry.client), as: UTF8.self))
+            let stored = try ClientRevision.first(entry.client)
+            return (stored, entry.secretHash, String(decoding: try JSONEncoder().encode(stored), as: UTF8.self))
         }
         let now = StoreClock.milliseconds(Date())
         try await pool.write { db in
-            for (entry, doc) in rows {
+            for (client, secretHash, doc) in rows {
                 if try Bool.fetchOne(
                     db, sql: "SELECT 1 FROM auth_clients WHERE tenant_id = ? AND client_id = ?",
-                    arguments: [entry.client.tenantID, entry.client.clientID]) == true
+                    arguments: [client.tenantID, client.clientID]) == true
                 {
-                    throw AuthStoreError.alreadyExists("client \(entry.client.clientID)")
+                    throw AuthStoreError.alreadyExists("client \(client.clientID)")
                 }
                 try db.execute(
                     sql:
                         "INSERT INTO auth_clients (tenant_id, client_id, document, secret_hash, created_at_ms) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [entry.client.tenantID, entry.client.clientID, doc, entry.secretHash, now])
+                    arguments: [client.tenantID, client.clientID, doc, secretHash, now])
+                if let trail { _ = try SQLiteAuditTrail.append(trail(client), in: db) }
             }
         }
     }
 
-    public func updateClient(_ client: OAuthClient) async throws {
-        try client.validate()
-        let doc = String(decoding: try JSONEncoder().encode(client), as: UTF8.self)
+    @discardableResult
+    public func writeClient(
+        tenantID: String, clientID: String, trail: (@Sendable (OAuthClient, OAuthClient?) -> AuditDraft)?,
+        _ change: @Sendable (OAuthClient) throws -> OAuthClient?
+    ) async throws -> OAuthClient? {
         try await pool.write { db in
-            try db.execute(
-                sql: "UPDATE auth_clients SET document = ? WHERE tenant_id = ? AND client_id = ?",
-                arguments: [doc, client.tenantID, client.clientID])
-            if db.changesCount == 0 { throw AuthStoreError.notFound("client \(client.clientID)") }
-        }
-    }
-
-    public func removeClient(tenantID: String, clientID: String) async throws {
-        try await pool.write { db in
-            try db.execute(
-                sql: "DELETE FROM auth_clients WHERE tenant_id = ? AND client_id = ?", arguments: [tenantID, clientID])
-            if db.changesCount == 0 { throw AuthStoreError.notFound("client \(clientID)") }
+            guard
+                let doc = try String.fetchOne(
+                    db, sql: "SELECT document FROM auth_clients WHERE tenant_id = ? AND client_id = ?",
+                    arguments: [tenantID, clientID])
+            else { throw AuthStoreError.notFound("client \(clientID)") }
+            let old = try JSONDecoder().decode(OAuthClient.self, from: Data(doc.utf8))
+            let new = try change(old).map { try ClientRevision.next(after: old, $0) }
+            if let new {
+                try db.execute(
+                    sql: "UPDATE auth_clients SET document = ? WHERE tenant_id = ? AND client_id = ?",
+                    arguments: [String(decoding: try JSONEncoder().encode(new), as: UTF8.self), tenantID, clientID])
+            } else {
+                try db.execute(
+                    sql: "DELETE FROM auth_clients WHERE tenant_id = ? AND client_id = ?", arguments: [tenantID, clientID])
+            }
+            if let trail { _ = try SQLiteAuditTrail.append(trail(old, new), in: db) }
+            return new
         }
     }
 
