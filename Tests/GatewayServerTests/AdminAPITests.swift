@@ -45,6 +45,19 @@ struct AdminAPITests {
             return Reply(status: Int(response.status.code), headers: response.headers, json: json)
         }
 
+        /// Every page of a list (`path` with its query, `limit` included), following `next`;
+        /// the items' `key` values in order, and every page's reply (at most 100 pages).
+        func pages(_ path: String, key: String, token: String?) async throws -> (ids: [String], replies: [Reply]) {
+            var (ids, replies, cursor): ([String], [Reply], String?) = ([], [], nil)
+            repeat {
+                let page = try await call(.GET, path + (cursor.map { "&cursor=\($0)" } ?? ""), token: token)
+                ids += (page.json["items"] as? [[String: Any]] ?? []).compactMap { $0[key] as? String }
+                replies.append(page)
+                cursor = page.json["next"] as? String
+            } while cursor != nil && replies.count < 100
+            return (ids, replies)
+        }
+
         func token(_ clientID: String, _ secret: String, basic: Bool = false) async throws -> Reply {
             if basic {
                 let credentials = Data("\(clientID):\(secret)".utf8).base64EncodedString()

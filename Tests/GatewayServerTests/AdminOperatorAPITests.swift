@@ -40,14 +40,7 @@ struct AdminOperatorAPITests {
             // A tenant admin sees its tenant's operators with their bindings there only.
             _ = try await OperatorService(operators: admin.stores.operators).create(
                 name: "beta-bot", credential: .generatedSecret, roles: [(.viewer, "beta")], actor: .local(user: "test"))
-            let list = try await admin.call(.GET, "/admin/v1/operators?limit=3", token: admin.tokens["acme-admin"])
-            var names = (list.json["items"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
-            var cursor = list.json["next"] as? String
-            while let next = cursor {
-                let page = try await admin.call(.GET, "/admin/v1/operators?limit=3&cursor=\(next)", token: admin.tokens["acme-admin"])
-                names += (page.json["items"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
-                cursor = page.json["next"] as? String
-            }
+            let names = try await admin.pages("/admin/v1/operators?limit=3", key: "name", token: admin.tokens["acme-admin"]).ids
             #expect(names == ["acme-admin", "acme-auditor", "acme-releaser", "acme-sender", "acme-viewer", "deploy-bot"])
             #expect(try await admin.call(.GET, "/admin/v1/operators/beta-bot", token: admin.tokens["acme-admin"]).status == 404)
             #expect(try await admin.call(.GET, "/admin/v1/operators/beta-bot", token: root).status == 200)

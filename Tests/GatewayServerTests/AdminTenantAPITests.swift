@@ -161,16 +161,11 @@ struct AdminTenantAPITests {
 
             // Lists page and filter.
             _ = try await action("suspend", [])
-            var paged: [String] = []
-            var cursor: String?
-            repeat {
-                let page = try await admin.call(
-                    .GET, "/admin/v1/tenants?limit=2" + (cursor.map { "&cursor=\($0)" } ?? ""), token: admin.tokens["root"])
-                let items = (page.json["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
-                #expect(items.count <= 2 && (page.json["next"] == nil || items.count == 2))
-                paged += items
-                cursor = page.json["next"] as? String
-            } while cursor != nil && paged.count < 100
+            let (paged, pages) = try await admin.pages("/admin/v1/tenants?limit=2", key: "id", token: admin.tokens["root"])
+            for page in pages {
+                let count = (page.json["items"] as? [Any])?.count ?? 0
+                #expect(count <= 2 && (page.json["next"] == nil || count == 2))
+            }
             #expect(paged == ids, "\(paged)")
             let suspendedOnly = try await admin.call(.GET, "/admin/v1/tenants?status=suspended", token: admin.tokens["root"])
             #expect((suspendedOnly.json["items"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["gamma"])
@@ -187,16 +182,11 @@ struct AdminTenantAPITests {
                         OAuthClient(tenantID: "acme", clientID: "c\(n)", confidential: n == 2, redirectURIs: ["https://a.example/\(n)"]),
                         secretHash: n == 2 ? secret.hash : nil)
                 })
-            var ids: [String] = []
-            var cursor: String?
-            repeat {
-                let page = try await admin.call(
-                    .GET, "/admin/v1/tenants/acme/clients?limit=2" + (cursor.map { "&cursor=\($0)" } ?? ""),
-                    token: admin.tokens["acme-viewer"])
+            let (ids, pages) = try await admin.pages(
+                "/admin/v1/tenants/acme/clients?limit=2", key: "clientID", token: admin.tokens["acme-viewer"])
+            for page in pages {
                 #expect(page.status == 200 && !Self.text(page).contains(secret.hash) && !Self.text(page).contains(secret.secret))
-                ids += (page.json["items"] as? [[String: Any]] ?? []).compactMap { $0["clientID"] as? String }
-                cursor = page.json["next"] as? String
-            } while cursor != nil && ids.count < 10
+            }
             #expect(ids == ["c1", "c2", "c3"])
             let one = try await admin.call(.GET, "/admin/v1/tenants/acme/clients/c2", token: admin.tokens["acme-viewer"])
             #expect(one.status == 200 && one.json["confidential"] as? Bool == true && one.json["redirectURIs"] as? [String] == ["https://a.example/2"])
