@@ -6,13 +6,11 @@ extension AdminService {
     public func clients(
         _ call: AdminCall, tenantID: String, cursor: String?, limit: Int
     ) async throws -> (items: [OAuthClient], next: String?) {
-        guard (1...AuditQuery.maxLimit).contains(limit) else { throw AdminError.badRequest("limit must be 1-500") }
+        try Self.checkLimit(limit)
         try await authorize(call, AdminPermission(.read, .client), tenantID: tenantID)
         _ = try await requireTenant(tenantID)
-        let after = try await clients.clients(tenantID: tenantID).sorted { $0.clientID < $1.clientID }
-            .filter { client in cursor.map { client.clientID > $0 } ?? true }
-        let page = Array(after.prefix(limit))
-        return (page, after.count > limit ? page.last?.clientID : nil)
+        let all = try await clients.clients(tenantID: tenantID).sorted { $0.clientID < $1.clientID }
+        return try Self.page(all, key: \.clientID, cursor: cursor, limit: limit)
     }
 
     /// One client of the tenant (404 `client_not_found`: none of that id).

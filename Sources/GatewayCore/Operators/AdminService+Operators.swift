@@ -21,14 +21,13 @@ extension AdminService {
     public func listOperators(
         _ call: AdminCall, cursor: String?, limit: Int
     ) async throws -> (items: [(operator: Operator, bindings: [RoleBinding])], next: String?) {
-        guard (1...AuditQuery.maxLimit).contains(limit) else { throw AdminError.badRequest("limit must be 1-500") }
+        try Self.checkLimit(limit)
         try await authorizeSomewhere(call, AdminPermission(.read, .operator))
         var visible: [(operator: Operator, bindings: [RoleBinding])] = []
         for entry in try await operatorService.list() where cursor.map({ entry.operator.name > $0 }) ?? true {
             if let shown = visibleOperator(call, entry) { visible.append(shown) }
         }
-        let page = Array(visible.prefix(limit))
-        return (page, visible.count > limit ? page.last?.operator.name : nil)
+        return try Self.page(visible, key: \.operator.name, cursor: nil, limit: limit)
     }
 
     /// One operator the call may see (404 `operator_not_found` otherwise, as for a tenant).

@@ -54,7 +54,7 @@ extension AdminService {
     public func releaseHistory(
         _ call: AdminCall, tenantID: String, miniAppID: String, limit: Int
     ) async throws -> [ReleaseHistoryEntry] {
-        guard (1...AuditQuery.maxLimit).contains(limit) else { throw AdminError.badRequest("limit must be 1-500") }
+        try Self.checkLimit(limit)
         try await authorize(call, AdminPermission(.read, .release), tenantID: tenantID, miniAppID: miniAppID)
         _ = try await requireTenant(tenantID)
         return try await releases.history(tenantID: tenantID, miniAppID: miniAppID, limit: limit)

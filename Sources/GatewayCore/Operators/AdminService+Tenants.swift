@@ -8,15 +8,14 @@ extension AdminService {
     public func listTenants(
         _ call: AdminCall, cursor: String?, limit: Int, status: TenantStatus? = nil
     ) async throws -> (items: [Tenant], next: String?) {
-        guard (1...AuditQuery.maxLimit).contains(limit) else { throw AdminError.badRequest("limit must be 1-500") }
+        try Self.checkLimit(limit)
         // `decide` answers notFound for a tenant the call holds nothing in: only readable ones stay.
-        let after = try await tenants.allTenants().filter { tenant in
+        let readable = try await tenants.allTenants().filter { tenant in
             AdminAuthorizer.decide(
                 AdminPermission(.read, .tenant), tenantID: tenant.id, bindings: call.session.bindings) == .allowed
-                && cursor.map { tenant.id > $0 } ?? true && status.map { tenant.status == $0 } ?? true
+                && status.map { tenant.status == $0 } ?? true
         }
-        let page = Array(after.prefix(limit))
-        return (page, after.count > limit ? page.last?.id : nil)
+        return try Self.page(readable, key: \.id, cursor: cursor, limit: limit)
     }
 
     /// One tenant the call may read.

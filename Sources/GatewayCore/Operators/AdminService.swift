@@ -47,6 +47,22 @@ public struct AdminService: Sendable {
         throw refusal.0
     }
 
+    /// A list's page size, 1-500, or a bad request.
+    static func checkLimit(_ limit: Int) throws {
+        guard (1...AuditQuery.maxLimit).contains(limit) else { throw AdminError.badRequest("limit must be 1-500") }
+    }
+
+    /// One page of `items` (sorted by `key`): those after `cursor`, `limit` of them, and the
+    /// `next` cursor when more follow.
+    static func page<Item>(
+        _ items: [Item], key: (Item) -> String, cursor: String?, limit: Int
+    ) throws -> (items: [Item], next: String?) {
+        try checkLimit(limit)
+        let after = cursor.map { cursor in items.filter { key($0) > cursor } } ?? items
+        let page = Array(after.prefix(limit))
+        return (page, after.count > limit ? page.last.map(key) : nil)
+    }
+
     /// Records a write refused after it was authorized (a stale revision, a rule it breaks).
     func refused(_ call: AdminCall, _ verb: AdminVerb, _ resource: AuditResource, _ outcome: AuditOutcome) async throws {
         try await trail.append(
