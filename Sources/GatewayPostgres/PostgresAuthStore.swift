@@ -39,10 +39,21 @@ public final class PostgresAuthStore: AuthStore {
         }
     }
 
-    public func addSigningKey(_ key: SigningKey) async throws {
+    public func addSigningKey(_ key: SigningKey, trail: AuditDraft?) async throws {
         let sealed = try database.sealer.seal(
             key.pemRepresentation, context: SigningKey.sealingContext(tenantID: key.tenantID, kid: key.kid))
-        try await database.transaction { connection in try await Self.insert(key, sealed: sealed, connection) }
+        try await database.transaction { connection in
+            try await Self.lockSigningKeys(of: key.tenantID, connection)
+            try await Self.insert(key, sealed: sealed, connection)
+            if let trail { _ = try await PostgresAuditTrail.append(trail, on: connection) }
+        }
+    }
+
+    /// One key writer at a time per tenant (until the transaction ends): the others wait and
+    /// then read what it wrote.
+    private static func lockSigningKeys(of tenantID: String, _ connection: PostgresConnection) async throws {
+        let lock = "gateway-signing-keys:" + tenantID
+        try await connection.execute("SELECT pg_advisory_xact_lock(hashtext(\(lock)))")
     }
 
     public func addFirstSigningKey(_ key: SigningKey, now: Date) async throws -> Bool {
@@ -51,8 +62,7 @@ public final class PostgresAuthStore: AuthStore {
             key.pemRepresentation, context: SigningKey.sealingContext(tenantID: key.tenantID, kid: key.kid))
         return try await database.transaction { connection in
             // One replica at a time per tenant: the others see its key and add none.
-            let lock = "gateway-signing-keys:" + key.tenantID
-            try await connection.execute("SELECT pg_advisory_xact_lock(hashtext(\(lock)))")
+            try await Self.lockSigningKeys(of: key.tenantID, connection)
             let keys = try await Self.signingKeys(connection, tenantID: key.tenantID, sealer: sealer)
             guard TenantKeys(keys).signer(key.algorithm, at: now) == nil else { return false }
             try await Self.insert(key, sealed: sealed, connection)
@@ -72,8 +82,16 @@ public final class PostgresAuthStore: AuthStore {
         try await PostgresTenantStore.bumpChangeCounter(connection, tenants: [key.tenantID])
     }
 
-    public func scheduleSigningKeys(tenantID: String, _ schedules: [String: SigningKey.Schedule]) async throws {
-        try await database.transaction { connection in
+    public func scheduleSigningKeys(
+        tenantID: String, trail: (@Sendable ([SigningKey], [String: SigningKey.Schedule]) -> AuditDraft)?,
+        _ plan: @escaping @Sendable ([SigningKey]) throws -> [String: SigningKey.Schedule]
+    ) async throws -> [String: SigningKey.Schedule] {
+        let sealer = database.sealer
+        return try await database.transaction { connection in
+            try await Self.lockSigningKeys(of: tenantID, connection)
+            let keys = try await Self.signingKeys(connection, tenantID: tenantID, sealer: sealer)
+            let schedules = try plan(keys)
+            guard !schedules.isEmpty else { return schedules }
             for (kid, schedule) in schedules.sorted(by: { $0.key < $1.key }) {
                 let stored = schedule.stored
                 let changed = try await connection.execute("""
@@ -84,6 +102,8 @@ public final class PostgresAuthStore: AuthStore {
                 if changed == 0 { throw AuthStoreError.notFound("signing key \(kid)") }
             }
             try await PostgresTenantStore.bumpChangeCounter(connection, tenants: [tenantID])
+            if let trail { _ = try await PostgresAuditTrail.append(trail(keys, schedules), on: connection) }
+            return schedules
         }
     }
 

@@ -22,16 +22,19 @@ final class UnreachableKeyStore: SigningKeyStore {
         return try await base.signingKeys(tenantID: tenantID)
     }
 
-    func addSigningKey(_ key: SigningKey) async throws {
-        try await base.addSigningKey(key)
+    func addSigningKey(_ key: SigningKey, trail: AuditDraft?) async throws {
+        try await base.addSigningKey(key, trail: trail)
     }
 
     func addFirstSigningKey(_ key: SigningKey, now: Date) async throws -> Bool {
         try await base.addFirstSigningKey(key, now: now)
     }
 
-    func scheduleSigningKeys(tenantID: String, _ schedules: [String: SigningKey.Schedule]) async throws {
-        try await base.scheduleSigningKeys(tenantID: tenantID, schedules)
+    func scheduleSigningKeys(
+        tenantID: String, trail: (@Sendable ([SigningKey], [String: SigningKey.Schedule]) -> AuditDraft)?,
+        _ plan: @escaping @Sendable ([SigningKey]) throws -> [String: SigningKey.Schedule]
+    ) async throws -> [String: SigningKey.Schedule] {
+        try await base.scheduleSigningKeys(tenantID: tenantID, trail: trail, plan)
     }
 }
 

@@ -40,6 +40,16 @@ struct AdminCLITests {
             tenant.featureFlags = ["beta": true]
             tenant.ras = tenant.ras.rotated(to: "client-key-0123456789", overlap: 0, now: Date())
         }
+        // Keys in three phases: retired, signing, next (a second algorithm too).
+        let now = Date()
+        let old = try SigningKey.generate(tenantID: "acme", now: now.addingTimeInterval(-7200))
+        let signing = try SigningKey.generate(tenantID: "acme", now: now.addingTimeInterval(-3600))
+        let next = try SigningKey.generate(tenantID: "acme", now: now, signFrom: now.addingTimeInterval(86400))
+        let rsa = try SigningKey.generate(tenantID: "acme", algorithm: .rs256, now: now.addingTimeInterval(-60))
+        for key in [old, signing, next, rsa] { try await admin.stores.auth.addSigningKey(key) }
+        try await admin.stores.auth.scheduleSigningKeys(
+            tenantID: "acme",
+            [old.kid: SigningKey.Schedule(signFrom: old.schedule.signFrom, signUntil: now.addingTimeInterval(-3600), unpublishAt: now.addingTimeInterval(-60))])
         let keys: JSONValue = .object(["keys": .array([.object([
             "kty": "EC", "crv": "P-256", "kid": "k1", "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
             "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
@@ -85,6 +95,7 @@ struct AdminCLITests {
                 ["client", "list", "--tenant", "acme"],
                 ["client", "show", "--tenant", "acme", "--client-id", "acme-web"],
                 ["client", "show", "--tenant", "acme", "--client-id", "acme-keys"],
+                ["keys", "list", "--tenant", "acme"],
             ]
             for command in commands {
                 let onDatabase = await Self.ctl(local, command + ["--json"])
@@ -121,6 +132,9 @@ struct AdminCLITests {
                 (["client", "update", "--tenant", "acme", "--client-id", "l1", "--scope", "openid", "--access-token-lifetime", "120"],
                  ["client", "update", "--tenant", "acme", "--client-id", "r1", "--scope", "openid", "--access-token-lifetime", "120"]),
                 (["client", "remove", "--tenant", "acme", "--client-id", "l1"], ["client", "remove", "--tenant", "acme", "--client-id", "r1"]),
+                (["keys", "rotate", "--tenant", "beta", "--alg", "RS256", "--sign-after", "0"],
+                 ["keys", "rotate", "--tenant", "beta", "--alg", "RS256", "--sign-after", "0"]),
+                (["keys", "rotate", "--tenant", "beta", "--sign-after", "1h"], ["keys", "rotate", "--tenant", "beta", "--sign-after", "1h"]),
             ]
             for (localCommand, remoteCommand) in writes {
                 let onDatabase = await Self.ctl(local, localCommand + ["--json"])
@@ -129,6 +143,24 @@ struct AdminCLITests {
                 #expect(try Self.stable(onDatabase.output) == Self.stable(overAPI.output), "\(remoteCommand)")
                 #expect(!overAPI.output.contains("sk-g-12345678"))
             }
+            // Each path retires, at once, the next ES256 key it made above.
+            let made = try await admin.stores.auth.signingKeys(tenantID: "beta")
+                .filter { $0.algorithm == .es256 }.sorted { $0.createdAt < $1.createdAt }.map(\.kid)
+            #expect(made.count == 2)
+            if made.count == 2 {
+                let onDatabase = await Self.ctl(local, ["keys", "retire", "--tenant", "beta", "--kid", made[0], "--now", "--json"])
+                let overAPI = await Self.ctl(
+                    remote, ["keys", "retire", "--tenant", "beta", "--kid", made[1], "--now", "--json", "--server", server])
+                #expect(onDatabase.code == 0 && overAPI.code == 0, "\(onDatabase.error) \(overAPI.error)")
+                #expect(try Self.stable(onDatabase.output) == Self.stable(overAPI.output))
+                #expect(overAPI.output.contains(made[1]) && onDatabase.output.contains(made[0]))
+                let unknown = await Self.ctl(remote, ["keys", "retire", "--tenant", "beta", "--kid", "kNOPE", "--server", server])
+                #expect(unknown.code == 2 && unknown.error.contains("signing_key_not_found"), "\(unknown.error)")
+            }
+            let keyRecords = try await admin.stores.audit.records(
+                matching: AuditQuery(chain: "beta", resourceType: .signingKey, limit: 10)).items
+            #expect(keyRecords.map(\.actor.name).sorted() == ["root", "root", "root", "tester", "tester", "tester"])
+
             // Over the API the writes are the operator's, on the database the OS user's.
             let records = try await admin.stores.audit.records(
                 matching: AuditQuery(chain: "delta", resourceType: .tenant, verb: .create, limit: 1)).items
@@ -146,7 +178,10 @@ struct AdminCLITests {
 
     /// A printed document without what every write moves (at any depth).
     static func stable(_ output: String) throws -> JSONValue {
-        let volatile: Set<String> = ["id", "configVersion", "createdAt", "updatedAt", "clientID", "revision", "removed"]
+        let volatile: Set<String> = [
+            "id", "configVersion", "createdAt", "updatedAt", "clientID", "revision", "removed", "kid", "signFrom", "nextAt",
+            "retired", "unpublishAt",
+        ]
         func strip(_ value: JSONValue) -> JSONValue {
             switch value {
             case .object(let members):

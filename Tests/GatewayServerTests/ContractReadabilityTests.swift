@@ -62,7 +62,7 @@ struct ContractReadabilityTests {
     /// The admin API reads a tenant patch through JSON into GatewayCore's ``TenantPatch`` and
     /// answers ``TenantDocument``s: a member named one way in the contract and another in the
     /// code would be dropped without a word, so their member paths must be the same.
-    @Test("the admin contract's tenant and client shapes have the members of their GatewayCore types")
+    @Test("the admin contract's tenant, client and signing-key shapes have the members of their GatewayCore types")
     func tenantShapesMatchTheCode() throws {
         let contract = try #require(try Yams.load(yaml: RepositoryFile.text("OpenAPI/admin.yaml")) as? [String: Any])
         let schemas = try #require((contract["components"] as? [String: Any])?["schemas"] as? [String: Any])
@@ -118,6 +118,16 @@ struct ContractReadabilityTests {
         clientPaths.remove("jwks.keys")
         clientPaths.insert("jwks")
         #expect(paths(try #require(schemas["OAuthClient"] as? [String: Any])) == clientPaths)
+
+        let keys = TenantKeys([
+            try SigningKey.generate(tenantID: "acme", now: Date(timeIntervalSince1970: 0)),
+            try SigningKey.generate(tenantID: "acme", now: Date(timeIntervalSince1970: 10), signFrom: Date(timeIntervalSince1970: 100)),
+        ])
+        var key = SigningKeyDocument(keys.keys[0], in: keys, at: Date(timeIntervalSince1970: 50))
+        (key.signUntil, key.unpublishAt) = (Date(), Date())
+        #expect(paths(try #require(schemas["SigningKey"] as? [String: Any])) == paths(try json(key)))
+        let retirement = SigningKeyRetirement(retired: "k", tenant: "acme", unpublishAt: Date(), promoted: "p")
+        #expect(paths(try #require(schemas["SigningKeyRetirement"] as? [String: Any])) == paths(try json(retirement)))
     }
 
     /// `code: "…"` / `code = … "…"` / `notFoundCode: "…"` literals in the Swift files under `folders`.

@@ -20,35 +20,10 @@ struct KeysCommand: AsyncParsableCommand {
     /// How long a key published before it signs by default: longer than the JWKS's
     /// `Cache-Control: max-age` (300 s by default) plus the gateways' key reload (5 s).
     static let defaultSignAfter = "15m"
-}
 
-/// One key as `keys` commands show it: its phase now and its next step.
-struct KeyDocument: Encodable {
-    var kid: String
-    var alg: String
-    var state: String
-    var createdAt: Date
-    var signing: Bool
-    var signFrom: Date
-    var signUntil: Date?
-    var unpublishAt: Date?
-    /// The phase the key enters next by the schedules, and when.
-    var nextState: String?
-    var nextAt: Date?
-
-    init(_ key: SigningKey, in keys: TenantKeys, at now: Date) {
-        let phase = keys.phase(of: key, at: now)
-        let next = keys.nextStep(of: key, at: now)
-        kid = key.kid
-        alg = key.algorithm.rawValue
-        state = phase.rawValue
-        createdAt = key.createdAt
-        signing = phase == .signing
-        signFrom = key.schedule.signFrom
-        signUntil = key.schedule.signUntil
-        unpublishAt = key.schedule.unpublishAt
-        nextState = next?.phase.rawValue
-        nextAt = next?.at
+    /// The rules, over the database.
+    static func service(_ a: AuthAccess) -> SigningKeyService {
+        SigningKeyService(keys: a.auth, clients: a.auth)
     }
 }
 
@@ -84,26 +59,29 @@ struct KeysRotateCommand: AsyncParsableCommand {
         guard let algorithm = SigningKey.Algorithm(rawValue: alg.uppercased()) else {
             throw CLIError.invalid("--alg must be ES256 or RS256")
         }
-        guard [2048, 3072, 4096].contains(rsaBits) else {
+        guard SigningKeyService.rsaBits.contains(rsaBits) else {
             throw CLIError.invalid("--rsa-bits must be 2048, 3072 or 4096")
         }
-        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        let now = Date()
         let delay = CLIDuration.seconds(signAfter) ?? 0
         if delay == 0 {
             context.printError(
                 "warning: the new key signs at once; relying parties holding a JWKS fetched before now cannot verify "
                     + "its tokens until they fetch it again")
         }
-        let key = try SigningKey.generate(
-            tenantID: tenant.tenant, algorithm: algorithm, rsaBits: rsaBits, now: now,
-            signFrom: now.addingTimeInterval(TimeInterval(delay)))
-        try await a.auth.addSigningKey(key)
-        let keys = TenantKeys(try await a.auth.signingKeys(tenantID: tenant.tenant))
+        let key: SigningKeyDocument
+        if let remote = try await AdminRemote.select(global, context: context) {
+            key = try await remote.rotateSigningKey(
+                tenantID: tenant.tenant, algorithm: algorithm, rsaBits: rsaBits, signAfter: delay)
+        } else {
+            let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
+            key = try await KeysCommand.service(a).rotate(
+                tenantID: tenant.tenant, algorithm: algorithm, rsaBits: rsaBits, signAfter: TimeInterval(delay),
+                now: Date(), actor: .local(user: a.access.actor), requestID: nil)
+        }
         try context.report(
-            "added \(key.algorithm.rawValue) key \(key.kid) to tenant \(tenant.tenant): published now, signs from "
-                + "\(ISO8601DateFormatter().string(from: key.schedule.signFrom))",
-            document: KeyDocument(key, in: keys, at: now), json: global.json)
+            "added \(key.alg) key \(key.kid) to tenant \(tenant.tenant): published now, signs from "
+                + "\(ISO8601DateFormatter().string(from: key.signFrom))",
+            document: key, json: global.json)
     }
 }
 
@@ -124,70 +102,36 @@ struct KeysRetireCommand: AsyncParsableCommand {
     @Flag(help: "Unpublish at once: tokens it signed are refused (a compromised key).") var now = false
     @OptionGroup var global: GlobalOptions
 
-    private struct Report: Encodable {
-        var retired: String
-        var tenant: String
-        var unpublishAt: Date
-        var promoted: String?
-    }
-
     func run() async throws {
         let context = try CLIContext.require()
-        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        let at = Date()
-        let keys = TenantKeys(try await a.auth.signingKeys(tenantID: tenant.tenant))
-        guard let key = keys.keys.first(where: { $0.kid == kid }), key.isPublished(at: at) else {
-            throw CLIError.invalid("no published key \(kid) in tenant \(tenant.tenant)")
+        let retirement: SigningKeyRetirement
+        if let remote = try await AdminRemote.select(global, context: context) {
+            retirement = try await remote.retireSigningKey(tenantID: tenant.tenant, kid: kid, immediately: now)
+        } else {
+            let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
+            do {
+                retirement = try await KeysCommand.service(a).retire(
+                    tenantID: tenant.tenant, kid: kid, immediately: now, now: Date(), actor: .local(user: a.access.actor),
+                    requestID: nil)
+            } catch SigningKeyError.notPublished {
+                throw CLIError.invalid("no published key \(kid) in tenant \(tenant.tenant)")
+            } catch SigningKeyError.onlySigner(_, let algorithm) {
+                throw CLIError.invalid(
+                    "\(kid) is the tenant's only \(algorithm.rawValue) key that signs; run keys rotate --alg "
+                        + "\(algorithm.rawValue) first (or --now for a compromised key)")
+            }
         }
-        // Another published key of the algorithm that signs now or later takes over.
-        let successors = keys.published(at: at).filter {
-            $0.kid != kid && $0.algorithm == key.algorithm && $0.schedule.signUntil.map { $0 > at } ?? true
-        }
-        guard !successors.isEmpty || now else {
-            throw CLIError.invalid(
-                "\(kid) is the tenant's only \(key.algorithm.rawValue) key that signs; run keys rotate --alg "
-                    + "\(key.algorithm.rawValue) first (or --now for a compromised key)")
-        }
-        var schedules: [String: SigningKey.Schedule] = [:]
-        var retiring = key.schedule
-        retiring.signUntil = min(retiring.signUntil ?? at, at)
-        let signedAnything = key.schedule.signFrom <= at
-        retiring.unpublishAt =
-            now || !signedAnything ? at : at.addingTimeInterval(try await longestTokenLifetime(a.auth))
-        schedules[kid] = retiring
-        // The key that signs instead: a signer already, or else the next key, brought forward.
-        var promoted: String?
-        let wasSigning = keys.signer(key.algorithm, at: at)?.kid == kid
-        if wasSigning, !successors.contains(where: { $0.maySign(at: at) }),
-            let next = successors.min(by: { $0.schedule.signFrom < $1.schedule.signFrom })
-        {
-            var brought = next.schedule
-            brought.signFrom = at
-            schedules[next.kid] = brought
-            promoted = next.kid
+        if let promoted = retirement.promoted {
             context.printError(
-                "warning: \(next.kid) signs from now, before its scheduled time; relying parties holding a JWKS "
+                "warning: \(promoted) signs from now, before its scheduled time; relying parties holding a JWKS "
                     + "fetched before it was published cannot verify its tokens until they fetch it again")
         }
-        try await a.auth.scheduleSigningKeys(tenantID: tenant.tenant, schedules)
-        let unpublish = retiring.unpublishAt ?? at
         try context.report(
             now
                 ? "retired signing key \(kid) of tenant \(tenant.tenant) at once: tokens it signed are refused"
                 : "signing key \(kid) of tenant \(tenant.tenant) signs no more; unpublished at "
-                    + ISO8601DateFormatter().string(from: unpublish),
-            document: Report(retired: kid, tenant: tenant.tenant, unpublishAt: unpublish, promoted: promoted),
-            json: global.json)
-    }
-
-    /// The longest a token the tenant's keys sign stays valid: access and sender tokens (each
-    /// client's lifetime), ID tokens (their access token's), mini-app tokens, plus clock skew.
-    private func longestTokenLifetime(_ auth: any AuthStore) async throws -> TimeInterval {
-        let clients = try await auth.clients(tenantID: tenant.tenant)
-        let longest = max(
-            clients.map(\.accessTokenLifetimeSeconds).max() ?? 0,
-            Int(MiniAppAccessTokenService.maxLifetime.components.seconds))
-        return TimeInterval(longest) + TokenVerifier.skew
+                    + ISO8601DateFormatter().string(from: retirement.unpublishAt),
+            document: retirement, json: global.json)
     }
 }
 
@@ -199,10 +143,13 @@ struct KeysListCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        let now = Date()
-        let keys = TenantKeys(try await a.auth.signingKeys(tenantID: tenant.tenant))
-        let docs = keys.keys.map { KeyDocument($0, in: keys, at: now) }
+        let docs: [SigningKeyDocument]
+        if let remote = try await AdminRemote.select(global, context: context) {
+            docs = try await remote.signingKeys(tenantID: tenant.tenant)
+        } else {
+            let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
+            docs = try await KeysCommand.service(a).documents(tenantID: tenant.tenant, at: Date())
+        }
         if global.json {
             try context.printJSON(docs)
             return

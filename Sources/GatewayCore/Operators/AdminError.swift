@@ -34,6 +34,10 @@ public enum AdminError: Error, Sendable, Equatable {
     /// The request with this `Idempotency-Key` is still being acted on: 409
     /// `idempotency_in_progress`.
     case idempotencyInProgress
+    /// The tenant publishes no signing key of that id: 404 `signing_key_not_found`.
+    case signingKeyNotFound(String)
+    /// The key change would leave an algorithm without a signer: 409 `signing_key_conflict`.
+    case signingKeyConflict(String)
     /// A role binding that cannot be (an unknown role, a tenant that does not exist, a
     /// platform-only role in a tenant): 422 `invalid_binding`.
     case invalidBinding(String)

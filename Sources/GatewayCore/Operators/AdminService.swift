@@ -9,6 +9,7 @@ public struct AdminService: Sendable {
     let idempotency: any AdminIdempotencyStore
     let operators: any OperatorStore
     let clients: any ClientStore
+    let signingKeys: any SigningKeyStore
     let clock: WallClock
 
     /// The admin API's decisions over the installation's stores.
@@ -19,6 +20,7 @@ public struct AdminService: Sendable {
         self.idempotency = stores.idempotency
         self.operators = stores.operators
         self.clients = stores.auth
+        self.signingKeys = stores.auth
         self.clock = clock
     }
 

@@ -126,6 +126,11 @@ enum AdminProblems {
                 return GatewayProblem(status: 404, code: "client_not_found", title: "Not Found", detail: "no client \(clientID)")
             case .clientExists(let clientID):
                 return GatewayProblem(status: 409, code: "client_exists", title: "Conflict", detail: "a client \(clientID) exists")
+            case .signingKeyNotFound(let kid):
+                return GatewayProblem(
+                    status: 404, code: "signing_key_not_found", title: "Not Found", detail: "no published signing key \(kid)")
+            case .signingKeyConflict(let detail):
+                return GatewayProblem(status: 409, code: "signing_key_conflict", title: "Conflict", detail: detail)
             case .invalidClientMetadata(let detail):
                 return GatewayProblem(
                     status: 422, code: "invalid_client_metadata", title: "Unprocessable Content", detail: detail)

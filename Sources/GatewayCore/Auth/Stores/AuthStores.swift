@@ -5,17 +5,38 @@ import Foundation
 public protocol SigningKeyStore: Sendable {
     /// Every key of `tenantID` (in every phase), newest first.
     func signingKeys(tenantID: String) async throws -> [SigningKey]
-    /// Adds a key with its schedule.
-    func addSigningKey(_ key: SigningKey) async throws
+    /// Adds a key with its schedule; `trail` is appended to the operators' audit trail in the
+    /// same transaction.
+    func addSigningKey(_ key: SigningKey, trail: AuditDraft?) async throws
     /// Adds `key` unless the tenant already has a key of its algorithm that may sign at `now`,
     /// as one step no other writer interleaves with (replicas making a tenant's first key at the
     /// same moment keep one, so no replica signs with a key the others do not publish).
     /// - Returns: whether `key` was added.
     @discardableResult
     func addFirstSigningKey(_ key: SigningKey, now: Date) async throws -> Bool
+    /// Replaces schedules of keys of `tenantID` in one transaction no other key writer
+    /// interleaves with: `plan(keys)` reads the tenant's keys as they stand and answers the new
+    /// schedules by kid (or throws, and nothing is written); an unknown kid throws `notFound`,
+    /// and then nothing changes. `trail(keys, schedules)` is appended to the operators' audit
+    /// trail in the same transaction when anything changes. Answers the schedules written.
+    @discardableResult
+    func scheduleSigningKeys(
+        tenantID: String, trail: (@Sendable ([SigningKey], [String: SigningKey.Schedule]) -> AuditDraft)?,
+        _ plan: @escaping @Sendable ([SigningKey]) throws -> [String: SigningKey.Schedule]
+    ) async throws -> [String: SigningKey.Schedule]
+}
+
+extension SigningKeyStore {
+    /// Adds a key with its schedule (no audit record: the gateway's own first keys).
+    public func addSigningKey(_ key: SigningKey) async throws {
+        try await addSigningKey(key, trail: nil)
+    }
+
     /// Replaces the schedules of keys of `tenantID`, all in one transaction; throws `notFound`
     /// for an unknown kid, and then nothing changes.
-    func scheduleSigningKeys(tenantID: String, _ schedules: [String: SigningKey.Schedule]) async throws
+    public func scheduleSigningKeys(tenantID: String, _ schedules: [String: SigningKey.Schedule]) async throws {
+        try await scheduleSigningKeys(tenantID: tenantID, trail: nil) { _ in schedules }
+    }
 }
 
 /// Registered OAuth clients.

@@ -58,10 +58,13 @@ public final class SQLiteAuthStore: AuthStore {
         }
     }
 
-    public func addSigningKey(_ key: SigningKey) async throws {
+    public func addSigningKey(_ key: SigningKey, trail: AuditDraft?) async throws {
         let sealed = try sealer.seal(
             key.pemRepresentation, context: SigningKey.sealingContext(tenantID: key.tenantID, kid: key.kid))
-        try await pool.write { db in try Self.insert(key, sealed: sealed, db) }
+        try await pool.write { db in
+            try Self.insert(key, sealed: sealed, db)
+            if let trail { _ = try SQLiteAuditTrail.append(trail, in: db) }
+        }
     }
 
     public func addFirstSigningKey(_ key: SigningKey, now: Date) async throws -> Bool {
@@ -93,8 +96,16 @@ public final class SQLiteAuthStore: AuthStore {
         try SQLiteTenantStore.bumpChangeCounter(db, tenants: [key.tenantID])
     }
 
-    public func scheduleSigningKeys(tenantID: String, _ schedules: [String: SigningKey.Schedule]) async throws {
-        try await pool.write { db in
+    public func scheduleSigningKeys(
+        tenantID: String, trail: (@Sendable ([SigningKey], [String: SigningKey.Schedule]) -> AuditDraft)?,
+        _ plan: @escaping @Sendable ([SigningKey]) throws -> [String: SigningKey.Schedule]
+    ) async throws -> [String: SigningKey.Schedule] {
+        let sealer = self.sealer
+        // The writer is one at a time: the plan reads the keys no other writer changes meanwhile.
+        return try await pool.write { db in
+            let keys = try Self.signingKeyRows(db, tenantID: tenantID).map { try $0.key(tenantID: tenantID, sealer: sealer) }
+            let schedules = try plan(keys)
+            guard !schedules.isEmpty else { return schedules }
             for (kid, schedule) in schedules.sorted(by: { $0.key < $1.key }) {
                 let stored = schedule.stored
                 try db.execute(
@@ -106,6 +117,8 @@ public final class SQLiteAuthStore: AuthStore {
                 if db.changesCount == 0 { throw AuthStoreError.notFound("signing key \(kid)") }
             }
             try SQLiteTenantStore.bumpChangeCounter(db, tenants: [tenantID])
+            if let trail { _ = try SQLiteAuditTrail.append(trail(keys, schedules), in: db) }
+            return schedules
         }
     }
 
