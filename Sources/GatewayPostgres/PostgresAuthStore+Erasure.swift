@@ -5,16 +5,14 @@ import PostgresNIO
 /// ``UserEraser`` and ``UserSuspender`` on PostgreSQL: one transaction each, the account row
 /// locked first.
 extension PostgresAuthStore {
-    public func eraseUser(tenantID: String, subject: String, now: Date) async throws -> UserErasure {
+    public func eraseUser(
+        tenantID: String, subject: String, now: Date, check: (@Sendable (LocalUser) throws -> Void)?,
+        trail: (@Sendable (LocalUser) -> AuditDraft)?
+    ) async throws -> UserErasure {
         let now = StoreClock.milliseconds(now)
         return try await database.transaction { connection in
-            guard
-                try await connection.first(
-                    "SELECT 1 FROM auth_users WHERE tenant_id = \(tenantID) AND subject = \(subject) FOR UPDATE",
-                    as: Int32.self) != nil
-            else {
-                throw AuthStoreError.notFound("user with subject \(subject)")
-            }
+            let user = try await self.lockedUser(connection, tenantID: tenantID, subject: subject)
+            try check?(user)
             let revoked = try await Self.revokeLiveTokens(connection, tenantID: tenantID, subject: subject, nowMS: now)
             var deleted: [String: Int] = [:]
             for (table, column) in UserErasure.tables {
@@ -22,25 +20,30 @@ extension PostgresAuthStore {
                     "DELETE FROM \(unescaped: table) WHERE tenant_id = \(tenantID) AND \(unescaped: column) = \(subject) RETURNING 1"
                 )
             }
+            if let trail { _ = try await PostgresAuditTrail.append(trail(user), on: connection) }
             return UserErasure(deleted: deleted, revokedTokens: revoked)
         }
     }
 
     public func setUserDisabled(
-        _ disabled: Bool, tenantID: String, subject: String, now: Date
+        _ disabled: Bool, tenantID: String, subject: String, now: Date, check: (@Sendable (LocalUser) throws -> Void)?,
+        trail: (@Sendable (LocalUser, LocalUser) -> AuditDraft)?
     ) async throws -> (user: LocalUser, revokedTokens: Int) {
         let nowMS = StoreClock.milliseconds(now)
         return try await database.transaction { connection in
-            guard
-                let row = try await connection.first(
-                    """
-                    UPDATE auth_users SET disabled = \(disabled) WHERE tenant_id = \(tenantID) AND subject = \(subject)
-                    RETURNING \(unescaped: Self.userColumns)
-                    """, as: UserRow.self)
-            else {
-                throw AuthStoreError.notFound("user with subject \(subject)")
+            let old = try await self.lockedUser(connection, tenantID: tenantID, subject: subject)
+            try check?(old)
+            var user = old
+            // Already in the asked state: the account is not written (disabling again still
+            // revokes whatever the user holds, as the first time).
+            if old.disabled != disabled {
+                (user.disabled, user.revision) = (disabled, old.revision + 1)
+                try await connection.execute("""
+                    UPDATE auth_users SET disabled = \(disabled), revision = \(user.revision)
+                    WHERE tenant_id = \(tenantID) AND subject = \(subject)
+                    """)
+                if let trail { _ = try await PostgresAuditTrail.append(trail(old, user), on: connection) }
             }
-            let user = try self.user(row)
             guard disabled else { return (user, 0) }
             let revoked = try await Self.revokeLiveTokens(connection, tenantID: tenantID, subject: subject, nowMS: nowMS)
             // Under the families' row locks, as a refresh takes them: a rotation either committed
@@ -53,6 +56,18 @@ extension PostgresAuthStore {
                 """)
             return (user, revoked)
         }
+    }
+
+    /// The user `subject`, its row locked until the transaction ends.
+    private func lockedUser(_ connection: PostgresConnection, tenantID: String, subject: String) async throws -> LocalUser {
+        guard
+            let row = try await connection.first(
+                """
+                SELECT \(unescaped: Self.userColumns) FROM auth_users
+                WHERE tenant_id = \(tenantID) AND subject = \(subject) FOR UPDATE
+                """, as: UserRow.self)
+        else { throw AuthStoreError.notFound("user with subject \(subject)") }
+        return try user(row)
     }
 
     /// Records every unexpired access token (of the user's refresh families) and mini-app token

@@ -26,11 +26,12 @@ extension PostgresAuthStore {
 
     /// The family's user from a row's LEFT JOINed user columns (username, name, email, picture,
     /// disabled, password_hash, totp_secret_sealed): nil when no user has the family's subject.
+    /// Its revision is not read (0): a refresh needs the claims, never the ETag.
     private func joinedUser(
         of family: RefreshFamily, _ c: (String?, String?, String?, String?, Bool?, String?, String?)
     ) throws -> LocalUser? {
         guard let username = c.0, let disabled = c.4, let passwordHash = c.5 else { return nil }
-        return try user((family.tenantID, username, family.subject, c.1, c.2, c.3, disabled, passwordHash, c.6))
+        return try user((family.tenantID, username, family.subject, c.1, c.2, c.3, disabled, passwordHash, c.6, 0))
     }
 
     public func createFamily(

@@ -181,8 +181,8 @@ public final class PostgresAuthStore: AuthStore {
     // MARK: users
 
     static let userColumns =
-        "tenant_id, username, subject, name, email, picture, disabled, password_hash, totp_secret_sealed"
-    typealias UserRow = (String, String, String, String?, String?, String?, Bool, String, String?)
+        "tenant_id, username, subject, name, email, picture, disabled, password_hash, totp_secret_sealed, revision"
+    typealias UserRow = (String, String, String, String?, String?, String?, Bool, String, String?, Int64)
 
     func user(_ row: UserRow) throws -> LocalUser {
         let totp = try row.8.map {
@@ -192,7 +192,7 @@ public final class PostgresAuthStore: AuthStore {
         return LocalUser(
             tenantID: row.0, username: row.1, subject: row.2, name: row.3, email: row.4, picture: row.5,
             disabled: row.6, passwordHash: row.7,
-            totpSecret: totp)
+            totpSecret: totp, revision: row.9)
     }
 
     private func sealedTOTP(_ user: LocalUser) throws -> String? {
@@ -230,18 +230,32 @@ public final class PostgresAuthStore: AuthStore {
             """, as: UserRow.self).map(user)
     }
 
-    public func addUsers(_ users: [LocalUser]) async throws {
+    public func users(tenantID: String, after: String?, limit: Int, disabled: Bool?) async throws -> [LocalUser] {
+        try await client.all("""
+            SELECT \(unescaped: Self.userColumns) FROM auth_users
+            WHERE tenant_id = \(tenantID) AND username > \(after ?? "") COLLATE "C"
+                AND (\(disabled)::BOOLEAN IS NULL OR disabled = \(disabled))
+            ORDER BY username COLLATE "C" LIMIT \(limit)
+            """, as: UserRow.self).map(user)
+    }
+
+    public func addUsers(_ users: [LocalUser], trail: (@Sendable (LocalUser) -> AuditDraft)?) async throws {
         let rows = try users.map { ($0, try sealedTOTP($0)) }
         let now = StoreClock.milliseconds(Date())
         try await database.transaction { connection in
             for (user, totp) in rows {
                 let inserted = try await connection.execute("""
-                    INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, picture, disabled, totp_secret_sealed, created_at_ms)
+                    INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, picture, disabled, totp_secret_sealed, created_at_ms, revision)
                     VALUES (\(user.tenantID), \(user.username), \(user.subject), \(user.passwordHash), \(user.name), \(user.email), \(user.picture),
-                            \(user.disabled), \(totp), \(now))
+                            \(user.disabled), \(totp), \(now), 1)
                     ON CONFLICT DO NOTHING RETURNING 1
                     """)
-                guard inserted == 0 else { continue }
+                guard inserted == 0 else {
+                    var stored = user
+                    stored.revision = 1
+                    if let trail { _ = try await PostgresAuditTrail.append(trail(stored), on: connection) }
+                    continue
+                }
                 // Either unique key: (tenant, username) or (tenant, subject).
                 let usernameTaken =
                     try await connection.first(
@@ -253,12 +267,29 @@ public final class PostgresAuthStore: AuthStore {
         }
     }
 
-    public func updateUser(_ user: LocalUser) async throws {
-        let totp = try sealedTOTP(user)
-        let changed = try await client.execute("""
-            UPDATE auth_users SET password_hash = \(user.passwordHash), name = \(user.name), email = \(user.email), picture = \(user.picture),
-                disabled = \(user.disabled), totp_secret_sealed = \(totp) WHERE tenant_id = \(user.tenantID) AND username = \(user.username) RETURNING 1
-            """)
-        if changed == 0 { throw AuthStoreError.notFound("user \(user.username)") }
+    public func writeUser(
+        tenantID: String, username: String, trail: (@Sendable (LocalUser, LocalUser) -> AuditDraft)?,
+        _ change: @escaping @Sendable (LocalUser) throws -> LocalUser
+    ) async throws -> LocalUser {
+        try await database.transaction { connection in
+            guard
+                let row = try await connection.first(
+                    """
+                    SELECT \(unescaped: Self.userColumns) FROM auth_users
+                    WHERE tenant_id = \(tenantID) AND username = \(username) FOR UPDATE
+                    """, as: UserRow.self)
+            else { throw AuthStoreError.notFound("user \(username)") }
+            let old = try self.user(row)
+            var new = try change(old)
+            (new.tenantID, new.username, new.subject, new.revision) = (old.tenantID, old.username, old.subject, old.revision + 1)
+            let totp = try self.sealedTOTP(new)
+            try await connection.execute("""
+                UPDATE auth_users SET password_hash = \(new.passwordHash), name = \(new.name), email = \(new.email),
+                    picture = \(new.picture), disabled = \(new.disabled), totp_secret_sealed = \(totp), revision = \(new.revision)
+                WHERE tenant_id = \(tenantID) AND username = \(username)
+                """)
+            if let trail { _ = try await PostgresAuditTrail.append(trail(old, new), on: connection) }
+            return new
+        }
     }
 }

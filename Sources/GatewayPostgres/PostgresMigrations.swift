@@ -409,6 +409,10 @@ enum PostgresMigrations {
                 """
             ]
         ),
+        (
+            "v27-user-revisions",
+            ["ALTER TABLE auth_users ADD COLUMN revision BIGINT NOT NULL DEFAULT 1"]
+        ),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the

@@ -179,6 +179,13 @@ struct AdminAPITests {
                 permission: AdminPermission(.update, .client), method: .PATCH, path: { "/admin/v1/tenants/\($0)/clients/app" },
                 body: { _ in #"{"requirePAR": false}"# }),
             Operation(permission: AdminPermission(.read, .audit), method: .GET, path: { "/admin/v1/audit?tenant=\($0)" }),
+            Operation(permission: AdminPermission(.read, .user), method: .GET, path: { "/admin/v1/tenants/\($0)/users/bob" }),
+            Operation(
+                permission: AdminPermission(.update, .user), method: .PATCH, path: { "/admin/v1/tenants/\($0)/users/bob" },
+                body: { _ in #"{"name": "Bob"}"# }),
+            Operation(
+                permission: AdminPermission(.act, .user), method: .POST, path: { "/admin/v1/tenants/\($0)/users/bob/actions" },
+                body: { _ in #"{"action": "enable"}"# }),
             Operation(
                 permission: AdminPermission(.read, .signingKey), method: .GET, path: { "/admin/v1/tenants/\($0)/signing-keys" }),
             Operation(
@@ -215,6 +222,7 @@ struct AdminAPITests {
                 name: "beta-bot", credential: .generatedSecret, roles: [(.viewer, "beta")], actor: .local(user: "test"))
             try await admin.stores.auth.addClients(
                 ["acme", "beta"].map { NewClient(OAuthClient(tenantID: $0, clientID: "app", redirectURIs: ["https://app.example/cb"]), secretHash: nil) })
+            try await admin.stores.auth.addUsers(["acme", "beta"].map { LocalUser(tenantID: $0, username: "bob", passwordHash: "ph") })
             for (name, role, _) in Self.roles {
                 let token = admin.tokens[name]
                 for operation in operations {

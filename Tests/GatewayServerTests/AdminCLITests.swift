@@ -47,6 +47,11 @@ struct AdminCLITests {
         let next = try SigningKey.generate(tenantID: "acme", now: now, signFrom: now.addingTimeInterval(86400))
         let rsa = try SigningKey.generate(tenantID: "acme", algorithm: .rs256, now: now.addingTimeInterval(-60))
         for key in [old, signing, next, rsa] { try await admin.stores.auth.addSigningKey(key) }
+        try await admin.stores.auth.addUsers([
+            LocalUser(tenantID: "acme", username: "zoe", name: "Zoe", email: "z@acme.example", passwordHash: "ph"),
+            LocalUser(tenantID: "acme", username: "yan", disabled: true, passwordHash: IdentityLinker.noPassword,
+                totpSecret: SecretValue("JBSWY3DPEHPK3PXP")),
+        ])
         try await admin.stores.auth.scheduleSigningKeys(
             tenantID: "acme",
             [old.kid: SigningKey.Schedule(signFrom: old.schedule.signFrom, signUntil: now.addingTimeInterval(-3600), unpublishAt: now.addingTimeInterval(-60))])
@@ -96,6 +101,7 @@ struct AdminCLITests {
                 ["client", "show", "--tenant", "acme", "--client-id", "acme-web"],
                 ["client", "show", "--tenant", "acme", "--client-id", "acme-keys"],
                 ["keys", "list", "--tenant", "acme"],
+                ["user", "list", "--tenant", "acme"],
             ]
             for command in commands {
                 let onDatabase = await Self.ctl(local, command + ["--json"])
@@ -118,7 +124,7 @@ struct AdminCLITests {
 
             // Writes: the same command on each path prints the same document but for what
             // every write moves (its revision and time; a created tenant's id and times).
-            let writes: [(local: [String], remote: [String])] = [
+            var writes: [(local: [String], remote: [String])] = [
                 (["tenant", "update", "acme", "--display-name", "Acme X", "--project-id", "p-7", "--flag", "new=true",
                   "--unset-flag", "beta", "--logo-url", "https://acme.example/l.png"],
                  ["tenant", "update", "acme", "--display-name", "Acme X", "--project-id", "p-7", "--flag", "new=true",
@@ -136,9 +142,21 @@ struct AdminCLITests {
                  ["keys", "rotate", "--tenant", "beta", "--alg", "RS256", "--sign-after", "0"]),
                 (["keys", "rotate", "--tenant", "beta", "--sign-after", "1h"], ["keys", "rotate", "--tenant", "beta", "--sign-after", "1h"]),
             ]
+            let userWrites: [[String]] = [
+                ["user", "add", "--tenant", "acme", "--username", "%", "--password-stdin", "--name", "N", "--email", "n@x.example"],
+                ["user", "update", "--tenant", "acme", "--username", "%", "--email", "", "--picture", "https://x.example/p.png"],
+                ["user", "passwd", "--tenant", "acme", "--username", "%", "--password-stdin"],
+                ["user", "disable", "--tenant", "acme", "--username", "%"],
+                ["user", "disable", "--tenant", "acme", "--username", "%", "--enable"],
+                ["user", "delete", "--tenant", "acme", "--username", "%", "--yes"],
+            ]
+            for command in userWrites {
+                writes.append((command.map { $0 == "%" ? "lu" : $0 }, command.map { $0 == "%" ? "ru" : $0 }))
+            }
             for (localCommand, remoteCommand) in writes {
-                let onDatabase = await Self.ctl(local, localCommand + ["--json"])
-                let overAPI = await Self.ctl(remote, remoteCommand + ["--json", "--server", server])
+                let stdin = localCommand.contains("--password-stdin") ? "a long password 42\n" : ""
+                let onDatabase = await Self.ctl(local, localCommand + ["--json"], stdin: stdin)
+                let overAPI = await Self.ctl(remote, remoteCommand + ["--json", "--server", server], stdin: stdin)
                 #expect(onDatabase.code == 0 && overAPI.code == 0, "\(remoteCommand): \(onDatabase.error) \(overAPI.error)")
                 #expect(try Self.stable(onDatabase.output) == Self.stable(overAPI.output), "\(remoteCommand)")
                 #expect(!overAPI.output.contains("sk-g-12345678"))
@@ -161,6 +179,14 @@ struct AdminCLITests {
                 matching: AuditQuery(chain: "beta", resourceType: .signingKey, limit: 10)).items
             #expect(keyRecords.map(\.actor.name).sorted() == ["root", "root", "root", "tester", "tester", "tester"])
 
+            let totp = await Self.ctl(remote, ["user", "update", "--tenant", "acme", "--username", "zoe", "--totp", "--server", server])
+            #expect(totp.code == 2 && totp.error.contains("need --local"), "\(totp.error)")
+            let userRecords = try await admin.stores.audit.records(
+                matching: AuditQuery(chain: "acme", resourceType: .user, limit: 20)).items
+            #expect(
+                userRecords.map { "\($0.actor.name):\($0.verb.rawValue):\($0.resource.id ?? "")" }.sorted()
+                    == ["act", "act", "create", "delete", "update", "update"].flatMap { ["root:\($0):ru", "tester:\($0):lu"] }.sorted())
+
             // Over the API the writes are the operator's, on the database the OS user's.
             let records = try await admin.stores.audit.records(
                 matching: AuditQuery(chain: "delta", resourceType: .tenant, verb: .create, limit: 1)).items
@@ -180,7 +206,7 @@ struct AdminCLITests {
     static func stable(_ output: String) throws -> JSONValue {
         let volatile: Set<String> = [
             "id", "configVersion", "createdAt", "updatedAt", "clientID", "revision", "removed", "kid", "signFrom", "nextAt",
-            "retired", "unpublishAt",
+            "retired", "unpublishAt", "username", "subject",
         ]
         func strip(_ value: JSONValue) -> JSONValue {
             switch value {

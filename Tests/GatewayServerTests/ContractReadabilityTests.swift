@@ -62,7 +62,7 @@ struct ContractReadabilityTests {
     /// The admin API reads a tenant patch through JSON into GatewayCore's ``TenantPatch`` and
     /// answers ``TenantDocument``s: a member named one way in the contract and another in the
     /// code would be dropped without a word, so their member paths must be the same.
-    @Test("the admin contract's tenant, client and signing-key shapes have the members of their GatewayCore types")
+    @Test("the admin contract's tenant, client, user and signing-key shapes have the members of their GatewayCore types")
     func tenantShapesMatchTheCode() throws {
         let contract = try #require(try Yams.load(yaml: RepositoryFile.text("OpenAPI/admin.yaml")) as? [String: Any])
         let schemas = try #require((contract["components"] as? [String: Any])?["schemas"] as? [String: Any])
@@ -126,6 +126,16 @@ struct ContractReadabilityTests {
         var key = SigningKeyDocument(keys.keys[0], in: keys, at: Date(timeIntervalSince1970: 50))
         (key.signUntil, key.unpublishAt) = (Date(), Date())
         #expect(paths(try #require(schemas["SigningKey"] as? [String: Any])) == paths(try json(key)))
+        var user = LocalUser(tenantID: "acme", username: "u", name: "n", email: "e", picture: "p", passwordHash: "ph")
+        user.totpSecret = SecretValue("s")
+        let userPaths = paths(try json(UserDocument(user)))
+        #expect(paths(try #require(schemas["User"] as? [String: Any])) == userPaths)
+        #expect(
+            paths(try #require(schemas["UserStateChange"] as? [String: Any]))
+                == paths(try json(UserStateChange(user: UserDocument(user), revokedTokens: 1))))
+        let patchPaths = paths(try json(UserPatch(name: "n", email: "e", picture: "p", password: "pw")))
+        #expect(paths(try #require(schemas["UserPatch"] as? [String: Any])) == patchPaths)
+        #expect(paths(try #require(schemas["UserCreate"] as? [String: Any])) == patchPaths.union(["username"]))
         let retirement = SigningKeyRetirement(retired: "k", tenant: "acme", unpublishAt: Date(), promoted: "p")
         #expect(paths(try #require(schemas["SigningKeyRetirement"] as? [String: Any])) == paths(try json(retirement)))
     }

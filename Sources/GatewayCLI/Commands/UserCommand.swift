@@ -16,42 +16,37 @@ struct UserCommand: AsyncParsableCommand {
     )
 }
 
-struct UserDocument: Encodable {
-    var username: String
-    var subject: String
-    var name: String?
-    var email: String?
-    var picture: String?
-    var disabled: Bool
-    /// Whether the user has a TOTP second factor (never the secret).
-    var totp: Bool
-    /// Created for an upstream identity: no password, signs in only through its provider.
-    var upstreamOnly: Bool
+/// The account service over the database, its changes recorded as the OS user's.
+struct LocalUserAccounts {
+    let access: AuthAccess
+    let service: UserAccountService
 
-    init(_ u: LocalUser) {
-        username = u.username
-        subject = u.subject
-        name = u.name
-        email = u.email
-        picture = u.picture
-        disabled = u.disabled
-        totp = u.totpSecret != nil
-        upstreamOnly = u.passwordHash == IdentityLinker.noPassword
+    init(_ global: GlobalOptions, tenant: String, context: CLIContext) async throws {
+        access = try await AuthAccess(global, tenant: tenant, context: context)
+        service = UserAccountService(users: access.auth, releases: access.access.stores.releases)
     }
-}
 
-/// What a username may be.
-enum UsernameRule {
-    /// Why `username` is refused (`username must be …`), or nil.
-    static func problem(_ username: String) -> String? {
-        (1...200).contains(username.count) && !username.contains(where: { $0.isWhitespace })
-            ? nil : "username must be 1-200 characters without spaces"
+    var now: UserAccountService.Attribution {
+        .init(actor: .local(user: access.access.actor), requestID: nil, time: Date())
+    }
+
+    /// `body`, the service's refusals as exit-2 errors naming the tenant.
+    func run<T>(tenant: String, _ body: (UserAccountService) async throws -> T) async throws -> T {
+        do {
+            return try await body(service)
+        } catch UserAccountError.notFound(let username) {
+            throw CLIError.invalid("no user \(username) in tenant \(tenant)")
+        } catch UserAccountError.exists(let username) {
+            throw CLIError.invalid("user \(username) already exists in tenant \(tenant)")
+        } catch UserAccountError.invalid(let reason) {
+            throw CLIError.invalid(reason)
+        }
     }
 }
 
 enum PasswordInput {
     /// How long a password may be.
-    static let lengths = 8...1024
+    static let lengths = LocalUser.passwordLengths
 
     /// The first line of standard input, `lengths` characters long.
     static func read(_ context: CLIContext) throws -> String {
@@ -87,7 +82,7 @@ struct UserAddCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-        if let problem = UsernameRule.problem(username) { throw ValidationError("--\(problem)") }
+        if let problem = LocalUser.usernameProblem(username) { throw ValidationError("--\(problem)") }
         guard passwordStdin else {
             throw ValidationError("--password-stdin is required (passwords are never taken from arguments)")
         }
@@ -96,14 +91,20 @@ struct UserAddCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try CLIContext.require()
         let password = try PasswordInput.read(context)
-        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        let user = LocalUser(
-            tenantID: tenant.tenant, username: username, name: name, email: email, picture: picture,
-            passwordHash: try PasswordHasher().hash(password))
-        try await a.auth.addUser(user)
+        let profile = UserPatch(name: name, email: email, picture: picture)
+        let user: UserDocument
+        if let remote = try await AdminRemote.select(global, context: context) {
+            user = try await remote.addUser(tenantID: tenant.tenant, username: username, password: password, profile: profile)
+        } else {
+            let local = try await LocalUserAccounts(global, tenant: tenant.tenant, context: context)
+            user = UserDocument(
+                try await local.run(tenant: tenant.tenant) {
+                    try await $0.create(
+                        tenantID: tenant.tenant, username: username, password: password, profile: profile, by: local.now)
+                })
+        }
         try context.report(
-            "added user \(username) (sub \(user.subject)) to tenant \(tenant.tenant)", document: UserDocument(user),
-            json: global.json)
+            "added user \(username) (sub \(user.subject)) to tenant \(tenant.tenant)", document: user, json: global.json)
     }
 }
 
@@ -114,8 +115,13 @@ struct UserListCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        let users = try await a.auth.users(tenantID: tenant.tenant).map(UserDocument.init)
+        let users: [UserDocument]
+        if let remote = try await AdminRemote.select(global, context: context) {
+            users = try await remote.users(tenantID: tenant.tenant)
+        } else {
+            let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
+            users = try await a.auth.users(tenantID: tenant.tenant).map(UserDocument.init)
+        }
         if global.json { try context.printJSON(users); return }
         var table = TextTable(header: ["USERNAME", "SUBJECT", "NAME", "SIGN-IN", "STATE"])
         for u in users {
@@ -144,11 +150,11 @@ struct UserPasswdCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try CLIContext.require()
         let password = try PasswordInput.read(context)
-        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        var user = try await a.requireUser(tenant: tenant.tenant, username: username)
-        user.passwordHash = try PasswordHasher().hash(password)
-        try await a.auth.updateUser(user)
-        try context.report("changed the password of \(username)", document: UserDocument(user), json: global.json)
+        let user = try await UserChange.apply(
+            UserPatch(password: password), totp: nil, tenant: tenant.tenant, username: username, global: global,
+            context: context
+        ).user
+        try context.report("changed the password of \(username)", document: user, json: global.json)
     }
 }
 
@@ -188,21 +194,12 @@ struct UserUpdateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        var user = try await a.requireUser(tenant: tenant.tenant, username: username)
-        func optional(_ value: String?) -> String?? { value.map { $0.isEmpty ? nil : $0 } }
-        if let value = optional(name) { user.name = value }
-        if let value = optional(email) { user.email = value }
-        if let value = optional(picture) { user.picture = value }
-        var secret: String?
-        if let totp {
-            secret = totp ? TOTP.newSecret() : nil
-            user.totpSecret = secret.map(SecretValue.init)
-        }
-        try await a.auth.updateUser(user)
+        let (user, secret) = try await UserChange.apply(
+            UserPatch(name: name, email: email, picture: picture), totp: totp, tenant: tenant.tenant, username: username,
+            global: global, context: context)
         let uri = secret.map { TOTP.provisioningURI(secret: $0, issuer: tenant.tenant, account: username) }
         if global.json {
-            try context.printJSON(Result(user: UserDocument(user), totpSecret: secret, otpauthURI: uri))
+            try context.printJSON(Result(user: user, totpSecret: secret, otpauthURI: uri))
             return
         }
         context.print("updated user \(username)")
@@ -230,31 +227,22 @@ struct UserDisableCommand: AsyncParsableCommand {
     @Flag(help: "Re-enable instead.") var enable = false
     @OptionGroup var global: GlobalOptions
 
-    /// The user's document with `revokedTokens` beside its fields.
-    private struct Report: Encodable {
-        var user: UserDocument
-        var revokedTokens: Int
-
-        private enum CodingKeys: String, CodingKey { case revokedTokens }
-
-        func encode(to encoder: any Encoder) throws {
-            try user.encode(to: encoder)
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(revokedTokens, forKey: .revokedTokens)
-        }
-    }
-
     func run() async throws {
         let context = try CLIContext.require()
-        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        let user = try await a.requireUser(tenant: tenant.tenant, username: username)
-        let (stored, revoked) = try await a.auth.setUserDisabled(
-            !enable, tenantID: tenant.tenant, subject: user.subject, now: Date())
+        let change: UserStateChange
+        if let remote = try await AdminRemote.select(global, context: context) {
+            change = try await remote.setUserDisabled(tenantID: tenant.tenant, username: username, disabled: !enable)
+        } else {
+            let local = try await LocalUserAccounts(global, tenant: tenant.tenant, context: context)
+            change = try await local.run(tenant: tenant.tenant) {
+                try await $0.setDisabled(!enable, tenantID: tenant.tenant, username: username, revision: nil, by: local.now)
+            }
+        }
         try context.report(
             enable
                 ? "enabled user \(username)"
-                : "disabled user \(username): \(revoked) live token(s) revoked, every session ended",
-            document: Report(user: UserDocument(stored), revokedTokens: revoked), json: global.json)
+                : "disabled user \(username): \(change.revokedTokens) live token(s) revoked, every session ended",
+            document: change, json: global.json)
     }
 }
 
@@ -278,39 +266,48 @@ struct UserDeleteCommand: AsyncParsableCommand {
     @Flag(help: "Confirm the erasure (it cannot be undone).") var yes = false
     @OptionGroup var global: GlobalOptions
 
-    private struct Report: Encodable {
-        var username: String
-        var subject: String
-        var erasure: UserErasure
-        /// Mini apps whose release allow or deny list named the user.
-        var releaseListsOf: [String]
-    }
-
     func validate() throws {
         guard yes else { throw ValidationError("erasing a user cannot be undone: add --yes (or use `user disable`)") }
     }
 
     func run() async throws {
         let context = try CLIContext.require()
-        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        let user = try await a.requireUser(tenant: tenant.tenant, username: username)
-        let erasure = try await a.auth.eraseUser(tenantID: tenant.tenant, subject: user.subject, now: Date())
-        // After the account: a failure here leaves lists naming a user that no longer exists
-        // (harmless, and the error says so), never an account that was kept.
-        let lists: [String]
-        do {
-            lists = try await ReleaseService(store: a.access.stores.releases)
-                .forget(userID: user.subject, tenantID: tenant.tenant, actor: a.access.actor)
-        } catch {
-            throw CLIError.failure(
-                "erased user \(username), but taking sub \(user.subject) off release lists failed: \(error); "
-                    + "write those lists again with `release set --allow-users-file/--deny-users-file`")
+        let report: UserErasureReport
+        if let remote = try await AdminRemote.select(global, context: context) {
+            report = try await remote.eraseUser(tenantID: tenant.tenant, username: username)
+        } else {
+            let local = try await LocalUserAccounts(global, tenant: tenant.tenant, context: context)
+            report = try await local.run(tenant: tenant.tenant) {
+                try await $0.erase(tenantID: tenant.tenant, username: username, revision: nil, by: local.now)
+            }
         }
-        let rows = erasure.deleted.values.reduce(0, +)
+        let rows = report.erasure.deleted.values.reduce(0, +)
         try context.report(
-            "erased user \(username) (sub \(user.subject)) of tenant \(tenant.tenant): \(rows) row(s) deleted, "
-                + "\(erasure.revokedTokens) live token(s) revoked, off the release lists of \(lists.count) mini app(s)",
-            document: Report(username: username, subject: user.subject, erasure: erasure, releaseListsOf: lists),
-            json: global.json)
+            "erased user \(username) (sub \(report.subject)) of tenant \(tenant.tenant): \(rows) row(s) deleted, "
+                + "\(report.erasure.revokedTokens) live token(s) revoked, off the release lists of "
+                + "\(report.releaseListsOf.count) mini app(s)",
+            document: report, json: global.json)
+    }
+}
+
+/// A profile, password or second-factor change on either path: over the API at the revision
+/// just read (a change in between is a 412, never overwritten); TOTP only on the database
+/// (its secret is shown once, on this terminal).
+enum UserChange {
+    static func apply(
+        _ patch: UserPatch, totp: Bool?, tenant: String, username: String, global: GlobalOptions, context: CLIContext
+    ) async throws -> (user: UserDocument, totpSecret: String?) {
+        if let remote = try await AdminRemote.select(global, context: context) {
+            guard totp == nil else {
+                throw CLIError.invalid("--totp and --no-totp need --local: the admin API never carries a TOTP secret")
+            }
+            let current = try await remote.user(tenantID: tenant, username: username)
+            return (try await remote.updateUser(tenantID: tenant, username: username, patch: patch, revision: current.revision), nil)
+        }
+        let local = try await LocalUserAccounts(global, tenant: tenant, context: context)
+        let (user, secret) = try await local.run(tenant: tenant) {
+            try await $0.update(tenantID: tenant, username: username, patch: patch, totp: totp, revision: nil, by: local.now)
+        }
+        return (UserDocument(user), secret)
     }
 }

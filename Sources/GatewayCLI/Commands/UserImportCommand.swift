@@ -89,7 +89,7 @@ struct UserImportCommand: AsyncParsableCommand {
         }
         let signIns = try entries.enumerated().map { index, entry in
             do {
-                if let problem = UsernameRule.problem(entry.username) { throw CLIError.invalid(problem) }
+                if let problem = LocalUser.usernameProblem(entry.username) { throw CLIError.invalid(problem) }
                 if entry.subject?.isEmpty == true || (entry.subject?.count ?? 0) > 255 {
                     throw CLIError.invalid("subject must be 1-255 characters")
                 }

@@ -6,16 +6,13 @@ import GatewayCore
 extension AdminRemote {
     /// Every key of the tenant, newest first (as the store lists them), paging 500 at a time.
     func signingKeys(tenantID: String) async throws -> [SigningKeyDocument] {
-        var found: [SigningKeyDocument] = []
-        var cursor: String?
-        repeat {
+        let found = try await Self.all([SigningKeyDocument].self) { cursor in
             let output = try await client.adminListSigningKeys(
                 path: .init(tenant: tenantID), query: .init(cursor: cursor, limit: AuditQuery.maxLimit))
             guard case .ok(let ok) = output else { throw Self.refusal(output) }
             let page = try ok.body.json
-            found += try Self.document(page.items, as: [SigningKeyDocument].self)
-            cursor = page.next
-        } while cursor != nil
+            return (page.items, page.next)
+        }
         return found.sorted(by: SigningKeyDocument.newestFirst)
     }
 

@@ -86,6 +86,21 @@ struct AdminRemote {
         }
     }
 
+    /// Every item of a list, following its `next` cursor page by page (`fetch(cursor)`
+    /// answers one page's items and cursor), as the CLI's own type.
+    static func all<Item: Decodable>(
+        _ type: [Item].Type, _ fetch: (String?) async throws -> (items: any Encodable, next: String?)
+    ) async throws -> [Item] {
+        var found: [Item] = []
+        var cursor: String?
+        repeat {
+            let page = try await fetch(cursor)
+            found += try document(page.items, as: [Item].self)
+            cursor = page.next
+        } while cursor != nil
+        return found
+    }
+
     /// A wire document as the CLI's own type of the same shape (through JSON), so both paths
     /// print it with the same encoder.
     static func document<T: Decodable>(_ wire: some Encodable, as: T.Type) throws -> T {

@@ -34,6 +34,12 @@ public enum AdminError: Error, Sendable, Equatable {
     /// The request with this `Idempotency-Key` is still being acted on: 409
     /// `idempotency_in_progress`.
     case idempotencyInProgress
+    /// No user of that username in the tenant: 404 `user_not_found`.
+    case userNotFound(String)
+    /// The tenant has a user of that username: 409 `user_exists`.
+    case userExists(String)
+    /// A username or password the rules refuse: 422 `invalid_user`.
+    case invalidUser(String)
     /// The tenant publishes no signing key of that id: 404 `signing_key_not_found`.
     case signingKeyNotFound(String)
     /// The key change would leave an algorithm without a signer: 409 `signing_key_conflict`.

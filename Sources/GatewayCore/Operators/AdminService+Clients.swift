@@ -97,10 +97,7 @@ extension AdminService {
         } catch AuthStoreError.notFound {
             throw AdminError.clientNotFound(clientID)
         } catch AdminError.preconditionFailed(let current) {
-            var stale = resource
-            stale.revisionBefore = current
-            try await refused(call, verb, stale, AuditOutcome(status: 412, code: "precondition_failed"))
-            throw AdminError.preconditionFailed(current: current)
+            throw try await stale(call, verb, resource, current: current)
         } catch AuthStoreError.invalid(let reason) {
             try await refused(call, verb, resource, AuditOutcome(status: 422, code: "invalid_client_metadata"))
             throw AdminError.invalidClientMetadata(reason)

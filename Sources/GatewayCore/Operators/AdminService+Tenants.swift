@@ -94,10 +94,7 @@ extension AdminService {
         } catch TenantStoreError.invalid(let reason) {
             throw AdminError.invalidTenant(reason)
         } catch AdminError.preconditionFailed(let current) {
-            try await refused(
-                call, verb, AuditResource(type: .tenant, tenant: id, id: id, revisionBefore: current),
-                AuditOutcome(status: 412, code: "precondition_failed"))
-            throw AdminError.preconditionFailed(current: current)
+            throw try await stale(call, verb, AuditResource(type: .tenant, tenant: id, id: id), current: current)
         }
     }
 }

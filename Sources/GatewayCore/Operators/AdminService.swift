@@ -10,10 +10,13 @@ public struct AdminService: Sendable {
     let operators: any OperatorStore
     let clients: any ClientStore
     let signingKeys: any SigningKeyStore
+    let users: any AuthStore
+    let hasher: PasswordHasher
     let clock: WallClock
 
     /// The admin API's decisions over the installation's stores.
-    public init(stores: DurableStores, clock: WallClock = .system) {
+    /// - Parameter hasher: hashes passwords of users created or changed through the API.
+    public init(stores: DurableStores, clock: WallClock = .system, hasher: PasswordHasher = PasswordHasher()) {
         self.tenants = stores.tenants
         self.releases = stores.releases
         self.trail = stores.audit
@@ -21,6 +24,8 @@ public struct AdminService: Sendable {
         self.operators = stores.operators
         self.clients = stores.auth
         self.signingKeys = stores.auth
+        self.users = stores.auth
+        self.hasher = hasher
         self.clock = clock
     }
 
@@ -71,6 +76,15 @@ public struct AdminService: Sendable {
             AuditDraft(
                 time: clock.now(), actor: call.actor, requestID: call.requestID, verb: verb, resource: resource,
                 outcome: outcome))
+    }
+
+    /// Records a write refused because `resource` moved on to revision `current` since the
+    /// caller's `If-Match`, and answers the 412 to throw.
+    func stale(_ call: AdminCall, _ verb: AdminVerb, _ resource: AuditResource, current: Int64) async throws -> AdminError {
+        var moved = resource
+        moved.revisionBefore = current
+        try await refused(call, verb, moved, AuditOutcome(status: 412, code: "precondition_failed"))
+        return .preconditionFailed(current: current)
     }
 
     /// The tenant `id`, which must exist (a platform-wide operator asking for another answers 404).

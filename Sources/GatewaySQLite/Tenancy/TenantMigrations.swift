@@ -308,6 +308,10 @@ enum TenantMigrations {
                         expires_at_ms INTEGER NOT NULL, PRIMARY KEY (operator_id, key))
                     """)
         }
+        migrator.registerMigration("v27-user-revisions") { db in
+            // A user's revision, the admin API's ETag (issue 48); every write bumps it.
+            try db.execute(sql: "ALTER TABLE auth_users ADD COLUMN revision INTEGER NOT NULL DEFAULT 1")
+        }
         return migrator
     }
 }

@@ -126,6 +126,12 @@ enum AdminProblems {
                 return GatewayProblem(status: 404, code: "client_not_found", title: "Not Found", detail: "no client \(clientID)")
             case .clientExists(let clientID):
                 return GatewayProblem(status: 409, code: "client_exists", title: "Conflict", detail: "a client \(clientID) exists")
+            case .userNotFound(let username):
+                return GatewayProblem(status: 404, code: "user_not_found", title: "Not Found", detail: "no user \(username)")
+            case .userExists(let username):
+                return GatewayProblem(status: 409, code: "user_exists", title: "Conflict", detail: "a user \(username) exists")
+            case .invalidUser(let detail):
+                return GatewayProblem(status: 422, code: "invalid_user", title: "Unprocessable Content", detail: detail)
             case .signingKeyNotFound(let kid):
                 return GatewayProblem(
                     status: 404, code: "signing_key_not_found", title: "Not Found", detail: "no published signing key \(kid)")

@@ -78,6 +78,34 @@ struct AuthStoreContractTests {
         #expect(try await auth.user(tenantID: "acme", username: "alice") == user)
         #expect(try await auth.users(tenantID: "acme").map(\.username) == ["alice"])
         #expect(try await auth.user(tenantID: "beta", username: "alice") == nil)
+        // Every write bumps the revision (the admin API's ETag); a change that throws writes nothing.
+        #expect(try await auth.user(tenantID: "acme", username: "alice")?.revision == 2)
+        let renamed = try await auth.writeUser(tenantID: "acme", username: "alice", trail: nil) { current in
+            var changed = current
+            (changed.name, changed.username, changed.subject) = ("Alice 2", "mallory", "sub-mallory")
+            return changed
+        }
+        #expect(renamed.revision == 3 && renamed.username == "alice" && renamed.subject == "sub-alice")
+        struct Refused: Error {}
+        await #expect(throws: Refused.self) {
+            try await auth.writeUser(tenantID: "acme", username: "alice", trail: nil) { _ in throw Refused() }
+        }
+        #expect(try await auth.user(tenantID: "acme", username: "alice").map { ($0.name, $0.revision) } ?? (nil, 0) == ("Alice 2", 3))
+        let (disabledAgain, _) = try await auth.setUserDisabled(true, tenantID: "acme", subject: "sub-alice", now: Date())
+        #expect(disabledAgain.revision == 3, "already disabled: nothing written")
+        let (enabled, _) = try await auth.setUserDisabled(false, tenantID: "acme", subject: "sub-alice", now: Date())
+        #expect(enabled.revision == 4 && !enabled.disabled)
+        // Pages by username, filtered by state.
+        try await auth.addUsers(
+            ["carol", "bob", "dave"].map { LocalUser(tenantID: "acme", username: $0, disabled: $0 == "bob", passwordHash: "ph") })
+        #expect(try await auth.users(tenantID: "acme", after: nil, limit: 2, disabled: nil).map(\.username) == ["alice", "bob"])
+        #expect(try await auth.users(tenantID: "acme", after: "bob", limit: 5, disabled: nil).map(\.username) == ["carol", "dave"])
+        #expect(try await auth.users(tenantID: "acme", after: nil, limit: 5, disabled: true).map(\.username) == ["bob"])
+        #expect(try await auth.users(tenantID: "acme", after: "alice", limit: 5, disabled: false).map(\.username) == ["carol", "dave"])
+        for name in ["carol", "bob", "dave"] {
+            let subject = try #require(try await auth.user(tenantID: "acme", username: name)).subject
+            _ = try await auth.eraseUser(tenantID: "acme", subject: subject, now: Date())
+        }
 
         // A TOTP secret round-trips, sealed at rest (no plaintext in the files or rows), and can be removed.
         let secret = "TOTPSECRETMARKERQWERTYUIOPASDFGH"

@@ -120,16 +120,39 @@ public protocol UserStore: Sendable {
     func users(tenantID: String) async throws -> [LocalUser]
     /// Up to `limit` users whose email equals `email` ignoring ASCII case, by username (indexed).
     func users(tenantID: String, email: String, limit: Int) async throws -> [LocalUser]
-    /// Inserts every user in one transaction, all or nothing: a username or subject already
-    /// taken throws `alreadyExists`, and then none is stored.
-    func addUsers(_ users: [LocalUser]) async throws
-    func updateUser(_ user: LocalUser) async throws
+    /// Up to `limit` users by username after `after`; only disabled (true) or only active
+    /// (false) ones when `disabled` is given.
+    func users(tenantID: String, after: String?, limit: Int, disabled: Bool?) async throws -> [LocalUser]
+    /// Inserts every user (at revision 1) in one transaction, all or nothing: a username or
+    /// subject already taken throws `alreadyExists`, and then none is stored. `trail(user)` is
+    /// appended to the operators' audit trail for each, in the same transaction.
+    func addUsers(_ users: [LocalUser], trail: (@Sendable (LocalUser) -> AuditDraft)?) async throws
+    /// Changes one user in one transaction: `change(current)` answers the user to store (its
+    /// tenant, username and subject as they are; its revision bumped by the store) or throws,
+    /// and then nothing is written; `trail(old, new)` is appended in the same transaction.
+    /// Throws `notFound` when there is no such user; answers what was stored.
+    @discardableResult
+    func writeUser(
+        tenantID: String, username: String, trail: (@Sendable (LocalUser, LocalUser) -> AuditDraft)?,
+        _ change: @escaping @Sendable (LocalUser) throws -> LocalUser
+    ) async throws -> LocalUser
 }
 
 extension UserStore {
     /// Inserts one user (throws `alreadyExists` for a taken username or subject).
     public func addUser(_ user: LocalUser) async throws {
         try await addUsers([user])
+    }
+
+    /// Inserts every user, all or nothing, without audit records (imports record their own).
+    public func addUsers(_ users: [LocalUser]) async throws {
+        try await addUsers(users, trail: nil)
+    }
+
+    /// Stores `user`'s profile, password, state and second factor as they are (throws
+    /// `notFound` for an unknown username).
+    public func updateUser(_ user: LocalUser) async throws {
+        try await writeUser(tenantID: user.tenantID, username: user.username, trail: nil) { _ in user }
     }
 }
 

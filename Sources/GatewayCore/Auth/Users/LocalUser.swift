@@ -14,8 +14,19 @@ public struct LocalUser: Sendable, Equatable {
     public var passwordHash: String
     /// The TOTP second factor's Base32 secret (sealed at rest); nil: password only.
     public var totpSecret: SecretValue?
+    /// Bumped by the store on every write: the admin API's `ETag` (1 for a user stored before
+    /// migration `v27-user-revisions`).
+    public var revision: Int64
 
     /// The context the TOTP secret is sealed under: `user:<tenant>:<subject>:totp`.
+    /// Equal when the accounts are: the revision is the store's write counter (not read on
+    /// every path: a refresh reads the user without it), compared on its own where it matters.
+    public static func == (lhs: LocalUser, rhs: LocalUser) -> Bool {
+        (lhs.tenantID, lhs.username, lhs.subject, lhs.passwordHash) == (rhs.tenantID, rhs.username, rhs.subject, rhs.passwordHash)
+            && (lhs.name, lhs.email, lhs.picture) == (rhs.name, rhs.email, rhs.picture)
+            && (lhs.disabled, lhs.totpSecret) == (rhs.disabled, rhs.totpSecret)
+    }
+
     public static func totpSealingContext(tenantID: String, subject: String) -> String {
         "user:\(tenantID):\(subject):totp"
     }
@@ -23,9 +34,10 @@ public struct LocalUser: Sendable, Equatable {
     public init(
         tenantID: String, username: String, subject: String = RandomUUID.lowercased(), name: String? = nil,
         email: String? = nil, picture: String? = nil, disabled: Bool = false, passwordHash: String,
-        totpSecret: SecretValue? = nil
+        totpSecret: SecretValue? = nil, revision: Int64 = 1
     ) {
         self.totpSecret = totpSecret
+        self.revision = revision
         self.tenantID = tenantID
         self.username = username
         self.subject = subject

@@ -6,11 +6,23 @@ public protocol UserEraser: Sendable {
     /// `subject` of `tenantID` as revoked (every replica picks revocations up from the
     /// database), then deletes the user's rows from each of ``UserErasure/tables``. Throws
     /// `notFound` for an unknown user, and then nothing changes.
-    func eraseUser(tenantID: String, subject: String, now: Date) async throws -> UserErasure
+    /// `check(current)` may throw to refuse (a stale revision), and then nothing changes;
+    /// `trail(user)` is appended in the same transaction.
+    func eraseUser(
+        tenantID: String, subject: String, now: Date, check: (@Sendable (LocalUser) throws -> Void)?,
+        trail: (@Sendable (LocalUser) -> AuditDraft)?
+    ) async throws -> UserErasure
+}
+
+extension UserEraser {
+    /// Erases the user without a precondition or an audit record.
+    public func eraseUser(tenantID: String, subject: String, now: Date) async throws -> UserErasure {
+        try await eraseUser(tenantID: tenantID, subject: subject, now: now, check: nil, trail: nil)
+    }
 }
 
 /// What ``UserEraser/eraseUser(tenantID:subject:now:)`` did.
-public struct UserErasure: Sendable, Equatable, Encodable {
+public struct UserErasure: Sendable, Equatable, Codable {
     /// Rows deleted, by table.
     public var deleted: [String: Int]
     /// Live access and mini-app tokens recorded as revoked.

@@ -8,7 +8,20 @@ public protocol UserSuspender: Sendable {
     /// the database). Re-enabling revives nothing: the user signs in again. Throws `notFound`
     /// for an unknown user, and then nothing changes.
     /// - Returns: the user as stored and how many live tokens were revoked.
+    /// `check(current)` may throw to refuse (a stale revision), and then nothing changes; a user
+    /// already in the asked state is answered as it is, nothing written. A change bumps the
+    /// user's revision and appends `trail(old, new)` in the same transaction.
     func setUserDisabled(
-        _ disabled: Bool, tenantID: String, subject: String, now: Date
+        _ disabled: Bool, tenantID: String, subject: String, now: Date, check: (@Sendable (LocalUser) throws -> Void)?,
+        trail: (@Sendable (LocalUser, LocalUser) -> AuditDraft)?
     ) async throws -> (user: LocalUser, revokedTokens: Int)
+}
+
+extension UserSuspender {
+    /// Disables (or enables) the user without a precondition or an audit record.
+    public func setUserDisabled(
+        _ disabled: Bool, tenantID: String, subject: String, now: Date
+    ) async throws -> (user: LocalUser, revokedTokens: Int) {
+        try await setUserDisabled(disabled, tenantID: tenantID, subject: subject, now: now, check: nil, trail: nil)
+    }
 }

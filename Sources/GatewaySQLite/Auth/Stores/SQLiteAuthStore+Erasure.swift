@@ -4,16 +4,15 @@ import GRDB
 
 /// ``UserEraser`` and ``UserSuspender`` in the SQLite file: one write transaction each.
 extension SQLiteAuthStore {
-    public func eraseUser(tenantID: String, subject: String, now: Date) async throws -> UserErasure {
+    public func eraseUser(
+        tenantID: String, subject: String, now: Date, check: (@Sendable (LocalUser) throws -> Void)?,
+        trail: (@Sendable (LocalUser) -> AuditDraft)?
+    ) async throws -> UserErasure {
         let now = StoreClock.milliseconds(now)
+        let sealer = self.sealer
         return try await pool.write { db in
-            guard
-                try Bool.fetchOne(
-                    db, sql: "SELECT 1 FROM auth_users WHERE tenant_id = ? AND subject = ?",
-                    arguments: [tenantID, subject]) == true
-            else {
-                throw AuthStoreError.notFound("user with subject \(subject)")
-            }
+            let user = try Self.lockedUser(db, tenantID: tenantID, subject: subject, sealer: sealer)
+            try check?(user)
             let revoked = try Self.revokeLiveTokens(db, tenantID: tenantID, subject: subject, nowMS: now)
             var deleted: [String: Int] = [:]
             for (table, column) in UserErasure.tables {
@@ -21,26 +20,30 @@ extension SQLiteAuthStore {
                     sql: "DELETE FROM \(table) WHERE tenant_id = ? AND \(column) = ?", arguments: [tenantID, subject])
                 deleted[table, default: 0] += db.changesCount
             }
+            if let trail { _ = try SQLiteAuditTrail.append(trail(user), in: db) }
             return UserErasure(deleted: deleted, revokedTokens: revoked)
         }
     }
 
     public func setUserDisabled(
-        _ disabled: Bool, tenantID: String, subject: String, now: Date
+        _ disabled: Bool, tenantID: String, subject: String, now: Date, check: (@Sendable (LocalUser) throws -> Void)?,
+        trail: (@Sendable (LocalUser, LocalUser) -> AuditDraft)?
     ) async throws -> (user: LocalUser, revokedTokens: Int) {
         let nowMS = StoreClock.milliseconds(now)
         let sealer = self.sealer
         return try await pool.write { db in
-            try db.execute(
-                sql: "UPDATE auth_users SET disabled = ? WHERE tenant_id = ? AND subject = ?",
-                arguments: [disabled, tenantID, subject])
-            guard db.changesCount == 1,
-                let row = try Row.fetchOne(
-                    db, sql: "SELECT * FROM auth_users WHERE tenant_id = ? AND subject = ?", arguments: [tenantID, subject])
-            else {
-                throw AuthStoreError.notFound("user with subject \(subject)")
+            let old = try Self.lockedUser(db, tenantID: tenantID, subject: subject, sealer: sealer)
+            try check?(old)
+            var user = old
+            // Already in the asked state: the account is not written (disabling again still
+            // revokes whatever the user holds, as the first time).
+            if old.disabled != disabled {
+                (user.disabled, user.revision) = (disabled, old.revision + 1)
+                try db.execute(
+                    sql: "UPDATE auth_users SET disabled = ?, revision = ? WHERE tenant_id = ? AND subject = ?",
+                    arguments: [disabled, user.revision, tenantID, subject])
+                if let trail { _ = try SQLiteAuditTrail.append(trail(old, user), in: db) }
             }
-            let user = try Self.user(row, sealer: sealer)
             guard disabled else { return (user, 0) }
             let revoked = try Self.revokeLiveTokens(db, tenantID: tenantID, subject: subject, nowMS: nowMS)
             try db.execute(
@@ -53,6 +56,15 @@ extension SQLiteAuthStore {
                 arguments: [tenantID, subject])
             return (user, revoked)
         }
+    }
+
+    /// The user `subject` inside the caller's write transaction (SQLite's one writer holds it).
+    private static func lockedUser(_ db: Database, tenantID: String, subject: String, sealer: SecretSealer) throws -> LocalUser {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT * FROM auth_users WHERE tenant_id = ? AND subject = ?", arguments: [tenantID, subject])
+        else { throw AuthStoreError.notFound("user with subject \(subject)") }
+        return try user(row, sealer: sealer)
     }
 
     /// Records every unexpired access token (of the user's refresh families) and mini-app token

@@ -209,7 +209,8 @@ public final class SQLiteAuthStore: AuthStore {
         }
         return LocalUser(
             tenantID: tenantID, username: row["username"], subject: subject, name: row["name"], email: row["email"],
-            picture: row["picture"], disabled: row["disabled"], passwordHash: row["password_hash"], totpSecret: totp)
+            picture: row["picture"], disabled: row["disabled"], passwordHash: row["password_hash"], totpSecret: totp,
+            revision: row["revision"])
     }
 
     func sealedTOTP(_ user: LocalUser) throws -> String? {
@@ -260,7 +261,21 @@ public final class SQLiteAuthStore: AuthStore {
         }
     }
 
-    public func addUsers(_ users: [LocalUser]) async throws {
+    public func users(tenantID: String, after: String?, limit: Int, disabled: Bool?) async throws -> [LocalUser] {
+        let sealer = self.sealer
+        return try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM auth_users WHERE tenant_id = ? AND username > ? AND (? IS NULL OR disabled = ?)
+                    ORDER BY username LIMIT ?
+                    """,
+                arguments: [tenantID, after ?? "", disabled, disabled, limit]
+            ).map { try Self.user($0, sealer: sealer) }
+        }
+    }
+
+    public func addUsers(_ users: [LocalUser], trail: (@Sendable (LocalUser) -> AuditDraft)?) async throws {
         let rows = try users.map { ($0, try sealedTOTP($0)) }
         let now = StoreClock.milliseconds(Date())
         try await pool.write { db in
@@ -274,8 +289,8 @@ public final class SQLiteAuthStore: AuthStore {
                 do {
                     try db.execute(
                         sql: """
-                            INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, picture, disabled, totp_secret_sealed, created_at_ms)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, picture, disabled, totp_secret_sealed, created_at_ms, revision)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
                             """,
                         arguments: [
                             user.tenantID, user.username, user.subject, user.passwordHash, user.name, user.email,
@@ -285,21 +300,39 @@ public final class SQLiteAuthStore: AuthStore {
                     // The other unique key: (tenant, subject).
                     throw AuthStoreError.alreadyExists("user with subject \(user.subject)")
                 }
+                var stored = user
+                stored.revision = 1
+                if let trail { _ = try SQLiteAuditTrail.append(trail(stored), in: db) }
             }
         }
     }
 
-    public func updateUser(_ user: LocalUser) async throws {
-        let totp = try sealedTOTP(user)
-        try await pool.write { db in
+    public func writeUser(
+        tenantID: String, username: String, trail: (@Sendable (LocalUser, LocalUser) -> AuditDraft)?,
+        _ change: @escaping @Sendable (LocalUser) throws -> LocalUser
+    ) async throws -> LocalUser {
+        let sealer = self.sealer
+        return try await pool.write { db in
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT * FROM auth_users WHERE tenant_id = ? AND username = ?", arguments: [tenantID, username])
+            else { throw AuthStoreError.notFound("user \(username)") }
+            let old = try Self.user(row, sealer: sealer)
+            var new = try change(old)
+            (new.tenantID, new.username, new.subject, new.revision) = (old.tenantID, old.username, old.subject, old.revision + 1)
+            let totp = try new.totpSecret.map {
+                try sealer.seal($0.plaintext, context: LocalUser.totpSealingContext(tenantID: tenantID, subject: old.subject))
+            }
             try db.execute(
-                sql:
-                    "UPDATE auth_users SET password_hash = ?, name = ?, email = ?, picture = ?, disabled = ?, totp_secret_sealed = ? WHERE tenant_id = ? AND username = ?",
+                sql: """
+                    UPDATE auth_users SET password_hash = ?, name = ?, email = ?, picture = ?, disabled = ?,
+                        totp_secret_sealed = ?, revision = ? WHERE tenant_id = ? AND username = ?
+                    """,
                 arguments: [
-                    user.passwordHash, user.name, user.email, user.picture, user.disabled, totp, user.tenantID,
-                    user.username,
+                    new.passwordHash, new.name, new.email, new.picture, new.disabled, totp, new.revision, tenantID, username,
                 ])
-            if db.changesCount == 0 { throw AuthStoreError.notFound("user \(user.username)") }
+            if let trail { _ = try SQLiteAuditTrail.append(trail(old, new), in: db) }
+            return new
         }
     }
 
