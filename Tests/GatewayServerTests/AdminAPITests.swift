@@ -23,6 +23,8 @@ struct AdminAPITests {
     struct Admin {
         let port: Int
         let stores: DurableStores
+        /// The admin listener's metrics.
+        var metrics = GatewayMetrics()
         /// What a local gatewayctl needs to open the same database.
         var databaseEnvironment: [String: String] = [:]
         var tokens: [String: String] = [:]
@@ -95,15 +97,16 @@ struct AdminAPITests {
             }
             let (ports, continuation) = AsyncStream<Int>.makeStream()
             let logger = Logger(label: "admin-test")
+            let metrics = GatewayMetrics()
             let app = try AdminApplication.make(
                 host: "127.0.0.1", port: 0,
-                services: .init(stores: stores, metrics: GatewayMetrics(), clock: .system), logger: logger,
+                services: .init(stores: stores, metrics: metrics, clock: .system), logger: logger,
                 onServerRunning: { continuation.yield($0) })
             let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
                 var iterator = ports.makeAsyncIterator()
-                var admin = Admin(port: try #require(await iterator.next()), stores: stores)
+                var admin = Admin(port: try #require(await iterator.next()), stores: stores, metrics: metrics)
                 admin.databaseEnvironment = [
                     "GATEWAY_DATABASE_PATH": harness.configuration.databasePath,
                     "GATEWAY_MASTER_KEY": GatewayHarness.masterKeyBase64,
@@ -270,6 +273,11 @@ struct AdminAPITests {
             for chain in try await admin.stores.audit.chainNames() {
                 #expect(try await AuditVerifier.verify(admin.stores.audit, chain: chain).broken == nil)
             }
+            // Metrics: requests by the contract's route template, refusals by role and permission.
+            let exposition = admin.metrics.exposition()
+            #expect(exposition.contains(#"route="/admin/v1/tenants/{tenant}/users/{username}/actions""#))
+            #expect(exposition.contains(#"gateway_admin_refusals_total{roles="viewer",permission="tenant:update"} 1"#), "\(exposition)")
+            #expect(!exposition.contains("bob") && !exposition.contains(#"route="other""#))
         }
     }
 

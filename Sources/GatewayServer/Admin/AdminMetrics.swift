@@ -1,5 +1,8 @@
+import GatewayCore
+
 /// Admin API requests by route and status (`gateway_admin_requests_total`): which operations
-/// operators use and how often they are refused (403) or unauthenticated (401).
+/// operators use and how often they are refused (403) or unauthenticated (401); and refusals by
+/// the roles the caller held and the permission it lacked (`gateway_admin_refusals_total`).
 struct AdminMetrics: Sendable {
     let metrics: GatewayMetrics
 
@@ -9,14 +12,22 @@ struct AdminMetrics: Sendable {
             labels: [("route", Self.route(path)), ("method", method), ("status", String(status))])
     }
 
-    /// The route without ids, so the label stays bounded.
+    /// A call refused for lacking `missing`, by an operator holding `bindings`.
+    func refused(_ missing: AdminPermission, bindings: [RoleBinding]) {
+        metrics.increment(
+            "gateway_admin_refusals_total", "Admin API calls refused (403) by the roles held and the permission missing.",
+            labels: [("roles", Self.roles(bindings)), ("permission", missing.description)])
+    }
+
+    /// The contract's path template (ids left out, so the label stays bounded); `other` for a
+    /// path the contract does not declare.
     static func route(_ path: String) -> String {
-        let parts = path.split(separator: "/")
-        switch parts.count {
-        case 3 where parts[1] == "oauth2": return "/admin/oauth2/\(parts[2])"
-        case 3: return "/admin/v1/\(parts[2])"
-        case 4 where parts[2] == "tenants": return "/admin/v1/tenants/{tenant}"
-        default: return "other"
-        }
+        AdminRoutes.template(path: path) ?? "other"
+    }
+
+    /// The distinct roles held, sorted and joined by `+` (at most the 63 sets of six roles).
+    static func roles(_ bindings: [RoleBinding]) -> String {
+        let names = Set(bindings.map(\.role.rawValue)).sorted()
+        return names.isEmpty ? "none" : names.joined(separator: "+")
     }
 }

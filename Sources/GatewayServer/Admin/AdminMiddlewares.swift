@@ -50,6 +50,9 @@ struct AdminEdgeMiddleware: RouterMiddleware {
             let bounded = request
             response = try await AdminScope.$current.withValue(scope) { try await next(bounded, context) }
         } catch {
+            if case AdminError.forbidden(let missing) = ProblemMiddleware.underlying(error), let session = context.admin.session {
+                metrics.refused(missing, bindings: session.bindings)
+            }
             response = AdminProblems.response(for: error, requestID: context.admin.requestID, path: request.uri.path)
         }
         response.headers[RequestIDMiddleware.headerName] = context.admin.requestID

@@ -8,6 +8,16 @@ import HTTPTypes
 enum AdminRoutes {
     /// The operations declared on the template `path` matches; nil when none matches it.
     static func operations(path: String) -> [(method: String, query: [String])]? {
+        match(path)?.operations
+    }
+
+    /// The contract's template `path` matches (`/admin/v1/tenants/{tenant}/users/{username}`):
+    /// a bounded label for metrics; nil when none matches.
+    static func template(path: String) -> String? {
+        match(path)?.template
+    }
+
+    private static func match(_ path: String) -> (template: String, operations: [(method: String, query: [String])])? {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         for (template, operations) in AdminContractPaths.all {
             let parts = template.split(separator: "/", omittingEmptySubsequences: false)
@@ -15,7 +25,7 @@ enum AdminRoutes {
             let matches = zip(parts, segments).allSatisfy { part, segment in
                 part.hasPrefix("{") && part.hasSuffix("}") ? !segment.isEmpty : part == segment
             }
-            if matches { return operations }
+            if matches { return (template, operations) }
         }
         return nil
     }
