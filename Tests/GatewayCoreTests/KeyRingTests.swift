@@ -188,4 +188,21 @@ struct KeyRingTests {
         #expect(replacement.kid != first.kid)
         #expect(try await ring.publishedKeys(tenantID: "acme").map(\.kid).contains(first.kid) == false)
     }
+
+    @Test("replicas whose clocks differ by seconds make one first key between them, not one each")
+    func firstKeyAcrossSkewedClocks() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (_, auth) = try await Self.scene(folder)
+        let now = Date()
+        // Replica A's clock runs 5 s ahead of B's: A makes the tenant's first keys, then B
+        // (whose "now" is before A's keys' creation) loads them.
+        let ahead = KeyRing(store: auth, refreshInterval: .zero, clock: WallClock { now.addingTimeInterval(5) })
+        let behind = KeyRing(store: auth, refreshInterval: .zero, clock: WallClock { now })
+        let made = try await ahead.signingKey(tenantID: "acme")
+        let used = try await behind.signingKey(tenantID: "acme")
+        #expect(used.kid == made.kid, "replica B signs with A's key")
+        let keys = try await auth.signingKeys(tenantID: "acme")
+        #expect(keys.filter { $0.algorithm == .es256 }.count == 1, "\(keys.map(\.kid))")
+    }
 }

@@ -118,10 +118,16 @@ public final class KeyRing: TenantStateFollower {
         let missing = keys.algorithmsWithoutSigner(at: clock.now())
         if !missing.isEmpty {
             // Another replica may make the same tenant's first key at this moment: the store keeps
-            // one, and every replica signs with the key it kept.
+            // one, and every replica signs with the key it kept. The key may sign from a clock
+            // skew's allowance before now, so a replica whose clock runs behind this one's
+            // counts it as signing already and makes no second key. (A first key has no token
+            // to wait for: nothing is signed before it exists.)
             for algorithm in missing {
+                let now = clock.now()
                 try await store.addFirstSigningKey(
-                    try SigningKey.generate(tenantID: tenantID, algorithm: algorithm, now: clock.now()), now: clock.now())
+                    try SigningKey.generate(
+                        tenantID: tenantID, algorithm: algorithm, now: now, signFrom: now.addingTimeInterval(-TokenVerifier.skew)),
+                    now: now)
             }
             keys = TenantKeys(try await store.signingKeys(tenantID: tenantID))
         }
