@@ -182,6 +182,9 @@ struct AdminAPITests {
                 permission: AdminPermission(.update, .client), method: .PATCH, path: { "/admin/v1/tenants/\($0)/clients/app" },
                 body: { _ in #"{"requirePAR": false}"# }),
             Operation(permission: AdminPermission(.read, .audit), method: .GET, path: { "/admin/v1/audit?tenant=\($0)" }),
+            Operation(
+                permission: AdminPermission(.read, .pushCredential), method: .GET,
+                path: { "/admin/v1/tenants/\($0)/push-credentials" }),
             Operation(permission: AdminPermission(.read, .user), method: .GET, path: { "/admin/v1/tenants/\($0)/users/bob" }),
             Operation(
                 permission: AdminPermission(.update, .user), method: .PATCH, path: { "/admin/v1/tenants/\($0)/users/bob" },

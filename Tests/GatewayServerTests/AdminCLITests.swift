@@ -1,3 +1,4 @@
+import Crypto
 import AdminAPI
 import Foundation
 import GatewayCLI
@@ -47,6 +48,12 @@ struct AdminCLITests {
         let next = try SigningKey.generate(tenantID: "acme", now: now, signFrom: now.addingTimeInterval(86400))
         let rsa = try SigningKey.generate(tenantID: "acme", algorithm: .rs256, now: now.addingTimeInterval(-60))
         for key in [old, signing, next, rsa] { try await admin.stores.auth.addSigningKey(key) }
+        try await admin.stores.pushCredentials.setCredentials(
+            .apns(
+                try APNsCredentials(
+                    keyID: "ABC123DEFG", teamID: "TEAM123456", topic: "com.acme.app", environment: .sandbox,
+                    privateKey: P256.Signing.PrivateKey().pemRepresentation)),
+            tenantID: "acme", now: Date())
         try await admin.stores.auth.addUsers([
             LocalUser(tenantID: "acme", username: "zoe", name: "Zoe", email: "z@acme.example", passwordHash: "ph"),
             LocalUser(tenantID: "acme", username: "yan", disabled: true, passwordHash: IdentityLinker.noPassword,
@@ -102,6 +109,7 @@ struct AdminCLITests {
                 ["client", "show", "--tenant", "acme", "--client-id", "acme-keys"],
                 ["keys", "list", "--tenant", "acme"],
                 ["user", "list", "--tenant", "acme"],
+                ["push", "apns", "show", "--tenant", "acme"],
             ]
             for command in commands {
                 let onDatabase = await Self.ctl(local, command + ["--json"])
@@ -153,8 +161,14 @@ struct AdminCLITests {
             for command in userWrites {
                 writes.append((command.map { $0 == "%" ? "lu" : $0 }, command.map { $0 == "%" ? "ru" : $0 }))
             }
+            let apns = ["push", "apns", "set", "--tenant", "%", "--key-id", "ABC123DEFG", "--team-id", "TEAM123456",
+                "--topic", "com.beta.app", "--key-stdin"]
+            for command in [apns, ["push", "apns", "remove", "--tenant", "%"]] {
+                writes.append((command.map { $0 == "%" ? "beta" : $0 }, command.map { $0 == "%" ? "gamma" : $0 }))
+            }
+            let p8 = P256.Signing.PrivateKey().pemRepresentation
             for (localCommand, remoteCommand) in writes {
-                let stdin = localCommand.contains("--password-stdin") ? "a long password 42\n" : ""
+                let stdin = localCommand.contains("--password-stdin") ? "a long password 42\n" : localCommand.contains("--key-stdin") ? p8 : ""
                 let onDatabase = await Self.ctl(local, localCommand + ["--json"], stdin: stdin)
                 let overAPI = await Self.ctl(remote, remoteCommand + ["--json", "--server", server], stdin: stdin)
                 #expect(onDatabase.code == 0 && overAPI.code == 0, "\(remoteCommand): \(onDatabase.error) \(overAPI.error)")
@@ -206,7 +220,7 @@ struct AdminCLITests {
     static func stable(_ output: String) throws -> JSONValue {
         let volatile: Set<String> = [
             "id", "configVersion", "createdAt", "updatedAt", "clientID", "revision", "removed", "kid", "signFrom", "nextAt",
-            "retired", "unpublishAt", "username", "subject",
+            "retired", "unpublishAt", "username", "subject", "keyFingerprint", "tenant",
         ]
         func strip(_ value: JSONValue) -> JSONValue {
             switch value {

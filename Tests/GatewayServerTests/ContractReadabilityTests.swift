@@ -1,3 +1,5 @@
+import Crypto
+import _CryptoExtras
 import Foundation
 import GatewayCore
 import Testing
@@ -62,7 +64,7 @@ struct ContractReadabilityTests {
     /// The admin API reads a tenant patch through JSON into GatewayCore's ``TenantPatch`` and
     /// answers ``TenantDocument``s: a member named one way in the contract and another in the
     /// code would be dropped without a word, so their member paths must be the same.
-    @Test("the admin contract's tenant, client, user and signing-key shapes have the members of their GatewayCore types")
+    @Test("the admin contract's tenant, client, user, push-credential and signing-key shapes have the members of their GatewayCore types")
     func tenantShapesMatchTheCode() throws {
         let contract = try #require(try Yams.load(yaml: RepositoryFile.text("OpenAPI/admin.yaml")) as? [String: Any])
         let schemas = try #require((contract["components"] as? [String: Any])?["schemas"] as? [String: Any])
@@ -136,6 +138,15 @@ struct ContractReadabilityTests {
         let patchPaths = paths(try json(UserPatch(name: "n", email: "e", picture: "p", password: "pw")))
         #expect(paths(try #require(schemas["UserPatch"] as? [String: Any])) == patchPaths)
         #expect(paths(try #require(schemas["UserCreate"] as? [String: Any])) == patchPaths.union(["username"]))
+        let apns = try APNsCredentials(
+            keyID: "ABC123DEFG", teamID: "TEAM123456", topic: "com.acme.app", environment: .sandbox,
+            privateKey: P256.Signing.PrivateKey().pemRepresentation)
+        let fcm = try FCMCredentials(
+            projectID: "p", clientEmail: "e@p.example", privateKeyID: "k", tokenURI: "https://oauth2.googleapis.com/token",
+            privateKey: _RSA.Signing.PrivateKey(keySize: .bits2048).pemRepresentation)
+        #expect(
+            paths(try #require(schemas["PushCredential"] as? [String: Any]))
+                == paths(try json(PushCredentialDocument(.apns(apns)))).union(paths(try json(PushCredentialDocument(.fcm(fcm))))))
         let retirement = SigningKeyRetirement(retired: "k", tenant: "acme", unpublishAt: Date(), promoted: "p")
         #expect(paths(try #require(schemas["SigningKeyRetirement"] as? [String: Any])) == paths(try json(retirement)))
     }

@@ -40,6 +40,10 @@ public enum AdminError: Error, Sendable, Equatable {
     case userExists(String)
     /// A username or password the rules refuse: 422 `invalid_user`.
     case invalidUser(String)
+    /// The tenant has no credentials for that push provider: 404 `push_credentials_not_found`.
+    case pushCredentialsNotFound(String)
+    /// Credentials the provider's rules refuse (a key that is not one): 422 `invalid_push_credentials`.
+    case invalidPushCredentials(String)
     /// The tenant publishes no signing key of that id: 404 `signing_key_not_found`.
     case signingKeyNotFound(String)
     /// The key change would leave an algorithm without a signer: 409 `signing_key_conflict`.

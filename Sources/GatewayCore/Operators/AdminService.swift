@@ -12,6 +12,7 @@ public struct AdminService: Sendable {
     let signingKeys: any SigningKeyStore
     let users: any AuthStore
     let hasher: PasswordHasher
+    let pushCredentialStore: any PushCredentialStore
     let clock: WallClock
 
     /// The admin API's decisions over the installation's stores.
@@ -26,6 +27,7 @@ public struct AdminService: Sendable {
         self.signingKeys = stores.auth
         self.users = stores.auth
         self.hasher = hasher
+        self.pushCredentialStore = stores.pushCredentials
         self.clock = clock
     }
 

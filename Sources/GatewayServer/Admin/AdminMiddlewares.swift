@@ -135,6 +135,11 @@ enum AdminProblems {
                 return GatewayProblem(status: 409, code: "user_exists", title: "Conflict", detail: "a user \(username) exists")
             case .invalidUser(let detail):
                 return GatewayProblem(status: 422, code: "invalid_user", title: "Unprocessable Content", detail: detail)
+            case .pushCredentialsNotFound(let provider):
+                return GatewayProblem(
+                    status: 404, code: "push_credentials_not_found", title: "Not Found", detail: "no \(provider) credentials")
+            case .invalidPushCredentials(let detail):
+                return GatewayProblem(status: 422, code: "invalid_push_credentials", title: "Unprocessable Content", detail: detail)
             case .signingKeyNotFound(let kid):
                 return GatewayProblem(
                     status: 404, code: "signing_key_not_found", title: "Not Found", detail: "no published signing key \(kid)")

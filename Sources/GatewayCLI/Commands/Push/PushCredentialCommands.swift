@@ -1,3 +1,4 @@
+import AdminAPI
 import ArgumentParser
 import Foundation
 import GatewayCore
@@ -35,7 +36,11 @@ struct PushAPNsCommand: AsyncParsableCommand {
                     keyID: keyID, teamID: teamID, topic: topic, environment: environment,
                     privateKey: String(decoding: pem, as: UTF8.self))
             }
-            try await PushCredentialInput.store(.apns(credentials), tenantID: tenant.tenant, global: global, context: context)
+            let wire = Components.Schemas.PushCredentialSet(
+                keyID: keyID, teamID: teamID, topic: topic, environment: .init(rawValue: environment.rawValue),
+                privateKey: String(decoding: pem, as: UTF8.self))
+            try await PushCredentialInput.store(
+                .apns(credentials), wire: wire, tenantID: tenant.tenant, global: global, context: context)
         }
     }
 }
@@ -66,7 +71,9 @@ struct PushFCMCommand: AsyncParsableCommand {
             let context = try CLIContext.require()
             let json = try PushCredentialInput.read(context, what: "the service account")
             let credentials = try PushCredentialInput.checked { try FCMCredentials(serviceAccountJSON: json) }
-            try await PushCredentialInput.store(.fcm(credentials), tenantID: tenant.tenant, global: global, context: context)
+            let wire = Components.Schemas.PushCredentialSet(serviceAccountJSON: String(decoding: json, as: UTF8.self))
+            try await PushCredentialInput.store(
+                .fcm(credentials), wire: wire, tenantID: tenant.tenant, global: global, context: context)
         }
     }
 }
@@ -95,14 +102,20 @@ struct PushCredentialShowCommand<Provider: PushProviderName>: AsyncParsableComma
 
     func run() async throws {
         let context = try CLIContext.require()
-        let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
-        guard
-            let credentials = try await state.access.stores.pushCredentials.credentials(
-                tenantID: tenant.tenant, provider: Provider.provider)
-        else {
-            throw CLIError.failure("tenant \(tenant.tenant) has no \(Provider.provider.rawValue) credentials")
+        let view: PushCredentialDocument
+        if let remote = try await AdminRemote.select(global, context: context) {
+            guard !reveal else { throw CLIError.invalid("--reveal needs --local: the admin API never answers a key") }
+            view = try await remote.pushCredential(tenantID: tenant.tenant, provider: Provider.provider)
+        } else {
+            let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
+            guard
+                let credentials = try await state.access.stores.pushCredentials.credentials(
+                    tenantID: tenant.tenant, provider: Provider.provider)
+            else {
+                throw CLIError.failure("tenant \(tenant.tenant) has no \(Provider.provider.rawValue) credentials")
+            }
+            view = PushCredentialDocument(credentials, reveal: reveal)
         }
-        let view = PushCredentialView(credentials, reveal: reveal)
         if global.json {
             try context.printJSON(view)
             return
@@ -122,55 +135,24 @@ struct PushCredentialRemoveCommand<Provider: PushProviderName>: AsyncParsableCom
 
     func run() async throws {
         let context = try CLIContext.require()
-        let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
-        guard
-            try await state.access.stores.pushCredentials.removeCredentials(
-                tenantID: tenant.tenant, provider: Provider.provider)
-        else {
-            throw CLIError.failure("tenant \(tenant.tenant) has no \(Provider.provider.rawValue) credentials")
+        let provider = Provider.provider
+        if let remote = try await AdminRemote.select(global, context: context) {
+            try await remote.removePushCredential(tenantID: tenant.tenant, provider: provider)
+        } else {
+            let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
+            let (tenantID, user, now) = (tenant.tenant, state.access.actor, Date())
+            guard
+                try await state.access.stores.pushCredentials.removeCredentials(tenantID: tenantID, provider: provider, trail: { old in
+                    PushCredentialTrail.draft(
+                        tenantID: tenantID, provider: provider, old, nil, actor: .local(user: user), requestID: nil, time: now)
+                })
+            else {
+                throw CLIError.failure("tenant \(tenant.tenant) has no \(provider.rawValue) credentials")
+            }
         }
-        context.print("removed the \(Provider.provider.rawValue) credentials of tenant \(tenant.tenant)")
-    }
-}
-
-/// Provider credentials as operators see them.
-struct PushCredentialView: Encodable {
-    var provider: String
-    var keyID: String?
-    var teamID: String?
-    var topic: String?
-    var environment: String?
-    var projectID: String?
-    var clientEmail: String?
-    var tokenURI: String?
-    /// Masked (`…` + nothing), or the PEM with `--reveal`.
-    var privateKey: String
-
-    init(_ credentials: PushCredentials, reveal: Bool) {
-        provider = credentials.provider.rawValue
-        switch credentials {
-        case .apns(let apns):
-            keyID = apns.keyID
-            teamID = apns.teamID
-            topic = apns.topic
-            environment = apns.environment.rawValue
-            privateKey = reveal ? apns.privateKey.plaintext : "(sealed; --reveal to print)"
-        case .fcm(let fcm):
-            projectID = fcm.projectID
-            clientEmail = fcm.clientEmail
-            keyID = fcm.privateKeyID
-            tokenURI = fcm.tokenURI
-            privateKey = reveal ? fcm.privateKey.plaintext : "(sealed; --reveal to print)"
-        }
-    }
-
-    var lines: [String] {
-        let fields: [(String, String?)] = [
-            ("provider", provider), ("key id", keyID), ("team id", teamID), ("topic", topic),
-            ("environment", environment), ("project", projectID), ("client email", clientEmail),
-            ("token uri", tokenURI), ("private key", privateKey),
-        ]
-        return fields.compactMap { name, value in value.map { "\(name): \($0)" } }
+        try context.report(
+            "removed the \(provider.rawValue) credentials of tenant \(tenant.tenant)",
+            document: ["removed": provider.rawValue, "tenant": tenant.tenant], json: global.json)
     }
 }
 
@@ -194,12 +176,25 @@ enum PushCredentialInput {
         }
     }
 
+    /// Stores `credentials`: over the admin API when one is selected, else on the database
+    /// with the audit record of a local change. `wire` is the API's body for them.
     static func store(
-        _ credentials: PushCredentials, tenantID: String, global: GlobalOptions, context: CLIContext
+        _ credentials: PushCredentials, wire: Components.Schemas.PushCredentialSet, tenantID: String, global: GlobalOptions,
+        context: CLIContext
     ) async throws {
-        let state = try await UserStateAccess(global, tenantID: tenantID, context: context)
-        try await state.access.stores.pushCredentials.setCredentials(credentials, tenantID: tenantID, now: Date())
-        let view = PushCredentialView(credentials, reveal: false)
+        let view: PushCredentialDocument
+        if let remote = try await AdminRemote.select(global, context: context) {
+            view = try await remote.setPushCredential(tenantID: tenantID, provider: credentials.provider, wire)
+        } else {
+            let state = try await UserStateAccess(global, tenantID: tenantID, context: context)
+            let (user, now) = (state.access.actor, Date())
+            try await state.access.stores.pushCredentials.setCredentials(credentials, tenantID: tenantID, now: now) { old in
+                PushCredentialTrail.draft(
+                    tenantID: tenantID, provider: credentials.provider, old, credentials, actor: .local(user: user),
+                    requestID: nil, time: now)
+            }
+            view = PushCredentialDocument(credentials)
+        }
         try context.report(
             "set the \(credentials.provider.rawValue) credentials of tenant \(tenantID) (sealed)", document: view,
             json: global.json)

@@ -5,10 +5,29 @@ import Foundation
 public protocol PushCredentialStore: Sendable {
     /// The tenant's credentials for `provider`, opened; nil when none are set.
     func credentials(tenantID: String, provider: PushProvider) async throws -> PushCredentials?
-    /// Sets (replaces) the tenant's credentials for their provider.
-    func setCredentials(_ credentials: PushCredentials, tenantID: String, now: Date) async throws
-    /// Removes the tenant's credentials for `provider`; false when there were none.
-    func removeCredentials(tenantID: String, provider: PushProvider) async throws -> Bool
+    /// Sets (replaces) the tenant's credentials for their provider; `trail(old)` (the
+    /// credentials replaced, nil: none) is appended to the operators' audit trail in the same
+    /// transaction.
+    func setCredentials(
+        _ credentials: PushCredentials, tenantID: String, now: Date, trail: (@Sendable (PushCredentials?) -> AuditDraft)?
+    ) async throws
+    /// Removes the tenant's credentials for `provider`, `trail(old)` appended in the same
+    /// transaction; false (and nothing written) when there were none.
+    func removeCredentials(
+        tenantID: String, provider: PushProvider, trail: (@Sendable (PushCredentials) -> AuditDraft)?
+    ) async throws -> Bool
+}
+
+extension PushCredentialStore {
+    /// Sets the credentials without an audit record.
+    public func setCredentials(_ credentials: PushCredentials, tenantID: String, now: Date) async throws {
+        try await setCredentials(credentials, tenantID: tenantID, now: now, trail: nil)
+    }
+
+    /// Removes the credentials without an audit record.
+    public func removeCredentials(tenantID: String, provider: PushProvider) async throws -> Bool {
+        try await removeCredentials(tenantID: tenantID, provider: provider, trail: nil)
+    }
 }
 
 /// The sealed form both engines store.
