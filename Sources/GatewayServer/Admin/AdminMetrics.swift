@@ -6,10 +6,12 @@ import GatewayCore
 struct AdminMetrics: Sendable {
     let metrics: GatewayMetrics
 
-    func count(path: String, method: String, status: Int) {
+    /// One request to `route` (the contract's path template; `other` for an undeclared path,
+    /// so the label stays bounded).
+    func count(route: AdminRoutes.Route?, method: String, status: Int) {
         metrics.increment(
             "gateway_admin_requests_total", "Admin API requests by route, method and status.",
-            labels: [("route", Self.route(path)), ("method", method), ("status", String(status))])
+            labels: [("route", route?.template ?? "other"), ("method", method), ("status", String(status))])
     }
 
     /// A call refused for lacking `missing`, by an operator holding `bindings`.
@@ -17,12 +19,6 @@ struct AdminMetrics: Sendable {
         metrics.increment(
             "gateway_admin_refusals_total", "Admin API calls refused (403) by the roles held and the permission missing.",
             labels: [("roles", Self.roles(bindings)), ("permission", missing.description)])
-    }
-
-    /// The contract's path template (ids left out, so the label stays bounded); `other` for a
-    /// path the contract does not declare.
-    static func route(_ path: String) -> String {
-        AdminRoutes.template(path: path) ?? "other"
     }
 
     /// The distinct roles held, sorted and joined by `+` (at most the 63 sets of six roles).

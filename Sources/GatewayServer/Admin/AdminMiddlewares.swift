@@ -26,10 +26,9 @@ struct AdminEdgeMiddleware: RouterMiddleware {
         context.admin.headers = request.headers
         var response: Response
         var request = request
+        let route = AdminRoutes.match(request.uri.path)
         do {
-            try AdminRoutes.check(
-                request.method, path: request.uri.path,
-                queryNames: request.uri.queryParameters.map(\.key))
+            try AdminRoutes.check(request.method, route: route, queryNames: request.uri.queryParameters.map(\.key))
             if let declared = request.headers[.contentLength].flatMap(Int.init), declared > Self.maxBodyBytes {
                 throw GatewayProblem.payloadTooLarge(maximum: Self.maxBodyBytes)
             }
@@ -56,7 +55,7 @@ struct AdminEdgeMiddleware: RouterMiddleware {
             response = AdminProblems.response(for: error, requestID: context.admin.requestID, path: request.uri.path)
         }
         response.headers[RequestIDMiddleware.headerName] = context.admin.requestID
-        metrics.count(path: request.uri.path, method: request.method.rawValue, status: response.status.code)
+        metrics.count(route: route, method: request.method.rawValue, status: response.status.code)
         return response
     }
 

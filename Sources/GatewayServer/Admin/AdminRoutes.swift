@@ -6,18 +6,15 @@ import HTTPTypes
 /// declared path asked with a method it does not declare is 405 with `Allow` (not 404), and
 /// a query parameter the operation does not declare is 400 (not ignored).
 enum AdminRoutes {
-    /// The operations declared on the template `path` matches; nil when none matches it.
-    static func operations(path: String) -> [(method: String, query: [String])]? {
-        match(path)?.operations
+    /// A declared path: its template (`/admin/v1/tenants/{tenant}/users/{username}`, a bounded
+    /// metrics label) and the operations declared on it.
+    struct Route {
+        let template: String
+        let operations: [(method: String, query: [String])]
     }
 
-    /// The contract's template `path` matches (`/admin/v1/tenants/{tenant}/users/{username}`):
-    /// a bounded label for metrics; nil when none matches.
-    static func template(path: String) -> String? {
-        match(path)?.template
-    }
-
-    private static func match(_ path: String) -> (template: String, operations: [(method: String, query: [String])])? {
+    /// The contract's path `path` matches; nil when none does.
+    static func match(_ path: String) -> Route? {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         for (template, operations) in AdminContractPaths.all {
             let parts = template.split(separator: "/", omittingEmptySubsequences: false)
@@ -25,15 +22,15 @@ enum AdminRoutes {
             let matches = zip(parts, segments).allSatisfy { part, segment in
                 part.hasPrefix("{") && part.hasSuffix("}") ? !segment.isEmpty : part == segment
             }
-            if matches { return (template, operations) }
+            if matches { return Route(template: template, operations: operations) }
         }
         return nil
     }
 
     /// Throws 405 `method_not_allowed` (with `Allow`) when `path` is declared but not for
     /// `method`, and 400 `invalid_request` for a query parameter the operation does not declare.
-    static func check(_ method: HTTPRequest.Method, path: String, queryNames: [Substring]) throws {
-        guard let operations = operations(path: path) else { return }
+    static func check(_ method: HTTPRequest.Method, route: Route?, queryNames: [Substring]) throws {
+        guard let operations = route?.operations else { return }
         guard let operation = operations.first(where: { $0.method == method.rawValue }) else {
             var problem = GatewayProblem.methodNotAllowed()
             problem.headers.append((name: "Allow", value: operations.map(\.method).joined(separator: ", ")))
