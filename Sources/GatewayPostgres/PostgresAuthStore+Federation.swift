@@ -12,21 +12,36 @@ extension PostgresAuthStore {
             .map { try IdentityProvider.stored($0.0, sealedSecret: $0.1, sealer: database.sealer) }
     }
 
-    public func addIdentityProvider(_ provider: IdentityProvider) async throws {
+    public func addIdentityProvider(
+        _ provider: IdentityProvider, trail: (@Sendable (IdentityProvider) -> AuditDraft)?
+    ) async throws {
         try provider.validate()
         let document = try provider.storedDocument(), sealed = try provider.sealedSecret(database.sealer)
-        let inserted = try await client.execute("""
-            INSERT INTO auth_identity_providers (tenant_id, alias, document, client_secret_sealed, created_at_ms)
-            VALUES (\(provider.tenantID), \(provider.alias), \(document), \(sealed), \(StoreClock.milliseconds(provider.createdAt)))
-            ON CONFLICT DO NOTHING RETURNING 1
-            """)
-        if inserted == 0 { throw AuthStoreError.alreadyExists("identity provider \(provider.alias)") }
+        try await database.transaction { connection in
+            let inserted = try await connection.execute("""
+                INSERT INTO auth_identity_providers (tenant_id, alias, document, client_secret_sealed, created_at_ms)
+                VALUES (\(provider.tenantID), \(provider.alias), \(document), \(sealed), \(StoreClock.milliseconds(provider.createdAt)))
+                ON CONFLICT DO NOTHING RETURNING 1
+                """)
+            if inserted == 0 { throw AuthStoreError.alreadyExists("identity provider \(provider.alias)") }
+            if let trail { _ = try await PostgresAuditTrail.append(trail(provider), on: connection) }
+        }
     }
 
-    public func removeIdentityProvider(tenantID: String, alias: String) async throws {
-        let removed = try await client.execute(
-            "DELETE FROM auth_identity_providers WHERE tenant_id = \(tenantID) AND alias = \(alias) RETURNING 1")
-        if removed == 0 { throw AuthStoreError.notFound("identity provider \(alias)") }
+    public func removeIdentityProvider(
+        tenantID: String, alias: String, trail: (@Sendable (IdentityProvider) -> AuditDraft)?
+    ) async throws {
+        let sealer = database.sealer
+        try await database.transaction { connection in
+            guard
+                let row = try await connection.first("""
+                    DELETE FROM auth_identity_providers WHERE tenant_id = \(tenantID) AND alias = \(alias)
+                    RETURNING document, client_secret_sealed
+                    """, as: (String, String?).self)
+            else { throw AuthStoreError.notFound("identity provider \(alias)") }
+            let old = try IdentityProvider.stored(row.0, sealedSecret: row.1, sealer: sealer)
+            if let trail { _ = try await PostgresAuditTrail.append(trail(old), on: connection) }
+        }
     }
 
     // MARK: trusted issuers
@@ -38,20 +53,46 @@ extension PostgresAuthStore {
             .map { try TrustedIssuer.stored($0.0, sealedSecret: $0.1, sealer: database.sealer) }
     }
 
-    public func trustIssuer(_ issuer: TrustedIssuer) async throws {
+    public func trustIssuer(
+        _ issuer: TrustedIssuer, trail: (@Sendable (TrustedIssuer?, TrustedIssuer) -> AuditDraft)?
+    ) async throws {
         try issuer.validate()
         let document = try issuer.storedDocument(), sealed = try issuer.sealedSecret(database.sealer)
-        try await client.execute("""
-            INSERT INTO auth_trusted_issuers (tenant_id, issuer, document, introspection_secret_sealed, created_at_ms)
-            VALUES (\(issuer.tenantID), \(issuer.issuer), \(document), \(sealed), \(StoreClock.milliseconds(issuer.createdAt)))
-            ON CONFLICT (tenant_id, issuer) DO UPDATE SET document = excluded.document, introspection_secret_sealed = excluded.introspection_secret_sealed
-            """)
+        let sealer = database.sealer
+        try await database.transaction { connection in
+            let old = try await Self.trustedIssuer(connection, tenantID: issuer.tenantID, issuer: issuer.issuer, sealer: sealer)
+            _ = try await connection.execute("""
+                INSERT INTO auth_trusted_issuers (tenant_id, issuer, document, introspection_secret_sealed, created_at_ms)
+                VALUES (\(issuer.tenantID), \(issuer.issuer), \(document), \(sealed), \(StoreClock.milliseconds(issuer.createdAt)))
+                ON CONFLICT (tenant_id, issuer) DO UPDATE SET document = excluded.document, introspection_secret_sealed = excluded.introspection_secret_sealed
+                """)
+            if let trail { _ = try await PostgresAuditTrail.append(trail(old, issuer), on: connection) }
+        }
     }
 
-    public func untrustIssuer(tenantID: String, issuer: String) async throws {
-        let removed = try await client.execute(
-            "DELETE FROM auth_trusted_issuers WHERE tenant_id = \(tenantID) AND issuer = \(issuer) RETURNING 1")
-        if removed == 0 { throw AuthStoreError.notFound("trusted issuer \(issuer)") }
+    public func untrustIssuer(
+        tenantID: String, issuer: String, trail: (@Sendable (TrustedIssuer) -> AuditDraft)?
+    ) async throws {
+        let sealer = database.sealer
+        try await database.transaction { connection in
+            guard let old = try await Self.trustedIssuer(connection, tenantID: tenantID, issuer: issuer, sealer: sealer) else {
+                throw AuthStoreError.notFound("trusted issuer \(issuer)")
+            }
+            _ = try await connection.execute(
+                "DELETE FROM auth_trusted_issuers WHERE tenant_id = \(tenantID) AND issuer = \(issuer)")
+            if let trail { _ = try await PostgresAuditTrail.append(trail(old), on: connection) }
+        }
+    }
+
+    /// The trust of `issuer` stored now, its row locked, inside the caller's transaction.
+    private static func trustedIssuer(
+        _ connection: some SQLRunner, tenantID: String, issuer: String, sealer: SecretSealer
+    ) async throws -> TrustedIssuer? {
+        try await connection.first("""
+            SELECT document, introspection_secret_sealed FROM auth_trusted_issuers
+            WHERE tenant_id = \(tenantID) AND issuer = \(issuer) FOR UPDATE
+            """, as: (String, String?).self
+        ).map { try TrustedIssuer.stored($0.0, sealedSecret: $0.1, sealer: sealer) }
     }
 
     // MARK: identity links

@@ -12,15 +12,16 @@ public final class PostgresTenantDomainStore: TenantDomainStore {
     }
 
     @discardableResult
-    public func add(host: String, tenantID: String, appIDs: [String]) async throws -> TenantDomain {
+    public func add(
+        host: String, tenantID: String, appIDs: [String], trail: (@Sendable (TenantDomain?, TenantDomain) -> AuditDraft)?
+    ) async throws -> TenantDomain {
         let name = try TenantDomainError.host(host)
         for id in appIDs { try TenantDomainError.check(appID: id) }
         let now = StoreClock.now()
         return try await database.transaction { connection in
             // Serialize adds of one host: the row lock when it exists, the primary key when two create it.
-            var domain =
-                try await Self.fetch(connection, host: name, lock: true)
-                ?? TenantDomain(host: name, tenantID: tenantID, appIDs: [], createdAt: now)
+            let old = try await Self.fetch(connection, host: name, lock: true)
+            var domain = old ?? TenantDomain(host: name, tenantID: tenantID, appIDs: [], createdAt: now)
             guard domain.tenantID == tenantID else {
                 throw TenantDomainError.hostTaken(host: name, tenantID: domain.tenantID)
             }
@@ -30,17 +31,20 @@ public final class PostgresTenantDomainStore: TenantDomainStore {
                 ON CONFLICT (host) DO UPDATE SET app_ids = excluded.app_ids
                 """)
             try await PostgresTenantStore.bumpChangeCounter(connection, tenants: [tenantID])
+            if let trail { _ = try await PostgresAuditTrail.append(trail(old, domain), on: connection) }
             return domain
         }
     }
 
-    public func remove(host: String, tenantID: String) async throws {
+    public func remove(host: String, tenantID: String, trail: (@Sendable (TenantDomain) -> AuditDraft)?) async throws {
         let name = try TenantDomainError.host(host)
         try await database.transaction { connection in
-            let removed = try await connection.execute(
-                "DELETE FROM tenant_domains WHERE host = \(name) AND tenant_id = \(tenantID) RETURNING 1")
-            guard removed > 0 else { throw TenantDomainError.notFound(host: name) }
+            guard let old = try await Self.fetch(connection, host: name, lock: true), old.tenantID == tenantID else {
+                throw TenantDomainError.notFound(host: name)
+            }
+            _ = try await connection.execute("DELETE FROM tenant_domains WHERE host = \(name) AND tenant_id = \(tenantID)")
             try await PostgresTenantStore.bumpChangeCounter(connection, tenants: [tenantID])
+            if let trail { _ = try await PostgresAuditTrail.append(trail(old), on: connection) }
         }
     }
 

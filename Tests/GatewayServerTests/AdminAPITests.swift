@@ -185,6 +185,21 @@ struct AdminAPITests {
             Operation(
                 permission: AdminPermission(.read, .pushCredential), method: .GET,
                 path: { "/admin/v1/tenants/\($0)/push-credentials" }),
+            Operation(
+                permission: AdminPermission(.read, .linkDomain), method: .GET, path: { "/admin/v1/tenants/\($0)/link-domains" }),
+            Operation(
+                permission: AdminPermission(.create, .linkDomain), method: .POST, path: { "/admin/v1/tenants/\($0)/link-domains" },
+                body: { "{\"host\": \"links.\($0).example\", \"appIDs\": [\"ABCDE12345.com.\($0).app\"]}" }),
+            Operation(
+                permission: AdminPermission(.read, .trustedIssuer), method: .GET,
+                path: { "/admin/v1/tenants/\($0)/trusted-issuers" }),
+            Operation(
+                permission: AdminPermission(.create, .trustedIssuer), method: .POST,
+                path: { "/admin/v1/tenants/\($0)/trusted-issuers" },
+                body: { _ in #"{"issuer": "https://login.partner.example", "audience": "api"}"# }),
+            Operation(
+                permission: AdminPermission(.read, .identityProvider), method: .GET,
+                path: { "/admin/v1/tenants/\($0)/identity-providers" }),
             Operation(permission: AdminPermission(.read, .user), method: .GET, path: { "/admin/v1/tenants/\($0)/users/bob" }),
             Operation(
                 permission: AdminPermission(.update, .user), method: .PATCH, path: { "/admin/v1/tenants/\($0)/users/bob" },

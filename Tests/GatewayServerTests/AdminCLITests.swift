@@ -54,6 +54,16 @@ struct AdminCLITests {
                     keyID: "ABC123DEFG", teamID: "TEAM123456", topic: "com.acme.app", environment: .sandbox,
                     privateKey: P256.Signing.PrivateKey().pemRepresentation)),
             tenantID: "acme", now: Date())
+        try await admin.stores.domains.add(
+            host: "links.acme.example", tenantID: "acme", appIDs: ["ABCDE12345.com.acme.app", "ABCDE12345.com.acme.clip"])
+        try await admin.stores.auth.trustIssuer(
+            TrustedIssuer(
+                tenantID: "acme", issuer: "https://login.partner.example", audience: "acme-api",
+                introspection: .init(clientID: "gw", clientSecret: SecretValue("partner-secret-0042"))))
+        try await admin.stores.auth.addIdentityProvider(
+            IdentityProvider(
+                tenantID: "acme", alias: "partner", issuer: "https://login.partner.example", clientID: "gw",
+                clientSecret: SecretValue("idp-secret-0042"), autoRedirect: true))
         try await admin.stores.auth.addUsers([
             LocalUser(tenantID: "acme", username: "zoe", name: "Zoe", email: "z@acme.example", passwordHash: "ph"),
             LocalUser(tenantID: "acme", username: "yan", disabled: true, passwordHash: IdentityLinker.noPassword,
@@ -110,6 +120,9 @@ struct AdminCLITests {
                 ["keys", "list", "--tenant", "acme"],
                 ["user", "list", "--tenant", "acme"],
                 ["push", "apns", "show", "--tenant", "acme"],
+                ["domain", "list", "--tenant", "acme"],
+                ["issuer", "list", "--tenant", "acme"],
+                ["idp", "list", "--tenant", "acme"],
             ]
             for command in commands {
                 let onDatabase = await Self.ctl(local, command + ["--json"])
@@ -166,6 +179,31 @@ struct AdminCLITests {
             for command in [apns, ["push", "apns", "remove", "--tenant", "%"]] {
                 writes.append((command.map { $0 == "%" ? "beta" : $0 }, command.map { $0 == "%" ? "gamma" : $0 }))
             }
+            let domainWrites: [[String]] = [
+                ["domain", "add", "--tenant", "acme", "--host", "%.acme.example", "--app-id", "ABCDE12345.com.acme.app"],
+                ["domain", "add", "--tenant", "acme", "--host", "%.acme.example", "--app-id", "ABCDE12345.com.acme.clip"],
+                ["domain", "remove", "--tenant", "acme", "--host", "%.acme.example"],
+            ]
+            for command in domainWrites {
+                writes.append((command.map { $0.replacingOccurrences(of: "%", with: "l") }, command.map { $0.replacingOccurrences(of: "%", with: "r") }))
+            }
+            let issuerWrites: [[String]] = [
+                ["issuer", "trust", "--tenant", "acme", "--issuer", "https://%.partner.example", "--audience", "a",
+                 "--introspection-client-id", "gw", "--introspection-cache", "60"],
+                ["issuer", "trust", "--tenant", "acme", "--issuer", "https://%.partner.example", "--audience", "b"],
+                ["issuer", "untrust", "--tenant", "acme", "--issuer", "https://%.partner.example"],
+            ]
+            for command in issuerWrites {
+                writes.append((command.map { $0.replacingOccurrences(of: "%", with: "l") }, command.map { $0.replacingOccurrences(of: "%", with: "r") }))
+            }
+            let idpWrites: [[String]] = [
+                ["idp", "add", "--tenant", "acme", "--alias", "%", "--issuer", "https://%.idp.example", "--client-id", "gw",
+                 "--name", "Partner", "--scope", "openid email", "--link-by-verified-email"],
+                ["idp", "remove", "--tenant", "acme", "--alias", "%"],
+            ]
+            for command in idpWrites {
+                writes.append((command.map { $0.replacingOccurrences(of: "%", with: "l") }, command.map { $0.replacingOccurrences(of: "%", with: "r") }))
+            }
             let p8 = P256.Signing.PrivateKey().pemRepresentation
             for (localCommand, remoteCommand) in writes {
                 let stdin = localCommand.contains("--password-stdin") ? "a long password 42\n" : localCommand.contains("--key-stdin") ? p8 : ""
@@ -220,7 +258,7 @@ struct AdminCLITests {
     static func stable(_ output: String) throws -> JSONValue {
         let volatile: Set<String> = [
             "id", "configVersion", "createdAt", "updatedAt", "clientID", "revision", "removed", "kid", "signFrom", "nextAt",
-            "retired", "unpublishAt", "username", "subject", "keyFingerprint", "tenant",
+            "retired", "unpublishAt", "username", "subject", "keyFingerprint", "tenant", "host", "issuer", "untrusted", "alias",
         ]
         func strip(_ value: JSONValue) -> JSONValue {
             switch value {

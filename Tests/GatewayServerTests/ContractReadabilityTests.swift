@@ -149,6 +149,16 @@ struct ContractReadabilityTests {
                 == paths(try json(PushCredentialDocument(.apns(apns)))).union(paths(try json(PushCredentialDocument(.fcm(fcm))))))
         let retirement = SigningKeyRetirement(retired: "k", tenant: "acme", unpublishAt: Date(), promoted: "p")
         #expect(paths(try #require(schemas["SigningKeyRetirement"] as? [String: Any])) == paths(try json(retirement)))
+        let domain = TenantDomain(host: "links.acme.example", tenantID: "acme", appIDs: ["ABCDE12345.com.acme.app"])
+        #expect(paths(try #require(schemas["LinkDomain"] as? [String: Any])) == paths(try json(domain)))
+        let trust = TrustedIssuer(
+            tenantID: "acme", issuer: "https://login.partner.example", audience: "a", jwksURI: "https://login.partner.example/jwks",
+            introspection: .init(clientID: "gw", clientSecret: SecretValue("partner-secret-0042")))
+        #expect(paths(try #require(schemas["TrustedIssuer"] as? [String: Any])) == paths(try json(TrustedIssuerDocument(trust))))
+        let provider = IdentityProvider(
+            tenantID: "acme", alias: "p", issuer: "https://login.partner.example", clientID: "gw", clientSecret: SecretValue("s"))
+        #expect(
+            paths(try #require(schemas["IdentityProvider"] as? [String: Any])) == paths(try json(IdentityProviderDocument(provider))))
     }
 
     /// `code: "…"` / `code = … "…"` / `notFoundCode: "…"` literals in the Swift files under `folders`.

@@ -14,31 +14,6 @@ struct IdentityProviderCommand: AsyncParsableCommand {
     )
 }
 
-/// What `idp list --json` and `idp add --json` print: never the client secret.
-struct IdentityProviderDocument: Encodable {
-    var tenant: String
-    var alias: String
-    var displayName: String
-    var issuer: String
-    var clientID: String
-    var clientSecret: String?
-    var scopes: [String]
-    var linkByVerifiedEmail: Bool
-    var autoRedirect: Bool
-
-    init(_ p: IdentityProvider) {
-        tenant = p.tenantID
-        alias = p.alias
-        displayName = p.displayName
-        issuer = p.issuer
-        clientID = p.clientID
-        clientSecret = p.clientSecret?.masked
-        scopes = p.scopes
-        linkByVerifiedEmail = p.linkByVerifiedEmail
-        autoRedirect = p.autoRedirect
-    }
-}
-
 struct IdentityProviderAddCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
@@ -72,14 +47,26 @@ struct IdentityProviderAddCommand: AsyncParsableCommand {
             scopes: scope.split(separator: " ").map(String.init), linkByVerifiedEmail: linkByEmail,
             autoRedirect: autoRedirect)
         do { try provider.validate() } catch { throw CLIError.invalid("\(error)") }
-        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        if autoRedirect,
-            let other = try await a.auth.identityProviders(tenantID: tenant.tenant).first(where: \.autoRedirect)
-        {
-            throw CLIError.invalid("identity provider \(other.alias) already has --auto-redirect; only one may")
+        let document: IdentityProviderDocument
+        if let remote = try await AdminRemote.select(global, context: context) {
+            document = try await remote.addIdentityProvider(
+                tenantID: tenant.tenant,
+                .init(
+                    alias: alias, displayName: displayName, issuer: issuer, clientID: clientID,
+                    clientSecret: secret?.plaintext, scopes: provider.scopes, linkByVerifiedEmail: linkByEmail,
+                    autoRedirect: autoRedirect))
+        } else {
+            let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
+            do {
+                try provider.checkBeside(try await a.auth.identityProviders(tenantID: tenant.tenant))
+            } catch { throw CLIError.invalid("\(error)") }
+            let (user, now) = (a.access.actor, Date())
+            try await a.auth.addIdentityProvider(provider) { new in
+                IdentityProviderTrail.draft(nil, new, actor: .local(user: user), requestID: nil, time: now)
+            }
+            document = IdentityProviderDocument(provider)
         }
-        try await a.auth.addIdentityProvider(provider)
-        if global.json { try context.printJSON(IdentityProviderDocument(provider)); return }
+        if global.json { try context.printJSON(document); return }
         context.print("added identity provider \(alias) (\(issuer)) to tenant \(tenant.tenant)")
         context.print(
             "register this redirect URI at the provider: <issuer of tenant \(tenant.tenant)>/oauth2/idp/callback")
@@ -94,8 +81,13 @@ struct IdentityProviderListCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        let providers = try await a.auth.identityProviders(tenantID: tenant.tenant).map(IdentityProviderDocument.init)
+        let providers: [IdentityProviderDocument]
+        if let remote = try await AdminRemote.select(global, context: context) {
+            providers = try await remote.identityProviders(tenantID: tenant.tenant)
+        } else {
+            let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
+            providers = try await a.auth.identityProviders(tenantID: tenant.tenant).map(IdentityProviderDocument.init)
+        }
         if global.json { try context.printJSON(providers); return }
         var table = TextTable(header: ["ALIAS", "NAME", "ISSUER", "CLIENT ID", "SECRET", "OPTIONS"])
         for p in providers {
@@ -120,8 +112,15 @@ struct IdentityProviderRemoveCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        try await a.auth.removeIdentityProvider(tenantID: tenant.tenant, alias: alias)
+        if let remote = try await AdminRemote.select(global, context: context) {
+            try await remote.removeIdentityProvider(tenantID: tenant.tenant, alias: alias)
+        } else {
+            let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
+            let (user, now) = (a.access.actor, Date())
+            try await a.auth.removeIdentityProvider(tenantID: tenant.tenant, alias: alias) { old in
+                IdentityProviderTrail.draft(old, nil, actor: .local(user: user), requestID: nil, time: now)
+            }
+        }
         try context.report(
             "removed identity provider \(alias) from tenant \(tenant.tenant)", document: ["removed": alias],
             json: global.json)

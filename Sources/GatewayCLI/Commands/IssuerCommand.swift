@@ -12,29 +12,6 @@ struct IssuerCommand: AsyncParsableCommand {
     )
 }
 
-/// What `issuer list --json` prints: the introspection secret masked.
-struct TrustedIssuerDocument: Encodable {
-    var tenant: String
-    var issuer: String
-    var audience: String
-    var subjectClaim: String
-    var jwksURI: String?
-    var introspectionClientID: String?
-    var introspectionSecret: String?
-    var introspectionCacheSeconds: Int?
-
-    init(_ t: TrustedIssuer) {
-        tenant = t.tenantID
-        issuer = t.issuer
-        audience = t.audience
-        subjectClaim = t.subjectClaim
-        jwksURI = t.jwksURI
-        introspectionClientID = t.introspection?.clientID
-        introspectionSecret = t.introspection?.clientSecret?.masked
-        introspectionCacheSeconds = t.introspection?.cacheSeconds
-    }
-}
-
 struct IssuerTrustCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trust",
@@ -77,11 +54,25 @@ struct IssuerTrustCommand: AsyncParsableCommand {
             tenantID: tenant.tenant, issuer: issuer, audience: audience, subjectClaim: subjectClaim, jwksURI: jwksURI,
             introspection: introspection)
         do { try trust.validate() } catch { throw CLIError.invalid("\(error)") }
-        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        try await a.auth.trustIssuer(trust)
+        let document: TrustedIssuerDocument
+        if let remote = try await AdminRemote.select(global, context: context) {
+            document = try await remote.trustIssuer(
+                tenantID: tenant.tenant,
+                .init(
+                    issuer: issuer, audience: audience, subjectClaim: subjectClaim, jwksURI: jwksURI,
+                    introspectionClientID: introspectionClientID, introspectionSecret: secret?.plaintext,
+                    introspectionCacheSeconds: introspectionClientID == nil ? nil : introspectionCache))
+        } else {
+            let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
+            let (user, now) = (a.access.actor, Date())
+            try await a.auth.trustIssuer(trust) { old, new in
+                TrustedIssuerTrail.draft(old, new, actor: .local(user: user), requestID: nil, time: now)
+            }
+            document = TrustedIssuerDocument(trust)
+        }
         try context.report(
-            "tenant \(tenant.tenant) trusts access tokens of \(issuer) for audience \(audience)",
-            document: TrustedIssuerDocument(trust), json: global.json)
+            "tenant \(tenant.tenant) trusts access tokens of \(issuer) for audience \(audience)", document: document,
+            json: global.json)
     }
 }
 
@@ -92,13 +83,19 @@ struct IssuerListCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        let issuers = try await a.auth.trustedIssuers(tenantID: tenant.tenant)
-        if global.json { try context.printJSON(issuers.map(TrustedIssuerDocument.init)); return }
+        let issuers: [TrustedIssuerDocument]
+        if let remote = try await AdminRemote.select(global, context: context) {
+            issuers = try await remote.trustedIssuers(tenantID: tenant.tenant)
+        } else {
+            let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
+            issuers = try await a.auth.trustedIssuers(tenantID: tenant.tenant).map(TrustedIssuerDocument.init)
+        }
+        if global.json { try context.printJSON(issuers); return }
         var table = TextTable(header: ["ISSUER", "AUDIENCE", "SUBJECT CLAIM", "JWKS", "OPAQUE TOKENS"])
         for i in issuers {
             let opaque =
-                i.introspection.map { "introspected as \($0.clientID), cached ≤ \($0.cacheSeconds) s" } ?? "refused"
+                i.introspectionClientID.map { "introspected as \($0), cached ≤ \(i.introspectionCacheSeconds ?? 300) s" }
+                ?? "refused"
             table.rows.append([i.issuer, i.audience, i.subjectClaim, i.jwksURI ?? "(discovery)", opaque])
         }
         table.lines.forEach(context.print)
@@ -114,8 +111,15 @@ struct IssuerUntrustCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        try await a.auth.untrustIssuer(tenantID: tenant.tenant, issuer: issuer)
+        if let remote = try await AdminRemote.select(global, context: context) {
+            try await remote.untrustIssuer(tenantID: tenant.tenant, issuer: issuer)
+        } else {
+            let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
+            let (user, now) = (a.access.actor, Date())
+            try await a.auth.untrustIssuer(tenantID: tenant.tenant, issuer: issuer) { old in
+                TrustedIssuerTrail.draft(old, nil, actor: .local(user: user), requestID: nil, time: now)
+            }
+        }
         try context.report(
             "tenant \(tenant.tenant) no longer trusts \(issuer)", document: ["untrusted": issuer], json: global.json)
     }

@@ -6,17 +6,23 @@ import Foundation
 public protocol FederationStore: Sendable {
     /// Every identity provider of `tenantID`, by alias.
     func identityProviders(tenantID: String) async throws -> [IdentityProvider]
-    /// Inserts (throws `alreadyExists`); the client secret is sealed.
-    func addIdentityProvider(_ provider: IdentityProvider) async throws
-    /// Throws `notFound` for an unknown alias. Links made through it stay (they name the issuer).
-    func removeIdentityProvider(tenantID: String, alias: String) async throws
+    /// Inserts (throws `alreadyExists`); the client secret is sealed. `trail(new)` is appended
+    /// to the operators' audit trail in the same transaction.
+    func addIdentityProvider(_ provider: IdentityProvider, trail: (@Sendable (IdentityProvider) -> AuditDraft)?) async throws
+    /// Throws `notFound` for an unknown alias. Links made through it stay (they name the
+    /// issuer). `trail(old)` is appended in the same transaction.
+    func removeIdentityProvider(
+        tenantID: String, alias: String, trail: (@Sendable (IdentityProvider) -> AuditDraft)?
+    ) async throws
 
     /// Every trusted issuer of `tenantID`, by issuer.
     func trustedIssuers(tenantID: String) async throws -> [TrustedIssuer]
-    /// Inserts or replaces the trust of `issuer.issuer`.
-    func trustIssuer(_ issuer: TrustedIssuer) async throws
-    /// Throws `notFound` when the issuer is not trusted.
-    func untrustIssuer(tenantID: String, issuer: String) async throws
+    /// Inserts or replaces the trust of `issuer.issuer`; `trail(old, new)` (old nil: a new
+    /// trust) is appended to the operators' audit trail in the same transaction.
+    func trustIssuer(_ issuer: TrustedIssuer, trail: (@Sendable (TrustedIssuer?, TrustedIssuer) -> AuditDraft)?) async throws
+    /// Throws `notFound` when the issuer is not trusted; `trail(old)` is appended in the same
+    /// transaction.
+    func untrustIssuer(tenantID: String, issuer: String, trail: (@Sendable (TrustedIssuer) -> AuditDraft)?) async throws
 
     /// The local user an upstream identity is linked to.
     func identityLink(tenantID: String, issuer: String, externalSubject: String) async throws -> IdentityLink?
@@ -26,4 +32,26 @@ public protocol FederationStore: Sendable {
     func addIdentityLink(_ link: IdentityLink) async throws
     /// Throws `notFound` when there is no such link.
     func removeIdentityLink(tenantID: String, issuer: String, externalSubject: String) async throws
+}
+
+extension FederationStore {
+    /// Adds an identity provider without an audit record.
+    public func addIdentityProvider(_ provider: IdentityProvider) async throws {
+        try await addIdentityProvider(provider, trail: nil)
+    }
+
+    /// Removes an identity provider without an audit record.
+    public func removeIdentityProvider(tenantID: String, alias: String) async throws {
+        try await removeIdentityProvider(tenantID: tenantID, alias: alias, trail: nil)
+    }
+
+    /// Trusts an issuer without an audit record.
+    public func trustIssuer(_ issuer: TrustedIssuer) async throws {
+        try await trustIssuer(issuer, trail: nil)
+    }
+
+    /// Stops trusting an issuer without an audit record.
+    public func untrustIssuer(tenantID: String, issuer: String) async throws {
+        try await untrustIssuer(tenantID: tenantID, issuer: issuer, trail: nil)
+    }
 }

@@ -44,6 +44,24 @@ public enum AdminError: Error, Sendable, Equatable {
     case pushCredentialsNotFound(String)
     /// Credentials the provider's rules refuse (a key that is not one): 422 `invalid_push_credentials`.
     case invalidPushCredentials(String)
+    /// The tenant serves no link domain of that host: 404 `link_domain_not_found`.
+    case linkDomainNotFound(String)
+    /// Another tenant serves the host (which one is not said): 409 `link_domain_taken`.
+    case linkDomainTaken(String)
+    /// A host or app id the rules refuse: 422 `invalid_link_domain`.
+    case invalidLinkDomain(String)
+    /// The tenant does not trust that issuer: 404 `trusted_issuer_not_found`.
+    case trustedIssuerNotFound(String)
+    /// A trust the rules refuse (an http issuer off loopback, a cache time over an hour): 422
+    /// `invalid_trusted_issuer`.
+    case invalidTrustedIssuer(String)
+    /// The tenant has no identity provider of that alias: 404 `identity_provider_not_found`.
+    case identityProviderNotFound(String)
+    /// The tenant has an identity provider of that alias: 409 `identity_provider_exists`.
+    case identityProviderExists(String)
+    /// A provider the rules refuse (an alias, an issuer, a second auto-redirect): 422
+    /// `invalid_identity_provider`.
+    case invalidIdentityProvider(String)
     /// The tenant publishes no signing key of that id: 404 `signing_key_not_found`.
     case signingKeyNotFound(String)
     /// The key change would leave an algorithm without a signer: 409 `signing_key_conflict`.

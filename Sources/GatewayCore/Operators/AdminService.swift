@@ -13,6 +13,7 @@ public struct AdminService: Sendable {
     let users: any AuthStore
     let hasher: PasswordHasher
     let pushCredentialStore: any PushCredentialStore
+    let domains: any TenantDomainStore
     let clock: WallClock
 
     /// The admin API's decisions over the installation's stores.
@@ -28,6 +29,7 @@ public struct AdminService: Sendable {
         self.users = stores.auth
         self.hasher = hasher
         self.pushCredentialStore = stores.pushCredentials
+        self.domains = stores.domains
         self.clock = clock
     }
 

@@ -19,7 +19,9 @@ extension SQLiteAuthStore {
         return try rows.map { try IdentityProvider.stored($0.document, sealedSecret: $0.sealed, sealer: sealer) }
     }
 
-    public func addIdentityProvider(_ provider: IdentityProvider) async throws {
+    public func addIdentityProvider(
+        _ provider: IdentityProvider, trail: (@Sendable (IdentityProvider) -> AuditDraft)?
+    ) async throws {
         try provider.validate()
         let document = try provider.storedDocument(), sealed = try provider.sealedSecret(sealer)
         try await pool.write { db in
@@ -35,15 +37,26 @@ extension SQLiteAuthStore {
                 arguments: [
                     provider.tenantID, provider.alias, document, sealed, StoreClock.milliseconds(provider.createdAt),
                 ])
+            if let trail { _ = try SQLiteAuditTrail.append(trail(provider), in: db) }
         }
     }
 
-    public func removeIdentityProvider(tenantID: String, alias: String) async throws {
+    public func removeIdentityProvider(
+        tenantID: String, alias: String, trail: (@Sendable (IdentityProvider) -> AuditDraft)?
+    ) async throws {
+        let sealer = self.sealer
         try await pool.write { db in
+            guard
+                let old = try Row.fetchOne(
+                    db,
+                    sql: "SELECT document, client_secret_sealed FROM auth_identity_providers WHERE tenant_id = ? AND alias = ?",
+                    arguments: [tenantID, alias]
+                ).map({ try IdentityProvider.stored($0["document"], sealedSecret: $0["client_secret_sealed"], sealer: sealer) })
+            else { throw AuthStoreError.notFound("identity provider \(alias)") }
             try db.execute(
                 sql: "DELETE FROM auth_identity_providers WHERE tenant_id = ? AND alias = ?",
                 arguments: [tenantID, alias])
-            if db.changesCount == 0 { throw AuthStoreError.notFound("identity provider \(alias)") }
+            if let trail { _ = try SQLiteAuditTrail.append(trail(old), in: db) }
         }
     }
 
@@ -63,10 +76,14 @@ extension SQLiteAuthStore {
         return try rows.map { try TrustedIssuer.stored($0.document, sealedSecret: $0.sealed, sealer: sealer) }
     }
 
-    public func trustIssuer(_ issuer: TrustedIssuer) async throws {
+    public func trustIssuer(
+        _ issuer: TrustedIssuer, trail: (@Sendable (TrustedIssuer?, TrustedIssuer) -> AuditDraft)?
+    ) async throws {
         try issuer.validate()
         let document = try issuer.storedDocument(), sealed = try issuer.sealedSecret(sealer)
+        let sealer = self.sealer
         try await pool.write { db in
+            let old = try Self.trustedIssuer(db, tenantID: issuer.tenantID, issuer: issuer.issuer, sealer: sealer)
             try db.execute(
                 sql: """
                     INSERT INTO auth_trusted_issuers (tenant_id, issuer, document, introspection_secret_sealed, created_at_ms) VALUES (?, ?, ?, ?, ?)
@@ -75,16 +92,33 @@ extension SQLiteAuthStore {
                 arguments: [
                     issuer.tenantID, issuer.issuer, document, sealed, StoreClock.milliseconds(issuer.createdAt),
                 ])
+            if let trail { _ = try SQLiteAuditTrail.append(trail(old, issuer), in: db) }
         }
     }
 
-    public func untrustIssuer(tenantID: String, issuer: String) async throws {
+    public func untrustIssuer(
+        tenantID: String, issuer: String, trail: (@Sendable (TrustedIssuer) -> AuditDraft)?
+    ) async throws {
+        let sealer = self.sealer
         try await pool.write { db in
+            guard let old = try Self.trustedIssuer(db, tenantID: tenantID, issuer: issuer, sealer: sealer) else {
+                throw AuthStoreError.notFound("trusted issuer \(issuer)")
+            }
             try db.execute(
                 sql: "DELETE FROM auth_trusted_issuers WHERE tenant_id = ? AND issuer = ?",
                 arguments: [tenantID, issuer])
-            if db.changesCount == 0 { throw AuthStoreError.notFound("trusted issuer \(issuer)") }
+            if let trail { _ = try SQLiteAuditTrail.append(trail(old), in: db) }
         }
+    }
+
+    /// The trust of `issuer` stored now, inside the caller's transaction.
+    private static func trustedIssuer(
+        _ db: Database, tenantID: String, issuer: String, sealer: SecretSealer
+    ) throws -> TrustedIssuer? {
+        try Row.fetchOne(
+            db, sql: "SELECT document, introspection_secret_sealed FROM auth_trusted_issuers WHERE tenant_id = ? AND issuer = ?",
+            arguments: [tenantID, issuer]
+        ).map { try TrustedIssuer.stored($0["document"], sealedSecret: $0["introspection_secret_sealed"], sealer: sealer) }
     }
 
     // MARK: identity links

@@ -139,6 +139,28 @@ enum AdminProblems {
                     status: 404, code: "push_credentials_not_found", title: "Not Found", detail: "no \(provider) credentials")
             case .invalidPushCredentials(let detail):
                 return GatewayProblem(status: 422, code: "invalid_push_credentials", title: "Unprocessable Content", detail: detail)
+            case .linkDomainNotFound(let host):
+                return GatewayProblem(
+                    status: 404, code: "link_domain_not_found", title: "Not Found", detail: "the tenant serves no \(host)")
+            case .linkDomainTaken(let host):
+                return GatewayProblem(
+                    status: 409, code: "link_domain_taken", title: "Conflict", detail: "\(host) is served for another tenant")
+            case .invalidLinkDomain(let detail):
+                return GatewayProblem(status: 422, code: "invalid_link_domain", title: "Unprocessable Content", detail: detail)
+            case .trustedIssuerNotFound(let issuer):
+                return GatewayProblem(
+                    status: 404, code: "trusted_issuer_not_found", title: "Not Found",
+                    detail: "the tenant does not trust \(issuer.prefix(200))")
+            case .invalidTrustedIssuer(let detail):
+                return GatewayProblem(status: 422, code: "invalid_trusted_issuer", title: "Unprocessable Content", detail: detail)
+            case .identityProviderNotFound(let alias):
+                return GatewayProblem(
+                    status: 404, code: "identity_provider_not_found", title: "Not Found", detail: "no identity provider \(alias)")
+            case .identityProviderExists(let alias):
+                return GatewayProblem(
+                    status: 409, code: "identity_provider_exists", title: "Conflict", detail: "an identity provider \(alias) exists")
+            case .invalidIdentityProvider(let detail):
+                return GatewayProblem(status: 422, code: "invalid_identity_provider", title: "Unprocessable Content", detail: detail)
             case .signingKeyNotFound(let kid):
                 return GatewayProblem(
                     status: 404, code: "signing_key_not_found", title: "Not Found", detail: "no published signing key \(kid)")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import GatewayCore
 
 /// `gatewayctl domain ...`
@@ -32,10 +33,17 @@ struct DomainAddCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
-        let store = state.access.stores.domains
-        let domain = try await UserStateAccess.mapErrors {
-            try await store.add(host: host, tenantID: tenant.tenant, appIDs: appIDs)
+        let domain: TenantDomain
+        if let remote = try await AdminRemote.select(global, context: context) {
+            domain = try await remote.addLinkDomain(tenantID: tenant.tenant, host: host, appIDs: appIDs)
+        } else {
+            let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
+            let (store, user, now) = (state.access.stores.domains, state.access.actor, Date())
+            domain = try await UserStateAccess.mapErrors {
+                try await store.add(host: host, tenantID: tenant.tenant, appIDs: appIDs) { old, new in
+                    LinkDomainTrail.draft(old, new, actor: .local(user: user), requestID: nil, time: now)
+                }
+            }
         }
         if global.json {
             try context.printJSON(domain)
@@ -61,8 +69,14 @@ struct DomainListCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let access = try await StoreAccess.open(global, context: context)
-        let domains = try await access.stores.domains.domains(tenantID: tenant)
+        let domains: [TenantDomain]
+        if let remote = try await AdminRemote.select(global, context: context) {
+            guard let tenant else { throw CLIError.invalid("over the admin API, give --tenant") }
+            domains = try await remote.linkDomains(tenantID: tenant)
+        } else {
+            let access = try await StoreAccess.open(global, context: context)
+            domains = try await access.stores.domains.domains(tenantID: tenant)
+        }
         if global.json {
             try context.printJSON(domains)
             return
@@ -92,9 +106,17 @@ struct DomainRemoveCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
-        let store = state.access.stores.domains
-        try await UserStateAccess.mapErrors { try await store.remove(host: host, tenantID: tenant.tenant) }
+        if let remote = try await AdminRemote.select(global, context: context) {
+            try await remote.removeLinkDomain(tenantID: tenant.tenant, host: host)
+        } else {
+            let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
+            let (store, user, now) = (state.access.stores.domains, state.access.actor, Date())
+            try await UserStateAccess.mapErrors {
+                try await store.remove(host: host, tenantID: tenant.tenant) { old in
+                    LinkDomainTrail.draft(old, nil, actor: .local(user: user), requestID: nil, time: now)
+                }
+            }
+        }
         let canonical = host.lowercased()
         if global.json {
             try context.printJSON(Report(removed: canonical, tenant: tenant.tenant))

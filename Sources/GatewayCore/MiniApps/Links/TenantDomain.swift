@@ -60,14 +60,32 @@ public enum TenantDomainError: Error, Sendable, Equatable, CustomStringConvertib
 
 /// Host → tenant mapping with app ids.
 public protocol TenantDomainStore: Sendable {
-    /// Adds `host` to `tenantID` or, when it already belongs to it, adds the app ids.
-    /// Throws ``TenantDomainError/hostTaken(host:tenantID:)`` for another tenant's host.
+    /// Adds `host` to `tenantID` or, when it already belongs to it, adds the app ids;
+    /// `trail(old, new)` (old nil: a new host) is appended to the operators' audit trail in the
+    /// same transaction. Throws ``TenantDomainError/hostTaken(host:tenantID:)`` for another
+    /// tenant's host.
     @discardableResult
-    func add(host: String, tenantID: String, appIDs: [String]) async throws -> TenantDomain
-    /// Removes `host` from `tenantID`; throws ``TenantDomainError/notFound(host:)``.
-    func remove(host: String, tenantID: String) async throws
+    func add(
+        host: String, tenantID: String, appIDs: [String], trail: (@Sendable (TenantDomain?, TenantDomain) -> AuditDraft)?
+    ) async throws -> TenantDomain
+    /// Removes `host` from `tenantID`, `trail(old)` appended in the same transaction; throws
+    /// ``TenantDomainError/notFound(host:)``.
+    func remove(host: String, tenantID: String, trail: (@Sendable (TenantDomain) -> AuditDraft)?) async throws
     /// The domain for a request's Host (nil when unknown).
     func domain(host: String) async throws -> TenantDomain?
     /// Domains of one tenant (nil: all), sorted by host.
     func domains(tenantID: String?) async throws -> [TenantDomain]
+}
+
+extension TenantDomainStore {
+    /// Adds a host or app ids without an audit record.
+    @discardableResult
+    public func add(host: String, tenantID: String, appIDs: [String]) async throws -> TenantDomain {
+        try await add(host: host, tenantID: tenantID, appIDs: appIDs, trail: nil)
+    }
+
+    /// Removes a host without an audit record.
+    public func remove(host: String, tenantID: String) async throws {
+        try await remove(host: host, tenantID: tenantID, trail: nil)
+    }
 }

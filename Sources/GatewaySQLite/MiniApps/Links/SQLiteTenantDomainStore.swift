@@ -12,14 +12,15 @@ public final class SQLiteTenantDomainStore: TenantDomainStore {
     }
 
     @discardableResult
-    public func add(host: String, tenantID: String, appIDs: [String]) async throws -> TenantDomain {
+    public func add(
+        host: String, tenantID: String, appIDs: [String], trail: (@Sendable (TenantDomain?, TenantDomain) -> AuditDraft)?
+    ) async throws -> TenantDomain {
         let name = try TenantDomainError.host(host)
         for id in appIDs { try TenantDomainError.check(appID: id) }
         let now = StoreClock.now()
         return try await pool.write { db in
-            var domain =
-                try Self.fetch(db, host: name)
-                ?? TenantDomain(host: name, tenantID: tenantID, appIDs: [], createdAt: now)
+            let old = try Self.fetch(db, host: name)
+            var domain = old ?? TenantDomain(host: name, tenantID: tenantID, appIDs: [], createdAt: now)
             guard domain.tenantID == tenantID else {
                 throw TenantDomainError.hostTaken(host: name, tenantID: domain.tenantID)
             }
@@ -31,17 +32,21 @@ public final class SQLiteTenantDomainStore: TenantDomainStore {
                     """,
                 arguments: [name, tenantID, try Self.encode(domain.appIDs), StoreClock.milliseconds(domain.createdAt)])
             try SQLiteTenantStore.bumpChangeCounter(db, tenants: [tenantID])
+            if let trail { _ = try SQLiteAuditTrail.append(trail(old, domain), in: db) }
             return domain
         }
     }
 
-    public func remove(host: String, tenantID: String) async throws {
+    public func remove(host: String, tenantID: String, trail: (@Sendable (TenantDomain) -> AuditDraft)?) async throws {
         let name = try TenantDomainError.host(host)
         try await pool.write { db in
+            guard let old = try Self.fetch(db, host: name), old.tenantID == tenantID else {
+                throw TenantDomainError.notFound(host: name)
+            }
             try db.execute(
                 sql: "DELETE FROM tenant_domains WHERE host = ? AND tenant_id = ?", arguments: [name, tenantID])
-            guard db.changesCount > 0 else { throw TenantDomainError.notFound(host: name) }
             try SQLiteTenantStore.bumpChangeCounter(db, tenants: [tenantID])
+            if let trail { _ = try SQLiteAuditTrail.append(trail(old), in: db) }
         }
     }
 

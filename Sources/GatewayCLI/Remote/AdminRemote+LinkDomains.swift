@@ -1,0 +1,28 @@
+import AdminAPI
+import Foundation
+import GatewayCore
+
+/// Link-domain commands over the admin API.
+extension AdminRemote {
+    func linkDomains(tenantID: String) async throws -> [TenantDomain] {
+        try await Self.all([TenantDomain].self) { cursor in
+            let output = try await client.adminListLinkDomains(
+                path: .init(tenant: tenantID), query: .init(cursor: cursor, limit: AuditQuery.maxLimit))
+            guard case .ok(let ok) = output else { throw Self.refusal(output) }
+            let page = try ok.body.json
+            return (page.items, page.next)
+        }
+    }
+
+    func addLinkDomain(tenantID: String, host: String, appIDs: [String]) async throws -> TenantDomain {
+        let output = try await client.adminAddLinkDomain(
+            path: .init(tenant: tenantID), body: .json(.init(host: host, appIDs: appIDs)))
+        guard case .ok(let ok) = output else { throw Self.refusal(output) }
+        return try Self.document(try ok.body.json, as: TenantDomain.self)
+    }
+
+    func removeLinkDomain(tenantID: String, host: String) async throws {
+        let output = try await client.adminDeleteLinkDomain(path: .init(tenant: tenantID, host: host))
+        guard case .noContent = output else { throw Self.refusal(output) }
+    }
+}
