@@ -67,6 +67,12 @@ struct AdminLinkDomainAPITests {
                 let refused = try await admin.call(.POST, Self.base, token: token, body: body, contentType: "application/json")
                 #expect([400, 422].contains(refused.status) && refused.json["code"] != nil, "\(body): \(refused.json)")
             }
+            let longCursor = try await admin.call(.GET, "\(Self.base)?cursor=\(String(repeating: "0", count: 201))", token: token)
+            #expect(longCursor.status == 400 && longCursor.json["code"] as? String == "invalid_request")
+            // JSON Schema counts code points: 150 letters with a combining mark each are 300.
+            let marked = String(repeating: "e\u{0301}", count: 150).addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let combining = try await admin.call(.GET, "\(Self.base)?cursor=\(marked)", token: token)
+            #expect(combining.status == 400 && combining.json["code"] as? String == "invalid_request")
             #expect(try await admin.stores.domains.domain(host: "x.acme.example") == nil)
 
             let removed = try await admin.call(.DELETE, "\(Self.base)/a.acme.example", token: token)

@@ -43,11 +43,9 @@ public enum IdentityProviderTrail {
         _ old: IdentityProvider?, _ new: IdentityProvider?, actor: AuditActor, requestID: String?, time: Date
     ) -> AuditDraft {
         let provider = (new ?? old)!
-        return AuditDraft(
-            time: time, actor: actor, requestID: requestID, verb: new == nil ? .delete : .create,
-            resource: AuditResource(type: .identityProvider, tenant: provider.tenantID, id: provider.alias),
-            outcome: new == nil ? AuditOutcome(status: 204) : .created,
-            change: AuditChange.between(
-                old.map(IdentityProviderDocument.init), new.map(IdentityProviderDocument.init), ignoring: []))
+        return .documents(
+            .identityProvider, tenant: provider.tenantID, id: provider.alias,
+            before: old.map(IdentityProviderDocument.init), after: new.map(IdentityProviderDocument.init), actor: actor,
+            requestID: requestID, time: time, created: .created)
     }
 }

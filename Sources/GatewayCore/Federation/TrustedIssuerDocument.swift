@@ -31,11 +31,9 @@ public enum TrustedIssuerTrail {
         _ old: TrustedIssuer?, _ new: TrustedIssuer?, actor: AuditActor, requestID: String?, time: Date
     ) -> AuditDraft {
         let trust = (new ?? old)!
-        return AuditDraft(
-            time: time, actor: actor, requestID: requestID,
-            verb: old == nil ? .create : new == nil ? .delete : .update,
-            resource: AuditResource(type: .trustedIssuer, tenant: trust.tenantID, id: String(trust.issuer.prefix(200))),
-            outcome: new == nil ? AuditOutcome(status: 204) : .ok,
-            change: AuditChange.between(old.map(TrustedIssuerDocument.init), new.map(TrustedIssuerDocument.init), ignoring: []))
+        return .documents(
+            .trustedIssuer, tenant: trust.tenantID, id: String(trust.issuer.prefix(200)),
+            before: old.map(TrustedIssuerDocument.init), after: new.map(TrustedIssuerDocument.init), actor: actor,
+            requestID: requestID, time: time)
     }
 }

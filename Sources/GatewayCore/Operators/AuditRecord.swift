@@ -142,6 +142,21 @@ public struct AuditDraft: Sendable, Equatable {
 
     /// The chain it joins: its tenant's, or the platform's.
     public var chain: String { resource.tenant ?? AuditChain.platform }
+
+    /// The record of a tenant's resource written as operators read it: `before` nil, it was
+    /// created (`create`, answered `created`); `after` nil, removed (`delete`, 204); else
+    /// changed (`update`, 200). The change holds the documents' members that differ.
+    public static func documents<Document: Encodable>(
+        _ type: AdminResource, tenant: String, id: String, before: Document?, after: Document?, actor: AuditActor,
+        requestID: String?, time: Date, created: AuditOutcome = .ok
+    ) -> AuditDraft {
+        AuditDraft(
+            time: time, actor: actor, requestID: requestID,
+            verb: before == nil ? .create : after == nil ? .delete : .update,
+            resource: AuditResource(type: type, tenant: tenant, id: id),
+            outcome: after == nil ? AuditOutcome(status: 204) : before == nil ? created : .ok,
+            change: AuditChange.between(before, after, ignoring: ["createdAt"]))
+    }
 }
 
 /// One record of the trail as stored and sealed: the draft, its place in its chain, the

@@ -5,6 +5,7 @@ import GatewayCore
 /// A tenant's link domains on the admin API.
 extension AdminAPIHandler {
     func adminListLinkDomains(_ input: Operations.AdminListLinkDomains.Input) async throws -> Operations.AdminListLinkDomains.Output {
+        try AdminInput.check(input.query.cursor, max: 200, "cursor")
         let page = try await service.linkDomains(
             try AdminScope.call(), tenantID: input.path.tenant, cursor: input.query.cursor, limit: input.query.limit ?? 50)
         let items = try page.items.map { try Self.wire($0, as: Components.Schemas.LinkDomain.self) }
@@ -12,12 +13,16 @@ extension AdminAPIHandler {
     }
 
     func adminGetLinkDomain(_ input: Operations.AdminGetLinkDomain.Input) async throws -> Operations.AdminGetLinkDomain.Output {
+        try AdminInput.check(input.path.host, max: 253, "host")
         let found = try await service.linkDomain(try AdminScope.call(), tenantID: input.path.tenant, host: input.path.host)
         return .ok(.init(body: .json(try Self.wire(found, as: Components.Schemas.LinkDomain.self))))
     }
 
     func adminAddLinkDomain(_ input: Operations.AdminAddLinkDomain.Input) async throws -> Operations.AdminAddLinkDomain.Output {
         guard case .json(let body) = input.body else { throw AdminError.badRequest("a JSON body") }
+        try AdminInput.check(body.host, max: 253, "host")
+        try AdminInput.check(body.appIDs, maxItems: 50, "appIDs")
+        for id in body.appIDs { try AdminInput.check(id, max: 166, "an app id") }
         let domain = try await service.addLinkDomain(
             try AdminScope.call(), tenantID: input.path.tenant, host: body.host, appIDs: body.appIDs)
         return .ok(.init(body: .json(try Self.wire(domain, as: Components.Schemas.LinkDomain.self))))
@@ -26,6 +31,7 @@ extension AdminAPIHandler {
     func adminDeleteLinkDomain(
         _ input: Operations.AdminDeleteLinkDomain.Input
     ) async throws -> Operations.AdminDeleteLinkDomain.Output {
+        try AdminInput.check(input.path.host, max: 253, "host")
         try await service.removeLinkDomain(try AdminScope.call(), tenantID: input.path.tenant, host: input.path.host)
         return .noContent(.init())
     }

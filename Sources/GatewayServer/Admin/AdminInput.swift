@@ -4,10 +4,11 @@ import GatewayCore
 /// and lists): a value past one is 400 `invalid_request`, before anything is read or decided.
 enum AdminInput {
     /// `value` (when given) is at most `max` characters, and not empty unless `empty` (a
-    /// merge patch's "clear this field").
+    /// merge patch's "clear this field"). Characters are counted as JSON Schema's `maxLength`
+    /// counts them, in Unicode code points: a Swift `Character` can hold many (combining marks).
     static func check(_ value: String?, max: Int, _ name: String, empty: Bool = false) throws {
         guard let value else { return }
-        guard empty || !value.isEmpty, value.count <= max else {
+        guard empty || !value.isEmpty, value.unicodeScalars.count <= max else {
             throw AdminError.badRequest("\(name) is \(empty ? 0 : 1)-\(max) characters")
         }
     }

@@ -7,11 +7,8 @@ public enum LinkDomainTrail {
         _ old: TenantDomain?, _ new: TenantDomain?, actor: AuditActor, requestID: String?, time: Date
     ) -> AuditDraft {
         let domain = (new ?? old)!
-        let verb: AdminVerb = old == nil ? .create : new == nil ? .delete : .update
-        return AuditDraft(
-            time: time, actor: actor, requestID: requestID, verb: verb,
-            resource: AuditResource(type: .linkDomain, tenant: domain.tenantID, id: domain.host),
-            outcome: new == nil ? AuditOutcome(status: 204) : .ok,
-            change: AuditChange.between(old, new, ignoring: ["createdAt"]))
+        return .documents(
+            .linkDomain, tenant: domain.tenantID, id: domain.host, before: old, after: new, actor: actor,
+            requestID: requestID, time: time)
     }
 }
