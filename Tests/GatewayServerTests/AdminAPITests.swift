@@ -200,6 +200,11 @@ struct AdminAPITests {
             Operation(
                 permission: AdminPermission(.read, .identityProvider), method: .GET,
                 path: { "/admin/v1/tenants/\($0)/identity-providers" }),
+            Operation(
+                permission: AdminPermission(.read, .localization), method: .GET, path: { "/admin/v1/tenants/\($0)/localization" }),
+            Operation(
+                permission: AdminPermission(.update, .localization), method: .POST,
+                path: { "/admin/v1/tenants/\($0)/localization/ja/texts" }, body: { _ in #"{"texts": {"a.key": "あ"}}"# }),
             Operation(permission: AdminPermission(.read, .user), method: .GET, path: { "/admin/v1/tenants/\($0)/users/bob" }),
             Operation(
                 permission: AdminPermission(.update, .user), method: .PATCH, path: { "/admin/v1/tenants/\($0)/users/bob" },

@@ -64,6 +64,8 @@ struct AdminCLITests {
             IdentityProvider(
                 tenantID: "acme", alias: "partner", issuer: "https://login.partner.example", clientID: "gw",
                 clientSecret: SecretValue("idp-secret-0042"), autoRedirect: true))
+        try await admin.stores.localization.set(["b.key": "ビー", "a.key": "エー"], tenantID: "acme", locale: "ja")
+        try await admin.stores.localization.set(["a.key": "A"], tenantID: "acme", locale: "en-GB")
         try await admin.stores.auth.addUsers([
             LocalUser(tenantID: "acme", username: "zoe", name: "Zoe", email: "z@acme.example", passwordHash: "ph"),
             LocalUser(tenantID: "acme", username: "yan", disabled: true, passwordHash: IdentityLinker.noPassword,
@@ -123,6 +125,8 @@ struct AdminCLITests {
                 ["domain", "list", "--tenant", "acme"],
                 ["issuer", "list", "--tenant", "acme"],
                 ["idp", "list", "--tenant", "acme"],
+                ["l10n", "list", "--tenant", "acme"],
+                ["l10n", "list", "--tenant", "acme", "--locale", "JA"],
             ]
             for command in commands {
                 let onDatabase = await Self.ctl(local, command + ["--json"])
@@ -203,6 +207,15 @@ struct AdminCLITests {
             ]
             for command in idpWrites {
                 writes.append((command.map { $0.replacingOccurrences(of: "%", with: "l") }, command.map { $0.replacingOccurrences(of: "%", with: "r") }))
+            }
+            let l10nWrites: [[String]] = [
+                ["l10n", "set", "--tenant", "%", "--locale", "ja", "a.key=あ", "b.key=い"],
+                ["l10n", "unset", "--tenant", "%", "--locale", "ja", "a.key", "c.key"],
+                ["l10n", "default", "--tenant", "%", "--locale", "ja"],
+                ["l10n", "default", "--tenant", "%", "--clear"],
+            ]
+            for command in l10nWrites {
+                writes.append((command.map { $0 == "%" ? "beta" : $0 }, command.map { $0 == "%" ? "gamma" : $0 }))
             }
             let p8 = P256.Signing.PrivateKey().pemRepresentation
             for (localCommand, remoteCommand) in writes {

@@ -159,6 +159,11 @@ struct ContractReadabilityTests {
             tenantID: "acme", alias: "p", issuer: "https://login.partner.example", clientID: "gw", clientSecret: SecretValue("s"))
         #expect(
             paths(try #require(schemas["IdentityProvider"] as? [String: Any])) == paths(try json(IdentityProviderDocument(provider))))
+        let override = LocalizationOverride(locale: "ja", key: "a.key", value: "あ", updatedAt: Date())
+        let page = LocalizationPage(items: [override], next: "ja a.key", state: LocalizationState(defaultLocale: "ja", version: 1))
+        #expect(paths(try #require(schemas["LocalizationPage"] as? [String: Any])) == paths(try json(page)))
+        let report = LocalizationTextsReport(tenant: "acme", locale: "ja", keys: ["a.key"], version: 1)
+        #expect(paths(try #require(schemas["LocalizationTextsReport"] as? [String: Any])) == paths(try json(report)))
     }
 
     /// `code: "…"` / `code = … "…"` / `notFoundCode: "…"` literals in the Swift files under `folders`.

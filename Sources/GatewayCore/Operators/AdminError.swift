@@ -62,6 +62,8 @@ public enum AdminError: Error, Sendable, Equatable {
     /// A provider the rules refuse (an alias, an issuer, a second auto-redirect): 422
     /// `invalid_identity_provider`.
     case invalidIdentityProvider(String)
+    /// A locale, key or text the localization rules refuse: 422 `invalid_localization`.
+    case invalidLocalization(String)
     /// The tenant publishes no signing key of that id: 404 `signing_key_not_found`.
     case signingKeyNotFound(String)
     /// The key change would leave an algorithm without a signer: 409 `signing_key_conflict`.

@@ -14,6 +14,7 @@ public struct AdminService: Sendable {
     let hasher: PasswordHasher
     let pushCredentialStore: any PushCredentialStore
     let domains: any TenantDomainStore
+    let localization: any LocalizationStore
     let clock: WallClock
 
     /// The admin API's decisions over the installation's stores.
@@ -30,6 +31,7 @@ public struct AdminService: Sendable {
         self.hasher = hasher
         self.pushCredentialStore = stores.pushCredentials
         self.domains = stores.domains
+        self.localization = stores.localization
         self.clock = clock
     }
 

@@ -161,6 +161,8 @@ enum AdminProblems {
                     status: 409, code: "identity_provider_exists", title: "Conflict", detail: "an identity provider \(alias) exists")
             case .invalidIdentityProvider(let detail):
                 return GatewayProblem(status: 422, code: "invalid_identity_provider", title: "Unprocessable Content", detail: detail)
+            case .invalidLocalization(let detail):
+                return GatewayProblem(status: 422, code: "invalid_localization", title: "Unprocessable Content", detail: detail)
             case .signingKeyNotFound(let kid):
                 return GatewayProblem(
                     status: 404, code: "signing_key_not_found", title: "Not Found", detail: "no published signing key \(kid)")

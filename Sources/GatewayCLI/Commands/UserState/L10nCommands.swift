@@ -28,13 +28,6 @@ struct L10nTarget: ParsableArguments {
 
 /// Writes overrides and reports them (shared by set and import).
 enum L10nWriter {
-    private struct Report: Encodable {
-        var tenant: String
-        var locale: String
-        var keys: [String]
-        var version: Int64
-    }
-
     static func write(_ entries: [String: String], target: L10nTarget, global: GlobalOptions, verb: String) async throws
     {
         for (key, value) in entries {
@@ -44,20 +37,26 @@ enum L10nWriter {
             } catch { throw CLIError.invalid(error.description) }
         }
         let context = try CLIContext.require()
-        let state = try await UserStateAccess(global, tenantID: target.tenant.tenant, context: context)
-        let store = state.access.stores.localization
-        let result = try await UserStateAccess.mapErrors {
-            try await store.set(entries, tenantID: target.tenant.tenant, locale: target.locale)
+        let tenantID = target.tenant.tenant
+        let report: LocalizationTextsReport
+        if let remote = try await AdminRemote.select(global, context: context) {
+            report = try await remote.setTexts(tenantID: tenantID, locale: target.locale, entries)
+        } else {
+            let state = try await UserStateAccess(global, tenantID: tenantID, context: context)
+            let store = state.access.stores.localization
+            let trail = LocalizationTrail.texts(tenantID: tenantID, actor: .local(user: state.access.actor), requestID: nil, time: Date())
+            let result = try await UserStateAccess.mapErrors {
+                try await store.set(entries, tenantID: tenantID, locale: target.locale, trail: trail)
+            }
+            report = LocalizationTextsReport(
+                tenant: tenantID, locale: LocaleTag.normalize(target.locale) ?? target.locale, keys: entries.keys.sorted(),
+                version: result.version)
         }
-        let locale = LocaleTag.normalize(target.locale) ?? target.locale
         if global.json {
-            try context.printJSON(
-                Report(
-                    tenant: target.tenant.tenant, locale: locale, keys: entries.keys.sorted(), version: result.version))
+            try context.printJSON(report)
         } else {
             context.print(
-                "\(verb) \(entries.count) text(s) for \(locale) in tenant \(target.tenant.tenant) (version \(result.version))"
-            )
+                "\(verb) \(entries.count) text(s) for \(report.locale) in tenant \(tenantID) (version \(report.version))")
         }
     }
 }
@@ -104,10 +103,6 @@ struct L10nUnsetCommand: AsyncParsableCommand {
     @Argument(help: "Keys to remove.") var keys: [String]
     @OptionGroup var global: GlobalOptions
 
-    private struct Report: Encodable {
-        var removed: Int
-    }
-
     func validate() throws {
         guard !keys.isEmpty else { throw ValidationError("give at least one key") }
         for key in keys {
@@ -117,15 +112,23 @@ struct L10nUnsetCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let state = try await UserStateAccess(global, tenantID: target.tenant.tenant, context: context)
-        let store = state.access.stores.localization
-        let removed = try await UserStateAccess.mapErrors {
-            try await store.unset(keys, tenantID: target.tenant.tenant, locale: target.locale)
+        let tenantID = target.tenant.tenant
+        let removal: LocalizationRemoval
+        if let remote = try await AdminRemote.select(global, context: context) {
+            removal = try await remote.unsetTexts(tenantID: tenantID, locale: target.locale, keys: keys)
+        } else {
+            let state = try await UserStateAccess(global, tenantID: tenantID, context: context)
+            let store = state.access.stores.localization
+            let trail = LocalizationTrail.texts(tenantID: tenantID, actor: .local(user: state.access.actor), requestID: nil, time: Date())
+            removal = LocalizationRemoval(
+                removed: try await UserStateAccess.mapErrors {
+                    try await store.unset(keys, tenantID: tenantID, locale: target.locale, trail: trail)
+                })
         }
         if global.json {
-            try context.printJSON(Report(removed: removed))
+            try context.printJSON(removal)
         } else {
-            context.print("removed \(removed) text(s)")
+            context.print("removed \(removal.removed) text(s)")
         }
     }
 }

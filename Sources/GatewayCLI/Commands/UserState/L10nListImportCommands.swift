@@ -18,10 +18,15 @@ struct L10nListCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
-        let store = state.access.stores.localization
-        let rows = try await UserStateAccess.mapErrors {
-            try await store.overrides(tenantID: tenant.tenant, locale: locale)
+        let rows: [LocalizationOverride]
+        if let remote = try await AdminRemote.select(global, context: context) {
+            rows = try await remote.localization(tenantID: tenant.tenant, locale: locale)
+        } else {
+            let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
+            let store = state.access.stores.localization
+            rows = try await UserStateAccess.mapErrors {
+                try await store.overrides(tenantID: tenant.tenant, locale: locale)
+            }
         }
         if global.json {
             try context.printJSON(rows)
@@ -101,10 +106,17 @@ struct L10nDefaultCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
-        let store = state.access.stores.localization
-        let result = try await UserStateAccess.mapErrors {
-            try await store.setDefaultLocale(locale, tenantID: tenant.tenant)
+        let result: LocalizationState
+        if let remote = try await AdminRemote.select(global, context: context) {
+            result = try await remote.setDefaultLocale(tenantID: tenant.tenant, locale: locale)
+        } else {
+            let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
+            let store = state.access.stores.localization
+            let trail = LocalizationTrail.defaultLocale(
+                tenantID: tenant.tenant, actor: .local(user: state.access.actor), requestID: nil, time: Date())
+            result = try await UserStateAccess.mapErrors {
+                try await store.setDefaultLocale(locale, tenantID: tenant.tenant, trail: trail)
+            }
         }
         if global.json {
             try context.printJSON(result)

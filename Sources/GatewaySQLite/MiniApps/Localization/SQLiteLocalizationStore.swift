@@ -12,10 +12,13 @@ public final class SQLiteLocalizationStore: LocalizationStore {
     }
 
     @discardableResult
-    public func set(_ entries: [String: String], tenantID: String, locale: String) async throws -> LocalizationState {
+    public func set(
+        _ entries: [String: String], tenantID: String, locale: String, trail: LocalizationTrail.Texts?
+    ) async throws -> LocalizationState {
         let normalized = try LocalizationError.checkedLocale(locale, entries: entries)
         let now = StoreClock.milliseconds(StoreClock.now())
         return try await pool.write { db in
+            let (before, versionBefore) = (try Self.texts(db, tenantID, normalized, Array(entries.keys)), try Self.read(db, tenantID: tenantID).version)
             for (key, value) in entries {
                 try db.execute(
                     sql: """
@@ -23,14 +26,20 @@ public final class SQLiteLocalizationStore: LocalizationStore {
                         ON CONFLICT (tenant_id, locale, key) DO UPDATE SET value = excluded.value, updated_at_ms = excluded.updated_at_ms
                         """, arguments: [tenantID, normalized, key, value, now])
             }
-            return try Self.bump(db, tenantID: tenantID)
+            let state = try Self.bump(db, tenantID: tenantID)
+            if let trail {
+                let versions = LocalizationTrail.LocalizationVersions(before: versionBefore, after: state.version)
+                _ = try SQLiteAuditTrail.append(trail(normalized, before, entries, versions), in: db)
+            }
+            return state
         }
     }
 
     @discardableResult
-    public func unset(_ keys: [String], tenantID: String, locale: String) async throws -> Int {
+    public func unset(_ keys: [String], tenantID: String, locale: String, trail: LocalizationTrail.Texts?) async throws -> Int {
         let normalized = try LocalizationError.locale(locale)
         return try await pool.write { db in
+            let (before, versionBefore) = (try Self.texts(db, tenantID, normalized, keys), try Self.read(db, tenantID: tenantID).version)
             var removed = 0
             for key in Set(keys) {
                 try db.execute(
@@ -38,7 +47,11 @@ public final class SQLiteLocalizationStore: LocalizationStore {
                     arguments: [tenantID, normalized, key])
                 removed += db.changesCount
             }
-            if removed > 0 { _ = try Self.bump(db, tenantID: tenantID) }
+            let version = removed > 0 ? try Self.bump(db, tenantID: tenantID).version : versionBefore
+            if let trail {
+                let versions = LocalizationTrail.LocalizationVersions(before: versionBefore, after: version)
+                _ = try SQLiteAuditTrail.append(trail(normalized, before, [:], versions), in: db)
+            }
             return removed
         }
     }
@@ -65,17 +78,33 @@ public final class SQLiteLocalizationStore: LocalizationStore {
     }
 
     @discardableResult
-    public func setDefaultLocale(_ locale: String?, tenantID: String) async throws -> LocalizationState {
+    public func setDefaultLocale(
+        _ locale: String?, tenantID: String, trail: LocalizationTrail.Default?
+    ) async throws -> LocalizationState {
         var normalized: String?
         if let locale { normalized = try LocalizationError.locale(locale) }
         let value = normalized
         return try await pool.write { db in
+            let before = try Self.read(db, tenantID: tenantID)
             _ = try Self.bump(db, tenantID: tenantID)
             try db.execute(
                 sql: "UPDATE localization_state SET default_locale = ? WHERE tenant_id = ?",
                 arguments: [value, tenantID])
-            return try Self.read(db, tenantID: tenantID)
+            let after = try Self.read(db, tenantID: tenantID)
+            if let trail { _ = try SQLiteAuditTrail.append(trail(before, after), in: db) }
+            return after
         }
+    }
+
+    /// The texts of `keys` in `locale` now (keys without an override are absent).
+    private static func texts(_ db: Database, _ tenantID: String, _ locale: String, _ keys: [String]) throws -> [String: String] {
+        var found: [String: String] = [:]
+        for key in Set(keys) {
+            found[key] = try String.fetchOne(
+                db, sql: "SELECT value FROM localization_overrides WHERE tenant_id = ? AND locale = ? AND key = ?",
+                arguments: [tenantID, locale, key])
+        }
+        return found
     }
 
     private static func read(_ db: Database, tenantID: String) throws -> LocalizationState {
