@@ -11,13 +11,18 @@ public final class PostgresPushOutboxStore: PushOutboxStore {
         self.database = database
     }
 
-    public func enqueue(_ message: PushMessage, idempotencyKey: String?, requestHash: String) async throws
-        -> EnqueueOutcome
-    {
+    public func enqueue(
+        _ message: PushMessage, idempotencyKey: String?, requestHash: String,
+        trail: (@Sendable (_ messageID: String, _ deliveries: Int) -> AuditDraft)?
+    ) async throws -> EnqueueOutcome {
         let document = try PushOutboxRows.document(message)
         return try await database.transaction { connection in
-            try await Self.enqueue(
+            let outcome = try await Self.enqueue(
                 message, document: document, idempotencyKey: idempotencyKey, requestHash: requestHash, on: connection)
+            if let trail, case .queued(let id, let deliveries) = outcome {
+                _ = try await PostgresAuditTrail.append(trail(id, deliveries), on: connection)
+            }
+            return outcome
         }
     }
 
@@ -65,14 +70,40 @@ public final class PostgresPushOutboxStore: PushOutboxStore {
         return .queued(messageID: messageID, deliveries: deliveries)
     }
 
-    public func status(tenantID: String, clientID: String, messageID: String, limit: Int) async throws
+    public func messages(tenantID: String, before: String?, limit: Int) async throws -> [PushMessageSummary] {
+        let after = before.flatMap(PushMessageSummary.parse(cursor:))
+        let (ms, id) = (after?.milliseconds, after?.id ?? "")
+        let rows = try await database.pool.all(
+            """
+            SELECT message_id, client_id, mini_app_id, created_at_ms FROM push_messages
+            WHERE tenant_id = \(tenantID)
+                AND (\(ms)::bigint IS NULL OR created_at_ms < \(ms) OR (created_at_ms = \(ms) AND message_id COLLATE "C" < \(id)))
+            ORDER BY created_at_ms DESC, message_id COLLATE "C" DESC LIMIT \(limit)
+            """, as: (String, String, String, Int64).self)
+        let ids = rows.map(\.0)
+        let counts = try await database.pool.all(
+            """
+            SELECT message_id, state, COUNT(*)::bigint FROM push_deliveries
+            WHERE tenant_id = \(tenantID) AND message_id = ANY(\(ids)) GROUP BY message_id, state
+            """, as: (String, String, Int64).self)
+        var byMessage: [String: [DeliveryState: Int]] = [:]
+        for (message, state, count) in counts {
+            if let state = DeliveryState(rawValue: state) { byMessage[message, default: [:]][state] = Int(count) }
+        }
+        return rows.map {
+            PushMessageSummary(
+                id: $0.0, clientID: $0.1, miniAppID: $0.2, createdAt: StoreClock.date($0.3), counts: byMessage[$0.0] ?? [:])
+        }
+    }
+
+    public func status(tenantID: String, clientID: String?, messageID: String, limit: Int) async throws
         -> PushMessageStatus?
     {
         guard
             let document = try await database.pool.first(
                 """
                 SELECT document FROM push_messages
-                WHERE tenant_id = \(tenantID) AND message_id = \(messageID) AND client_id = \(clientID)
+                WHERE tenant_id = \(tenantID) AND message_id = \(messageID) AND (\(clientID)::text IS NULL OR client_id = \(clientID))
                 """, as: String.self)
         else { return nil }
         let counts = try await database.pool.all(

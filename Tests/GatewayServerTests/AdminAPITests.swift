@@ -205,6 +205,11 @@ struct AdminAPITests {
             Operation(
                 permission: AdminPermission(.update, .localization), method: .POST,
                 path: { "/admin/v1/tenants/\($0)/localization/ja/texts" }, body: { _ in #"{"texts": {"a.key": "あ"}}"# }),
+            Operation(
+                permission: AdminPermission(.read, .notification), method: .GET, path: { "/admin/v1/tenants/\($0)/notifications" }),
+            Operation(
+                permission: AdminPermission(.act, .notification), method: .POST, path: { "/admin/v1/tenants/\($0)/notifications" },
+                body: { _ in #"{"miniAppID": "hello", "everyone": true, "texts": {"default": {"title": "t", "body": "b"}}}"# }),
             Operation(permission: AdminPermission(.read, .user), method: .GET, path: { "/admin/v1/tenants/\($0)/users/bob" }),
             Operation(
                 permission: AdminPermission(.update, .user), method: .PATCH, path: { "/admin/v1/tenants/\($0)/users/bob" },

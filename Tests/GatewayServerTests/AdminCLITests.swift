@@ -217,6 +217,8 @@ struct AdminCLITests {
             for command in l10nWrites {
                 writes.append((command.map { $0 == "%" ? "beta" : $0 }, command.map { $0 == "%" ? "gamma" : $0 }))
             }
+            let send = ["push", "send", "--tenant", "acme", "--user", "zoe", "--miniapp", "hello", "--title", "T", "--body", "B"]
+            writes.append((send, send))
             let p8 = P256.Signing.PrivateKey().pemRepresentation
             for (localCommand, remoteCommand) in writes {
                 let stdin = localCommand.contains("--password-stdin") ? "a long password 42\n" : localCommand.contains("--key-stdin") ? p8 : ""

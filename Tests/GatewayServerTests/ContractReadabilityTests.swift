@@ -164,6 +164,8 @@ struct ContractReadabilityTests {
         #expect(paths(try #require(schemas["LocalizationPage"] as? [String: Any])) == paths(try json(page)))
         let report = LocalizationTextsReport(tenant: "acme", locale: "ja", keys: ["a.key"], version: 1)
         #expect(paths(try #require(schemas["LocalizationTextsReport"] as? [String: Any])) == paths(try json(report)))
+        let summary = PushMessageSummary(id: "msg_1", clientID: "crm", miniAppID: "hello", createdAt: Date(), counts: [.sent: 1])
+        #expect(paths(try #require(schemas["Notification"] as? [String: Any])) == paths(try json(NotificationDocument(summary))))
     }
 
     /// `code: "…"` / `code = … "…"` / `notFoundCode: "…"` literals in the Swift files under `folders`.

@@ -64,6 +64,10 @@ public enum AdminError: Error, Sendable, Equatable {
     case invalidIdentityProvider(String)
     /// A locale, key or text the localization rules refuse: 422 `invalid_localization`.
     case invalidLocalization(String)
+    /// A notification the sending rules refuse: 422 `invalid_notification`.
+    case invalidNotification(String)
+    /// No notification of that id in the tenant: 404 `notification_not_found`.
+    case notificationNotFound(String)
     /// The tenant publishes no signing key of that id: 404 `signing_key_not_found`.
     case signingKeyNotFound(String)
     /// The key change would leave an algorithm without a signer: 409 `signing_key_conflict`.

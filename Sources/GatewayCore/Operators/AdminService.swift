@@ -15,6 +15,7 @@ public struct AdminService: Sendable {
     let pushCredentialStore: any PushCredentialStore
     let domains: any TenantDomainStore
     let localization: any LocalizationStore
+    let outbox: any PushOutboxStore
     let clock: WallClock
 
     /// The admin API's decisions over the installation's stores.
@@ -32,6 +33,7 @@ public struct AdminService: Sendable {
         self.pushCredentialStore = stores.pushCredentials
         self.domains = stores.domains
         self.localization = stores.localization
+        self.outbox = stores.outbox
         self.clock = clock
     }
 

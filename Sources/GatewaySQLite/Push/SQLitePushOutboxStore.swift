@@ -13,14 +13,19 @@ public final class SQLitePushOutboxStore: PushOutboxStore, PushDeliveryQueue {
         self.sealer = database.sealer
     }
 
-    public func enqueue(_ message: PushMessage, idempotencyKey: String?, requestHash: String) async throws
-        -> EnqueueOutcome
-    {
+    public func enqueue(
+        _ message: PushMessage, idempotencyKey: String?, requestHash: String,
+        trail: (@Sendable (_ messageID: String, _ deliveries: Int) -> AuditDraft)?
+    ) async throws -> EnqueueOutcome {
         let document = try PushOutboxRows.document(message)
         let users = try PushOutboxRows.userIDs(message.content.recipients)
         return try await pool.write { db in
-            try Self.enqueue(message, document: document, users: users, idempotencyKey: idempotencyKey,
-                             requestHash: requestHash, in: db)
+            let outcome = try Self.enqueue(
+                message, document: document, users: users, idempotencyKey: idempotencyKey, requestHash: requestHash, in: db)
+            if let trail, case .queued(let id, let deliveries) = outcome {
+                _ = try SQLiteAuditTrail.append(trail(id, deliveries), in: db)
+            }
+            return outcome
         }
     }
 
@@ -68,13 +73,17 @@ public final class SQLitePushOutboxStore: PushOutboxStore, PushDeliveryQueue {
         return .queued(messageID: message.id, deliveries: db.changesCount)
     }
 
-    public func status(tenantID: String, clientID: String, messageID: String, limit: Int) async throws
+    public func status(tenantID: String, clientID: String?, messageID: String, limit: Int) async throws
         -> PushMessageStatus?
     {
         let read = try await pool.read { db -> (String, [(String, Int)], [(String, String, String, Int)])? in
             guard
                 let document = try String.fetchOne(
-                    db, sql: "SELECT document FROM push_messages WHERE tenant_id = ? AND message_id = ? AND client_id = ?",
+                    db,
+                    sql: """
+                        SELECT document FROM push_messages
+                        WHERE tenant_id = ? AND message_id = ? AND (?3 IS NULL OR client_id = ?3)
+                        """,
                     arguments: [tenantID, messageID, clientID])
             else { return nil }
             let counts = try Row.fetchAll(
@@ -94,6 +103,32 @@ public final class SQLitePushOutboxStore: PushOutboxStore, PushDeliveryQueue {
         }
         guard let (document, counts, deliveries) = read else { return nil }
         return try PushOutboxStatus.make(document: document, counts: counts, deliveries: deliveries)
+    }
+
+    public func messages(tenantID: String, before: String?, limit: Int) async throws -> [PushMessageSummary] {
+        let after = before.flatMap(PushMessageSummary.parse(cursor:))
+        return try await pool.read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT message_id, client_id, mini_app_id, created_at_ms FROM push_messages
+                    WHERE tenant_id = ?1 AND (?2 IS NULL OR created_at_ms < ?2 OR (created_at_ms = ?2 AND message_id < ?3))
+                    ORDER BY created_at_ms DESC, message_id DESC LIMIT ?4
+                    """, arguments: [tenantID, after?.milliseconds, after?.id ?? "", limit])
+            return try rows.map { row in
+                var counts: [DeliveryState: Int] = [:]
+                for count in try Row.fetchAll(
+                    db,
+                    sql: "SELECT state, COUNT(*) AS n FROM push_deliveries WHERE tenant_id = ? AND message_id = ? GROUP BY state",
+                    arguments: [tenantID, row["message_id"] as String])
+                {
+                    if let state = DeliveryState(rawValue: count["state"]) { counts[state] = count["n"] }
+                }
+                return PushMessageSummary(
+                    id: row["message_id"], clientID: row["client_id"], miniAppID: row["mini_app_id"],
+                    createdAt: StoreClock.date(row["created_at_ms"]), counts: counts)
+            }
+        }
     }
 
     public func purge(expiredBefore cutoff: Date, limit: Int) async throws -> Int {

@@ -163,6 +163,11 @@ enum AdminProblems {
                 return GatewayProblem(status: 422, code: "invalid_identity_provider", title: "Unprocessable Content", detail: detail)
             case .invalidLocalization(let detail):
                 return GatewayProblem(status: 422, code: "invalid_localization", title: "Unprocessable Content", detail: detail)
+            case .invalidNotification(let detail):
+                return GatewayProblem(status: 422, code: "invalid_notification", title: "Unprocessable Content", detail: detail)
+            case .notificationNotFound(let id):
+                return GatewayProblem(
+                    status: 404, code: "notification_not_found", title: "Not Found", detail: "no notification \(id.prefix(64))")
             case .signingKeyNotFound(let kid):
                 return GatewayProblem(
                     status: 404, code: "signing_key_not_found", title: "Not Found", detail: "no published signing key \(kid)")

@@ -28,9 +28,12 @@ public struct NotificationService: Sendable {
     /// Queues `request` from `sender`.
     /// - Throws: ``NotificationError`` `notAllowed`, `invalid`, `quotaExceeded`, `idempotencyConflict`;
     ///   then nothing is queued.
-    public func send(_ request: PushContent, from sender: SenderTokenClaims, idempotencyKey: String?) async throws
-        -> EnqueueOutcome
-    {
+    /// `trail`, when given, builds the audit record of a message queued now (an operator's send),
+    /// appended in the enqueue's transaction.
+    public func send(
+        _ request: PushContent, from sender: SenderTokenClaims, idempotencyKey: String?,
+        trail: (@Sendable (_ messageID: String, _ deliveries: Int) -> AuditDraft)? = nil
+    ) async throws -> EnqueueOutcome {
         guard sender.scopes.contains(Self.sendScope) else {
             throw NotificationError.notAllowed("the sender token lacks the scope \(Self.sendScope)")
         }
@@ -46,16 +49,22 @@ public struct NotificationService: Sendable {
         }
         try NotificationRules.check(request, linkHosts: hosts)
         try await quota?.admit(tenantID: sender.tenantID)
-        return try await outbox.enqueue(message, idempotencyKey: idempotencyKey, requestHash: try Self.hash(request))
+        return try await outbox.enqueue(
+            message, idempotencyKey: idempotencyKey, requestHash: try Self.hash(request), trail: trail)
     }
 
     /// The status of a message `sender` sent.
     /// - Throws: ``NotificationError/notFound(messageID:)``.
     public func status(of messageID: String, sender: SenderTokenClaims) async throws -> PushMessageStatus {
+        try await status(of: messageID, tenantID: sender.tenantID, clientID: sender.clientID)
+    }
+
+    /// The status of a message of `tenantID` sent by `clientID` (nil: by anyone, as operators read it).
+    /// - Throws: ``NotificationError/notFound(messageID:)``.
+    public func status(of messageID: String, tenantID: String, clientID: String?) async throws -> PushMessageStatus {
         guard
             let status = try await outbox.status(
-                tenantID: sender.tenantID, clientID: sender.clientID, messageID: messageID,
-                limit: Self.statusDeliveryLimit)
+                tenantID: tenantID, clientID: clientID, messageID: messageID, limit: Self.statusDeliveryLimit)
         else { throw NotificationError.notFound(messageID: messageID) }
         return status
     }

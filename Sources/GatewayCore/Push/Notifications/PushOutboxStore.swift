@@ -61,13 +61,56 @@ public protocol PushOutboxStore: Sendable {
     /// Queues `message` unless `idempotencyKey` (per sender) was used before: then the
     /// earlier message when `requestHash` matches, else
     /// ``NotificationError/idempotencyConflict``.
-    func enqueue(_ message: PushMessage, idempotencyKey: String?, requestHash: String) async throws -> EnqueueOutcome
-    /// The status of a message the client `clientID` sent (nil: none), with at most
-    /// `limit` deliveries listed.
-    func status(tenantID: String, clientID: String, messageID: String, limit: Int) async throws -> PushMessageStatus?
+    /// A message queued now has `trail(messageID, deliveries)` appended to the operators' audit
+    /// trail in the same transaction (a replay appends nothing).
+    func enqueue(
+        _ message: PushMessage, idempotencyKey: String?, requestHash: String,
+        trail: (@Sendable (_ messageID: String, _ deliveries: Int) -> AuditDraft)?
+    ) async throws -> EnqueueOutcome
+    /// The status of a message the client `clientID` sent (nil: any sender of the tenant; nil
+    /// answer: none), with at most `limit` deliveries listed.
+    func status(tenantID: String, clientID: String?, messageID: String, limit: Int) async throws -> PushMessageStatus?
+    /// The tenant's messages, newest first, those older than `before` (a summary's ``PushMessageSummary/cursor``),
+    /// at most `limit`, each with its deliveries counted by state.
+    func messages(tenantID: String, before: String?, limit: Int) async throws -> [PushMessageSummary]
     /// Deletes at most `limit` messages that expired before `cutoff`, with their deliveries;
     /// returns how many messages went.
     func purge(expiredBefore cutoff: Date, limit: Int) async throws -> Int
+}
+
+extension PushOutboxStore {
+    /// Queues `message` without an audit record (senders' messages are not operator writes).
+    public func enqueue(_ message: PushMessage, idempotencyKey: String?, requestHash: String) async throws -> EnqueueOutcome {
+        try await enqueue(message, idempotencyKey: idempotencyKey, requestHash: requestHash, trail: nil)
+    }
+}
+
+/// One message in a tenant's list: who sent it for which mini app, when, and its deliveries
+/// by state.
+public struct PushMessageSummary: Sendable, Equatable {
+    public var id: String
+    public var clientID: String
+    public var miniAppID: String
+    public var createdAt: Date
+    public var counts: [DeliveryState: Int]
+
+    public init(id: String, clientID: String, miniAppID: String, createdAt: Date, counts: [DeliveryState: Int]) {
+        self.id = id
+        self.clientID = clientID
+        self.miniAppID = miniAppID
+        self.createdAt = createdAt
+        self.counts = counts
+    }
+
+    /// Where the next page starts: its creation time in milliseconds and its id.
+    public var cursor: String { "\(StoreClock.milliseconds(createdAt)).\(id)" }
+
+    /// The time and id of a cursor (nil: not one).
+    public static func parse(cursor: String) -> (milliseconds: Int64, id: String)? {
+        let parts = cursor.split(separator: ".", maxSplits: 1)
+        guard parts.count == 2, let ms = Int64(parts[0]), ms >= 0, !parts[1].isEmpty else { return nil }
+        return (ms, String(parts[1]))
+    }
 }
 
 /// Builds the store-independent parts of the outbox rows.

@@ -1,0 +1,87 @@
+import Foundation
+
+/// Operators' notifications on the admin API: sends (as `operator:<name>`, consent applying as
+/// for any sender) and every sender's messages with their delivery funnel.
+extension AdminService {
+    /// The sender id an operator's sends carry.
+    static func sender(_ call: AdminCall) -> String { "operator:" + call.session.caller.name }
+
+    /// Queues `content` to the tenant's users' devices. A message the sending rules refuse answers
+    /// 422 `invalid_notification`; an `Idempotency-Key` used for another message 422
+    /// `idempotency_key_reused`; both recorded. Retries are the handler's (``once(_:key:fingerprint:_:)``).
+    public func sendNotification(_ call: AdminCall, tenantID: String, _ content: PushContent) async throws -> NotificationSendReport {
+        try await authorize(call, AdminPermission(.act, .notification), tenantID: tenantID)
+        _ = try await requireTenant(tenantID)
+        let sender = SenderTokenClaims(
+            clientID: Self.sender(call), tenantID: tenantID, scopes: [NotificationService.sendScope],
+            miniApps: [content.miniAppID], jti: call.session.tokenID, expiresAt: .distantFuture)
+        let service = NotificationService(outbox: outbox, domains: domains, clock: clock)
+        let (actor, requestID, now) = (call.actor, call.requestID, clock.now())
+        let recipients: JSONValue =
+            switch content.recipients {
+            case .users(let users): .object(["users": .number(Double(users.count))])
+            case .allConsented: .string("everyone who consented")
+            }
+        let after: JSONValue = .object([
+            "miniAppID": .string(content.miniAppID), "to": recipients,
+            "locales": .array(content.texts.keys.sorted().map(JSONValue.string)),
+        ])
+        do {
+            let outcome = try await service.send(content, from: sender, idempotencyKey: nil) { id, deliveries in
+                var change = after
+                if case .object(var members) = after {
+                    members["deliveries"] = .number(Double(deliveries))
+                    change = .object(members)
+                }
+                return AuditDraft(
+                    time: now, actor: actor, requestID: requestID, verb: .act,
+                    resource: AuditResource(type: .notification, tenant: tenantID, id: id), outcome: AuditOutcome(status: 202),
+                    change: AuditChange(before: nil, after: change))
+            }
+            switch outcome {
+            case .queued(let id, let deliveries):
+                return NotificationSendReport(id: id, deliveries: deliveries)
+            case .replayed(let id):
+                let status = try await service.status(of: id, tenantID: tenantID, clientID: sender.clientID)
+                return NotificationSendReport(id: id, deliveries: DeliveryCounts(status.counts).total)
+            }
+        } catch let error as NotificationError {
+            let resource = AuditResource(type: .notification, tenant: tenantID, id: nil)
+            switch error {
+            case .idempotencyConflict:
+                try await refused(call, .act, resource, AuditOutcome(status: 422, code: "idempotency_key_reused"))
+                throw AdminError.idempotencyKeyReused
+            case .invalid(let detail), .notAllowed(let detail):
+                try await refused(call, .act, resource, AuditOutcome(status: 422, code: "invalid_notification"))
+                throw AdminError.invalidNotification(detail)
+            case .notFound, .quotaExceeded:
+                throw AdminError.invalidNotification(error.description)
+            }
+        }
+    }
+
+    /// One page of the tenant's messages (every sender's), newest first.
+    public func notifications(
+        _ call: AdminCall, tenantID: String, cursor: String?, limit: Int
+    ) async throws -> (items: [NotificationDocument], next: String?) {
+        try await authorize(call, AdminPermission(.read, .notification), tenantID: tenantID)
+        _ = try await requireTenant(tenantID)
+        try Self.checkLimit(limit)
+        if let cursor, PushMessageSummary.parse(cursor: cursor) == nil {
+            throw AdminError.badRequest("cursor is a page's next")
+        }
+        let found = try await outbox.messages(tenantID: tenantID, before: cursor, limit: limit + 1)
+        let page = Array(found.prefix(limit))
+        return (page.map(NotificationDocument.init), found.count > limit ? page.last?.cursor : nil)
+    }
+
+    /// One message's funnel and its first deliveries (404 `notification_not_found`).
+    public func notification(_ call: AdminCall, tenantID: String, id: String) async throws -> NotificationStatusDocument {
+        try await authorize(call, AdminPermission(.read, .notification), tenantID: tenantID, resourceID: id)
+        _ = try await requireTenant(tenantID)
+        guard let status = try await outbox.status(
+            tenantID: tenantID, clientID: nil, messageID: id, limit: NotificationService.statusDeliveryLimit)
+        else { throw AdminError.notificationNotFound(id) }
+        return NotificationStatusDocument(status)
+    }
+}
