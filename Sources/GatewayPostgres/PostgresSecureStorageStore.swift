@@ -80,15 +80,21 @@ public final class PostgresSecureStorageStore: SecureStorageStore {
     }
 
     @discardableResult
-    public func deleteAll(for owner: UserMiniAppKey) async throws -> Int {
+    public func deleteAll(
+        for owner: UserMiniAppKey, trail: (@Sendable (_ removed: Int) -> AuditDraft)?
+    ) async throws -> Int {
         let now = StoreClock.milliseconds(StoreClock.now())
         return try await database.transaction { connection in
-            guard try await PostgresUserMiniApps.fetch(connection, owner) != nil else { return 0 }
+            guard try await PostgresUserMiniApps.fetch(connection, owner) != nil else {
+                if let trail { _ = try await PostgresAuditTrail.append(trail(0), on: connection) }
+                return 0
+            }
             try await PostgresUserMiniApps.lock(connection, owner, atMs: now)
             let removed = try await connection.execute("""
                 DELETE FROM secure_storage_items WHERE tenant_id = \(owner.tenantID) AND user_id = \(owner.userID) AND miniapp_id = \(owner.miniAppID) RETURNING 1
                 """)
             try await PostgresUserMiniApps.setStorage(connection, owner, usedBytes: 0, itemCount: 0)
+            if let trail { _ = try await PostgresAuditTrail.append(trail(removed), on: connection) }
             return removed
         }
     }

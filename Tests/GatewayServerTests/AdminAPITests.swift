@@ -210,6 +210,13 @@ struct AdminAPITests {
             Operation(
                 permission: AdminPermission(.act, .notification), method: .POST, path: { "/admin/v1/tenants/\($0)/notifications" },
                 body: { _ in #"{"miniAppID": "hello", "everyone": true, "texts": {"default": {"title": "t", "body": "b"}}}"# }),
+            Operation(permission: AdminPermission(.read, .storage), method: .GET, path: { "/admin/v1/tenants/\($0)/storage" }),
+            Operation(
+                permission: AdminPermission(.delete, .storage), method: .POST, path: { "/admin/v1/tenants/\($0)/storage/wipes" },
+                body: { _ in #"{"user": "bob", "miniApp": "hello"}"# }),
+            Operation(
+                permission: AdminPermission(.read, .analytics), method: .GET,
+                path: { "/admin/v1/tenants/\($0)/analytics/summary" }),
             Operation(permission: AdminPermission(.read, .user), method: .GET, path: { "/admin/v1/tenants/\($0)/users/bob" }),
             Operation(
                 permission: AdminPermission(.update, .user), method: .PATCH, path: { "/admin/v1/tenants/\($0)/users/bob" },

@@ -64,6 +64,13 @@ struct AdminCLITests {
             IdentityProvider(
                 tenantID: "acme", alias: "partner", issuer: "https://login.partner.example", clientID: "gw",
                 clientSecret: SecretValue("idp-secret-0042"), autoRedirect: true))
+        for (user, miniApp) in [("s1", "hello"), ("s1", "shop"), ("s2", "hello")] {
+            let owner = UserMiniAppKey(tenantID: "acme", userID: user, miniAppID: miniApp)
+            try await admin.stores.consents.touch(owner)
+            _ = try await admin.stores.storage.put(["k": "v"], for: owner, maxBytes: 10_000)
+        }
+        try await admin.stores.analytics.append(
+            [AnalyticsEvent(kind: .miniApp, type: "open", miniAppID: "hello")], tenantID: "acme", receivedAt: Date())
         try await admin.stores.localization.set(["b.key": "ビー", "a.key": "エー"], tenantID: "acme", locale: "ja")
         try await admin.stores.localization.set(["a.key": "A"], tenantID: "acme", locale: "en-GB")
         try await admin.stores.auth.addUsers([
@@ -127,6 +134,8 @@ struct AdminCLITests {
                 ["idp", "list", "--tenant", "acme"],
                 ["l10n", "list", "--tenant", "acme"],
                 ["l10n", "list", "--tenant", "acme", "--locale", "JA"],
+                ["storage", "usage", "--tenant", "acme"],
+                ["analytics", "summary", "--tenant", "acme", "--since", "2020-01-01T00:00:00Z"],
             ]
             for command in commands {
                 let onDatabase = await Self.ctl(local, command + ["--json"])
@@ -217,6 +226,8 @@ struct AdminCLITests {
             for command in l10nWrites {
                 writes.append((command.map { $0 == "%" ? "beta" : $0 }, command.map { $0 == "%" ? "gamma" : $0 }))
             }
+            let wipe = ["storage", "wipe", "--tenant", "acme", "--user", "%", "--miniapp", "hello", "--yes"]
+            writes.append((wipe.map { $0 == "%" ? "s1" : $0 }, wipe.map { $0 == "%" ? "s2" : $0 }))
             let send = ["push", "send", "--tenant", "acme", "--user", "zoe", "--miniapp", "hello", "--title", "T", "--body", "B"]
             writes.append((send, send))
             let p8 = P256.Signing.PrivateKey().pemRepresentation
@@ -273,7 +284,7 @@ struct AdminCLITests {
     static func stable(_ output: String) throws -> JSONValue {
         let volatile: Set<String> = [
             "id", "configVersion", "createdAt", "updatedAt", "clientID", "revision", "removed", "kid", "signFrom", "nextAt",
-            "retired", "unpublishAt", "username", "subject", "keyFingerprint", "tenant", "host", "issuer", "untrusted", "alias",
+            "retired", "unpublishAt", "username", "subject", "keyFingerprint", "tenant", "host", "issuer", "untrusted", "alias", "user",
         ]
         func strip(_ value: JSONValue) -> JSONValue {
             switch value {

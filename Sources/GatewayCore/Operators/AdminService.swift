@@ -16,6 +16,8 @@ public struct AdminService: Sendable {
     let domains: any TenantDomainStore
     let localization: any LocalizationStore
     let outbox: any PushOutboxStore
+    let storage: any SecureStorageStore
+    let analytics: any AnalyticsStore
     let clock: WallClock
 
     /// The admin API's decisions over the installation's stores.
@@ -34,6 +36,8 @@ public struct AdminService: Sendable {
         self.domains = stores.domains
         self.localization = stores.localization
         self.outbox = stores.outbox
+        self.storage = stores.storage
+        self.analytics = stores.analytics
         self.clock = clock
     }
 

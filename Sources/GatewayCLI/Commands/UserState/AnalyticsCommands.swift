@@ -20,13 +20,6 @@ struct AnalyticsSummaryCommand: AsyncParsableCommand {
     @Option(help: "How far back: 30m, 24h, 7d, or an ISO 8601 time.") var since = "24h"
     @OptionGroup var global: GlobalOptions
 
-    private struct Report: Encodable {
-        var tenant: String
-        var since: Date
-        var total: Int
-        var counts: [AnalyticsCount]
-    }
-
     func validate() throws {
         guard SinceParser.parse(since, now: Date()) != nil else {
             throw ValidationError(
@@ -36,12 +29,20 @@ struct AnalyticsSummaryCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let start = SinceParser.parse(since, now: Date()) ?? Date()
-        let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
-        let counts = try await state.access.stores.analytics.summary(tenantID: tenant.tenant, since: start)
-        let total = counts.reduce(0) { $0 + $1.count }
+        // Whole milliseconds: the time the API carries, so both paths print the same.
+        let start = StoreClock.date(StoreClock.milliseconds(SinceParser.parse(since, now: Date()) ?? Date()))
+        let report: AnalyticsSummaryReport
+        if let remote = try await AdminRemote.select(global, context: context) {
+            report = try await remote.analyticsSummary(tenantID: tenant.tenant, since: start)
+        } else {
+            let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
+            report = AnalyticsSummaryReport(
+                tenant: tenant.tenant, since: start,
+                counts: try await state.access.stores.analytics.summary(tenantID: tenant.tenant, since: start))
+        }
+        let (counts, total) = (report.counts, report.total)
         if global.json {
-            try context.printJSON(Report(tenant: tenant.tenant, since: start, total: total, counts: counts))
+            try context.printJSON(report)
             return
         }
         var table = TextTable(header: ["MINIAPP", "KIND", "TYPE", "COUNT"])

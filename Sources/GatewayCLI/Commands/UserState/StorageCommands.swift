@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import GatewayCore
 
 /// `gatewayctl storage ...`
@@ -19,23 +20,24 @@ struct StorageUsageCommand: AsyncParsableCommand {
     @Option(help: "Only this user (the token subject).") var user: String?
     @OptionGroup var global: GlobalOptions
 
-    private struct Report: Encodable {
-        var tenant: String
-        var maxBytes: Int64
-        var usage: [SecureStorageUsage]
-    }
-
     func validate() throws {
         if let user { try checkText(user, flag: "--user") }
     }
 
     func run() async throws {
         let context = try CLIContext.require()
-        let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
-        let rows = try await state.access.stores.storage.usage(tenantID: tenant.tenant, userID: user)
-        let max = state.tenant.storageMaxSizeInBytes
+        let report: StorageUsageReport
+        if let remote = try await AdminRemote.select(global, context: context) {
+            report = try await remote.storageUsage(tenantID: tenant.tenant, userID: user)
+        } else {
+            let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
+            report = StorageUsageReport(
+                tenant: tenant.tenant, maxBytes: state.tenant.storageMaxSizeInBytes,
+                usage: try await state.access.stores.storage.usage(tenantID: tenant.tenant, userID: user))
+        }
+        let (rows, max) = (report.usage, report.maxBytes)
         if global.json {
-            try context.printJSON(Report(tenant: tenant.tenant, maxBytes: max, usage: rows))
+            try context.printJSON(report)
             return
         }
         var table = TextTable(header: ["USER", "MINIAPP", "ITEMS", "BYTES", "MAX", "LAST USED"])
@@ -60,13 +62,6 @@ struct StorageWipeCommand: AsyncParsableCommand {
     @Flag(help: "Confirm the wipe.") var yes = false
     @OptionGroup var global: GlobalOptions
 
-    private struct Report: Encodable {
-        var tenant: String
-        var user: String
-        var miniApp: String
-        var deletedItems: Int
-    }
-
     func validate() throws {
         try checkText(user, flag: "--user")
         try checkText(miniApp, flag: "--miniapp")
@@ -75,11 +70,19 @@ struct StorageWipeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
-        let owner = UserMiniAppKey(tenantID: tenant.tenant, userID: user, miniAppID: miniApp)
-        let deleted = try await state.access.stores.storage.deleteAll(for: owner)
+        let deleted: Int
+        if let remote = try await AdminRemote.select(global, context: context) {
+            deleted = try await remote.wipeStorage(tenantID: tenant.tenant, userID: user, miniAppID: miniApp).deletedItems
+        } else {
+            let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
+            let owner = UserMiniAppKey(tenantID: tenant.tenant, userID: user, miniAppID: miniApp)
+            let (actor, now) = (AuditActor.local(user: state.access.actor), Date())
+            deleted = try await state.access.stores.storage.deleteAll(for: owner) { removed in
+                StorageTrail.wipe(owner, removed: removed, actor: actor, requestID: nil, time: now)
+            }
+        }
         if global.json {
-            try context.printJSON(Report(tenant: tenant.tenant, user: user, miniApp: miniApp, deletedItems: deleted))
+            try context.printJSON(StorageWipeReport(tenant: tenant.tenant, user: user, miniApp: miniApp, deletedItems: deleted))
         } else {
             context.print("wiped \(deleted) item(s) of user \(user) for mini app \(miniApp) in tenant \(tenant.tenant)")
         }

@@ -15,9 +15,10 @@ public protocol SecureStorageStore: Sendable {
     /// Removes `keys` (absent keys are ignored). Returns the size afterwards.
     @discardableResult
     func delete(keys: [String], for owner: UserMiniAppKey, maxBytes: Int64) async throws -> SecureStorageSize
-    /// Removes every item of `owner`; returns how many there were.
+    /// Removes every item of `owner`; returns how many there were. `trail(removed)`, when
+    /// given, is appended to the operators' audit trail in the same transaction.
     @discardableResult
-    func deleteAll(for owner: UserMiniAppKey) async throws -> Int
+    func deleteAll(for owner: UserMiniAppKey, trail: (@Sendable (_ removed: Int) -> AuditDraft)?) async throws -> Int
     /// Bytes used by `owner` and the cap.
     func size(of owner: UserMiniAppKey, maxBytes: Int64) async throws -> SecureStorageSize
     /// Usage rows of a tenant (optionally one user), by user then mini app; owners with no items are left out.
@@ -38,6 +39,14 @@ public struct SecureStorageSize: Sendable, Equatable, Codable {
 }
 
 /// One owner's usage, for operators.
+extension SecureStorageStore {
+    /// Removes every item of `owner` without an audit record (a user's own wipe, an erasure).
+    @discardableResult
+    public func deleteAll(for owner: UserMiniAppKey) async throws -> Int {
+        try await deleteAll(for: owner, trail: nil)
+    }
+}
+
 public struct SecureStorageUsage: Sendable, Equatable, Codable {
     /// The user (token `sub`).
     public var userID: String

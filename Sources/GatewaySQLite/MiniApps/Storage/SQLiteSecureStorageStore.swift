@@ -98,7 +98,9 @@ public final class SQLiteSecureStorageStore: SecureStorageStore {
     }
 
     @discardableResult
-    public func deleteAll(for owner: UserMiniAppKey) async throws -> Int {
+    public func deleteAll(
+        for owner: UserMiniAppKey, trail: (@Sendable (_ removed: Int) -> AuditDraft)?
+    ) async throws -> Int {
         let now = StoreClock.milliseconds(StoreClock.now())
         return try await pool.write { db in
             try db.execute(
@@ -108,6 +110,7 @@ public final class SQLiteSecureStorageStore: SecureStorageStore {
             if try UserMiniAppTable.fetch(db, owner) != nil {
                 try UserMiniAppTable.setStorage(db, owner, usedBytes: 0, itemCount: 0, atMs: now)
             }
+            if let trail { _ = try SQLiteAuditTrail.append(trail(removed), in: db) }
             return removed
         }
     }
