@@ -16,7 +16,8 @@ struct AdminIdentityProviderAPITests {
             let token = admin.tokens["acme-admin"]
             let added = try await admin.call(
                 .POST, Self.base, token: token,
-                body: #"{"alias": "partner", "displayName": "Partner ID", "issuer": "https://login.partner.example", "clientID": "gw", "clientSecret": "idp-secret-0042", "autoRedirect": true}"#,
+                body:
+                    #"{"alias": "partner", "displayName": "Partner ID", "issuer": "https://login.partner.example", "clientID": "gw", "clientSecret": "idp-secret-0042", "autoRedirect": true}"#,
                 contentType: "application/json")
             #expect(added.status == 201 && added.json["clientSecret"] as? String == "…0042", "\(added.json)")
             let stored = try await admin.stores.auth.identityProviders(tenantID: "acme")
@@ -36,31 +37,52 @@ struct AdminIdentityProviderAPITests {
             #expect(releaser.status == 403 && releaser.json["missingPermission"] as? String == "identity-provider:read")
 
             for (body, status, code) in [
-                (#"{"alias": "partner", "issuer": "https://x.example", "clientID": "c"}"#, 409, "identity_provider_exists"),
-                (#"{"alias": "second", "issuer": "https://x.example", "clientID": "c", "autoRedirect": true}"#, 422,
-                 "invalid_identity_provider"),
-                (#"{"alias": "noscope", "issuer": "https://x.example", "clientID": "c", "scopes": ["email"]}"#, 422,
-                 "invalid_identity_provider"),
-                (#"{"alias": "Bad_Alias", "issuer": "https://x.example", "clientID": "c"}"#, 422, "invalid_identity_provider"),
-                (#"{"alias": "plain", "issuer": "http://x.example", "clientID": "c"}"#, 422, "invalid_identity_provider"),
+                (
+                    #"{"alias": "partner", "issuer": "https://x.example", "clientID": "c"}"#, 409,
+                    "identity_provider_exists"
+                ),
+                (
+                    #"{"alias": "second", "issuer": "https://x.example", "clientID": "c", "autoRedirect": true}"#, 422,
+                    "invalid_identity_provider"
+                ),
+                (
+                    #"{"alias": "noscope", "issuer": "https://x.example", "clientID": "c", "scopes": ["email"]}"#, 422,
+                    "invalid_identity_provider"
+                ),
+                (
+                    #"{"alias": "Bad_Alias", "issuer": "https://x.example", "clientID": "c"}"#, 422,
+                    "invalid_identity_provider"
+                ),
+                (
+                    #"{"alias": "plain", "issuer": "http://x.example", "clientID": "c"}"#, 422,
+                    "invalid_identity_provider"
+                ),
             ] {
-                let refused = try await admin.call(.POST, Self.base, token: token, body: body, contentType: "application/json")
+                let refused = try await admin.call(
+                    .POST, Self.base, token: token, body: body, contentType: "application/json")
                 #expect(refused.status == status && refused.json["code"] as? String == code, "\(body): \(refused.json)")
             }
-            #expect(try await admin.stores.auth.identityProviders(tenantID: "acme").map(\.alias) == ["another", "partner"])
+            #expect(
+                try await admin.stores.auth.identityProviders(tenantID: "acme").map(\.alias) == ["another", "partner"])
 
             let removed = try await admin.call(.DELETE, "\(Self.base)/partner", token: token)
             let again = try await admin.call(.DELETE, "\(Self.base)/partner", token: token)
             let missing = try await admin.call(.GET, "\(Self.base)/partner", token: token)
-            #expect(removed.status == 204 && again.status == 404 && missing.json["code"] as? String == "identity_provider_not_found")
+            #expect(
+                removed.status == 204 && again.status == 404
+                    && missing.json["code"] as? String == "identity_provider_not_found")
 
             let records = try await admin.stores.audit.records(
                 matching: AuditQuery(chain: "acme", resourceType: .identityProvider, limit: 30)
             ).items
-            let outcomes = records.filter { $0.outcome.status != 403 }.reversed().map { "\($0.verb.rawValue):\($0.outcome.status)" }
-            #expect(outcomes == [
-                "create:201", "create:201", "create:409", "create:422", "create:422", "create:422", "create:422", "delete:204",
-            ], "\(outcomes)")
+            let outcomes = records.filter { $0.outcome.status != 403 }.reversed().map {
+                "\($0.verb.rawValue):\($0.outcome.status)"
+            }
+            #expect(
+                outcomes == [
+                    "create:201", "create:201", "create:409", "create:422", "create:422", "create:422", "create:422",
+                    "delete:204",
+                ], "\(outcomes)")
             let trail = String(decoding: try JSONEncoder().encode(records), as: UTF8.self)
             #expect(!trail.contains("idp-secret-0042") && trail.contains("…0042"))
         }

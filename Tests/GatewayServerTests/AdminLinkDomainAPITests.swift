@@ -46,13 +46,16 @@ struct AdminLinkDomainAPITests {
             #expect(releaser.status == 403 && releaser.json["missingPermission"] as? String == "link-domain:read")
 
             // Another tenant's host: 409 without its name; it stays that tenant's.
-            try await admin.stores.domains.add(host: "links.beta.example", tenantID: "beta", appIDs: ["ABCDE12345.com.beta.app"])
+            try await admin.stores.domains.add(
+                host: "links.beta.example", tenantID: "beta", appIDs: ["ABCDE12345.com.beta.app"])
             let taken = try await admin.call(
                 .POST, Self.base, token: token, body: try Self.body("links.beta.example", ["ABCDE12345.com.acme.app"]),
                 contentType: "application/json")
             #expect(taken.status == 409 && taken.json["code"] as? String == "link_domain_taken")
             #expect(!AdminTenantAPITests.text(taken).contains("beta\""))
-            #expect(try await admin.stores.domains.domain(host: "links.beta.example")?.appIDs == ["ABCDE12345.com.beta.app"])
+            #expect(
+                try await admin.stores.domains.domain(host: "links.beta.example")?.appIDs == ["ABCDE12345.com.beta.app"]
+            )
             let foreign = try await admin.call(.GET, "\(Self.base)/links.beta.example", token: token)
             #expect(foreign.status == 404 && foreign.json["code"] as? String == "link_domain_not_found")
 
@@ -64,13 +67,16 @@ struct AdminLinkDomainAPITests {
                 try Self.body("x.acme.example", []),
                 #"{"host": "x.acme.example", "appIDs": ["ABCDE12345.com.acme.app"], "tenant": "beta"}"#,
             ] {
-                let refused = try await admin.call(.POST, Self.base, token: token, body: body, contentType: "application/json")
+                let refused = try await admin.call(
+                    .POST, Self.base, token: token, body: body, contentType: "application/json")
                 #expect([400, 422].contains(refused.status) && refused.json["code"] != nil, "\(body): \(refused.json)")
             }
-            let longCursor = try await admin.call(.GET, "\(Self.base)?cursor=\(String(repeating: "0", count: 201))", token: token)
+            let longCursor = try await admin.call(
+                .GET, "\(Self.base)?cursor=\(String(repeating: "0", count: 201))", token: token)
             #expect(longCursor.status == 400 && longCursor.json["code"] as? String == "invalid_request")
             // JSON Schema counts code points: 150 letters with a combining mark each are 300.
-            let marked = String(repeating: "e\u{0301}", count: 150).addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let marked = String(repeating: "e\u{0301}", count: 150).addingPercentEncoding(
+                withAllowedCharacters: .alphanumerics)!
             let combining = try await admin.call(.GET, "\(Self.base)?cursor=\(marked)", token: token)
             #expect(combining.status == 400 && combining.json["code"] as? String == "invalid_request")
             #expect(try await admin.stores.domains.domain(host: "x.acme.example") == nil)
@@ -84,13 +90,20 @@ struct AdminLinkDomainAPITests {
             let records = try await admin.stores.audit.records(
                 matching: AuditQuery(chain: "acme", resourceType: .linkDomain, limit: 30)
             ).items
-            let outcomes = records.filter { $0.outcome.status != 403 }.reversed().map { "\($0.verb.rawValue):\($0.outcome.status)" }
-            #expect(outcomes == [
-                "create:200", "update:200", "create:200", "create:200", "create:409",
-                "create:422", "create:422", "create:422", "create:422", "delete:204",
-            ], "\(outcomes)")
+            let outcomes = records.filter { $0.outcome.status != 403 }.reversed().map {
+                "\($0.verb.rawValue):\($0.outcome.status)"
+            }
+            #expect(
+                outcomes == [
+                    "create:200", "update:200", "create:200", "create:200", "create:409",
+                    "create:422", "create:422", "create:422", "create:422", "delete:204",
+                ], "\(outcomes)")
             let appended = try #require(records.first { $0.verb == .update })
-            #expect(appended.change?.after == .object(["appIDs": .array([.string("ABCDE12345.com.acme.app"), .string("ABCDE12345.com.acme.clip")])]))
+            #expect(
+                appended.change?.after
+                    == .object([
+                        "appIDs": .array([.string("ABCDE12345.com.acme.app"), .string("ABCDE12345.com.acme.clip")])
+                    ]))
             for chain in try await admin.stores.audit.chainNames() {
                 #expect(try await AuditVerifier.verify(admin.stores.audit, chain: chain).broken == nil)
             }

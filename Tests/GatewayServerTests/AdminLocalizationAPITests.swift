@@ -20,7 +20,8 @@ struct AdminLocalizationAPITests {
             #expect(set.status == 200 && set.json["locale"] as? String == "ja-JP", "\(set.json)")
             #expect(set.json["keys"] as? [String] == ["a.key", "b.key"] && set.json["version"] as? Int == 1)
             _ = try await admin.call(
-                .POST, "\(Self.base)/ja/texts", token: token, body: #"{"texts": {"a.key": "あ"}}"#, contentType: "application/json")
+                .POST, "\(Self.base)/ja/texts", token: token, body: #"{"texts": {"a.key": "あ"}}"#,
+                contentType: "application/json")
             let changed = try await admin.call(
                 .POST, "\(Self.base)/ja-JP/texts", token: token, body: #"{"texts": {"a.key": "エー2"}}"#,
                 contentType: "application/json")
@@ -46,7 +47,9 @@ struct AdminLocalizationAPITests {
             ] {
                 let refused = try await admin.call(
                     .POST, "\(Self.base)/\(path)/texts", token: token, body: body, contentType: "application/json")
-                #expect([400, 422].contains(refused.status) && refused.json["code"] != nil, "\(path) \(body): \(refused.json)")
+                #expect(
+                    [400, 422].contains(refused.status) && refused.json["code"] != nil,
+                    "\(path) \(body): \(refused.json)")
             }
             #expect(try await admin.call(.GET, "\(Self.base)?locale=j1", token: token).status == 400)
             #expect(try await admin.stores.localization.state(tenantID: "acme").version == 3)
@@ -57,7 +60,8 @@ struct AdminLocalizationAPITests {
             #expect(overrides.map(\.key) == ["b.key"])
 
             let defaulted = try await admin.call(
-                .PUT, "\(Self.base)/default-locale", token: token, body: #"{"locale": "JA"}"#, contentType: "application/json")
+                .PUT, "\(Self.base)/default-locale", token: token, body: #"{"locale": "JA"}"#,
+                contentType: "application/json")
             #expect(defaulted.status == 200 && defaulted.json["defaultLocale"] as? String == "ja", "\(defaulted.json)")
             let cleared = try await admin.call(.DELETE, "\(Self.base)/default-locale", token: token)
             #expect(cleared.status == 200 && cleared.json["defaultLocale"] == nil)
@@ -66,15 +70,19 @@ struct AdminLocalizationAPITests {
             let records = try await admin.stores.audit.records(
                 matching: AuditQuery(chain: "acme", resourceType: .localization, limit: 30)
             ).items.filter { $0.outcome.status != 403 }.reversed()
-            #expect(records.map { "\($0.resource.id ?? ""):\($0.outcome.status)" } == [
-                "ja-JP:200", "ja:200", "ja-JP:200", "j1:422", "ja:422", "ja:422", "ja-JP:200",
-                "default-locale:200", "default-locale:200",
-            ], "\(records.map { "\($0.resource.id ?? ""):\($0.outcome.status)" })")
+            #expect(
+                records.map { "\($0.resource.id ?? ""):\($0.outcome.status)" } == [
+                    "ja-JP:200", "ja:200", "ja-JP:200", "j1:422", "ja:422", "ja:422", "ja-JP:200",
+                    "default-locale:200", "default-locale:200",
+                ], "\(records.map { "\($0.resource.id ?? ""):\($0.outcome.status)" })")
             let edit = Array(records)[2]
-            #expect(edit.change?.before == .object(["a.key": .string("エー")]) && edit.change?.after == .object(["a.key": .string("エー2")]))
+            #expect(
+                edit.change?.before == .object(["a.key": .string("エー")])
+                    && edit.change?.after == .object(["a.key": .string("エー2")]))
             #expect(edit.resource.revisionBefore == 2 && edit.resource.revisionAfter == 3)
             let removal = Array(records)[6]
-            #expect(removal.change?.before == .object(["a.key": .string("エー2")]) && removal.change?.after == .object([:]))
+            #expect(
+                removal.change?.before == .object(["a.key": .string("エー2")]) && removal.change?.after == .object([:]))
         }
     }
 }

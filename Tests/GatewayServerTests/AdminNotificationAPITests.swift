@@ -24,25 +24,33 @@ struct AdminNotificationAPITests {
                 for n in 0..<devices {
                     _ = try await stores.devices.register(
                         PushDevice(
-                            id: "dev-\(user)-\(n)", tenantID: "acme", userID: user, provider: .fcm, token: "fcm-\(user)-\(n)",
+                            id: "dev-\(user)-\(n)", tenantID: "acme", userID: user, provider: .fcm,
+                            token: "fcm-\(user)-\(n)",
                             platform: .android, createdAt: now, updatedAt: now), maxPerUser: 20)
                 }
             }
             _ = try await stores.outbox.enqueue(
                 PushMessage(
                     id: "msg-sender", tenantID: "acme", clientID: "crm",
-                    content: PushContent(miniAppID: "hello", recipients: .users(["alice"]), texts: ["default": .init(title: "t", body: "b")]),
+                    content: PushContent(
+                        miniAppID: "hello", recipients: .users(["alice"]),
+                        texts: ["default": .init(title: "t", body: "b")]),
                     createdAt: now.addingTimeInterval(-60)), idempotencyKey: nil, requestHash: "h")
 
             let token = admin.tokens["acme-sender"]
-            let body = #"{"miniAppID": "hello", "userIDs": ["alice", "bob"], "texts": {"default": {"title": "Hi", "body": "B"}, "ja": {"title": "やあ", "body": "本文"}}}"#
+            let body =
+                #"{"miniAppID": "hello", "userIDs": ["alice", "bob"], "texts": {"default": {"title": "Hi", "body": "B"}, "ja": {"title": "やあ", "body": "本文"}}}"#
             let sent = try await admin.call(
-                .POST, Self.base, token: token, body: body, headers: [("Idempotency-Key", "k-1")], contentType: "application/json")
+                .POST, Self.base, token: token, body: body, headers: [("Idempotency-Key", "k-1")],
+                contentType: "application/json")
             #expect(sent.status == 202 && sent.json["deliveries"] as? Int == 3, "\(sent.json)")
             let id = try #require(sent.json["id"] as? String)
             let replay = try await admin.call(
-                .POST, Self.base, token: token, body: body, headers: [("Idempotency-Key", "k-1")], contentType: "application/json")
-            #expect(replay.status == 202 && replay.json["id"] as? String == id && replay.headers["Idempotent-Replayed"].first == "true")
+                .POST, Self.base, token: token, body: body, headers: [("Idempotency-Key", "k-1")],
+                contentType: "application/json")
+            #expect(
+                replay.status == 202 && replay.json["id"] as? String == id
+                    && replay.headers["Idempotent-Replayed"].first == "true")
             let reused = try await admin.call(
                 .POST, Self.base, token: token, body: body.replacingOccurrences(of: "Hi", with: "Ho"),
                 headers: [("Idempotency-Key", "k-1")], contentType: "application/json")
@@ -51,10 +59,17 @@ struct AdminNotificationAPITests {
             // The rules: no default text (422), both recipients kinds, a title past 256 (400).
             for (refusedBody, status) in [
                 (#"{"miniAppID": "hello", "everyone": true, "texts": {"ja": {"title": "t", "body": "b"}}}"#, 422),
-                (#"{"miniAppID": "hello", "everyone": true, "userIDs": ["a"], "texts": {"default": {"title": "t", "body": "b"}}}"#, 400),
-                ("{\"miniAppID\": \"hello\", \"everyone\": true, \"texts\": {\"default\": {\"title\": \"\(String(repeating: "t", count: 257))\", \"body\": \"b\"}}}", 400),
+                (
+                    #"{"miniAppID": "hello", "everyone": true, "userIDs": ["a"], "texts": {"default": {"title": "t", "body": "b"}}}"#,
+                    400
+                ),
+                (
+                    "{\"miniAppID\": \"hello\", \"everyone\": true, \"texts\": {\"default\": {\"title\": \"\(String(repeating: "t", count: 257))\", \"body\": \"b\"}}}",
+                    400
+                ),
             ] {
-                let refused = try await admin.call(.POST, Self.base, token: token, body: refusedBody, contentType: "application/json")
+                let refused = try await admin.call(
+                    .POST, Self.base, token: token, body: refusedBody, contentType: "application/json")
                 #expect(refused.status == status && refused.json["code"] != nil, "\(refusedBody): \(refused.json)")
             }
 
@@ -66,7 +81,9 @@ struct AdminNotificationAPITests {
             #expect(counts?["pending"] as? Int == 2 && counts?["skippedNoConsent"] as? Int == 1, "\(first.json)")
             let next = try #require(first.json["next"] as? String)
             let rest = try await admin.call(.GET, "\(Self.base)?limit=1&cursor=\(next)", token: token)
-            #expect((rest.json["items"] as? [[String: Any]])?.first?["sender"] as? String == "crm" && rest.json["next"] == nil)
+            #expect(
+                (rest.json["items"] as? [[String: Any]])?.first?["sender"] as? String == "crm"
+                    && rest.json["next"] == nil)
             let badCursor = try await admin.call(.GET, "\(Self.base)?cursor=nope", token: token)
             #expect(badCursor.status == 400)
 
@@ -76,7 +93,8 @@ struct AdminNotificationAPITests {
             let missing = try await admin.call(.GET, "\(Self.base)/msg_nope", token: token)
             #expect(missing.status == 404 && missing.json["code"] as? String == "notification_not_found")
 
-            let viewer = try await admin.call(.POST, Self.base, token: admin.tokens["acme-viewer"], body: body, contentType: "application/json")
+            let viewer = try await admin.call(
+                .POST, Self.base, token: admin.tokens["acme-viewer"], body: body, contentType: "application/json")
             #expect(viewer.status == 403 && viewer.json["missingPermission"] as? String == "notification:act")
             let releaser = try await admin.call(.GET, Self.base, token: admin.tokens["acme-releaser"])
             #expect(releaser.status == 403 && releaser.json["missingPermission"] as? String == "notification:read")

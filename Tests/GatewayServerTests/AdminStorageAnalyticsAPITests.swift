@@ -17,17 +17,21 @@ struct AdminStorageAnalyticsAPITests {
             for (user, miniApp) in [("alice", "hello"), ("alice", "shop"), ("bob", "hello")] {
                 let owner = UserMiniAppKey(tenantID: "acme", userID: user, miniAppID: miniApp)
                 try await stores.consents.touch(owner)
-                _ = try await stores.storage.put(["note": "secret-value-of-\(user)", "n": "1"], for: owner, maxBytes: 10_000)
+                _ = try await stores.storage.put(
+                    ["note": "secret-value-of-\(user)", "n": "1"], for: owner, maxBytes: 10_000)
             }
             let token = admin.tokens["acme-admin"]
             let first = try await admin.call(.GET, "\(Self.base)/storage?limit=2", token: admin.tokens["acme-viewer"])
             let usage = first.json["usage"] as? [[String: Any]] ?? []
-            #expect(usage.map { "\($0["userID"]!)/\($0["miniAppID"]!)" } == ["alice/hello", "alice/shop"], "\(first.json)")
+            #expect(
+                usage.map { "\($0["userID"]!)/\($0["miniAppID"]!)" } == ["alice/hello", "alice/shop"], "\(first.json)")
             #expect(usage.first?["itemCount"] as? Int == 2 && first.json["maxBytes"] as? Int != nil)
             #expect(!AdminTenantAPITests.text(first).contains("secret-value"))
             let next = try #require(first.json["next"] as? String)
             let rest = try await admin.call(.GET, "\(Self.base)/storage?limit=2&cursor=\(next)", token: token)
-            #expect((rest.json["usage"] as? [[String: Any]])?.compactMap { $0["userID"] as? String } == ["bob"] && rest.json["next"] == nil)
+            #expect(
+                (rest.json["usage"] as? [[String: Any]])?.compactMap { $0["userID"] as? String } == ["bob"]
+                    && rest.json["next"] == nil)
             let bob = try await admin.call(.GET, "\(Self.base)/storage?user=bob", token: token)
             #expect((bob.json["usage"] as? [[String: Any]])?.count == 1)
             #expect(next == "alice/shop")
@@ -46,7 +50,8 @@ struct AdminStorageAnalyticsAPITests {
             #expect(again.json["deletedItems"] as? Int == 0)
             #expect(try await stores.storage.usage(tenantID: "acme", userID: "alice").map(\.miniAppID) == ["hello"])
             let viewerWipe = try await admin.call(
-                .POST, "\(Self.base)/storage/wipes", token: admin.tokens["acme-viewer"], body: #"{"user": "bob", "miniApp": "hello"}"#,
+                .POST, "\(Self.base)/storage/wipes", token: admin.tokens["acme-viewer"],
+                body: #"{"user": "bob", "miniApp": "hello"}"#,
                 contentType: "application/json")
             #expect(viewerWipe.status == 403 && viewerWipe.json["missingPermission"] as? String == "storage:delete")
             let records = try await stores.audit.records(
@@ -56,15 +61,24 @@ struct AdminStorageAnalyticsAPITests {
             #expect(records.last?.change?.before == .object(["items": .number(2)]))
 
             try await stores.analytics.append(
-                [AnalyticsEvent(kind: .miniApp, type: "open", miniAppID: "hello"), AnalyticsEvent(kind: .miniApp, type: "open", miniAppID: "hello")],
+                [
+                    AnalyticsEvent(kind: .miniApp, type: "open", miniAppID: "hello"),
+                    AnalyticsEvent(kind: .miniApp, type: "open", miniAppID: "hello"),
+                ],
                 tenantID: "acme", receivedAt: Date())
-            let summary = try await admin.call(.GET, "\(Self.base)/analytics/summary", token: admin.tokens["acme-releaser"])
+            let summary = try await admin.call(
+                .GET, "\(Self.base)/analytics/summary", token: admin.tokens["acme-releaser"])
             #expect(summary.status == 200 && summary.json["total"] as? Int == 2, "\(summary.json)")
             let later = try await admin.call(
-                .GET, "\(Self.base)/analytics/summary?since=\(RFC3339.millisecondString(from: Date().addingTimeInterval(60)))", token: token)
+                .GET,
+                "\(Self.base)/analytics/summary?since=\(RFC3339.millisecondString(from: Date().addingTimeInterval(60)))",
+                token: token)
             #expect(later.json["total"] as? Int == 0)
-            let ancient = try await admin.call(.GET, "\(Self.base)/analytics/summary?since=1990-01-01T00:00:00Z", token: token)
-            #expect(ancient.status == 200 && ancient.json["total"] as? Int == 2 && ancient.json["since"] as? String != "1990-01-01T00:00:00.000Z")
+            let ancient = try await admin.call(
+                .GET, "\(Self.base)/analytics/summary?since=1990-01-01T00:00:00Z", token: token)
+            #expect(
+                ancient.status == 200 && ancient.json["total"] as? Int == 2
+                    && ancient.json["since"] as? String != "1990-01-01T00:00:00.000Z")
         }
     }
 }

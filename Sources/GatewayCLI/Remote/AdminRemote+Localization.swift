@@ -16,20 +16,23 @@ extension AdminRemote {
 
     func setTexts(tenantID: String, locale: String, _ texts: [String: String]) async throws -> LocalizationTextsReport {
         let output = try await client.adminSetTexts(
-            path: .init(tenant: tenantID, locale: locale), body: .json(.init(texts: .init(additionalProperties: texts))))
+            path: .init(tenant: tenantID, locale: locale), body: .json(.init(texts: .init(additionalProperties: texts)))
+        )
         guard case .ok(let ok) = output else { throw Self.refusal(output) }
         return try Self.document(try ok.body.json, as: LocalizationTextsReport.self)
     }
 
     func unsetTexts(tenantID: String, locale: String, keys: [String]) async throws -> LocalizationRemoval {
-        let output = try await client.adminUnsetTexts(path: .init(tenant: tenantID, locale: locale), query: .init(key: keys))
+        let output = try await client.adminUnsetTexts(
+            path: .init(tenant: tenantID, locale: locale), query: .init(key: keys))
         guard case .ok(let ok) = output else { throw Self.refusal(output) }
         return try Self.document(try ok.body.json, as: LocalizationRemoval.self)
     }
 
     func setDefaultLocale(tenantID: String, locale: String?) async throws -> LocalizationState {
         if let locale {
-            let output = try await client.adminSetDefaultLocale(path: .init(tenant: tenantID), body: .json(.init(locale: locale)))
+            let output = try await client.adminSetDefaultLocale(
+                path: .init(tenant: tenantID), body: .json(.init(locale: locale)))
             guard case .ok(let ok) = output else { throw Self.refusal(output) }
             return try Self.document(try ok.body.json, as: LocalizationState.self)
         }

@@ -4,7 +4,9 @@ import GatewayCore
 
 /// Notification commands over the admin API.
 extension AdminRemote {
-    func sendNotification(tenantID: String, _ body: Components.Schemas.NotificationSend) async throws -> NotificationSendReport {
+    func sendNotification(
+        tenantID: String, _ body: Components.Schemas.NotificationSend
+    ) async throws -> NotificationSendReport {
         let output = try await Self.once { key in
             try await client.adminSendNotification(
                 path: .init(tenant: tenantID), headers: .init(idempotencyKey: key), body: .json(body))

@@ -12,7 +12,10 @@ extension AdminRemote {
                 path: .init(tenant: tenantID), query: .init(user: userID, cursor: cursor, limit: AuditQuery.maxLimit))
             guard case .ok(let ok) = output else { throw Self.refusal(output) }
             let page = try Self.document(try ok.body.json, as: StorageUsageReport.self)
-            report = report.map { StorageUsageReport(tenant: $0.tenant, maxBytes: $0.maxBytes, usage: $0.usage + page.usage) } ?? page
+            report =
+                report.map {
+                    StorageUsageReport(tenant: $0.tenant, maxBytes: $0.maxBytes, usage: $0.usage + page.usage)
+                } ?? page
             cursor = page.next
         } while cursor != nil
         report?.next = nil

@@ -14,7 +14,9 @@ extension AdminRemote {
         }
     }
 
-    func trustIssuer(tenantID: String, _ body: Components.Schemas.TrustedIssuerSet) async throws -> TrustedIssuerDocument {
+    func trustIssuer(
+        tenantID: String, _ body: Components.Schemas.TrustedIssuerSet
+    ) async throws -> TrustedIssuerDocument {
         let output = try await client.adminTrustIssuer(path: .init(tenant: tenantID), body: .json(body))
         guard case .ok(let ok) = output else { throw Self.refusal(output) }
         return try Self.document(try ok.body.json, as: TrustedIssuerDocument.self)

@@ -15,10 +15,13 @@ extension AdminService {
     }
 
     /// One provider (404 `identity_provider_not_found`).
-    public func identityProvider(_ call: AdminCall, tenantID: String, alias: String) async throws -> IdentityProviderDocument {
+    public func identityProvider(
+        _ call: AdminCall, tenantID: String, alias: String
+    ) async throws -> IdentityProviderDocument {
         try await authorize(call, AdminPermission(.read, .identityProvider), tenantID: tenantID, resourceID: alias)
         _ = try await requireTenant(tenantID)
-        guard let found = try await users.identityProviders(tenantID: tenantID).first(where: { $0.alias == alias }) else {
+        guard let found = try await users.identityProviders(tenantID: tenantID).first(where: { $0.alias == alias })
+        else {
             throw AdminError.identityProviderNotFound(alias)
         }
         return IdentityProviderDocument(found)
@@ -30,7 +33,8 @@ extension AdminService {
     public func addIdentityProvider(
         _ call: AdminCall, tenantID: String, _ provider: IdentityProvider
     ) async throws -> IdentityProviderDocument {
-        try await authorize(call, AdminPermission(.create, .identityProvider), tenantID: tenantID, resourceID: provider.alias)
+        try await authorize(
+            call, AdminPermission(.create, .identityProvider), tenantID: tenantID, resourceID: provider.alias)
         _ = try await requireTenant(tenantID)
         var provider = provider
         (provider.tenantID, provider.createdAt) = (tenantID, clock.now())
@@ -46,9 +50,15 @@ extension AdminService {
             let refusal: (AdminError, AuditOutcome) =
                 switch error {
                 case .alreadyExists:
-                    (.identityProviderExists(provider.alias), AuditOutcome(status: 409, code: "identity_provider_exists"))
+                    (
+                        .identityProviderExists(provider.alias),
+                        AuditOutcome(status: 409, code: "identity_provider_exists")
+                    )
                 case .invalid, .notFound:
-                    (.invalidIdentityProvider(error.description), AuditOutcome(status: 422, code: "invalid_identity_provider"))
+                    (
+                        .invalidIdentityProvider(error.description),
+                        AuditOutcome(status: 422, code: "invalid_identity_provider")
+                    )
                 }
             try await refused(call, .create, resource, refusal.1)
             throw refusal.0

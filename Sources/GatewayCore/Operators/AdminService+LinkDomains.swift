@@ -27,7 +27,9 @@ extension AdminService {
     /// refuse answers 422 `invalid_link_domain`, another tenant's host 409 `link_domain_taken`
     /// (without naming the tenant); both are recorded. Needs `link-domain:create` either way
     /// (one operation, one permission); the record says `update` when the host was there.
-    public func addLinkDomain(_ call: AdminCall, tenantID: String, host: String, appIDs: [String]) async throws -> TenantDomain {
+    public func addLinkDomain(
+        _ call: AdminCall, tenantID: String, host: String, appIDs: [String]
+    ) async throws -> TenantDomain {
         let name = host.lowercased()
         let verb = AdminVerb.create
         try await authorize(call, AdminPermission(verb, .linkDomain), tenantID: tenantID, resourceID: name)
@@ -35,7 +37,9 @@ extension AdminService {
         let resource = AuditResource(type: .linkDomain, tenant: tenantID, id: String(name.prefix(253)))
         do {
             _ = try TenantDomainError.host(host)
-            guard !appIDs.isEmpty else { throw AdminError.invalidLinkDomain("appIDs needs at least one TEAMID.bundle.id") }
+            guard !appIDs.isEmpty else {
+                throw AdminError.invalidLinkDomain("appIDs needs at least one TEAMID.bundle.id")
+            }
             for id in appIDs { try TenantDomainError.check(appID: id) }
             let (actor, requestID, now) = (call.actor, call.requestID, clock.now())
             return try await domains.add(host: name, tenantID: tenantID, appIDs: appIDs) { old, new in

@@ -16,7 +16,8 @@ extension AdminService {
             throw AdminError.badRequest(error.description)
         }
         let page = try Self.page(all, key: LocalizationPage.cursor, cursor: cursor, limit: limit)
-        return LocalizationPage(items: page.items, next: page.next, state: try await localization.state(tenantID: tenantID))
+        return LocalizationPage(
+            items: page.items, next: page.next, state: try await localization.state(tenantID: tenantID))
     }
 
     /// Sets texts of `locale` (all or none). A locale, key or text the rules refuse answers 422
@@ -26,20 +27,27 @@ extension AdminService {
     ) async throws -> LocalizationTextsReport {
         try await authorize(call, AdminPermission(.update, .localization), tenantID: tenantID, resourceID: locale)
         _ = try await requireTenant(tenantID)
-        let trail = LocalizationTrail.texts(tenantID: tenantID, actor: call.actor, requestID: call.requestID, time: clock.now())
+        let trail = LocalizationTrail.texts(
+            tenantID: tenantID, actor: call.actor, requestID: call.requestID, time: clock.now())
         let state = try await refusingInvalid(call, tenantID: tenantID, locale: locale) {
-            guard !texts.isEmpty else { throw LocalizationError.invalidValue(key: "texts", reason: "give at least one text") }
+            guard !texts.isEmpty else {
+                throw LocalizationError.invalidValue(key: "texts", reason: "give at least one text")
+            }
             return try await localization.set(texts, tenantID: tenantID, locale: locale, trail: trail)
         }
         return LocalizationTextsReport(
-            tenant: tenantID, locale: LocaleTag.normalize(locale) ?? locale, keys: texts.keys.sorted(), version: state.version)
+            tenant: tenantID, locale: LocaleTag.normalize(locale) ?? locale, keys: texts.keys.sorted(),
+            version: state.version)
     }
 
     /// Removes texts of `locale` (back to the fallback); answers how many there were.
-    public func unsetTexts(_ call: AdminCall, tenantID: String, locale: String, keys: [String]) async throws -> LocalizationRemoval {
+    public func unsetTexts(
+        _ call: AdminCall, tenantID: String, locale: String, keys: [String]
+    ) async throws -> LocalizationRemoval {
         try await authorize(call, AdminPermission(.update, .localization), tenantID: tenantID, resourceID: locale)
         _ = try await requireTenant(tenantID)
-        let trail = LocalizationTrail.texts(tenantID: tenantID, actor: call.actor, requestID: call.requestID, time: clock.now())
+        let trail = LocalizationTrail.texts(
+            tenantID: tenantID, actor: call.actor, requestID: call.requestID, time: clock.now())
         let removed = try await refusingInvalid(call, tenantID: tenantID, locale: locale) {
             guard !keys.isEmpty else { throw LocalizationError.invalidKey("") }
             for key in keys { try LocalizationError.check(key: key) }
@@ -49,8 +57,10 @@ extension AdminService {
     }
 
     /// Sets (nil: clears) the tenant's default locale, tried before `en`.
-    public func setDefaultLocale(_ call: AdminCall, tenantID: String, locale: String?) async throws -> LocalizationState {
-        try await authorize(call, AdminPermission(.update, .localization), tenantID: tenantID, resourceID: "default-locale")
+    public func setDefaultLocale(_ call: AdminCall, tenantID: String, locale: String?) async throws -> LocalizationState
+    {
+        try await authorize(
+            call, AdminPermission(.update, .localization), tenantID: tenantID, resourceID: "default-locale")
         _ = try await requireTenant(tenantID)
         let trail = LocalizationTrail.defaultLocale(
             tenantID: tenantID, actor: call.actor, requestID: call.requestID, time: clock.now())

@@ -9,7 +9,9 @@ extension AdminService {
     /// Queues `content` to the tenant's users' devices. A message the sending rules refuse answers
     /// 422 `invalid_notification`; an `Idempotency-Key` used for another message 422
     /// `idempotency_key_reused`; both recorded. Retries are the handler's (``once(_:key:fingerprint:_:)``).
-    public func sendNotification(_ call: AdminCall, tenantID: String, _ content: PushContent) async throws -> NotificationSendReport {
+    public func sendNotification(
+        _ call: AdminCall, tenantID: String, _ content: PushContent
+    ) async throws -> NotificationSendReport {
         try await authorize(call, AdminPermission(.act, .notification), tenantID: tenantID)
         _ = try await requireTenant(tenantID)
         let sender = SenderTokenClaims(
@@ -35,7 +37,8 @@ extension AdminService {
                 }
                 return AuditDraft(
                     time: now, actor: actor, requestID: requestID, verb: .act,
-                    resource: AuditResource(type: .notification, tenant: tenantID, id: id), outcome: AuditOutcome(status: 202),
+                    resource: AuditResource(type: .notification, tenant: tenantID, id: id),
+                    outcome: AuditOutcome(status: 202),
                     change: AuditChange(before: nil, after: change))
             }
             switch outcome {
@@ -76,11 +79,13 @@ extension AdminService {
     }
 
     /// One message's funnel and its first deliveries (404 `notification_not_found`).
-    public func notification(_ call: AdminCall, tenantID: String, id: String) async throws -> NotificationStatusDocument {
+    public func notification(_ call: AdminCall, tenantID: String, id: String) async throws -> NotificationStatusDocument
+    {
         try await authorize(call, AdminPermission(.read, .notification), tenantID: tenantID, resourceID: id)
         _ = try await requireTenant(tenantID)
-        guard let status = try await outbox.status(
-            tenantID: tenantID, clientID: nil, messageID: id, limit: NotificationService.statusDeliveryLimit)
+        guard
+            let status = try await outbox.status(
+                tenantID: tenantID, clientID: nil, messageID: id, limit: NotificationService.statusDeliveryLimit)
         else { throw AdminError.notificationNotFound(id) }
         return NotificationStatusDocument(status)
     }

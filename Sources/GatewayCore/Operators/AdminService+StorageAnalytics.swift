@@ -22,7 +22,9 @@ extension AdminService {
     }
 
     /// Deletes every item `userID` stored for `miniAppID` (answers how many; 0 when none).
-    public func wipeStorage(_ call: AdminCall, tenantID: String, userID: String, miniAppID: String) async throws -> StorageWipeReport {
+    public func wipeStorage(
+        _ call: AdminCall, tenantID: String, userID: String, miniAppID: String
+    ) async throws -> StorageWipeReport {
         try await authorize(call, AdminPermission(.delete, .storage), tenantID: tenantID, resourceID: userID)
         _ = try await requireTenant(tenantID)
         let (actor, requestID, now) = (call.actor, call.requestID, clock.now())
@@ -34,10 +36,13 @@ extension AdminService {
     }
 
     /// The tenant's analytics events since `since`, counted per mini app, kind and type.
-    public func analyticsSummary(_ call: AdminCall, tenantID: String, since: Date) async throws -> AnalyticsSummaryReport {
+    public func analyticsSummary(
+        _ call: AdminCall, tenantID: String, since: Date
+    ) async throws -> AnalyticsSummaryReport {
         try await authorize(call, AdminPermission(.read, .analytics), tenantID: tenantID)
         _ = try await requireTenant(tenantID)
-        return AnalyticsSummaryReport(tenant: tenantID, since: since, counts: try await analytics.summary(tenantID: tenantID, since: since))
+        return AnalyticsSummaryReport(
+            tenant: tenantID, since: since, counts: try await analytics.summary(tenantID: tenantID, since: since))
     }
 }
 

@@ -9,15 +9,19 @@ extension AdminService {
     ) async throws -> (items: [TrustedIssuerDocument], next: String?) {
         try await authorize(call, AdminPermission(.read, .trustedIssuer), tenantID: tenantID)
         _ = try await requireTenant(tenantID)
-        let page = try Self.page(try await users.trustedIssuers(tenantID: tenantID), key: \.issuer, cursor: cursor, limit: limit)
+        let page = try Self.page(
+            try await users.trustedIssuers(tenantID: tenantID), key: \.issuer, cursor: cursor, limit: limit)
         return (page.items.map(TrustedIssuerDocument.init), page.next)
     }
 
     /// Trusts `trust.issuer` (replacing an earlier trust of it whole). What the rules refuse
     /// answers 422 `invalid_trusted_issuer`, recorded, nothing written. Needs
     /// `trusted-issuer:create` (the record's verb is `update` when it replaced a trust).
-    public func trustIssuer(_ call: AdminCall, tenantID: String, _ trust: TrustedIssuer) async throws -> TrustedIssuerDocument {
-        try await authorize(call, AdminPermission(.create, .trustedIssuer), tenantID: tenantID, resourceID: trust.issuer)
+    public func trustIssuer(
+        _ call: AdminCall, tenantID: String, _ trust: TrustedIssuer
+    ) async throws -> TrustedIssuerDocument {
+        try await authorize(
+            call, AdminPermission(.create, .trustedIssuer), tenantID: tenantID, resourceID: trust.issuer)
         _ = try await requireTenant(tenantID)
         var trust = trust
         (trust.tenantID, trust.createdAt) = (tenantID, clock.now())
@@ -25,7 +29,8 @@ extension AdminService {
             try trust.validate()
         } catch let error as AuthStoreError {
             try await refused(
-                call, .create, AuditResource(type: .trustedIssuer, tenant: tenantID, id: String(trust.issuer.prefix(200))),
+                call, .create,
+                AuditResource(type: .trustedIssuer, tenant: tenantID, id: String(trust.issuer.prefix(200))),
                 AuditOutcome(status: 422, code: "invalid_trusted_issuer"))
             throw AdminError.invalidTrustedIssuer(error.description)
         }

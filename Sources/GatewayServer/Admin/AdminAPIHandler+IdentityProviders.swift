@@ -9,7 +9,8 @@ extension AdminAPIHandler {
     ) async throws -> Operations.AdminListIdentityProviders.Output {
         try AdminInput.check(input.query.cursor, max: 200, "cursor")
         let page = try await service.identityProviders(
-            try AdminScope.call(), tenantID: input.path.tenant, cursor: input.query.cursor, limit: input.query.limit ?? 50)
+            try AdminScope.call(), tenantID: input.path.tenant, cursor: input.query.cursor,
+            limit: input.query.limit ?? 50)
         let items = try page.items.map { try Self.wire($0, as: Components.Schemas.IdentityProvider.self) }
         return .ok(.init(body: .json(.init(items: items, next: page.next))))
     }
@@ -18,7 +19,8 @@ extension AdminAPIHandler {
         _ input: Operations.AdminGetIdentityProvider.Input
     ) async throws -> Operations.AdminGetIdentityProvider.Output {
         try AdminInput.check(input.path.alias, max: 32, "alias")
-        let found = try await service.identityProvider(try AdminScope.call(), tenantID: input.path.tenant, alias: input.path.alias)
+        let found = try await service.identityProvider(
+            try AdminScope.call(), tenantID: input.path.tenant, alias: input.path.alias)
         return .ok(.init(body: .json(try Self.wire(found, as: Components.Schemas.IdentityProvider.self))))
     }
 
@@ -37,7 +39,8 @@ extension AdminAPIHandler {
         let provider = IdentityProvider(
             tenantID: input.path.tenant, alias: body.alias, displayName: body.displayName, issuer: body.issuer,
             clientID: body.clientID, clientSecret: body.clientSecret.map(SecretValue.init),
-            scopes: body.scopes ?? ["openid", "profile", "email"], linkByVerifiedEmail: body.linkByVerifiedEmail ?? false,
+            scopes: body.scopes ?? ["openid", "profile", "email"],
+            linkByVerifiedEmail: body.linkByVerifiedEmail ?? false,
             autoRedirect: body.autoRedirect ?? false)
         let stored = try await service.addIdentityProvider(try AdminScope.call(), tenantID: input.path.tenant, provider)
         return .created(.init(body: .json(try Self.wire(stored, as: Components.Schemas.IdentityProvider.self))))
@@ -47,7 +50,8 @@ extension AdminAPIHandler {
         _ input: Operations.AdminDeleteIdentityProvider.Input
     ) async throws -> Operations.AdminDeleteIdentityProvider.Output {
         try AdminInput.check(input.path.alias, max: 32, "alias")
-        try await service.removeIdentityProvider(try AdminScope.call(), tenantID: input.path.tenant, alias: input.path.alias)
+        try await service.removeIdentityProvider(
+            try AdminScope.call(), tenantID: input.path.tenant, alias: input.path.alias)
         return .noContent(.init())
     }
 }

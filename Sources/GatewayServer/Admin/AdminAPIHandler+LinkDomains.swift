@@ -4,21 +4,29 @@ import GatewayCore
 
 /// A tenant's link domains on the admin API.
 extension AdminAPIHandler {
-    func adminListLinkDomains(_ input: Operations.AdminListLinkDomains.Input) async throws -> Operations.AdminListLinkDomains.Output {
+    func adminListLinkDomains(
+        _ input: Operations.AdminListLinkDomains.Input
+    ) async throws -> Operations.AdminListLinkDomains.Output {
         try AdminInput.check(input.query.cursor, max: 200, "cursor")
         let page = try await service.linkDomains(
-            try AdminScope.call(), tenantID: input.path.tenant, cursor: input.query.cursor, limit: input.query.limit ?? 50)
+            try AdminScope.call(), tenantID: input.path.tenant, cursor: input.query.cursor,
+            limit: input.query.limit ?? 50)
         let items = try page.items.map { try Self.wire($0, as: Components.Schemas.LinkDomain.self) }
         return .ok(.init(body: .json(.init(items: items, next: page.next))))
     }
 
-    func adminGetLinkDomain(_ input: Operations.AdminGetLinkDomain.Input) async throws -> Operations.AdminGetLinkDomain.Output {
+    func adminGetLinkDomain(
+        _ input: Operations.AdminGetLinkDomain.Input
+    ) async throws -> Operations.AdminGetLinkDomain.Output {
         try AdminInput.check(input.path.host, max: 253, "host")
-        let found = try await service.linkDomain(try AdminScope.call(), tenantID: input.path.tenant, host: input.path.host)
+        let found = try await service.linkDomain(
+            try AdminScope.call(), tenantID: input.path.tenant, host: input.path.host)
         return .ok(.init(body: .json(try Self.wire(found, as: Components.Schemas.LinkDomain.self))))
     }
 
-    func adminAddLinkDomain(_ input: Operations.AdminAddLinkDomain.Input) async throws -> Operations.AdminAddLinkDomain.Output {
+    func adminAddLinkDomain(
+        _ input: Operations.AdminAddLinkDomain.Input
+    ) async throws -> Operations.AdminAddLinkDomain.Output {
         guard case .json(let body) = input.body else { throw AdminError.badRequest("a JSON body") }
         try AdminInput.check(body.host, max: 253, "host")
         try AdminInput.check(body.appIDs, maxItems: 50, "appIDs")

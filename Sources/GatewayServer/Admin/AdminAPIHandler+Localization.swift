@@ -23,7 +23,8 @@ extension AdminAPIHandler {
             try AdminInput.check(key, max: 200, "a key")
             try AdminInput.check(text, max: 10_000, "a text", empty: true)
         }
-        let report = try await service.setTexts(try AdminScope.call(), tenantID: input.path.tenant, locale: input.path.locale, texts)
+        let report = try await service.setTexts(
+            try AdminScope.call(), tenantID: input.path.tenant, locale: input.path.locale, texts)
         return .ok(.init(body: .json(try Self.wire(report, as: Components.Schemas.LocalizationTextsReport.self))))
     }
 
@@ -36,10 +37,13 @@ extension AdminAPIHandler {
         return .ok(.init(body: .json(try Self.wire(removal, as: Components.Schemas.LocalizationRemoval.self))))
     }
 
-    func adminSetDefaultLocale(_ input: Operations.AdminSetDefaultLocale.Input) async throws -> Operations.AdminSetDefaultLocale.Output {
+    func adminSetDefaultLocale(
+        _ input: Operations.AdminSetDefaultLocale.Input
+    ) async throws -> Operations.AdminSetDefaultLocale.Output {
         guard case .json(let body) = input.body else { throw AdminError.badRequest("a JSON body") }
         try AdminInput.check(body.locale, max: 35, "locale")
-        let state = try await service.setDefaultLocale(try AdminScope.call(), tenantID: input.path.tenant, locale: body.locale)
+        let state = try await service.setDefaultLocale(
+            try AdminScope.call(), tenantID: input.path.tenant, locale: body.locale)
         return .ok(.init(body: .json(try Self.wire(state, as: Components.Schemas.LocalizationState.self))))
     }
 

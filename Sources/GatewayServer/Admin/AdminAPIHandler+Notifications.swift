@@ -9,14 +9,18 @@ extension AdminAPIHandler {
     ) async throws -> Operations.AdminListNotifications.Output {
         try AdminInput.check(input.query.cursor, max: 200, "cursor")
         let page = try await service.notifications(
-            try AdminScope.call(), tenantID: input.path.tenant, cursor: input.query.cursor, limit: input.query.limit ?? 50)
+            try AdminScope.call(), tenantID: input.path.tenant, cursor: input.query.cursor,
+            limit: input.query.limit ?? 50)
         let items = try page.items.map { try Self.wire($0, as: Components.Schemas.Notification.self) }
         return .ok(.init(body: .json(.init(items: items, next: page.next))))
     }
 
-    func adminGetNotification(_ input: Operations.AdminGetNotification.Input) async throws -> Operations.AdminGetNotification.Output {
+    func adminGetNotification(
+        _ input: Operations.AdminGetNotification.Input
+    ) async throws -> Operations.AdminGetNotification.Output {
         try AdminInput.check(input.path.notification, max: 64, "notification")
-        let found = try await service.notification(try AdminScope.call(), tenantID: input.path.tenant, id: input.path.notification)
+        let found = try await service.notification(
+            try AdminScope.call(), tenantID: input.path.tenant, id: input.path.notification)
         return .ok(.init(body: .json(try Self.wire(found, as: Components.Schemas.NotificationStatus.self))))
     }
 
@@ -31,7 +35,9 @@ extension AdminAPIHandler {
         try AdminInput.check(body.userIDs, maxItems: NotificationRules.maxRecipients, "userIDs")
         for user in body.userIDs ?? [] { try AdminInput.check(user, max: 255, "a user id") }
         let texts = body.texts.additionalProperties
-        guard (1...NotificationRules.maxLanguages).contains(texts.count) else { throw AdminError.badRequest("texts has 1-50 locales") }
+        guard (1...NotificationRules.maxLanguages).contains(texts.count) else {
+            throw AdminError.badRequest("texts has 1-50 locales")
+        }
         for (locale, text) in texts {
             try AdminInput.check(locale, max: 35, "a locale")
             try AdminInput.check(text.title, max: NotificationRules.maxTitle, "a title", empty: true)
@@ -48,13 +54,15 @@ extension AdminAPIHandler {
         }
         let content = PushContent(
             miniAppID: body.miniAppID, recipients: recipients,
-            texts: texts.mapValues { PushText(title: $0.title, body: $0.body) }, link: body.link, collapseID: body.collapseID,
+            texts: texts.mapValues { PushText(title: $0.title, body: $0.body) }, link: body.link,
+            collapseID: body.collapseID,
             ttlSeconds: body.ttlSeconds ?? NotificationRules.defaultTTLSeconds,
             priority: body.priority.flatMap { PushPriority(rawValue: $0.rawValue) } ?? .normal)
         let call = try AdminScope.call()
         let tenantID = input.path.tenant
         let (response, replayed) = try await service.once(
-            call, key: input.headers.idempotencyKey, fingerprint: try Self.fingerprint("notification-send", tenantID, body: body)
+            call, key: input.headers.idempotencyKey,
+            fingerprint: try Self.fingerprint("notification-send", tenantID, body: body)
         ) {
             let report = try await service.sendNotification(call, tenantID: tenantID, content)
             return IdempotentResponse(status: 202, etag: nil, body: try Self.json(report))

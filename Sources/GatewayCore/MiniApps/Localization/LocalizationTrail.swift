@@ -6,9 +6,10 @@ import Foundation
 public enum LocalizationTrail {
     /// Builds the record of a text change: the canonical locale, the keys' texts before and
     /// after, the versions before and after.
-    public typealias Texts = @Sendable (
-        _ locale: String, _ before: [String: String], _ after: [String: String], _ versions: LocalizationVersions
-    ) -> AuditDraft
+    public typealias Texts =
+        @Sendable (
+            _ locale: String, _ before: [String: String], _ after: [String: String], _ versions: LocalizationVersions
+        ) -> AuditDraft
     /// Builds the record of a default-locale change from the states before and after.
     public typealias Default = @Sendable (_ before: LocalizationState, _ after: LocalizationState) -> AuditDraft
 
@@ -33,7 +34,8 @@ public enum LocalizationTrail {
                     revisionAfter: versions.after),
                 outcome: .ok,
                 change: AuditChange(
-                    before: .object(before.mapValues(JSONValue.string)), after: .object(after.mapValues(JSONValue.string))))
+                    before: .object(before.mapValues(JSONValue.string)),
+                    after: .object(after.mapValues(JSONValue.string))))
         }
     }
 
