@@ -104,21 +104,20 @@ public final class PostgresSecureStorageStore: SecureStorageStore {
         return SecureStorageSize(used: state?.storageUsedBytes ?? 0, max: maxBytes)
     }
 
-    public func usage(tenantID: String, userID: String?) async throws -> [SecureStorageUsage] {
-        let rows =
-            if let userID {
-                try await database.pool.all(
-                    """
-                    SELECT user_id, miniapp_id, storage_used_bytes, storage_item_count, last_used_at_ms FROM user_miniapps
-                    WHERE tenant_id = \(tenantID) AND storage_item_count > 0 AND user_id = \(userID) ORDER BY user_id COLLATE "C", miniapp_id COLLATE "C"
-                    """, as: (String, String, Int64, Int64, Int64).self)
-            } else {
-                try await database.pool.all(
-                    """
-                    SELECT user_id, miniapp_id, storage_used_bytes, storage_item_count, last_used_at_ms FROM user_miniapps
-                    WHERE tenant_id = \(tenantID) AND storage_item_count > 0 ORDER BY user_id COLLATE "C", miniapp_id COLLATE "C"
-                    """, as: (String, String, Int64, Int64, Int64).self)
-            }
+    public func usage(
+        tenantID: String, userID: String?, after: (userID: String, miniAppID: String)?, limit: Int?
+    ) async throws -> [SecureStorageUsage] {
+        // Byte order ("C"), as SQLite's: the admin API's cursors order the same on both engines.
+        let (afterUser, afterMiniApp) = (after?.userID, after?.miniAppID ?? "")
+        let rows = try await database.pool.all(
+            """
+            SELECT user_id, miniapp_id, storage_used_bytes, storage_item_count, last_used_at_ms FROM user_miniapps
+            WHERE tenant_id = \(tenantID) AND storage_item_count > 0
+                AND (\(userID)::text IS NULL OR user_id = \(userID))
+                AND (\(afterUser)::text IS NULL OR user_id COLLATE "C" > \(afterUser)
+                    OR (user_id = \(afterUser) AND miniapp_id COLLATE "C" > \(afterMiniApp)))
+            ORDER BY user_id COLLATE "C", miniapp_id COLLATE "C" LIMIT \(limit.map(Int64.init))
+            """, as: (String, String, Int64, Int64, Int64).self)
         return rows.map {
             SecureStorageUsage(
                 userID: $0.0, miniAppID: $0.1, usedBytes: $0.2, itemCount: Int($0.3), lastUsedAt: StoreClock.date($0.4))

@@ -10,11 +10,8 @@ extension AdminService {
         try await authorize(call, AdminPermission(.read, .storage), tenantID: tenantID)
         let tenant = try await requireTenant(tenantID)
         try Self.checkLimit(limit)
-        var rows = try await storage.usage(tenantID: tenantID, userID: userID)
-        if let cursor {
-            let position = StorageUsageReport.position(cursor)
-            rows = rows.filter { StorageUsageReport.follows($0, position) }
-        }
+        let rows = try await storage.usage(
+            tenantID: tenantID, userID: userID, after: cursor.map(StorageUsageReport.position), limit: limit + 1)
         let page = Array(rows.prefix(limit))
         return StorageUsageReport(
             tenant: tenantID, maxBytes: tenant.storageMaxSizeInBytes, usage: page,

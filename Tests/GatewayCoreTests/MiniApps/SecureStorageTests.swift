@@ -114,6 +114,28 @@ import Testing
         await #expect(throws: SecretSealerError.self) { try await store.value(forKey: "secret", of: mallory) }
     }
 
+    /// Usage pages in the bytes' order on both engines (upper case before lower, ASCII before
+    /// the rest), so the admin API's cursors continue where the page before stopped.
+    @Test(arguments: StoreBackend.available) func usagePagesInByteOrder(backend: StoreBackend) async throws {
+        let fx = try await UserStateFixture(backend)
+        defer { fx.remove() }
+        let store = fx.stores.storage
+        let owners = [("alice", "b"), ("Bob", "a"), ("é", "a"), ("alice", "a"), ("alice-2", "a")]
+        for (user, miniApp) in owners {
+            try await store.put(["k": "v"], for: UserMiniAppKey(tenantID: "acme", userID: user, miniAppID: miniApp), maxBytes: 1_000)
+        }
+        var seen: [String] = []
+        var after: (userID: String, miniAppID: String)?
+        repeat {
+            let page = try await store.usage(tenantID: "acme", userID: nil, after: after, limit: 2)
+            seen += page.map { "\($0.userID)/\($0.miniAppID)" }
+            after = page.count == 2 ? page.last.map { ($0.userID, $0.miniAppID) } : nil
+        } while after != nil
+        #expect(seen == ["Bob/a", "alice/a", "alice/b", "alice-2/a", "é/a"])
+        let one = try await store.usage(tenantID: "acme", userID: "alice", after: ("alice", "a"), limit: 10)
+        #expect(one.map(\.miniAppID) == ["b"])
+    }
+
     @Test(arguments: StoreBackend.available) func usersAndTenantsAreIsolated(backend: StoreBackend) async throws {
         let fx = try await UserStateFixture(backend)
         defer { fx.remove() }

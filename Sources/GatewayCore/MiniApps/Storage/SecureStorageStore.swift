@@ -21,8 +21,12 @@ public protocol SecureStorageStore: Sendable {
     func deleteAll(for owner: UserMiniAppKey, trail: (@Sendable (_ removed: Int) -> AuditDraft)?) async throws -> Int
     /// Bytes used by `owner` and the cap.
     func size(of owner: UserMiniAppKey, maxBytes: Int64) async throws -> SecureStorageSize
-    /// Usage rows of a tenant (optionally one user), by user then mini app; owners with no items are left out.
-    func usage(tenantID: String, userID: String?) async throws -> [SecureStorageUsage]
+    /// Usage rows of a tenant (optionally one user), by user then mini app (bytes of each);
+    /// owners with no items are left out. `after` starts past that user and mini app; `limit`
+    /// bounds the rows (nil: all).
+    func usage(
+        tenantID: String, userID: String?, after: (userID: String, miniAppID: String)?, limit: Int?
+    ) async throws -> [SecureStorageUsage]
 }
 
 /// `{used, max}` in bytes.
@@ -40,6 +44,11 @@ public struct SecureStorageSize: Sendable, Equatable, Codable {
 
 /// One owner's usage, for operators.
 extension SecureStorageStore {
+    /// Every usage row of a tenant (optionally one user).
+    public func usage(tenantID: String, userID: String?) async throws -> [SecureStorageUsage] {
+        try await usage(tenantID: tenantID, userID: userID, after: nil, limit: nil)
+    }
+
     /// Removes every item of `owner` without an audit record (a user's own wipe, an erasure).
     @discardableResult
     public func deleteAll(for owner: UserMiniAppKey) async throws -> Int {

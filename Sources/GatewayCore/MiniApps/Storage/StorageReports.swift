@@ -22,19 +22,11 @@ public struct StorageUsageReport: Sendable, Codable, Equatable {
         row.userID + "/" + row.miniAppID
     }
 
-    /// The user and mini app a cursor names, as bytes: split at its last `/`; a cursor without
-    /// one names a user, and the page starts at that user's first mini app.
-    public static func position(_ cursor: String) -> (user: [UInt8], miniApp: [UInt8]) {
-        guard let slash = cursor.lastIndex(of: "/") else { return (Array(cursor.utf8), []) }
-        return (Array(cursor[..<slash].utf8), Array(cursor[cursor.index(after: slash)...].utf8))
-    }
-
-    /// Whether `row` comes after `position` in the stores' order (bytes of the user, then of the
-    /// mini app).
-    public static func follows(_ row: SecureStorageUsage, _ position: (user: [UInt8], miniApp: [UInt8])) -> Bool {
-        let user = Array(row.userID.utf8)
-        if user != position.user { return position.user.lexicographicallyPrecedes(user) }
-        return position.miniApp.lexicographicallyPrecedes(Array(row.miniAppID.utf8))
+    /// The user and mini app a cursor names: split at its last `/`; a cursor without one names
+    /// a user, and the page starts at that user's first mini app.
+    public static func position(_ cursor: String) -> (userID: String, miniAppID: String) {
+        guard let slash = cursor.lastIndex(of: "/") else { return (cursor, "") }
+        return (String(cursor[..<slash]), String(cursor[cursor.index(after: slash)...]))
     }
 }
 

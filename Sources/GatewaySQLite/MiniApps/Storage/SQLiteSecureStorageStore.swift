@@ -124,7 +124,9 @@ public final class SQLiteSecureStorageStore: SecureStorageStore {
         return SecureStorageSize(used: used ?? 0, max: maxBytes)
     }
 
-    public func usage(tenantID: String, userID: String?) async throws -> [SecureStorageUsage] {
+    public func usage(
+        tenantID: String, userID: String?, after: (userID: String, miniAppID: String)?, limit: Int?
+    ) async throws -> [SecureStorageUsage] {
         try await pool.read { db in
             var sql =
                 "SELECT user_id, miniapp_id, storage_used_bytes, storage_item_count, last_used_at_ms FROM user_miniapps WHERE tenant_id = ? AND storage_item_count > 0"
@@ -133,7 +135,16 @@ public final class SQLiteSecureStorageStore: SecureStorageStore {
                 sql += " AND user_id = ?"
                 arguments += [userID]
             }
-            return try Row.fetchAll(db, sql: sql + " ORDER BY user_id, miniapp_id", arguments: arguments).map {
+            if let after {
+                sql += " AND (user_id > ? OR (user_id = ? AND miniapp_id > ?))"
+                arguments += [after.userID, after.userID, after.miniAppID]
+            }
+            sql += " ORDER BY user_id, miniapp_id"
+            if let limit {
+                sql += " LIMIT ?"
+                arguments += [limit]
+            }
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map {
                 SecureStorageUsage(
                     userID: $0[0], miniAppID: $0[1], usedBytes: $0[2], itemCount: $0[3],
                     lastUsedAt: StoreClock.date($0[4]))
