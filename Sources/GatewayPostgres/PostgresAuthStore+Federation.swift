@@ -17,7 +17,16 @@ extension PostgresAuthStore {
     ) async throws {
         try provider.validate()
         let document = try provider.storedDocument(), sealed = try provider.sealedSecret(database.sealer)
+        let sealer = database.sealer
         try await database.transaction { connection in
+            // One provider writer per tenant: the auto-redirect rule reads what the others wrote.
+            let lock = "gateway-identity-providers:" + provider.tenantID
+            _ = try await connection.execute("SELECT pg_advisory_xact_lock(hashtext(\(lock)))")
+            let existing = try await connection.all(
+                "SELECT document, client_secret_sealed FROM auth_identity_providers WHERE tenant_id = \(provider.tenantID)",
+                as: (String, String?).self
+            ).map { try IdentityProvider.stored($0.0, sealedSecret: $0.1, sealer: sealer) }
+            try provider.checkBeside(existing)
             let inserted = try await connection.execute("""
                 INSERT INTO auth_identity_providers (tenant_id, alias, document, client_secret_sealed, created_at_ms)
                 VALUES (\(provider.tenantID), \(provider.alias), \(document), \(sealed), \(StoreClock.milliseconds(provider.createdAt)))

@@ -57,12 +57,13 @@ struct IdentityProviderAddCommand: AsyncParsableCommand {
                     autoRedirect: autoRedirect))
         } else {
             let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-            do {
-                try provider.checkBeside(try await a.auth.identityProviders(tenantID: tenant.tenant))
-            } catch { throw CLIError.invalid("\(error)") }
             let (user, now) = (a.access.actor, Date())
-            try await a.auth.addIdentityProvider(provider) { new in
-                IdentityProviderTrail.draft(nil, new, actor: .local(user: user), requestID: nil, time: now)
+            do {
+                try await a.auth.addIdentityProvider(provider) { new in
+                    IdentityProviderTrail.draft(nil, new, actor: .local(user: user), requestID: nil, time: now)
+                }
+            } catch AuthStoreError.invalid(let reason) {
+                throw CLIError.invalid(reason)
             }
             document = IdentityProviderDocument(provider)
         }

@@ -6,8 +6,9 @@ import Foundation
 public protocol FederationStore: Sendable {
     /// Every identity provider of `tenantID`, by alias.
     func identityProviders(tenantID: String) async throws -> [IdentityProvider]
-    /// Inserts (throws `alreadyExists`); the client secret is sealed. `trail(new)` is appended
-    /// to the operators' audit trail in the same transaction.
+    /// Inserts (throws `alreadyExists`; `invalid` for a second auto-redirect provider, checked
+    /// in the insert's transaction); the client secret is sealed. `trail(new)` is appended to
+    /// the operators' audit trail in the same transaction.
     func addIdentityProvider(_ provider: IdentityProvider, trail: (@Sendable (IdentityProvider) -> AuditDraft)?) async throws
     /// Throws `notFound` for an unknown alias. Links made through it stay (they name the
     /// issuer). `trail(old)` is appended in the same transaction.

@@ -28,8 +28,8 @@ extension AdminService {
     }
 
     /// Adds a provider. A taken alias answers 409 `identity_provider_exists`; what the rules
-    /// refuse (an alias, an issuer, a second auto-redirect) 422 `invalid_identity_provider`;
-    /// both recorded, nothing written.
+    /// refuse (an alias, an issuer, a second auto-redirect: the store checks it in the insert's
+    /// transaction) 422 `invalid_identity_provider`; both recorded, nothing written.
     public func addIdentityProvider(
         _ call: AdminCall, tenantID: String, _ provider: IdentityProvider
     ) async throws -> IdentityProviderDocument {
@@ -41,8 +41,6 @@ extension AdminService {
         let resource = AuditResource(type: .identityProvider, tenant: tenantID, id: String(provider.alias.prefix(64)))
         let (actor, requestID, now) = (call.actor, call.requestID, clock.now())
         do {
-            try provider.validate()
-            try provider.checkBeside(try await users.identityProviders(tenantID: tenantID))
             try await users.addIdentityProvider(provider) { new in
                 IdentityProviderTrail.draft(nil, new, actor: actor, requestID: requestID, time: now)
             }

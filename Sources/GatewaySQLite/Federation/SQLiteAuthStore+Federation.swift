@@ -24,7 +24,14 @@ extension SQLiteAuthStore {
     ) async throws {
         try provider.validate()
         let document = try provider.storedDocument(), sealed = try provider.sealedSecret(sealer)
+        let sealer = self.sealer
         try await pool.write { db in
+            // Writes are serialized: the auto-redirect rule reads what the others wrote.
+            let existing = try Row.fetchAll(
+                db, sql: "SELECT document, client_secret_sealed FROM auth_identity_providers WHERE tenant_id = ?",
+                arguments: [provider.tenantID]
+            ).map { try IdentityProvider.stored($0["document"], sealedSecret: $0["client_secret_sealed"], sealer: sealer) }
+            try provider.checkBeside(existing)
             if try Bool.fetchOne(
                 db, sql: "SELECT 1 FROM auth_identity_providers WHERE tenant_id = ? AND alias = ?",
                 arguments: [provider.tenantID, provider.alias]) == true

@@ -594,6 +594,38 @@ struct AuthStoreContractTests {
         #expect(reused == 100)
     }
 
+    /// The one-auto-redirect rule holds under concurrent adds from separate instances: the
+    /// store checks it inside the insert's transaction, so exactly one of them wins.
+    @Test(arguments: StoreBackend.available) func oneAutoRedirectProviderUnderConcurrentAdds(
+        backend: StoreBackend
+    ) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        var instances: [any AuthStore] = []
+        for _ in 0..<6 { instances.append(try await database.another().auth) }
+        let outcomes = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for (index, auth) in instances.enumerated() {
+                group.addTask {
+                    do {
+                        try await auth.addIdentityProvider(
+                            IdentityProvider(
+                                tenantID: "acme", alias: "idp\(index)", issuer: "https://id\(index).example.com", clientID: "gw",
+                                autoRedirect: true))
+                        return true
+                    } catch AuthStoreError.invalid {
+                        return false
+                    }
+                }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(outcomes.filter { $0 }.count == 1)
+        #expect(try await database.stores.auth.identityProviders(tenantID: "acme").filter(\.autoRedirect).count == 1)
+        // Another tenant keeps its own.
+        try await database.stores.auth.addIdentityProvider(
+            IdentityProvider(tenantID: "beta", alias: "idp", issuer: "https://id.example.com", clientID: "gw", autoRedirect: true))
+    }
+
     @Test(arguments: StoreBackend.available) func identityProvidersTrustedIssuersAndLinks(
         backend: StoreBackend
     ) async throws {
