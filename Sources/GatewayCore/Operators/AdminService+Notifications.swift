@@ -7,8 +7,8 @@ extension AdminService {
     static func sender(_ call: AdminCall) -> String { "operator:" + call.session.caller.name }
 
     /// Queues `content` to the tenant's users' devices. A message the sending rules refuse answers
-    /// 422 `invalid_notification`; an `Idempotency-Key` used for another message 422
-    /// `idempotency_key_reused`; both recorded. Retries are the handler's (``once(_:key:fingerprint:_:)``).
+    /// 422 `invalid_notification`, recorded. Retries under an `Idempotency-Key` are the handler's
+    /// (``once(_:key:fingerprint:_:)``).
     public func sendNotification(
         _ call: AdminCall, tenantID: String, _ content: PushContent
     ) async throws -> NotificationSendReport {
@@ -24,42 +24,30 @@ extension AdminService {
             case .users(let users): .object(["users": .number(Double(users.count))])
             case .allConsented: .string("everyone who consented")
             }
-        let after: JSONValue = .object([
+        let after: [String: JSONValue] = [
             "miniAppID": .string(content.miniAppID), "to": recipients,
             "locales": .array(content.texts.keys.sorted().map(JSONValue.string)),
-        ])
+        ]
         do {
+            // No outbox key: retries are the admin idempotency store's, so the outbox never
+            // replays a message or refuses a key here.
             let outcome = try await service.send(content, from: sender, idempotencyKey: nil) { id, deliveries in
-                var change = after
-                if case .object(var members) = after {
-                    members["deliveries"] = .number(Double(deliveries))
-                    change = .object(members)
-                }
-                return AuditDraft(
+                AuditDraft(
                     time: now, actor: actor, requestID: requestID, verb: .act,
                     resource: AuditResource(type: .notification, tenant: tenantID, id: id),
                     outcome: AuditOutcome(status: 202),
-                    change: AuditChange(before: nil, after: change))
+                    change: AuditChange(
+                        before: nil, after: .object(after.merging(["deliveries": .number(Double(deliveries))]) { $1 })))
             }
-            switch outcome {
-            case .queued(let id, let deliveries):
-                return NotificationSendReport(id: id, deliveries: deliveries)
-            case .replayed(let id):
-                let status = try await service.status(of: id, tenantID: tenantID, clientID: sender.clientID)
-                return NotificationSendReport(id: id, deliveries: DeliveryCounts(status.counts).total)
+            guard case .queued(let id, let deliveries) = outcome else {
+                throw AdminError.invalidNotification("the outbox replayed a message sent without a key")
             }
-        } catch let error as NotificationError {
-            let resource = AuditResource(type: .notification, tenant: tenantID, id: nil)
-            switch error {
-            case .idempotencyConflict:
-                try await refused(call, .act, resource, AuditOutcome(status: 422, code: "idempotency_key_reused"))
-                throw AdminError.idempotencyKeyReused
-            case .invalid(let detail), .notAllowed(let detail):
-                try await refused(call, .act, resource, AuditOutcome(status: 422, code: "invalid_notification"))
-                throw AdminError.invalidNotification(detail)
-            case .notFound, .quotaExceeded:
-                throw AdminError.invalidNotification(error.description)
-            }
+            return NotificationSendReport(id: id, deliveries: deliveries)
+        } catch NotificationError.invalid(let detail), NotificationError.notAllowed(let detail) {
+            try await refused(
+                call, .act, AuditResource(type: .notification, tenant: tenantID, id: nil),
+                AuditOutcome(status: 422, code: "invalid_notification"))
+            throw AdminError.invalidNotification(detail)
         }
     }
 
