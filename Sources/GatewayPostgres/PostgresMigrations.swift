@@ -413,6 +413,23 @@ enum PostgresMigrations {
             "v27-user-revisions",
             ["ALTER TABLE auth_users ADD COLUMN revision BIGINT NOT NULL DEFAULT 1"]
         ),
+        (
+            // People sign in to the operator realm (issue 48): a sealed TOTP secret, how each
+            // token's operator authenticated, and one-time codes and refresh tokens by hash.
+            "v28-operator-sign-in",
+            [
+                "ALTER TABLE operators ADD COLUMN totp_secret_sealed TEXT",
+                "ALTER TABLE operators ADD COLUMN jwks TEXT",
+                "ALTER TABLE operator_tokens ADD COLUMN method TEXT NOT NULL DEFAULT 'client_secret'",
+                """
+                CREATE TABLE operator_grants (grant_hash TEXT PRIMARY KEY, kind TEXT NOT NULL,
+                    operator_id TEXT NOT NULL REFERENCES operators ON DELETE CASCADE, client_id TEXT NOT NULL,
+                    redirect_uri TEXT, code_challenge TEXT, method TEXT NOT NULL,
+                    expires_at_ms BIGINT NOT NULL, session_expires_at_ms BIGINT NOT NULL)
+                """,
+                "CREATE INDEX operator_grants_operator ON operator_grants (operator_id, expires_at_ms)",
+            ]
+        ),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the

@@ -13,11 +13,12 @@ public final class PostgresOperatorStore: OperatorStore {
 
     public func createOperator(_ newOperator: Operator, bindings: [RoleBinding], audit: AuditDraft) async throws {
         let o = newOperator
+        let jwks = try o.jwks.map { String(decoding: try $0.encoded(), as: UTF8.self) }
         try await database.transaction { connection in
             let inserted = try await connection.execute(
                 """
-                INSERT INTO operators (id, name, kind, password_hash, secret_hash, disabled, created_at_ms)
-                VALUES (\(o.id), \(o.name), \(o.kind.rawValue), \(o.passwordHash), \(o.secretHash), \(o.disabled),
+                INSERT INTO operators (id, name, kind, password_hash, secret_hash, jwks, disabled, created_at_ms)
+                VALUES (\(o.id), \(o.name), \(o.kind.rawValue), \(o.passwordHash), \(o.secretHash), \(jwks), \(o.disabled),
                     \(StoreClock.milliseconds(o.createdAt)))
                 ON CONFLICT (name) DO NOTHING RETURNING 1
                 """)
@@ -82,29 +83,90 @@ public final class PostgresOperatorStore: OperatorStore {
         }
     }
 
-    public func storeToken(hash: String, operatorID: String, clientID: String?, expiresAt: Date, now: Date) async throws {
+    public func storeToken(
+        hash: String, operatorID: String, clientID: String?, method: String, expiresAt: Date, now: Date
+    ) async throws -> Bool {
         let (nowMS, expiresMS) = (StoreClock.milliseconds(now), StoreClock.milliseconds(expiresAt))
-        try await database.transaction { connection in
+        return try await database.transaction { connection in
             try await connection.execute(
                 "DELETE FROM operator_tokens WHERE operator_id = \(operatorID) AND expires_at_ms <= \(nowMS)")
+            return try await connection.execute(
+                """
+                INSERT INTO operator_tokens (token_hash, operator_id, client_id, method, expires_at_ms, created_at_ms)
+                SELECT \(hash), id, \(clientID), \(method), \(expiresMS), \(nowMS) FROM operators
+                WHERE id = \(operatorID) AND NOT disabled RETURNING 1
+                """) == 1
+        }
+    }
+
+    public func tokenOwner(hash: String, now: Date) async throws -> OperatorTokenOwner? {
+        guard
+            let row = try await database.pool.first(
+                """
+                SELECT o.id, o.name, o.kind, o.password_hash, o.secret_hash, o.jwks, o.disabled, o.created_at_ms,
+                    t.client_id, t.method
+                FROM operator_tokens t JOIN operators o ON o.id = t.operator_id
+                WHERE t.token_hash = \(hash) AND t.expires_at_ms > \(StoreClock.milliseconds(now))
+                """, as: (String, String, String, String?, String?, String?, Bool, Int64, String?, String).self)
+        else { return nil }
+        return OperatorTokenOwner(
+            owner: try Self.decode((row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7)), clientID: row.8,
+            method: row.9)
+    }
+
+    public func storeGrant(_ grant: OperatorGrant, now: Date) async throws {
+        let g = grant
+        try await database.transaction { connection in
             try await connection.execute(
                 """
-                INSERT INTO operator_tokens (token_hash, operator_id, client_id, expires_at_ms, created_at_ms)
-                VALUES (\(hash), \(operatorID), \(clientID), \(expiresMS), \(nowMS))
+                DELETE FROM operator_grants WHERE operator_id = \(g.operatorID)
+                    AND expires_at_ms <= \(StoreClock.milliseconds(now))
+                """)
+            try await connection.execute(
+                """
+                INSERT INTO operator_grants (grant_hash, kind, operator_id, client_id, redirect_uri, code_challenge,
+                    method, expires_at_ms, session_expires_at_ms)
+                VALUES (\(g.hash), \(g.kind.rawValue), \(g.operatorID), \(g.clientID), \(g.redirectURI),
+                    \(g.codeChallenge), \(g.method), \(StoreClock.milliseconds(g.expiresAt)),
+                    \(StoreClock.milliseconds(g.sessionExpiresAt)))
                 """)
         }
     }
 
-    public func tokenOwner(hash: String, now: Date) async throws -> (Operator, String?)? {
+    public func consumeGrant(hash: String, kind: OperatorGrant.Kind, now: Date) async throws -> OperatorGrant? {
         guard
             let row = try await database.pool.first(
                 """
-                SELECT o.id, o.name, o.kind, o.password_hash, o.secret_hash, o.disabled, o.created_at_ms, t.client_id
-                FROM operator_tokens t JOIN operators o ON o.id = t.operator_id
-                WHERE t.token_hash = \(hash) AND t.expires_at_ms > \(StoreClock.milliseconds(now))
-                """, as: (String, String, String, String?, String?, Bool, Int64, String?).self)
+                DELETE FROM operator_grants WHERE grant_hash = \(hash) AND kind = \(kind.rawValue)
+                RETURNING operator_id, client_id, redirect_uri, code_challenge, method, expires_at_ms, session_expires_at_ms
+                """, as: (String, String, String?, String?, String, Int64, Int64).self),
+            row.5 > StoreClock.milliseconds(now)
         else { return nil }
-        return (try Self.decode((row.0, row.1, row.2, row.3, row.4, row.5, row.6)), row.7)
+        return OperatorGrant(
+            kind: kind, hash: hash, operatorID: row.0, clientID: row.1, redirectURI: row.2, codeChallenge: row.3,
+            method: row.4, expiresAt: StoreClock.date(row.5), sessionExpiresAt: StoreClock.date(row.6))
+    }
+
+    public func totpSecret(operatorID: String) async throws -> SecretValue? {
+        guard
+            let row = try await database.pool.first(
+                "SELECT totp_secret_sealed FROM operators WHERE id = \(operatorID)", as: (String?).self),
+            let sealed = row
+        else { return nil }
+        return SecretValue(try database.sealer.open(sealed, context: Operator.totpSealingContext(operatorID: operatorID)))
+    }
+
+    public func setTOTP(operatorID: String, secret: SecretValue?, audit: AuditDraft) async throws {
+        let sealed = try secret.map {
+            try database.sealer.seal($0.plaintext, context: Operator.totpSealingContext(operatorID: operatorID))
+        }
+        try await database.transaction { connection in
+            try await connection.execute(
+                "UPDATE operators SET totp_secret_sealed = \(sealed) WHERE id = \(operatorID)")
+            try await connection.execute("DELETE FROM operator_grants WHERE operator_id = \(operatorID)")
+            try await connection.execute("DELETE FROM operator_tokens WHERE operator_id = \(operatorID)")
+            _ = try await PostgresAuditTrail.append(audit, on: connection)
+        }
     }
 
     private static func insert(_ binding: RoleBinding, on connection: PostgresConnection) async throws {
@@ -121,13 +183,14 @@ public final class PostgresOperatorStore: OperatorStore {
             """)
     }
 
-    private typealias OperatorColumns = (String, String, String, String?, String?, Bool, Int64)
+    private typealias OperatorColumns = (String, String, String, String?, String?, String?, Bool, Int64)
 
     private static let operatorColumns =
-        "SELECT id, name, kind, password_hash, secret_hash, disabled, created_at_ms FROM operators"
+        "SELECT id, name, kind, password_hash, secret_hash, jwks, disabled, created_at_ms FROM operators"
 
     private static func decode(_ r: OperatorColumns) throws -> Operator {
         try OperatorRows.operator(
-            id: r.0, name: r.1, kind: r.2, passwordHash: r.3, secretHash: r.4, disabled: r.5, createdAtMs: r.6)
+            id: r.0, name: r.1, kind: r.2, passwordHash: r.3, secretHash: r.4, jwks: r.5, disabled: r.6,
+            createdAtMs: r.7)
     }
 }

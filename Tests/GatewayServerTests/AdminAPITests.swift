@@ -83,7 +83,7 @@ struct AdminAPITests {
     /// Starts an admin listener beside a test gateway, with tenants acme and beta and one
     /// service account per role.
     static func withAdmin(
-        backend: DatabaseBackend, _ body: @Sendable (Admin) async throws -> Void
+        backend: DatabaseBackend, requireSecondFactor: Bool = false, _ body: @Sendable (Admin) async throws -> Void
     ) async throws {
         try await GatewayHarness.withGateway(useRedis: false, backend: backend) { harness, _, _ in
             let stores = harness.bootstrap.stores
@@ -100,7 +100,10 @@ struct AdminAPITests {
             let metrics = GatewayMetrics()
             let app = try AdminApplication.make(
                 host: "127.0.0.1", port: 0,
-                services: .init(stores: stores, metrics: metrics, clock: .system), logger: logger,
+                services: .init(
+                    stores: stores, metrics: metrics, clock: .system, requireSecondFactor: requireSecondFactor,
+                    hasher: PasswordHasher(logN: 10)),
+                logger: logger,
                 onServerRunning: { continuation.yield($0) })
             let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
             try await withThrowingTaskGroup(of: Void.self) { tasks in

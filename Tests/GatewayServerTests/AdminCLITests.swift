@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Crypto
 import AdminAPI
 import Foundation
@@ -295,6 +296,135 @@ struct AdminCLITests {
             }
         }
         return strip(try JSONDecoder().decode(JSONValue.self, from: Data(output.utf8)))
+    }
+
+    /// Standard error as it is written, so a test can act on the sign-in address.
+    final class WatchingOutput: CLIOutput {
+        let captured = CapturedOutput()
+        let lines: AsyncStream<String>
+        private let continuation: AsyncStream<String>.Continuation
+
+        init() {
+            (lines, continuation) = AsyncStream<String>.makeStream()
+        }
+
+        func writeOutput(_ text: String) { captured.writeOutput(text) }
+        func writeError(_ text: String) {
+            captured.writeError(text)
+            continuation.yield(text)
+        }
+        var errorIsTerminal: Bool { false }
+    }
+
+    @Test(arguments: DatabaseBackend.available)
+    func aPersonLogsInThroughTheBrowserAndStaysSignedIn(backend: DatabaseBackend) async throws {
+        try await AdminAPITests.withAdmin(backend: backend) { admin in
+            try await Self.seed(admin)
+            _ = try await AdminOperatorSignInTests.person(admin)
+            let home = FileManager.default.temporaryDirectory.appendingPathComponent("gatewayctl-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: home) }
+            let environment = admin.databaseEnvironment.merging(["USER": "tester", "GATEWAYCTL_HOME": home]) { $1 }
+            let server = "http://127.0.0.1:\(admin.port)"
+            let output = WatchingOutput()
+            let code = try await withThrowingTaskGroup(of: Int32?.self) { group in
+                group.addTask {
+                    await Gatewayctl.run(
+                        arguments: ["login", "--server", server], environment: environment, standardInput: { Data() },
+                        output: output)
+                }
+                // The browser: opens the address gatewayctl printed, signs in, follows the redirect.
+                group.addTask {
+                    for await text in output.lines {
+                        guard let start = text.range(of: "\(server)/admin/oauth2/authorize?") else { continue }
+                        let query = String(text[start.upperBound...]).trimmingCharacters(in: .whitespacesAndNewlines)
+                        var browser = AdminOperatorSignInTests.Browser(admin: admin, givenQuery: query)
+                        let page = try await browser.open()
+                        let signedIn = try await browser.post(
+                            csrf: page.csrf, username: "alice", password: "correct horse battery")
+                        let location = try #require(signedIn.location, "\(signedIn.html)")
+                        #expect(location.hasPrefix("http://127.0.0.1:") && location.contains("/callback?code="))
+                        let back = try await TestHTTP.noRedirects.execute(
+                            HTTPClientRequest(url: location), timeout: .seconds(30))
+                        #expect(back.status == .ok)
+                        return nil
+                    }
+                    return nil
+                }
+                var code: Int32?
+                for try await result in group where result != nil { code = result }
+                return code
+            }
+            #expect(code == 0, "\(output.captured.error)")
+            #expect(output.captured.output.contains("signed in to \(server) as alice"), "\(output.captured.output)")
+            let file = home + "/session.json"
+            let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any]
+            let refresh = try #require(saved?["refreshToken"] as? String)
+            #expect((try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int) == 0o600)
+
+            // An expired access token is renewed with the refresh token, and the session saved.
+            var expired = try #require(saved)
+            expired["expiresAt"] = "2020-01-01T00:00:00Z"
+            try JSONSerialization.data(withJSONObject: expired).write(to: URL(fileURLWithPath: file))
+            let listed = await Self.ctl(environment, ["tenant", "list", "--json"])
+            #expect(listed.code == 0 && listed.output.contains("acme") && !listed.output.contains("\"id\" : \"beta\""), "\(listed.output)")
+            let renewed = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any]
+            #expect(renewed?["refreshToken"] as? String != refresh && renewed?["refreshToken"] != nil)
+        }
+    }
+
+    @Test(arguments: DatabaseBackend.available)
+    func aServiceAccountSignsInWithAPrivateKey(backend: DatabaseBackend) async throws {
+        try await AdminAPITests.withAdmin(backend: backend) { admin in
+            let home = FileManager.default.temporaryDirectory.appendingPathComponent("gatewayctl-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: home) }
+            let environment = admin.databaseEnvironment.merging(["USER": "tester", "GATEWAYCTL_HOME": home]) { $1 }
+            let server = "http://127.0.0.1:\(admin.port)"
+            let key = P256.Signing.PrivateKey()
+            try key.pemRepresentation.write(toFile: home + "/key.pem", atomically: true, encoding: .utf8)
+            let jwks = JSONValue.object(["keys": .array([.object(JWK.publicJWK(key.publicKey))])])
+            try jwks.encoded().write(to: URL(fileURLWithPath: home + "/jwks.json"))
+
+            let created = await Self.ctl(
+                environment, ["operator", "create", "key-bot", "--service-account", "--jwks-file", home + "/jwks.json", "--json"])
+            #expect(created.code == 0 && !created.output.contains("clientSecret"), "\(created.error)")
+            #expect(await Self.ctl(environment, ["operator", "bind", "key-bot", "--tenant", "acme", "--role", "viewer"]).code == 0)
+            let login = await Self.ctl(
+                environment, ["login", "--server", server, "--client-id", "key-bot", "--private-key-file", home + "/key.pem"])
+            #expect(login.code == 0 && login.output.contains("as key-bot"), "\(login.error)")
+            let listed = await Self.ctl(environment, ["tenant", "list", "--json"])
+            #expect(listed.code == 0 && listed.output.contains("\"id\" : \"acme\""), "\(listed.error)")
+
+            // On the wire: an assertion is good once; another key, or a secret, is invalid_client.
+            func assertion(_ signer: P256.Signing.PrivateKey, audience: String = server + "/admin/oauth2/token") throws -> String {
+                let now = Date().timeIntervalSince1970.rounded(.down)
+                return try JWS.sign(
+                    claims: [
+                        "iss": "key-bot", "sub": "key-bot", "aud": .string(audience), "iat": .number(now),
+                        "exp": .number(now + 60), "jti": .string(UUID().uuidString),
+                    ], typ: "JWT", kid: nil, key: signer)
+            }
+            func token(_ jwt: String) async throws -> AdminAPITests.Reply {
+                try await admin.call(
+                    .POST, "/admin/oauth2/token", token: nil,
+                    body: "grant_type=client_credentials&client_assertion_type=urn%3Aietf%3Aparams%3Aoauth%3Aclient-assertion-type%3Ajwt-bearer&client_assertion=\(jwt)",
+                    contentType: "application/x-www-form-urlencoded")
+            }
+            let signed = try assertion(key)
+            let first = try await token(signed)
+            let access = try #require(first.json["access_token"] as? String, "\(first.json)")
+            #expect(try await token(signed).json["error"] as? String == "invalid_client")
+            #expect(try await token(try assertion(P256.Signing.PrivateKey())).status == 401)
+            #expect(try await token(try assertion(key, audience: "https://elsewhere.example/token")).status == 401)
+            #expect(try await admin.token("key-bot", "any-secret").status == 401)
+            // Its refused write is recorded with how it authenticated.
+            let refused = try await admin.call(.PATCH, "/admin/v1/tenants/acme", token: access, body: #"{"displayName": "X"}"#)
+            #expect(refused.status == 403)
+            let records = try await admin.stores.audit.records(
+                matching: AuditQuery(chain: "acme", resourceType: .tenant, limit: 1)
+            ).items
+            #expect(records.first?.actor.name == "key-bot" && records.first?.actor.auth?.method == "private_key_jwt")
+        }
     }
 
     @Test(arguments: DatabaseBackend.available)

@@ -9,8 +9,9 @@ import OpenAPIRuntime
 /// The admin API as gatewayctl reaches it (issue 48): `--server URL`, else
 /// `GATEWAY_ADMIN_URL`, else the server saved by `gatewayctl login`; `--local` forces the
 /// database. The token: `GATEWAY_ADMIN_TOKEN`, else a service account's
-/// `GATEWAY_ADMIN_CLIENT_ID` / `GATEWAY_ADMIN_CLIENT_SECRET` (a token per command), else the
-/// saved session's.
+/// `GATEWAY_ADMIN_CLIENT_ID` with `GATEWAY_ADMIN_CLIENT_SECRET` or
+/// `GATEWAY_ADMIN_PRIVATE_KEY_FILE` (a token per command), else the saved session's (renewed
+/// with its refresh token when it expired).
 struct AdminRemote {
     let server: String
     let client: Client
@@ -29,16 +30,25 @@ struct AdminRemote {
             !id.isEmpty, !secret.isEmpty
         {
             token = try await signIn(server: server, clientID: id, secret: secret).accessToken
+        } else if let id = environment["GATEWAY_ADMIN_CLIENT_ID"], let keyFile = environment["GATEWAY_ADMIN_PRIVATE_KEY_FILE"],
+            !id.isEmpty, !keyFile.isEmpty
+        {
+            token = try await signIn(server: server, clientID: id, privateKeyFile: keyFile, context: context).accessToken
         } else if let saved, saved.server == server {
-            guard saved.expiresAt > Date() else {
+            if saved.expiresAt > Date().addingTimeInterval(30) {
+                token = saved.accessToken
+            } else if saved.refreshToken != nil {
+                let renewed = try await refreshed(saved)
+                try renewed.save(environment)
+                token = renewed.accessToken
+            } else {
                 throw CLIError.invalid(
                     "the session with \(server) expired at \(RFC3339.string(from: saved.expiresAt)); run gatewayctl login --server \(server) again")
             }
-            token = saved.accessToken
         } else {
             throw CLIError.invalid(
-                "not signed in to \(server): run gatewayctl login --server \(server) --client-id ID --client-secret-stdin "
-                    + "(or set GATEWAY_ADMIN_CLIENT_ID and GATEWAY_ADMIN_CLIENT_SECRET)")
+                "not signed in to \(server): run gatewayctl login --server \(server) (a person) or add --client-id ID "
+                    + "--client-secret-stdin (a service account; or set GATEWAY_ADMIN_CLIENT_ID and GATEWAY_ADMIN_CLIENT_SECRET)")
         }
         return AdminRemote(server: server, client: try makeClient(server, bearer: token))
     }
@@ -66,7 +76,7 @@ struct AdminRemote {
         return server.hasSuffix("/") ? String(server.dropLast()) : server
     }
 
-    private static func makeClient(_ server: String, bearer: String?) throws -> Client {
+    static func makeClient(_ server: String, bearer: String?) throws -> Client {
         guard let url = URL(string: server) else { throw CLIError.invalid("--server: \(server) is not a URL") }
         return Client(
             serverURL: url, configuration: AdminWire.configuration,

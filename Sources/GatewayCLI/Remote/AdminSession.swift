@@ -9,6 +9,11 @@ struct AdminSession: Codable, Equatable {
     var clientId: String
     var accessToken: String
     var expiresAt: Date
+    /// A person's refresh token (single use, rotated), so later commands renew the access
+    /// token without a browser; nil for a service account.
+    var refreshToken: String?
+    /// Who signed in (a person's session; a service account's name is its client id).
+    var operatorName: String?
 
     /// The session file's path under `environment`.
     static func path(_ environment: [String: String]) -> URL {

@@ -21,14 +21,18 @@ public struct Operator: Sendable, Equatable {
     public var passwordHash: String?
     /// `sha256$…` of a service account's secret (``ClientSecret``); nil for a person.
     public var secretHash: String?
+    /// A service account's public keys (a JWK Set) when it authenticates with signed
+    /// assertions (`private_key_jwt`, RFC 7523) instead of a secret.
+    public var jwks: JSONValue?
     /// A disabled operator is refused at sign-in and on every call.
     public var disabled: Bool
     public var createdAt: Date
 
     public init(
         id: String = RandomUUID.lowercased(), name: String, kind: Kind, passwordHash: String? = nil,
-        secretHash: String? = nil, disabled: Bool = false, createdAt: Date
+        secretHash: String? = nil, jwks: JSONValue? = nil, disabled: Bool = false, createdAt: Date
     ) {
+        self.jwks = jwks
         self.id = id
         self.name = name
         self.kind = kind
@@ -36,6 +40,12 @@ public struct Operator: Sendable, Equatable {
         self.secretHash = secretHash
         self.disabled = disabled
         self.createdAt = createdAt
+    }
+
+    /// The sealing context of the person's TOTP secret: a sealed secret moved to another
+    /// operator's row does not open.
+    public static func totpSealingContext(operatorID: String) -> String {
+        "operator-totp:\(operatorID)"
     }
 }
 

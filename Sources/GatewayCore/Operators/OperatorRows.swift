@@ -15,12 +15,13 @@ package enum OperatorRows {
     }
 
     package static func `operator`(
-        id: String, name: String, kind: String, passwordHash: String?, secretHash: String?, disabled: Bool,
-        createdAtMs: Int64
+        id: String, name: String, kind: String, passwordHash: String?, secretHash: String?, jwks: String?,
+        disabled: Bool, createdAtMs: Int64
     ) throws -> Operator {
         guard let kind = Operator.Kind(rawValue: kind) else { throw OperatorError.invalid("stored kind \(kind) is unknown") }
         return Operator(
-            id: id, name: name, kind: kind, passwordHash: passwordHash, secretHash: secretHash, disabled: disabled,
+            id: id, name: name, kind: kind, passwordHash: passwordHash, secretHash: secretHash,
+            jwks: try jwks.map { try JSONValue.decode(Data($0.utf8)) }, disabled: disabled,
             createdAt: StoreClock.date(createdAtMs))
     }
 }

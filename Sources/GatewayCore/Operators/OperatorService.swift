@@ -14,11 +14,13 @@ public struct OperatorService: Sendable {
         self.hasher = hasher
     }
 
-    /// What a new operator needs: a person's password, or nothing (a service account's
-    /// secret is generated and returned once).
+    /// What a new operator needs: a person's password, nothing (a service account's secret
+    /// is generated and returned once), or a service account's public keys (a JWK Set; it
+    /// then signs assertions, `private_key_jwt`, and has no secret).
     public enum Credential: Sendable {
         case password(String)
         case generatedSecret
+        case publicKeys(JSONValue)
     }
 
     /// A created operator, and for a service account its secret (shown once, stored hashed).
@@ -47,6 +49,13 @@ public struct OperatorService: Sendable {
             created.kind = .serviceAccount
             created.secretHash = generated.hash
             secret = generated.secret
+        case .publicKeys(let jwks):
+            guard JWK.isAssertionKeySet(jwks) else {
+                throw OperatorError.invalid(
+                    "the key set must be a JWK Set of 1-10 public signing keys (EC P-256 or RSA of 2048 bits or more, no private members)")
+            }
+            created.kind = .serviceAccount
+            created.jwks = jwks
         }
         // A binding listed twice is held once (bindings are a set; the store's key says so).
         var seen: Set<String> = []
@@ -92,6 +101,26 @@ public struct OperatorService: Sendable {
             audit: draft(
                 .update, actor: actor, requestID: requestID, tenant: tenantID, id: target.id,
                 change: AuditChange(before: Self.roles(before), after: Self.roles(after))))
+    }
+
+    /// Enrols a new TOTP second factor for the person named `name` (replacing any), or removes
+    /// it (`enrol` false); either ends the person's sign-ins. Returns the new Base32 secret,
+    /// shown once (it is stored sealed).
+    public func setSecondFactor(name: String, enrol: Bool, actor: AuditActor, requestID: String? = nil) async throws
+        -> String?
+    {
+        let target = try await find(name)
+        guard target.kind == .person else {
+            throw OperatorError.invalid("\(name) is a service account: only people have a second factor")
+        }
+        let had = try await operators.totpSecret(operatorID: target.id) != nil
+        let secret = enrol ? TOTP.newSecret() : nil
+        try await operators.setTOTP(
+            operatorID: target.id, secret: secret.map(SecretValue.init),
+            audit: draft(
+                .update, actor: actor, requestID: requestID, tenant: nil, id: target.id,
+                change: AuditChange(before: .object(["totp": .bool(had)]), after: .object(["totp": .bool(enrol)]))))
+        return secret
     }
 
     /// Every operator with its bindings, by name.

@@ -24,10 +24,28 @@ public protocol OperatorStore: Sendable {
     /// Removes the binding of `role` in `tenantID`'s scope; false when there was none.
     func unbind(operatorID: String, role: OperatorRole, tenantID: String?, audit: AuditDraft) async throws -> Bool
 
-    /// Keeps an issued access token (its hash) until `expiresAt`; drops the operator's expired ones.
-    func storeToken(hash: String, operatorID: String, clientID: String?, expiresAt: Date, now: Date) async throws
+    /// Keeps an issued access token (its hash) until `expiresAt`, with how its operator
+    /// authenticated; drops the operator's expired ones. False (nothing stored) when the
+    /// operator is gone or disabled.
+    func storeToken(
+        hash: String, operatorID: String, clientID: String?, method: String, expiresAt: Date, now: Date
+    ) async throws -> Bool
 
-    /// The operator holding the unexpired token with this hash, and the client it was issued to.
-    func tokenOwner(hash: String, now: Date) async throws -> (Operator, String?)?
+    /// The holder of the unexpired token with this hash.
+    func tokenOwner(hash: String, now: Date) async throws -> OperatorTokenOwner?
+
+    /// Keeps a code or refresh token (its hash) until it is taken or expires; drops the
+    /// operator's expired ones.
+    func storeGrant(_ grant: OperatorGrant, now: Date) async throws
+
+    /// Takes the unexpired grant of `kind` with this hash: deleted in the same statement that
+    /// reads it, so it is good once. Nil when unknown, used or expired.
+    func consumeGrant(hash: String, kind: OperatorGrant.Kind, now: Date) async throws -> OperatorGrant?
+
+    /// The person's TOTP secret (opened from its sealed form); nil: none enrolled.
+    func totpSecret(operatorID: String) async throws -> SecretValue?
+
+    /// Enrols (`secret`) or removes (nil) the person's TOTP second factor, sealed at rest,
+    /// with its audit record; ends every sign-in of the operator (tokens, codes, refresh tokens).
+    func setTOTP(operatorID: String, secret: SecretValue?, audit: AuditDraft) async throws
 }
-

@@ -6,24 +6,27 @@ import GRDB
 /// its audit record commit together.
 public final class SQLiteOperatorStore: OperatorStore {
     private let pool: DatabasePool
+    private let sealer: SecretSealer
 
     public init(database: SQLiteTenantStore) {
         self.pool = database.pool
+        self.sealer = database.sealer
     }
 
     public func createOperator(_ newOperator: Operator, bindings: [RoleBinding], audit: AuditDraft) async throws {
+        let jwks = try newOperator.jwks.map { String(decoding: try $0.encoded(), as: UTF8.self) }
         try await pool.write { db in
             if try Bool.fetchOne(db, sql: "SELECT 1 FROM operators WHERE name = ?", arguments: [newOperator.name]) != nil {
                 throw OperatorError.nameTaken(newOperator.name)
             }
             try db.execute(
                 sql: """
-                    INSERT INTO operators (id, name, kind, password_hash, secret_hash, disabled, created_at_ms)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO operators (id, name, kind, password_hash, secret_hash, jwks, disabled, created_at_ms)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     newOperator.id, newOperator.name, newOperator.kind.rawValue, newOperator.passwordHash,
-                    newOperator.secretHash, newOperator.disabled, StoreClock.milliseconds(newOperator.createdAt),
+                    newOperator.secretHash, jwks, newOperator.disabled, StoreClock.milliseconds(newOperator.createdAt),
                 ])
             for binding in bindings { try Self.insert(binding, in: db) }
             _ = try SQLiteAuditTrail.append(audit, in: db)
@@ -84,34 +87,100 @@ public final class SQLiteOperatorStore: OperatorStore {
         }
     }
 
-    public func storeToken(hash: String, operatorID: String, clientID: String?, expiresAt: Date, now: Date) async throws {
+    public func storeToken(
+        hash: String, operatorID: String, clientID: String?, method: String, expiresAt: Date, now: Date
+    ) async throws -> Bool {
         try await pool.write { db in
             try db.execute(
                 sql: "DELETE FROM operator_tokens WHERE operator_id = ? AND expires_at_ms <= ?",
                 arguments: [operatorID, StoreClock.milliseconds(now)])
             try db.execute(
                 sql: """
-                    INSERT INTO operator_tokens (token_hash, operator_id, client_id, expires_at_ms, created_at_ms)
-                    VALUES (?, ?, ?, ?, ?)
+                    INSERT INTO operator_tokens (token_hash, operator_id, client_id, method, expires_at_ms, created_at_ms)
+                    SELECT ?, id, ?, ?, ?, ? FROM operators WHERE id = ? AND NOT disabled
                     """,
-                arguments: [hash, operatorID, clientID, StoreClock.milliseconds(expiresAt), StoreClock.milliseconds(now)])
+                arguments: [
+                    hash, clientID, method, StoreClock.milliseconds(expiresAt), StoreClock.milliseconds(now), operatorID,
+                ])
+            return db.changesCount == 1
         }
     }
 
-    public func tokenOwner(hash: String, now: Date) async throws -> (Operator, String?)? {
+    public func tokenOwner(hash: String, now: Date) async throws -> OperatorTokenOwner? {
         try await pool.read { db in
             guard
                 let row = try Row.fetchOne(
                     db,
                     sql: """
-                        SELECT o.id, o.name, o.kind, o.password_hash, o.secret_hash, o.disabled, o.created_at_ms,
-                            t.client_id
+                        SELECT o.id, o.name, o.kind, o.password_hash, o.secret_hash, o.jwks, o.disabled,
+                            o.created_at_ms, t.client_id, t.method
                         FROM operator_tokens t JOIN operators o ON o.id = t.operator_id
                         WHERE t.token_hash = ? AND t.expires_at_ms > ?
                         """,
                     arguments: [hash, StoreClock.milliseconds(now)])
             else { return nil }
-            return (try Self.decode(row), row["client_id"])
+            return OperatorTokenOwner(owner: try Self.decode(row), clientID: row["client_id"], method: row["method"])
+        }
+    }
+
+    public func storeGrant(_ grant: OperatorGrant, now: Date) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "DELETE FROM operator_grants WHERE operator_id = ? AND expires_at_ms <= ?",
+                arguments: [grant.operatorID, StoreClock.milliseconds(now)])
+            try db.execute(
+                sql: """
+                    INSERT INTO operator_grants (grant_hash, kind, operator_id, client_id, redirect_uri, code_challenge,
+                        method, expires_at_ms, session_expires_at_ms)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    grant.hash, grant.kind.rawValue, grant.operatorID, grant.clientID, grant.redirectURI,
+                    grant.codeChallenge, grant.method, StoreClock.milliseconds(grant.expiresAt),
+                    StoreClock.milliseconds(grant.sessionExpiresAt),
+                ])
+        }
+    }
+
+    public func consumeGrant(hash: String, kind: OperatorGrant.Kind, now: Date) async throws -> OperatorGrant? {
+        try await pool.write { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    DELETE FROM operator_grants WHERE grant_hash = ? AND kind = ?
+                    RETURNING operator_id, client_id, redirect_uri, code_challenge, method, expires_at_ms,
+                        session_expires_at_ms
+                    """,
+                arguments: [hash, kind.rawValue]
+            ).flatMap { row in
+                let expires: Int64 = row["expires_at_ms"]
+                guard expires > StoreClock.milliseconds(now) else { return nil }
+                return OperatorGrant(
+                    kind: kind, hash: hash, operatorID: row["operator_id"], clientID: row["client_id"],
+                    redirectURI: row["redirect_uri"], codeChallenge: row["code_challenge"], method: row["method"],
+                    expiresAt: StoreClock.date(expires), sessionExpiresAt: StoreClock.date(row["session_expires_at_ms"]))
+            }
+        }
+    }
+
+    public func totpSecret(operatorID: String) async throws -> SecretValue? {
+        let sealer = self.sealer
+        return try await pool.read { db in
+            try String.fetchOne(db, sql: "SELECT totp_secret_sealed FROM operators WHERE id = ?", arguments: [operatorID])
+                .map { SecretValue(try sealer.open($0, context: Operator.totpSealingContext(operatorID: operatorID))) }
+        }
+    }
+
+    public func setTOTP(operatorID: String, secret: SecretValue?, audit: AuditDraft) async throws {
+        let sealed = try secret.map {
+            try sealer.seal($0.plaintext, context: Operator.totpSealingContext(operatorID: operatorID))
+        }
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE operators SET totp_secret_sealed = ? WHERE id = ?", arguments: [sealed, operatorID])
+            try db.execute(sql: "DELETE FROM operator_grants WHERE operator_id = ?", arguments: [operatorID])
+            try db.execute(sql: "DELETE FROM operator_tokens WHERE operator_id = ?", arguments: [operatorID])
+            _ = try SQLiteAuditTrail.append(audit, in: db)
         }
     }
 
@@ -133,11 +202,12 @@ public final class SQLiteOperatorStore: OperatorStore {
     }
 
     private static let operatorColumns =
-        "SELECT id, name, kind, password_hash, secret_hash, disabled, created_at_ms FROM operators"
+        "SELECT id, name, kind, password_hash, secret_hash, jwks, disabled, created_at_ms FROM operators"
 
     private static func decode(_ row: Row) throws -> Operator {
         try OperatorRows.operator(
             id: row["id"], name: row["name"], kind: row["kind"], passwordHash: row["password_hash"],
-            secretHash: row["secret_hash"], disabled: row["disabled"], createdAtMs: row["created_at_ms"])
+            secretHash: row["secret_hash"], jwks: row["jwks"], disabled: row["disabled"],
+            createdAtMs: row["created_at_ms"])
     }
 }

@@ -312,6 +312,22 @@ enum TenantMigrations {
             // A user's revision, the admin API's ETag (issue 48); every write bumps it.
             try db.execute(sql: "ALTER TABLE auth_users ADD COLUMN revision INTEGER NOT NULL DEFAULT 1")
         }
+        migrator.registerMigration("v28-operator-sign-in") { db in
+            // People sign in to the operator realm (issue 48): a sealed TOTP secret, service
+            // accounts' public keys (private_key_jwt), how each
+            // token's operator authenticated, and one-time codes and refresh tokens by hash.
+            try db.execute(sql: "ALTER TABLE operators ADD COLUMN totp_secret_sealed TEXT")
+            try db.execute(sql: "ALTER TABLE operators ADD COLUMN jwks TEXT")
+            try db.execute(sql: "ALTER TABLE operator_tokens ADD COLUMN method TEXT NOT NULL DEFAULT 'client_secret'")
+            try db.execute(
+                sql: """
+                    CREATE TABLE operator_grants (grant_hash TEXT PRIMARY KEY, kind TEXT NOT NULL,
+                        operator_id TEXT NOT NULL REFERENCES operators ON DELETE CASCADE, client_id TEXT NOT NULL,
+                        redirect_uri TEXT, code_challenge TEXT, method TEXT NOT NULL,
+                        expires_at_ms INTEGER NOT NULL, session_expires_at_ms INTEGER NOT NULL)
+                    """)
+            try db.execute(sql: "CREATE INDEX operator_grants_operator ON operator_grants (operator_id, expires_at_ms)")
+        }
         return migrator
     }
 }

@@ -8,6 +8,7 @@ import OpenAPIRuntime
 struct AdminAPIHandler: APIProtocol {
     let service: AdminService
     let authenticator: OperatorAuthenticator
+    let signIn: OperatorSignIn
 
     func operatorToken(_ input: Operations.OperatorToken.Input) async throws -> Operations.OperatorToken.Output {
         guard case .urlEncodedForm(let form) = input.body else { throw OperatorTokenError.invalidRequest("a form body") }
@@ -18,11 +19,20 @@ struct AdminAPIHandler: APIProtocol {
             }
             (clientID, secret) = (basic.user, basic.password)
         }
-        let issued = try await authenticator.token(grantType: form.grantType, clientID: clientID, secret: secret)
+        let issuer = OperatorSignInPage.issuer(authority: AdminScope.current.authority)
+        let issued = try await authenticator.token(
+            OperatorTokenRequest(
+                grantType: form.grantType, clientID: clientID, secret: secret, code: form.code,
+                codeVerifier: form.codeVerifier, redirectURI: form.redirectUri, refreshToken: form.refreshToken,
+                assertion: form.clientAssertion, assertionType: form.clientAssertionType,
+                audiences: [issuer + "/oauth2/token", issuer]))
         return .ok(
             .init(
                 headers: .init(cacheControl: "no-store"),
-                body: .json(.init(accessToken: issued.token, tokenType: .bearer, expiresIn: issued.expiresIn))))
+                body: .json(
+                    .init(
+                        accessToken: issued.accessToken, refreshToken: issued.refreshToken, tokenType: .bearer,
+                        expiresIn: issued.expiresIn))))
     }
 
     func adminWhoAmI(_ input: Operations.AdminWhoAmI.Input) async throws -> Operations.AdminWhoAmI.Output {

@@ -14,11 +14,24 @@ public enum AdminApplication {
         public var stores: DurableStores
         public var metrics: GatewayMetrics
         public var clock: WallClock
+        /// Sign-in throttling and one-time-code replay memory (Redis when the gateway has one,
+        /// so every replica counts the same attempts).
+        public var cache: any Cache
+        /// Whether people need a TOTP second factor to sign in.
+        public var requireSecondFactor: Bool
+        /// The cost of scrypt password checks (tests lower it).
+        public var hasher: PasswordHasher
 
-        public init(stores: DurableStores, metrics: GatewayMetrics, clock: WallClock) {
+        public init(
+            stores: DurableStores, metrics: GatewayMetrics, clock: WallClock, cache: any Cache = MemoryCache(),
+            requireSecondFactor: Bool = false, hasher: PasswordHasher = PasswordHasher()
+        ) {
             self.stores = stores
             self.metrics = metrics
             self.clock = clock
+            self.cache = cache
+            self.requireSecondFactor = requireSecondFactor
+            self.hasher = hasher
         }
     }
 
@@ -26,13 +39,18 @@ public enum AdminApplication {
     /// generated handlers.
     static func router(_ services: Services) throws -> Router<AdminRequestContext> {
         let router = Router(context: AdminRequestContext.self)
-        let authenticator = OperatorAuthenticator(operators: services.stores.operators, clock: services.clock)
+        let authenticator = OperatorAuthenticator(
+            operators: services.stores.operators, cache: services.cache, clock: services.clock)
         router.add(
             middleware: AdminEdgeMiddleware(
                 ids: RequestIDSequence(), authenticator: authenticator, metrics: AdminMetrics(metrics: services.metrics)))
         router.add(middleware: HeaderDecodingMiddleware())
+        let signIn = OperatorSignIn(
+            operators: services.stores.operators, cache: services.cache, hasher: services.hasher, clock: services.clock,
+            requireSecondFactor: services.requireSecondFactor, sessionLifetime: authenticator.sessionLifetime)
         let handler = AdminAPIHandler(
-            service: AdminService(stores: services.stores, clock: services.clock), authenticator: authenticator)
+            service: AdminService(stores: services.stores, clock: services.clock), authenticator: authenticator,
+            signIn: signIn)
         try handler.registerHandlers(on: router, configuration: AdminWire.configuration)
         return router
     }

@@ -12,8 +12,10 @@ struct AdminEdgeMiddleware: RouterMiddleware {
     let authenticator: OperatorAuthenticator
     let metrics: AdminMetrics
 
-    /// Paths that take no operator token: the realm's token endpoint.
-    static let open: Set<String> = ["/admin/oauth2/token"]
+    /// Paths that take no operator token: the realm's metadata, sign-in page and token endpoint.
+    static let open: Set<String> = [
+        "/admin/oauth2/token", "/admin/oauth2/authorize", "/admin/.well-known/openid-configuration",
+    ]
     /// The largest request body (a merge patch, a token form): answered 413 past it, never buffered.
     static let maxBodyBytes = 64 * 1024
 
@@ -24,6 +26,7 @@ struct AdminEdgeMiddleware: RouterMiddleware {
         context.admin.requestID =
             request.headers[RequestIDMiddleware.headerName].flatMap(RequestIDMiddleware.accept) ?? ids.next()
         context.admin.headers = request.headers
+        context.admin.authority = request.head.authority
         var response: Response
         var request = request
         let route = AdminRoutes.match(request.uri.path)
@@ -224,7 +227,12 @@ enum AdminProblems {
         let (status, code, description): (HTTPResponse.Status, String, String) =
             switch error as? OperatorTokenError {
             case .invalidClient: (.unauthorized, "invalid_client", "client authentication failed")
-            case .unsupportedGrantType: (.badRequest, "unsupported_grant_type", "the operator realm grants client_credentials")
+            case .unsupportedGrantType:
+                (
+                    .badRequest, "unsupported_grant_type",
+                    "the operator realm grants authorization_code, refresh_token and client_credentials"
+                )
+            case .invalidGrant(let detail): (.badRequest, "invalid_grant", detail)
             case .invalidRequest(let detail): (.badRequest, "invalid_request", detail)
             case nil:
                 DatabaseUnavailable(meaning: error) != nil

@@ -10,6 +10,8 @@ struct AdminScope: Sendable {
     var requestID = ""
     var address: String?
     var headers = HTTPFields()
+    /// The request's `Host` (HTTP/1) or `:authority` (HTTP/2), as the client sent it.
+    var authority: String?
     var session: OperatorSession?
 
     @TaskLocal static var current = AdminScope()

@@ -86,7 +86,10 @@ public enum GatewayCommand {
         guard let port = configuration.adminPort else { return nil }
         return try AdminApplication.make(
             host: configuration.adminHost, port: port,
-            services: .init(stores: bootstrap.stores, metrics: metrics, clock: bootstrap.services.clock), logger: logger,
+            services: .init(
+                stores: bootstrap.stores, metrics: metrics, clock: bootstrap.services.clock,
+                cache: bootstrap.services.cache, requireSecondFactor: configuration.adminRequireTOTP),
+            logger: logger,
             onServerRunning: { bound in
                 logger.notice("admin listener on \(configuration.adminHost):\(bound)")
             })

@@ -34,6 +34,12 @@ struct CSRFCookie: Sendable {
         CSRFCookie(issuer: issuer, baseName: "gw-fed", sameSite: "Lax", maxAge: 600)
     }
 
+    /// The cookie of the operator sign-in page on the admin listener: its own name, so a
+    /// tenant's sign-in on the same host (cookies ignore ports) never overwrites it.
+    static func operators(issuer: String) -> CSRFCookie {
+        CSRFCookie(issuer: issuer, baseName: "gw-admin-csrf", sameSite: "Strict", maxAge: 900)
+    }
+
     var name: String { secure ? "__Host-" + baseName : baseName }
 
     /// A fresh random value (the shape ``value(in:)`` accepts).

@@ -69,6 +69,9 @@ extension GatewayConfiguration {
         if let port = try int(.httpPort, in: 0...65_535) { configuration.port = port }
         if let host = string(.adminHost) { configuration.adminHost = host }
         if let port = try int(.adminPort, in: 0...65_535) { configuration.adminPort = port }
+        if let mode = try choice(.adminRequireTOTP, GatewayConfiguration.Switch.self) {
+            configuration.adminRequireTOTP = mode == .on
+        }
         if let url = string(.publicBaseURL) {
             guard let parsed = URL(string: url), let scheme = parsed.scheme, ["http", "https"].contains(scheme),
                 parsed.host != nil

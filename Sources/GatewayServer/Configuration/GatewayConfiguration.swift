@@ -22,6 +22,8 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var adminHost = "127.0.0.1"
     /// Port of the admin listener; nil: none (issue 48).
     public var adminPort: Int?
+    /// Whether people need a TOTP second factor to sign in to the admin listener.
+    public var adminRequireTOTP = false
     /// Explicit public base URL; nil means derive from host and bound port.
     public var publicBaseURL: String?
     public var databasePath: String

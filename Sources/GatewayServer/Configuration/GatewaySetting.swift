@@ -34,6 +34,9 @@ extension GatewaySetting {
     public static let adminPort = GatewaySetting(
         "admin.port", env: "ADMIN_PORT", default: nil,
         "Port of the admin listener (0 = any free port); unset = no admin listener.")
+    public static let adminRequireTOTP = GatewaySetting(
+        "admin.require.totp", env: "ADMIN_REQUIRE_TOTP", default: "off",
+        "on: every person signing in to the admin listener needs a TOTP second factor (gatewayctl operator totp).")
     public static let publicBaseURL = GatewaySetting(
         "public.base.url", env: "PUBLIC_BASE_URL", default: nil,
         "Base URL clients use; issuers are {this}/t/{tenant}. Default http://{host}:{port}.")
@@ -212,7 +215,7 @@ extension GatewaySetting {
 
     /// All settings, in help order.
     public static let all: [GatewaySetting] = [
-        .httpHost, .httpPort, .adminHost, .adminPort, .publicBaseURL, .databaseURL, .databaseTimeout, .databaseProbe, .databasePath, .redisURL,
+        .httpHost, .httpPort, .adminHost, .adminPort, .adminRequireTOTP, .publicBaseURL, .databaseURL, .databaseTimeout, .databaseProbe, .databasePath, .redisURL,
         .masterKey, .masterKeyFile,
         .environment, .logLevel, .logFormat, .accessLog, .edgeFastPath, .configFile, .tenantReloadInterval, .jwksMaxAge,
         .upstreamBudget, .upstreamConnections, .upstreamMaxInFlight, .breakerFailureRatio, .breakerOpenMilliseconds,

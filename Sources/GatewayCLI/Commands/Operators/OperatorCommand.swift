@@ -10,7 +10,7 @@ struct OperatorCommand: AsyncParsableCommand {
         abstract: "Create operators (people and service accounts) and bind their roles per tenant or platform-wide.",
         subcommands: [
             OperatorCreateCommand.self, OperatorBindCommand.self, OperatorUnbindCommand.self, OperatorListCommand.self,
-            OperatorRolesCommand.self,
+            OperatorRolesCommand.self, OperatorTOTPCommand.self,
         ]
     )
 }
@@ -83,18 +83,33 @@ struct OperatorCreateCommand: AsyncParsableCommand {
     var serviceAccount = false
     @Flag(name: .customLong("password-stdin"), help: "Read a person's password (8-1024 characters) from standard input.")
     var passwordStdin = false
+    @Option(
+        name: .customLong("jwks-file"),
+        help: "With --service-account: its public keys (a JWK Set file); it signs assertions (private_key_jwt), no secret.")
+    var jwksFile: String?
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
         if serviceAccount == passwordStdin {
             throw ValidationError("give exactly one of --password-stdin (a person) and --service-account")
         }
+        if jwksFile != nil, !serviceAccount { throw ValidationError("--jwks-file goes with --service-account") }
     }
 
     func run() async throws {
         let context = try CLIContext.require()
-        let credential: OperatorService.Credential =
-            passwordStdin ? .password(try PasswordInput.read(context)) : .generatedSecret
+        let credential: OperatorService.Credential
+        if passwordStdin {
+            credential = .password(try PasswordInput.read(context))
+        } else if let jwksFile {
+            let data = try InputFile.read(jwksFile, context: context)
+            guard data.count <= 65_536, let jwks = try? JSONValue.decode(data) else {
+                throw CLIError.invalid("--jwks-file: \(jwksFile) is not a JSON JWK Set of at most 64 KiB")
+            }
+            credential = .publicKeys(jwks)
+        } else {
+            credential = .generatedSecret
+        }
         let access = try await OperatorAccess(global, context: context)
         let created = try await access.service.create(
             name: name, credential: credential, roles: platformAdmin ? [(.platformAdmin, nil)] : [], actor: access.actor)

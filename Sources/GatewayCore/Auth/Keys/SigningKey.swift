@@ -256,6 +256,22 @@ public enum JWK {
         return try? P256.Signing.PublicKey(rawRepresentation: x + y)
     }
 
+    /// The keys of a JWK Set (`{"keys": [...]}`) that can verify signatures, with their `kid`s.
+    public static func assertionKeys(_ jwks: JSONValue?) -> [(kid: String?, key: VerificationKey)] {
+        guard case .object(let set)? = jwks, case .array(let keys)? = set["keys"] else { return [] }
+        return keys.compactMap { entry in
+            guard case .object(let jwk) = entry, let key = verificationKey(jwk) else { return nil }
+            return (jwk["kid"]?.stringValue, key)
+        }
+    }
+
+    /// Whether `jwks` is a JWK Set of 1-10 public signing keys, every one usable.
+    public static func isAssertionKeySet(_ jwks: JSONValue) -> Bool {
+        guard case .object(let set) = jwks, case .array(let keys) = set["keys"] ?? .null, (1...10).contains(keys.count)
+        else { return false }
+        return assertionKeys(jwks).count == keys.count
+    }
+
     /// A public signing key from a JWK of a key set: EC P-256 (ES256) or RSA of 2048 bits or
     /// more (RS256). nil for anything else: other curves, symmetric keys, keys marked for
     /// encryption (`use: enc`), keys carrying private members, or an `alg` other than the key's.

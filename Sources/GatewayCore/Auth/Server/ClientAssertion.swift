@@ -43,15 +43,21 @@ public struct ClientAssertion: Sendable {
     /// names one) and the claims: `iss` = `sub` = client id, `aud` one of ``audiences``, `exp`
     /// in the future and at most 5 minutes away, `iat` not in the future, a `jti`.
     func check(for client: OAuthClient, now: Date) throws -> Checked {
+        try check(clientID: client.clientID, keys: client.assertionKeys, now: now)
+    }
+
+    /// The same checks for any holder of `keys` named `clientID` (an operator realm's
+    /// service account, too).
+    func check(clientID: String, keys: [(kid: String?, key: VerificationKey)], now: Date) throws -> Checked {
         let refused = OAuthError.invalidClient("client authentication failed")
         guard let parsed = try? JWS.parse(jwt), case .object(let claims)? = try? JSONValue.decode(parsed.payload) else {
             throw refused
         }
         let kid = parsed.header["kid"]?.stringValue
-        let candidates = client.assertionKeys.filter { kid == nil || $0.kid == nil || $0.kid == kid }
+        let candidates = keys.filter { kid == nil || $0.kid == nil || $0.kid == kid }
         guard candidates.contains(where: { (try? JWS.verify(parsed, key: $0.key, accepted: [.es256, .rs256])) != nil })
         else { throw refused }
-        guard claims["iss"]?.stringValue == client.clientID, claims["sub"]?.stringValue == client.clientID else {
+        guard claims["iss"]?.stringValue == clientID, claims["sub"]?.stringValue == clientID else {
             throw refused
         }
         let audiences: [String] =
@@ -72,6 +78,6 @@ public struct ClientAssertion: Sendable {
         guard let jti = claims["jti"]?.stringValue, (1...256).contains(jti.utf8.count) else {
             throw OAuthError.invalidClient("client_assertion needs a jti")
         }
-        return Checked(clientID: client.clientID, jti: jti, expiresAt: Date(timeIntervalSince1970: exp))
+        return Checked(clientID: clientID, jti: jti, expiresAt: Date(timeIntervalSince1970: exp))
     }
 }

@@ -54,11 +54,7 @@ public struct OAuthClient: Sendable, Codable, Equatable {
 
     /// The keys of ``jwks`` that can verify assertions, with their `kid`s.
     public var assertionKeys: [(kid: String?, key: VerificationKey)] {
-        guard case .object(let set)? = jwks, case .array(let keys)? = set["keys"] else { return [] }
-        return keys.compactMap { entry in
-            guard case .object(let jwk) = entry, let key = JWK.verificationKey(jwk) else { return nil }
-            return (jwk["kid"]?.stringValue, key)
-        }
+        JWK.assertionKeys(jwks)
     }
 
     /// Whether the client authenticates with `private_key_jwt`.
@@ -132,9 +128,7 @@ public struct OAuthClient: Sendable, Codable, Equatable {
         }
         if let jwks {
             guard confidential else { try fail("--jwks is for confidential clients") }
-            guard case .object(let set) = jwks, case .array(let keys)? = set["keys"], (1...10).contains(keys.count),
-                assertionKeys.count == keys.count
-            else {
+            guard JWK.isAssertionKeySet(jwks) else {
                 try fail(
                     "--jwks must be a JWK Set of 1-10 public signing keys (EC P-256 or RSA of 2048 bits or more, no private members)")
             }

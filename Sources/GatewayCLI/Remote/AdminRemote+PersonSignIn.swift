@@ -1,0 +1,95 @@
+import AdminAPI
+import Foundation
+import GatewayCore
+
+/// A person's sign-in to the admin API (issue 48, RFC 8252): the browser shows the admin
+/// listener's sign-in page, which redirects to a loopback listener of this process with a
+/// one-time code; the code and its PKCE verifier buy an access token and a refresh token.
+extension AdminRemote {
+    /// The built-in public client gatewayctl signs people in as.
+    static let personClientID = "gatewayctl"
+
+    /// Signs a person in through the browser. The sign-in URL goes to standard error (and to
+    /// `$BROWSER` when it is set); nil `timeout` waits 5 minutes for the redirect.
+    static func signInPerson(
+        server: String, context: CLIContext, timeout: Duration = .seconds(300)
+    ) async throws
+        -> AdminSession
+    {
+        let receiver = try await LoopbackRedirectReceiver.start()
+        let verifier = Base64URL.random(byteCount: 32)
+        let state = Base64URL.random(byteCount: 16)
+        var url = URLComponents(string: server + "/admin/oauth2/authorize")!
+        url.queryItems = [
+            .init(name: "response_type", value: "code"), .init(name: "client_id", value: personClientID),
+            .init(name: "redirect_uri", value: receiver.redirectURI), .init(name: "state", value: state),
+            .init(name: "code_challenge", value: PKCE.challenge(for: verifier)),
+            .init(name: "code_challenge_method", value: "S256"),
+        ]
+        let address = url.string ?? server
+        context.printError("Open this address in a browser to sign in (waiting for it on \(receiver.redirectURI)):")
+        context.printError("  \(address)")
+        if let browser = context.environment["BROWSER"], !browser.isEmpty { openBrowser(browser, address, context) }
+        guard let answer = try await receiver.next(timeout: timeout) else {
+            throw CLIError.invalid(
+                "no sign-in came back within \(timeout.components.seconds) seconds; run gatewayctl login again")
+        }
+        guard answer["state"] == state else {
+            throw CLIError.invalid("the sign-in came back with another state; ignored")
+        }
+        if let error = answer["error"] {
+            throw CLIError.invalid("the sign-in was refused: \(error) \(answer["error_description"] ?? "")")
+        }
+        guard let code = answer["code"] else { throw CLIError.invalid("the sign-in came back without a code") }
+        return try await tokens(
+            server: server,
+            form: .init(
+                grantType: "authorization_code", clientId: personClientID, code: code, codeVerifier: verifier,
+                redirectUri: receiver.redirectURI))
+    }
+
+    /// The saved session with fresh tokens from its refresh token.
+    static func refreshed(_ saved: AdminSession) async throws -> AdminSession {
+        guard let refreshToken = saved.refreshToken else {
+            throw CLIError.invalid(
+                "the session with \(saved.server) expired; run gatewayctl login --server \(saved.server) again")
+        }
+        return try await tokens(
+            server: saved.server,
+            form: .init(grantType: "refresh_token", clientId: saved.clientId, refreshToken: refreshToken))
+    }
+
+    private static func tokens(
+        server: String, form: Components.Schemas.OperatorTokenRequest
+    ) async throws -> AdminSession {
+        let output = try await makeClient(server, bearer: nil).operatorToken(body: .urlEncodedForm(form))
+        switch output {
+        case .ok(let ok):
+            let issued = try ok.body.json
+            var session = AdminSession(
+                server: server, clientId: form.clientId ?? personClientID, accessToken: issued.accessToken,
+                expiresAt: Date().addingTimeInterval(TimeInterval(issued.expiresIn)))
+            session.refreshToken = issued.refreshToken
+            session.operatorName = try? await whoAmI(server: server, token: issued.accessToken)
+            return session
+        case .badRequest(let refused):
+            let error = try? refused.body.json
+            throw CLIError.invalid(
+                "\(server) refused the sign-in (\(error?.error ?? "invalid_request")): \(error?.errorDescription ?? ""); "
+                    + "run gatewayctl login --server \(server) again")
+        default: throw refusal(output)
+        }
+    }
+
+    /// The signed-in operator's name.
+    private static func whoAmI(server: String, token: String) async throws -> String {
+        try await makeClient(server, bearer: token).adminWhoAmI().ok.body.json.name
+    }
+
+    private static func openBrowser(_ browser: String, _ address: String, _ context: CLIContext) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [browser, address]
+        do { try process.run() } catch { context.printError("could not start $BROWSER (\(browser)): \(error)") }
+    }
+}

@@ -1,0 +1,156 @@
+import AdminAPI
+import Foundation
+import GatewayCore
+
+/// The operator realm's metadata, sign-in page and token endpoint: handlers translate
+/// forms and outcomes; ``OperatorSignIn`` and ``OperatorAuthenticator`` decide.
+extension AdminAPIHandler {
+    func operatorRealmMetadata(
+        _ input: Operations.OperatorRealmMetadata.Input
+    ) async throws -> Operations.OperatorRealmMetadata.Output {
+        let issuer = OperatorSignInPage.issuer(authority: AdminScope.current.authority)
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        issuer: issuer, authorizationEndpoint: issuer + "/oauth2/authorize",
+                        tokenEndpoint: issuer + "/oauth2/token", responseTypesSupported: ["code"],
+                        grantTypesSupported: OperatorAuthenticator.grantTypes, codeChallengeMethodsSupported: ["S256"],
+                        tokenEndpointAuthMethodsSupported: ["none", "client_secret_basic", "client_secret_post"],
+                        authorizationResponseIssParameterSupported: true))))
+    }
+
+    func operatorAuthorize(
+        _ input: Operations.OperatorAuthorize.Input
+    ) async throws -> Operations.OperatorAuthorize.Output {
+        let q = input.query
+        let request = OperatorAuthorizationRequest(
+            responseType: q.responseType, clientID: q.clientId, redirectURI: q.redirectUri, state: q.state,
+            codeChallenge: q.codeChallenge, codeChallengeMethod: q.codeChallengeMethod)
+        let issuer = OperatorSignInPage.issuer(authority: AdminScope.current.authority)
+        if let tooLong = Self.overlong(request) {
+            return .badRequest(
+                .init(
+                    headers: .init(cacheControl: "no-store"),
+                    body: .textHtmlCharsetUtf8(
+                        .init(
+                            LoginPage.error("\(tooLong) is too long")))))
+        }
+        do {
+            _ = try signIn.validate(request, issuer: issuer)
+        } catch OperatorAuthorizationError.page(let message) {
+            return .forbidden(
+                .init(
+                    headers: .init(cacheControl: "no-store"),
+                    body: .textHtmlCharsetUtf8(.init(LoginPage.error(message)))))
+        } catch OperatorAuthorizationError.redirect(let location) {
+            return .found(.init(headers: .init(location: location)))
+        }
+        let cookie = CSRFCookie.operators(issuer: issuer)
+        let browser = cookie.valueOrNew(in: AdminScope.current.headers)
+        return .ok(
+            .init(
+                headers: .init(
+                    cacheControl: "no-store",
+                    contentSecurityPolicy: LoginPage.contentSecurityPolicy(redirectingTo: request.redirectURI ?? ""),
+                    setCookie: cookie.setCookie(browser)),
+                body: .textHtmlCharsetUtf8(
+                    .init(
+                        OperatorSignInPage.form(
+                            request, csrf: OperatorSignInPage.csrfToken(cookie: browser), username: nil, error: nil)))))
+    }
+
+    func operatorSignIn(_ input: Operations.OperatorSignIn.Input) async throws -> Operations.OperatorSignIn.Output {
+        guard case .urlEncodedForm(let form) = input.body else { throw AdminError.badRequest("a form body") }
+        let request = OperatorAuthorizationRequest(
+            responseType: form.responseType, clientID: form.clientId, redirectURI: form.redirectUri, state: form.state,
+            codeChallenge: form.codeChallenge, codeChallengeMethod: form.codeChallengeMethod)
+        let issuer = OperatorSignInPage.issuer(authority: AdminScope.current.authority)
+        let page = { (message: String) -> Operations.OperatorSignIn.Output in
+            .forbidden(
+                .init(
+                    headers: .init(cacheControl: "no-store"),
+                    body: .textHtmlCharsetUtf8(.init(LoginPage.error(message)))))
+        }
+        if let tooLong = Self.overlong(request) ?? Self.overlongCredential(form) {
+            return .badRequest(
+                .init(
+                    headers: .init(cacheControl: "no-store"),
+                    body: .textHtmlCharsetUtf8(.init(LoginPage.error("\(tooLong) is too long")))))
+        }
+        let cookie = CSRFCookie.operators(issuer: issuer)
+        guard let browser = cookie.value(in: AdminScope.current.headers), let token = form.csrfToken,
+            ConstantTime.equals(token, OperatorSignInPage.csrfToken(cookie: browser))
+        else { return page("The form expired or was not sent from this browser; start the sign-in again.") }
+        let outcome: OperatorSignInOutcome
+        do {
+            outcome = try await signIn.signIn(
+                request, username: form.username ?? "", password: form.password ?? "", code: form.otp,
+                address: AdminScope.current.address, issuer: issuer)
+        } catch OperatorAuthorizationError.page(let message) {
+            return page(message)
+        } catch OperatorAuthorizationError.redirect(let location) {
+            return .seeOther(.init(headers: .init(location: location)))
+        }
+        let again = { (error: String) in
+            OperatorSignInPage.form(
+                request, csrf: token, username: form.username.map { String($0.prefix(200)) }, error: error)
+        }
+        let policy = LoginPage.contentSecurityPolicy(redirectingTo: request.redirectURI ?? "")
+        switch outcome {
+        case .redirect(let location):
+            return .seeOther(.init(headers: .init(location: location)))
+        case .failed:
+            return .unauthorized(
+                .init(
+                    headers: .init(cacheControl: "no-store", contentSecurityPolicy: policy),
+                    body: .textHtmlCharsetUtf8(.init(again("The name or password is wrong.")))))
+        case .codeRequired:
+            return .ok(
+                .init(
+                    headers: .init(cacheControl: "no-store", contentSecurityPolicy: policy),
+                    body: .textHtmlCharsetUtf8(
+                        .init(again("Enter the one-time code from your authenticator app, with your password again."))))
+            )
+        case .codeFailed:
+            return .unauthorized(
+                .init(
+                    headers: .init(cacheControl: "no-store", contentSecurityPolicy: policy),
+                    body: .textHtmlCharsetUtf8(.init(again("The one-time code is wrong or was used already.")))))
+        case .secondFactorNotEnrolled:
+            return .forbidden(
+                .init(
+                    headers: .init(cacheControl: "no-store"),
+                    body: .textHtmlCharsetUtf8(
+                        .init(
+                            LoginPage.error(
+                                "A second factor is required: ask a platform admin to run gatewayctl operator totp NAME."
+                            )))))
+        case .throttled(let retryAfter):
+            let seconds = max(1, Int((retryAfter.wholeMilliseconds + 999) / 1000))
+            return .tooManyRequests(
+                .init(
+                    headers: .init(retryAfter: seconds, cacheControl: "no-store", contentSecurityPolicy: policy),
+                    body: .textHtmlCharsetUtf8(.init(again("Too many attempts. Try again in \(seconds) seconds.")))))
+        }
+    }
+
+    /// The first authorization parameter longer than the contract allows (the generated
+    /// server does not check `maxLength`), counted in code points as JSON Schema does.
+    static func overlong(_ r: OperatorAuthorizationRequest) -> String? {
+        let limits: [(String, String?, Int)] = [
+            ("response_type", r.responseType, 64), ("client_id", r.clientID, 63), ("redirect_uri", r.redirectURI, 512),
+            ("state", r.state, 512), ("code_challenge", r.codeChallenge, 128),
+            ("code_challenge_method", r.codeChallengeMethod, 16),
+        ]
+        return limits.first { ($0.1?.unicodeScalars.count ?? 0) > $0.2 }?.0
+    }
+
+    static func overlongCredential(_ form: Components.Schemas.OperatorSignInForm) -> String? {
+        let limits: [(String, String?, Int)] = [
+            ("csrf_token", form.csrfToken, 100), ("username", form.username, 200), ("password", form.password, 1024),
+            ("otp", form.otp, 16),
+        ]
+        return limits.first { ($0.1?.unicodeScalars.count ?? 0) > $0.2 }?.0
+    }
+}

@@ -1,0 +1,57 @@
+import Crypto
+import Foundation
+import GatewayCore
+
+/// The operator realm's sign-in page (issue 48): the tenants' sign-in page's look and rules
+/// (self-contained HTML, no external asset, one hashed script, labelled fields), with the
+/// optional one-time-code field of a second factor, and the CSRF token bound to this
+/// browser's ``CSRFCookie/operators(issuer:)`` cookie.
+enum OperatorSignInPage {
+    static let title = "Sign in to SuperApp Gateway administration"
+
+    /// The form carrying the authorization request as hidden fields.
+    static func form(_ request: OperatorAuthorizationRequest, csrf: String, username: String?, error: String?) -> String
+    {
+        let hidden: [(String, String?)] = [
+            ("response_type", request.responseType), ("client_id", request.clientID),
+            ("redirect_uri", request.redirectURI), ("state", request.state), ("code_challenge", request.codeChallenge),
+            ("code_challenge_method", request.codeChallengeMethod), ("csrf_token", csrf),
+        ]
+        let fields = hidden.compactMap { name, value in
+            value.map { "<input type=\"hidden\" name=\"\(name)\" value=\"\(LoginPage.escape($0))\">" }
+        }.joined()
+        let alert = error.map { "<p class=\"error\" role=\"alert\" id=\"error\">\(LoginPage.escape($0))</p>" } ?? ""
+        let invalid = error == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"error\""
+        let focusName = username == nil ? " autofocus" : ""
+        let focusPassword = username == nil ? "" : " autofocus"
+        return LoginPage.page(
+            title: title,
+            body: """
+                <h1>\(LoginPage.escape(title))</h1>\(alert)
+                <form method="post" action="/admin/oauth2/authorize">\(fields)
+                <label for="username">Operator name</label><input id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" required value="\(LoginPage.escape(username ?? ""))"\(focusName)>
+                <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required\(invalid)\(focusPassword)>
+                <label class="check"><input type="checkbox" id="show-password"> Show password</label>
+                <label for="otp">One-time code (if you enrolled an authenticator app)</label><input id="otp" name="otp" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code">
+                <button type="submit">Sign in</button></form><script>\(LoginPage.showPasswordScript)</script>
+                """)
+    }
+
+    /// The CSRF token of a browser's cookie value: only a page that read the cookie's value
+    /// (this origin, HttpOnly) can send it.
+    static func csrfToken(cookie: String) -> String {
+        Base64URL.encode(Data(SHA256.hash(data: Data("operator-sign-in:\(cookie)".utf8))))
+    }
+
+    /// The realm's issuer as this request reached the listener: `http://<Host>/admin`; a
+    /// `Host` that is not a plain host[:port] falls back to the loopback address.
+    static func issuer(authority: String?) -> String {
+        let host =
+            authority.flatMap { value in
+                value.utf8.count <= 255 && !value.isEmpty
+                    && value.utf8.allSatisfy { ASCIIByte.isLetterOrDigit($0) || ".-:[]".utf8.contains($0) }
+                    ? value : nil
+            } ?? "127.0.0.1"
+        return "http://\(host)/admin"
+    }
+}
