@@ -18,7 +18,7 @@ public enum PostgresCopy {
         "auth_identity_providers", "auth_trusted_issuers", "auth_identity_links", "release_policies",
         "release_history", "push_devices", "push_messages", "push_deliveries", "push_credentials",
         "user_contacts", "user_blocks", "inbox_messages", "message_sends", "operators", "operator_bindings",
-        "operator_tokens", "audit_records", "admin_idempotency",
+        "operator_tokens", "operator_grants", "audit_records", "admin_idempotency", "admin_jobs",
     ]
     /// Tables whose `id` comes from an identity sequence, moved past the copied ids.
     static let identityTables = [

@@ -430,6 +430,19 @@ enum PostgresMigrations {
                 "CREATE INDEX operator_grants_operator ON operator_grants (operator_id, expires_at_ms)",
             ]
         ),
+        (
+            // Long admin actions (user imports) and their progress, readable on every replica (issue 48).
+            "v29-admin-jobs",
+            [
+                """
+                CREATE TABLE admin_jobs (id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL REFERENCES tenants ON DELETE CASCADE,
+                    kind TEXT NOT NULL, state TEXT NOT NULL, total BIGINT NOT NULL, done BIGINT NOT NULL,
+                    result TEXT, error_code TEXT, error_detail TEXT, operator_name TEXT NOT NULL,
+                    created_at_ms BIGINT NOT NULL, updated_at_ms BIGINT NOT NULL)
+                """,
+                "CREATE INDEX admin_jobs_tenant ON admin_jobs (tenant_id, updated_at_ms)",
+            ]
+        ),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the

@@ -47,6 +47,7 @@ public enum PostgresStores {
             messaging: PostgresMessagingStore(database: database),
             operators: PostgresOperatorStore(database: database), audit: PostgresAuditTrail(database: database),
             idempotency: PostgresAdminIdempotencyStore(database: database),
+            jobs: PostgresAdminJobStore(database: database),
             schema: StoreSchema(
                 known: PostgresMigrations.names, applied: { try await PostgresMigrations.applied(database) },
                 migrate: { try await PostgresMigrations.migrate(database) }),

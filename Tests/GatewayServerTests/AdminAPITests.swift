@@ -209,6 +209,9 @@ struct AdminAPITests {
                 permission: AdminPermission(.update, .localization), method: .POST,
                 path: { "/admin/v1/tenants/\($0)/localization/ja/texts" }, body: { _ in #"{"texts": {"a.key": "あ"}}"# }),
             Operation(
+                permission: AdminPermission(.create, .user), method: .POST, path: { "/admin/v1/tenants/\($0)/user-imports" },
+                body: { _ in #"{"users": [{"username": "imported", "upstreamOnly": true}]}"# }),
+            Operation(
                 permission: AdminPermission(.read, .notification), method: .GET, path: { "/admin/v1/tenants/\($0)/notifications" }),
             Operation(
                 permission: AdminPermission(.act, .notification), method: .POST, path: { "/admin/v1/tenants/\($0)/notifications" },

@@ -231,6 +231,13 @@ struct AdminCLITests {
             writes.append((wipe.map { $0 == "%" ? "s1" : $0 }, wipe.map { $0 == "%" ? "s2" : $0 }))
             let send = ["push", "send", "--tenant", "acme", "--user", "zoe", "--miniapp", "hello", "--title", "T", "--body", "B"]
             writes.append((send, send))
+            // An import: the same file into beta on the database and into gamma through a job.
+            let importFile = home + "/users.json"
+            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+            try #"[{"username": "imp1", "password": "a long password 1", "subject": "s-imp1"}, {"username": "imp2", "upstreamOnly": true, "subject": "s-imp2"}]"#
+                .write(toFile: importFile, atomically: true, encoding: .utf8)
+            let userImport = ["user", "import", importFile, "--tenant", "%"]
+            writes.append((userImport.map { $0 == "%" ? "beta" : $0 }, userImport.map { $0 == "%" ? "gamma" : $0 }))
             let p8 = P256.Signing.PrivateKey().pemRepresentation
             for (localCommand, remoteCommand) in writes {
                 let stdin = localCommand.contains("--password-stdin") ? "a long password 42\n" : localCommand.contains("--key-stdin") ? p8 : ""

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GatewayCore
 import NIOHTTP1
@@ -9,6 +10,38 @@ import Testing
 /// their tenants' operators.
 @Suite("Admin API operators")
 struct AdminOperatorAPITests {
+    @Test(arguments: DatabaseBackend.available)
+    func aServiceAccountWithKeysHasNoSecret(backend: DatabaseBackend) async throws {
+        try await AdminAPITests.withAdmin(backend: backend) { admin in
+            let root = admin.tokens["root"]
+            let key = P256.Signing.PrivateKey()
+            let jwk = String(decoding: try JSONValue.object(JWK.publicJWK(key.publicKey)).encoded(), as: UTF8.self)
+            let created = try await admin.call(
+                .POST, "/admin/v1/operators", token: root, body: #"{"name": "key-bot", "jwks": {"keys": ["# + jwk + "]}}",
+                contentType: "application/json")
+            #expect(created.status == 201 && created.json["clientSecret"] == nil, "\(created.json)")
+            // The account signs in with an assertion, never a secret.
+            let now = Date().timeIntervalSince1970.rounded(.down)
+            let assertion = try JWS.sign(
+                claims: [
+                    "iss": "key-bot", "sub": "key-bot", "aud": .string("http://127.0.0.1:\(admin.port)/admin/oauth2/token"),
+                    "exp": .number(now + 60), "jti": "one",
+                ], typ: "JWT", kid: nil, key: key)
+            let token = try await admin.call(
+                .POST, "/admin/oauth2/token", token: nil,
+                body: "grant_type=client_credentials&client_assertion_type=urn%3Aietf%3Aparams%3Aoauth%3Aclient-assertion-type%3Ajwt-bearer&client_assertion=\(assertion)",
+                contentType: "application/x-www-form-urlencoded")
+            #expect(token.status == 200, "\(token.json)")
+            // A private key, or an empty set, is not a key set: 422, nothing written.
+            let privateJWK = jwk.replacingOccurrences(of: "{", with: #"{"d": "AAAA", "#)
+            for body in [#"{"name": "bad-bot", "jwks": {"keys": ["# + privateJWK + "]}}", #"{"name": "bad-bot", "jwks": {"keys": []}}"#] {
+                let refused = try await admin.call(.POST, "/admin/v1/operators", token: root, body: body, contentType: "application/json")
+                #expect(refused.status == 422 && refused.json["code"] as? String == "invalid_operator", "\(refused.json)")
+            }
+            #expect(try await admin.call(.GET, "/admin/v1/operators/bad-bot", token: root).status == 404)
+        }
+    }
+
     @Test(arguments: DatabaseBackend.available)
     func createBindAndSee(backend: DatabaseBackend) async throws {
         try await AdminAPITests.withAdmin(backend: backend) { admin in

@@ -2,56 +2,7 @@ import ArgumentParser
 import Foundation
 import GatewayCore
 
-/// One user of a `user import` file: the fields `user list --json` prints, plus how the user
-/// signs in: a `password` (hashed here), a `passwordHash` carried over from another gateway
-/// (`scrypt$…`), or `upstreamOnly: true` (signs in only through an identity provider).
-struct UserImportEntry: Decodable, ImportEntry {
-    static let fields: Set<String> = [
-        "username", "subject", "name", "email", "picture", "disabled", "password", "passwordHash", "upstreamOnly",
-        "totp",
-    ]
-
-    var username: String
-    var subject: String?
-    var name: String?
-    var email: String?
-    var picture: String?
-    var disabled: Bool?
-    var password: String?
-    var passwordHash: String?
-    var upstreamOnly: Bool?
-    /// `user list --json` prints it; only `false` is accepted (secrets are never exported).
-    var totp: Bool?
-
-    /// How the entry signs in, or why it is refused.
-    enum SignIn {
-        case password(String)
-        case stored(String)
-    }
-
-    func signIn() throws -> SignIn {
-        switch (password, passwordHash, upstreamOnly == true) {
-        case (let password?, nil, false):
-            guard PasswordInput.lengths.contains(password.count) else {
-                throw CLIError.invalid(
-                    "password must be \(PasswordInput.lengths.lowerBound)-\(PasswordInput.lengths.upperBound) characters"
-                )
-            }
-            return .password(password)
-        case (nil, let hash?, false):
-            guard PasswordHasher.isWellFormed(hash) else {
-                throw CLIError.invalid("passwordHash is not an scrypt$logN$r$p$salt$key hash")
-            }
-            return .stored(hash)
-        case (nil, nil, true):
-            return .stored(IdentityLinker.noPassword)
-        default:
-            throw CLIError.invalid(
-                "give exactly one of password, passwordHash or upstreamOnly: true (`user list --json` carries no passwords)"
-            )
-        }
-    }
-}
+extension UserImportEntry: ImportEntry {}
 
 /// `gatewayctl user import FILE --tenant T`: adds many users at once, all or nothing.
 struct UserImportCommand: AsyncParsableCommand {
@@ -66,7 +17,9 @@ struct UserImportCommand: AsyncParsableCommand {
             disabled. Every entry is checked and every password hashed before anything is \
             written; one transaction writes them all, so an invalid entry or a taken \
             username or subject leaves the tenant unchanged. TOTP secrets are not imported \
-            (give one with `user update --totp`). At most 100000 users per file.
+            (give one with `user update --totp`). At most 100000 users per file. With \
+            --server the gateway runs the import as a job (two passwords at a time) and \
+            gatewayctl follows its progress.
             """
     )
 
@@ -74,83 +27,45 @@ struct UserImportCommand: AsyncParsableCommand {
     @OptionGroup var tenant: TenantOption
     @OptionGroup var global: GlobalOptions
 
-    private struct Report: Encodable {
-        var imported: Int
-        var subjects: [String: String]
-    }
-
     func run() async throws {
         let context = try CLIContext.require()
         let started = ContinuousClock.now
         let entries = try ImportEntries.load(
             UserImportEntry.self, file: file, context: context, noun: "user", id: \.username)
-        if let repeated = ImportEntries.firstRepeated(entries.compactMap(\.subject)) {
-            throw CLIError.invalid("subject \(repeated) appears twice in \(file)")
+        let signIns: [UserImport.SignIn]
+        do {
+            signIns = try UserImport.check(entries)
+        } catch UserAccountError.invalid(let reason) {
+            throw CLIError.invalid(reason)
         }
-        let signIns = try entries.enumerated().map { index, entry in
-            do {
-                if let problem = LocalUser.usernameProblem(entry.username) { throw CLIError.invalid(problem) }
-                if entry.subject?.isEmpty == true || (entry.subject?.count ?? 0) > 255 {
-                    throw CLIError.invalid("subject must be 1-255 characters")
-                }
-                if entry.totp == true {
-                    throw CLIError.invalid(
-                        "TOTP secrets are not imported: give the user one with `user update --totp` afterwards")
-                }
-                return try entry.signIn()
-            } catch let error as CLIError {
-                throw CLIError.invalid("users[\(index)] (\(entry.username)): \(error)")
-            }
+        if let remote = try await AdminRemote.select(global, context: context) {
+            let report = try await remote.importUsers(
+                tenantID: tenant.tenant, entries: entries, passwords: UserImport.passwordCount(signIns), context: context)
+            try print(report, started: started, context: context)
+            return
         }
         // Fail on a missing tenant or database before minutes of hashing.
         let a = try await AuthAccess(global, tenant: tenant.tenant, context: context)
-        let hashes = try await Self.hashes(signIns, context: context)
-        let users = zip(entries, hashes).map { entry, hash in
-            LocalUser(
-                tenantID: tenant.tenant, username: entry.username,
-                subject: entry.subject ?? RandomUUID.lowercased(), name: entry.name,
-                email: entry.email, picture: entry.picture, disabled: entry.disabled ?? false, passwordHash: hash)
-        }
+        let progress = ProgressLine("hashing passwords", total: UserImport.passwordCount(signIns), context: context)
+        let hashes = try await UserImport.hashes(
+            signIns, hasher: PasswordHasher(), width: ProcessInfo.processInfo.activeProcessorCount
+        ) { _ in progress.advance() }
+        progress.finish()
+        let users = UserImport.users(entries, hashes: hashes, tenantID: tenant.tenant)
         try await a.auth.addUsers(users)
-        if global.json {
-            try context.printJSON(
-                Report(
-                    imported: users.count,
-                    subjects: Dictionary(uniqueKeysWithValues: users.map { ($0.username, $0.subject) })))
-        } else {
-            context.print(
-                "imported \(users.count) user(s) to tenant \(tenant.tenant) in \((ContinuousClock.now - started).formattedSeconds) s"
-            )
-        }
+        try print(
+            UserImportReport(
+                imported: users.count, subjects: Dictionary(uniqueKeysWithValues: users.map { ($0.username, $0.subject) })),
+            started: started, context: context)
     }
 
-    /// The stored hash of every entry, in order: plaintext passwords hashed on every core.
-    private static func hashes(_ signIns: [UserImportEntry.SignIn], context: CLIContext) async throws -> [String] {
-        var hashes = [String](repeating: "", count: signIns.count)
-        var pending: [(index: Int, password: String)] = []
-        for (index, signIn) in signIns.enumerated() {
-            switch signIn {
-            case .stored(let hash): hashes[index] = hash
-            case .password(let password): pending.append((index, password))
-            }
+    private func print(_ report: UserImportReport, started: ContinuousClock.Instant, context: CLIContext) throws {
+        if global.json {
+            try context.printJSON(report)
+        } else {
+            context.print(
+                "imported \(report.imported) user(s) to tenant \(tenant.tenant) in \((ContinuousClock.now - started).formattedSeconds) s"
+            )
         }
-        let progress = ProgressLine("hashing passwords", total: pending.count, context: context)
-        defer { progress.finish() }
-        let hasher = PasswordHasher()
-        let width = max(1, ProcessInfo.processInfo.activeProcessorCount)
-        try await withThrowingTaskGroup(of: (Int, String).self) { group in
-            var next = pending.makeIterator()
-            func addNext() {
-                guard let item = next.next() else { return }
-                group.addTask { (item.index, try hasher.hash(item.password)) }
-            }
-            for _ in 0..<width { addNext() }
-            while let (index, hash) = try await group.next() {
-                hashes[index] = hash
-                progress.advance()
-                addNext()
-            }
-        }
-        return hashes
     }
 }

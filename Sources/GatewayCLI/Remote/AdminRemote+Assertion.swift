@@ -25,20 +25,11 @@ extension AdminRemote {
                 "jti": .string(Base64URL.random(byteCount: 16)),
             ],
             header: ["alg": .string(key.algorithm.rawValue), "typ": "JWT"], signer: key.sign)
-        let output = try await makeClient(server, bearer: nil).operatorToken(
-            body: .urlEncodedForm(
-                .init(
-                    grantType: "client_credentials", clientId: clientID,
-                    clientAssertionType: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
-                    clientAssertion: assertion)))
-        switch output {
-        case .ok(let ok):
-            let issued = try ok.body.json
-            return AdminSession(
-                server: server, clientId: clientID, accessToken: issued.accessToken,
-                expiresAt: Date().addingTimeInterval(TimeInterval(issued.expiresIn)))
-        case .unauthorized: throw CLIError.invalid("\(server) refused the assertion of \(clientID) (invalid_client)")
-        default: throw refusal(output)
-        }
+        return try await serviceAccountSession(
+            server: server,
+            form: .init(
+                grantType: "client_credentials", clientId: clientID,
+                clientAssertionType: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer", clientAssertion: assertion),
+            refused: "the assertion of \(clientID)")
     }
 }

@@ -55,16 +55,24 @@ struct AdminRemote {
 
     /// Trades a service account's secret for an access token at the operator realm.
     static func signIn(server: String, clientID: String, secret: String) async throws -> AdminSession {
-        let client = try makeClient(server, bearer: nil)
-        let output = try await client.operatorToken(
-            body: .urlEncodedForm(.init(grantType: "client_credentials", clientId: clientID, clientSecret: secret)))
+        try await serviceAccountSession(
+            server: server, form: .init(grantType: "client_credentials", clientId: clientID, clientSecret: secret),
+            refused: "the client id or secret")
+    }
+
+    /// A service account's session from a `client_credentials` request `form`; `refused`
+    /// names what `invalid_client` refused.
+    static func serviceAccountSession(
+        server: String, form: Components.Schemas.OperatorTokenRequest, refused: String
+    ) async throws -> AdminSession {
+        let output = try await makeClient(server, bearer: nil).operatorToken(body: .urlEncodedForm(form))
         switch output {
         case .ok(let ok):
             let issued = try ok.body.json
             return AdminSession(
-                server: server, clientId: clientID, accessToken: issued.accessToken,
+                server: server, clientId: form.clientId ?? "", accessToken: issued.accessToken,
                 expiresAt: Date().addingTimeInterval(TimeInterval(issued.expiresIn)))
-        case .unauthorized: throw CLIError.invalid("\(server) refused the client id or secret (invalid_client)")
+        case .unauthorized: throw CLIError.invalid("\(server) refused \(refused) (invalid_client)")
         default: throw refusal(output)
         }
     }

@@ -68,6 +68,10 @@ public enum AdminError: Error, Sendable, Equatable {
     case invalidNotification(String)
     /// No notification of that id in the tenant: 404 `notification_not_found`.
     case notificationNotFound(String)
+    /// No admin job of that id in the tenant.
+    case jobNotFound(String)
+    /// The replica runs as many imports as it may; try again shortly.
+    case importBusy
     /// The tenant publishes no signing key of that id: 404 `signing_key_not_found`.
     case signingKeyNotFound(String)
     /// The key change would leave an algorithm without a signer: 409 `signing_key_conflict`.

@@ -43,7 +43,7 @@ extension AdminService {
     /// People are created with `gatewayctl operator create --password-stdin` until they can
     /// sign in to the admin API.
     public func createServiceAccount(
-        _ call: AdminCall, name: String, roles: [AdminBindingRequest]
+        _ call: AdminCall, name: String, roles: [AdminBindingRequest], jwks: JSONValue? = nil
     ) async throws -> OperatorService.Created {
         try await authorize(call, AdminPermission(.create, .operator), tenantID: nil, resourceID: name)
         return try await operatorWrite(call, .create, tenantID: nil, name: name) {
@@ -54,7 +54,8 @@ extension AdminService {
                 return (try Self.role(request.role), request.tenantID)
             }
             return try await operatorService.create(
-                name: name, credential: .generatedSecret, roles: parsed, actor: call.actor, requestID: call.requestID)
+                name: name, credential: jwks.map(OperatorService.Credential.publicKeys) ?? .generatedSecret, roles: parsed,
+                actor: call.actor, requestID: call.requestID)
         }
     }
 

@@ -18,6 +18,9 @@ public struct AdminService: Sendable {
     let outbox: any PushOutboxStore
     let storage: any SecureStorageStore
     let analytics: any AnalyticsStore
+    let jobs: any AdminJobStore
+    /// The imports this replica runs now (``concurrentImports`` at most).
+    let importSlots = CountingSlots(limit: AdminService.concurrentImports)
     let clock: WallClock
 
     /// The admin API's decisions over the installation's stores.
@@ -38,6 +41,7 @@ public struct AdminService: Sendable {
         self.outbox = stores.outbox
         self.storage = stores.storage
         self.analytics = stores.analytics
+        self.jobs = stores.jobs
         self.clock = clock
     }
 

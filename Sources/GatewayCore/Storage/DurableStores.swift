@@ -44,6 +44,8 @@ public struct DurableStores: Sendable {
     public let audit: any AuditTrail
     /// `Idempotency-Key`s of acting admin calls (issue 48).
     public let idempotency: any AdminIdempotencyStore
+    /// Long admin actions and their progress (issue 48).
+    public let jobs: any AdminJobStore
     /// The backend's migrations.
     public let schema: StoreSchema
     /// Announces tenant changes as they commit (PostgreSQL); nil: the directory polls only.
@@ -64,7 +66,7 @@ public struct DurableStores: Sendable {
         localization: any LocalizationStore, domains: any TenantDomainStore, releases: any ReleasePolicyStore,
         devices: any DeviceStore, outbox: any PushOutbox, pushCredentials: any PushCredentialStore,
         messaging: any MessagingStore, operators: any OperatorStore, audit: any AuditTrail,
-        idempotency: any AdminIdempotencyStore, schema: StoreSchema,
+        idempotency: any AdminIdempotencyStore, jobs: any AdminJobStore, schema: StoreSchema,
         tenantChanges: (any TenantChangeSignal)? = nil, poolUsage: (@Sendable () -> PoolUsageSample)? = nil,
         breakerProbe: (@Sendable () async -> Void)? = nil, close: @escaping @Sendable () async -> Void = {}
     ) {
@@ -91,6 +93,7 @@ public struct DurableStores: Sendable {
         self.operators = operators
         self.audit = audit
         self.idempotency = idempotency
+        self.jobs = jobs
         self.closeAction = close
     }
 

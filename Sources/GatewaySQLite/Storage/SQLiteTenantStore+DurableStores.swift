@@ -13,6 +13,7 @@ extension SQLiteTenantStore {
             outbox: SQLitePushOutboxStore(database: self), pushCredentials: SQLitePushCredentialStore(database: self),
             messaging: SQLiteMessagingStore(database: self), operators: SQLiteOperatorStore(database: self),
             audit: SQLiteAuditTrail(database: self), idempotency: SQLiteAdminIdempotencyStore(database: self),
+            jobs: SQLiteAdminJobStore(database: self),
             schema: StoreSchema(
                 known: Self.knownMigrations, applied: { try self.appliedMigrations() }, migrate: { try self.migrate() })
         )

@@ -328,6 +328,17 @@ enum TenantMigrations {
                     """)
             try db.execute(sql: "CREATE INDEX operator_grants_operator ON operator_grants (operator_id, expires_at_ms)")
         }
+        migrator.registerMigration("v29-admin-jobs") { db in
+            // Long admin actions (user imports) and their progress, readable on every replica (issue 48).
+            try db.execute(
+                sql: """
+                    CREATE TABLE admin_jobs (id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL REFERENCES tenants ON DELETE CASCADE,
+                        kind TEXT NOT NULL, state TEXT NOT NULL, total INTEGER NOT NULL, done INTEGER NOT NULL,
+                        result TEXT, error_code TEXT, error_detail TEXT, operator_name TEXT NOT NULL,
+                        created_at_ms INTEGER NOT NULL, updated_at_ms INTEGER NOT NULL)
+                    """)
+            try db.execute(sql: "CREATE INDEX admin_jobs_tenant ON admin_jobs (tenant_id, updated_at_ms)")
+        }
         return migrator
     }
 }

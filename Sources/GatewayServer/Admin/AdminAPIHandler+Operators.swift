@@ -21,13 +21,14 @@ extension AdminAPIHandler {
         guard case .json(let body) = input.body else { throw AdminError.badRequest("a JSON body") }
         try AdminInput.check(body.roles, maxItems: 100, "roles")
         let created = try await service.createServiceAccount(
-            try AdminScope.call(), name: body.name, roles: (body.roles ?? []).map(Self.binding))
+            try AdminScope.call(), name: body.name, roles: (body.roles ?? []).map(Self.binding),
+            jwks: try body.jwks.map { try Self.wire($0, as: JSONValue.self) })
         return .created(
             .init(
                 body: .json(
                     .init(
                         _operator: Self.view(created.createdOperator, created.bindings),
-                        clientId: created.createdOperator.name, clientSecret: created.secret ?? ""))))
+                        clientId: created.createdOperator.name, clientSecret: created.secret))))
     }
 
     func adminBindOperator(_ input: Operations.AdminBindOperator.Input) async throws -> Operations.AdminBindOperator.Output {

@@ -49,7 +49,7 @@ public enum AdminApplication {
             operators: services.stores.operators, cache: services.cache, hasher: services.hasher, clock: services.clock,
             requireSecondFactor: services.requireSecondFactor, sessionLifetime: authenticator.sessionLifetime)
         let handler = AdminAPIHandler(
-            service: AdminService(stores: services.stores, clock: services.clock), authenticator: authenticator,
+            service: AdminService(stores: services.stores, clock: services.clock, hasher: services.hasher), authenticator: authenticator,
             signIn: signIn)
         try handler.registerHandlers(on: router, configuration: AdminWire.configuration)
         return router

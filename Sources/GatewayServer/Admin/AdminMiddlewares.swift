@@ -18,6 +18,13 @@ struct AdminEdgeMiddleware: RouterMiddleware {
     ]
     /// The largest request body (a merge patch, a token form): answered 413 past it, never buffered.
     static let maxBodyBytes = 64 * 1024
+    /// A user import's body: up to 100000 users.
+    static let maxImportBytes = 16 * 1024 * 1024
+
+    /// The body limit of a request to `path`.
+    static func maxBodyBytes(path: String) -> Int {
+        path.hasSuffix("/user-imports") ? maxImportBytes : maxBodyBytes
+    }
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -32,14 +39,15 @@ struct AdminEdgeMiddleware: RouterMiddleware {
         let route = AdminRoutes.match(request.uri.path)
         do {
             try AdminRoutes.check(request.method, route: route, queryNames: request.uri.queryParameters.map(\.key))
-            if let declared = request.headers[.contentLength].flatMap(Int.init), declared > Self.maxBodyBytes {
-                throw GatewayProblem.payloadTooLarge(maximum: Self.maxBodyBytes)
+            let maximum = Self.maxBodyBytes(path: request.uri.path)
+            if let declared = request.headers[.contentLength].flatMap(Int.init), declared > maximum {
+                throw GatewayProblem.payloadTooLarge(maximum: maximum)
             }
-            request.body = RequestBody(asyncSequence: LimitedRequestBody(base: request.body, maximum: Self.maxBodyBytes))
+            request.body = RequestBody(asyncSequence: LimitedRequestBody(base: request.body, maximum: maximum))
             if request.headers[.contentType]?.contains("json") == true {
                 // The admin contract has no nullable member, but a decoded `null` reads as absent:
                 // refused here, so `{"roles": null}` is not `{}`.
-                let buffer = try await request.body.collect(upTo: Self.maxBodyBytes)
+                let buffer = try await request.body.collect(upTo: maximum)
                 if JSONNulls.contained(in: Data(buffer: buffer)) {
                     throw AdminError.badRequest("null is not a value in the admin contract: leave the member out")
                 }
@@ -171,6 +179,13 @@ enum AdminProblems {
             case .notificationNotFound(let id):
                 return GatewayProblem(
                     status: 404, code: "notification_not_found", title: "Not Found", detail: "no notification \(id.prefix(64))")
+            case .importBusy:
+                return GatewayProblem(
+                    status: 429, code: "import_busy", title: "Too Many Requests",
+                    detail: "this replica runs \(AdminService.concurrentImports) imports already; retry shortly",
+                    headers: [(name: "Retry-After", value: "5")])
+            case .jobNotFound(let id):
+                return GatewayProblem(status: 404, code: "job_not_found", title: "Not Found", detail: "no job \(id.prefix(64))")
             case .signingKeyNotFound(let kid):
                 return GatewayProblem(
                     status: 404, code: "signing_key_not_found", title: "Not Found", detail: "no published signing key \(kid)")

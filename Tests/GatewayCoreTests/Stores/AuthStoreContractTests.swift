@@ -147,12 +147,16 @@ struct AuthStoreContractTests {
         #expect(keys.map(\.schedule) == [rsa.schedule, brought, retiring])
         #expect(keys.map(\.algorithm) == [.rs256, .es256, .es256])
         // A tenant's first key of an algorithm: of writers racing on two connections, one adds it.
+        // They share one instant, as KeyRing's do (it signs from before the instant it checks
+        // at): a key made after another racer looked at the clock would not sign at its instant
+        // yet, and a slow machine would let that racer add a second one.
+        let raceStart = Date()
         let racers = try await withThrowingTaskGroup(of: Bool.self) { group in
             for index in 0..<6 {
                 let store = index % 2 == 0 ? auth : try await database.another().auth
                 group.addTask {
                     try await store.addFirstSigningKey(
-                        try SigningKey.generate(tenantID: "beta", algorithm: .rs256), now: Date())
+                        try SigningKey.generate(tenantID: "beta", algorithm: .rs256, now: raceStart), now: raceStart)
                 }
             }
             return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
