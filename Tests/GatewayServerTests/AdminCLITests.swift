@@ -380,6 +380,41 @@ struct AdminCLITests {
     }
 
     @Test(arguments: DatabaseBackend.available)
+    func aPersonLogsInFromAShellWithoutABrowser(backend: DatabaseBackend) async throws {
+        try await AdminAPITests.withAdmin(backend: backend) { admin in
+            _ = try await AdminOperatorSignInTests.person(admin)
+            let home = FileManager.default.temporaryDirectory.appendingPathComponent("gatewayctl-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: home) }
+            let environment = admin.databaseEnvironment.merging(["USER": "tester", "GATEWAYCTL_HOME": home]) { $1 }
+            let output = WatchingOutput()
+            let code = try await withThrowingTaskGroup(of: Int32?.self) { group in
+                group.addTask {
+                    await Gatewayctl.run(
+                        arguments: ["login", "--server", "http://127.0.0.1:\(admin.port)", "--device"],
+                        environment: environment, standardInput: { Data() }, output: output)
+                }
+                // Someone on another device: reads the code gatewayctl printed, approves it.
+                group.addTask {
+                    for await text in output.lines {
+                        guard let range = text.range(of: "enter the code ") else { continue }
+                        let userCode = String(text[range.upperBound...].prefix(9))
+                        let approved = try await AdminOperatorSignInTests.approve(admin, userCode: userCode)
+                        #expect(approved.status == 200, "\(approved.html)")
+                        return nil
+                    }
+                    return nil
+                }
+                var code: Int32?
+                for try await result in group where result != nil { code = result }
+                return code
+            }
+            #expect(code == 0 && output.captured.output.contains("as alice"), "\(output.captured.error)")
+            let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: home + "/session.json")))
+            #expect((saved as? [String: Any])?["refreshToken"] as? String != nil)
+        }
+    }
+
+    @Test(arguments: DatabaseBackend.available)
     func aServiceAccountSignsInWithAPrivateKey(backend: DatabaseBackend) async throws {
         try await AdminAPITests.withAdmin(backend: backend) { admin in
             let home = FileManager.default.temporaryDirectory.appendingPathComponent("gatewayctl-\(UUID().uuidString)").path

@@ -254,4 +254,71 @@ struct AdminOperatorSignInTests {
             #expect(try await browser.open().status == 200)
         }
     }
+    /// Starts a device authorization; answers its device and user codes.
+    static func startDevice(_ admin: AdminAPITests.Admin) async throws -> (device: String, user: String, reply: AdminAPITests.Reply) {
+        let reply = try await admin.call(
+            .POST, "/admin/oauth2/device_authorization", token: nil, body: "client_id=gatewayctl",
+            contentType: "application/x-www-form-urlencoded")
+        return (
+            try #require(reply.json["device_code"] as? String), try #require(reply.json["user_code"] as? String), reply
+        )
+    }
+
+    static func poll(_ admin: AdminAPITests.Admin, _ deviceCode: String) async throws -> AdminAPITests.Reply {
+        try await admin.call(
+            .POST, "/admin/oauth2/token", token: nil,
+            body: "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Adevice_code&client_id=gatewayctl&device_code=\(deviceCode)",
+            contentType: "application/x-www-form-urlencoded")
+    }
+
+    /// A browser on the device page: opens it, approves `userCode` with the credentials.
+    static func approve(
+        _ admin: AdminAPITests.Admin, userCode: String, password: String = "correct horse battery"
+    ) async throws -> (status: Int, html: String) {
+        var browser = Browser(admin: admin)
+        let page = try await browser.raw(.GET, "/admin/oauth2/device?user_code=" + Browser.encode(userCode), body: nil)
+        #expect(page.status == 200)
+        browser.cookie = page.headers["Set-Cookie"].first.map { String($0.prefix { $0 != ";" }) }
+        let csrf = try #require(
+            page.body.range(of: #"name="csrf_token" value="([^"]+)""#, options: .regularExpression).map {
+                String(page.body[$0].dropFirst(#"name="csrf_token" value=""#.count).dropLast())
+            })
+        let reply = try await browser.raw(
+            .POST, "/admin/oauth2/device",
+            body: "csrf_token=\(Browser.encode(csrf))&user_code=\(Browser.encode(userCode))&username=alice&password=\(Browser.encode(password))")
+        return (reply.status, reply.body)
+    }
+
+    @Test(arguments: DatabaseBackend.available)
+    func aDeviceIsApprovedOnThePageAndPollsItsTokensOnce(backend: DatabaseBackend) async throws {
+        try await AdminAPITests.withAdmin(backend: backend) { admin in
+            _ = try await Self.person(admin)
+            let metadata = try await admin.call(.GET, "/admin/.well-known/openid-configuration", token: nil)
+            #expect(metadata.json["device_authorization_endpoint"] as? String != nil)
+            let started = try await Self.startDevice(admin)
+            #expect(started.user.range(of: "^[B-DF-HJ-NP-TV-XZ]{4}-[B-DF-HJ-NP-TV-XZ]{4}$", options: .regularExpression) != nil)
+            #expect(started.reply.json["verification_uri"] as? String == "http://127.0.0.1:\(admin.port)/admin/oauth2/device")
+            // Before the approval: pending, then slow_down for a poll that came too soon.
+            #expect(try await Self.poll(admin, started.device).json["error"] as? String == "authorization_pending")
+            #expect(try await Self.poll(admin, started.device).json["error"] as? String == "slow_down")
+            // Wrong password: nothing approved. Then the code, typed in lower case with a space.
+            #expect(try await Self.approve(admin, userCode: started.user, password: "wrong password").status == 401)
+            let typed = started.user.lowercased().replacingOccurrences(of: "-", with: " ")
+            let approved = try await Self.approve(admin, userCode: typed)
+            #expect(approved.status == 200 && approved.html.contains("Device signed in"), "\(approved.html)")
+            // Approved once: the same code again is unknown.
+            #expect(try await Self.approve(admin, userCode: started.user).status == 400)
+            let tokens = try await Self.poll(admin, started.device)
+            let access = try #require(tokens.json["access_token"] as? String, "\(tokens.json)")
+            #expect(tokens.json["refresh_token"] as? String != nil)
+            #expect(try await admin.call(.GET, "/admin/v1/me", token: access).json["name"] as? String == "alice")
+            // The device code answers tokens once.
+            #expect(try await Self.poll(admin, started.device).json["error"] as? String == "expired_token")
+            // An unknown client gets no device authorization.
+            let unknown = try await admin.call(
+                .POST, "/admin/oauth2/device_authorization", token: nil, body: "client_id=evil",
+                contentType: "application/x-www-form-urlencoded")
+            #expect(unknown.status == 401 && unknown.json["error"] as? String == "invalid_client")
+        }
+    }
 }

@@ -48,6 +48,40 @@ extension AdminRemote {
                 redirectUri: receiver.redirectURI))
     }
 
+    /// Signs a person in without a browser here (RFC 8628): prints the device page's address
+    /// and a code to enter there (from any device), then polls until the person approved it.
+    static func signInPersonOnDevice(server: String, context: CLIContext) async throws -> AdminSession {
+        let output = try await makeClient(server, bearer: nil).operatorDeviceAuthorization(
+            body: .urlEncodedForm(.init(clientId: personClientID)))
+        guard case .ok(let ok) = output else { throw refusal(output) }
+        let started = try ok.body.json
+        context.printError("On any device, open \(started.verificationUri) and enter the code \(started.userCode)")
+        context.printError("  (or open \(started.verificationUriComplete)); waiting up to \(started.expiresIn / 60) minutes")
+        var interval = max(1, started.interval)
+        let deadline = ContinuousClock.now + .seconds(started.expiresIn)
+        while ContinuousClock.now < deadline {
+            try await Task.sleep(for: .seconds(interval))
+            do {
+                return try await tokens(
+                    server: server,
+                    form: .init(
+                        grantType: "urn:ietf:params:oauth:grant-type:device_code", clientId: personClientID,
+                        deviceCode: started.deviceCode))
+            } catch DeviceWait.pending {
+                continue
+            } catch DeviceWait.slowDown {
+                interval += 5
+            }
+        }
+        throw CLIError.invalid("no one approved the code within \(started.expiresIn / 60) minutes; run gatewayctl login again")
+    }
+
+    /// A device poll's answers that mean "not yet".
+    enum DeviceWait: Error {
+        case pending
+        case slowDown
+    }
+
     /// The saved session with fresh tokens from its refresh token.
     static func refreshed(_ saved: AdminSession) async throws -> AdminSession {
         guard let refreshToken = saved.refreshToken else {
@@ -74,6 +108,8 @@ extension AdminRemote {
             return session
         case .badRequest(let refused):
             let error = try? refused.body.json
+            if error?.error == "authorization_pending" { throw DeviceWait.pending }
+            if error?.error == "slow_down" { throw DeviceWait.slowDown }
             throw CLIError.invalid(
                 "\(server) refused the sign-in (\(error?.error ?? "invalid_request")): \(error?.errorDescription ?? ""); "
                     + "run gatewayctl login --server \(server) again")

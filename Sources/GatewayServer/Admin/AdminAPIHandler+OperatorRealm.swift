@@ -14,7 +14,8 @@ extension AdminAPIHandler {
                 body: .json(
                     .init(
                         issuer: issuer, authorizationEndpoint: issuer + "/oauth2/authorize",
-                        tokenEndpoint: issuer + "/oauth2/token", responseTypesSupported: ["code"],
+                        tokenEndpoint: issuer + "/oauth2/token",
+                        deviceAuthorizationEndpoint: issuer + "/oauth2/device_authorization", responseTypesSupported: ["code"],
                         grantTypesSupported: OperatorAuthenticator.grantTypes, codeChallengeMethodsSupported: ["S256"],
                         tokenEndpointAuthMethodsSupported: ["none", "client_secret_basic", "client_secret_post"],
                         authorizationResponseIssParameterSupported: true))))

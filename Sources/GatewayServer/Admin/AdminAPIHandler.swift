@@ -24,7 +24,7 @@ struct AdminAPIHandler: APIProtocol {
             OperatorTokenRequest(
                 grantType: form.grantType, clientID: clientID, secret: secret, code: form.code,
                 codeVerifier: form.codeVerifier, redirectURI: form.redirectUri, refreshToken: form.refreshToken,
-                assertion: form.clientAssertion, assertionType: form.clientAssertionType,
+                deviceCode: form.deviceCode, assertion: form.clientAssertion, assertionType: form.clientAssertionType,
                 audiences: [issuer + "/oauth2/token", issuer]))
         return .ok(
             .init(

@@ -15,6 +15,7 @@ struct AdminEdgeMiddleware: RouterMiddleware {
     /// Paths that take no operator token: the realm's metadata, sign-in page and token endpoint.
     static let open: Set<String> = [
         "/admin/oauth2/token", "/admin/oauth2/authorize", "/admin/.well-known/openid-configuration",
+        "/admin/oauth2/device_authorization", "/admin/oauth2/device",
     ]
     /// The largest request body (a merge patch, a token form): answered 413 past it, never buffered.
     static let maxBodyBytes = 64 * 1024
@@ -245,9 +246,12 @@ enum AdminProblems {
             case .unsupportedGrantType:
                 (
                     .badRequest, "unsupported_grant_type",
-                    "the operator realm grants authorization_code, refresh_token and client_credentials"
+                    "the operator realm grants authorization_code, refresh_token, client_credentials and the device code grant"
                 )
             case .invalidGrant(let detail): (.badRequest, "invalid_grant", detail)
+            case .authorizationPending: (.badRequest, "authorization_pending", "no one approved the device code yet")
+            case .slowDown: (.badRequest, "slow_down", "poll less often: the interval grew by 5 seconds")
+            case .expiredToken: (.badRequest, "expired_token", "the device code expired; start again")
             case .invalidRequest(let detail): (.badRequest, "invalid_request", detail)
             case nil:
                 DatabaseUnavailable(meaning: error) != nil

@@ -37,6 +37,30 @@ enum OperatorSignInPage {
                 """)
     }
 
+    /// The device page (RFC 8628 §3.3): the code the terminal shows, then the same credentials.
+    static func deviceForm(userCode: String?, csrf: String, username: String?, error: String?) -> String {
+        let alert = error.map { "<p class=\"error\" role=\"alert\" id=\"error\">\(LoginPage.escape($0))</p>" } ?? ""
+        let title = "Sign in a device to SuperApp Gateway administration"
+        return LoginPage.page(
+            title: title,
+            body: """
+                <h1>\(LoginPage.escape(title))</h1>\(alert)
+                <p>Enter the code your terminal shows, then sign in. Only do this for a sign-in you started.</p>
+                <form method="post" action="/admin/oauth2/device"><input type="hidden" name="csrf_token" value="\(LoginPage.escape(csrf))">
+                <label for="user_code">Code</label><input id="user_code" name="user_code" autocomplete="off" autocapitalize="characters" spellcheck="false" required value="\(LoginPage.escape(userCode ?? ""))"\(userCode == nil ? " autofocus" : "")>
+                <label for="username">Operator name</label><input id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" required value="\(LoginPage.escape(username ?? ""))"\(userCode == nil ? "" : " autofocus")>
+                <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+                <label class="check"><input type="checkbox" id="show-password"> Show password</label>
+                <label for="otp">One-time code (if you enrolled an authenticator app)</label><input id="otp" name="otp" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code">
+                <button type="submit">Sign in the device</button></form><script>\(LoginPage.showPasswordScript)</script>
+                """)
+    }
+
+    /// The device page after an approval.
+    static let deviceApproved = LoginPage.page(
+        title: "Device signed in",
+        body: "<h1>Device signed in</h1><p>Return to your terminal: it is signed in. You can close this page.</p>")
+
     /// The CSRF token of a browser's cookie value: only a page that read the cookie's value
     /// (this origin, HttpOnly) can send it.
     static func csrfToken(cookie: String) -> String {

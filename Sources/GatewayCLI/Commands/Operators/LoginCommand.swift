@@ -11,7 +11,9 @@ struct LoginCommand: AsyncParsableCommand {
         abstract: "Sign in to a gateway's admin API; later commands with an API go through it (--local: the database).",
         discussion: """
             A person: gatewayctl prints the sign-in address (and opens it with $BROWSER when set) \
-            and waits up to 5 minutes for the browser to come back to 127.0.0.1; later commands \
+            and waits up to 5 minutes for the browser to come back to 127.0.0.1; with --device \
+            (a shell without a browser) it prints a code to enter on the admin listener's device \
+            page from any device, and waits up to 10 minutes; later commands \
             renew the 15-minute access token with a refresh token, for 12 hours. A service account \
             signs in with its client id and the secret on standard input. Tokens (never a secret) \
             are kept in $GATEWAYCTL_HOME/session.json, else ~/.config/gatewayctl/session.json, \
@@ -23,6 +25,8 @@ struct LoginCommand: AsyncParsableCommand {
     var clientID: String?
     @Flag(name: .customLong("client-secret-stdin"), help: "Read the client secret from standard input.")
     var secretStdin = false
+    @Flag(help: "A person without a browser here: enter a code on the admin listener's device page from any device.")
+    var device = false
     @Option(
         name: .customLong("private-key-file"),
         help: "A service account's private key (PEM, EC P-256 or RSA): sign in with a signed assertion (private_key_jwt).")
@@ -37,6 +41,7 @@ struct LoginCommand: AsyncParsableCommand {
             }
             return
         }
+        guard !device else { throw ValidationError("--device signs a person in; it does not go with --client-id") }
         guard OperatorName.isValid(clientID) else { throw ValidationError("--client-id: not an operator name") }
         guard secretStdin != (privateKeyFile != nil) else {
             throw ValidationError(
@@ -54,6 +59,8 @@ struct LoginCommand: AsyncParsableCommand {
         } else if let clientID {
             let secret = try PasswordInput.line(context, what: "client secret", lengths: 1...200)
             session = try await AdminRemote.signIn(server: server, clientID: clientID, secret: secret)
+        } else if device {
+            session = try await AdminRemote.signInPersonOnDevice(server: server, context: context)
         } else {
             session = try await AdminRemote.signInPerson(server: server, context: context)
         }

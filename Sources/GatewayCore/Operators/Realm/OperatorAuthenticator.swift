@@ -27,6 +27,12 @@ public enum OperatorTokenError: Error, Sendable, Equatable {
     case invalidClient
     /// A code or refresh token that is unknown, used, expired, or not this client's.
     case invalidGrant(String)
+    /// RFC 8628 §3.5: no one approved the device code yet; poll again after the interval.
+    case authorizationPending
+    /// RFC 8628 §3.5: polled faster than the interval, which grows by 5 seconds.
+    case slowDown
+    /// RFC 8628 §3.5: the device code expired (or never was); start again.
+    case expiredToken
 }
 
 /// A token request's parameters (RFC 6749 §4.1.3, §4.4.2, §6).
@@ -38,6 +44,8 @@ public struct OperatorTokenRequest: Sendable {
     public var codeVerifier: String?
     public var redirectURI: String?
     public var refreshToken: String?
+    /// The device code of a device authorization (RFC 8628).
+    public var deviceCode: String?
     /// A signed `client_assertion` (`private_key_jwt`) and its type.
     public var assertion: String?
     public var assertionType: String?
@@ -46,9 +54,10 @@ public struct OperatorTokenRequest: Sendable {
 
     public init(
         grantType: String, clientID: String?, secret: String? = nil, code: String? = nil, codeVerifier: String? = nil,
-        redirectURI: String? = nil, refreshToken: String? = nil, assertion: String? = nil, assertionType: String? = nil,
-        audiences: Set<String> = []
+        redirectURI: String? = nil, refreshToken: String? = nil, deviceCode: String? = nil, assertion: String? = nil,
+        assertionType: String? = nil, audiences: Set<String> = []
     ) {
+        self.deviceCode = deviceCode
         self.assertion = assertion
         self.assertionType = assertionType
         self.audiences = audiences
@@ -78,9 +87,9 @@ public struct OperatorIssuedTokens: Sendable {
 /// effect on the next call, on every replica.
 public struct OperatorAuthenticator: Sendable {
     private let operators: any OperatorStore
-    private let clock: WallClock
+    let clock: WallClock
     /// Remembers assertions' `jti`s until they expire (a replayed assertion is refused).
-    private let cache: any Cache
+    let cache: any Cache
     public let lifetime: Duration
     /// How long a person stays signed in without signing in again, refreshes included.
     public let sessionLifetime: Duration
@@ -105,7 +114,9 @@ public struct OperatorAuthenticator: Sendable {
     static let refreshPrefix = "sgr_"
 
     /// The grant types the token endpoint serves.
-    public static let grantTypes = ["authorization_code", "refresh_token", "client_credentials"]
+    public static let grantTypes = [
+        "authorization_code", "refresh_token", "client_credentials", "urn:ietf:params:oauth:grant-type:device_code",
+    ]
 
     /// Answers a token request.
     public func token(_ request: OperatorTokenRequest) async throws -> OperatorIssuedTokens {
@@ -113,6 +124,7 @@ public struct OperatorAuthenticator: Sendable {
         case "client_credentials": return try await clientCredentials(request)
         case "authorization_code": return try await authorizationCode(request)
         case "refresh_token": return try await refresh(request)
+        case Self.deviceGrantType: return try await deviceCode(request)
         default: throw OperatorTokenError.unsupportedGrantType
         }
     }
@@ -188,7 +200,7 @@ public struct OperatorAuthenticator: Sendable {
 
     /// An access token (and, within a person's `session`, a refresh token) for the operator;
     /// nil when the operator is gone or disabled meanwhile.
-    private func issue(
+    func issue(
         operatorID: String, clientID: String, method: String, session: Date?
     ) async throws
         -> OperatorIssuedTokens

@@ -53,11 +53,11 @@ public enum OperatorSignInOutcome: Sendable, Equatable {
 /// tenants' sign-in; a success is a one-time code for the built-in client's redirect URI,
 /// traded with its PKCE verifier at the token endpoint (``OperatorAuthenticator``).
 public struct OperatorSignIn: Sendable {
-    private let operators: any OperatorStore
+    let operators: any OperatorStore
     private let throttle: LoginThrottle
-    private let cache: any Cache
+    let cache: any Cache
     private let hasher: PasswordHasher
-    private let clock: WallClock
+    let clock: WallClock
     /// Whether every person must have a TOTP second factor to sign in.
     public let requireSecondFactor: Bool
     /// How long a person stays signed in (refreshes included).
@@ -115,9 +115,44 @@ public struct OperatorSignIn: Sendable {
         issuer: String
     ) async throws -> OperatorSignInOutcome {
         let client = try validate(request, issuer: issuer)
+        let person: Operator, method: String
+        switch try await authenticate(username: username, password: password, code: code, address: address) {
+        case .person(let found, let how): (person, method) = (found, how)
+        case .refused(let outcome): return outcome
+        }
+        let now = clock.now()
+        let issued = Base64URL.random(byteCount: 32)
+        try await operators.storeGrant(
+            OperatorGrant(
+                kind: .code, hash: ClientSecret.hash(issued), operatorID: person.id, clientID: client.id,
+                redirectURI: request.redirectURI, codeChallenge: request.codeChallenge, method: method,
+                expiresAt: now.addingTimeInterval(Self.codeLifetime), sessionExpiresAt: sessionEnd(from: now)),
+            now: now)
+        return .redirect(
+            AuthorizationServer.redirect(
+                request.redirectURI ?? "", ["code": issued, "state": request.state, "iss": issuer]))
+    }
+
+    /// The end of a sign-in made at `now`.
+    func sessionEnd(from now: Date) -> Date {
+        now.addingTimeInterval(Double(sessionLifetime.wholeMilliseconds) / 1000)
+    }
+
+    /// What a credential check found: a person and how they proved it, or the refusal.
+    enum Authentication {
+        case person(Operator, method: String)
+        case refused(OperatorSignInOutcome)
+    }
+
+    /// Checks a person's name, password and (when enrolled or required) one-time code under
+    /// the throttle; the same answer for an unknown name, a wrong password, a service account
+    /// and a disabled operator, after the same scrypt work.
+    func authenticate(username: String, password: String, code: String?, address: String?) async throws
+        -> Authentication
+    {
         let name = username.lowercased()
         switch await throttle.check(tenantID: Self.throttleRealm, username: name, address: address) {
-        case .throttled(let retryAfter): return .throttled(retryAfter: retryAfter)
+        case .throttled(let retryAfter): return .refused(.throttled(retryAfter: retryAfter))
         case .proceed(let slowdown): if slowdown > .zero { try await Task.sleep(for: slowdown) }
         }
         let found =
@@ -136,35 +171,24 @@ public struct OperatorSignIn: Sendable {
         }
         guard passwordOK, let person else {
             await throttle.recordFailure(tenantID: Self.throttleRealm, username: name, address: address)
-            return .failed
+            return .refused(.failed)
         }
         var method = "password"
         if let secret = try await operators.totpSecret(operatorID: person.id), let totp = TOTP(base32: secret.plaintext)
         {
-            guard let code, !code.isEmpty else { return .codeRequired }
+            guard let code, !code.isEmpty else { return .refused(.codeRequired) }
             guard let step = totp.matchingStep(code, at: clock.now()),
                 try await cache.setIfAbsent(
                     "operator:totp-used:\(person.id):\(step)", [1], ttl: .seconds(TOTP.period * (2 * TOTP.drift + 2)))
             else {
                 await throttle.recordFailure(tenantID: Self.throttleRealm, username: name, address: address)
-                return .codeFailed
+                return .refused(.codeFailed)
             }
             method = "password+totp"
         } else if requireSecondFactor {
-            return .secondFactorNotEnrolled
+            return .refused(.secondFactorNotEnrolled)
         }
         await throttle.recordSuccess(tenantID: Self.throttleRealm, username: name, address: address)
-        let now = clock.now()
-        let issued = Base64URL.random(byteCount: 32)
-        try await operators.storeGrant(
-            OperatorGrant(
-                kind: .code, hash: ClientSecret.hash(issued), operatorID: person.id, clientID: client.id,
-                redirectURI: request.redirectURI, codeChallenge: request.codeChallenge, method: method,
-                expiresAt: now.addingTimeInterval(Self.codeLifetime),
-                sessionExpiresAt: now.addingTimeInterval(Double(sessionLifetime.wholeMilliseconds) / 1000)),
-            now: now)
-        return .redirect(
-            AuthorizationServer.redirect(
-                request.redirectURI ?? "", ["code": issued, "state": request.state, "iss": issuer]))
+        return .person(person, method: method)
     }
 }
