@@ -11,16 +11,11 @@ struct AdminUserImportAPITests {
     static let imports = "/admin/v1/tenants/acme/user-imports"
 
     /// Reads the job at `location` until it is no longer running (30 s at most).
-    static func ended(
-        _ admin: AdminAPITests.Admin, _ location: String, token: String?
-    ) async throws -> AdminAPITests.Reply {
-        var reply = try await admin.call(.GET, location, token: token)
-        let deadline = ContinuousClock.now + .seconds(30)
-        while reply.json["state"] as? String == "running", ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-            reply = try await admin.call(.GET, location, token: token)
+    static func ended(_ admin: AdminAPITests.Admin, _ location: String, token: String?) async throws -> AdminAPITests.Reply {
+        _ = try await eventually(within: .seconds(30), every: .milliseconds(50)) {
+            try await admin.call(.GET, location, token: token).json["state"] as? String != "running"
         }
-        return reply
+        return try await admin.call(.GET, location, token: token)
     }
 
     @Test(arguments: DatabaseBackend.available)

@@ -99,7 +99,7 @@ public struct OperatorSignIn: Sendable {
                     redirectURI,
                     ["error": code, "error_description": description, "state": request.state, "iss": issuer]))
         }
-        guard (request.state?.utf8.count ?? 0) <= 512 else { throw refuse("invalid_request", "state is too long") }
+        guard (request.state?.unicodeScalars.count ?? 0) <= 512 else { throw refuse("invalid_request", "state is too long") }
         guard request.responseType == "code" else {
             throw refuse("unsupported_response_type", "the operator realm answers response_type=code")
         }
