@@ -156,6 +156,23 @@ public final class PostgresOperatorStore: OperatorStore {
         return SecretValue(try database.sealer.open(sealed, context: Operator.totpSealingContext(operatorID: operatorID)))
     }
 
+    public func setDisabled(operatorID: String, disabled: Bool, audit: AuditDraft) async throws -> Bool {
+        try await database.transaction { connection in
+            let changed = try await connection.execute(
+                """
+                UPDATE operators SET disabled = \(disabled) WHERE id = \(operatorID) AND disabled <> \(disabled)
+                RETURNING 1
+                """)
+            guard changed == 1 else { return false }
+            if disabled {
+                try await connection.execute("DELETE FROM operator_grants WHERE operator_id = \(operatorID)")
+                try await connection.execute("DELETE FROM operator_tokens WHERE operator_id = \(operatorID)")
+            }
+            _ = try await PostgresAuditTrail.append(audit, on: connection)
+            return true
+        }
+    }
+
     public func setTOTP(operatorID: String, secret: SecretValue?, audit: AuditDraft) async throws {
         let sealed = try secret.map {
             try database.sealer.seal($0.plaintext, context: Operator.totpSealingContext(operatorID: operatorID))

@@ -415,6 +415,30 @@ struct AdminCLITests {
     }
 
     @Test(arguments: DatabaseBackend.available)
+    func aDisabledOperatorIsOutAtOnce(backend: DatabaseBackend) async throws {
+        try await AdminAPITests.withAdmin(backend: backend) { admin in
+            let environment = admin.databaseEnvironment.merging(["USER": "tester"]) { $1 }
+            let token = try #require(admin.tokens["acme-viewer"])
+            #expect(try await admin.call(.GET, "/admin/v1/me", token: token).status == 200)
+            let disabled = await Self.ctl(environment, ["operator", "disable", "acme-viewer", "--json"])
+            #expect(disabled.code == 0 && disabled.output.contains("\"changed\" : \"true\""), "\(disabled.error)")
+            // Its token ends now, on the next call; the database keeps none.
+            #expect(try await admin.call(.GET, "/admin/v1/me", token: token).status == 401)
+            let again = await Self.ctl(environment, ["operator", "disable", "acme-viewer"])
+            #expect(again.code == 0 && again.output.contains("already"))
+            let listed = await Self.ctl(environment, ["operator", "list"])
+            #expect(listed.output.split(separator: "\n").contains { $0.hasPrefix("acme-viewer") && $0.contains("disabled") })
+            #expect(await Self.ctl(environment, ["operator", "enable", "acme-viewer"]).code == 0)
+            // Two changes, two records, as the OS user on the database.
+            let records = try await admin.stores.audit.records(
+                matching: AuditQuery(chain: nil, resourceType: .operator, verb: .act, limit: 5)
+            ).items
+            #expect(records.count == 2 && records.allSatisfy { $0.actor.name == "tester" }, "\(records.map(\.change))")
+            #expect(await Self.ctl(environment, ["operator", "disable", "nobody"]).code != 0)
+        }
+    }
+
+    @Test(arguments: DatabaseBackend.available)
     func aServiceAccountSignsInWithAPrivateKey(backend: DatabaseBackend) async throws {
         try await AdminAPITests.withAdmin(backend: backend) { admin in
             let home = FileManager.default.temporaryDirectory.appendingPathComponent("gatewayctl-\(UUID().uuidString)").path

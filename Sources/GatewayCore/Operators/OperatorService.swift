@@ -103,6 +103,21 @@ public struct OperatorService: Sendable {
                 change: AuditChange(before: Self.roles(before), after: Self.roles(after))))
     }
 
+    /// Disables (or enables) the operator named `name`; disabling ends its sign-ins at once,
+    /// on every replica (each call resolves its token in the database). False: it was in that
+    /// state already.
+    public func setDisabled(name: String, disabled: Bool, actor: AuditActor, requestID: String? = nil) async throws
+        -> Bool
+    {
+        let target = try await find(name)
+        return try await operators.setDisabled(
+            operatorID: target.id, disabled: disabled,
+            audit: draft(
+                .act, actor: actor, requestID: requestID, tenant: nil, id: target.id,
+                change: AuditChange(
+                    before: .object(["disabled": .bool(target.disabled)]), after: .object(["disabled": .bool(disabled)]))))
+    }
+
     /// Enrols a new TOTP second factor for the person named `name` (replacing any), or removes
     /// it (`enrol` false); either ends the person's sign-ins. Returns the new Base32 secret,
     /// shown once (it is stored sealed).

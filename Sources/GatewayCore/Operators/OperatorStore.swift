@@ -45,6 +45,11 @@ public protocol OperatorStore: Sendable {
     /// The person's TOTP secret (opened from its sealed form); nil: none enrolled.
     func totpSecret(operatorID: String) async throws -> SecretValue?
 
+    /// Disables or enables the operator, with its audit record; disabling also ends every
+    /// sign-in it holds (tokens, codes, refresh tokens). False: it was in that state already
+    /// (nothing written, nothing audited).
+    func setDisabled(operatorID: String, disabled: Bool, audit: AuditDraft) async throws -> Bool
+
     /// Enrols (`secret`) or removes (nil) the person's TOTP second factor, sealed at rest,
     /// with its audit record; ends every sign-in of the operator (tokens, codes, refresh tokens).
     func setTOTP(operatorID: String, secret: SecretValue?, audit: AuditDraft) async throws

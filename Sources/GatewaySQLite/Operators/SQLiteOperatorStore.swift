@@ -171,6 +171,21 @@ public final class SQLiteOperatorStore: OperatorStore {
         }
     }
 
+    public func setDisabled(operatorID: String, disabled: Bool, audit: AuditDraft) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE operators SET disabled = ? WHERE id = ? AND disabled <> ?",
+                arguments: [disabled, operatorID, disabled])
+            guard db.changesCount == 1 else { return false }
+            if disabled {
+                try db.execute(sql: "DELETE FROM operator_grants WHERE operator_id = ?", arguments: [operatorID])
+                try db.execute(sql: "DELETE FROM operator_tokens WHERE operator_id = ?", arguments: [operatorID])
+            }
+            _ = try SQLiteAuditTrail.append(audit, in: db)
+            return true
+        }
+    }
+
     public func setTOTP(operatorID: String, secret: SecretValue?, audit: AuditDraft) async throws {
         let sealed = try secret.map {
             try sealer.seal($0.plaintext, context: Operator.totpSealingContext(operatorID: operatorID))

@@ -10,7 +10,8 @@ struct OperatorCommand: AsyncParsableCommand {
         abstract: "Create operators (people and service accounts) and bind their roles per tenant or platform-wide.",
         subcommands: [
             OperatorCreateCommand.self, OperatorBindCommand.self, OperatorUnbindCommand.self, OperatorListCommand.self,
-            OperatorRolesCommand.self, OperatorTOTPCommand.self,
+            OperatorRolesCommand.self, OperatorTOTPCommand.self, OperatorDisableCommand.self,
+            OperatorEnableCommand.self,
         ]
     )
 }
