@@ -13,7 +13,7 @@ enum ImportEntries {
     ) throws -> [Entry] {
         let entries = try decode(type, from: InputFile.read(file, context: context), file: file, name: noun + "s")
         guard !entries.isEmpty else { throw CLIError.invalid("\(file) holds no \(noun)s") }
-        if let repeated = firstRepeated(entries.map(id)) {
+        if let repeated = entries.map(id).firstRepeated() {
             throw CLIError.invalid("\(noun) \(repeated) appears twice in \(file)")
         }
         return entries
@@ -48,10 +48,6 @@ enum ImportEntries {
     }
 
     /// The first value of `keys` that appears twice, for "appears twice" errors.
-    static func firstRepeated(_ keys: [String]) -> String? {
-        var seen = Set<String>()
-        return keys.first { !seen.insert($0).inserted }
-    }
 }
 
 /// An entry of an import file: the JSON fields it may carry.

@@ -53,16 +53,16 @@ extension AdminAPIHandler {
         _ input: Operations.OperatorDeviceApprove.Input
     ) async throws -> Operations.OperatorDeviceApprove.Output {
         guard case .urlEncodedForm(let form) = input.body else { throw AdminError.badRequest("a form body") }
-        let limits: [(String, String?, Int)] = [
+        let tooLong = OperatorSignInPage.firstOverlong([
             ("csrf_token", form.csrfToken, 100), ("user_code", form.userCode, 16), ("username", form.username, 200),
             ("password", form.password, 1024), ("otp", form.otp, 16),
-        ]
-        if let tooLong = limits.first(where: { ($0.1?.unicodeScalars.count ?? 0) > $0.2 })?.0 {
+        ])
+        if let tooLong {
             return .badRequest(.init(body: .textHtmlCharsetUtf8(.init(LoginPage.error("\(tooLong) is too long")))))
         }
         let issuer = OperatorSignInPage.issuer(authority: AdminScope.current.authority)
-        guard let browser = CSRFCookie.operators(issuer: issuer).value(in: AdminScope.current.headers),
-            let token = form.csrfToken, ConstantTime.equals(token, OperatorSignInPage.csrfToken(cookie: browser))
+        guard let token = form.csrfToken,
+            OperatorSignInPage.csrfHolds(token, headers: AdminScope.current.headers, issuer: issuer)
         else {
             return .forbidden(
                 .init(
@@ -86,32 +86,21 @@ extension AdminAPIHandler {
         case .unknownCode:
             return .badRequest(
                 .init(body: .textHtmlCharsetUtf8(.init(again("That code is unknown, expired or used.")))))
-        case .refused(.codeRequired):
-            return .ok(
-                .init(
-                    headers: .init(cacheControl: "no-store"),
-                    body: .textHtmlCharsetUtf8(
-                        .init(again("Enter the one-time code from your authenticator app, with your password again."))))
-            )
-        case .refused(.codeFailed):
-            return .unauthorized(
-                .init(body: .textHtmlCharsetUtf8(.init(again("The one-time code is wrong or was used already.")))))
-        case .refused(.secondFactorNotEnrolled):
-            return .forbidden(
-                .init(
-                    body: .textHtmlCharsetUtf8(
-                        .init(
-                            LoginPage.error(
-                                "A second factor is required: ask a platform admin to run gatewayctl operator totp NAME."
-                            )))))
-        case .refused(.throttled(let retryAfter)):
-            let seconds = max(1, Int((retryAfter.wholeMilliseconds + 999) / 1000))
-            return .tooManyRequests(
-                .init(
-                    headers: .init(retryAfter: seconds),
-                    body: .textHtmlCharsetUtf8(.init(again("Too many attempts. Try again in \(seconds) seconds.")))))
-        case .refused:
-            return .unauthorized(.init(body: .textHtmlCharsetUtf8(.init(again("The name or password is wrong.")))))
+        case .refused(let outcome):
+            let text = OperatorSignInPage.refusal(outcome)
+            switch outcome {
+            case .codeRequired:
+                return .ok(.init(headers: .init(cacheControl: "no-store"), body: .textHtmlCharsetUtf8(.init(again(text)))))
+            case .secondFactorNotEnrolled:
+                return .forbidden(.init(body: .textHtmlCharsetUtf8(.init(LoginPage.error(text)))))
+            case .throttled(let retryAfter):
+                return .tooManyRequests(
+                    .init(
+                        headers: .init(retryAfter: OperatorSignInPage.retryAfterSeconds(retryAfter)),
+                        body: .textHtmlCharsetUtf8(.init(again(text)))))
+            case .failed, .codeFailed, .redirect:
+                return .unauthorized(.init(body: .textHtmlCharsetUtf8(.init(again(text)))))
+            }
         }
     }
 }

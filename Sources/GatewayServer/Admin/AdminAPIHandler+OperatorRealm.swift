@@ -79,9 +79,8 @@ extension AdminAPIHandler {
                     headers: .init(cacheControl: "no-store"),
                     body: .textHtmlCharsetUtf8(.init(LoginPage.error("\(tooLong) is too long")))))
         }
-        let cookie = CSRFCookie.operators(issuer: issuer)
-        guard let browser = cookie.value(in: AdminScope.current.headers), let token = form.csrfToken,
-            ConstantTime.equals(token, OperatorSignInPage.csrfToken(cookie: browser))
+        guard let token = form.csrfToken,
+            OperatorSignInPage.csrfHolds(token, headers: AdminScope.current.headers, issuer: issuer)
         else { return page("The form expired or was not sent from this browser; start the sign-in again.") }
         let outcome: OperatorSignInOutcome
         do {
@@ -93,65 +92,50 @@ extension AdminAPIHandler {
         } catch OperatorAuthorizationError.redirect(let location) {
             return .seeOther(.init(headers: .init(location: location)))
         }
-        let again = { (error: String) in
+        let again = { (outcome: OperatorSignInOutcome) in
             OperatorSignInPage.form(
-                request, csrf: token, username: form.username.map { String($0.prefix(200)) }, error: error)
+                request, csrf: token, username: form.username.map { String($0.prefix(200)) },
+                error: OperatorSignInPage.refusal(outcome))
         }
         let policy = LoginPage.contentSecurityPolicy(redirectingTo: request.redirectURI ?? "")
         switch outcome {
         case .redirect(let location):
             return .seeOther(.init(headers: .init(location: location)))
-        case .failed:
+        case .failed, .codeFailed:
             return .unauthorized(
                 .init(
                     headers: .init(cacheControl: "no-store", contentSecurityPolicy: policy),
-                    body: .textHtmlCharsetUtf8(.init(again("The name or password is wrong.")))))
+                    body: .textHtmlCharsetUtf8(.init(again(outcome)))))
         case .codeRequired:
             return .ok(
                 .init(
                     headers: .init(cacheControl: "no-store", contentSecurityPolicy: policy),
-                    body: .textHtmlCharsetUtf8(
-                        .init(again("Enter the one-time code from your authenticator app, with your password again."))))
-            )
-        case .codeFailed:
-            return .unauthorized(
-                .init(
-                    headers: .init(cacheControl: "no-store", contentSecurityPolicy: policy),
-                    body: .textHtmlCharsetUtf8(.init(again("The one-time code is wrong or was used already.")))))
+                    body: .textHtmlCharsetUtf8(.init(again(outcome)))))
         case .secondFactorNotEnrolled:
-            return .forbidden(
-                .init(
-                    headers: .init(cacheControl: "no-store"),
-                    body: .textHtmlCharsetUtf8(
-                        .init(
-                            LoginPage.error(
-                                "A second factor is required: ask a platform admin to run gatewayctl operator totp NAME."
-                            )))))
+            return page(OperatorSignInPage.refusal(outcome))
         case .throttled(let retryAfter):
-            let seconds = max(1, Int((retryAfter.wholeMilliseconds + 999) / 1000))
             return .tooManyRequests(
                 .init(
-                    headers: .init(retryAfter: seconds, cacheControl: "no-store", contentSecurityPolicy: policy),
-                    body: .textHtmlCharsetUtf8(.init(again("Too many attempts. Try again in \(seconds) seconds.")))))
+                    headers: .init(
+                        retryAfter: OperatorSignInPage.retryAfterSeconds(retryAfter), cacheControl: "no-store",
+                        contentSecurityPolicy: policy),
+                    body: .textHtmlCharsetUtf8(.init(again(outcome)))))
         }
     }
 
-    /// The first authorization parameter longer than the contract allows (the generated
-    /// server does not check `maxLength`), counted in code points as JSON Schema does.
+    /// The first authorization parameter longer than the contract allows.
     static func overlong(_ r: OperatorAuthorizationRequest) -> String? {
-        let limits: [(String, String?, Int)] = [
+        OperatorSignInPage.firstOverlong([
             ("response_type", r.responseType, 64), ("client_id", r.clientID, 63), ("redirect_uri", r.redirectURI, 512),
             ("state", r.state, 512), ("code_challenge", r.codeChallenge, 128),
             ("code_challenge_method", r.codeChallengeMethod, 16),
-        ]
-        return limits.first { ($0.1?.unicodeScalars.count ?? 0) > $0.2 }?.0
+        ])
     }
 
     static func overlongCredential(_ form: Components.Schemas.OperatorSignInForm) -> String? {
-        let limits: [(String, String?, Int)] = [
+        OperatorSignInPage.firstOverlong([
             ("csrf_token", form.csrfToken, 100), ("username", form.username, 200), ("password", form.password, 1024),
             ("otp", form.otp, 16),
-        ]
-        return limits.first { ($0.1?.unicodeScalars.count ?? 0) > $0.2 }?.0
+        ])
     }
 }

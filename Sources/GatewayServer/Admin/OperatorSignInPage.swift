@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GatewayCore
+import HTTPTypes
 
 /// The operator realm's sign-in page (issue 48): the tenants' sign-in page's look and rules
 /// (self-contained HTML, no external asset, one hashed script, labelled fields), with the
@@ -60,6 +61,36 @@ enum OperatorSignInPage {
     static let deviceApproved = LoginPage.page(
         title: "Device signed in",
         body: "<h1>Device signed in</h1><p>Return to your terminal: it is signed in. You can close this page.</p>")
+
+    /// What both pages say for a refused credential check.
+    static func refusal(_ outcome: OperatorSignInOutcome) -> String {
+        switch outcome {
+        case .redirect: ""
+        case .failed: "The name or password is wrong."
+        case .codeRequired: "Enter the one-time code from your authenticator app, with your password again."
+        case .codeFailed: "The one-time code is wrong or was used already."
+        case .secondFactorNotEnrolled:
+            "A second factor is required: ask a platform admin to run gatewayctl operator totp NAME."
+        case .throttled(let retryAfter): "Too many attempts. Try again in \(retryAfterSeconds(retryAfter)) seconds."
+        }
+    }
+
+    /// A throttle's wait as whole seconds for `Retry-After` (at least 1, rounded up).
+    static func retryAfterSeconds(_ wait: Duration) -> Int {
+        max(1, Int((wait.wholeMilliseconds + 999) / 1000))
+    }
+
+    /// Whether `token` is the CSRF token of the operator cookie `headers` carry.
+    static func csrfHolds(_ token: String?, headers: HTTPFields, issuer: String) -> Bool {
+        guard let token, let browser = CSRFCookie.operators(issuer: issuer).value(in: headers) else { return false }
+        return ConstantTime.equals(token, csrfToken(cookie: browser))
+    }
+
+    /// The name of the first form value longer than the contract allows (the generated server
+    /// does not check `maxLength`), counted in code points as JSON Schema does.
+    static func firstOverlong(_ limits: [(name: String, value: String?, maxLength: Int)]) -> String? {
+        limits.first { ($0.value?.unicodeScalars.count ?? 0) > $0.maxLength }?.name
+    }
 
     /// The CSRF token of a browser's cookie value: only a page that read the cookie's value
     /// (this origin, HttpOnly) can send it.

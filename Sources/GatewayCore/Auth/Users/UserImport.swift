@@ -51,10 +51,10 @@ public enum UserImport {
         guard entries.count <= maximumCount else {
             throw UserAccountError.invalid("an import takes at most \(maximumCount) users, got \(entries.count)")
         }
-        if let repeated = firstRepeated(entries.map(\.username)) {
+        if let repeated = entries.map(\.username).firstRepeated() {
             throw UserAccountError.invalid("user \(repeated.prefix(200)) appears twice")
         }
-        if let repeated = firstRepeated(entries.compactMap(\.subject)) {
+        if let repeated = entries.compactMap(\.subject).firstRepeated() {
             throw UserAccountError.invalid("subject \(repeated.prefix(255)) appears twice")
         }
         return try entries.enumerated().map { index, entry in
@@ -151,10 +151,5 @@ public enum UserImport {
     /// How many passwords `signIns` hash.
     public static func passwordCount(_ signIns: [SignIn]) -> Int {
         signIns.count { if case .password = $0 { true } else { false } }
-    }
-
-    static func firstRepeated(_ values: [String]) -> String? {
-        var seen: Set<String> = []
-        return values.first { !seen.insert($0).inserted }
     }
 }
