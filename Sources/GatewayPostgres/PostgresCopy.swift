@@ -7,8 +7,8 @@ import PostgresNIO
 /// sealed, so the PostgreSQL gateway needs the same master key), in ONE transaction:
 /// a failure leaves the target as it was.
 public enum PostgresCopy {
-    /// Tables in an order that satisfies the foreign keys. `store_state` is not copied as
-    /// a row: the target's change counter is set from the source's.
+    /// Tables in an order that satisfies the foreign keys. `store_state` and `audit_views` are
+    /// not copied as rows: the target's change counter and views cutover are set from the source's.
     static let tables = [
         "tenants", "tenant_audit", "auth_signing_keys", "auth_clients", "auth_users", "auth_refresh_families",
         "auth_refresh_tokens",
@@ -18,7 +18,7 @@ public enum PostgresCopy {
         "auth_identity_providers", "auth_trusted_issuers", "auth_identity_links", "release_policies",
         "release_history", "push_devices", "push_messages", "push_deliveries", "push_credentials",
         "user_contacts", "user_blocks", "inbox_messages", "message_sends", "operators", "operator_bindings",
-        "operator_tokens", "operator_grants", "audit_records", "admin_idempotency", "admin_jobs",
+        "operator_tokens", "operator_grants", "audit_records", "audit_checkpoints", "admin_idempotency", "admin_jobs",
     ]
     /// Tables whose `id` comes from an identity sequence, moved past the copied ids.
     static let identityTables = [
@@ -52,10 +52,12 @@ public enum PostgresCopy {
     ) async throws -> [(table: String, rows: Int)] {
         try await PostgresMigrations.migrate(target)
         let sourceTables = Set(try await source.tableNames())
-        for table in sourceTables where !tables.contains(table) && table != "store_state" {
+        for table in sourceTables where !tables.contains(table) && !["store_state", "audit_views"].contains(table) {
             throw Refusal.unknownTable(table)
         }
         let changeCounter = try await source.changeToken()
+        // The trail's views start where the source's did (one row, set rather than copied).
+        let cutover = try await SQLiteAuditTrail(database: source).viewsCutover()
         return try await target.transaction { connection in
             // Taken first: no other gatewayctl copies or migrates while this runs.
             try await connection.execute("SELECT pg_advisory_xact_lock(\(PostgresMigrations.lockKey))")
@@ -82,6 +84,7 @@ public enum PostgresCopy {
                     """))
             }
             try await connection.execute("UPDATE store_state SET change_counter = \(changeCounter) WHERE id = 1")
+            try await connection.execute("UPDATE audit_views SET cutover_id = \(cutover)")
             return counts
         }
     }

@@ -443,6 +443,28 @@ enum PostgresMigrations {
                 "CREATE INDEX admin_jobs_tenant ON admin_jobs (tenant_id, updated_at_ms)",
             ]
         ),
+        (
+            // Where each audit chain starts once retention pruned its head: signed (issue 48).
+            "v30-audit-checkpoints",
+            [
+                """
+                CREATE TABLE audit_checkpoints (chain TEXT PRIMARY KEY, sequence BIGINT NOT NULL, hash TEXT NOT NULL,
+                    time_ms BIGINT NOT NULL, pruned_at_ms BIGINT NOT NULL, signature TEXT NOT NULL)
+                """
+            ]
+        ),
+        (
+            // Release history and the tenant log become views of the trail (issue 48): records
+            // are found by resource id, and the legacy logs hold what came before the cutover.
+            "v31-audit-views",
+            [
+                "ALTER TABLE audit_records ADD COLUMN resource_id TEXT",
+                "UPDATE audit_records SET resource_id = (body::jsonb) #>> '{resource,id}'",
+                "CREATE INDEX audit_records_resource ON audit_records (chain, resource_type, resource_id, id)",
+                "CREATE TABLE audit_views (cutover_id BIGINT NOT NULL)",
+                "INSERT INTO audit_views SELECT COALESCE(MAX(id), 0) FROM audit_records",
+            ]
+        ),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the

@@ -37,10 +37,8 @@ public final class PostgresReleasePolicyStore: ReleasePolicyStore {
         ).map(Self.policy)
     }
 
-    public func save(
-        _ policy: ReleasePolicy, entry: ReleaseHistoryEntry, audit: AuditDraft?
-    ) async throws -> ReleasePolicy {
-        let (stored, document, at) = try ReleasePolicyDocument.next(policy, entry: entry)
+    public func save(_ policy: ReleasePolicy, audit: AuditDraft) async throws -> ReleasePolicy {
+        let (stored, document, at) = try ReleasePolicyDocument.next(policy, at: audit.time)
         let (tenantID, miniAppID, revision) = (policy.tenantID, policy.miniAppID, stored.revision)
         try await database.transaction { connection in
             // One statement decides: a new row, or the stored row while it still has the read
@@ -60,22 +58,25 @@ public final class PostgresReleasePolicyStore: ReleasePolicyStore {
                     as: Int64.self)
                 throw ReleasePolicyError.conflict(storedRevision: current ?? 0)
             }
-            try await connection.execute(
-                """
-                INSERT INTO release_history (tenant_id, mini_app_id, at_ms, actor, action, summary, reason)
-                VALUES (\(tenantID), \(miniAppID), \(at), \(entry.actor), \(entry.action.rawValue), \(entry.summary), \(entry.reason))
-                """)
-            if let audit { _ = try await PostgresAuditTrail.append(audit, on: connection) }
+            _ = try await PostgresAuditTrail.append(audit, on: connection)
             try await PostgresTenantStore.bumpChangeCounter(connection, tenants: [tenantID])
         }
         return stored
     }
 
     public func history(tenantID: String, miniAppID: String, limit: Int) async throws -> [ReleaseHistoryEntry] {
+        try await ReleaseTrail.history(
+            trail: PostgresAuditTrail(database: database), tenantID: tenantID, miniAppID: miniAppID,
+            limit: ReleasePolicyDocument.historyLimit(limit)
+        ) { try await self.legacyHistory(tenantID: tenantID, miniAppID: miniAppID, limit: $0) }
+    }
+
+    /// `release_history`: the log the trail replaced (`v31-audit-views`), read, no longer written.
+    private func legacyHistory(tenantID: String, miniAppID: String, limit: Int) async throws -> [ReleaseHistoryEntry] {
         let rows = try await database.pool.all(
             """
             SELECT at_ms, actor, action, summary, reason FROM release_history
-            WHERE tenant_id = \(tenantID) AND mini_app_id = \(miniAppID) ORDER BY id DESC LIMIT \(ReleasePolicyDocument.historyLimit(limit))
+            WHERE tenant_id = \(tenantID) AND mini_app_id = \(miniAppID) ORDER BY id DESC LIMIT \(limit)
             """, as: (Int64, String, String, String, String?).self)
         return try rows.map {
             try ReleasePolicyDocument.historyEntry(atMs: $0.0, actor: $0.1, action: $0.2, summary: $0.3, reason: $0.4)

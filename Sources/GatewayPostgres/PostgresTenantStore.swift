@@ -38,6 +38,13 @@ public final class PostgresTenantStore: TenantStore {
     }
 
     public func auditLog(tenantID: String?, limit: Int) async throws -> [TenantAuditEntry] {
+        try await TenantTrail.log(trail: PostgresAuditTrail(database: database), tenantID: tenantID, limit: limit) {
+            try await self.legacyAuditLog(tenantID: tenantID, limit: $0)
+        }
+    }
+
+    /// `tenant_audit`: the log the trail replaced (`v31-audit-views`), read, no longer written.
+    private func legacyAuditLog(tenantID: String?, limit: Int) async throws -> [TenantAuditEntry] {
         let limit = max(0, limit)
         let rows =
             if let tenantID {
@@ -60,8 +67,8 @@ public final class PostgresTenantStore: TenantStore {
                 INSERT INTO tenants SELECT * FROM json_populate_record(NULL::tenants, \(json)::json) ON CONFLICT (id) DO NOTHING RETURNING 1
                 """)
             guard inserted == 1 else { throw TenantStoreError.alreadyExists(revision.tenant.id) }
-            if let trail { _ = try await PostgresAuditTrail.append(trail(revision.tenant), on: connection) }
-            try await Self.finish(connection, audit: revision.audit)
+            try await Self.finish(
+                connection, revision.audit, old: nil, new: revision.tenant, custom: trail?(revision.tenant))
         }
         return revision.tenant
     }
@@ -80,8 +87,8 @@ public final class PostgresTenantStore: TenantStore {
                 }
                 let revision = try TenantRevision.updated(old, actor: actor, now: StoreClock.now(), change)
                 try await Self.upsert(connection, json: try Self.json(TenantRecord(revision.tenant, sealer: sealer)))
-                if let trail { _ = try await PostgresAuditTrail.append(trail(old, revision.tenant), on: connection) }
-                try await Self.finish(connection, audit: revision.audit)
+                try await Self.finish(
+                    connection, revision.audit, old: old, new: revision.tenant, custom: trail?(old, revision.tenant))
                 return revision.tenant
             }
         }
@@ -89,15 +96,15 @@ public final class PostgresTenantStore: TenantStore {
 
     public func delete(id: String, actor: String) async throws {
         try await database.transaction { connection in
+            let old = try await Self.fetch(connection, id: id, lock: true).flatMap { try? self.tenant($0) }
             guard
                 let version = try await connection.first(
                     "DELETE FROM tenants WHERE id = \(id) RETURNING config_version", as: Int64.self)
             else {
                 throw TenantStoreError.notFound(id)
             }
-            try await Self.finish(
-                connection,
-                audit: TenantRevision.deleted(id: id, configVersion: version, actor: actor, now: StoreClock.now()))
+            let row = TenantRevision.deleted(id: id, configVersion: version, actor: actor, now: StoreClock.now())
+            try await Self.finish(connection, row, old: old, new: nil, custom: nil)
         }
     }
 
@@ -110,7 +117,8 @@ public final class PostgresTenantStore: TenantStore {
                 let old = try await Self.fetch(connection, id: tenant.id, lock: true).map(self.tenant)
                 let revision = TenantRevision.imported(tenant, over: old, actor: actor, now: now)
                 try await Self.upsert(connection, json: try Self.json(TenantRecord(revision.tenant, sealer: sealer)))
-                try await Self.insertAudit(connection, revision.audit)
+                let draft = TenantTrail.record(revision.audit, old: old, new: revision.tenant, custom: nil)
+                _ = try await PostgresAuditTrail.append(draft, on: connection)
             }
             try await Self.bumpChangeCounter(connection, tenants: tenants.map(\.id))
         }
@@ -144,16 +152,13 @@ public final class PostgresTenantStore: TenantStore {
             """)
     }
 
-    private static func finish(_ connection: PostgresConnection, audit: TenantAuditRecord) async throws {
-        try await insertAudit(connection, audit)
-        try await bumpChangeCounter(connection, tenants: [audit.tenantID])
-    }
-
-    private static func insertAudit(_ connection: PostgresConnection, _ audit: TenantAuditRecord) async throws {
-        try await connection.execute("""
-            INSERT INTO tenant_audit (tenant_id, action, changed_fields, actor, at_ms, config_version)
-            VALUES (\(audit.tenantID), \(audit.action), \(audit.changedFields), \(audit.actor), \(audit.atMs), \(audit.configVersion))
-            """)
+    /// Appends the change's record to the audit trail (the tenant log is a view of it) and
+    /// bumps the change counter.
+    private static func finish(
+        _ connection: PostgresConnection, _ row: TenantAuditRecord, old: Tenant?, new: Tenant?, custom: AuditDraft?
+    ) async throws {
+        _ = try await PostgresAuditTrail.append(TenantTrail.record(row, old: old, new: new, custom: custom), on: connection)
+        try await bumpChangeCounter(connection, tenants: [row.tenantID])
     }
 
     /// The channel a change's token is announced on (`NOTIFY`, delivered at commit).

@@ -82,6 +82,40 @@ struct OperatorCLITests {
         #expect(await ctl.run(["audit", "verify", "--platform"]).code == 0)
     }
 
+    @Test("audit prune leaves a signed checkpoint that verify starts from; a broken chain is left alone")
+    func pruneBehindACheckpoint() async throws {
+        let ctl = try CLIHarness()
+        defer { ctl.remove() }
+        #expect(await ctl.run(["migrate"]).code == 0)
+        let trail = SQLiteAuditTrail(database: try ctl.store())
+        let now = Date()
+        for (chain, ages) in [("old", [100, 90, 80, 70, 60, 0]), ("bad", [100, 90, 0])] {
+            for age in ages {
+                try await trail.append(
+                    AuditDraft(
+                        time: now.addingTimeInterval(-Double(age) * 86_400), actor: .local(user: "root"), verb: .update,
+                        resource: AuditResource(type: .tenant, tenant: chain, id: "day-\(age)"), outcome: .ok))
+            }
+        }
+        try ctl.store().execute(sql: "UPDATE audit_records SET body = REPLACE(body, 'day-100', 'day-1') WHERE chain = 'bad'")
+        #expect(await ctl.run(["audit", "prune", "--older-than-days", "7"]).code == 2)
+
+        let pruned = await ctl.run(["audit", "prune", "--older-than-days", "30", "--json"])
+        #expect(pruned.code == 1 && pruned.error.contains("chain old: 5 records pruned"), "\(pruned.error)")
+        let report = try #require(try pruned.json() as? [String: Any])
+        #expect(report["removed"] as? Int == 5 && report["checkpointed"] as? [String] == ["old"])
+        #expect((report["refused"] as? [String])?.first?.contains("chain bad: record") == true)
+        #expect(try ctl.store().integer(sql: "SELECT COUNT(*) FROM audit_records WHERE chain = 'bad'") == 3)
+
+        let verified = await ctl.run(["audit", "verify", "--tenant", "old"])
+        #expect(
+            verified.code == 0 && verified.output.contains("chain old: 1 records intact after the checkpoint at sequence 5"),
+            "\(verified.output)")
+        try ctl.store().execute(sql: "UPDATE audit_checkpoints SET time_ms = time_ms + 1 WHERE chain = 'old'")
+        let forged = await ctl.run(["audit", "verify", "--tenant", "old"])
+        #expect(forged.code == 1 && forged.output.contains("BROKEN at its checkpoint (sequence 5)"), "\(forged.output)")
+    }
+
     @Test("docs/operators.md carries the role table the gateway enforces")
     func roleTableInDocs() async throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -11,6 +11,8 @@ import Logging
 struct StoreAccess {
     let stores: DurableStores
     let sealer: SecretSealer
+    /// Signs and checks the audit trail's retention checkpoints.
+    let checkpoints: AuditCheckpointSigner
     let actor: String
 
     /// The tenant store.
@@ -52,7 +54,8 @@ struct StoreAccess {
                 )
             }
         }
-        let sealer = SecretSealer(masterKey: try masterKey(options, context: context, databasePath: path))
+        let key = try masterKey(options, context: context, databasePath: path)
+        let sealer = SecretSealer(masterKey: key)
         let stores: DurableStores
         if let url {
             stores = try await openPostgres(url, sealer: sealer, context: context)
@@ -60,7 +63,9 @@ struct StoreAccess {
         } else {
             stores = try SQLiteTenantStore(path: path, sealer: sealer, migrate: migrate).durableStores()
         }
-        return StoreAccess(stores: stores, sealer: sealer, actor: options.resolvedActor(environment))
+        return StoreAccess(
+            stores: stores, sealer: sealer, checkpoints: AuditCheckpointSigner(masterKey: key),
+            actor: options.resolvedActor(environment))
     }
 
     /// Opens the PostgreSQL stores (closed when the command ends), without migrating.

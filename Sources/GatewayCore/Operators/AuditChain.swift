@@ -23,6 +23,7 @@ public enum AuditChain {
         var resource: AuditResource
         var outcome: AuditOutcome
         var change: AuditChange?
+        var note: AuditNote?
         var previousHash: String
     }
 
@@ -33,7 +34,7 @@ public enum AuditChain {
         let body = Body(
             chain: chain, sequence: sequence, timeMs: StoreClock.milliseconds(draft.time), actor: draft.actor,
             requestID: draft.requestID, verb: draft.verb, resource: draft.resource, outcome: draft.outcome,
-            change: draft.change, previousHash: previousHash)
+            change: draft.change, note: draft.note, previousHash: previousHash)
         let text = String(decoding: try encoder.encode(body), as: UTF8.self)
         return (text, hash(text))
     }
@@ -49,7 +50,7 @@ public enum AuditChain {
         return AuditRecord(
             id: row.id, chain: body.chain, sequence: body.sequence, timeMs: body.timeMs, actor: body.actor,
             requestID: body.requestID, verb: body.verb, resource: body.resource, outcome: body.outcome,
-            change: body.change, previousHash: body.previousHash, hash: row.hash)
+            change: body.change, note: body.note, previousHash: body.previousHash, hash: row.hash)
     }
 
     private static let encoder: JSONEncoder = {
@@ -69,12 +70,13 @@ public struct AuditRow: Sendable, Equatable {
     public var subject: String
     public var verb: String
     public var resourceType: String
+    public var resourceID: String?
     public var body: String
     public var hash: String
 
     public init(
         id: Int64, chain: String, sequence: Int64, timeMs: Int64, subject: String, verb: String,
-        resourceType: String, body: String, hash: String
+        resourceType: String, resourceID: String?, body: String, hash: String
     ) {
         self.id = id
         self.chain = chain
@@ -83,6 +85,7 @@ public struct AuditRow: Sendable, Equatable {
         self.subject = subject
         self.verb = verb
         self.resourceType = resourceType
+        self.resourceID = resourceID
         self.body = body
         self.hash = hash
     }
@@ -96,6 +99,6 @@ public struct AuditRow: Sendable, Equatable {
         return AuditRow(
             id: 0, chain: chain, sequence: sequence, timeMs: StoreClock.milliseconds(draft.time),
             subject: draft.actor.subject, verb: draft.verb.rawValue, resourceType: draft.resource.type.rawValue,
-            body: body, hash: hash)
+            resourceID: draft.resource.id, body: body, hash: hash)
     }
 }

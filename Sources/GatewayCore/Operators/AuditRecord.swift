@@ -27,6 +27,10 @@ public struct AuditActor: Sendable, Equatable, Codable {
         self.userAgent = userAgent
     }
 
+    /// The gateway itself (the automatic halt of a release, an erased user leaving release
+    /// lists): no operator acted.
+    public static let gateway = AuditActor(subject: "gateway", name: "gateway", roles: [])
+
     /// A bootstrap command run with the database open (`gatewayctl operator create`):
     /// whoever can do that is root, so the OS user is what there is to record.
     public static func local(user: String) -> AuditActor {
@@ -117,6 +121,21 @@ public struct AuditChange: Sendable, Equatable, Codable {
     }
 }
 
+/// What a change did, in the words the views of the trail show (`release history`,
+/// `tenant audit`): the action (`pause`, `halt`, `suspend`, …), what the resource became and
+/// the operator's reason.
+public struct AuditNote: Sendable, Equatable, Codable {
+    public var action: String
+    public var summary: String?
+    public var reason: String?
+
+    public init(action: String, summary: String? = nil, reason: String? = nil) {
+        self.action = action
+        self.summary = summary
+        self.reason = reason
+    }
+}
+
 /// A record about to be appended: everything but its place in the chain.
 public struct AuditDraft: Sendable, Equatable {
     public var time: Date
@@ -126,10 +145,11 @@ public struct AuditDraft: Sendable, Equatable {
     public var resource: AuditResource
     public var outcome: AuditOutcome
     public var change: AuditChange?
+    public var note: AuditNote?
 
     public init(
         time: Date, actor: AuditActor, requestID: String? = nil, verb: AdminVerb, resource: AuditResource,
-        outcome: AuditOutcome, change: AuditChange? = nil
+        outcome: AuditOutcome, change: AuditChange? = nil, note: AuditNote? = nil
     ) {
         self.time = time
         self.actor = actor
@@ -138,6 +158,7 @@ public struct AuditDraft: Sendable, Equatable {
         self.resource = resource
         self.outcome = outcome
         self.change = change
+        self.note = note
     }
 
     /// The chain it joins: its tenant's, or the platform's.
@@ -175,6 +196,7 @@ public struct AuditRecord: Sendable, Equatable, Codable {
     public var resource: AuditResource
     public var outcome: AuditOutcome
     public var change: AuditChange?
+    public var note: AuditNote?
     public var previousHash: String
     /// SHA-256 (hex) of the sealed body: ``AuditChain/seal(_:chain:sequence:previousHash:)``.
     public var hash: String

@@ -9,6 +9,7 @@ public struct AuditRecordDocument: Codable, Sendable {
     public var resource: AuditResource
     public var outcome: AuditOutcome
     public var change: AuditChange?
+    public var note: AuditNote?
     public var hash: String
     public var previousHash: String
 
@@ -21,6 +22,7 @@ public struct AuditRecordDocument: Codable, Sendable {
         resource = r.resource
         outcome = r.outcome
         change = r.change
+        note = r.note
         hash = r.hash
         previousHash = r.previousHash
     }

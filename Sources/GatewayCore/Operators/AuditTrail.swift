@@ -17,6 +17,23 @@ public protocol AuditTrail: Sendable {
     /// Up to `limit` rows of `chain` with sequence above `afterSequence`, by sequence (the rows
     /// as stored, for ``AuditVerifier``).
     func rows(chain: String, afterSequence: Int64, limit: Int) async throws -> [AuditRow]
+
+    /// The last record id from before the trail's views (release history, the tenant log)
+    /// replaced their own logs: records after it are the views, rows of those logs came before.
+    func viewsCutover() async throws -> Int64
+
+    /// The checkpoint `chain` starts after, once retention pruned its head (nil: none).
+    func checkpoint(chain: String) async throws -> AuditCheckpoint?
+
+    /// The newest record of `chain` appended before `beforeMs`, never the chain's newest
+    /// record (the next append links to that one): how far retention may prune.
+    func lastPrunable(chain: String, beforeMs: Int64) async throws -> AuditRow?
+
+    /// Saves `checkpoint` as its chain's, unless the chain's is already at or past it.
+    func saveCheckpoint(_ checkpoint: AuditCheckpoint) async throws
+
+    /// Deletes up to `limit` records of `chain` at or below its checkpoint; returns how many.
+    func pruneCovered(chain: String, limit: Int) async throws -> Int
 }
 
 /// Which records a list asks for. Every filter is optional; `cursor` continues a page.
@@ -26,7 +43,11 @@ public struct AuditQuery: Sendable, Equatable {
     /// The actor's subject (an operator id or `local:<user>`).
     public var subject: String?
     public var resourceType: AdminResource?
+    /// The resource's id (a mini app's, for its release history).
+    public var resourceID: String?
     public var verb: AdminVerb?
+    /// Records after this id, whatever the order (the views of the trail start at their cutover).
+    public var afterID: Int64?
     /// Records at or after this time.
     public var since: Date?
     /// Records before this time.
@@ -41,9 +62,12 @@ public struct AuditQuery: Sendable, Equatable {
     public static let maxLimit = 500
 
     public init(
-        chain: String? = nil, subject: String? = nil, resourceType: AdminResource? = nil, verb: AdminVerb? = nil,
-        since: Date? = nil, until: Date? = nil, cursor: Int64? = nil, limit: Int = 50, oldestFirst: Bool = false
+        chain: String? = nil, subject: String? = nil, resourceType: AdminResource? = nil, resourceID: String? = nil,
+        verb: AdminVerb? = nil, afterID: Int64? = nil, since: Date? = nil, until: Date? = nil, cursor: Int64? = nil,
+        limit: Int = 50, oldestFirst: Bool = false
     ) {
+        self.resourceID = resourceID
+        self.afterID = afterID
         self.oldestFirst = oldestFirst
         self.chain = chain
         self.subject = subject

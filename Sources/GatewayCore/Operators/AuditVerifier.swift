@@ -10,32 +10,57 @@ public enum AuditVerifier {
         public var intactRecords: Int
         /// The first record that does not hold; nil: the chain is intact.
         public var broken: Break?
+        /// The checkpoint the walk started after (retention pruned the records before it).
+        public var checkpoint: AuditCheckpoint?
     }
 
     /// The first record that does not hold, and why.
     public struct Break: Sendable, Equatable, CustomStringConvertible {
-        public var recordID: Int64
+        /// The record; nil: the chain's checkpoint is what does not hold.
+        public var recordID: Int64?
         public var sequence: Int64
         public var reason: String
 
-        public var description: String { "record \(recordID) (sequence \(sequence)): \(reason)" }
+        public var description: String {
+            guard let recordID else { return "its checkpoint (sequence \(sequence)): \(reason)" }
+            return "record \(recordID) (sequence \(sequence)): \(reason)"
+        }
     }
 
-    /// Walks `chain` from its first record, `pageSize` rows at a time; `progress` gets the
-    /// number of records checked after each page.
+    /// Walks `chain` from its first record (or its checkpoint, which `signer` must hold),
+    /// `pageSize` rows at a time, up to sequence `through` (nil: its end); `progress` gets
+    /// the number of records checked after each page.
     public static func verify(
-        _ trail: any AuditTrail, chain: String, pageSize: Int = 1_000, progress: (Int) -> Void = { _ in }
+        _ trail: any AuditTrail, chain: String, signer: AuditCheckpointSigner? = nil, through: Int64? = nil,
+        pageSize: Int = 1_000, progress: (Int) -> Void = { _ in }
     ) async throws -> Verification {
         var expected: Int64 = 1
         var previousHash = AuditChain.genesis
+        let checkpoint = try await trail.checkpoint(chain: chain)
+        if let checkpoint {
+            let reason =
+                signer == nil
+                ? "no key to check its signature (verify with the gateway's master key)"
+                : checkpoint.chain != chain
+                    ? "it was signed for chain \(checkpoint.chain)"
+                    : signer?.holds(checkpoint) == true ? nil : "its signature does not hold: it was altered or forged"
+            if let reason {
+                return Verification(
+                    chain: chain, intactRecords: 0,
+                    broken: Break(recordID: nil, sequence: checkpoint.sequence, reason: reason), checkpoint: checkpoint)
+            }
+            expected = checkpoint.sequence + 1
+            previousHash = checkpoint.hash
+        }
         var checked = 0
-        while true {
+        walk: while true {
             let rows = try await trail.rows(chain: chain, afterSequence: expected - 1, limit: pageSize)
             for row in rows {
+                if let through, row.sequence > through { break walk }
                 if let reason = problem(row, chain: chain, expected: expected, previousHash: previousHash) {
                     return Verification(
                         chain: chain, intactRecords: checked,
-                        broken: Break(recordID: row.id, sequence: row.sequence, reason: reason))
+                        broken: Break(recordID: row.id, sequence: row.sequence, reason: reason), checkpoint: checkpoint)
                 }
                 previousHash = row.hash
                 expected += 1
@@ -44,7 +69,7 @@ public enum AuditVerifier {
             progress(checked)
             if rows.count < pageSize { break }
         }
-        return Verification(chain: chain, intactRecords: checked, broken: nil)
+        return Verification(chain: chain, intactRecords: checked, broken: nil, checkpoint: checkpoint)
     }
 
     /// Why `row` does not hold at position `expected` after `previousHash` (nil: it holds).
@@ -63,7 +88,7 @@ public enum AuditVerifier {
             return "does not follow the record before it (one was removed, reordered or altered)"
         }
         if row.timeMs != record.timeMs || row.subject != record.actor.subject || row.verb != record.verb.rawValue
-            || row.resourceType != record.resource.type.rawValue
+            || row.resourceType != record.resource.type.rawValue || row.resourceID != record.resource.id
         {
             return "altered: its columns differ from its sealed body"
         }

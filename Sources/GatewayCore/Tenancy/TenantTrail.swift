@@ -26,4 +26,64 @@ public enum TenantTrail {
 
     /// What every change moves (the revisions are in the record's resource).
     static let bookkeeping: Set<String> = ["configVersion", "updatedAt", "createdAt"]
+
+    /// The record a tenant write appends (the trail replaced `tenant_audit` in
+    /// `v31-audit-views`): `custom` when the caller built one (the admin API, gatewayctl),
+    /// else one naming `row`'s actor; either way with the note the tenant log shows.
+    package static func record(_ row: TenantAuditRecord, old: Tenant?, new: Tenant?, custom: AuditDraft?) -> AuditDraft {
+        let fields = row.entry.changedFields
+        var draft =
+            custom
+            ?? {
+                let document = { (tenant: Tenant?) in tenant.flatMap { try? TenantDocument($0, secrets: .masked, sealer: nil) } }
+                let verb: AdminVerb =
+                    switch TenantAuditAction(rawValue: row.action) {
+                    case .delete: .delete
+                    case .suspend, .resume: .act
+                    case .create: .create
+                    default: old == nil ? .create : .update
+                    }
+                return AuditDraft(
+                    time: StoreClock.date(row.atMs), actor: ReleaseTrail.actor(named: row.actor), verb: verb,
+                    resource: AuditResource(
+                        type: .tenant, tenant: row.tenantID, id: row.tenantID, revisionBefore: old?.configVersion,
+                        revisionAfter: new?.configVersion),
+                    outcome: verb == .delete ? AuditOutcome(status: 204) : .ok,
+                    change: AuditChange.between(document(old), document(new), ignoring: bookkeeping))
+            }()
+        draft.note = AuditNote(action: row.action, summary: fields.isEmpty ? nil : fields.joined(separator: ", "))
+        return draft
+    }
+
+    /// The tenant log entry a record of the trail shows (nil: not a tenant change).
+    public static func entry(_ record: AuditRecord) -> TenantAuditEntry? {
+        guard record.resource.type == .tenant, let note = record.note, let tenantID = record.resource.tenant else {
+            return nil
+        }
+        return TenantAuditEntry(
+            id: record.id, tenantID: tenantID, action: note.action,
+            changedFields: note.summary.map { $0.components(separatedBy: ", ") } ?? [],
+            actor: ReleaseTrail.label(record.actor), at: record.time,
+            configVersion: record.resource.revisionAfter ?? record.resource.revisionBefore ?? 0)
+    }
+
+    /// The newest `limit` changes of one tenant (nil: of all): the trail's records after its
+    /// cutover, then `legacy` (the `tenant_audit` rows written before it) up to `limit`.
+    public static func log(
+        trail: any AuditTrail, tenantID: String?, limit: Int, legacy: (Int) async throws -> [TenantAuditEntry]
+    ) async throws -> [TenantAuditEntry] {
+        let limit = max(0, limit)
+        guard limit > 0 else { return [] }
+        var query = AuditQuery(
+            chain: tenantID, resourceType: .tenant, afterID: try await trail.viewsCutover(), limit: limit)
+        var entries: [TenantAuditEntry] = []
+        while entries.count < limit {
+            let page = try await trail.records(matching: query)
+            entries += page.items.compactMap(entry)
+            guard let next = page.next else { break }
+            query.cursor = next
+        }
+        guard entries.count < limit else { return Array(entries.prefix(limit)) }
+        return entries + (try await legacy(limit - entries.count))
+    }
 }

@@ -26,10 +26,13 @@ public final class SQLiteAuditTrail: AuditTrail {
             previousHash: last?["hash"] as String? ?? AuditChain.genesis)
         try db.execute(
             sql: """
-                INSERT INTO audit_records (chain, sequence, time_ms, subject, verb, resource_type, body, hash)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO audit_records (chain, sequence, time_ms, subject, verb, resource_type, resource_id, body, hash)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-            arguments: [row.chain, row.sequence, row.timeMs, row.subject, row.verb, row.resourceType, row.body, row.hash])
+            arguments: [
+                row.chain, row.sequence, row.timeMs, row.subject, row.verb, row.resourceType, row.resourceID, row.body,
+                row.hash,
+            ])
         row.id = db.lastInsertedRowID
         guard let record = AuditChain.record(row) else { throw DatabaseError(message: "audit record did not seal") }
         return record
@@ -46,6 +49,8 @@ public final class SQLiteAuditTrail: AuditTrail {
         add("chain = ?", query.chain)
         add("subject = ?", query.subject)
         add("resource_type = ?", query.resourceType?.rawValue)
+        add("resource_id = ?", query.resourceID)
+        add("id > ?", query.afterID)
         add("verb = ?", query.verb?.rawValue)
         add("time_ms >= ?", query.since.map(StoreClock.milliseconds))
         add("time_ms < ?", query.until.map(StoreClock.milliseconds))
@@ -74,13 +79,73 @@ public final class SQLiteAuditTrail: AuditTrail {
         }
     }
 
+    public func viewsCutover() async throws -> Int64 {
+        try await pool.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(cutover_id) FROM audit_views") ?? 0 }
+    }
+
+    public func checkpoint(chain: String) async throws -> AuditCheckpoint? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT sequence, hash, time_ms, pruned_at_ms, signature FROM audit_checkpoints WHERE chain = ?",
+                arguments: [chain]
+            ).map {
+                AuditCheckpoint(
+                    chain: chain, sequence: $0["sequence"], hash: $0["hash"], timeMs: $0["time_ms"],
+                    prunedAtMs: $0["pruned_at_ms"], signature: $0["signature"])
+            }
+        }
+    }
+
+    public func lastPrunable(chain: String, beforeMs: Int64) async throws -> AuditRow? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    \(Self.columns) WHERE chain = ? AND time_ms < ?
+                      AND sequence < (SELECT MAX(sequence) FROM audit_records WHERE chain = ?)
+                    ORDER BY sequence DESC LIMIT 1
+                    """, arguments: [chain, beforeMs, chain]
+            ).map(Self.row)
+        }
+    }
+
+    public func saveCheckpoint(_ checkpoint: AuditCheckpoint) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO audit_checkpoints (chain, sequence, hash, time_ms, pruned_at_ms, signature)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (chain) DO UPDATE SET sequence = excluded.sequence, hash = excluded.hash,
+                        time_ms = excluded.time_ms, pruned_at_ms = excluded.pruned_at_ms, signature = excluded.signature
+                    WHERE excluded.sequence > audit_checkpoints.sequence
+                    """,
+                arguments: [
+                    checkpoint.chain, checkpoint.sequence, checkpoint.hash, checkpoint.timeMs, checkpoint.prunedAtMs,
+                    checkpoint.signature,
+                ])
+        }
+    }
+
+    public func pruneCovered(chain: String, limit: Int) async throws -> Int {
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    DELETE FROM audit_records WHERE id IN (
+                        SELECT id FROM audit_records WHERE chain = ?
+                          AND sequence <= (SELECT sequence FROM audit_checkpoints WHERE chain = ?)
+                        ORDER BY sequence LIMIT ?)
+                    """, arguments: [chain, chain, limit])
+            return db.changesCount
+        }
+    }
+
     private static let columns =
-        "SELECT id, chain, sequence, time_ms, subject, verb, resource_type, body, hash FROM audit_records"
+        "SELECT id, chain, sequence, time_ms, subject, verb, resource_type, resource_id, body, hash FROM audit_records"
 
     private static func row(_ row: Row) -> AuditRow {
         AuditRow(
             id: row["id"], chain: row["chain"], sequence: row["sequence"], timeMs: row["time_ms"],
-            subject: row["subject"], verb: row["verb"], resourceType: row["resource_type"], body: row["body"],
-            hash: row["hash"])
+            subject: row["subject"], verb: row["verb"], resourceType: row["resource_type"],
+            resourceID: row["resource_id"], body: row["body"], hash: row["hash"])
     }
 }

@@ -8,13 +8,12 @@ extension SQLiteTenantStore {
         let revision = try TenantRevision.created(tenant, actor: actor, now: StoreClock.now())
         let record = try TenantRecord(revision.tenant, sealer: sealer)
         try await pool.write { db in
-            var audit = revision.audit
             guard try !TenantRecord.exists(db, key: record.id) else {
                 throw TenantStoreError.alreadyExists(record.id)
             }
             try record.insert(db)
-            try audit.insert(db)
-            if let trail { _ = try SQLiteAuditTrail.append(trail(revision.tenant), in: db) }
+            let draft = TenantTrail.record(revision.audit, old: nil, new: revision.tenant, custom: trail?(revision.tenant))
+            _ = try SQLiteAuditTrail.append(draft, in: db)
             try Self.bumpChangeCounter(db, tenants: [record.id])
         }
         return revision.tenant
@@ -31,22 +30,22 @@ extension SQLiteTenantStore {
                 throw TenantStoreError.notFound(id)
             }
             let revision = try TenantRevision.updated(old, actor: actor, now: StoreClock.now(), change)
-            var audit = revision.audit
             try TenantRecord(revision.tenant, sealer: sealer).update(db)
-            try audit.insert(db)
-            if let trail { _ = try SQLiteAuditTrail.append(trail(old, revision.tenant), in: db) }
+            let draft = TenantTrail.record(revision.audit, old: old, new: revision.tenant, custom: trail?(old, revision.tenant))
+            _ = try SQLiteAuditTrail.append(draft, in: db)
             try Self.bumpChangeCounter(db, tenants: [id])
             return revision.tenant
         }
     }
 
     public func delete(id: String, actor: String) async throws {
+        let sealer = self.sealer
         try await pool.write { db in
             guard let record = try TenantRecord.fetchOne(db, key: id) else { throw TenantStoreError.notFound(id) }
+            let old = try? record.tenant(sealer: sealer)
             try record.delete(db)
-            var audit = TenantRevision.deleted(
-                id: id, configVersion: record.configVersion, actor: actor, now: StoreClock.now())
-            try audit.insert(db)
+            let row = TenantRevision.deleted(id: id, configVersion: record.configVersion, actor: actor, now: StoreClock.now())
+            _ = try SQLiteAuditTrail.append(TenantTrail.record(row, old: old, new: nil, custom: nil), in: db)
             try Self.bumpChangeCounter(db, tenants: [id])
         }
     }
@@ -61,9 +60,9 @@ extension SQLiteTenantStore {
             for tenant in tenants {
                 let old = try TenantRecord.fetchOne(db, key: tenant.id)?.tenant(sealer: sealer)
                 let revision = TenantRevision.imported(tenant, over: old, actor: actor, now: now)
-                var audit = revision.audit
                 try TenantRecord(revision.tenant, sealer: sealer).save(db)
-                try audit.insert(db)
+                let draft = TenantTrail.record(revision.audit, old: old, new: revision.tenant, custom: nil)
+                _ = try SQLiteAuditTrail.append(draft, in: db)
             }
             try Self.bumpChangeCounter(db, tenants: tenants.map(\.id))
         }

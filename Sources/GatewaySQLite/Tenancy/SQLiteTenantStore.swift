@@ -73,6 +73,13 @@ public final class SQLiteTenantStore: TenantStore {
     }
 
     public func auditLog(tenantID: String?, limit: Int) async throws -> [TenantAuditEntry] {
+        try await TenantTrail.log(trail: SQLiteAuditTrail(database: self), tenantID: tenantID, limit: limit) {
+            try await self.legacyAuditLog(tenantID: tenantID, limit: $0)
+        }
+    }
+
+    /// `tenant_audit`: the log the trail replaced (`v31-audit-views`), read, no longer written.
+    private func legacyAuditLog(tenantID: String?, limit: Int) async throws -> [TenantAuditEntry] {
         let records = try await pool.read { db in
             var request = TenantAuditRecord.order(Column("id").desc)
             if let tenantID { request = request.filter(Column("tenant_id") == tenantID) }

@@ -339,6 +339,24 @@ enum TenantMigrations {
                     """)
             try db.execute(sql: "CREATE INDEX admin_jobs_tenant ON admin_jobs (tenant_id, updated_at_ms)")
         }
+        migrator.registerMigration("v30-audit-checkpoints") { db in
+            // Where each audit chain starts once retention pruned its head: signed (issue 48).
+            try db.execute(
+                sql: """
+                    CREATE TABLE audit_checkpoints (chain TEXT PRIMARY KEY, sequence INTEGER NOT NULL, hash TEXT NOT NULL,
+                        time_ms INTEGER NOT NULL, pruned_at_ms INTEGER NOT NULL, signature TEXT NOT NULL)
+                    """)
+        }
+        migrator.registerMigration("v31-audit-views") { db in
+            // Release history and the tenant log become views of the trail (issue 48): records
+            // are found by resource id, and the legacy logs hold what came before the cutover.
+            try db.execute(sql: "ALTER TABLE audit_records ADD COLUMN resource_id TEXT")
+            try db.execute(sql: "UPDATE audit_records SET resource_id = json_extract(body, '$.resource.id')")
+            try db.execute(
+                sql: "CREATE INDEX audit_records_resource ON audit_records (chain, resource_type, resource_id, id)")
+            try db.execute(sql: "CREATE TABLE audit_views (cutover_id INTEGER NOT NULL)")
+            try db.execute(sql: "INSERT INTO audit_views SELECT COALESCE(MAX(id), 0) FROM audit_records")
+        }
         return migrator
     }
 }

@@ -185,6 +185,12 @@ public struct GatewayBootstrap: Sendable {
         background.loops.append(OnceAfterStartService {
             await keyRing.preload(tenantIDs: directory.tenants.map(\.id))
         })
+        if configuration.auditRetentionDays > 0 {
+            let auditRetention = AuditRetention(
+                trail: stores.audit, signer: AuditCheckpointSigner(masterKey: masterKey),
+                keepDays: configuration.auditRetentionDays, clock: clock.now, logger: logger)
+            background.loops.append(RetentionService { await auditRetention.run() })
+        }
         let inboxRetention = BatchedRetention.inbox(stores.messaging, clock: clock.now, logger: logger)
         background.loops.append(RetentionService { await inboxRetention.run() })
         if configuration.pushConcurrency > 0 {

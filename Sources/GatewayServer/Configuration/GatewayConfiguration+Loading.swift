@@ -69,6 +69,13 @@ extension GatewayConfiguration {
         if let port = try int(.httpPort, in: 0...65_535) { configuration.port = port }
         if let host = string(.adminHost) { configuration.adminHost = host }
         if let port = try int(.adminPort, in: 0...65_535) { configuration.adminPort = port }
+        if let days = try int(.auditRetentionDays, in: 0...36_500) {
+            guard days == 0 || days >= 30 else {
+                throw ConfigurationError(
+                    setting: .auditRetentionDays, reason: "\(days) is too short (0 = forever, else 30-36500)")
+            }
+            configuration.auditRetentionDays = days
+        }
         if let mode = try choice(.adminRequireTOTP, GatewayConfiguration.Switch.self) {
             configuration.adminRequireTOTP = mode == .on
         }

@@ -24,6 +24,8 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var adminPort: Int?
     /// Whether people need a TOTP second factor to sign in to the admin listener.
     public var adminRequireTOTP = false
+    /// Days the audit trail keeps records; 0: forever.
+    public var auditRetentionDays = 0
     /// Explicit public base URL; nil means derive from host and bound port.
     public var publicBaseURL: String?
     public var databasePath: String

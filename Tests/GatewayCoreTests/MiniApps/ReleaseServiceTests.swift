@@ -150,7 +150,7 @@ struct ReleaseServiceTests {
                         version: "1.1", percent: RolloutPercent("5")!, allowUsers: Set(allow), denyUsers: Set(deny))
                 }
             }
-            let changed = try await service.forget(userID: "u1", tenantID: "acme", actor: "ops")
+            let changed = try await service.forget(userID: "u1", tenantID: "acme", actor: .local(user: "ops"))
             #expect(changed.sorted() == ["app1", "app2"])
             let policies = try await store.policies(tenantID: "acme")
             #expect(policies.allSatisfy { $0.candidate?.names("u1") == false })
@@ -158,7 +158,7 @@ struct ReleaseServiceTests {
             #expect(policies.first { $0.miniAppID == "app3" }?.revision == 1)
             let history = try await store.history(tenantID: "acme", miniAppID: "app2", limit: 10)
             #expect(history.first?.action == .forget && history.first?.summary.contains("u1") == false)
-            #expect(try await service.forget(userID: "u1", tenantID: "acme", actor: "ops").isEmpty)
+            #expect(try await service.forget(userID: "u1", tenantID: "acme", actor: .local(user: "ops")).isEmpty)
         }
     }
 }

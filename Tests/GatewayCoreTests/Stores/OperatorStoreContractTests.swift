@@ -40,8 +40,8 @@ struct OperatorStoreContractTests {
         await #expect(throws: OperatorError.unknownOperator("bob")) {
             try await service.bind(name: "bob", role: .viewer, tenantID: nil, actor: Self.root)
         }
-        // Refused writes wrote nothing: two creations audited so far.
-        #expect(try await database.integer("SELECT COUNT(*) FROM audit_records") == 2)
+        // Refused writes wrote nothing: the tenant's and two operators' creations audited so far.
+        #expect(try await database.integer("SELECT COUNT(*) FROM audit_records") == 3)
         #expect(try await database.integer("SELECT COUNT(*) FROM operator_bindings") == 1)
 
         #expect(try await service.bind(name: "ci-bot", role: .releaseManager, tenantID: "acme", miniAppIDs: ["hello"], actor: Self.root))
@@ -65,8 +65,10 @@ struct OperatorStoreContractTests {
         let platform = try await database.stores.audit.records(matching: AuditQuery(chain: AuditChain.platform))
         #expect(platform.items.count == 3)
         let acme = try await database.stores.audit.records(matching: AuditQuery(chain: "acme"))
-        #expect(acme.items.map(\.sequence) == [4, 3, 2, 1])
-        let unbound = try #require(acme.items.dropFirst().first)
+        // acme's: created, three binding changes, alice's binding, deleted.
+        #expect(acme.items.map(\.sequence) == [6, 5, 4, 3, 2, 1])
+        #expect(acme.items.first?.note?.action == "delete" && acme.items.last?.note?.action == "create")
+        let unbound = try #require(acme.items.dropFirst(2).first)
         #expect(unbound.actor.subject == "local:root" && unbound.resource.id == bot.createdOperator.id)
         #expect(unbound.change?.before == .object(["roles": .array(["auditor@platform", "release-manager@acme[hello,pay]"])]))
         #expect(unbound.change?.after == .object(["roles": .array(["auditor@platform"])]))

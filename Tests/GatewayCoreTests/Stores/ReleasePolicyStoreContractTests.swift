@@ -132,6 +132,8 @@ struct ReleasePolicyStoreContractTests {
         _ = try await database.stores.releases.save(Self.policy(), entry: Self.entry(.set))
         try await database.stores.tenants.delete(id: "acme", actor: "t")
         #expect(try await database.stores.releases.policies(tenantID: "acme") == [])
-        #expect(try await database.stores.releases.history(tenantID: "acme", miniAppID: "app1", limit: 10) == [])
+        // The history is the audit trail's, which outlives the tenant (its deletion is in it too).
+        #expect(try await database.stores.releases.history(tenantID: "acme", miniAppID: "app1", limit: 10) == [Self.entry(.set)])
+        #expect(try await database.stores.tenants.auditLog(tenantID: "acme", limit: 10).map(\.action) == ["delete", "create"])
     }
 }

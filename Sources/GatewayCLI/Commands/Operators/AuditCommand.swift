@@ -1,13 +1,14 @@
 import ArgumentParser
 import Foundation
 import GatewayCore
+import Logging
 
 /// `gatewayctl audit list|verify`: the hash-chained audit trail of operator actions (issue 48).
 struct AuditCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audit",
         abstract: "Read the operators' audit trail and verify that its chains are intact.",
-        subcommands: [AuditListCommand.self, AuditVerifyCommand.self, AuditExportCommand.self]
+        subcommands: [AuditListCommand.self, AuditVerifyCommand.self, AuditExportCommand.self, AuditPruneCommand.self]
     )
 }
 
@@ -107,21 +108,29 @@ struct AuditVerifyCommand: AsyncParsableCommand {
         let trail = access.stores.audit
         var chains = try await trail.chainNames()
         if let only = chain.chain { chains = [only] }
-        struct Result: Encodable { var chain: String; var records: Int; var intact: Bool; var broken: String? }
+        struct Result: Encodable {
+            var chain: String
+            var records: Int
+            var intact: Bool
+            var broken: String?
+            var checkpoint: Int64?
+        }
         var results: [Result] = []
         for name in chains {
-            let verification = try await AuditVerifier.verify(trail, chain: name) { checked in
+            let verification = try await AuditVerifier.verify(trail, chain: name, signer: access.checkpoints) { checked in
                 if checked >= 10_000, checked % 10_000 == 0 { context.printError("chain \(name): \(checked) records checked") }
             }
             results.append(
                 Result(
                     chain: name, records: verification.intactRecords, intact: verification.broken == nil,
-                    broken: verification.broken?.description))
+                    broken: verification.broken?.description, checkpoint: verification.checkpoint?.sequence))
             if !global.json {
+                let start = verification.checkpoint.map { " after the checkpoint at sequence \($0.sequence)" } ?? ""
                 if let broken = verification.broken {
-                    context.print("chain \(name): BROKEN at \(broken) (\(verification.intactRecords) records before it hold)")
+                    context.print(
+                        "chain \(name): BROKEN at \(broken) (\(verification.intactRecords) records\(start) before it hold)")
                 } else {
-                    context.print("chain \(name): \(verification.intactRecords) records intact")
+                    context.print("chain \(name): \(verification.intactRecords) records intact\(start)")
                 }
             }
         }
@@ -171,5 +180,49 @@ struct AuditExportCommand: AsyncParsableCommand {
             query.cursor = next
         }
         context.printError("exported \(written) records")
+    }
+}
+
+struct AuditPruneCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "prune",
+        abstract: "Remove audit records older than some days, behind a signed checkpoint (what retention does hourly).",
+        discussion: """
+            Each chain is verified up to the last record to go first: a chain that does not hold \
+            is left alone (exit 1) so the evidence stays. Its newest record always stays. Then a \
+            checkpoint signed with a key derived from the master key takes the place of the \
+            removed records, and `audit verify` starts from it. Servers do the same every hour \
+            when GATEWAY_AUDIT_RETENTION_DAYS is set.
+            """)
+    @Option(help: "Keep records younger than this many days (30-36500).") var olderThanDays: Int
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        if !(30...36_500).contains(olderThanDays) { throw ValidationError("--older-than-days must be 30-36500") }
+    }
+
+    func run() async throws {
+        let context = try CLIContext.require()
+        let access = try await OperatorAccess(global, context: context)
+        let retention = AuditRetention(
+            trail: access.stores.audit, signer: access.checkpoints, keepDays: olderThanDays, clock: { Date() },
+            
+            logger: Logger(label: "gatewayctl", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let report = try await retention.prune { chain, removed in
+            if removed > 0 { context.printError("chain \(chain): \(removed) records pruned") }
+        }
+        struct Result: Encodable {
+            var removed: Int
+            var checkpointed: [String]
+            var refused: [String]
+        }
+        let refused = report.refused.map { "chain \($0.chain): \($0.broken?.description ?? "")" }
+        if global.json {
+            try context.printJSON(Result(removed: report.removed, checkpointed: report.checkpointed, refused: refused))
+        } else {
+            context.print("\(report.removed) records pruned; checkpoints moved on \(report.checkpointed.count) chains")
+            refused.forEach { context.print("left alone, it does not verify: \($0)") }
+        }
+        if !refused.isEmpty { throw ExitCode(1) }
     }
 }

@@ -36,10 +36,12 @@ struct OperatorAccess {
     let service: OperatorService
     let actor: AuditActor
     let stores: DurableStores
+    let checkpoints: AuditCheckpointSigner
 
     init(_ global: GlobalOptions, context: CLIContext) async throws {
         let access = try await StoreAccess.open(global, context: context, bootstrap: true)
         stores = access.stores
+        checkpoints = access.checkpoints
         service = OperatorService(operators: access.stores.operators)
         actor = .local(user: access.actor)
     }

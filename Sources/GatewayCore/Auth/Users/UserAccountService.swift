@@ -115,7 +115,7 @@ public struct UserAccountService: Sendable {
                 trail: { UserTrail.draft($0, nil, actor: who.actor, requestID: who.requestID, verb: .delete, time: who.time) })
         }
         let lists = try await ReleaseService(store: releases)
-            .forget(userID: user.subject, tenantID: tenantID, actor: who.actor.name)
+            .forget(userID: user.subject, tenantID: tenantID, actor: who.actor)
         return UserErasureReport(username: username, subject: user.subject, erasure: erasure, releaseListsOf: lists)
     }
 

@@ -14,11 +14,11 @@ package enum ReleasePolicyDocument {
     /// What a save writes: the policy at the next revision, stamped with the entry's time
     /// (to the millisecond), its document and that time in milliseconds.
     package static func next(
-        _ policy: ReleasePolicy, entry: ReleaseHistoryEntry
+        _ policy: ReleasePolicy, at time: Date
     ) throws -> (stored: ReleasePolicy, document: String, atMs: Int64) {
         var stored = policy
         stored.revision = policy.revision + 1
-        let atMs = StoreClock.milliseconds(entry.at)
+        let atMs = StoreClock.milliseconds(time)
         stored.updatedAt = StoreClock.date(atMs)
         return (stored, try encode(stored), atMs)
     }

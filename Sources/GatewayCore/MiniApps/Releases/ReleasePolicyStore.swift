@@ -11,21 +11,20 @@ public protocol ReleasePolicyStore: Sendable {
     /// Every policy of every tenant (a replica's start, or a change feed that lost track).
     func allPolicies() async throws -> [ReleasePolicy]
     /// Stores `policy` when the stored revision is still `policy.revision` (0: none stored),
-    /// and appends `entry` to the mini app's history and `audit` (an operator's change through
-    /// the admin API) to the audit trail, in one transaction. Returns the policy as stored
-    /// (revision + 1, `updatedAt` = the entry's time).
+    /// and appends `audit` (whose note is the history entry) to the audit trail, in one
+    /// transaction. Returns the policy as stored (revision + 1, `updatedAt` = the record's time).
     /// - Throws: ``ReleasePolicyError/conflict(storedRevision:)`` when another write came first.
-    func save(_ policy: ReleasePolicy, entry: ReleaseHistoryEntry, audit: AuditDraft?) async throws -> ReleasePolicy
-    /// The newest `limit` history entries of one mini app, newest first.
+    func save(_ policy: ReleasePolicy, audit: AuditDraft) async throws -> ReleasePolicy
+    /// The newest `limit` history entries of one mini app, newest first: a view of the audit
+    /// trail (``ReleaseTrail/history(trail:tenantID:miniAppID:limit:legacy:)``).
     func history(tenantID: String, miniAppID: String, limit: Int) async throws -> [ReleaseHistoryEntry]
 }
 
 extension ReleasePolicyStore {
-    /// ``save(_:entry:audit:)`` without an audit-trail record (`gatewayctl` on the database,
-    /// the automatic halt).
+    /// ``save(_:audit:)`` with the plain record of `entry` (no documents).
     @discardableResult
     public func save(_ policy: ReleasePolicy, entry: ReleaseHistoryEntry) async throws -> ReleasePolicy {
-        try await save(policy, entry: entry, audit: nil)
+        try await save(policy, audit: ReleaseTrail.draft(entry, tenantID: policy.tenantID, miniAppID: policy.miniAppID))
     }
 }
 

@@ -27,11 +27,14 @@ public struct ReleaseService: Sendable {
         /// The audit-trail record of the change (the policy before, nil if none, and after),
         /// written in the transaction that stores it.
         public var audit: (@Sendable (ReleasePolicy?, ReleasePolicy) -> AuditDraft)?
+        /// Who the record names when ``audit`` is nil (nil: ``ReleaseTrail/actor(named:)`` of ``actor``).
+        public var auditActor: AuditActor?
 
         public init(
             tenantID: String, miniAppID: String, actor: String, reason: String? = nil, expectedRevision: Int64? = nil,
-            audit: (@Sendable (ReleasePolicy?, ReleasePolicy) -> AuditDraft)? = nil
+            audit: (@Sendable (ReleasePolicy?, ReleasePolicy) -> AuditDraft)? = nil, auditActor: AuditActor? = nil
         ) {
+            self.auditActor = auditActor
             self.tenantID = tenantID
             self.miniAppID = miniAppID
             self.actor = actor
@@ -121,11 +124,12 @@ public struct ReleaseService: Sendable {
     /// `tenantID` that names them (right to erasure), one history entry per mini app with
     /// `actor` and no user id. Returns the mini apps whose policies changed.
     @discardableResult
-    public func forget(userID: String, tenantID: String, actor: String) async throws -> [String] {
+    public func forget(userID: String, tenantID: String, actor: AuditActor) async throws -> [String] {
         var changed: [String] = []
         for policy in try await store.policies(tenantID: tenantID) where policy.candidate?.names(userID) == true {
             let target = Target(
-                tenantID: tenantID, miniAppID: policy.miniAppID, actor: actor, reason: "a listed user was erased")
+                tenantID: tenantID, miniAppID: policy.miniAppID, actor: actor.name, reason: "a listed user was erased",
+                auditActor: actor)
             _ = try await apply(.forget, to: target) { policy, _ in
                 policy.candidate?.allowUsers.remove(userID)
                 policy.candidate?.denyUsers.remove(userID)
@@ -161,13 +165,22 @@ public struct ReleaseService: Sendable {
             let waiting = Set(policy.candidate.map { $0.state == .active ? [] : $0.steps } ?? [])
             try change(&policy, now)
             try ReleasePolicyRules.check(policy, now: now, waiting: waiting)
-            let entry = ReleaseHistoryEntry(
-                at: now, actor: target.actor, action: action, summary: policy.summary, reason: target.reason)
             var after = policy
             after.revision += 1
             after.updatedAt = now
+            let record =
+                target.audit
+                ?? AdminService.releaseAudit(
+                    actor: target.auditActor ?? ReleaseTrail.actor(named: target.actor), requestID: nil,
+                    verb: action == .set ? (stored == nil ? .create : .update) : .act, tenantID: target.tenantID,
+                    miniAppID: target.miniAppID, time: now)
+            var draft = record(stored, after)
+            draft.time = now
+            draft.note = AuditNote(action: action.rawValue, summary: policy.summary, reason: target.reason)
+            // The erased user's id stays out of the trail: the record says what happened, not to whom.
+            if action == .forget { draft.change = nil }
             do {
-                return try await store.save(policy, entry: entry, audit: target.audit?(stored, after))
+                return try await store.save(policy, audit: draft)
             } catch ReleasePolicyError.conflict where attempt < 3 && target.expectedRevision == nil {
                 continue
             }

@@ -2,13 +2,15 @@ import Foundation
 import GatewayCore
 import GRDB
 
-/// ``ReleasePolicyStore`` in the tenant store's SQLite file (`release_policies`,
-/// `release_history`). Writes bump the store's change counter, so gateways reload the tenant.
+/// ``ReleasePolicyStore`` in the tenant store's SQLite file (`release_policies`; the
+/// history is a view of the audit trail). Writes bump the store's change counter, so gateways reload the tenant.
 public final class SQLiteReleasePolicyStore: ReleasePolicyStore {
     private let pool: DatabasePool
+    private let trail: SQLiteAuditTrail
 
     public init(database: SQLiteTenantStore) {
         self.pool = database.pool
+        self.trail = SQLiteAuditTrail(database: database)
     }
 
     public func policy(tenantID: String, miniAppID: String) async throws -> ReleasePolicy? {
@@ -43,10 +45,8 @@ public final class SQLiteReleasePolicyStore: ReleasePolicyStore {
         return try rows.map(Self.policy)
     }
 
-    public func save(
-        _ policy: ReleasePolicy, entry: ReleaseHistoryEntry, audit: AuditDraft?
-    ) async throws -> ReleasePolicy {
-        let (stored, document, at) = try ReleasePolicyDocument.next(policy, entry: entry)
+    public func save(_ policy: ReleasePolicy, audit: AuditDraft) async throws -> ReleasePolicy {
+        let (stored, document, at) = try ReleasePolicyDocument.next(policy, at: audit.time)
         let revision = stored.revision
         try await pool.write { db in
             let current =
@@ -60,28 +60,27 @@ public final class SQLiteReleasePolicyStore: ReleasePolicyStore {
                     ON CONFLICT (tenant_id, mini_app_id) DO UPDATE SET document = excluded.document,
                         revision = excluded.revision, updated_at_ms = excluded.updated_at_ms
                     """, arguments: [policy.tenantID, policy.miniAppID, document, revision, at])
-            try db.execute(
-                sql: """
-                    INSERT INTO release_history (tenant_id, mini_app_id, at_ms, actor, action, summary, reason)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    policy.tenantID, policy.miniAppID, at, entry.actor, entry.action.rawValue, entry.summary, entry.reason,
-                ])
-            if let audit { _ = try SQLiteAuditTrail.append(audit, in: db) }
+            _ = try SQLiteAuditTrail.append(audit, in: db)
             try SQLiteTenantStore.bumpChangeCounter(db, tenants: [policy.tenantID])
         }
         return stored
     }
 
     public func history(tenantID: String, miniAppID: String, limit: Int) async throws -> [ReleaseHistoryEntry] {
+        try await ReleaseTrail.history(
+            trail: trail, tenantID: tenantID, miniAppID: miniAppID, limit: ReleasePolicyDocument.historyLimit(limit)
+        ) { try await self.legacyHistory(tenantID: tenantID, miniAppID: miniAppID, limit: $0) }
+    }
+
+    /// `release_history`: the log the trail replaced (`v31-audit-views`), read, no longer written.
+    private func legacyHistory(tenantID: String, miniAppID: String, limit: Int) async throws -> [ReleaseHistoryEntry] {
         let rows = try await pool.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
                     SELECT at_ms, actor, action, summary, reason FROM release_history
                     WHERE tenant_id = ? AND mini_app_id = ? ORDER BY id DESC LIMIT ?
-                    """, arguments: [tenantID, miniAppID, ReleasePolicyDocument.historyLimit(limit)]
+                    """, arguments: [tenantID, miniAppID, limit]
             ).map { row -> (Int64, String, String, String, String?) in (row[0], row[1], row[2], row[3], row[4]) }
         }
         return try rows.map {

@@ -1,0 +1,59 @@
+import Foundation
+
+/// Release history as a view of the audit trail (issue 48): every change to a policy, by an
+/// operator, `gatewayctl` on the database or the automatic halt, is one record of the trail
+/// with a note (action, summary, reason); the history of a mini app is its records after the
+/// cutover, then the legacy `release_history` rows written before it.
+public enum ReleaseTrail {
+    /// The actor a history entry names: `gateway` (the automatic halt), `operator:NAME`
+    /// (an operator through the admin API), else a `gatewayctl` user on the database.
+    public static func actor(named label: String) -> AuditActor {
+        if label == AuditActor.gateway.name { return .gateway }
+        return .local(user: label)
+    }
+
+    /// How history names `actor`: the inverse of ``actor(named:)``.
+    public static func label(_ actor: AuditActor) -> String {
+        if actor.subject == AuditActor.gateway.subject { return AuditActor.gateway.name }
+        if actor.subject.hasPrefix("local:") { return actor.name }
+        return "operator:\(actor.name)"
+    }
+
+    /// The record of `entry` when nothing richer is at hand: no documents, the entry's actor.
+    public static func draft(_ entry: ReleaseHistoryEntry, tenantID: String, miniAppID: String) -> AuditDraft {
+        AuditDraft(
+            time: entry.at, actor: actor(named: entry.actor), verb: entry.action == .set ? .update : .act,
+            resource: AuditResource(type: .release, tenant: tenantID, id: miniAppID), outcome: .ok,
+            note: AuditNote(action: entry.action.rawValue, summary: entry.summary, reason: entry.reason))
+    }
+
+    /// The history entry a record of the trail shows (nil: not a release change).
+    public static func entry(_ record: AuditRecord) -> ReleaseHistoryEntry? {
+        guard record.resource.type == .release, let note = record.note,
+            let action = ReleaseAction(rawValue: note.action)
+        else { return nil }
+        return ReleaseHistoryEntry(
+            at: record.time, actor: label(record.actor), action: action, summary: note.summary ?? "",
+            reason: note.reason)
+    }
+
+    /// The newest `limit` entries of one mini app: the trail's records after `cutover`, then
+    /// `legacy` (the rows of the log the trail replaced, all older) up to `limit`.
+    public static func history(
+        trail: any AuditTrail, tenantID: String, miniAppID: String, limit: Int,
+        legacy: (Int) async throws -> [ReleaseHistoryEntry]
+    ) async throws -> [ReleaseHistoryEntry] {
+        let cutover = try await trail.viewsCutover()
+        var query = AuditQuery(
+            chain: tenantID, resourceType: .release, resourceID: miniAppID, afterID: cutover, limit: limit)
+        var entries: [ReleaseHistoryEntry] = []
+        while entries.count < limit {
+            let page = try await trail.records(matching: query)
+            entries += page.items.compactMap(entry)
+            guard let next = page.next else { break }
+            query.cursor = next
+        }
+        guard entries.count < limit else { return Array(entries.prefix(limit)) }
+        return entries + (try await legacy(limit - entries.count))
+    }
+}
