@@ -173,6 +173,25 @@ public final class PostgresOperatorStore: OperatorStore {
         }
     }
 
+    public func setSecretHash(operatorID: String, secretHash: String, audit: AuditDraft) async throws {
+        try await database.transaction { connection in
+            try await connection.execute("UPDATE operators SET secret_hash = \(secretHash) WHERE id = \(operatorID)")
+            try await connection.execute("DELETE FROM operator_tokens WHERE operator_id = \(operatorID)")
+            _ = try await PostgresAuditTrail.append(audit, on: connection)
+        }
+    }
+
+    public func deleteOperator(operatorID: String, audit: AuditDraft) async throws -> Bool {
+        try await database.transaction { connection in
+            // Bindings, tokens and grants go with it (foreign keys, ON DELETE CASCADE).
+            guard try await connection.execute("DELETE FROM operators WHERE id = \(operatorID) RETURNING 1") == 1 else {
+                return false
+            }
+            _ = try await PostgresAuditTrail.append(audit, on: connection)
+            return true
+        }
+    }
+
     public func setTOTP(operatorID: String, secret: SecretValue?, audit: AuditDraft) async throws {
         let sealed = try secret.map {
             try database.sealer.seal($0.plaintext, context: Operator.totpSealingContext(operatorID: operatorID))

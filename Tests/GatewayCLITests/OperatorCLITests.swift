@@ -82,6 +82,34 @@ struct OperatorCLITests {
         #expect(await ctl.run(["audit", "verify", "--platform"]).code == 0)
     }
 
+    @Test("operator rotate-secret shows a new secret once; operator delete asks for --yes")
+    func rotateAndDelete() async throws {
+        let ctl = try CLIHarness()
+        defer { ctl.remove() }
+        #expect(await ctl.run(["migrate"]).code == 0)
+        let bot = try #require(
+            try await ctl.run(["operator", "create", "ci-bot", "--service-account", "--json"]).json() as? [String: Any])
+        let first = try #require(bot["clientSecret"] as? String)
+        let rotated = try #require(try await ctl.run(["operator", "rotate-secret", "ci-bot", "--json"]).json() as? [String: String])
+        let second = try #require(rotated["clientSecret"])
+        #expect(second != first && rotated["clientId"] == "ci-bot")
+        let stored = try #require(try await ctl.store().durableStores().operators.findOperator(named: "ci-bot"))
+        #expect(ClientSecret.verify(second, hash: try #require(stored.secretHash)))
+        #expect(!ClientSecret.verify(first, hash: try #require(stored.secretHash)))
+        _ = await ctl.run(["operator", "create", "alice", "--password-stdin"], stdin: "correct horse\n")
+        let person = await ctl.run(["operator", "rotate-secret", "alice"])
+        #expect(person.code == 2 && person.error.contains("is a person"), "\(person.error)")
+
+        let unconfirmed = await ctl.run(["operator", "delete", "ci-bot"])
+        #expect(unconfirmed.code == 2 && unconfirmed.error.contains("--yes"))
+        #expect(await ctl.run(["operator", "delete", "ci-bot", "--yes"]).code == 0)
+        #expect(try await ctl.store().durableStores().operators.findOperator(named: "ci-bot") == nil)
+        #expect(await ctl.run(["operator", "delete", "ci-bot", "--yes"]).code == 2)
+        let listed = await ctl.run(["audit", "list", "--platform", "--resource", "operator", "--json"])
+        let verbs = ((try listed.json() as? [String: Any])?["items"] as? [[String: Any]])?.compactMap { $0["verb"] as? String }
+        #expect(verbs == ["delete", "create", "act", "create"], "\(listed.output)")
+    }
+
     @Test("audit prune leaves a signed checkpoint that verify starts from; a broken chain is left alone")
     func pruneBehindACheckpoint() async throws {
         let ctl = try CLIHarness()

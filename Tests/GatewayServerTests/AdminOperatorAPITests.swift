@@ -42,6 +42,66 @@ struct AdminOperatorAPITests {
         }
     }
 
+    /// Disable (its tokens end at once), enable, a new secret (the old one and its tokens end),
+    /// delete; never oneself; every change and refusal audited.
+    @Test(arguments: DatabaseBackend.available)
+    func disableRotateAndDelete(backend: DatabaseBackend) async throws {
+        try await AdminAPITests.withAdmin(backend: backend) { admin in
+            let root = admin.tokens["root"]
+            let json = "application/json"
+            let created = try await admin.call(
+                .POST, "/admin/v1/operators", token: root, body: #"{"name": "ops-bot"}"#, contentType: json)
+            let first = try #require(created.json["clientSecret"] as? String)
+            let early = try #require(try await admin.token("ops-bot", first).json["access_token"] as? String)
+            #expect(try await admin.call(.GET, "/admin/v1/me", token: early).status == 200)
+
+            let disabled = try await admin.call(
+                .PATCH, "/admin/v1/operators/ops-bot", token: root, body: #"{"disabled": true}"#, contentType: json)
+            #expect(disabled.status == 200 && disabled.json["disabled"] as? Bool == true, "\(disabled.json)")
+            #expect(try await admin.call(.GET, "/admin/v1/me", token: early).status == 401)
+            #expect(try await admin.token("ops-bot", first).status == 401)
+            let enabled = try await admin.call(
+                .PATCH, "/admin/v1/operators/ops-bot", token: root, body: #"{"disabled": false}"#, contentType: json)
+            #expect(enabled.status == 200 && enabled.json["disabled"] as? Bool == false)
+            let again = try #require(try await admin.token("ops-bot", first).json["access_token"] as? String)
+
+            let rotated = try await admin.call(.POST, "/admin/v1/operators/ops-bot/secret", token: root)
+            let second = try #require(rotated.json["clientSecret"] as? String, "\(rotated.json)")
+            #expect(rotated.status == 200 && second != first && rotated.json["clientId"] as? String == "ops-bot")
+            #expect(try await admin.call(.GET, "/admin/v1/me", token: again).status == 401)
+            #expect(try await admin.token("ops-bot", first).status == 401)
+            #expect(try await admin.token("ops-bot", second).status == 200)
+
+            // Refusals: not oneself, not without operator:act, not a stranger, not an unknown field.
+            for (method, path, body, token, status, code) in [
+                (HTTPMethod.PATCH, "/admin/v1/operators/root", #"{"disabled": true}"#, root, 422, "invalid_operator"),
+                (.DELETE, "/admin/v1/operators/root", nil, root, 422, "invalid_operator"),
+                (.PATCH, "/admin/v1/operators/ops-bot", #"{"disabled": true}"#, admin.tokens["acme-admin"], 403, "forbidden"),
+                (.POST, "/admin/v1/operators/ops-bot/secret", nil, admin.tokens["acme-admin"], 403, "forbidden"),
+                (.PATCH, "/admin/v1/operators/nobody", #"{"disabled": true}"#, root, 404, "operator_not_found"),
+                (.PATCH, "/admin/v1/operators/ops-bot", #"{"disabled": true, "x": 1}"#, root, 400, "invalid_request"),
+            ] as [(HTTPMethod, String, String?, String?, Int, String)] {
+                let refused = try await admin.call(method, path, token: token, body: body, contentType: json)
+                #expect(refused.status == status && refused.json["code"] as? String == code, "\(path): \(refused.json)")
+            }
+            #expect(try await admin.call(.GET, "/admin/v1/me", token: root).status == 200)
+
+            #expect(try await admin.call(.DELETE, "/admin/v1/operators/ops-bot", token: root).status == 204)
+            #expect(try await admin.call(.GET, "/admin/v1/operators/ops-bot", token: root).status == 404)
+            #expect(try await admin.call(.DELETE, "/admin/v1/operators/ops-bot", token: root).status == 404)
+            #expect(try await admin.token("ops-bot", second).status == 401)
+
+            let records = try await admin.stores.audit.records(
+                matching: AuditQuery(chain: AuditChain.platform, resourceType: .operator, limit: 50)
+            ).items
+            let changes = records.filter { $0.outcome.status < 300 }.map(\.verb)
+            #expect(Array(changes.prefix(5)) == [.delete, .act, .act, .act, .create], "\(changes)")
+            #expect(records.contains { $0.outcome == AuditOutcome(status: 422, code: "invalid_operator") })
+            #expect(records.allSatisfy { !(String(describing: $0.change)).contains(second) })
+            #expect(try await AuditVerifier.verify(admin.stores.audit, chain: AuditChain.platform).broken == nil)
+        }
+    }
+
     @Test(arguments: DatabaseBackend.available)
     func createBindAndSee(backend: DatabaseBackend) async throws {
         try await AdminAPITests.withAdmin(backend: backend) { admin in

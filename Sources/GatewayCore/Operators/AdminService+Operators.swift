@@ -86,6 +86,39 @@ extension AdminService {
         }
     }
 
+    /// Disables (ending every sign-in it holds at once) or enables the operator named `name`.
+    /// An operator cannot disable itself (422 `invalid_operator`): that is how the last
+    /// platform admin would lock everyone out.
+    public func setOperatorDisabled(
+        _ call: AdminCall, name: String, disabled: Bool
+    ) async throws -> (operator: Operator, bindings: [RoleBinding]) {
+        try await authorize(call, AdminPermission(.act, .operator), tenantID: nil, resourceID: name)
+        return try await operatorWrite(call, .act, tenantID: nil, name: name) {
+            if disabled, name == call.session.caller.name { throw OperatorError.invalid("an operator cannot disable itself") }
+            _ = try await operatorService.setDisabled(
+                name: name, disabled: disabled, actor: call.actor, requestID: call.requestID)
+            return try await operatorService.find(named: name)
+        }
+    }
+
+    /// Deletes the operator named `name` with its bindings and sign-ins (not itself).
+    public func deleteOperator(_ call: AdminCall, name: String) async throws {
+        try await authorize(call, AdminPermission(.delete, .operator), tenantID: nil, resourceID: name)
+        try await operatorWrite(call, .delete, tenantID: nil, name: name) {
+            if name == call.session.caller.name { throw OperatorError.invalid("an operator cannot delete itself") }
+            try await operatorService.delete(name: name, actor: call.actor, requestID: call.requestID)
+        }
+    }
+
+    /// A new secret for the service account named `name` (shown once); the old one and its
+    /// tokens stop working.
+    public func rotateOperatorSecret(_ call: AdminCall, name: String) async throws -> String {
+        try await authorize(call, AdminPermission(.act, .operator), tenantID: nil, resourceID: name)
+        return try await operatorWrite(call, .act, tenantID: nil, name: name) {
+            try await operatorService.rotateSecret(name: name, actor: call.actor, requestID: call.requestID)
+        }
+    }
+
     var operatorService: OperatorService { OperatorService(operators: operators, clock: clock) }
 
     /// The operator as `call` may see it: all of it platform-wide, else only its bindings in
@@ -121,7 +154,7 @@ extension AdminService {
             return try await write()
         } catch let error as OperatorError {
             switch error {
-            case .invalid(let reason) where verb == .create:
+            case .invalid(let reason) where verb != .update:
                 refusal = (.invalidOperator(reason), AuditOutcome(status: 422, code: "invalid_operator"))
             case .invalid(let reason): refusal = (.invalidBinding(reason), AuditOutcome(status: 422, code: "invalid_binding"))
             case .unknownTenant(let id):

@@ -138,6 +138,43 @@ public struct OperatorService: Sendable {
         return secret
     }
 
+    /// A new secret for the service account named `name` (shown once, stored hashed); the old
+    /// one stops working and every token it holds ends.
+    public func rotateSecret(name: String, actor: AuditActor, requestID: String? = nil) async throws -> String {
+        let target = try await find(name)
+        guard target.kind == .serviceAccount, target.jwks == nil else {
+            throw OperatorError.invalid(
+                target.kind == .person
+                    ? "\(name) is a person: people sign in with a password"
+                    : "\(name) signs assertions with its keys (private_key_jwt): it has no secret")
+        }
+        let generated = ClientSecret.generate()
+        try await operators.setSecretHash(
+            operatorID: target.id, secretHash: generated.hash,
+            audit: draft(
+                .act, actor: actor, requestID: requestID, tenant: nil, id: target.id,
+                change: AuditChange(before: nil, after: .object(["secret": "new (masked)"]))))
+        return generated.secret
+    }
+
+    /// Deletes the operator named `name` with its bindings and sign-ins. The audit trail keeps
+    /// its records (they name its id and name).
+    public func delete(name: String, actor: AuditActor, requestID: String? = nil) async throws {
+        let target = try await find(name)
+        let bindings = try await operators.bindings(operatorID: target.id)
+        let before: JSONValue = .object([
+            "name": .string(name), "kind": .string(target.kind.rawValue),
+            "roles": .array(bindings.map(\.label).sorted().map(JSONValue.string)),
+        ])
+        guard
+            try await operators.deleteOperator(
+                operatorID: target.id,
+                audit: draft(
+                    .delete, actor: actor, requestID: requestID, tenant: nil, id: target.id,
+                    change: AuditChange(before: before, after: nil)))
+        else { throw OperatorError.unknownOperator(name) }
+    }
+
     /// Every operator with its bindings, by name.
     public func list() async throws -> [(operator: Operator, bindings: [RoleBinding])] {
         var result: [(operator: Operator, bindings: [RoleBinding])] = []

@@ -53,4 +53,12 @@ public protocol OperatorStore: Sendable {
     /// Enrols (`secret`) or removes (nil) the person's TOTP second factor, sealed at rest,
     /// with its audit record; ends every sign-in of the operator (tokens, codes, refresh tokens).
     func setTOTP(operatorID: String, secret: SecretValue?, audit: AuditDraft) async throws
+
+    /// Replaces a service account's secret hash, with its audit record; ends every token it
+    /// holds (the old secret's).
+    func setSecretHash(operatorID: String, secretHash: String, audit: AuditDraft) async throws
+
+    /// Deletes the operator with its bindings and sign-ins, with its audit record. False: no
+    /// such operator (nothing written, nothing audited).
+    func deleteOperator(operatorID: String, audit: AuditDraft) async throws -> Bool
 }

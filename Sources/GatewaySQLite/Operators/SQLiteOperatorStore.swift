@@ -186,6 +186,24 @@ public final class SQLiteOperatorStore: OperatorStore {
         }
     }
 
+    public func setSecretHash(operatorID: String, secretHash: String, audit: AuditDraft) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE operators SET secret_hash = ? WHERE id = ?", arguments: [secretHash, operatorID])
+            try db.execute(sql: "DELETE FROM operator_tokens WHERE operator_id = ?", arguments: [operatorID])
+            _ = try SQLiteAuditTrail.append(audit, in: db)
+        }
+    }
+
+    public func deleteOperator(operatorID: String, audit: AuditDraft) async throws -> Bool {
+        try await pool.write { db in
+            // Bindings, tokens and grants go with it (foreign keys, ON DELETE CASCADE).
+            try db.execute(sql: "DELETE FROM operators WHERE id = ?", arguments: [operatorID])
+            guard db.changesCount == 1 else { return false }
+            _ = try SQLiteAuditTrail.append(audit, in: db)
+            return true
+        }
+    }
+
     public func setTOTP(operatorID: String, secret: SecretValue?, audit: AuditDraft) async throws {
         let sealed = try secret.map {
             try sealer.seal($0.plaintext, context: Operator.totpSealingContext(operatorID: operatorID))

@@ -49,6 +49,35 @@ extension AdminAPIHandler {
         return .ok(.init(body: .json(Self.view(unbound.operator, unbound.bindings))))
     }
 
+    func adminUpdateOperator(_ input: Operations.AdminUpdateOperator.Input) async throws -> Operations.AdminUpdateOperator.Output {
+        guard case .json(let body) = input.body else { throw AdminError.badRequest("a JSON body") }
+        try AdminInput.check(input.path._operator, max: 63, "operator")
+        let changed = try await service.setOperatorDisabled(
+            try AdminScope.call(), name: input.path._operator, disabled: body.disabled)
+        return .ok(.init(body: .json(Self.view(changed.operator, changed.bindings))))
+    }
+
+    func adminDeleteOperator(_ input: Operations.AdminDeleteOperator.Input) async throws -> Operations.AdminDeleteOperator.Output {
+        try AdminInput.check(input.path._operator, max: 63, "operator")
+        try await service.deleteOperator(try AdminScope.call(), name: input.path._operator)
+        return .noContent(.init())
+    }
+
+    func adminRotateOperatorSecret(
+        _ input: Operations.AdminRotateOperatorSecret.Input
+    ) async throws -> Operations.AdminRotateOperatorSecret.Output {
+        try AdminInput.check(input.path._operator, max: 63, "operator")
+        let call = try AdminScope.call()
+        let secret = try await service.rotateOperatorSecret(call, name: input.path._operator)
+        let found = try await service.operatorNamed(call, name: input.path._operator)
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        _operator: Self.view(found.operator, found.bindings), clientId: found.operator.name,
+                        clientSecret: secret))))
+    }
+
     static func binding(_ request: Components.Schemas.RoleBindingRequest) -> AdminBindingRequest {
         AdminBindingRequest(role: request.role, tenantID: request.tenant, miniAppIDs: request.miniApps ?? [])
     }

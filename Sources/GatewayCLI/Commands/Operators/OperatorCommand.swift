@@ -11,7 +11,7 @@ struct OperatorCommand: AsyncParsableCommand {
         subcommands: [
             OperatorCreateCommand.self, OperatorBindCommand.self, OperatorUnbindCommand.self, OperatorListCommand.self,
             OperatorRolesCommand.self, OperatorTOTPCommand.self, OperatorDisableCommand.self,
-            OperatorEnableCommand.self,
+            OperatorEnableCommand.self, OperatorDeleteCommand.self, OperatorRotateSecretCommand.self,
         ]
     )
 }
