@@ -9,6 +9,9 @@ struct AdminAPIHandler: APIProtocol {
     let service: AdminService
     let authenticator: OperatorAuthenticator
     let signIn: OperatorSignIn
+    /// The operator console's sessions (issue 49).
+    let console: ConsoleSessions
+    let clock: WallClock
 
     func operatorToken(_ input: Operations.OperatorToken.Input) async throws -> Operations.OperatorToken.Output {
         guard case .urlEncodedForm(let form) = input.body else { throw OperatorTokenError.invalidRequest("a form body") }

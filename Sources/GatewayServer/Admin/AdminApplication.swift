@@ -50,7 +50,7 @@ public enum AdminApplication {
             requireSecondFactor: services.requireSecondFactor, sessionLifetime: authenticator.sessionLifetime)
         let handler = AdminAPIHandler(
             service: AdminService(stores: services.stores, clock: services.clock, hasher: services.hasher), authenticator: authenticator,
-            signIn: signIn)
+            signIn: signIn, console: ConsoleSessions(cache: services.cache), clock: services.clock)
         try handler.registerHandlers(on: router, configuration: AdminWire.configuration)
         return router
     }

@@ -90,7 +90,7 @@ public struct OperatorSignIn: Sendable {
         guard let client = OperatorRealmClient.named(request.clientID) else {
             throw OperatorAuthorizationError.page("unknown client_id")
         }
-        guard let redirectURI = request.redirectURI, client.accepts(redirectURI: redirectURI) else {
+        guard let redirectURI = request.redirectURI, client.accepts(redirectURI: redirectURI, issuer: issuer) else {
             throw OperatorAuthorizationError.page("redirect_uri is not one of this client's")
         }
         let refuse = { (code: String, description: String) in

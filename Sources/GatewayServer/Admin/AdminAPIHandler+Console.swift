@@ -1,0 +1,278 @@
+import AdminAPI
+import Foundation
+import GatewayCore
+import OpenAPIRuntime
+
+/// The operator console's operations (issue 49): sign-in through the operator realm with the
+/// built-in `console` client, a server-side session, and pages rendered from what
+/// ``AdminService`` answers for the session's operator, so the console shows exactly what
+/// the admin API would let it read.
+extension AdminAPIHandler {
+    /// A signed-in console request: the session's cookie id, its record, and the call the
+    /// admin service authorizes.
+    struct ConsoleCall {
+        var id: String
+        var session: ConsoleSessions.Session
+        var call: AdminCall
+    }
+
+    func consoleOverview(_ input: Operations.ConsoleOverview.Input) async throws -> Operations.ConsoleOverview.Output {
+        guard let signedIn = try await consoleCall() else {
+            return .seeOther(.init(headers: .init(location: Self.signInPath)))
+        }
+        let texts = ConsoleTexts.negotiate(AdminScope.current.headers)
+        let tenants = try await service.listTenants(signedIn.call, cursor: nil, limit: 200).items
+        let rows = tenants.map { tenant in
+            [
+                ConsolePage.escape(tenant.id), ConsolePage.escape(tenant.displayName),
+                ConsolePage.escape(tenant.status.rawValue), String(tenant.configVersion),
+            ]
+        }
+        let roles = signedIn.call.session.bindings.map(\.label).sorted()
+        let body =
+            "<p>\(ConsolePage.escape(texts[.roles])): \(ConsolePage.escape(roles.isEmpty ? "-" : roles.joined(separator: ", ")))</p>"
+            + (rows.isEmpty
+                ? "<p>\(ConsolePage.escape(texts[.noTenants]))</p>"
+                : ConsolePage.table(
+                    caption: texts[.tenants],
+                    headers: [texts[.tenant], texts[.displayName], texts[.status], texts[.revision]], rows: rows))
+        let html = ConsolePage.page(
+            texts, title: texts[.overview], section: .overview, operatorName: signedIn.call.session.caller.name,
+            csrf: signedIn.session.csrf, body: body)
+        return .ok(
+            .init(
+                headers: .init(cacheControl: "no-store", contentSecurityPolicy: ConsolePage.contentSecurityPolicy),
+                body: .textHtmlCharsetUtf8(.init(html))))
+    }
+
+    func consoleStartSignIn(
+        _ input: Operations.ConsoleStartSignIn.Input
+    ) async throws -> Operations.ConsoleStartSignIn.Output {
+        let issuer = OperatorSignInPage.issuer(authority: AdminScope.current.authority)
+        let state = Base64URL.random(byteCount: 32)
+        let verifier = Base64URL.random(byteCount: 32)
+        let redirectURI = OperatorRealmClient.consoleRedirect(issuer: issuer)
+        try await console.begin(state: state, .init(verifier: verifier, redirectURI: redirectURI))
+        let query = [
+            ("response_type", "code"), ("client_id", OperatorRealmClient.console.id), ("redirect_uri", redirectURI),
+            ("state", state), ("code_challenge", PKCE.challenge(for: verifier)), ("code_challenge_method", "S256"),
+        ].map { "\($0)=\(Self.queryEncoded($1))" }.joined(separator: "&")
+        return .seeOther(
+            .init(
+                headers: .init(
+                    location: "/admin/oauth2/authorize?" + query, cacheControl: "no-store",
+                    setCookie: ConsoleCookie.start(issuer: issuer).set(state))))
+    }
+
+    func consoleCallback(_ input: Operations.ConsoleCallback.Input) async throws -> Operations.ConsoleCallback.Output {
+        let texts = ConsoleTexts.negotiate(AdminScope.current.headers)
+        let issuer = OperatorSignInPage.issuer(authority: AdminScope.current.authority)
+        let failed = { (reason: String) -> Operations.ConsoleCallback.Output in
+            .badRequest(
+                .init(
+                    headers: .init(cacheControl: "no-store"),
+                    body: .textHtmlCharsetUtf8(
+                        .init(
+                            ConsolePage.message(
+                                texts, title: texts[.signInFailed], text: reason,
+                                link: (Self.signInPath, texts[.signInAgain]))))))
+        }
+        let q = input.query
+        for (value, max, name) in [
+            (q.code, 100, "code"), (q.state, 64, "state"), (q.iss, 300, "iss"), (q.error, 64, "error"),
+            (q.errorDescription, 300, "error_description"),
+        ] {
+            try AdminInput.check(value, max: max, name, empty: true)
+        }
+        if let error = q.error { return failed("The sign-in page answered \(error): \(q.errorDescription ?? "")") }
+        // The state must be the one this browser started (its cookie), and still remembered.
+        guard let state = q.state, ConsoleCookie.start(issuer: issuer).value(in: AdminScope.current.headers) == state,
+            let start = try await console.finish(state: state)
+        else { return failed("This sign-in was not started in this browser, or it took longer than 10 minutes.") }
+        guard q.iss == nil || q.iss == issuer, let code = q.code else { return failed("The answer named no code.") }
+        let issued: OperatorIssuedTokens
+        do {
+            issued = try await authenticator.token(
+                OperatorTokenRequest(
+                    grantType: "authorization_code", clientID: OperatorRealmClient.console.id, code: code,
+                    codeVerifier: start.verifier, redirectURI: start.redirectURI))
+        } catch is OperatorTokenError {
+            return failed("The code was used already or expired.")
+        }
+        let id = try await console.create(
+            .init(
+                accessToken: issued.accessToken,
+                accessExpiresAt: clock.now().addingTimeInterval(TimeInterval(issued.expiresIn)),
+                refreshToken: issued.refreshToken, csrf: Base64URL.random(byteCount: 32)))
+        return .seeOther(
+            .init(
+                headers: .init(
+                    location: "/console", setCookie: ConsoleCookie.session(issuer: issuer).set(id),
+                    cacheControl: "no-store")))
+    }
+
+    func consoleSignOut(_ input: Operations.ConsoleSignOut.Input) async throws -> Operations.ConsoleSignOut.Output {
+        let texts = ConsoleTexts.negotiate(AdminScope.current.headers)
+        let issuer = OperatorSignInPage.issuer(authority: AdminScope.current.authority)
+        let cookie = ConsoleCookie.session(issuer: issuer)
+        if case .urlEncodedForm(let form) = input.body {
+            try AdminInput.check(form.csrfToken, max: 64, "csrf_token", empty: true)
+        }
+        guard case .urlEncodedForm(let form) = input.body, let id = cookie.value(in: AdminScope.current.headers),
+            let session = try await console.load(id: id), let token = form.csrfToken,
+            ConstantTime.equals(token, session.csrf)
+        else {
+            return .forbidden(
+                .init(
+                    headers: .init(cacheControl: "no-store"),
+                    body: .textHtmlCharsetUtf8(
+                        .init(
+                            ConsolePage.message(texts, title: texts[.refused], text: texts[.refusedFormText], link: nil)
+                        ))))
+        }
+        try await console.end(id: id)
+        return .seeOther(.init(headers: .init(location: Self.signInPath, setCookie: cookie.cleared)))
+    }
+
+    func consoleAudit(_ input: Operations.ConsoleAudit.Input) async throws -> Operations.ConsoleAudit.Output {
+        // Bounds first: a value past the contract's is 400 whoever asks.
+        let bounds = input.query
+        for (value, max, name) in [
+            (bounds.tenant, 63, "tenant"), (bounds._operator, 200, "operator"), (bounds.resource, 40, "resource"),
+            (bounds.verb, 16, "verb"), (bounds.cursor, 19, "cursor"),
+        ] {
+            try AdminInput.check(value, max: max, name, empty: true)
+        }
+        guard let signedIn = try await consoleCall() else {
+            return .seeOther(.init(headers: .init(location: Self.signInPath)))
+        }
+        let texts = ConsoleTexts.negotiate(AdminScope.current.headers)
+        let q = input.query
+        let blank = { (value: String?) in value.flatMap { $0.isEmpty ? nil : $0 } }
+        let query = AuditQuery(
+            chain: blank(q.tenant), subject: blank(q._operator),
+            resourceType: blank(q.resource).flatMap(AdminResource.init(rawValue:)),
+            verb: blank(q.verb).flatMap(AdminVerb.init(rawValue:)), cursor: blank(q.cursor).flatMap { Int64($0) },
+            limit: 50)
+        let page: AuditPage
+        do {
+            page = try await service.audit(signedIn.call, query: query)
+        } catch let error as AdminError {
+            switch error {
+            case .forbidden, .tenantNotFound:
+                return .forbidden(
+                    .init(
+                        headers: .init(cacheControl: "no-store"),
+                        body: .textHtmlCharsetUtf8(
+                            .init(
+                                ConsolePage.message(
+                                    texts, title: texts[.refused], text: "\(error)",
+                                    link: ("/console", texts[.overview]))))))
+            default: throw error
+            }
+        }
+        let rows = page.items.map { record in
+            [
+                ConsolePage.time(record.time), ConsolePage.escape(record.chain), ConsolePage.escape(record.actor.name),
+                ConsolePage.escape(record.note?.action ?? record.verb.rawValue),
+                ConsolePage.escape(
+                    [record.resource.type.rawValue, record.resource.id].compactMap { $0 }.joined(separator: " ")),
+                ConsolePage.escape(String(record.outcome.status) + (record.outcome.code.map { " \($0)" } ?? "")),
+                ConsolePage.escape(record.note?.summary ?? record.note?.reason ?? ""),
+            ]
+        }
+        let body =
+            Self.auditFilters(texts, q)
+            + (rows.isEmpty
+                ? "<p>\(ConsolePage.escape(texts[.noRecords]))</p>"
+                : ConsolePage.table(
+                    caption: texts[.audit],
+                    headers: [
+                        texts[.time], texts[.chain], texts[.actor], texts[.verb], texts[.resource], texts[.outcome],
+                        texts[.summary],
+                    ], rows: rows))
+            + (page.next.map { next in
+                let link = Self.auditLink(q, cursor: String(next))
+                return "<p><a href=\"\(ConsolePage.escape(link))\">\(ConsolePage.escape(texts[.next]))</a></p>"
+            } ?? "")
+        let html = ConsolePage.page(
+            texts, title: texts[.audit], section: .audit, operatorName: signedIn.call.session.caller.name,
+            csrf: signedIn.session.csrf, body: body)
+        return .ok(
+            .init(
+                headers: .init(cacheControl: "no-store", contentSecurityPolicy: ConsolePage.contentSecurityPolicy),
+                body: .textHtmlCharsetUtf8(.init(html))))
+    }
+
+    func consoleStylesheet(
+        _ input: Operations.ConsoleStylesheet.Input
+    ) async throws -> Operations.ConsoleStylesheet.Output {
+        .ok(.init(headers: .init(cacheControl: "public, max-age=86400"), body: .textCss(.init(ConsoleStylesheet.text))))
+    }
+
+    static let signInPath = "/console/sign-in"
+
+    /// The session the cookie names, its access token renewed when it is about to expire, and
+    /// the call it makes; nil (and the record ended) when there is none or its sign-in ended.
+    func consoleCall() async throws -> ConsoleCall? {
+        let scope = AdminScope.current
+        let issuer = OperatorSignInPage.issuer(authority: scope.authority)
+        guard let id = ConsoleCookie.session(issuer: issuer).value(in: scope.headers),
+            var session = try await console.load(id: id)
+        else { return nil }
+        if session.accessExpiresAt <= clock.now().addingTimeInterval(30) {
+            guard let refresh = session.refreshToken,
+                let issued = try? await authenticator.token(
+                    OperatorTokenRequest(
+                        grantType: "refresh_token", clientID: OperatorRealmClient.console.id, refreshToken: refresh))
+            else {
+                try await console.end(id: id)
+                return nil
+            }
+            session.accessToken = issued.accessToken
+            session.accessExpiresAt = clock.now().addingTimeInterval(TimeInterval(issued.expiresIn))
+            session.refreshToken = issued.refreshToken
+            try await console.save(id: id, session)
+        }
+        guard let operatorSession = try await authenticator.session(bearer: session.accessToken) else {
+            try await console.end(id: id)
+            return nil
+        }
+        return ConsoleCall(
+            id: id, session: session,
+            call: AdminCall(
+                session: operatorSession, requestID: scope.requestID, address: scope.address,
+                userAgent: scope.headers[.userAgent].map { String($0.prefix(300)) }))
+    }
+
+    /// The audit page's filter form (GET, so it works without script), with the current values.
+    static func auditFilters(_ texts: ConsoleTexts, _ q: Operations.ConsoleAudit.Input.Query) -> String {
+        let field = { (name: String, label: String, value: String?) in
+            "<label>\(ConsolePage.escape(label))<input name=\"\(name)\" value=\"\(ConsolePage.escape(value ?? ""))\"></label>"
+        }
+        let choice = { (name: String, label: String, values: [String], current: String?) in
+            let options = ([""] + values).map { value in
+                "<option value=\"\(value)\"\(value == (current ?? "") ? " selected" : "")>"
+                    + "\(ConsolePage.escape(value.isEmpty ? texts[.anyValue] : value))</option>"
+            }.joined()
+            return "<label>\(ConsolePage.escape(label))<select name=\"\(name)\">\(options)</select></label>"
+        }
+        return "<form method=\"get\" action=\"/console/audit\" class=\"filters\">"
+            + field("tenant", texts[.chain], q.tenant) + field("operator", texts[.operatorName], q._operator)
+            + choice("resource", texts[.resource], AdminResource.allCases.map(\.rawValue), q.resource)
+            + choice("verb", texts[.verb], AdminVerb.allCases.map(\.rawValue), q.verb)
+            + "<button type=\"submit\">\(ConsolePage.escape(texts[.filter]))</button></form>"
+    }
+
+    /// The audit page with the same filters at `cursor`.
+    static func auditLink(_ q: Operations.ConsoleAudit.Input.Query, cursor: String) -> String {
+        let pairs = [("tenant", q.tenant), ("operator", q._operator), ("resource", q.resource), ("verb", q.verb)]
+            .compactMap { name, value in value.flatMap { $0.isEmpty ? nil : "\(name)=\(queryEncoded($0))" } }
+        return "/console/audit?" + (pairs + ["cursor=\(cursor)"]).joined(separator: "&")
+    }
+
+    /// `value` percent-encoded for a query string.
+    static func queryEncoded(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(.init(charactersIn: "-._~"))) ?? ""
+    }
+}

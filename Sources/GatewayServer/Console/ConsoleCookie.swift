@@ -1,0 +1,51 @@
+import GatewayCore
+import HTTPTypes
+
+/// The console's cookies (issue 49): the session's id, and the `state` of a sign-in this
+/// browser started (so a code from someone else's sign-in cannot be planted, login CSRF).
+/// Both `HttpOnly; SameSite=Strict`, `Secure` with the `__Host-` prefix when the realm is https.
+struct ConsoleCookie: Sendable {
+    let secure: Bool
+    private let baseName: String
+    private let maxAge: Int?
+
+    /// The session cookie: no `Max-Age`, so it ends with the browser; the record's idle
+    /// timeout ends it on the server whatever the browser keeps.
+    static func session(issuer: String) -> ConsoleCookie {
+        ConsoleCookie(secure: issuer.hasPrefix("https://"), baseName: "gw-console", maxAge: nil)
+    }
+
+    /// The started sign-in's `state`, for as long as the start is remembered.
+    static func start(issuer: String) -> ConsoleCookie {
+        ConsoleCookie(
+            secure: issuer.hasPrefix("https://"), baseName: "gw-console-start",
+            maxAge: Int(ConsoleSessions.startLifetime.components.seconds))
+    }
+
+    var name: String { secure ? "__Host-" + baseName : baseName }
+
+    /// The value the browser sent, when it has the shape of one of ours.
+    func value(in headers: HTTPFields) -> String? {
+        for field in headers where field.name == .cookie {
+            for pair in field.value.split(separator: ";") {
+                let trimmed = pair.drop { $0 == " " }
+                guard trimmed.hasPrefix(name + "=") else { continue }
+                let value = String(trimmed.dropFirst(name.count + 1))
+                if ConsoleSessions.isID(value) { return value }
+            }
+        }
+        return nil
+    }
+
+    /// `Set-Cookie` for `value`.
+    func set(_ value: String) -> String {
+        var cookie = "\(name)=\(value); Path=/; HttpOnly; SameSite=Strict"
+        if let maxAge { cookie += "; Max-Age=\(maxAge)" }
+        return secure ? cookie + "; Secure" : cookie
+    }
+
+    /// `Set-Cookie` that removes it.
+    var cleared: String {
+        "\(name)=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0" + (secure ? "; Secure" : "")
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import GatewayCore
+
+/// The console's HTML (issue 49): one layout, server-rendered, no script. Every value from
+/// outside goes through ``escape(_:)``. Styles come from `/console/assets/console.css` only,
+/// which the Content-Security-Policy below enforces.
+enum ConsolePage {
+    /// No script at all, styles and images from this origin, forms post here only.
+    static let contentSecurityPolicy =
+        "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+    /// Which page of the navigation is shown.
+    enum Section { case overview, audit }
+
+    /// A full page: the header (navigation, who is signed in, sign-out form with the
+    /// session's CSRF token), then `body` in `main`.
+    static func page(
+        _ texts: ConsoleTexts, title: String, section: Section?, operatorName: String?, csrf: String?, body: String
+    ) -> String {
+        let link = { (target: Section, href: String, label: ConsoleTexts.Key) in
+            "<a href=\"\(href)\"\(section == target ? " aria-current=\"page\"" : "")>\(escape(texts[label]))</a>"
+        }
+        var header = ""
+        if let operatorName, let csrf {
+            header = """
+                <header><nav aria-label="\(escape(texts[.console]))">\(link(.overview, "/console", .overview)) \
+                \(link(.audit, "/console/audit", .audit))</nav>\
+                <form method="post" action="/console/sign-out" class="who"><input type="hidden" name="csrf_token" \
+                value="\(escape(csrf))"><span>\(escape(texts[.signedInAs])) <strong>\(escape(operatorName))</strong></span> \
+                <button type="submit">\(escape(texts[.signOut]))</button></form></header>
+                """
+        }
+        return """
+            <!doctype html><html lang="\(texts.language)"><head><meta charset="utf-8">\
+            <meta name="viewport" content="width=device-width, initial-scale=1">\
+            <title>\(escape(title)) · \(escape(texts[.console]))</title>\
+            <link rel="stylesheet" href="/console/assets/console.css"></head><body>\
+            <a class="skip" href="#main">\(escape(texts[.skipToContent]))</a>\(header)\
+            <main id="main"><h1>\(escape(title))</h1>\(body)</main></body></html>
+            """
+    }
+
+    /// A page that only says something went wrong, with a way on.
+    static func message(
+        _ texts: ConsoleTexts, title: String, text: String, link: (href: String, label: String)?
+    ) -> String {
+        let next = link.map { "<p><a href=\"\(escape($0.href))\">\(escape($0.label))</a></p>" } ?? ""
+        return page(
+            texts, title: title, section: nil, operatorName: nil, csrf: nil,
+            body: "<p class=\"error\" role=\"alert\">\(escape(text))</p>\(next)")
+    }
+
+    /// A table with a caption, one header row and `rows` (cells already escaped HTML).
+    static func table(caption: String, headers: [String], rows: [[String]]) -> String {
+        let head = headers.map { "<th scope=\"col\">\(escape($0))</th>" }.joined()
+        let body = rows.map { "<tr>" + $0.map { "<td>\($0)</td>" }.joined() + "</tr>" }.joined()
+        return "<div class=\"scroll\"><table><caption>\(escape(caption))</caption><thead><tr>\(head)</tr></thead>"
+            + "<tbody>\(body)</tbody></table></div>"
+    }
+
+    /// A time as the operator reads it: UTC to the second, the exact instant in `datetime`.
+    static func time(_ date: Date) -> String {
+        let exact = RFC3339.millisecondString(from: date)
+        let shown = String(RFC3339.string(from: date).replacingOccurrences(of: "T", with: " ").dropLast())
+        return "<time datetime=\"\(exact)\">\(escape(shown))</time>"
+    }
+
+    /// HTML-escapes `text` (element content and quoted attribute values).
+    static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,46 @@
+/// The console's one stylesheet (issue 49): system fonts, light and dark by
+/// `prefers-color-scheme` with contrast above 4.5:1, tables that scroll inside their box so
+/// no page scrolls sideways at 360 px, visible focus for keyboard use.
+enum ConsoleStylesheet {
+    static let text = """
+        :root{color-scheme:light dark;--bg:#ffffff;--fg:#1a1a1a;--muted:#4d4d4d;--line:#c8c8c8;--accent:#0b57d0;\
+        --error:#b3261e;--band:#f3f5f8}
+        @media (prefers-color-scheme:dark){:root{--bg:#121417;--fg:#eceff3;--muted:#b8bec6;--line:#3a3f46;\
+        --accent:#8ab4f8;--error:#f2b8b5;--band:#1c2026}}
+        *{box-sizing:border-box}
+        body{margin:0;background:var(--bg);color:var(--fg);font:16px/1.5 system-ui,-apple-system,"Segoe UI",\
+        "Hiragino Sans","Noto Sans JP",sans-serif}
+        a{color:var(--accent)}
+        a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible{outline:3px solid var(--accent);\
+        outline-offset:2px}
+        .skip{position:absolute;left:-999px}.skip:focus{left:8px;top:8px;background:var(--bg);padding:4px}
+        header{display:flex;flex-wrap:wrap;gap:8px 16px;align-items:center;justify-content:space-between;\
+        padding:8px 16px;border-bottom:1px solid var(--line);background:var(--band)}
+        nav a{margin-right:12px;text-decoration:none;font-weight:600}
+        nav a[aria-current=page]{text-decoration:underline}
+        .who{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin:0}
+        main{padding:16px;max-width:1200px}
+        h1{font-size:1.5rem;margin:0 0 12px}
+        .scroll{overflow-x:auto;max-width:100%}
+        table{border-collapse:collapse;min-width:100%}
+        caption{text-align:left;font-weight:600;padding:4px 0}
+        th,td{border-bottom:1px solid var(--line);padding:6px 8px;text-align:left;vertical-align:top}
+        th{color:var(--muted);font-weight:600}
+        td{overflow-wrap:anywhere}
+        .error{color:var(--error)}
+        .notice{border-left:4px solid var(--accent);padding:4px 8px;background:var(--band)}
+        dl.policy{display:grid;grid-template-columns:minmax(8rem,max-content) 1fr;gap:4px 16px;margin:0 0 16px}
+        dl.policy dt{color:var(--muted);font-weight:600}dl.policy dd{margin:0;overflow-wrap:anywhere}
+        h2{font-size:1.125rem;margin:16px 0 8px}
+        .actions{display:flex;flex-wrap:wrap;gap:12px;margin:0 0 16px}
+        form.action{display:flex;flex-wrap:wrap;gap:8px;align-items:end;border:1px solid var(--line);border-radius:6px;\
+        padding:8px}
+        form.action label{display:flex;flex-direction:column;font-size:.875rem;color:var(--muted)}
+        .muted{color:var(--muted)}
+        form.filters{display:flex;flex-wrap:wrap;gap:8px 12px;align-items:end;margin:0 0 12px}
+        form.filters label{display:flex;flex-direction:column;font-size:.875rem;color:var(--muted)}
+        input,select,button{font:inherit;color:inherit;background:var(--bg);border:1px solid var(--line);\
+        border-radius:4px;padding:4px 8px;max-width:100%}
+        button{background:var(--accent);color:var(--bg);border-color:var(--accent);cursor:pointer}
+        """
+}

@@ -1,0 +1,128 @@
+import Foundation
+import HTTPTypes
+
+/// The console's words in English and Japanese (issue 49), chosen by `Accept-Language`.
+struct ConsoleTexts: Sendable {
+    let language: String
+    private let table: [String: String]
+
+    /// English unless the first language the browser asks for is Japanese.
+    static func negotiate(_ headers: HTTPFields) -> ConsoleTexts {
+        let first = headers[.acceptLanguage]?.split(separator: ",").first?.split(separator: ";").first
+        let wanted = first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        return wanted.hasPrefix("ja")
+            ? ConsoleTexts(language: "ja", table: japanese) : ConsoleTexts(language: "en", table: [:])
+    }
+
+    /// The text of `key` with `%1`, `%2`, … replaced by `values`, in order.
+    func format(_ key: Key, _ values: String...) -> String {
+        var text = self[key]
+        for (index, value) in values.enumerated().reversed() {
+            text = text.replacingOccurrences(of: "%\(index + 1)", with: value)
+        }
+        return text
+    }
+
+    /// The text of `key` in this language (English when it has none).
+    subscript(_ key: Key) -> String { table[key.rawValue] ?? key.english }
+
+    enum Key: String {
+        case console, overview, audit, signOut, signedInAs, tenants, tenant, displayName, status, revision
+        case roles, noTenants, time, chain, actor, verb, resource, outcome, summary, filter, next, anyValue
+        case operatorName, refused, refusedFormText, signInFailed, signInAgain, noRecords, skipToContent
+        case history, reason, stable, platformLatest, candidate, state, share, target, steps, lists, segment
+        case haltRule, newShare, version, actions, actionShare, actionPause, actionResume, actionPromote
+        case actionRollback, consequenceShare, consequencePause, consequenceResume, consequencePromote
+        case consequenceRollback, confirm, cancel, confirmTitle, done, notFound, changedBy
+
+        var english: String {
+            switch self {
+            case .console: "SuperApp Gateway console"
+            case .overview: "Overview"
+            case .audit: "Audit"
+            case .signOut: "Sign out"
+            case .signedInAs: "Signed in as"
+            case .tenants: "Tenants"
+            case .tenant: "Tenant"
+            case .displayName: "Name"
+            case .status: "Status"
+            case .revision: "Revision"
+            case .roles: "Your roles"
+            case .noTenants: "No tenant is visible with your roles."
+            case .time: "Time (UTC)"
+            case .chain: "Chain"
+            case .actor: "Operator"
+            case .verb: "Verb"
+            case .resource: "Resource"
+            case .outcome: "Outcome"
+            case .summary: "What changed"
+            case .filter: "Filter"
+            case .next: "Older records"
+            case .anyValue: "any"
+            case .operatorName: "Operator id"
+            case .refused: "Refused"
+            case .refusedFormText: "This form was not sent from your session; nothing was done."
+            case .signInFailed: "Sign-in did not complete"
+            case .signInAgain: "Sign in again"
+            case .noRecords: "No record matches."
+            case .skipToContent: "Skip to content"
+            case .history: "History"
+            case .reason: "Reason"
+            case .stable: "Stable"
+            case .platformLatest: "the platform's latest"
+            case .candidate: "Candidate"
+            case .state: "State"
+            case .share: "Share now"
+            case .target: "target"
+            case .steps: "Steps"
+            case .lists: "Allow / deny lists (users)"
+            case .segment: "Segment"
+            case .haltRule: "Automatic halt"
+            case .newShare: "New share (%)"
+            case .version: "Version"
+            case .actions: "Actions"
+            case .actionShare: "Change the share"
+            case .actionPause: "Pause"
+            case .actionResume: "Resume"
+            case .actionPromote: "Promote"
+            case .actionRollback: "Roll back"
+            case .consequenceShare:
+                "Offers %1 to %3 % of users (now %2 %); the others keep %4. Users already given %1 keep it while they stay in the share."
+            case .consequencePause:
+                "Freezes %1 at %2 % of users: they keep it, no one new gets it, and steps wait until resumed."
+            case .consequenceResume: "Offers %1 again at %2 %, with the steps whose time has come."
+            case .consequencePromote: "Makes %1 the stable version for every user; %2 is no longer offered."
+            case .consequenceRollback: "Every user gets %1; the candidate %2 is dropped."
+            case .confirm: "Confirm"
+            case .cancel: "Cancel"
+            case .confirmTitle: "%1: %2"
+            case .done: "Done: %1."
+            case .notFound: "Not found"
+            case .changedBy: "Not done: the policy was changed by %1 at %2 UTC. This is its state now."
+            }
+        }
+    }
+
+    private static let japanese: [String: String] = [
+        "console": "SuperApp Gateway コンソール", "overview": "概要", "audit": "監査ログ", "signOut": "サインアウト",
+        "signedInAs": "サインイン中:", "tenants": "テナント", "tenant": "テナント", "displayName": "名前",
+        "status": "状態", "revision": "リビジョン", "roles": "あなたのロール",
+        "noTenants": "あなたのロールで表示できるテナントはありません。", "time": "日時 (UTC)", "chain": "チェーン",
+        "actor": "オペレーター", "verb": "操作", "resource": "リソース", "outcome": "結果", "summary": "変更内容",
+        "filter": "絞り込む", "next": "さらに古い記録", "anyValue": "すべて", "operatorName": "オペレーター ID",
+        "refused": "拒否されました", "refusedFormText": "このフォームはあなたのセッションから送信されていません。何も実行していません。",
+        "signInFailed": "サインインが完了しませんでした", "signInAgain": "もう一度サインイン", "noRecords": "該当する記録はありません。",
+        "skipToContent": "本文へ移動", "history": "履歴", "reason": "理由", "stable": "安定版",
+        "platformLatest": "プラットフォームの最新版", "candidate": "候補版", "state": "状態", "share": "現在の配信率",
+        "target": "目標", "steps": "段階", "lists": "許可 / 拒否リスト (ユーザー)", "segment": "セグメント",
+        "haltRule": "自動停止", "newShare": "新しい配信率 (%)", "version": "バージョン", "actions": "操作",
+        "actionShare": "配信率を変更", "actionPause": "一時停止", "actionResume": "再開", "actionPromote": "昇格",
+        "actionRollback": "ロールバック",
+        "consequenceShare": "%1 をユーザーの %3 % に配信します (現在 %2 %)。他のユーザーは %4 のままです。",
+        "consequencePause": "%1 を %2 % で止めます。対象ユーザーはそのまま、新たに配信されるユーザーはいません。",
+        "consequenceResume": "%1 の配信を %2 % で再開します。", "consequencePromote": "%1 を全ユーザーの安定版にします。%2 は配信されなくなります。",
+        "consequenceRollback": "全ユーザーに %1 を配信し、候補版 %2 を取り下げます。", "confirm": "確定", "cancel": "キャンセル",
+        "confirmTitle": "%1: %2", "done": "完了: %1。", "notFound": "見つかりません",
+        "changedBy": "実行していません: このポリシーは %2 UTC に %1 が変更しました。現在の状態を表示しています。",
+    ]
+}
