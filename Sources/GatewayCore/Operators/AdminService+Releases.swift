@@ -50,6 +50,18 @@ extension AdminService {
         return policy
     }
 
+    /// The release policies of `tenantID` the call may read, by mini app (a release manager
+    /// of named mini apps sees theirs).
+    public func releasePolicies(_ call: AdminCall, tenantID: String) async throws -> [ReleasePolicy] {
+        try await authorize(call, AdminPermission(.read, .release), tenantID: tenantID)
+        _ = try await requireTenant(tenantID)
+        return try await releases.policies(tenantID: tenantID).filter {
+            AdminAuthorizer.decide(
+                AdminPermission(.read, .release), tenantID: tenantID, miniAppID: $0.miniAppID,
+                bindings: call.session.bindings) == .allowed
+        }
+    }
+
     /// The newest `limit` changes of one mini app's policy, newest first.
     public func releaseHistory(
         _ call: AdminCall, tenantID: String, miniAppID: String, limit: Int

@@ -36,6 +36,30 @@ public protocol AuditTrail: Sendable {
     func pruneCovered(chain: String, limit: Int) async throws -> Int
 }
 
+extension AuditTrail {
+    /// What the views of the trail (release history, the tenant log) show: up to `limit`
+    /// entries of the records after the views' cutover that `query` matches, newest first,
+    /// then `legacy` (the rows of the log the trail replaced, all older) up to `limit`.
+    public func viewEntries<Entry>(
+        matching query: AuditQuery, limit: Int, _ entry: (AuditRecord) -> Entry?,
+        legacy: (Int) async throws -> [Entry]
+    ) async throws -> [Entry] {
+        guard limit > 0 else { return [] }
+        var query = query
+        query.afterID = try await viewsCutover()
+        query.limit = min(max(limit, 1), AuditQuery.maxLimit)
+        var entries: [Entry] = []
+        while entries.count < limit {
+            let page = try await records(matching: query)
+            entries += page.items.compactMap(entry)
+            guard let next = page.next else { break }
+            query.cursor = next
+        }
+        guard entries.count < limit else { return Array(entries.prefix(limit)) }
+        return entries + (try await legacy(limit - entries.count))
+    }
+}
+
 /// Which records a list asks for. Every filter is optional; `cursor` continues a page.
 public struct AuditQuery: Sendable, Equatable {
     /// A tenant's chain, or ``AuditChain/platform``.

@@ -72,18 +72,7 @@ public enum TenantTrail {
     public static func log(
         trail: any AuditTrail, tenantID: String?, limit: Int, legacy: (Int) async throws -> [TenantAuditEntry]
     ) async throws -> [TenantAuditEntry] {
-        let limit = max(0, limit)
-        guard limit > 0 else { return [] }
-        var query = AuditQuery(
-            chain: tenantID, resourceType: .tenant, afterID: try await trail.viewsCutover(), limit: limit)
-        var entries: [TenantAuditEntry] = []
-        while entries.count < limit {
-            let page = try await trail.records(matching: query)
-            entries += page.items.compactMap(entry)
-            guard let next = page.next else { break }
-            query.cursor = next
-        }
-        guard entries.count < limit else { return Array(entries.prefix(limit)) }
-        return entries + (try await legacy(limit - entries.count))
+        try await trail.viewEntries(
+            matching: AuditQuery(chain: tenantID, resourceType: .tenant), limit: limit, entry, legacy: legacy)
     }
 }

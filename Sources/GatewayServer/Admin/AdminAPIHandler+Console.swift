@@ -14,6 +14,13 @@ extension AdminAPIHandler {
         var id: String
         var session: ConsoleSessions.Session
         var call: AdminCall
+
+        /// A full console page for this session: its operator and its CSRF token in the header.
+        func page(_ texts: ConsoleTexts, title: String, section: ConsolePage.Section?, body: String) -> String {
+            ConsolePage.page(
+                texts, title: title, section: section, operatorName: call.session.caller.name, csrf: session.csrf,
+                body: body)
+        }
     }
 
     func consoleOverview(_ input: Operations.ConsoleOverview.Input) async throws -> Operations.ConsoleOverview.Output {
@@ -28,6 +35,26 @@ extension AdminAPIHandler {
                 ConsolePage.escape(tenant.status.rawValue), String(tenant.configVersion),
             ]
         }
+        // Rollouts of the tenants whose releases the operator may read, linked to their pages.
+        var rollouts: [[String]] = []
+        let now = clock.now()
+        for tenant in tenants {
+            guard let policies = try? await service.releasePolicies(signedIn.call, tenantID: tenant.id) else {
+                continue
+            }
+            for policy in policies {
+                let view = ReleasePolicyView(policy, now: now)
+                let page = "/console/t/\(tenant.id)/miniapps/\(Self.queryEncoded(policy.miniAppID))/release"
+                rollouts.append([
+                    ConsolePage.escape(tenant.id),
+                    "<a href=\"\(ConsolePage.escape(page))\">\(ConsolePage.escape(policy.miniAppID))</a>",
+                    ConsolePage.escape(view.stable ?? texts[.platformLatest]),
+                    ConsolePage.escape(view.candidate?.version ?? "-"),
+                    ConsolePage.escape(view.candidate?.state ?? "-"),
+                    ConsolePage.escape(view.candidate.map { "\($0.shareNow) %" } ?? "-"),
+                ])
+            }
+        }
         let roles = signedIn.call.session.bindings.map(\.label).sorted()
         let body =
             "<p>\(ConsolePage.escape(texts[.roles])): \(ConsolePage.escape(roles.isEmpty ? "-" : roles.joined(separator: ", ")))</p>"
@@ -36,9 +63,15 @@ extension AdminAPIHandler {
                 : ConsolePage.table(
                     caption: texts[.tenants],
                     headers: [texts[.tenant], texts[.displayName], texts[.status], texts[.revision]], rows: rows))
-        let html = ConsolePage.page(
-            texts, title: texts[.overview], section: .overview, operatorName: signedIn.call.session.caller.name,
-            csrf: signedIn.session.csrf, body: body)
+            + (rollouts.isEmpty
+                ? ""
+                : ConsolePage.table(
+                    caption: texts[.rollouts],
+                    headers: [
+                        texts[.tenant], texts[.miniApp], texts[.stable], texts[.candidate], texts[.state],
+                        texts[.share],
+                    ], rows: rollouts))
+        let html = signedIn.page(texts, title: texts[.overview], section: .overview, body: body)
         return .ok(
             .init(
                 headers: .init(cacheControl: "no-store", contentSecurityPolicy: ConsolePage.contentSecurityPolicy),
@@ -195,9 +228,7 @@ extension AdminAPIHandler {
                 let link = Self.auditLink(q, cursor: String(next))
                 return "<p><a href=\"\(ConsolePage.escape(link))\">\(ConsolePage.escape(texts[.next]))</a></p>"
             } ?? "")
-        let html = ConsolePage.page(
-            texts, title: texts[.audit], section: .audit, operatorName: signedIn.call.session.caller.name,
-            csrf: signedIn.session.csrf, body: body)
+        let html = signedIn.page(texts, title: texts[.audit], section: .audit, body: body)
         return .ok(
             .init(
                 headers: .init(cacheControl: "no-store", contentSecurityPolicy: ConsolePage.contentSecurityPolicy),

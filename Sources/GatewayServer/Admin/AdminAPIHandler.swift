@@ -11,6 +11,8 @@ struct AdminAPIHandler: APIProtocol {
     let signIn: OperatorSignIn
     /// The operator console's sessions (issue 49).
     let console: ConsoleSessions
+    /// The release chart's counts (the halt's counters in the shared cache).
+    let releaseSeries: ReleaseHealthSeries
     let clock: WallClock
 
     func operatorToken(_ input: Operations.OperatorToken.Input) async throws -> Operations.OperatorToken.Output {

@@ -50,7 +50,8 @@ public enum AdminApplication {
             requireSecondFactor: services.requireSecondFactor, sessionLifetime: authenticator.sessionLifetime)
         let handler = AdminAPIHandler(
             service: AdminService(stores: services.stores, clock: services.clock, hasher: services.hasher), authenticator: authenticator,
-            signIn: signIn, console: ConsoleSessions(cache: services.cache), clock: services.clock)
+            signIn: signIn, console: ConsoleSessions(cache: services.cache),
+            releaseSeries: ReleaseHealthSeries(cache: services.cache), clock: services.clock)
         try handler.registerHandlers(on: router, configuration: AdminWire.configuration)
         return router
     }

@@ -9,6 +9,12 @@ enum ConsolePage {
     static let contentSecurityPolicy =
         "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
+    /// A page that frames the console's own live chart (the release page).
+    static let framingPolicy = contentSecurityPolicy + "; frame-src 'self'"
+    /// The live chart: framed by the console's own pages only.
+    static let framedPolicy = contentSecurityPolicy.replacingOccurrences(
+        of: "frame-ancestors 'none'", with: "frame-ancestors 'self'")
+
     /// Which page of the navigation is shown.
     enum Section { case overview, audit }
 
@@ -65,20 +71,6 @@ enum ConsolePage {
         return "<time datetime=\"\(exact)\">\(escape(shown))</time>"
     }
 
-    /// HTML-escapes `text` (element content and quoted attribute values).
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
+    /// HTML-escapes `text` (element content and quoted attribute values), as the sign-in pages do.
+    static func escape(_ text: String) -> String { LoginPage.escape(text) }
 }

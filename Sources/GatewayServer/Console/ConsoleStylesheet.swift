@@ -28,6 +28,16 @@ enum ConsoleStylesheet {
         th{color:var(--muted);font-weight:600}
         td{overflow-wrap:anywhere}
         .error{color:var(--error)}
+        .chart{width:100%;max-width:640px;height:auto;display:block}
+        .chart .grid{stroke:var(--line);stroke-width:1}.chart .axis{fill:var(--muted);font-size:11px}
+        .chart .opens{fill:var(--line);opacity:.6}
+        .chart polyline{stroke-width:2.5}.chart .candidate{stroke:var(--accent)}.chart .stable{stroke:var(--fg)}
+        .chart .threshold{stroke:var(--error);stroke-width:2;stroke-dasharray:6 4}
+        body.framed{margin:0;padding:4px}.legend{font-size:.875rem;margin:4px 0}
+        .key::before{content:"";display:inline-block;width:18px;height:0;border-top:3px solid;vertical-align:middle;\
+        margin-right:4px}.key.candidate::before{border-color:var(--accent)}.key.stable::before{border-color:var(--fg)}
+        .key.threshold::before{border-top:3px dashed var(--error)}
+        iframe.chart-frame{border:0;width:100%;max-width:660px;height:330px}
         .notice{border-left:4px solid var(--accent);padding:4px 8px;background:var(--band)}
         dl.policy{display:grid;grid-template-columns:minmax(8rem,max-content) 1fr;gap:4px 16px;margin:0 0 16px}
         dl.policy dt{color:var(--muted);font-weight:600}dl.policy dd{margin:0;overflow-wrap:anywhere}

@@ -34,6 +34,7 @@ struct ConsoleTexts: Sendable {
         case haltRule, newShare, version, actions, actionShare, actionPause, actionResume, actionPromote
         case actionRollback, consequenceShare, consequencePause, consequenceResume, consequencePromote
         case consequenceRollback, confirm, cancel, confirmTitle, done, notFound, changedBy
+        case chartHalt, chartNoHalt, chartEmpty, chartSummary, health, rollouts, miniApp
 
         var english: String {
             switch self {
@@ -98,6 +99,13 @@ struct ConsoleTexts: Sendable {
             case .confirmTitle: "%1: %2"
             case .done: "Done: %1."
             case .notFound: "Not found"
+            case .chartHalt: "Halt above %1× stable's rate (dashed)."
+            case .chartNoHalt: "No automatic halt rule."
+            case .chartEmpty: "No attributable opens of %1 or stable in the last two hours."
+            case .chartSummary: "In the last window, %1 failed on %2 of %3 opens, stable on %4 of %5."
+            case .health: "Failure rates per 10 minutes"
+            case .rollouts: "Release policies"
+            case .miniApp: "Mini app"
             case .changedBy: "Not done: the policy was changed by %1 at %2 UTC. This is its state now."
             }
         }
@@ -123,6 +131,10 @@ struct ConsoleTexts: Sendable {
         "consequenceResume": "%1 の配信を %2 % で再開します。", "consequencePromote": "%1 を全ユーザーの安定版にします。%2 は配信されなくなります。",
         "consequenceRollback": "全ユーザーに %1 を配信し、候補版 %2 を取り下げます。", "confirm": "確定", "cancel": "キャンセル",
         "confirmTitle": "%1: %2", "done": "完了: %1。", "notFound": "見つかりません",
+        "chartHalt": "安定版の %1 倍を超えると自動停止 (破線)。", "chartNoHalt": "自動停止ルールはありません。",
+        "chartEmpty": "直近 2 時間、%1 と安定版の集計対象の起動はありません。",
+        "chartSummary": "直近の区間で、%1 は %3 回の起動のうち %2 が失敗、安定版は %5 回のうち %4 が失敗しました。",
+        "health": "10 分ごとの失敗率", "rollouts": "リリースポリシー", "miniApp": "ミニアプリ",
         "changedBy": "実行していません: このポリシーは %2 UTC に %1 が変更しました。現在の状態を表示しています。",
     ]
 }

@@ -102,7 +102,9 @@ public struct ReleaseHealth: Sendable {
                         guard try await cache.setIfAbsent(key + ":" + CacheKey.escape(userID), [1], ttl: ttl) else {
                             continue
                         }
-                        _ = try await cache.increment(key, by: 1, ttl: ttl)
+                        // The counters outlive the sliding window: the console's chart reads them.
+                        let kept = Duration.seconds(Int64(window) * Int64(ReleaseHealthSeries.kept + 1) + 60)
+                        _ = try await cache.increment(key, by: 1, ttl: kept)
                         counted = true
                     }
                 }
@@ -175,9 +177,9 @@ public struct ReleaseHealth: Sendable {
         return Tally(opens: values[0], failures: values[1], users: values[2])
     }
 
-    private func bucket(_ now: TimeInterval) -> Int64 { Int64((now / window).rounded(.down)) }
+    func bucket(_ now: TimeInterval) -> Int64 { Int64((now / window).rounded(.down)) }
 
-    private static func key(
+    static func key(
         _ tenantID: String, _ miniAppID: String, _ version: String, _ candidate: Bool, _ series: Series, bucket: Int64
     ) -> String {
         CacheKey.releaseHealth(

@@ -43,17 +43,8 @@ public enum ReleaseTrail {
         trail: any AuditTrail, tenantID: String, miniAppID: String, limit: Int,
         legacy: (Int) async throws -> [ReleaseHistoryEntry]
     ) async throws -> [ReleaseHistoryEntry] {
-        let cutover = try await trail.viewsCutover()
-        var query = AuditQuery(
-            chain: tenantID, resourceType: .release, resourceID: miniAppID, afterID: cutover, limit: limit)
-        var entries: [ReleaseHistoryEntry] = []
-        while entries.count < limit {
-            let page = try await trail.records(matching: query)
-            entries += page.items.compactMap(entry)
-            guard let next = page.next else { break }
-            query.cursor = next
-        }
-        guard entries.count < limit else { return Array(entries.prefix(limit)) }
-        return entries + (try await legacy(limit - entries.count))
+        try await trail.viewEntries(
+            matching: AuditQuery(chain: tenantID, resourceType: .release, resourceID: miniAppID), limit: limit, entry,
+            legacy: legacy)
     }
 }

@@ -1,0 +1,91 @@
+import Foundation
+import GatewayCore
+
+/// Charts the gateway draws itself as inline SVG (issue 49): no chart library, readable
+/// without script, and testable as text. Each chart is `role="img"` with a `<title>` that
+/// says in words what it shows.
+enum ConsoleChart {
+    static let width = 640.0
+    static let height = 240.0
+    static let margin = (left: 48.0, right: 12.0, top: 12.0, bottom: 28.0)
+
+    /// The candidate's and stable's failure rates per window, the halt threshold of the last
+    /// window stable had opens in (the rule's ratio times stable's rate) as a dashed line across,
+    /// and the opens of each window as faint bars.
+    static func releaseHealth(
+        _ points: [ReleaseHealthSeries.Point], candidate: String, rule: AutoHaltRule?, texts: ConsoleTexts
+    ) -> String {
+        let title = summary(points, candidate: candidate, rule: rule, texts: texts)
+        let threshold = points.last { $0.stable.opens > 0 }.flatMap { point in
+            rule.map { $0.errorRatio * max(point.stable.failures, 1) / point.stable.opens }
+        }
+        let rates = points.flatMap { [$0.candidate.rate, $0.stable.rate] } + [threshold].compactMap { $0 }
+        let top = max(0.05, (rates.max() ?? 0) * 1.15)
+        let opens = max(1, points.map { max($0.candidate.opens, $0.stable.opens) }.max() ?? 1)
+        let plotWidth = width - margin.left - margin.right
+        let plotHeight = height - margin.top - margin.bottom
+        let step = points.count > 1 ? plotWidth / Double(points.count - 1) : 0
+        let x = { (index: Int) in margin.left + Double(index) * step }
+        let y = { (rate: Double) in margin.top + plotHeight * (1 - min(rate, top) / top) }
+        let line = { (values: [Double?], css: String) -> String in
+            let coordinates = values.enumerated().compactMap { index, value in
+                value.map { String(format: "%.1f,%.1f", x(index), y($0)) }
+            }
+            return coordinates.count < 2
+                ? "" : "<polyline class=\"\(css)\" fill=\"none\" points=\"\(coordinates.joined(separator: " "))\"/>"
+        }
+        var svg = """
+            <svg role="img" aria-labelledby="chart-title" viewBox="0 0 \(Int(width)) \(Int(height))" \
+            xmlns="http://www.w3.org/2000/svg" class="chart"><title id="chart-title">\(ConsolePage.escape(title))</title>
+            """
+        // Gridlines and the rate axis: 0, half, top.
+        for fraction in [0.0, 0.5, 1.0] {
+            let rate = top * fraction
+            svg += String(
+                format: "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", margin.left,
+                width - margin.right, y(rate), y(rate))
+            svg += String(format: "<text class=\"axis\" x=\"4\" y=\"%.1f\">", y(rate) + 4) + percent(rate) + "</text>"
+        }
+        // Opens per window, as bars behind the lines.
+        let bar = max(2, step * 0.3)
+        for (index, point) in points.enumerated() {
+            let height = plotHeight * (point.candidate.opens + point.stable.opens) / (2 * opens)
+            svg += String(
+                format: "<rect class=\"opens\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
+                x(index) - bar / 2, margin.top + plotHeight - height, bar, height)
+        }
+        if let threshold {
+            svg += String(
+                format: "<line class=\"threshold\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", margin.left,
+                width - margin.right, y(threshold), y(threshold))
+        }
+        svg +=
+            line(points.map { $0.stable.rate }, "stable")
+            + line(points.map { $0.candidate.rate }, "candidate")
+        // Time labels: the first, the middle and the last window (UTC).
+        for index in Set([0, points.count / 2, points.count - 1]).sorted() where points.indices.contains(index) {
+            let label = String(RFC3339.string(from: points[index].start).dropFirst(11).prefix(5))
+            svg +=
+                String(
+                    format: "<text class=\"axis\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", x(index), height - 8)
+                + label + "</text>"
+        }
+        return svg + "</svg>"
+    }
+
+    /// The chart in words, from the last window with opens: "1.1 failed on 4.1 % of 120 opens,
+    /// stable on 1.2 % of 300; halt above 2× stable".
+    static func summary(
+        _ points: [ReleaseHealthSeries.Point], candidate: String, rule: AutoHaltRule?, texts: ConsoleTexts
+    ) -> String {
+        let halt = rule.map { texts.format(.chartHalt, String(format: "%g", $0.errorRatio)) } ?? texts[.chartNoHalt]
+        guard let last = points.last(where: { $0.candidate.opens + $0.stable.opens > 0 }) else {
+            return texts.format(.chartEmpty, candidate) + " " + halt
+        }
+        return texts.format(
+            .chartSummary, candidate, percent(last.candidate.rate), String(Int(last.candidate.opens)),
+            percent(last.stable.rate), String(Int(last.stable.opens))) + " " + halt
+    }
+
+    static func percent(_ rate: Double) -> String { String(format: "%.1f %%", rate * 100) }
+}
