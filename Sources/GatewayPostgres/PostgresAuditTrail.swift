@@ -11,6 +11,7 @@ public final class PostgresAuditTrail: AuditTrail {
         self.database = database
     }
 
+    @discardableResult
     public func append(_ draft: AuditDraft) async throws -> AuditRecord {
         try await database.transaction { connection in try await Self.append(draft, on: connection) }
     }

@@ -11,6 +11,7 @@ public final class SQLiteAuditTrail: AuditTrail {
         self.pool = database.pool
     }
 
+    @discardableResult
     public func append(_ draft: AuditDraft) async throws -> AuditRecord {
         try await pool.write { db in try Self.append(draft, in: db) }
     }

@@ -30,9 +30,16 @@ extension AdminAPIHandler {
         let texts = ConsoleTexts.negotiate(AdminScope.current.headers)
         let tenants = try await service.listTenants(signedIn.call, cursor: nil, limit: 200).items
         let rows = tenants.map { tenant in
-            [
+            let pushes =
+                AdminAuthorizer.decide(
+                    AdminPermission(.read, .notification), tenantID: tenant.id, bindings: signedIn.call.session.bindings
+                )
+                    == .allowed
+                ? "<a href=\"/console/t/\(tenant.id)/notifications\">\(ConsolePage.escape(texts[.notifications]))</a>"
+                : "-"
+            return [
                 ConsolePage.escape(tenant.id), ConsolePage.escape(tenant.displayName),
-                ConsolePage.escape(tenant.status.rawValue), String(tenant.configVersion),
+                ConsolePage.escape(tenant.status.rawValue), String(tenant.configVersion), pushes,
             ]
         }
         // Rollouts of the tenants whose releases the operator may read, linked to their pages.
@@ -62,7 +69,9 @@ extension AdminAPIHandler {
                 ? "<p>\(ConsolePage.escape(texts[.noTenants]))</p>"
                 : ConsolePage.table(
                     caption: texts[.tenants],
-                    headers: [texts[.tenant], texts[.displayName], texts[.status], texts[.revision]], rows: rows))
+                    headers: [
+                        texts[.tenant], texts[.displayName], texts[.status], texts[.revision], texts[.notifications],
+                    ], rows: rows))
             + (rollouts.isEmpty
                 ? ""
                 : ConsolePage.table(

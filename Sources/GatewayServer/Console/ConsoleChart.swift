@@ -87,5 +87,42 @@ enum ConsoleChart {
             percent(last.stable.rate), String(Int(last.stable.opens))) + " " + halt
     }
 
+    /// A notification's funnel as horizontal bars, each as long as its share of the queued
+    /// deliveries: queued, accepted by the provider, still pending, failed, invalid tokens
+    /// (removed), expired, skipped for want of consent.
+    static func funnel(_ counts: DeliveryCounts, texts: ConsoleTexts) -> String {
+        let rows: [(ConsoleTexts.Key, Int, String)] = [
+            (.queued, counts.total, "queued"), (.funnelSent, counts.sent, "sent"),
+            (.funnelPending, counts.pending, "pending"),
+            (.funnelFailed, counts.failed, "failed"), (.funnelInvalid, counts.invalidToken, "failed"),
+            (.funnelExpired, counts.expired, "failed"), (.funnelSkipped, counts.skippedNoConsent, "skipped"),
+        ]
+        let total = max(1, counts.total)
+        let label = 200.0
+        let bar = width - label - 60
+        let rowHeight = 28.0
+        let title = texts.format(
+            .funnelSummary, String(counts.total), String(counts.sent),
+            percent(Double(counts.sent) / Double(total)), String(counts.failed + counts.expired),
+            String(counts.invalidToken), String(counts.pending), String(counts.skippedNoConsent))
+        var svg = """
+            <svg role="img" aria-labelledby="funnel-title" viewBox="0 0 \(Int(width)) \(Int(rowHeight * Double(rows.count) + 8))" \
+            xmlns="http://www.w3.org/2000/svg" class="chart funnel"><title id="funnel-title">\(ConsolePage.escape(title))</title>
+            """
+        for (index, row) in rows.enumerated() {
+            let y = 4 + Double(index) * rowHeight
+            let length = bar * Double(row.1) / Double(total)
+            svg +=
+                String(format: "<text class=\"axis\" x=\"4\" y=\"%.1f\">", y + 18) + ConsolePage.escape(texts[row.0])
+                + "</text>"
+            svg += String(
+                format: "<rect class=\"%@\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"20\"/>", row.2, label, y + 4,
+                length)
+            svg += String(
+                format: "<text class=\"axis\" x=\"%.1f\" y=\"%.1f\">%d</text>", label + length + 6, y + 18, row.1)
+        }
+        return svg + "</svg>"
+    }
+
     static func percent(_ rate: Double) -> String { String(format: "%.1f %%", rate * 100) }
 }

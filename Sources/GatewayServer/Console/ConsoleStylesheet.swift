@@ -32,6 +32,8 @@ enum ConsoleStylesheet {
         .chart .grid{stroke:var(--line);stroke-width:1}.chart .axis{fill:var(--muted);font-size:11px}
         .chart .opens{fill:var(--line);opacity:.6}
         .chart polyline{stroke-width:2.5}.chart .candidate{stroke:var(--accent)}.chart .stable{stroke:var(--fg)}
+        .funnel .queued{fill:var(--muted)}.funnel .sent{fill:var(--accent)}.funnel .pending{fill:var(--line)}
+        .funnel .failed{fill:var(--error)}.funnel .skipped{fill:var(--line);opacity:.7}
         .chart .threshold{stroke:var(--error);stroke-width:2;stroke-dasharray:6 4}
         body.framed{margin:0;padding:4px}.legend{font-size:.875rem;margin:4px 0}
         .key::before{content:"";display:inline-block;width:18px;height:0;border-top:3px solid;vertical-align:middle;\

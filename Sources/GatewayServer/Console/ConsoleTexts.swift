@@ -35,6 +35,9 @@ struct ConsoleTexts: Sendable {
         case actionRollback, consequenceShare, consequencePause, consequenceResume, consequencePromote
         case consequenceRollback, confirm, cancel, confirmTitle, done, notFound, changedBy
         case chartHalt, chartNoHalt, chartEmpty, chartSummary, health, rollouts, miniApp
+        case notifications, notification, noNotifications, sender, queued, funnelSent, notDelivered, funnelPending
+        case funnelFailed, funnelInvalid, funnelExpired, funnelSkipped, funnelSummary, locales, deliveries, device
+        case user, attempts
 
         var english: String {
             switch self {
@@ -106,6 +109,25 @@ struct ConsoleTexts: Sendable {
             case .health: "Failure rates per 10 minutes"
             case .rollouts: "Release policies"
             case .miniApp: "Mini app"
+            case .notifications: "Notifications"
+            case .notification: "Notification"
+            case .noNotifications: "No notification was sent in this tenant yet."
+            case .sender: "Sender"
+            case .queued: "Queued"
+            case .funnelSent: "Accepted by the provider"
+            case .notDelivered: "Not delivered"
+            case .funnelPending: "Pending"
+            case .funnelFailed: "Failed"
+            case .funnelInvalid: "Invalid tokens (removed)"
+            case .funnelExpired: "Expired"
+            case .funnelSkipped: "Skipped (no consent)"
+            case .funnelSummary:
+                "Of %1 deliveries queued, %2 were accepted by the provider (%3); %4 failed or expired, %5 had invalid tokens (removed), %6 are pending, %7 were skipped for want of consent."
+            case .locales: "Locales"
+            case .deliveries: "First deliveries"
+            case .device: "Device"
+            case .user: "User"
+            case .attempts: "Attempts"
             case .changedBy: "Not done: the policy was changed by %1 at %2 UTC. This is its state now."
             }
         }
@@ -135,6 +157,12 @@ struct ConsoleTexts: Sendable {
         "chartEmpty": "直近 2 時間、%1 と安定版の集計対象の起動はありません。",
         "chartSummary": "直近の区間で、%1 は %3 回の起動のうち %2 が失敗、安定版は %5 回のうち %4 が失敗しました。",
         "health": "10 分ごとの失敗率", "rollouts": "リリースポリシー", "miniApp": "ミニアプリ",
+        "notifications": "通知", "notification": "通知", "noNotifications": "このテナントではまだ通知が送信されていません。",
+        "sender": "送信者", "queued": "キュー投入", "funnelSent": "プロバイダーが受理", "notDelivered": "未配信",
+        "funnelPending": "保留中", "funnelFailed": "失敗", "funnelInvalid": "無効なトークン (削除済み)", "funnelExpired": "期限切れ",
+        "funnelSkipped": "スキップ (同意なし)",
+        "funnelSummary": "キュー投入 %1 件のうち %2 件をプロバイダーが受理 (%3)、%4 件が失敗または期限切れ、%5 件が無効なトークン (削除済み)、%6 件が保留中、%7 件が同意なしでスキップされました。",
+        "locales": "ロケール", "deliveries": "最初の配信", "device": "デバイス", "user": "ユーザー", "attempts": "試行回数",
         "changedBy": "実行していません: このポリシーは %2 UTC に %1 が変更しました。現在の状態を表示しています。",
     ]
 }
