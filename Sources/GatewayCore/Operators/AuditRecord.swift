@@ -31,6 +31,18 @@ public struct AuditActor: Sendable, Equatable, Codable {
     /// lists): no operator acted.
     public static let gateway = AuditActor(subject: "gateway", name: "gateway", roles: [])
 
+    /// The actor an actor label of the views names (release history, the tenant log):
+    /// `gateway` (the automatic halt), else a `gatewayctl` user on the database.
+    public static func labelled(_ label: String) -> AuditActor {
+        label == gateway.name ? .gateway : .local(user: label)
+    }
+
+    /// How the views name this actor: `gateway`, a local user's name, or `operator:NAME`.
+    public var label: String {
+        if subject == Self.gateway.subject { return Self.gateway.name }
+        return subject.hasPrefix("local:") ? name : "operator:\(name)"
+    }
+
     /// A bootstrap command run with the database open (`gatewayctl operator create`):
     /// whoever can do that is root, so the OS user is what there is to record.
     public static func local(user: String) -> AuditActor {

@@ -44,7 +44,7 @@ public enum TenantTrail {
                     default: old == nil ? .create : .update
                     }
                 return AuditDraft(
-                    time: StoreClock.date(row.atMs), actor: ReleaseTrail.actor(named: row.actor), verb: verb,
+                    time: StoreClock.date(row.atMs), actor: AuditActor.labelled(row.actor), verb: verb,
                     resource: AuditResource(
                         type: .tenant, tenant: row.tenantID, id: row.tenantID, revisionBefore: old?.configVersion,
                         revisionAfter: new?.configVersion),
@@ -63,7 +63,7 @@ public enum TenantTrail {
         return TenantAuditEntry(
             id: record.id, tenantID: tenantID, action: note.action,
             changedFields: note.summary.map { $0.components(separatedBy: ", ") } ?? [],
-            actor: ReleaseTrail.label(record.actor), at: record.time,
+            actor: record.actor.label, at: record.time,
             configVersion: record.resource.revisionAfter ?? record.resource.revisionBefore ?? 0)
     }
 

@@ -100,8 +100,5 @@ public struct HTTPPlatformClient: PlatformClient {
     }
 
     /// A query value, percent-encoded.
-    static func escape(_ component: String) -> String {
-        component.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~")))
-            ?? component
-    }
+    static func escape(_ component: String) -> String { URLQuery.encode(component) }
 }

@@ -51,7 +51,7 @@ extension AdminAPIHandler {
             }
             for policy in policies {
                 let view = ReleasePolicyView(policy, now: now)
-                let page = "/console/t/\(tenant.id)/miniapps/\(Self.queryEncoded(policy.miniAppID))/release"
+                let page = "/console/t/\(tenant.id)/miniapps/\(URLQuery.encode(policy.miniAppID))/release"
                 rollouts.append([
                     ConsolePage.escape(tenant.id),
                     "<a href=\"\(ConsolePage.escape(page))\">\(ConsolePage.escape(policy.miniAppID))</a>",
@@ -98,7 +98,7 @@ extension AdminAPIHandler {
         let query = [
             ("response_type", "code"), ("client_id", OperatorRealmClient.console.id), ("redirect_uri", redirectURI),
             ("state", state), ("code_challenge", PKCE.challenge(for: verifier)), ("code_challenge_method", "S256"),
-        ].map { "\($0)=\(Self.queryEncoded($1))" }.joined(separator: "&")
+        ].map { "\($0)=\(URLQuery.encode($1))" }.joined(separator: "&")
         return .seeOther(
             .init(
                 headers: .init(
@@ -307,12 +307,7 @@ extension AdminAPIHandler {
     /// The audit page with the same filters at `cursor`.
     static func auditLink(_ q: Operations.ConsoleAudit.Input.Query, cursor: String) -> String {
         let pairs = [("tenant", q.tenant), ("operator", q._operator), ("resource", q.resource), ("verb", q.verb)]
-            .compactMap { name, value in value.flatMap { $0.isEmpty ? nil : "\(name)=\(queryEncoded($0))" } }
+            .compactMap { name, value in value.flatMap { $0.isEmpty ? nil : "\(name)=\(URLQuery.encode($0))" } }
         return "/console/audit?" + (pairs + ["cursor=\(cursor)"]).joined(separator: "&")
-    }
-
-    /// `value` percent-encoded for a query string.
-    static func queryEncoded(_ value: String) -> String {
-        value.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(.init(charactersIn: "-._~"))) ?? ""
     }
 }

@@ -31,7 +31,7 @@ extension AdminAPIHandler {
             }
         }
         let rows = page.items.map { item in
-            let link = "/console/t/\(tenantID)/notifications/\(Self.queryEncoded(item.id))"
+            let link = "/console/t/\(tenantID)/notifications/\(URLQuery.encode(item.id))"
             return [
                 ConsolePage.time(item.createdAt),
                 "<a href=\"\(ConsolePage.escape(link))\">\(ConsolePage.escape(item.id))</a>",
@@ -50,7 +50,7 @@ extension AdminAPIHandler {
                     texts[.notDelivered], texts[.funnelPending],
                 ], rows: rows)
         if let next = page.next {
-            let link = "/console/t/\(tenantID)/notifications?cursor=\(Self.queryEncoded(next))"
+            let link = "/console/t/\(tenantID)/notifications?cursor=\(URLQuery.encode(next))"
             body += "<p><a href=\"\(ConsolePage.escape(link))\">\(ConsolePage.escape(texts[.next]))</a></p>"
         }
         let html = signedIn.page(texts, title: "\(texts[.notifications]) · \(tenantID)", section: nil, body: body)

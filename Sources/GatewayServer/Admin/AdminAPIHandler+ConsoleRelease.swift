@@ -119,7 +119,7 @@ extension AdminAPIHandler {
             .init(
                 headers: .init(
                     location:
-                        "/console/t/\(tenantID)/miniapps/\(Self.queryEncoded(miniAppID))/release?done=\(action.rawValue)"
+                        "/console/t/\(tenantID)/miniapps/\(URLQuery.encode(miniAppID))/release?done=\(action.rawValue)"
                 )))
     }
 

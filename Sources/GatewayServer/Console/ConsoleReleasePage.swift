@@ -26,7 +26,7 @@ enum ConsoleReleasePage {
         html += summary(texts, view)
         if let candidate = view.candidate {
             let chart =
-                "/console/t/\(policy.tenantID)/miniapps/\(AdminAPIHandler.queryEncoded(policy.miniAppID))/release/chart"
+                "/console/t/\(policy.tenantID)/miniapps/\(URLQuery.encode(policy.miniAppID))/release/chart"
             html +=
                 "<h2>\(ConsolePage.escape(texts[.health]))</h2><iframe class=\"chart-frame\" src=\"\(ConsolePage.escape(chart))\" "
                 + "title=\"\(ConsolePage.escape(texts[.health]) + " · " + ConsolePage.escape(candidate.version))\"></iframe>"

@@ -27,7 +27,7 @@ public struct ReleaseService: Sendable {
         /// The audit-trail record of the change (the policy before, nil if none, and after),
         /// written in the transaction that stores it.
         public var audit: (@Sendable (ReleasePolicy?, ReleasePolicy) -> AuditDraft)?
-        /// Who the record names when ``audit`` is nil (nil: ``ReleaseTrail/actor(named:)`` of ``actor``).
+        /// Who the record names when ``audit`` is nil (nil: ``AuditActor/labelled(_:)`` of ``actor``).
         public var auditActor: AuditActor?
 
         public init(
@@ -171,7 +171,7 @@ public struct ReleaseService: Sendable {
             let record =
                 target.audit
                 ?? AdminService.releaseAudit(
-                    actor: target.auditActor ?? ReleaseTrail.actor(named: target.actor), requestID: nil,
+                    actor: target.auditActor ?? AuditActor.labelled(target.actor), requestID: nil,
                     verb: action == .set ? (stored == nil ? .create : .update) : .act, tenantID: target.tenantID,
                     miniAppID: target.miniAppID, time: now)
             var draft = record(stored, after)

@@ -5,24 +5,10 @@ import Foundation
 /// with a note (action, summary, reason); the history of a mini app is its records after the
 /// cutover, then the legacy `release_history` rows written before it.
 public enum ReleaseTrail {
-    /// The actor a history entry names: `gateway` (the automatic halt), `operator:NAME`
-    /// (an operator through the admin API), else a `gatewayctl` user on the database.
-    public static func actor(named label: String) -> AuditActor {
-        if label == AuditActor.gateway.name { return .gateway }
-        return .local(user: label)
-    }
-
-    /// How history names `actor`: the inverse of ``actor(named:)``.
-    public static func label(_ actor: AuditActor) -> String {
-        if actor.subject == AuditActor.gateway.subject { return AuditActor.gateway.name }
-        if actor.subject.hasPrefix("local:") { return actor.name }
-        return "operator:\(actor.name)"
-    }
-
     /// The record of `entry` when nothing richer is at hand: no documents, the entry's actor.
     public static func draft(_ entry: ReleaseHistoryEntry, tenantID: String, miniAppID: String) -> AuditDraft {
         AuditDraft(
-            time: entry.at, actor: actor(named: entry.actor), verb: entry.action == .set ? .update : .act,
+            time: entry.at, actor: AuditActor.labelled(entry.actor), verb: entry.action == .set ? .update : .act,
             resource: AuditResource(type: .release, tenant: tenantID, id: miniAppID), outcome: .ok,
             note: AuditNote(action: entry.action.rawValue, summary: entry.summary, reason: entry.reason))
     }
@@ -33,7 +19,7 @@ public enum ReleaseTrail {
             let action = ReleaseAction(rawValue: note.action)
         else { return nil }
         return ReleaseHistoryEntry(
-            at: record.time, actor: label(record.actor), action: action, summary: note.summary ?? "",
+            at: record.time, actor: record.actor.label, action: action, summary: note.summary ?? "",
             reason: note.reason)
     }
 
