@@ -17,19 +17,8 @@ unset GATEWAY_REDIS_URL
 "$bin/gatewayctl" migrate >/dev/null
 secret=$("$bin/gatewayctl" operator create bench --service-account --platform-admin --json \
   | python3 -c 'import json,sys; print(json.load(sys.stdin)["clientSecret"])')
-psql_url=${url%%\?*}
 started=$(date +%s)
-psql -q "$psql_url" <<SQL
-INSERT INTO audit_records (chain, sequence, time_ms, subject, verb, resource_type, body, hash)
-SELECT 't' || (g % 100), g / 100 + 1, 1800000000000 + g * 1000, 'op-' || (g % 7), 'update', 'tenant',
-  json_build_object('chain', 't' || (g % 100), 'sequence', g / 100 + 1, 'timeMs', 1800000000000 + g * 1000,
-    'actor', json_build_object('subject', 'op-' || (g % 7), 'name', 'op-' || (g % 7), 'roles', json_build_array('tenant-admin@t' || (g % 100))),
-    'verb', 'update', 'resource', json_build_object('type', 'tenant', 'tenant', 't' || (g % 100), 'id', 't' || (g % 100)),
-    'outcome', json_build_object('status', 200), 'previousHash', md5((g - 100)::text) || md5(g::text))::text,
-  md5(g::text) || md5((g + 1)::text)
-FROM generate_series(0, $records - 1) g;
-ANALYZE audit_records;
-SQL
+seed_audit_records "$url" "$records" t
 echo "audit bench: $records records in 100 chains written in $(( $(date +%s) - started )) s"
 http_port=$(scripts/free-port.sh); admin_port=$(scripts/free-port.sh)
 GATEWAY_HTTP_PORT=$http_port GATEWAY_ADMIN_PORT=$admin_port "$bin/gateway" serve >"$work/audit-gateway.log" 2>&1 &

@@ -18,7 +18,9 @@
 #   Then one push message to 100,000 devices (scripts/bench-push.sh) on SQLite and on
 #   PostgreSQL back to back, with their ratio; and the flood of issue 27 against the release
 #   gateway (scripts/bench-flood.sh): how fast a newcomer is answered under it. Last, the cached
-#   manifest through a gateway with its admin listener on beside one without (scripts/bench-ab.sh).
+#   manifest through a gateway with its admin listener on beside one without (scripts/bench-ab.sh),
+#   after the operator console's pages at 1,000 tenants and 1,000,000 audit records
+#   (scripts/bench-console.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${BENCH_MODE:-release}
@@ -177,6 +179,10 @@ echo "$bare_refusal"
 [[ "${BENCH_DB:-both}" == "sqlite" ]] && scripts/bench-push.sh "$bin"
 # A newcomer's answer under a half-open connection flood (issue 27's promise: within 1 s).
 scripts/bench-flood.sh "$bin"
+# The operator console's pages at scale (issue 49: p95 <= 50 ms at 1,000 tenants and
+# 1,000,000 audit records), before the read path's rows below, which must not move.
+echo "--- operator console pages ---"
+scripts/bench-console.sh "$bin"
 # The read path with the admin listener on beside one without it (issue 48: unchanged).
 echo "--- cached manifest, admin listener off (old) vs on (new), alternating ---"
 BENCH_AB_NEW_ADMIN=1 scripts/bench-ab.sh "$bin/gateway" "$bin/gateway"

@@ -3,7 +3,7 @@
 # Usage: scripts/install-deps.sh [--with-test-tools]
 set -euo pipefail
 packages=(redis-server libhiredis-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev)
-if [[ "${1:-}" == "--with-test-tools" ]]; then packages+=(wrk postgresql redis-sentinel openssl nginx chromium fonts-ipafont-gothic iproute2 curl nftables); fi
+if [[ "${1:-}" == "--with-test-tools" ]]; then packages+=(wrk postgresql redis-sentinel openssl nginx chromium chromium-driver fonts-ipafont-gothic iproute2 curl nftables); fi
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

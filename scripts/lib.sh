@@ -118,7 +118,7 @@ refresh_chains() {
 # clusters) one test at a time, so a neighbour's burst never stalls them. An unbounded parallel
 # run starts hundreds of gateways at once on 2 cores and stalls tasks for seconds. With LOG,
 # the output is also appended there. Fails when a test failed.
-latency_bound='ConnectionFloodTests|ConnectionLimitTests|GracefulShutdownTests|HomeTests|MiniAppResilienceTests|SentinelFailoverTests|ClusterTests|BodyLimitTests|TrustedProxyTests|DatabaseBreakerTests'
+latency_bound='ConnectionFloodTests|ConnectionLimitTests|GracefulShutdownTests|HomeTests|MiniAppResilienceTests|SentinelFailoverTests|ClusterTests|BodyLimitTests|TrustedProxyTests|DatabaseBreakerTests|ConsoleBrowserTests'
 run_swift_suite() {
   local log=${1:-/dev/null} tests status=0
   tests="$(swift build --show-bin-path)/SuperAppGatewayPackageTests.xctest"
@@ -129,4 +129,25 @@ run_swift_suite() {
     | tee -a "$log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
   return $status
+}
+
+# seed_audit_records URL COUNT PREFIX: COUNT audit records in 100 chains PREFIX0..PREFIX99,
+# written straight into PostgreSQL at URL (the benches' large trails): seven operators, one
+# a second from 2027-01-15, each a tenant update with a one-field change. The hashes are
+# filler: verify would call these chains broken, which no bench asks.
+seed_audit_records() {
+  local url=$1 count=$2 prefix=$3
+  psql -q "${url%%\?*}" <<SQL
+INSERT INTO audit_records (chain, sequence, time_ms, subject, verb, resource_type, resource_id, body, hash)
+SELECT '$prefix' || (g % 100), g / 100 + 1, 1800000000000 + g * 1000, 'op-' || (g % 7), 'update', 'tenant', '$prefix' || (g % 100),
+  json_build_object('chain', '$prefix' || (g % 100), 'sequence', g / 100 + 1, 'timeMs', 1800000000000 + g * 1000,
+    'actor', json_build_object('subject', 'op-' || (g % 7), 'name', 'op-' || (g % 7), 'roles', json_build_array('tenant-admin@$prefix' || (g % 100))),
+    'verb', 'update', 'resource', json_build_object('type', 'tenant', 'tenant', '$prefix' || (g % 100), 'id', '$prefix' || (g % 100)),
+    'outcome', json_build_object('status', 200),
+    'change', json_build_object('before', json_build_object('displayName', 'n' || g), 'after', json_build_object('displayName', 'n' || (g + 1))),
+    'previousHash', md5((g - 100)::text) || md5(g::text))::text,
+  md5(g::text) || md5((g + 1)::text)
+FROM generate_series(0, $count - 1) g;
+ANALYZE audit_records;
+SQL
 }

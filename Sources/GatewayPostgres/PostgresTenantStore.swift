@@ -23,6 +23,16 @@ public final class PostgresTenantStore: TenantStore {
         return try rows.map(tenant)
     }
 
+    public func tenants(after: String?, limit: Int) async throws -> [Tenant] {
+        let (first, count) = (after ?? "", max(0, limit))
+        let rows = try await database.pool.column(
+            """
+            SELECT row_to_json(t)::text FROM tenants t WHERE id COLLATE "C" > \(first) COLLATE "C"
+            ORDER BY id COLLATE "C" LIMIT \(count)
+            """, as: String.self)
+        return try rows.map(tenant)
+    }
+
     /// On the database's ``FreshConnection``: the tenant directory reads changed tenants here,
     /// and must not wait on a pool connection a partition cut (see there).
     public func tenant(id: String) async throws -> Tenant? {

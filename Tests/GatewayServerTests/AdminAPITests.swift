@@ -95,33 +95,50 @@ struct AdminAPITests {
                     name: name, credential: .generatedSecret, roles: [(role, tenant)], actor: .local(user: "test"))
                 secrets[name] = created.secret
             }
-            let (ports, continuation) = AsyncStream<Int>.makeStream()
-            let logger = Logger(label: "admin-test")
-            let metrics = GatewayMetrics()
-            let app = try AdminApplication.make(
-                host: "127.0.0.1", port: 0,
-                services: .init(
-                    stores: stores, metrics: metrics, clock: .system, requireSecondFactor: requireSecondFactor,
-                    hasher: PasswordHasher(logN: 10)),
-                logger: logger,
-                onServerRunning: { continuation.yield($0) })
-            let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
-            try await withThrowingTaskGroup(of: Void.self) { tasks in
-                tasks.addTask { try await group.run() }
-                var iterator = ports.makeAsyncIterator()
-                var admin = Admin(port: try #require(await iterator.next()), stores: stores, metrics: metrics)
+            let issued = secrets
+            try await withAdminListener(stores: stores, requireSecondFactor: requireSecondFactor) { port, metrics in
+                var admin = Admin(port: port, stores: stores, metrics: metrics)
                 admin.databaseEnvironment = [
                     "GATEWAY_DATABASE_PATH": harness.configuration.databasePath,
                     "GATEWAY_MASTER_KEY": GatewayHarness.masterKeyBase64,
                 ].merging(harness.configuration.databaseURL.map { ["GATEWAY_DATABASE_URL": $0] } ?? [:]) { $1 }
-                for (name, secret) in secrets {
+                for (name, secret) in issued {
                     let reply = try await admin.token(name, secret)
                     admin.tokens[name] = try #require(reply.json["access_token"] as? String, "\(reply.json)")
                 }
                 try await body(admin)
-                await group.triggerGracefulShutdown()
-                try await tasks.waitForAll()
             }
+        }
+    }
+
+    /// Runs an admin listener on `stores` (and `cache`, the gateway's own when the test has
+    /// one) for the length of `body`, which gets its port and metrics.
+    static func withAdminListener(
+        stores: DurableStores, cache: any Cache = MemoryCache(), requireSecondFactor: Bool = false,
+        _ body: @Sendable (Int, GatewayMetrics) async throws -> Void
+    ) async throws {
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let logger = Logger(label: "admin-test")
+        let metrics = GatewayMetrics()
+        let app = try AdminApplication.make(
+            host: "127.0.0.1", port: 0,
+            services: .init(
+                stores: stores, metrics: metrics, clock: .system, cache: cache,
+                requireSecondFactor: requireSecondFactor, hasher: PasswordHasher(logN: 10)),
+            logger: logger,
+            onServerRunning: { continuation.yield($0) })
+        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            var iterator = ports.makeAsyncIterator()
+            do {
+                try await body(try #require(await iterator.next()), metrics)
+            } catch {
+                await group.triggerGracefulShutdown()
+                throw error
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
         }
     }
 

@@ -29,12 +29,8 @@ struct ConsolePushTests {
                         miniAppID: "hello", recipients: .users(["alice"]),
                         texts: ["default": .init(title: "t", body: "b")]),
                     createdAt: now), idempotencyKey: nil, requestHash: "h")
-            let service = OperatorService(operators: admin.stores.operators, hasher: PasswordHasher(logN: 10))
-            for (name, role) in [("pat", OperatorRole.pushSender), ("rita", .releaseManager)] {
-                _ = try await service.create(
-                    name: name, credential: .password("correct horse battery"), roles: [(role, "acme")],
-                    actor: .local(user: "t"))
-            }
+            try await ConsoleTests.people(
+                admin.stores, [("pat", .pushSender, "acme"), ("rita", .releaseManager, "acme")])
             var sender = ConsoleTests.Browser(admin: admin)
             _ = try await sender.signIn("pat")
             let list = try await sender.request(.GET, "/console/t/acme/notifications")
@@ -52,10 +48,53 @@ struct ConsolePushTests {
             #expect(try await sender.request(.GET, "/console/t/beta/notifications").status == 404)
             #expect(try await sender.request(.GET, "/console/t/NOT_A_TENANT/notifications").status == 400)
 
+            // The send form: a preview per locale and provider, then one send per preview.
+            #expect(list.body.contains("<form method=\"post\" class=\"send\">"))
+            let csrf = try #require(ConsoleTests.Browser.csrf(list.body))
+            let long = String(repeating: "あ", count: 1_500)
+            let draft =
+                "csrf_token=\(csrf)&mini_app=hello&users=alice&title=Sale&body=Today+only"
+                + "&locale_2=ja&title_2=%E3%82%BB%E3%83%BC%E3%83%AB&body_2=\(URLQuery.encode(long))&locale_3="
+            let preview = try await sender.request(.POST, "/console/t/acme/notifications", form: draft)
+            #expect(preview.status == 200, "\(preview.body)")
+            #expect(preview.body.contains("To 1 named users, for hello"))
+            #expect(preview.body.components(separatedBy: "<figure class=\"device\">").count - 1 == 4)
+            #expect(preview.body.contains("<strong>セール</strong>") && preview.body.contains("cut here to fit"))
+            #expect(try await admin.stores.outbox.messages(tenantID: "acme", before: nil, limit: 10).count == 1)
+            let key = try #require(
+                preview.body.range(of: #"name="key" value="([^"]+)""#, options: .regularExpression).map {
+                    String(preview.body[$0].dropFirst(#"name="key" value=""#.count).dropLast())
+                })
+            let confirmed = draft + "&key=\(key)&confirm=yes"
+            let sent = try await sender.request(.POST, "/console/t/acme/notifications", form: confirmed)
+            let location = try #require(sent.headers["Location"].first)
+            #expect(sent.status == 303 && location.hasPrefix("/console/t/acme/notifications/"), "\(sent.body)")
+            let again = try await sender.request(.POST, "/console/t/acme/notifications", form: confirmed)
+            #expect(again.headers["Location"].first == location)
+            let messages = try await admin.stores.outbox.messages(tenantID: "acme", before: nil, limit: 10)
+            #expect(messages.count == 2)
+            let stored = try await admin.stores.outbox.status(
+                tenantID: "acme", clientID: nil, messageID: String(location.split(separator: "/").last!), limit: 1)
+            #expect(stored?.message.content.texts["ja"]?.body == long)
+            // Refused by the rules: the form again with why; without the token: nothing.
+            let bad = try await sender.request(
+                .POST, "/console/t/acme/notifications", form: "csrf_token=\(csrf)&mini_app=hello&users=alice&title=")
+            #expect(bad.status == 422 && bad.body.contains("a title is 1-256 characters"), "\(bad.body)")
+            #expect(
+                try await sender.request(.POST, "/console/t/acme/notifications", form: "csrf_token=x&mini_app=hello")
+                    .status == 403)
+
             // A release manager reads no notification.
             var releaser = ConsoleTests.Browser(admin: admin)
             _ = try await releaser.signIn("rita")
             #expect(try await releaser.request(.GET, "/console/t/acme/notifications").status == 403)
+            let releaserPage = try await releaser.request(.GET, "/console")
+            let releaserCSRF = try #require(ConsoleTests.Browser.csrf(releaserPage.body))
+            let forged = try await releaser.request(
+                .POST, "/console/t/acme/notifications",
+                form: "csrf_token=\(releaserCSRF)&mini_app=hello&users=alice&title=x&key=k&confirm=yes")
+            #expect(forged.status == 403)
+            #expect(try await admin.stores.outbox.messages(tenantID: "acme", before: nil, limit: 10).count == 2)
         }
     }
 

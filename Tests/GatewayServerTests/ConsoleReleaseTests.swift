@@ -14,12 +14,9 @@ struct ConsoleReleaseTests {
     @Test(arguments: DatabaseBackend.available)
     func actTwoOperatorsAndAViewer(backend: DatabaseBackend) async throws {
         try await AdminAPITests.withAdmin(backend: backend) { admin in
-            let service = OperatorService(operators: admin.stores.operators, hasher: PasswordHasher(logN: 10))
-            for (name, role) in [("rel", OperatorRole.releaseManager), ("rel2", .releaseManager), ("vic", .viewer)] {
-                _ = try await service.create(
-                    name: name, credential: .password("correct horse battery"), roles: [(role, "acme")],
-                    actor: .local(user: "t"))
-            }
+            try await ConsoleTests.people(
+                admin.stores,
+                [("rel", .releaseManager, "acme"), ("rel2", .releaseManager, "acme"), ("vic", .viewer, "acme")])
             var policy = ReleasePolicy(tenantID: "acme", miniAppID: "hello", stable: "1.0")
             policy.candidate = ReleaseCandidate(version: "1.1", percent: RolloutPercent("10")!)
             _ = try await admin.stores.releases.save(
@@ -49,7 +46,12 @@ struct ConsoleReleaseTests {
             #expect(after.body.contains("Done: Change the share.") && after.body.contains("(target 50 %)"))
             #expect(after.body.contains("looks good"))
 
-            // The second operator acted on revision 1: refused, told who and when, shown the fresh state.
+            // The second operator acted on revision 1: its confirmation keeps revision 1 (not the
+            // fresh one, which would override the change unseen), so the action is refused,
+            // told who and when, and shown the fresh state.
+            let staleConfirmation = try await second.request(
+                .POST, Self.path, form: "csrf_token=\(secondCSRF)&revision=1&action=pause")
+            #expect(staleConfirmation.body.contains("name=\"revision\" value=\"1\""))
             let late = try await second.request(
                 .POST, Self.path, form: "csrf_token=\(secondCSRF)&revision=1&action=pause&confirm=yes")
             #expect(late.status == 412 && late.body.contains("changed by operator:rel at"), "\(late.body)")
@@ -85,6 +87,15 @@ struct ConsoleReleaseTests {
             #expect(chart.status == 200 && chart.body.contains("<meta http-equiv=\"refresh\" content=\"30\">"))
             #expect(chart.body.contains("<svg role=\"img\"") && chart.body.contains("No attributable opens of 1.1"))
             #expect(chart.headers["Content-Security-Policy"].first?.contains("frame-ancestors 'self'") == true)
+            // Withdraw: the confirmation says what happens to whom, then the version is withdrawn.
+            let withdraw = "csrf_token=\(csrf)&revision=2&action=withdraw&version=1.1&use_instead=1.0"
+            let asked = try await first.request(.POST, Self.path, form: withdraw)
+            #expect(asked.body.contains("Withdraws 1.1: no user is offered it any more"), "\(asked.body)")
+            #expect(asked.body.contains("naming 1.0 to use instead"))
+            let withdrawn = try await first.request(.POST, Self.path, form: withdraw + "&confirm=yes")
+            #expect(withdrawn.status == 303, "\(withdrawn.body)")
+            let stored = try await admin.stores.releases.policy(tenantID: "acme", miniAppID: "hello")
+            #expect(stored?.withdrawn.map(\.version) == ["1.1"] && stored?.revision == 3)
             // Another tenant's policy is not found, never refused.
             #expect(try await first.request(.GET, "/console/t/beta/miniapps/hello/release").status == 404)
         }

@@ -77,12 +77,26 @@ struct ConsoleTests {
         }
     }
 
+    /// People who sign in with `password`, one role each (a nil tenant: platform-wide); the
+    /// service, for what a test does to them next.
+    @discardableResult
+    static func people(
+        _ stores: DurableStores, _ list: [(name: String, role: OperatorRole, tenant: String?)],
+        password: String = "correct horse battery"
+    ) async throws -> OperatorService {
+        let service = OperatorService(operators: stores.operators, hasher: PasswordHasher(logN: 10))
+        for person in list {
+            _ = try await service.create(
+                name: person.name, credential: .password(password), roles: [(person.role, person.tenant)],
+                actor: .local(user: "test"))
+        }
+        return service
+    }
+
     @Test(arguments: DatabaseBackend.available)
     func signInReadAndSignOut(backend: DatabaseBackend) async throws {
         try await AdminAPITests.withAdmin(backend: backend) { admin in
-            _ = try await OperatorService(operators: admin.stores.operators, hasher: PasswordHasher(logN: 10)).create(
-                name: "carol", credential: .password("correct horse battery"), roles: [(.auditor, "acme")],
-                actor: .local(user: "t"))
+            try await Self.people(admin.stores, [("carol", .auditor, "acme")])
             var browser = Browser(admin: admin)
             let anonymous = try await browser.request(.GET, "/console")
             #expect(anonymous.status == 303 && anonymous.headers["Location"].first == "/console/sign-in")
@@ -129,14 +143,43 @@ struct ConsoleTests {
         }
     }
 
+    /// Times in the operator's zone, UTC on hover; the zone kept in this browser by a form.
+    @Test func timesInTheOperatorsZone() async throws {
+        try await AdminAPITests.withAdmin(backend: .sqlite) { admin in
+            try await Self.people(admin.stores, [("zoe", .auditor, "acme")])
+            var browser = Browser(admin: admin)
+            _ = try await browser.signIn("zoe")
+            let overview = try await browser.request(.GET, "/console")
+            #expect(overview.body.contains("<option selected>UTC</option>"))
+            let csrf = try #require(Browser.csrf(overview.body))
+            let utc = try await browser.request(.GET, "/console/audit?tenant=acme")
+            #expect(utc.body.contains(" UTC</time>") && !utc.body.contains("title=\""), "\(utc.body)")
+
+            #expect(
+                try await browser.request(
+                    .POST, "/console/preferences", form: "csrf_token=x&time_zone=Asia%2FTokyo"
+                ).status == 403)
+            #expect(
+                try await browser.request(
+                    .POST, "/console/preferences", form: "csrf_token=\(csrf)&time_zone=Mars%2FOlympus"
+                ).status == 400)
+            let saved = try await browser.request(
+                .POST, "/console/preferences", form: "csrf_token=\(csrf)&time_zone=Asia%2FTokyo")
+            #expect(saved.status == 303 && browser.cookies["gw-console-tz"] == "Asia/Tokyo")
+            let tokyo = try await browser.request(.GET, "/console/audit?tenant=acme")
+            let shown = try #require(
+                tokyo.body.range(of: #"<time datetime="[^"]+" title="[^"]+ UTC">[^<]+</time>"#, options: .regularExpression)
+            )
+            #expect(tokyo.body[shown].contains("GMT+9") || tokyo.body[shown].contains("JST"), "\(tokyo.body[shown])")
+            #expect(try await browser.request(.GET, "/console").body.contains("<option selected>Asia/Tokyo</option>"))
+        }
+    }
+
     /// A disabled operator's console session ends on its next page, whatever the cookie says.
     @Test(arguments: DatabaseBackend.available)
     func aDisabledOperatorsSessionEnds(backend: DatabaseBackend) async throws {
         try await AdminAPITests.withAdmin(backend: backend) { admin in
-            let service = OperatorService(operators: admin.stores.operators, hasher: PasswordHasher(logN: 10))
-            _ = try await service.create(
-                name: "dave", credential: .password("correct horse battery"), roles: [(.platformAdmin, nil)],
-                actor: .local(user: "t"))
+            let service = try await Self.people(admin.stores, [("dave", .platformAdmin, nil)])
             var browser = Browser(admin: admin)
             _ = try await browser.signIn("dave")
             let page = try await browser.request(.GET, "/console", keep: false)

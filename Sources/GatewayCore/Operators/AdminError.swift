@@ -87,6 +87,8 @@ public enum AdminError: Error, Sendable, Equatable {
     case operatorExists(String)
     /// The operator holds no such binding: 404 `binding_not_found`.
     case bindingNotFound(String)
+    /// No audit record of that id: 404 `audit_record_not_found`.
+    case auditRecordNotFound(Int64)
 }
 
 /// One admin API call: the session and where it came from, for decisions and the trail.

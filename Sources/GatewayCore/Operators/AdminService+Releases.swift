@@ -62,6 +62,17 @@ extension AdminService {
         }
     }
 
+    /// The release policies of `tenantIDs` the call may read, in one read of the store (the
+    /// console's overview): filtered by the roles, never refused, so nothing is audited.
+    public func readableReleasePolicies(_ call: AdminCall, tenantIDs: Set<String>) async throws -> [ReleasePolicy] {
+        try await releases.allPolicies().filter { policy in
+            tenantIDs.contains(policy.tenantID)
+                && AdminAuthorizer.decide(
+                    AdminPermission(.read, .release), tenantID: policy.tenantID, miniAppID: policy.miniAppID,
+                    bindings: call.session.bindings) == .allowed
+        }
+    }
+
     /// The newest `limit` changes of one mini app's policy, newest first.
     public func releaseHistory(
         _ call: AdminCall, tenantID: String, miniAppID: String, limit: Int

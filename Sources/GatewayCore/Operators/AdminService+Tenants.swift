@@ -9,10 +9,27 @@ extension AdminService {
         _ call: AdminCall, cursor: String?, limit: Int, status: TenantStatus? = nil
     ) async throws -> (items: [Tenant], next: String?) {
         try Self.checkLimit(limit)
-        // `decide` answers notFound for a tenant the call holds nothing in: only readable ones stay.
-        let readable = try await tenants.allTenants().filter { tenant in
-            AdminAuthorizer.decide(
-                AdminPermission(.read, .tenant), tenantID: tenant.id, bindings: call.session.bindings) == .allowed
+        let bindings = call.session.bindings
+        // A platform-wide reader pages the store itself (one page read, however many tenants).
+        let platformWide = bindings.filter { $0.tenantID == nil }
+        if status == nil, !platformWide.isEmpty,
+            AdminAuthorizer.decide(AdminPermission(.read, .tenant), tenantID: nil, bindings: platformWide) == .allowed
+        {
+            let found = try await tenants.tenants(after: cursor, limit: limit + 1)
+            let page = Array(found.prefix(limit))
+            return (page, found.count > limit ? page.last?.id : nil)
+        }
+        // Others hold roles in a few tenants: read those. `decide` answers notFound for a
+        // tenant the call holds nothing in: only readable ones stay.
+        let held = Set(bindings.compactMap(\.tenantID))
+        var candidates: [Tenant] = []
+        if platformWide.isEmpty {
+            for id in held.sorted() { if let found = try await tenants.tenant(id: id) { candidates.append(found) } }
+        } else {
+            candidates = try await tenants.allTenants()
+        }
+        let readable = candidates.filter { tenant in
+            AdminAuthorizer.decide(AdminPermission(.read, .tenant), tenantID: tenant.id, bindings: bindings) == .allowed
                 && status.map { tenant.status == $0 } ?? true
         }
         return try Self.page(readable, key: \.id, cursor: cursor, limit: limit)

@@ -117,3 +117,20 @@ public struct AdminService: Sendable {
         return try await trail.records(matching: query)
     }
 }
+
+extension AdminService {
+    /// One record of the trail (`audit:read` on its chain) and whether it holds where it
+    /// stands (``AuditVerifier/link(_:chain:sequence:)``). A record of a chain the call may not
+    /// read answers as the list does: 403, or 404 for a tenant it holds nothing in.
+    public func auditRecord(_ call: AdminCall, id: Int64) async throws -> (
+        record: AuditRecord, link: AuditVerifier.Break?
+    ) {
+        guard id > 0, id < .max,
+            let record = try await trail.records(matching: AuditQuery(cursor: id + 1, limit: 1)).items.first,
+            record.id == id
+        else { throw AdminError.auditRecordNotFound(id) }
+        try await authorize(
+            call, AdminPermission(.read, .audit), tenantID: record.chain == AuditChain.platform ? nil : record.chain)
+        return (record, try await AuditVerifier.link(trail, chain: record.chain, sequence: record.sequence))
+    }
+}

@@ -95,3 +95,41 @@ public enum AuditVerifier {
         return nil
     }
 }
+
+extension AuditVerifier {
+    /// Whether one record holds where it stands, without walking its chain: its row matches
+    /// its sealed body, it follows the record before it (or the chain's start, or the
+    /// checkpoint retention left there), and the record after it, if any, follows it. Three
+    /// rows read whatever the chain's length (the console's record page); a whole walk is
+    /// ``verify(_:chain:signer:through:pageSize:progress:)``. Nil: it holds.
+    public static func link(_ trail: any AuditTrail, chain: String, sequence: Int64) async throws -> Break? {
+        let rows = try await trail.rows(chain: chain, afterSequence: max(0, sequence - 2), limit: 3)
+        guard let row = rows.first(where: { $0.sequence == sequence }) else {
+            return Break(recordID: nil, sequence: sequence, reason: "it is not in its chain: it was removed or moved")
+        }
+        let before: String?
+        if let previous = rows.first(where: { $0.sequence == sequence - 1 }) {
+            before = previous.hash
+        } else if sequence == 1 {
+            before = AuditChain.genesis
+        } else if let checkpoint = try await trail.checkpoint(chain: chain), checkpoint.sequence == sequence - 1 {
+            before = checkpoint.hash
+        } else {
+            before = nil
+        }
+        guard let before else {
+            return Break(
+                recordID: row.id, sequence: sequence,
+                reason: "sequence \(sequence - 1) is missing: the record before this one was removed")
+        }
+        if let reason = problem(row, chain: chain, expected: sequence, previousHash: before) {
+            return Break(recordID: row.id, sequence: sequence, reason: reason)
+        }
+        if let next = rows.first(where: { $0.sequence == sequence + 1 }),
+            let reason = problem(next, chain: chain, expected: sequence + 1, previousHash: row.hash)
+        {
+            return Break(recordID: next.id, sequence: sequence + 1, reason: "the record after it " + reason)
+        }
+        return nil
+    }
+}

@@ -9,6 +9,9 @@ import Foundation
 public protocol TenantStore: Sendable {
     /// All tenants, sorted by id.
     func allTenants() async throws -> [Tenant]
+    /// Up to `limit` tenants with ids after `after` (from the first when nil), sorted by id
+    /// (byte order, as ``allTenants()``): one page without reading the rest.
+    func tenants(after: String?, limit: Int) async throws -> [Tenant]
     /// One tenant, or nil when there is none with that id.
     func tenant(id: String) async throws -> Tenant?
     /// Inserts a new tenant (configVersion 1) and appends `trail(created)` to the operators'

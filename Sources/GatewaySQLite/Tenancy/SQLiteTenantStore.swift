@@ -57,6 +57,15 @@ public final class SQLiteTenantStore: TenantStore {
         return try records.map { try $0.tenant(sealer: sealer) }
     }
 
+    public func tenants(after: String?, limit: Int) async throws -> [Tenant] {
+        let records = try await pool.read { db in
+            var request = TenantRecord.order(Column("id")).limit(max(0, limit))
+            if let after { request = request.filter(Column("id") > after) }
+            return try request.fetchAll(db)
+        }
+        return try records.map { try $0.tenant(sealer: sealer) }
+    }
+
     public func tenant(id: String) async throws -> Tenant? {
         let record = try await pool.read { db in try TenantRecord.fetchOne(db, key: id) }
         return try record?.tenant(sealer: sealer)

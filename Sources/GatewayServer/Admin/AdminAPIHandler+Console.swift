@@ -24,11 +24,15 @@ extension AdminAPIHandler {
     }
 
     func consoleOverview(_ input: Operations.ConsoleOverview.Input) async throws -> Operations.ConsoleOverview.Output {
+        try AdminInput.check(input.query.cursor, max: 63, "cursor", empty: true)
         guard let signedIn = try await consoleCall() else {
             return .seeOther(.init(headers: .init(location: Self.signInPath)))
         }
         let texts = ConsoleTexts.negotiate(AdminScope.current.headers)
-        let tenants = try await service.listTenants(signedIn.call, cursor: nil, limit: 200).items
+        // 50 tenants a page, by id: a platform of 1,000 tenants reads as pages, not one table.
+        let listed = try await service.listTenants(
+            signedIn.call, cursor: input.query.cursor.flatMap { $0.isEmpty ? nil : $0 }, limit: 50)
+        let tenants = listed.items
         let rows = tenants.map { tenant in
             let pushes =
                 AdminAuthorizer.decide(
@@ -38,29 +42,27 @@ extension AdminAPIHandler {
                 ? "<a href=\"/console/t/\(tenant.id)/notifications\">\(ConsolePage.escape(texts[.notifications]))</a>"
                 : "-"
             return [
-                ConsolePage.escape(tenant.id), ConsolePage.escape(tenant.displayName),
+                "<a href=\"/console/t/\(tenant.id)\">\(ConsolePage.escape(tenant.id))</a>",
+                ConsolePage.escape(tenant.displayName),
                 ConsolePage.escape(tenant.status.rawValue), String(tenant.configVersion), pushes,
             ]
         }
-        // Rollouts of the tenants whose releases the operator may read, linked to their pages.
-        var rollouts: [[String]] = []
+        // Rollouts of this page's tenants the operator may read, linked to their pages: one read.
         let now = clock.now()
-        for tenant in tenants {
-            guard let policies = try? await service.releasePolicies(signedIn.call, tenantID: tenant.id) else {
-                continue
-            }
-            for policy in policies {
-                let view = ReleasePolicyView(policy, now: now)
-                let page = "/console/t/\(tenant.id)/miniapps/\(URLQuery.encode(policy.miniAppID))/release"
-                rollouts.append([
-                    ConsolePage.escape(tenant.id),
-                    "<a href=\"\(ConsolePage.escape(page))\">\(ConsolePage.escape(policy.miniAppID))</a>",
-                    ConsolePage.escape(view.stable ?? texts[.platformLatest]),
-                    ConsolePage.escape(view.candidate?.version ?? "-"),
-                    ConsolePage.escape(view.candidate?.state ?? "-"),
-                    ConsolePage.escape(view.candidate.map { "\($0.shareNow) %" } ?? "-"),
-                ])
-            }
+        let policies = try await service.readableReleasePolicies(
+            signedIn.call, tenantIDs: Set(tenants.map(\.id))
+        ).sorted { ($0.tenantID, $0.miniAppID) < ($1.tenantID, $1.miniAppID) }
+        let rollouts = policies.map { policy in
+            let view = ReleasePolicyView(policy, now: now)
+            let page = "/console/t/\(policy.tenantID)/miniapps/\(URLQuery.encode(policy.miniAppID))/release"
+            return [
+                ConsolePage.escape(policy.tenantID),
+                "<a href=\"\(ConsolePage.escape(page))\">\(ConsolePage.escape(policy.miniAppID))</a>",
+                ConsolePage.escape(view.stable ?? texts[.platformLatest]),
+                ConsolePage.escape(view.candidate?.version ?? "-"),
+                ConsolePage.escape(view.candidate?.state ?? "-"),
+                ConsolePage.escape(view.candidate.map { "\($0.shareNow) %" } ?? "-"),
+            ]
         }
         let roles = signedIn.call.session.bindings.map(\.label).sorted()
         let body =
@@ -72,6 +74,9 @@ extension AdminAPIHandler {
                     headers: [
                         texts[.tenant], texts[.displayName], texts[.status], texts[.revision], texts[.notifications],
                     ], rows: rows))
+            + (listed.next.map { next in
+                "<p><a href=\"/console?cursor=\(URLQuery.encode(next))\">\(ConsolePage.escape(texts[.moreTenants]))</a></p>"
+            } ?? "")
             + (rollouts.isEmpty
                 ? ""
                 : ConsolePage.table(
@@ -80,7 +85,9 @@ extension AdminAPIHandler {
                         texts[.tenant], texts[.miniApp], texts[.stable], texts[.candidate], texts[.state],
                         texts[.share],
                     ], rows: rollouts))
-        let html = signedIn.page(texts, title: texts[.overview], section: .overview, body: body)
+        let html = signedIn.page(
+            texts, title: texts[.overview], section: .overview,
+            body: body + Self.timeZoneForm(texts, csrf: signedIn.session.csrf))
         return .ok(
             .init(
                 headers: .init(cacheControl: "no-store", contentSecurityPolicy: ConsolePage.contentSecurityPolicy),
@@ -215,7 +222,8 @@ extension AdminAPIHandler {
         }
         let rows = page.items.map { record in
             [
-                ConsolePage.time(record.time), ConsolePage.escape(record.chain), ConsolePage.escape(record.actor.name),
+                "<a href=\"/console/audit/\(record.id)\">\(texts.time(record.time))</a>",
+                ConsolePage.escape(record.chain), ConsolePage.escape(record.actor.name),
                 ConsolePage.escape(record.note?.action ?? record.verb.rawValue),
                 ConsolePage.escape(
                     [record.resource.type.rawValue, record.resource.id].compactMap { $0 }.joined(separator: " ")),

@@ -33,7 +33,7 @@ extension AdminAPIHandler {
         let rows = page.items.map { item in
             let link = "/console/t/\(tenantID)/notifications/\(URLQuery.encode(item.id))"
             return [
-                ConsolePage.time(item.createdAt),
+                texts.time(item.createdAt),
                 "<a href=\"\(ConsolePage.escape(link))\">\(ConsolePage.escape(item.id))</a>",
                 ConsolePage.escape(item.sender), ConsolePage.escape(item.miniAppID), String(item.counts.total),
                 String(item.counts.sent), String(item.counts.failed + item.counts.invalidToken + item.counts.expired),
@@ -53,6 +53,11 @@ extension AdminAPIHandler {
             let link = "/console/t/\(tenantID)/notifications?cursor=\(URLQuery.encode(next))"
             body += "<p><a href=\"\(ConsolePage.escape(link))\">\(ConsolePage.escape(texts[.next]))</a></p>"
         }
+        let canSend =
+            AdminAuthorizer.decide(
+                AdminPermission(.act, .notification), tenantID: tenantID, bindings: signedIn.call.session.bindings)
+            == .allowed
+        if canSend { body = ConsoleSendPage.form(texts, csrf: signedIn.session.csrf, draft: nil) + body }
         let html = signedIn.page(texts, title: "\(texts[.notifications]) · \(tenantID)", section: nil, body: body)
         return .ok(
             .init(
@@ -86,7 +91,7 @@ extension AdminAPIHandler {
         let facts =
             "<dl class=\"policy\"><dt>\(ConsolePage.escape(texts[.sender]))</dt><dd>\(ConsolePage.escape(status.sender))</dd>"
             + "<dt>\(ConsolePage.escape(texts[.miniApp]))</dt><dd>\(ConsolePage.escape(status.miniAppID))</dd>"
-            + "<dt>\(ConsolePage.escape(texts[.time]))</dt><dd>\(ConsolePage.time(status.createdAt))</dd>"
+            + "<dt>\(ConsolePage.escape(texts[.time]))</dt><dd>\(texts.time(status.createdAt))</dd>"
             + "<dt>\(ConsolePage.escape(texts[.locales]))</dt><dd>\(ConsolePage.escape(status.locales.joined(separator: ", ")))</dd></dl>"
         let devices = status.devices.map { device in
             [

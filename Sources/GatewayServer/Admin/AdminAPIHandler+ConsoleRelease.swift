@@ -44,7 +44,8 @@ extension AdminAPIHandler {
         guard case .urlEncodedForm(let form) = input.body else { throw AdminError.badRequest("a form body") }
         for (value, max, name) in [
             (form.csrfToken, 64, "csrf_token"), (form.revision, 19, "revision"), (form.percent, 8, "percent"),
-            (form.version, 64, "version"), (form.reason, 500, "reason"), (form.confirm, 8, "confirm"),
+            (form.version, 64, "version"), (form.useInstead, 64, "use_instead"), (form.reason, 500, "reason"),
+            (form.confirm, 8, "confirm"),
         ] {
             try AdminInput.check(value, max: max, name, empty: true)
         }
@@ -71,6 +72,7 @@ extension AdminAPIHandler {
         }
         let blank = { (value: String?) in value.flatMap { $0.isEmpty ? nil : $0 } }
         let (percent, version, reason) = (blank(form.percent), blank(form.version), blank(form.reason))
+        let useInstead = blank(form.useInstead)
 
         if form.confirm != "yes" {
             let policy: ReleasePolicy
@@ -81,7 +83,8 @@ extension AdminAPIHandler {
             }
             let view = ReleasePolicyView(policy, now: clock.now())
             let body = ConsoleReleasePage.confirmation(
-                texts, action, view: view, csrf: signedIn.session.csrf, percent: percent, version: version,
+                texts, action, view: view, revision: revision, csrf: signedIn.session.csrf, percent: percent,
+                version: version, useInstead: useInstead,
                 reason: reason)
             return .ok(
                 .init(
@@ -100,12 +103,13 @@ extension AdminAPIHandler {
                 _ = try await service.patchRelease(
                     signedIn.call, tenantID: tenantID, miniAppID: miniAppID,
                     patch: AdminReleasePatch(percent: value, reason: reason), revision: revision)
-            case .pause, .resume, .promote, .rollback:
+            case .pause, .resume, .promote, .rollback, .withdraw:
                 let taken: AdminReleaseAction =
                     switch action {
                     case .pause: .pause
                     case .resume: .resume
                     case .promote: .promote
+                    case .withdraw: .withdraw(version: version ?? "", useInstead: useInstead)
                     default: .rollback(to: version ?? "")
                     }
                 _ = try await service.actOnRelease(
@@ -149,7 +153,8 @@ extension AdminAPIHandler {
         let svg = ConsoleChart.releaseHealth(points, candidate: candidate, rule: policy.autoHalt, texts: texts)
         let html = """
             <!doctype html><html lang="\(texts.language)"><head><meta charset="utf-8">\
-            <meta http-equiv="refresh" content="30"><title>\(ConsolePage.escape(texts[.health]))</title>\
+            <meta http-equiv="refresh" content="30">\
+            <meta name="viewport" content="width=device-width, initial-scale=1"><title>\(ConsolePage.escape(texts[.health]))</title>\
             <link rel="stylesheet" href="/console/assets/console.css"></head><body class="framed">\(svg)\
             <p class="legend"><span class="key candidate">\(ConsolePage.escape(candidate))</span> \
             <span class="key stable">\(ConsolePage.escape(texts[.stable]))</span> \

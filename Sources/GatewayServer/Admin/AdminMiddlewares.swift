@@ -186,6 +186,9 @@ enum AdminProblems {
                     status: 429, code: "import_busy", title: "Too Many Requests",
                     detail: "this replica runs \(AdminService.concurrentImports) imports already; retry shortly",
                     headers: [(name: "Retry-After", value: "5")])
+            case .auditRecordNotFound(let id):
+                return GatewayProblem(
+                    status: 404, code: "audit_record_not_found", title: "Not Found", detail: "no audit record \(id)")
             case .jobNotFound(let id):
                 return GatewayProblem(status: 404, code: "job_not_found", title: "Not Found", detail: "no job \(id.prefix(64))")
             case .signingKeyNotFound(let kid):

@@ -20,7 +20,9 @@ enum ConsoleChart {
             rule.map { $0.errorRatio * max(point.stable.failures, 1) / point.stable.opens }
         }
         let rates = points.flatMap { [$0.candidate.rate, $0.stable.rate] } + [threshold].compactMap { $0 }
-        let top = max(0.05, (rates.max() ?? 0) * 1.15)
+        // Headroom above the highest rate, but not past 100 % (no rate exceeds it) unless the
+        // halt line is drawn above it.
+        let top = max(0.05, min(max(1, threshold ?? 0), (rates.max() ?? 0) * 1.15))
         let opens = max(1, points.map { max($0.candidate.opens, $0.stable.opens) }.max() ?? 1)
         let plotWidth = width - margin.left - margin.right
         let plotHeight = height - margin.top - margin.bottom

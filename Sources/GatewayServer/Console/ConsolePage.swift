@@ -64,13 +64,6 @@ enum ConsolePage {
             + "<tbody>\(body)</tbody></table></div>"
     }
 
-    /// A time as the operator reads it: UTC to the second, the exact instant in `datetime`.
-    static func time(_ date: Date) -> String {
-        let exact = RFC3339.millisecondString(from: date)
-        let shown = String(RFC3339.string(from: date).replacingOccurrences(of: "T", with: " ").dropLast())
-        return "<time datetime=\"\(exact)\">\(escape(shown))</time>"
-    }
-
     /// HTML-escapes `text` (element content and quoted attribute values), as the sign-in pages do.
     static func escape(_ text: String) -> String { LoginPage.escape(text) }
 }

@@ -7,7 +7,7 @@ import GatewayCore
 enum ConsoleReleasePage {
     /// The actions the page offers, in the order shown.
     enum Action: String, CaseIterable {
-        case share, pause, resume, promote, rollback
+        case share, pause, resume, promote, rollback, withdraw
     }
 
     /// The page's body: `notice` (a done or refused message) first, then the policy, the
@@ -34,7 +34,7 @@ enum ConsoleReleasePage {
         if canAct { html += forms(texts, view, csrf: csrf) }
         let rows = history.map { entry in
             [
-                ConsolePage.time(entry.at), ConsolePage.escape(entry.actor), ConsolePage.escape(entry.action.rawValue),
+                texts.time(entry.at), ConsolePage.escape(entry.actor), ConsolePage.escape(entry.action.rawValue),
                 ConsolePage.escape(entry.summary), ConsolePage.escape(entry.reason ?? ""),
             ]
         }
@@ -110,12 +110,20 @@ enum ConsoleReleasePage {
                 .rollback,
                 "<label>\(ConsolePage.escape(texts[.version]))<input name=\"version\" required "
                     + "value=\"\(ConsolePage.escape(view.stable ?? ""))\"></label>"))
+        forms.append(
+            form(
+                .withdraw,
+                "<label>\(ConsolePage.escape(texts[.version]))<input name=\"version\" required "
+                    + "value=\"\(ConsolePage.escape(view.candidate?.version ?? ""))\"></label>"
+                    + "<label>\(ConsolePage.escape(texts[.useInstead]))<input name=\"use_instead\" "
+                    + "value=\"\(ConsolePage.escape(view.stable ?? ""))\"></label>"))
         return "<h2>\(ConsolePage.escape(texts[.actions]))</h2><div class=\"actions\">\(forms.joined())</div>"
     }
 
     /// What `action` will do to whom, in words, for the confirmation page.
     static func consequence(
-        _ texts: ConsoleTexts, _ action: Action, view: ReleasePolicyView, percent: String?, version: String?
+        _ texts: ConsoleTexts, _ action: Action, view: ReleasePolicyView, percent: String?, version: String?,
+        useInstead: String?
     ) -> String {
         let candidate = view.candidate?.version ?? "-"
         let stable = view.stable ?? texts[.platformLatest]
@@ -126,24 +134,28 @@ enum ConsoleReleasePage {
         case .resume: texts.format(.consequenceResume, candidate, view.candidate?.percent ?? "?")
         case .promote: texts.format(.consequencePromote, candidate, stable)
         case .rollback: texts.format(.consequenceRollback, version ?? "?", candidate)
+        case .withdraw: texts.format(.consequenceWithdraw, version ?? "?", useInstead ?? stable)
         }
     }
 
-    /// The confirmation form: the same fields again with `confirm=yes`.
+    /// The confirmation form: the same fields again with `confirm=yes`, at `revision`, the
+    /// one the operator's page showed (so a change made meanwhile is refused, not overridden).
     static func confirmation(
-        _ texts: ConsoleTexts, _ action: Action, view: ReleasePolicyView, csrf: String, percent: String?,
-        version: String?,
+        _ texts: ConsoleTexts, _ action: Action, view: ReleasePolicyView, revision: Int64, csrf: String,
+        percent: String?,
+        version: String?, useInstead: String?,
         reason: String?
     ) -> String {
         var fields = [
-            ("csrf_token", csrf), ("revision", String(view.revision)), ("action", action.rawValue), ("confirm", "yes"),
+            ("csrf_token", csrf), ("revision", String(revision)), ("action", action.rawValue), ("confirm", "yes"),
         ]
         if let percent { fields.append(("percent", percent)) }
         if let version { fields.append(("version", version)) }
+        if let useInstead { fields.append(("use_instead", useInstead)) }
         let hidden = fields.map { "<input type=\"hidden\" name=\"\($0)\" value=\"\(ConsolePage.escape($1))\">" }
             .joined()
         return
-            "<p>\(ConsolePage.escape(consequence(texts, action, view: view, percent: percent, version: version)))</p>"
+            "<p>\(ConsolePage.escape(consequence(texts, action, view: view, percent: percent, version: version, useInstead: useInstead)))</p>"
             + "<form method=\"post\" class=\"action\">\(hidden)"
             + "<label>\(ConsolePage.escape(texts[.reason]))<input name=\"reason\" value=\"\(ConsolePage.escape(reason ?? ""))\"></label>"
             + "<button type=\"submit\">\(ConsolePage.escape(texts[.confirm]))</button></form>"
@@ -157,6 +169,7 @@ enum ConsoleReleasePage {
         case .resume: .actionResume
         case .promote: .actionPromote
         case .rollback: .actionRollback
+        case .withdraw: .actionWithdraw
         }
     }
 }

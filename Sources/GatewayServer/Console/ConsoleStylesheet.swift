@@ -20,7 +20,7 @@ enum ConsoleStylesheet {
         nav a[aria-current=page]{text-decoration:underline}
         .who{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin:0}
         main{padding:16px;max-width:1200px}
-        h1{font-size:1.5rem;margin:0 0 12px}
+        h1{font-size:1.5rem;margin:0 0 12px;overflow-wrap:anywhere}
         .scroll{overflow-x:auto;max-width:100%}
         table{border-collapse:collapse;min-width:100%}
         caption{text-align:left;font-weight:600;padding:4px 0}
@@ -53,6 +53,16 @@ enum ConsoleStylesheet {
         form.filters label{display:flex;flex-direction:column;font-size:.875rem;color:var(--muted)}
         input,select,button{font:inherit;color:inherit;background:var(--bg);border:1px solid var(--line);\
         border-radius:4px;padding:4px 8px;max-width:100%}
+        form.send{display:grid;gap:8px;max-width:640px;margin:0 0 16px}
+        form.send label,fieldset label{display:flex;flex-direction:column;font-size:.875rem;color:var(--muted)}
+        form.send label.check{flex-direction:row;gap:6px;align-items:center}
+        fieldset{border:1px solid var(--line);border-radius:6px;display:grid;gap:6px;min-width:0}
+        textarea{font:inherit;color:inherit;background:var(--bg);border:1px solid var(--line);border-radius:4px;\
+        padding:4px 8px;max-width:100%}
+        .devices{display:flex;flex-wrap:wrap;gap:12px}
+        figure.device{margin:0;border:1px solid var(--line);border-radius:12px;padding:8px 12px;width:300px;max-width:100%;\
+        background:var(--band);overflow-wrap:anywhere}
+        figure.device figcaption{font-size:.75rem;color:var(--muted)}figure.device p{margin:4px 0 0}
         button{background:var(--accent);color:var(--bg);border-color:var(--accent);cursor:pointer}
         """
 }

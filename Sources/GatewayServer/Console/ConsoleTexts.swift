@@ -1,17 +1,45 @@
 import Foundation
+import GatewayCore
 import HTTPTypes
 
 /// The console's words in English and Japanese (issue 49), chosen by `Accept-Language`.
 struct ConsoleTexts: Sendable {
     let language: String
     private let table: [String: String]
+    /// The zone times are shown in, as the operator named it (the `gw-console-tz` cookie; UTC
+    /// without one).
+    var timeZoneName = "UTC"
 
-    /// English unless the first language the browser asks for is Japanese.
+    /// English unless the first language the browser asks for is Japanese; times in the zone
+    /// the operator chose.
     static func negotiate(_ headers: HTTPFields) -> ConsoleTexts {
         let first = headers[.acceptLanguage]?.split(separator: ",").first?.split(separator: ";").first
         let wanted = first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-        return wanted.hasPrefix("ja")
+        var texts =
+            wanted.hasPrefix("ja")
             ? ConsoleTexts(language: "ja", table: japanese) : ConsoleTexts(language: "en", table: [:])
+        // Either name: a preference for reading times needs no `__Host-` guarantee.
+        let zone = [true, false].lazy.compactMap { ConsoleCookie.timeZone(secure: $0).value(in: headers) }.first
+        if let zone { texts.timeZoneName = zone }
+        return texts
+    }
+
+    /// A time as the operator reads it: to the second in its time zone, with UTC on hover
+    /// (`title`) and the exact instant in `datetime`.
+    func time(_ date: Date) -> String {
+        let exact = RFC3339.millisecondString(from: date)
+        let utc = String(RFC3339.string(from: date).replacingOccurrences(of: "T", with: " ").dropLast()) + " UTC"
+        guard timeZoneName != "UTC", let timeZone = TimeZone(identifier: timeZoneName) else {
+            return "<time datetime=\"\(exact)\">\(utc)</time>"
+        }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        let local = String(
+            format: "%04d-%02d-%02d %02d:%02d:%02d", c.year ?? 0, c.month ?? 0, c.day ?? 0, c.hour ?? 0, c.minute ?? 0,
+            c.second ?? 0)
+        let zone = timeZone.abbreviation(for: date) ?? timeZone.identifier
+        return "<time datetime=\"\(exact)\" title=\"\(utc)\">\(local) \(LoginPage.escape(zone))</time>"
     }
 
     /// The text of `key` with `%1`, `%2`, … replaced by `values`, in order.
@@ -37,7 +65,12 @@ struct ConsoleTexts: Sendable {
         case chartHalt, chartNoHalt, chartEmpty, chartSummary, health, rollouts, miniApp
         case notifications, notification, noNotifications, sender, queued, funnelSent, notDelivered, funnelPending
         case funnelFailed, funnelInvalid, funnelExpired, funnelSkipped, funnelSummary, locales, deliveries, device
-        case user, attempts
+        case user, attempts, sendTitle, sendUsers, sendEveryone, preview, locale, textFor, titleField, bodyField
+        case sendToEveryone, sendToUsers, cutToFit, sendNow, notReadable, configuration, setting, value
+        case secretsMasked, clients, kind, redirects, scopes, confidential, publicClient, signingKeys, nextStep
+        case nextStepAt, rotateHint, linkDomains, host, appIDs, roleBindings, role, miniApps, sequence, address
+        case requestID, recordBroken, recordHolds, change, noChange, before, after, verifyWhole, auditRecord
+        case useInstead, actionWithdraw, consequenceWithdraw, timeZone, save, moreTenants
 
         var english: String {
             switch self {
@@ -53,7 +86,7 @@ struct ConsoleTexts: Sendable {
             case .revision: "Revision"
             case .roles: "Your roles"
             case .noTenants: "No tenant is visible with your roles."
-            case .time: "Time (UTC)"
+            case .time: "Time"
             case .chain: "Chain"
             case .actor: "Operator"
             case .verb: "Verb"
@@ -128,6 +161,57 @@ struct ConsoleTexts: Sendable {
             case .device: "Device"
             case .user: "User"
             case .attempts: "Attempts"
+            case .sendTitle: "Send a notification"
+            case .sendUsers: "To these users (ids, one per line)"
+            case .sendEveryone: "To everyone who consented to the mini app's notifications"
+            case .preview: "Preview"
+            case .locale: "Locale"
+            case .textFor: "Text: %1"
+            case .titleField: "Title"
+            case .bodyField: "Body"
+            case .sendToEveryone: "To every user who consented to notifications from %1, on each of their devices."
+            case .sendToUsers: "To %1 named users, for %2, on each of their devices that consented."
+            case .cutToFit: "The body is cut here to fit the provider's 4,096 bytes."
+            case .sendNow: "Send"
+            case .notReadable: "Your roles do not let you read this here."
+            case .configuration: "Configuration"
+            case .setting: "Setting"
+            case .value: "Value"
+            case .secretsMasked: "Secrets are write-only: they show as masked and are changed with gatewayctl or the admin API."
+            case .clients: "OAuth clients"
+            case .kind: "Kind"
+            case .redirects: "Redirect URIs"
+            case .scopes: "Scopes"
+            case .confidential: "confidential"
+            case .publicClient: "public"
+            case .signingKeys: "Signing keys"
+            case .nextStep: "Next step"
+            case .nextStepAt: "%1 at %2"
+            case .rotateHint: "signs now: rotate to replace it"
+            case .linkDomains: "Link domains"
+            case .host: "Host"
+            case .appIDs: "App ids"
+            case .roleBindings: "Role bindings"
+            case .role: "Role"
+            case .miniApps: "Mini apps"
+            case .sequence: "Sequence"
+            case .address: "Address"
+            case .requestID: "Request id"
+            case .recordBroken: "This record does not hold in its chain: %1. The trail was altered; see docs/operators.md."
+            case .recordHolds: "This record holds in chain %1: its contents match its seal and it links to the records before and after it."
+            case .change: "What changed"
+            case .noChange: "No document changed (a refusal, an action or a sign-in)."
+            case .before: "Before"
+            case .after: "After"
+            case .verifyWhole: "To verify all of chain %1 from its start: gatewayctl audit verify --chain %1"
+            case .auditRecord: "Audit record %1"
+            case .useInstead: "Use instead (optional)"
+            case .timeZone: "Show times in"
+            case .save: "Save"
+            case .moreTenants: "Next tenants"
+            case .actionWithdraw: "Withdraw a version"
+            case .consequenceWithdraw:
+                "Withdraws %1: no user is offered it any more, and its manifest and bundle are refused to everyone, naming %2 to use instead."
             case .changedBy: "Not done: the policy was changed by %1 at %2 UTC. This is its state now."
             }
         }
@@ -137,7 +221,7 @@ struct ConsoleTexts: Sendable {
         "console": "SuperApp Gateway コンソール", "overview": "概要", "audit": "監査ログ", "signOut": "サインアウト",
         "signedInAs": "サインイン中:", "tenants": "テナント", "tenant": "テナント", "displayName": "名前",
         "status": "状態", "revision": "リビジョン", "roles": "あなたのロール",
-        "noTenants": "あなたのロールで表示できるテナントはありません。", "time": "日時 (UTC)", "chain": "チェーン",
+        "noTenants": "あなたのロールで表示できるテナントはありません。", "time": "日時", "chain": "チェーン",
         "actor": "オペレーター", "verb": "操作", "resource": "リソース", "outcome": "結果", "summary": "変更内容",
         "filter": "絞り込む", "next": "さらに古い記録", "anyValue": "すべて", "operatorName": "オペレーター ID",
         "refused": "拒否されました", "refusedFormText": "このフォームはあなたのセッションから送信されていません。何も実行していません。",
@@ -163,6 +247,25 @@ struct ConsoleTexts: Sendable {
         "funnelSkipped": "スキップ (同意なし)",
         "funnelSummary": "キュー投入 %1 件のうち %2 件をプロバイダーが受理 (%3)、%4 件が失敗または期限切れ、%5 件が無効なトークン (削除済み)、%6 件が保留中、%7 件が同意なしでスキップされました。",
         "locales": "ロケール", "deliveries": "最初の配信", "device": "デバイス", "user": "ユーザー", "attempts": "試行回数",
+        "sendTitle": "通知を送信", "sendUsers": "送信先ユーザー (ID を 1 行に 1 つ)",
+        "sendEveryone": "ミニアプリの通知に同意したすべてのユーザー", "preview": "プレビュー", "locale": "ロケール",
+        "textFor": "テキスト: %1", "titleField": "タイトル", "bodyField": "本文",
+        "sendToEveryone": "%1 の通知に同意したすべてのユーザーの各デバイスへ送信します。",
+        "sendToUsers": "指定した %1 人のユーザーの、%2 の通知に同意した各デバイスへ送信します。",
+        "cutToFit": "プロバイダーの上限 4,096 バイトに収めるため、本文はここで切り詰められます。", "sendNow": "送信",
+        "notReadable": "あなたのロールではここを表示できません。", "configuration": "設定", "setting": "項目", "value": "値",
+        "secretsMasked": "シークレットは書き込み専用です。マスク表示され、gatewayctl または管理 API で変更します。",
+        "clients": "OAuth クライアント", "kind": "種別", "redirects": "リダイレクト URI", "scopes": "スコープ",
+        "confidential": "コンフィデンシャル", "publicClient": "パブリック", "signingKeys": "署名鍵", "nextStep": "次の段階",
+        "nextStepAt": "%2 に %1", "rotateHint": "署名中: ローテーションで置き換え", "linkDomains": "リンクドメイン",
+        "host": "ホスト", "appIDs": "アプリ ID", "roleBindings": "ロールの割り当て", "role": "ロール", "miniApps": "ミニアプリ",
+        "sequence": "シーケンス", "address": "アドレス", "requestID": "リクエスト ID",
+        "recordBroken": "この記録はチェーン内で整合していません: %1。監査ログが改ざんされています。docs/operators.md を参照してください。",
+        "recordHolds": "この記録はチェーン %1 で整合しています: 内容が封印と一致し、前後の記録とつながっています。",
+        "change": "変更内容", "noChange": "変更された文書はありません (拒否、操作、またはサインイン)。", "before": "変更前",
+        "after": "変更後", "verifyWhole": "チェーン %1 全体を先頭から検証するには: gatewayctl audit verify --chain %1",
+        "auditRecord": "監査記録 %1", "useInstead": "代わりに使うバージョン (任意)", "timeZone": "時刻の表示", "save": "保存", "moreTenants": "次のテナント", "actionWithdraw": "バージョンを取り下げ",
+        "consequenceWithdraw": "%1 を取り下げます: どのユーザーにも配信されなくなり、マニフェストとバンドルは %2 を代わりに示して拒否されます。",
         "changedBy": "実行していません: このポリシーは %2 UTC に %1 が変更しました。現在の状態を表示しています。",
     ]
 }

@@ -94,6 +94,32 @@ struct AuditRetentionContractTests {
         #expect(headless.recordID == acme[5].id && headless.reason.contains("sequence 1 is missing"))
     }
 
+    /// The console's record page checks one record in three rows: its seal, the record
+    /// before it (or the checkpoint) and the record after it.
+    @Test(arguments: StoreBackend.available)
+    func oneRecordsLinkIsCheckedWithoutAWalk(backend: StoreBackend) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        let trail = database.stores.audit
+        let acme = try await Self.fill(trail, chain: "acme", count: 8)
+        for sequence in [1, 4, 8] as [Int64] {
+            #expect(try await AuditVerifier.link(trail, chain: "acme", sequence: sequence) == nil)
+        }
+        _ = try await Self.retention(trail, at: Self.start.addingTimeInterval(2.5 * Self.day)).prune()
+        #expect(try await trail.checkpoint(chain: "acme")?.sequence == 2)
+        #expect(try await AuditVerifier.link(trail, chain: "acme", sequence: 3) == nil, "it follows the checkpoint")
+
+        try await database.execute("UPDATE audit_records SET body = REPLACE(body, 'r4', 'rX') WHERE id = \(acme[4].id)")
+        let altered = try #require(try await AuditVerifier.link(trail, chain: "acme", sequence: 5))
+        #expect(altered.recordID == acme[4].id && altered.reason.contains("altered"))
+        let before = try #require(try await AuditVerifier.link(trail, chain: "acme", sequence: 4))
+        #expect(before.recordID == acme[4].id && before.reason.hasPrefix("the record after it altered"))
+        try await database.execute("DELETE FROM audit_records WHERE id = \(acme[6].id)")
+        let orphan = try #require(try await AuditVerifier.link(trail, chain: "acme", sequence: 8))
+        #expect(orphan.reason.contains("sequence 7 is missing"))
+        #expect(try await AuditVerifier.link(trail, chain: "acme", sequence: 7)?.reason.contains("not in its chain") == true)
+    }
+
     @Test(arguments: StoreBackend.available)
     func aBrokenChainIsNeverPruned(backend: StoreBackend) async throws {
         let database = try await TestDatabase.make(backend)

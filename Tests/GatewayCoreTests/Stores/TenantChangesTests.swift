@@ -7,6 +7,21 @@ import Testing
 /// Replicas learn which tenants changed and read only those (issue 12, item 1).
 @Suite("Tenant change feed and incremental reload")
 struct TenantChangesTests {
+    /// A page of tenants is read as a page (the console's overview of 1,000 tenants), in the
+    /// order and after the cursor ``TenantStore/allTenants()`` implies.
+    @Test(arguments: StoreBackend.available) func aPageOfTenantsIsOnePage(backend: StoreBackend) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        let ids = ["a-1", "a-10", "a-2", "bb", "zz"]
+        for id in ids.shuffled() { try await database.stores.tenants.create(Tenant(id: id, displayName: id), actor: "t") }
+        let all = try await database.stores.tenants.allTenants().map(\.id)
+        #expect(all == ids.sorted())
+        #expect(try await database.stores.tenants.tenants(after: nil, limit: 2).map(\.id) == Array(all.prefix(2)))
+        #expect(try await database.stores.tenants.tenants(after: "a-10", limit: 2).map(\.id) == ["a-2", "bb"])
+        #expect(try await database.stores.tenants.tenants(after: "bb", limit: 10).map(\.id) == ["zz"])
+        #expect(try await database.stores.tenants.tenants(after: "zz", limit: 10).isEmpty)
+    }
+
     @Test(arguments: StoreBackend.available) func theStoreNamesWhatChanged(backend: StoreBackend) async throws {
         let database = try await TestDatabase.make(backend)
         defer { database.remove() }
@@ -114,6 +129,9 @@ final class CountingTenantStore: TenantStore {
         return try await base.allTenants()
     }
     func tenant(id: String) async throws -> Tenant? { try await base.tenant(id: id) }
+    func tenants(after: String?, limit: Int) async throws -> [Tenant] {
+        try await base.tenants(after: after, limit: limit)
+    }
     func create(_ tenant: Tenant, actor: String, trail: (@Sendable (Tenant) -> AuditDraft)?) async throws -> Tenant {
         try await base.create(tenant, actor: actor, trail: trail)
     }
