@@ -70,6 +70,16 @@ public final class PostgresPushOutboxStore: PushOutboxStore {
         return .queued(messageID: messageID, deliveries: deliveries)
     }
 
+    public func pendingDeliveries(tenantIDs: [String]) async throws -> [String: Int] {
+        guard !tenantIDs.isEmpty else { return [:] }
+        let rows = try await database.pool.all(
+            """
+            SELECT tenant_id, COUNT(*)::bigint FROM push_deliveries
+            WHERE state = 'pending' AND tenant_id = ANY(\(tenantIDs)) GROUP BY tenant_id
+            """, as: (String, Int64).self)
+        return Dictionary(uniqueKeysWithValues: rows.map { ($0.0, Int($0.1)) })
+    }
+
     public func messages(tenantID: String, before: String?, limit: Int) async throws -> [PushMessageSummary] {
         let after = before.flatMap(PushMessageSummary.parse(cursor:))
         let (ms, id) = (after?.milliseconds, after?.id ?? "")

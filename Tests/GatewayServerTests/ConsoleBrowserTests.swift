@@ -38,7 +38,7 @@ struct ConsoleBrowserTests {
                             "console_browser.py", [file.path, RepositoryFile.url(".build/screenshots").path])
                         #expect(status == 0, "\(output)")
                         for step in [
-                            "signed in", "share raised", "public read path", "chart shows failures", "rolled back",
+                            "signed in", "traffic figures", "share raised", "public read path", "chart shows failures", "rolled back",
                             "funnel accepted", "viewer sees no action", "forged post refused", "conflict shown",
                             "audit page", "accessibility",
                         ] {

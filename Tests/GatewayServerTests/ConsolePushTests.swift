@@ -33,6 +33,9 @@ struct ConsolePushTests {
                 admin.stores, [("pat", .pushSender, "acme"), ("rita", .releaseManager, "acme")])
             var sender = ConsoleTests.Browser(admin: admin)
             _ = try await sender.signIn("pat")
+            // The overview's backlog: msg-1's three deliveries wait for a provider.
+            let overview = try await sender.request(.GET, "/console")
+            #expect(overview.body.contains("<a href=\"/console/t/acme/notifications\">3 pending</a>"), "\(overview.body)")
             let list = try await sender.request(.GET, "/console/t/acme/notifications")
             #expect(list.status == 200, "\(list.body)")
             #expect(

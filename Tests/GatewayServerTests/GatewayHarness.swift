@@ -151,6 +151,8 @@ struct GatewayHarness {
         // No delivery worker unless the test names the providers' fakes: queued deliveries stay put.
         configuration.pushConcurrency = push == nil ? 0 : 8
         configuration.pushSendQuotaPerMinute = pushSendQuota
+        // The console's traffic figures reach the shared cache within a second.
+        configuration.trafficFlushInterval = .seconds(1)
         configuration.databaseTimeout = databaseTimeout
         // PostgreSQL's breaker opens only after two probes go unanswered for over a second each:
         // a suite of gateways on two cores must not trip it (DatabaseBreakerTests use the default).

@@ -178,6 +178,19 @@ try:
     accessible(first, "overview")
     print("ok signed in", flush=True)
 
+    # The overview's figures: the public path's requests, counted by the gateway and added to
+    # the shared cache within its flush interval (a second in tests).
+    for _ in range(5):
+        served(config["mover"])
+
+    def figures():
+        first.get(admin + "/console")
+        cells = [cell.text for cell in first.find_elements(By.CSS_SELECTOR, "tbody tr:first-child td")]
+        return len(cells) > 6 and cells[4] not in ("0", "") and cells[6].startswith("≤")
+
+    wait_until(figures, seconds=15, what="the tenant's traffic on the overview")
+    print("ok traffic figures", flush=True)
+
     expect(served(config["mover"]) == "v1", "the mover is served v1 at 10 %")
     first.get(release)
     accessible(first, "release")

@@ -9,6 +9,9 @@ public protocol Cache: Sendable {
     var kind: String { get }
     /// The stored bytes, or nil on a miss or after expiry.
     func get(_ key: String) async throws -> [UInt8]?
+    /// The stored bytes of each of `keys`, in order (nil: a miss), in one round trip where
+    /// the backend can (Redis `MGET`).
+    func getMany(_ keys: [String]) async throws -> [[UInt8]?]
     /// Stores `value` under `key` for `ttl`.
     func set(_ key: String, _ value: [UInt8], ttl: Duration) async throws
     /// Stores only when the key is absent; true when stored. (Locks, single-use markers.)
@@ -39,4 +42,14 @@ public struct CacheUnavailable: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "cache unavailable: \(reason)" }
+}
+
+extension Cache {
+    /// One ``get(_:)`` per key, for backends without a multi-key read.
+    public func getMany(_ keys: [String]) async throws -> [[UInt8]?] {
+        var values: [[UInt8]?] = []
+        values.reserveCapacity(keys.count)
+        for key in keys { values.append(try await get(key)) }
+        return values
+    }
 }

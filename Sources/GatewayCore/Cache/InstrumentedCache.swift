@@ -25,6 +25,14 @@ public struct InstrumentedCache: Cache {
         return value
     }
 
+    public func getMany(_ keys: [String]) async throws -> [[UInt8]?] {
+        let values = try await counted { try await base.getMany(keys) }
+        let found = values.reduce(0) { $0 + ($1 == nil ? 0 : 1) }
+        hits.increment(by: found)
+        misses.increment(by: values.count - found)
+        return values
+    }
+
     public func set(_ key: String, _ value: [UInt8], ttl: Duration) async throws {
         try await counted { try await base.set(key, value, ttl: ttl) }
     }

@@ -17,6 +17,17 @@ public struct RedisCache: Cache {
         try await reaching { try await client.get(namespace + key) }
     }
 
+    /// `MGET`, 1,000 keys a command.
+    public func getMany(_ keys: [String]) async throws -> [[UInt8]?] {
+        var values: [[UInt8]?] = []
+        values.reserveCapacity(keys.count)
+        for start in stride(from: 0, to: keys.count, by: 1_000) {
+            let slice = keys[start..<min(start + 1_000, keys.count)].map { namespace + $0 }
+            values += try await reaching { try await client.mget(slice) }
+        }
+        return values
+    }
+
     public func set(_ key: String, _ value: [UInt8], ttl: Duration) async throws {
         _ = try await reaching {
             try await client.set(namespace + key, value, expiration: .milliseconds(Self.milliseconds(ttl)))

@@ -51,6 +51,16 @@ extension AdminService {
         }
     }
 
+    /// Each of `tenantIDs`' deliveries still waiting for a provider, for the tenants whose
+    /// notifications the call may read (the console's overview): filtered, never refused.
+    public func pushBacklog(_ call: AdminCall, tenantIDs: [String]) async throws -> [String: Int] {
+        let readable = tenantIDs.filter { tenantID in
+            AdminAuthorizer.decide(
+                AdminPermission(.read, .notification), tenantID: tenantID, bindings: call.session.bindings) == .allowed
+        }
+        return try await outbox.pendingDeliveries(tenantIDs: readable)
+    }
+
     /// One page of the tenant's messages (every sender's), newest first.
     public func notifications(
         _ call: AdminCall, tenantID: String, cursor: String?, limit: Int

@@ -105,6 +105,20 @@ public final class SQLitePushOutboxStore: PushOutboxStore, PushDeliveryQueue {
         return try PushOutboxStatus.make(document: document, counts: counts, deliveries: deliveries)
     }
 
+    public func pendingDeliveries(tenantIDs: [String]) async throws -> [String: Int] {
+        guard !tenantIDs.isEmpty else { return [:] }
+        return try await pool.read { db in
+            let marks = Array(repeating: "?", count: tenantIDs.count).joined(separator: ", ")
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT tenant_id, COUNT(*) AS n FROM push_deliveries
+                    WHERE state = 'pending' AND tenant_id IN (\(marks)) GROUP BY tenant_id
+                    """, arguments: StatementArguments(tenantIDs))
+            return Dictionary(uniqueKeysWithValues: rows.map { ($0["tenant_id"] as String, $0["n"] as Int) })
+        }
+    }
+
     public func messages(tenantID: String, before: String?, limit: Int) async throws -> [PushMessageSummary] {
         let after = before.flatMap(PushMessageSummary.parse(cursor:))
         return try await pool.read { db in

@@ -33,19 +33,25 @@ extension AdminAPIHandler {
         let listed = try await service.listTenants(
             signedIn.call, cursor: input.query.cursor.flatMap { $0.isEmpty ? nil : $0 }, limit: 50)
         let tenants = listed.items
+        // The last hour of each listed tenant, as every replica counted it; a cache out of
+        // reach leaves the figures blank, never the page.
+        let traffic =
+            (try? await TenantTraffic.summaries(sharedCache, tenants: tenants.map(\.id), now: clock.now())) ?? [:]
+        let backlog = try await service.pushBacklog(signedIn.call, tenantIDs: tenants.map(\.id))
         let rows = tenants.map { tenant in
             let pushes =
                 AdminAuthorizer.decide(
                     AdminPermission(.read, .notification), tenantID: tenant.id, bindings: signedIn.call.session.bindings
                 )
                     == .allowed
-                ? "<a href=\"/console/t/\(tenant.id)/notifications\">\(ConsolePage.escape(texts[.notifications]))</a>"
+                ? "<a href=\"/console/t/\(tenant.id)/notifications\">"
+                    + "\(ConsolePage.escape(texts.format(.backlog, String(backlog[tenant.id] ?? 0))))</a>"
                 : "-"
             return [
                 "<a href=\"/console/t/\(tenant.id)\">\(ConsolePage.escape(tenant.id))</a>",
                 ConsolePage.escape(tenant.displayName),
-                ConsolePage.escape(tenant.status.rawValue), String(tenant.configVersion), pushes,
-            ]
+                ConsolePage.escape(tenant.status.rawValue), String(tenant.configVersion),
+            ] + ConsolePage.trafficCells(traffic[tenant.id]) + [pushes]
         }
         // Rollouts of this page's tenants the operator may read, linked to their pages: one read.
         let now = clock.now()
@@ -72,7 +78,8 @@ extension AdminAPIHandler {
                 : ConsolePage.table(
                     caption: texts[.tenants],
                     headers: [
-                        texts[.tenant], texts[.displayName], texts[.status], texts[.revision], texts[.notifications],
+                        texts[.tenant], texts[.displayName], texts[.status], texts[.revision], texts[.perMinute],
+                        texts[.errorShare], texts[.latencyP95], texts[.pushBacklog],
                     ], rows: rows))
             + (listed.next.map { next in
                 "<p><a href=\"/console?cursor=\(URLQuery.encode(next))\">\(ConsolePage.escape(texts[.moreTenants]))</a></p>"

@@ -13,6 +13,8 @@ struct AdminAPIHandler: APIProtocol {
     let console: ConsoleSessions
     /// The release chart's counts (the halt's counters in the shared cache).
     let releaseSeries: ReleaseHealthSeries
+    /// The shared cache, where every replica's tenant traffic is counted (the overview's figures).
+    let sharedCache: any Cache
     let clock: WallClock
 
     func operatorToken(_ input: Operations.OperatorToken.Input) async throws -> Operations.OperatorToken.Output {

@@ -51,7 +51,8 @@ public enum AdminApplication {
         let handler = AdminAPIHandler(
             service: AdminService(stores: services.stores, clock: services.clock, hasher: services.hasher), authenticator: authenticator,
             signIn: signIn, console: ConsoleSessions(cache: services.cache),
-            releaseSeries: ReleaseHealthSeries(cache: services.cache), clock: services.clock)
+            releaseSeries: ReleaseHealthSeries(cache: services.cache), sharedCache: services.cache,
+            clock: services.clock)
         try handler.registerHandlers(on: router, configuration: AdminWire.configuration)
         return router
     }

@@ -104,3 +104,20 @@ struct RevocationSyncService: Service {
         }
     }
 }
+
+/// Runs `flush` every `interval` until the server shuts down, then once more, so what was
+/// counted last is not lost (the tenant traffic of the console's overview).
+struct ShutdownFlushService: Service {
+    let interval: Duration
+    let flush: @Sendable () async -> Void
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                await flush()
+            }
+        }
+        await flush()
+    }
+}

@@ -191,6 +191,12 @@ public struct GatewayBootstrap: Sendable {
                 keepDays: configuration.auditRetentionDays, clock: clock.now, logger: logger)
             background.loops.append(RetentionService { await auditRetention.run() })
         }
+        // This replica's tenant traffic joins every replica's in the shared cache (the console's
+        // overview), every `trafficFlushInterval` and once more at shutdown.
+        let flushInterval = configuration.trafficFlushInterval
+        background.loops.append(
+            ShutdownFlushService(
+                interval: flushInterval, flush: { await metrics.traffic.flush(to: instrumented) }))
         let inboxRetention = BatchedRetention.inbox(stores.messaging, clock: clock.now, logger: logger)
         background.loops.append(RetentionService { await inboxRetention.run() })
         if configuration.pushConcurrency > 0 {

@@ -55,6 +55,9 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var pushFCMURL = FCMClient.defaultBaseURL
     /// How long a claim on a batch of deliveries keeps other replicas off.
     public var pushLease: Duration = .seconds(60)
+    /// How often this replica adds its tenant traffic counts to the shared cache (the
+    /// console's overview figures lag by at most this).
+    public var trafficFlushInterval: Duration = .seconds(10)
     /// Notifications a tenant may queue per minute (0: unlimited).
     public var pushSendQuotaPerMinute = SendQuota.defaultPerMinute
     /// Push provider calls in flight per replica (0: no delivery worker here).

@@ -64,6 +64,17 @@ enum ConsolePage {
             + "<tbody>\(body)</tbody></table></div>"
     }
 
+    /// A tenant's last hour as three cells: requests per minute, 5xx share, p95 bucket.
+    static func trafficCells(_ summary: TenantTraffic.Summary?) -> [String] {
+        guard let summary, summary.requests > 0 else { return ["0", "-", "-"] }
+        let p95 =
+            summary.p95.map { $0.isInfinite ? "> \(Int(TenantTraffic.bounds.last!)) ms" : "≤ \(Int($0)) ms" } ?? "-"
+        return [
+            String(format: "%.1f", summary.perMinute),
+            String(format: "%.1f %%", (summary.errorShare ?? 0) * 100), escape(p95),
+        ]
+    }
+
     /// HTML-escapes `text` (element content and quoted attribute values), as the sign-in pages do.
     static func escape(_ text: String) -> String { LoginPage.escape(text) }
 }

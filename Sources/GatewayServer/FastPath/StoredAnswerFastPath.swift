@@ -142,9 +142,9 @@ final class StoredAnswerFastPath: Sendable {
     func record(_ answer: Answer) {
         let status = Int(answer.head.status.code)
         let metrics = edge.metrics.metrics
-        metrics.recordRequest(
-            route: answer.route, method: "GET", status: status, duration: ContinuousClock.now - answer.start)
-        metrics.recordTenantRequest(tenant: answer.tenantID, status: status)
+        let duration = ContinuousClock.now - answer.start
+        metrics.recordRequest(route: answer.route, method: "GET", status: status, duration: duration)
+        metrics.recordTenantRequest(tenant: answer.tenantID, status: status, duration: duration)
         served.increment()
     }
 

@@ -1,4 +1,6 @@
 import CoreMetrics
+import Foundation
+import GatewayCore
 import Prometheus
 import Synchronization
 
@@ -29,6 +31,9 @@ public final class GatewayMetrics: Sendable {
     }
 
     private let tenantRequests = Mutex<[TenantClass: Prometheus.Counter]>([:])
+    /// Each tenant's requests, errors and latencies per 10-minute window, for every replica
+    /// to read (the console's overview); flushed to the shared cache by the gateway's loop.
+    let traffic = TenantTraffic()
     /// Counters made on first use, by name and label values (per-tenant ones only for tenants
     /// that exist, so the labels stay bounded by the tenant count).
     private let labelledCounters = Mutex<[String: Prometheus.Counter]>([:])
@@ -106,7 +111,10 @@ public final class GatewayMetrics: Sendable {
     /// Counts one answered request of an existing tenant, by status class (`2xx` … `5xx`).
     /// Every request counts here: its counters are found by a key of two fields, not a
     /// joined label string.
-    func recordTenantRequest(tenant: String, status: Int) {
+    /// Also counts it in ``traffic`` (the console's figures, flushed to the shared cache).
+    func recordTenantRequest(tenant: String, status: Int, duration: Duration) {
+        traffic.record(
+            tenant: tenant, status: status, milliseconds: Double(duration.nanoseconds) / 1_000_000, at: Date())
         let key = TenantClass(tenant: tenant, statusClass: status / 100)
         let counter = tenantRequests.withLock { cache in
             if let found = cache[key] { return found }

@@ -42,7 +42,7 @@ struct HTTPMetricsMiddleware: RouterMiddleware {
                 ])
         }
         if let segment = context.scope.route.tenant, let tenant = directory.tenant(String(segment)) {
-            metrics.recordTenantRequest(tenant: tenant.id, status: status)
+            metrics.recordTenantRequest(tenant: tenant.id, status: status, duration: duration)
         }
     }
 }

@@ -38,7 +38,7 @@ struct PushOutboxContractTests {
     }
 
     @Test(arguments: StoreBackend.available) func namedAndAllRecipients(backend: StoreBackend) async throws {
-        try await Self.withWorld(backend) { service, _ in
+        try await Self.withWorld(backend) { service, database in
             let named = try await service.send(
                 Self.request(.users(["alice", "bob", "carol", "nobody"])), from: Self.sender, idempotencyKey: nil)
             guard case .queued(let id, let deliveries) = named else { throw CancellationError() }
@@ -52,6 +52,10 @@ struct PushOutboxContractTests {
             guard case .queued(let allID, let allDeliveries) = all else { throw CancellationError() }
             #expect(allDeliveries == 2)
             #expect(try await service.status(of: allID, sender: Self.sender).counts == [.pending: 2])
+            // The console's backlog: pending deliveries per tenant, none for a tenant without any.
+            #expect(
+                try await database.stores.outbox.pendingDeliveries(tenantIDs: ["acme", "beta"]) == ["acme": 4])
+            #expect(try await database.stores.outbox.pendingDeliveries(tenantIDs: []).isEmpty)
             // Another sender does not see it.
             var other = Self.sender
             other.clientID = "other"

@@ -23,26 +23,32 @@ public struct ReleaseHealthSeries: Sendable {
         self.window = Double(window.components.seconds)
     }
 
-    /// The last `count` windows up to the one holding `now`, oldest first.
+    /// The last `count` windows up to the one holding `now`, oldest first: every counter in
+    /// one multi-key read (``Cache/getMany(_:)``, one `MGET` on Redis).
     public func points(
         tenantID: String, miniAppID: String, candidate version: String, now: Date, count: Int = kept
     ) async throws -> [Point] {
         let current = Int64((now.timeIntervalSince1970 / window).rounded(.down))
-        var points: [Point] = []
-        for bucket in (current - Int64(max(1, min(count, Self.kept))) + 1)...current {
-            var sides: [ReleaseHealth.Tally] = []
-            for candidate in [true, false] {
-                var values: [Double] = []
-                for series in ReleaseHealth.Series.allCases {
-                    let key = ReleaseHealth.key(tenantID, miniAppID, version, candidate, series, bucket: bucket)
-                    values.append(Double(Int(String(decoding: try await cache.get(key) ?? [], as: UTF8.self)) ?? 0))
+        let buckets = Array((current - Int64(max(1, min(count, Self.kept))) + 1)...current)
+        let keys = buckets.flatMap { bucket in
+            [true, false].flatMap { candidate in
+                ReleaseHealth.Series.allCases.map { series in
+                    ReleaseHealth.key(tenantID, miniAppID, version, candidate, series, bucket: bucket)
                 }
-                sides.append(ReleaseHealth.Tally(opens: values[0], failures: values[1], users: values[2]))
             }
-            points.append(
-                Point(
-                    start: Date(timeIntervalSince1970: Double(bucket) * window), candidate: sides[0], stable: sides[1]))
         }
-        return points
+        let values = try await cache.getMany(keys).map { value in
+            Double(Int(String(decoding: value ?? [], as: UTF8.self)) ?? 0)
+        }
+        let perSide = ReleaseHealth.Series.allCases.count
+        return buckets.enumerated().map { index, bucket in
+            let side = { (offset: Int) in
+                let first = (index * 2 + offset) * perSide
+                return ReleaseHealth.Tally(
+                    opens: values[first], failures: values[first + 1], users: values[first + 2])
+            }
+            return Point(
+                start: Date(timeIntervalSince1970: Double(bucket) * window), candidate: side(0), stable: side(1))
+        }
     }
 }

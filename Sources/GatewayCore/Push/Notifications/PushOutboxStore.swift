@@ -73,6 +73,9 @@ public protocol PushOutboxStore: Sendable {
     /// The tenant's messages, newest first, those older than `before` (a summary's ``PushMessageSummary/cursor``),
     /// at most `limit`, each with its deliveries counted by state.
     func messages(tenantID: String, before: String?, limit: Int) async throws -> [PushMessageSummary]
+    /// Deliveries still waiting for a provider (`pending`) in each of `tenantIDs` (tenants
+    /// without any are left out): the console's push backlog.
+    func pendingDeliveries(tenantIDs: [String]) async throws -> [String: Int]
     /// Deletes at most `limit` messages that expired before `cutoff`, with their deliveries;
     /// returns how many messages went.
     func purge(expiredBefore cutoff: Date, limit: Int) async throws -> Int
