@@ -70,6 +70,17 @@ public final class PostgresPushOutboxStore: PushOutboxStore {
         return .queued(messageID: messageID, deliveries: deliveries)
     }
 
+    public func countsByProvider(
+        tenantID: String, messageID: String
+    ) async throws -> [PushProvider: [DeliveryState: Int]] {
+        let rows = try await database.pool.all(
+            """
+            SELECT provider, state, COUNT(*)::bigint FROM push_deliveries
+            WHERE tenant_id = \(tenantID) AND message_id = \(messageID) GROUP BY provider, state
+            """, as: (String, String, Int64).self)
+        return PushOutboxStatus.byProvider(rows.map { ($0.0, $0.1, Int($0.2)) })
+    }
+
     public func pendingDeliveries(tenantIDs: [String]) async throws -> [String: Int] {
         guard !tenantIDs.isEmpty else { return [:] }
         let rows = try await database.pool.all(

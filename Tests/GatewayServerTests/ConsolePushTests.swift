@@ -47,6 +47,9 @@ struct ConsolePushTests {
                 "\(one.body)")
             #expect(one.body.contains("Of 3 deliveries queued, 0 were accepted by the provider (0.0 %)"))
             #expect(one.body.contains("3 are pending") && one.body.contains("<td>dev-0</td>"))
+            // By provider: all three are FCM devices; no APNs funnel.
+            #expect(one.body.contains("<h3>FCM (Android)</h3><svg role=\"img\" aria-labelledby=\"funnel-fcm-title\""))
+            #expect(!one.body.contains("APNs (iOS)"))
             #expect(try await sender.request(.GET, "/console/t/acme/notifications/nope").status == 404)
             #expect(try await sender.request(.GET, "/console/t/beta/notifications").status == 404)
             #expect(try await sender.request(.GET, "/console/t/NOT_A_TENANT/notifications").status == 400)

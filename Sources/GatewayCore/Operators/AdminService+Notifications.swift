@@ -61,6 +61,14 @@ extension AdminService {
         return try await outbox.pendingDeliveries(tenantIDs: readable)
     }
 
+    /// One message's funnel per provider (`notification:read`; 404 for a message that is not there).
+    public func notificationFunnels(
+        _ call: AdminCall, tenantID: String, id: String
+    ) async throws -> [PushProvider: DeliveryCounts] {
+        try await authorize(call, AdminPermission(.read, .notification), tenantID: tenantID, resourceID: id)
+        return try await outbox.countsByProvider(tenantID: tenantID, messageID: id).mapValues(DeliveryCounts.init)
+    }
+
     /// One page of the tenant's messages (every sender's), newest first.
     public func notifications(
         _ call: AdminCall, tenantID: String, cursor: String?, limit: Int

@@ -105,6 +105,21 @@ public final class SQLitePushOutboxStore: PushOutboxStore, PushDeliveryQueue {
         return try PushOutboxStatus.make(document: document, counts: counts, deliveries: deliveries)
     }
 
+    public func countsByProvider(
+        tenantID: String, messageID: String
+    ) async throws -> [PushProvider: [DeliveryState: Int]] {
+        let rows = try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT provider, state, COUNT(*) AS n FROM push_deliveries
+                    WHERE tenant_id = ? AND message_id = ? GROUP BY provider, state
+                    """, arguments: [tenantID, messageID]
+            ).map { ($0["provider"] as String, $0["state"] as String, $0["n"] as Int) }
+        }
+        return PushOutboxStatus.byProvider(rows)
+    }
+
     public func pendingDeliveries(tenantIDs: [String]) async throws -> [String: Int] {
         guard !tenantIDs.isEmpty else { return [:] }
         return try await pool.read { db in

@@ -76,8 +76,10 @@ extension AdminAPIHandler {
         let texts = ConsoleTexts.negotiate(AdminScope.current.headers)
         let tenantID = input.path.tenant
         let status: NotificationStatusDocument
+        let byProvider: [PushProvider: DeliveryCounts]
         do {
             status = try await service.notification(signedIn.call, tenantID: tenantID, id: input.path.id)
+            byProvider = try await service.notificationFunnels(signedIn.call, tenantID: tenantID, id: input.path.id)
         } catch let error as AdminError {
             let html = ConsolePage.message(
                 texts, title: texts[.refused], text: "\(error)", link: ("/console", texts[.overview]))
@@ -100,8 +102,15 @@ extension AdminAPIHandler {
                 String(device.attempts),
             ]
         }
+        let providers = PushProvider.allCases.compactMap { provider in
+            byProvider[provider].map { counts in
+                "<h3>\(provider == .apns ? "APNs (iOS)" : "FCM (Android)")</h3>"
+                    + ConsoleChart.funnel(counts, texts: texts, id: "funnel-\(provider.rawValue)")
+            }
+        }.joined()
         let body =
             facts + ConsoleChart.funnel(status.counts, texts: texts)
+            + (providers.isEmpty ? "" : "<h2>\(ConsolePage.escape(texts[.byProvider]))</h2>" + providers)
             + ConsolePage.table(
                 caption: texts[.deliveries], headers: [texts[.device], texts[.user], texts[.state], texts[.attempts]],
                 rows: devices)

@@ -92,7 +92,7 @@ enum ConsoleChart {
     /// A notification's funnel as horizontal bars, each as long as its share of the queued
     /// deliveries: queued, accepted by the provider, still pending, failed, invalid tokens
     /// (removed), expired, skipped for want of consent.
-    static func funnel(_ counts: DeliveryCounts, texts: ConsoleTexts) -> String {
+    static func funnel(_ counts: DeliveryCounts, texts: ConsoleTexts, id: String = "funnel") -> String {
         let rows: [(ConsoleTexts.Key, Int, String)] = [
             (.queued, counts.total, "queued"), (.funnelSent, counts.sent, "sent"),
             (.funnelPending, counts.pending, "pending"),
@@ -108,8 +108,8 @@ enum ConsoleChart {
             percent(Double(counts.sent) / Double(total)), String(counts.failed + counts.expired),
             String(counts.invalidToken), String(counts.pending), String(counts.skippedNoConsent))
         var svg = """
-            <svg role="img" aria-labelledby="funnel-title" viewBox="0 0 \(Int(width)) \(Int(rowHeight * Double(rows.count) + 8))" \
-            xmlns="http://www.w3.org/2000/svg" class="chart funnel"><title id="funnel-title">\(ConsolePage.escape(title))</title>
+            <svg role="img" aria-labelledby="\(id)-title" viewBox="0 0 \(Int(width)) \(Int(rowHeight * Double(rows.count) + 8))" \
+            xmlns="http://www.w3.org/2000/svg" class="chart funnel"><title id="\(id)-title">\(ConsolePage.escape(title))</title>
             """
         for (index, row) in rows.enumerated() {
             let y = 4 + Double(index) * rowHeight

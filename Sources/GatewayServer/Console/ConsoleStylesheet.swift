@@ -43,7 +43,7 @@ enum ConsoleStylesheet {
         .notice{border-left:4px solid var(--accent);padding:4px 8px;background:var(--band)}
         dl.policy{display:grid;grid-template-columns:minmax(8rem,max-content) 1fr;gap:4px 16px;margin:0 0 16px}
         dl.policy dt{color:var(--muted);font-weight:600}dl.policy dd{margin:0;overflow-wrap:anywhere}
-        h2{font-size:1.125rem;margin:16px 0 8px}
+        h2{font-size:1.125rem;margin:16px 0 8px}h3{font-size:1rem;margin:12px 0 4px}
         .actions{display:flex;flex-wrap:wrap;gap:12px;margin:0 0 16px}
         form.action{display:flex;flex-wrap:wrap;gap:8px;align-items:end;border:1px solid var(--line);border-radius:6px;\
         padding:8px}

@@ -71,7 +71,7 @@ struct ConsoleTexts: Sendable {
         case nextStepAt, rotateHint, linkDomains, host, appIDs, roleBindings, role, miniApps, sequence, address
         case requestID, recordBroken, recordHolds, change, noChange, before, after, verifyWhole, auditRecord
         case useInstead, actionWithdraw, consequenceWithdraw, timeZone, save, moreTenants, perMinute, errorShare
-        case latencyP95, backlog, pushBacklog
+        case latencyP95, backlog, pushBacklog, byProvider
 
         var english: String {
             switch self {
@@ -215,6 +215,7 @@ struct ConsoleTexts: Sendable {
             case .latencyP95: "p95"
             case .backlog: "%1 pending"
             case .pushBacklog: "Push backlog"
+            case .byProvider: "By provider"
             case .actionWithdraw: "Withdraw a version"
             case .consequenceWithdraw:
                 "Withdraws %1: no user is offered it any more, and its manifest and bundle are refused to everyone, naming %2 to use instead."
@@ -271,7 +272,7 @@ struct ConsoleTexts: Sendable {
         "change": "変更内容", "noChange": "変更された文書はありません (拒否、操作、またはサインイン)。", "before": "変更前",
         "after": "変更後", "verifyWhole": "チェーン %1 全体を先頭から検証するには: gatewayctl audit verify --chain %1",
         "auditRecord": "監査記録 %1", "useInstead": "代わりに使うバージョン (任意)", "timeZone": "時刻の表示", "save": "保存", "moreTenants": "次のテナント", "perMinute": "リクエスト/分 (1 時間)",
-        "errorShare": "5xx の割合", "latencyP95": "p95", "backlog": "保留中 %1 件", "pushBacklog": "プッシュの未配信", "actionWithdraw": "バージョンを取り下げ",
+        "errorShare": "5xx の割合", "latencyP95": "p95", "backlog": "保留中 %1 件", "pushBacklog": "プッシュの未配信", "byProvider": "プロバイダー別", "actionWithdraw": "バージョンを取り下げ",
         "consequenceWithdraw": "%1 を取り下げます: どのユーザーにも配信されなくなり、マニフェストとバンドルは %2 を代わりに示して拒否されます。",
         "changedBy": "実行していません: このポリシーは %2 UTC に %1 が変更しました。現在の状態を表示しています。",
     ]

@@ -46,6 +46,9 @@ struct PushOutboxContractTests {
             let status = try await service.status(of: id, sender: Self.sender)
             #expect(status.counts == [.pending: 2, .skippedNoConsent: 2])
             #expect(Set(status.deliveries.filter { $0.state == .pending }.map(\.userID)) == ["alice"])
+            #expect(
+                try await database.stores.outbox.countsByProvider(tenantID: "acme", messageID: id)
+                    == [.fcm: [.pending: 2, .skippedNoConsent: 2]])
             #expect(status.message.content.texts["default"]?.body == "Your order shipped")
 
             let all = try await service.send(Self.request(.allConsented), from: Self.sender, idempotencyKey: nil)

@@ -76,6 +76,8 @@ public protocol PushOutboxStore: Sendable {
     /// Deliveries still waiting for a provider (`pending`) in each of `tenantIDs` (tenants
     /// without any are left out): the console's push backlog.
     func pendingDeliveries(tenantIDs: [String]) async throws -> [String: Int]
+    /// One message's deliveries counted by provider and state (the console's funnel by provider).
+    func countsByProvider(tenantID: String, messageID: String) async throws -> [PushProvider: [DeliveryState: Int]]
     /// Deletes at most `limit` messages that expired before `cutoff`, with their deliveries;
     /// returns how many messages went.
     func purge(expiredBefore cutoff: Date, limit: Int) async throws -> Int
@@ -149,6 +151,18 @@ public enum PushOutboxRows {
 
 /// Builds a ``PushMessageStatus`` from what either engine read.
 public enum PushOutboxStatus {
+    /// Rows of (provider, state, count) as a table; unknown names are left out.
+    public static func byProvider(_ rows: [(String, String, Int)]) -> [PushProvider: [DeliveryState: Int]] {
+        var table: [PushProvider: [DeliveryState: Int]] = [:]
+        for (provider, state, count) in rows {
+            guard let provider = PushProvider(rawValue: provider), let state = DeliveryState(rawValue: state) else {
+                continue
+            }
+            table[provider, default: [:]][state] = count
+        }
+        return table
+    }
+
     public static func make(
         document: String, counts: [(String, Int)], deliveries: [(String, String, String, Int)]
     ) throws -> PushMessageStatus {
