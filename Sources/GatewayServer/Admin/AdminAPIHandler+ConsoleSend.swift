@@ -47,7 +47,8 @@ extension AdminAPIHandler {
                     headers: .init(cacheControl: noStore, contentSecurityPolicy: policy),
                     body: .textHtmlCharsetUtf8(body)))
         }
-        let refused = { (error: AdminError) -> Operations.ConsoleSendNotification.Output? in
+        // How a refusal reads on the page; anything else is the problem middleware's.
+        let refused = { (error: AdminError) throws -> Operations.ConsoleSendNotification.Output in
             let body = page("<p class=\"error\" role=\"alert\">\(ConsolePage.escape("\(error)"))</p>")
             let headers = Operations.ConsoleSendNotification.Output.Forbidden.Headers(
                 cacheControl: noStore, contentSecurityPolicy: policy)
@@ -59,7 +60,7 @@ extension AdminAPIHandler {
                         headers: .init(cacheControl: noStore, contentSecurityPolicy: policy),
                         body: .textHtmlCharsetUtf8(body)))
             case .invalidNotification(let why): return again(why)
-            default: return nil
+            default: throw error
             }
         }
         if draft.users.count > NotificationRules.maxRecipients {
@@ -70,7 +71,7 @@ extension AdminAPIHandler {
                 AdminAuthorizer.decide(
                     AdminPermission(.act, .notification), tenantID: tenantID, bindings: signedIn.call.session.bindings)
                     == .allowed
-            else { return refused(.forbidden(missing: AdminPermission(.act, .notification)))! }
+            else { return try refused(.forbidden(missing: AdminPermission(.act, .notification))) }
             do {
                 try NotificationRules.check(draft.content, linkHosts: [])
             } catch {
@@ -95,8 +96,7 @@ extension AdminAPIHandler {
             }
             report = try JSONDecoder().decode(NotificationSendReport.self, from: Data(response.body.utf8))
         } catch let error as AdminError {
-            guard let output = refused(error) else { throw error }
-            return output
+            return try refused(error)
         }
         return .seeOther(
             .init(headers: .init(location: "/console/t/\(tenantID)/notifications/\(URLQuery.encode(report.id))")))
