@@ -16,6 +16,7 @@ import json, os, re, sys, time, urllib.request
 os.environ["SE_AVOID_STATS"] = "true"  # no Selenium Manager, no statistics: nothing leaves the machine
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 
 config = json.load(open(sys.argv[1]))
@@ -64,10 +65,15 @@ def text(driver):
 
 
 def wait_until(predicate, seconds=20, what="a condition"):
+    """Polls `predicate`; a page replaced while it was read (a form just submitted) counts as
+    not yet, not as a failure."""
     end = time.time() + seconds
     while time.time() < end:
-        if predicate():
-            return
+        try:
+            if predicate():
+                return
+        except (StaleElementReferenceException, NoSuchElementException):
+            pass
         time.sleep(0.25)
     fail(f"timed out waiting for {what}")
 
