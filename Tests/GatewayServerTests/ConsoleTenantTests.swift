@@ -102,4 +102,109 @@ struct ConsoleTenantTests {
             #expect(second.body.contains("/console/t/p55/miniapps/hello/release"))
         }
     }
+
+    /// The configuration form: each field beside its problem, nothing written when any is
+    /// refused, a secret never shown and kept when left empty, a stale page told who changed
+    /// the tenant, and an operator without `tenant:update` refused and recorded.
+    @Test(arguments: DatabaseBackend.available)
+    func theConfigurationForm(backend: DatabaseBackend) async throws {
+        try await AdminAPITests.withAdmin(backend: backend) { admin in
+            var gamma = Tenant(id: "gamma", displayName: "Gamma")
+            gamma.platform.subscriptionKey = SecretValue("sk-live-do-not-show-0123456789")
+            _ = try await admin.stores.tenants.create(gamma, actor: "t")
+            try await ConsoleTests.people(
+                admin.stores, [("tad", .tenantAdmin, "gamma"), ("rel", .releaseManager, "gamma")])
+            var tad = ConsoleTests.Browser(admin: admin)
+            _ = try await tad.signIn("tad")
+            let page = try await tad.request(.GET, "/console/t/gamma")
+            #expect(page.body.contains("<form method=\"post\" action=\"/console/t/gamma\" class=\"settings\">"))
+            #expect(page.body.contains("<input type=\"password\" name=\"platform_subscriptionKey\""))
+            #expect(!page.body.contains("sk-live-do-not-show"))
+            let csrf = try #require(ConsoleTests.Browser.csrf(page.body))
+            func form(
+                _ tenant: Tenant, revision: Int64? = nil, token: String? = nil, _ changes: [String: String]
+            ) -> String {
+                var fields = ["csrf_token": token ?? csrf, "revision": String(revision ?? tenant.configVersion)]
+                for (field, kind) in ConsoleTenantSettingsForm.fields where kind != .secret {
+                    let value = field.plainValue(in: tenant) ?? ""
+                    if kind == .checkbox {
+                        if value == "true" { fields[ConsoleTenantSettingsForm.name(field)] = "on" }
+                    } else {
+                        fields[ConsoleTenantSettingsForm.name(field)] = value
+                    }
+                }
+                fields.merge(changes) { $1 }
+                return fields.map { "\($0)=\(URLQuery.encode($1))" }.joined(separator: "&")
+            }
+            let stored = { try #require(try await admin.stores.tenants.tenant(id: "gamma")) }
+            let start = try await stored()
+
+            // Two refused values: both shown beside their fields, the posted text kept, nothing written.
+            let refused = try await tad.request(
+                .POST, "/console/t/gamma",
+                form: form(
+                    start, ["cacheTTLs_manifestSeconds": "0", "theme_primaryColor": "blue", "displayName": "G2"]))
+            #expect(refused.status == 422, "\(refused.body)")
+            #expect(refused.body.contains("aria-describedby=\"problem-cacheTTLs_manifestSeconds\""))
+            #expect(refused.body.contains("id=\"problem-theme_primaryColor\">must be a colour like #RRGGBB"))
+            #expect(refused.body.contains("name=\"displayName\" value=\"G2\""))
+            #expect(try await stored().configVersion == start.configVersion)
+            let unreadable = try await tad.request(
+                .POST, "/console/t/gamma", form: form(start, ["storageMaxSizeInBytes": "lots"]))
+            #expect(unreadable.status == 422 && unreadable.body.contains("must be a whole number"))
+            let tooLong = try await tad.request(
+                .POST, "/console/t/gamma", form: form(start, ["theme_primaryColor": "#0000000"]))
+            #expect(tooLong.status == 400 && tooLong.body.contains("theme_primaryColor is 0-7 characters"))
+
+            // A change saved: only what differs, the secret kept.
+            let saved = try await tad.request(
+                .POST, "/console/t/gamma", form: form(start, ["cacheTTLs_manifestSeconds": "600"]))
+            #expect(saved.status == 303 && saved.headers["Location"].first == "/console/t/gamma?done=saved")
+            let after = try await stored()
+            #expect(after.cacheTTLs.manifestSeconds == 600 && after.configVersion == start.configVersion + 1)
+            #expect(after.platform.subscriptionKey?.plaintext == "sk-live-do-not-show-0123456789")
+            let record = try #require(
+                try await admin.stores.audit.records(
+                    matching: AuditQuery(chain: "gamma", resourceType: .tenant, verb: .update, limit: 1)
+                ).items.first)
+            #expect(record.actor.name == "tad" && record.outcome.status == 200, "\(record)")
+            #expect(try await tad.request(.GET, "/console/t/gamma?done=saved").body.contains("role=\"status\""))
+
+            // A new secret replaces the old one and is never shown.
+            let secret = try await tad.request(
+                .POST, "/console/t/gamma", form: form(after, ["platform_subscriptionKey": "sk-new-secret-abcdefghij"]))
+            #expect(secret.status == 303)
+            #expect(try await stored().platform.subscriptionKey?.plaintext == "sk-new-secret-abcdefghij")
+            #expect(!(try await tad.request(.GET, "/console/t/gamma").body.contains("sk-new-secret")))
+
+            // The page tad saw before those changes: refused with who changed it.
+            let stale = try await tad.request(
+                .POST, "/console/t/gamma", form: form(start, ["cacheTTLs_manifestSeconds": "900"]))
+            #expect(stale.status == 412 && stale.body.contains("changed by tad at"), "\(stale.body)")
+            #expect(try await stored().cacheTTLs.manifestSeconds == 600)
+            let same = try await tad.request(.POST, "/console/t/gamma", form: form(try await stored(), [:]))
+            #expect(same.status == 200 && same.body.contains("Nothing differs"))
+
+            // Without tenant:update: no form, and a forged post is refused and recorded.
+            var rel = ConsoleTests.Browser(admin: admin)
+            _ = try await rel.signIn("rel")
+            let relPage = try await rel.request(.GET, "/console/t/gamma")
+            #expect(!relPage.body.contains("class=\"settings\""))
+            let relCSRF = try #require(ConsoleTests.Browser.csrf(relPage.body))
+            let current = try await stored()
+            let forged = try await rel.request(
+                .POST, "/console/t/gamma", form: form(current, token: relCSRF, ["displayName": "Owned"]))
+            #expect(forged.status == 403, "\(forged.body)")
+            let refusal = try #require(
+                try await admin.stores.audit.records(
+                    matching: AuditQuery(chain: "gamma", resourceType: .tenant, limit: 1)
+                ).items.first)
+            #expect(refusal.actor.name == "rel" && refusal.outcome.status == 403)
+            #expect(try await stored().displayName == "Gamma")
+            let notMine = try await tad.request(
+                .POST, "/console/t/gamma", form: form(current, token: "forged", ["displayName": "Owned"]))
+            let unchanged = try await stored()
+            #expect(notMine.status == 403 && unchanged.displayName == "Gamma")
+        }
+    }
 }

@@ -51,6 +51,14 @@ extension AdminService {
         }
     }
 
+    /// Who last changed the tenant's configuration, and when (`tenant:read`): the newest
+    /// write among its 20 latest tenant records (refusals are recorded too), nil when none is.
+    public func tenantLastChange(_ call: AdminCall, id: String) async throws -> (actor: String, at: Date)? {
+        try await authorize(call, AdminPermission(.read, .tenant), tenantID: id)
+        let page = try await trail.records(matching: AuditQuery(chain: id, resourceType: .tenant, limit: 20))
+        return page.items.first { $0.outcome.status < 300 }.map { ($0.actor.name, $0.time) }
+    }
+
     /// Suspends (stops serving) or resumes a tenant, at `revision` when given. A tenant
     /// already in that state is answered as it is, with nothing written.
     public func setTenantStatus(

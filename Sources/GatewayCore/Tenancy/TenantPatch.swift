@@ -153,6 +153,18 @@ public struct TenantPatch: Codable, Sendable, Equatable {
         tenant = copy
     }
 
+    /// Every problem `tenant` would have with this patch applied, in field order (empty when
+    /// ``apply(to:now:)`` would succeed); nothing is changed.
+    public func problems(applyingTo tenant: Tenant, now: Date) -> [TenantValidationError] {
+        var copy = tenant
+        do throws(TenantValidationError) {
+            try applyFields(to: &copy, now: now)
+        } catch {
+            return [error]
+        }
+        return TenantValidator.problems(copy)
+    }
+
     private func applyFields(to tenant: inout Tenant, now: Date) throws(TenantValidationError) {
         func optional(_ value: String?) -> String?? { value.map { $0.isEmpty ? nil : $0 } }
         if let displayName { tenant.displayName = displayName }

@@ -7,35 +7,47 @@ public enum TenantValidator {
     public static let urlMaxLength = 2048
     public static let identifierMaxLength = 256
     public static let secretMaxLength = 1024
-    public static let storageRange: ClosedRange<Int64> = 1 ... 1_000_000_000
-    public static let cacheMaxCountRange: ClosedRange<Int> = 0 ... 100_000
-    public static let cacheMaxDaysRange: ClosedRange<Int> = 0 ... 3650
-    public static let ttlRange: ClosedRange<Int> = 1 ... 604_800
+    public static let storageRange: ClosedRange<Int64> = 1...1_000_000_000
+    public static let cacheMaxCountRange: ClosedRange<Int> = 0...100_000
+    public static let cacheMaxDaysRange: ClosedRange<Int> = 0...3650
+    public static let ttlRange: ClosedRange<Int> = 1...604_800
 
     /// Throws the first problem found, in field order.
     public static func validate(_ t: Tenant) throws(TenantValidationError) {
-        try TenantID.validate(t.id)
-        try validateDisplayName(t.displayName)
-        try validateURL(t.platform.baseURL, field: .platformBaseURL)
-        try validateIdentifier(t.platform.projectID, field: .platformProjectID)
-        try validateSecret(t.platform.subscriptionKey?.plaintext, field: .platformSubscriptionKey)
-        try validateURL(t.provisioning.baseURL, field: .provisioningBaseURL)
-        try validateIdentifier(t.provisioning.superAppID, field: .provisioningSuperAppID)
-        try validateIdentifier(t.provisioning.superAppVersion, field: .provisioningSuperAppVersion)
-        try validateSecret(t.provisioning.apiKey?.plaintext, field: .provisioningAPIKey)
-        try validateRange(t.storageMaxSizeInBytes, storageRange, field: .storageMaxSizeInBytes)
-        try validateRange(t.cacheRules.maxCount, cacheMaxCountRange, field: .cacheMaxCount)
-        try validateRange(t.cacheRules.maxDays, cacheMaxDaysRange, field: .cacheMaxDays)
-        try validateColor(t.theme.primaryColor, field: .themePrimaryColor)
-        try validateColor(t.theme.secondaryColor, field: .themeSecondaryColor)
-        try validateHTTPSURL(t.theme.logoURL, field: .themeLogoURL)
-        try validateRange(t.cacheTTLs.manifestSeconds, ttlRange, field: .manifestTTL)
-        try validateRange(t.cacheTTLs.catalogSeconds, ttlRange, field: .catalogTTL)
-        try validateRange(t.cacheTTLs.localizationSeconds, ttlRange, field: .localizationTTL)
-        try validateRange(t.cacheTTLs.publicKeySeconds, ttlRange, field: .publicKeyTTL)
-        try validateHostApp(t.hostApp)
-        try validateFeatureFlags(t.featureFlags)
-        try validateRAS(t.ras)
+        if let first = problems(t, stopAtFirst: true).first { throw first }
+    }
+
+    /// Every problem found, in field order: what a form shows beside each of its fields.
+    public static func problems(_ t: Tenant, stopAtFirst: Bool = false) -> [TenantValidationError] {
+        var found: [TenantValidationError] = []
+        // Each rule on its own, so one bad field does not hide the next.
+        func check(_ rule: () throws -> Void) {
+            guard !stopAtFirst || found.isEmpty else { return }
+            do { try rule() } catch let problem as TenantValidationError { found.append(problem) } catch {}
+        }
+        check { try TenantID.validate(t.id) }
+        check { try validateDisplayName(t.displayName) }
+        check { try validateURL(t.platform.baseURL, field: .platformBaseURL) }
+        check { try validateIdentifier(t.platform.projectID, field: .platformProjectID) }
+        check { try validateSecret(t.platform.subscriptionKey?.plaintext, field: .platformSubscriptionKey) }
+        check { try validateURL(t.provisioning.baseURL, field: .provisioningBaseURL) }
+        check { try validateIdentifier(t.provisioning.superAppID, field: .provisioningSuperAppID) }
+        check { try validateIdentifier(t.provisioning.superAppVersion, field: .provisioningSuperAppVersion) }
+        check { try validateSecret(t.provisioning.apiKey?.plaintext, field: .provisioningAPIKey) }
+        check { try validateRange(t.storageMaxSizeInBytes, storageRange, field: .storageMaxSizeInBytes) }
+        check { try validateRange(t.cacheRules.maxCount, cacheMaxCountRange, field: .cacheMaxCount) }
+        check { try validateRange(t.cacheRules.maxDays, cacheMaxDaysRange, field: .cacheMaxDays) }
+        check { try validateColor(t.theme.primaryColor, field: .themePrimaryColor) }
+        check { try validateColor(t.theme.secondaryColor, field: .themeSecondaryColor) }
+        check { try validateHTTPSURL(t.theme.logoURL, field: .themeLogoURL) }
+        check { try validateRange(t.cacheTTLs.manifestSeconds, ttlRange, field: .manifestTTL) }
+        check { try validateRange(t.cacheTTLs.catalogSeconds, ttlRange, field: .catalogTTL) }
+        check { try validateRange(t.cacheTTLs.localizationSeconds, ttlRange, field: .localizationTTL) }
+        check { try validateRange(t.cacheTTLs.publicKeySeconds, ttlRange, field: .publicKeyTTL) }
+        check { try validateHostApp(t.hostApp) }
+        check { try validateFeatureFlags(t.featureFlags) }
+        check { try validateRAS(t.ras) }
+        return found
     }
 
     /// At most 10 client keys, each a `sha256$` hash of 43 base64url characters, at most one current.

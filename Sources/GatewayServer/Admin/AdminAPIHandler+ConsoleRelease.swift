@@ -229,8 +229,8 @@ extension AdminAPIHandler {
         }
     }
 
-    /// The release page, or why it cannot be shown.
-    enum ReleasePageResult {
+    /// A console page (release, tenant), or why it cannot be shown.
+    enum ConsolePageResult {
         case page(String)
         case refused(String)
         case missing(String)
@@ -239,7 +239,7 @@ extension AdminAPIHandler {
     private func releasePage(
         _ signedIn: ConsoleCall, _ texts: ConsoleTexts, tenantID: String, miniAppID: String,
         notice: (text: String, error: Bool)?
-    ) async throws -> ReleasePageResult {
+    ) async throws -> ConsolePageResult {
         let page = { (title: String, body: String) in
             signedIn.page(texts, title: title, section: nil, body: body)
         }

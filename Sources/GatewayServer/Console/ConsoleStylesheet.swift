@@ -53,9 +53,10 @@ enum ConsoleStylesheet {
         form.filters label{display:flex;flex-direction:column;font-size:.875rem;color:var(--muted)}
         input,select,button{font:inherit;color:inherit;background:var(--bg);border:1px solid var(--line);\
         border-radius:4px;padding:4px 8px;max-width:100%}
-        form.send{display:grid;gap:8px;max-width:640px;margin:0 0 16px}
-        form.send label,fieldset label{display:flex;flex-direction:column;font-size:.875rem;color:var(--muted)}
-        form.send label.check{flex-direction:row;gap:6px;align-items:center}
+        form.send,form.settings{display:grid;gap:8px;max-width:640px;margin:0 0 16px}
+        form.send label,form.settings label,fieldset label{display:flex;flex-direction:column;font-size:.875rem;color:var(--muted)}
+        form.send label.check,form.settings label.check{flex-direction:row;gap:6px;align-items:center}
+        .field-error{color:var(--error);font-size:.875rem;margin-top:-4px}
         fieldset{border:1px solid var(--line);border-radius:6px;display:grid;gap:6px;min-width:0}
         textarea{font:inherit;color:inherit;background:var(--bg);border:1px solid var(--line);border-radius:4px;\
         padding:4px 8px;max-width:100%}

@@ -14,9 +14,13 @@ enum ConsoleTenantPage {
         var bindings: [(operatorName: String, binding: RoleBinding)]?
         var releases: [ReleasePolicy]?
         var canReadNotifications: Bool
+        /// The configuration form, for an operator who may change it.
+        var form: String?
     }
 
-    static func body(_ texts: ConsoleTexts, _ sections: Sections) throws -> String {
+    static func body(
+        _ texts: ConsoleTexts, _ sections: Sections, notice: (text: String, error: Bool)? = nil
+    ) throws -> String {
         let tenant = sections.tenant
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
@@ -24,11 +28,21 @@ enum ConsoleTenantPage {
         let settings = ConsoleJSON.flatten(try JSONDecoder().decode(JSONValue.self, from: document))
         let hidden = "<p class=\"muted\">\(ConsolePage.escape(texts[.notReadable]))</p>"
         let escape = ConsolePage.escape
-        var body = "<h2>\(escape(texts[.configuration]))</h2>"
+        var body =
+            notice.map { notice in
+                notice.error
+                    ? "<p class=\"error\" role=\"alert\">\(escape(notice.text))</p>"
+                    : "<p class=\"notice\" role=\"status\">\(escape(notice.text))</p>"
+            } ?? ""
+        body += "<h2>\(escape(texts[.configuration]))</h2>"
         body += ConsolePage.table(
             caption: texts[.configuration], headers: [texts[.setting], texts[.value]],
             rows: settings.map { ["<code>\(escape($0.key))</code>", escape($0.value)] })
-        body += "<p class=\"muted\">\(escape(texts[.secretsMasked]))</p>"
+        if let form = sections.form {
+            body += "<h3 id=\"edit\">\(escape(texts[.editConfiguration]))</h3>" + form
+        } else {
+            body += "<p class=\"muted\">\(escape(texts[.secretsMasked]))</p>"
+        }
 
         body += "<h2>\(escape(texts[.clients]))</h2>"
         body +=

@@ -71,7 +71,8 @@ struct ConsoleTexts: Sendable {
         case nextStepAt, rotateHint, linkDomains, host, appIDs, roleBindings, role, miniApps, sequence, address
         case requestID, recordBroken, recordHolds, change, noChange, before, after, verifyWhole, auditRecord
         case useInstead, actionWithdraw, consequenceWithdraw, timeZone, save, moreTenants, perMinute, errorShare
-        case latencyP95, backlog, pushBacklog, byProvider
+        case latencyP95, backlog, pushBacklog, byProvider, secretKept, saveConfiguration, tenantChangedBy
+        case noDifference, editConfiguration, notSaved
 
         var english: String {
             switch self {
@@ -178,7 +179,13 @@ struct ConsoleTexts: Sendable {
             case .configuration: "Configuration"
             case .setting: "Setting"
             case .value: "Value"
-            case .secretsMasked: "Secrets are write-only: they show as masked and are changed with gatewayctl or the admin API."
+            case .secretsMasked: "Secrets are write-only: they show as masked; a new value replaces one, an empty field keeps it."
+            case .secretKept: "unchanged when empty"
+            case .saveConfiguration: "Save configuration"
+            case .tenantChangedBy: "Not saved: the tenant was changed by %1 at %2 UTC. This is its configuration now."
+            case .noDifference: "Nothing differs from the configuration; nothing was saved."
+            case .editConfiguration: "Change the configuration"
+            case .notSaved: "Not saved: the fields marked below need another value."
             case .clients: "OAuth clients"
             case .kind: "Kind"
             case .redirects: "Redirect URIs"
@@ -261,7 +268,11 @@ struct ConsoleTexts: Sendable {
         "sendToUsers": "指定した %1 人のユーザーの、%2 の通知に同意した各デバイスへ送信します。",
         "cutToFit": "プロバイダーの上限 4,096 バイトに収めるため、本文はここで切り詰められます。", "sendNow": "送信",
         "notReadable": "あなたのロールではここを表示できません。", "configuration": "設定", "setting": "項目", "value": "値",
-        "secretsMasked": "シークレットは書き込み専用です。マスク表示され、gatewayctl または管理 API で変更します。",
+        "secretsMasked": "シークレットは書き込み専用です。マスク表示され、新しい値で置き換わり、空欄のままなら変わりません。",
+        "secretKept": "空欄なら変更しません", "saveConfiguration": "設定を保存",
+        "tenantChangedBy": "保存していません: このテナントは %2 UTC に %1 が変更しました。現在の設定を表示しています。",
+        "noDifference": "設定と異なる値はありません。何も保存していません。", "editConfiguration": "設定を変更",
+        "notSaved": "保存していません: 下に示した項目の値を直してください。",
         "clients": "OAuth クライアント", "kind": "種別", "redirects": "リダイレクト URI", "scopes": "スコープ",
         "confidential": "コンフィデンシャル", "publicClient": "パブリック", "signingKeys": "署名鍵", "nextStep": "次の段階",
         "nextStepAt": "%2 に %1", "rotateHint": "署名中: ローテーションで置き換え", "linkDomains": "リンクドメイン",

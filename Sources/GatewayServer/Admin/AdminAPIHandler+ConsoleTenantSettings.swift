@@ -1,0 +1,123 @@
+import AdminAPI
+import Foundation
+import GatewayCore
+import OpenAPIRuntime
+
+/// The tenant page's configuration form (issue 49): the fields that differ become a merge
+/// patch through the admin service at the revision the page showed, so the change is
+/// authorized, validated and audited as the API's `PATCH` is.
+extension AdminAPIHandler {
+    func consoleUpdateTenant(
+        _ input: Operations.ConsoleUpdateTenant.Input
+    ) async throws -> Operations.ConsoleUpdateTenant.Output {
+        guard TenantID.isValid(input.path.tenant) else { throw AdminError.badRequest("tenant is not a tenant id") }
+        guard case .urlEncodedForm(let form) = input.body else { throw AdminError.badRequest("a form body") }
+        // The generated form is Codable by its wire names: read it back as name → text.
+        let posted = try JSONDecoder().decode([String: String].self, from: JSONEncoder().encode(form))
+        try AdminInput.check(form.csrfToken, max: 64, "csrf_token", empty: true)
+        try AdminInput.check(form.revision, max: 19, "revision", empty: true)
+        for (field, kind) in ConsoleTenantSettingsForm.fields {
+            let name = ConsoleTenantSettingsForm.name(field)
+            try AdminInput.check(posted[name], max: ConsoleTenantSettingsForm.maxLength(field, kind), name, empty: true)
+        }
+        guard let revision = form.revision.flatMap({ Int64($0) }) else {
+            throw AdminError.badRequest("revision is required")
+        }
+        guard let signedIn = try await consoleCall() else {
+            return .seeOther(.init(headers: .init(location: Self.signInPath)))
+        }
+        let texts = ConsoleTexts.negotiate(AdminScope.current.headers)
+        let tenantID = input.path.tenant
+        let headers = Operations.ConsoleUpdateTenant.Output.Ok.Headers(
+            cacheControl: "no-store", contentSecurityPolicy: ConsolePage.contentSecurityPolicy)
+        typealias Output = Operations.ConsoleUpdateTenant.Output
+        let answer = { (status: Int, result: ConsolePageResult) -> Output in
+            let html: String
+            switch result {
+            case .page(let page): html = page
+            case .refused(let page):
+                return .forbidden(
+                    .init(
+                        headers: .init(
+                            cacheControl: headers.cacheControl, contentSecurityPolicy: headers.contentSecurityPolicy),
+                        body: .textHtmlCharsetUtf8(.init(page))))
+            case .missing(let page):
+                return .notFound(
+                    .init(
+                        headers: .init(
+                            cacheControl: headers.cacheControl, contentSecurityPolicy: headers.contentSecurityPolicy),
+                        body: .textHtmlCharsetUtf8(.init(page))))
+            }
+            let body = OpenAPIRuntime.HTTPBody(html)
+            let same = (headers.cacheControl, headers.contentSecurityPolicy)
+            switch status {
+            case 412:
+                return .preconditionFailed(
+                    .init(
+                        headers: .init(cacheControl: same.0, contentSecurityPolicy: same.1),
+                        body: .textHtmlCharsetUtf8(body)))
+            case 422:
+                return .unprocessableContent(
+                    .init(
+                        headers: .init(cacheControl: same.0, contentSecurityPolicy: same.1),
+                        body: .textHtmlCharsetUtf8(body)))
+            case 403:
+                return .forbidden(
+                    .init(
+                        headers: .init(cacheControl: same.0, contentSecurityPolicy: same.1),
+                        body: .textHtmlCharsetUtf8(body)))
+            default: return .ok(.init(headers: headers, body: .textHtmlCharsetUtf8(body)))
+            }
+        }
+        guard let token = form.csrfToken, ConstantTime.equals(token, signedIn.session.csrf) else {
+            return answer(
+                403,
+                .page(
+                    signedIn.page(
+                        texts, title: texts[.refused], section: nil,
+                        body: "<p class=\"error\" role=\"alert\">\(ConsolePage.escape(texts[.refusedFormText]))</p>")))
+        }
+        let page = {
+            (notice: (text: String, error: Bool)?, posted: [String: String]?, problems: [TenantValidationError]) in
+            try await self.tenantPage(
+                signedIn, texts, tenantID: tenantID, notice: notice, posted: posted, problems: problems)
+        }
+        do {
+            let tenant = try await service.tenant(signedIn.call, id: tenantID)
+            let (patch, unreadable) = ConsoleTenantSettingsForm.patch(posted, tenant: tenant)
+            if !unreadable.isEmpty {
+                return answer(422, try await page(nil, posted, unreadable))
+            }
+            guard let patch else {
+                // Nothing differs; a change the roles do not allow is still refused (and audited).
+                let bindings = signedIn.call.session.bindings
+                if AdminAuthorizer.decide(AdminPermission(.update, .tenant), tenantID: tenantID, bindings: bindings)
+                    != .allowed
+                {
+                    // The service refuses before anything else (and records the refusal).
+                    _ = try await service.updateTenant(
+                        signedIn.call, id: tenantID, patch: TenantPatch(), revision: revision)
+                }
+                return answer(200, try await page((texts[.noDifference], false), nil, []))
+            }
+            let problems = patch.problems(applyingTo: tenant, now: clock.now())
+            do {
+                _ = try await service.updateTenant(signedIn.call, id: tenantID, patch: patch, revision: revision)
+            } catch AdminError.invalidTenant(let why) {
+                return answer(422, try await page((problems.isEmpty ? why : texts[.notSaved], true), posted, problems))
+            } catch AdminError.preconditionFailed {
+                let last = try? await service.tenantLastChange(signedIn.call, id: tenantID)
+                let text = texts.format(
+                    .tenantChangedBy, last?.actor ?? "?", last.map { RFC3339.string(from: $0.at) } ?? "?")
+                return answer(412, try await page((text, true), nil, []))
+            }
+        } catch let error as AdminError {
+            switch error {
+            case .forbidden, .tenantNotFound:
+                return answer(403, try await page(("\(error)", true), nil, []))
+            default: throw error
+            }
+        }
+        return .seeOther(.init(headers: .init(location: "/console/t/\(tenantID)?done=saved")))
+    }
+}
