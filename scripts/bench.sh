@@ -20,7 +20,7 @@
 #   gateway (scripts/bench-flood.sh): how fast a newcomer is answered under it. Last, the cached
 #   manifest through a gateway with its admin listener on beside one without (scripts/bench-ab.sh),
 #   after the operator console's pages at 1,000 tenants and 1,000,000 audit records
-#   (scripts/bench-console.sh).
+#   (scripts/bench-console.sh) and CIBA's flows per second (scripts/bench-ciba.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${BENCH_MODE:-release}
@@ -183,6 +183,9 @@ scripts/bench-flood.sh "$bin"
 # 1,000,000 audit records), before the read path's rows below, which must not move.
 echo "--- operator console pages ---"
 scripts/bench-console.sh "$bin"
+# OpenID CIBA (issue 50): whole flows per second, and an unknown hint's time beside a known one's.
+echo "--- CIBA: bc-authorize + approve + token ---"
+scripts/bench-ciba.sh "$bin"
 # The read path with the admin listener on beside one without it (issue 48: unchanged).
 echo "--- cached manifest, admin listener off (old) vs on (new), alternating ---"
 BENCH_AB_NEW_ADMIN=1 scripts/bench-ab.sh "$bin/gateway" "$bin/gateway"

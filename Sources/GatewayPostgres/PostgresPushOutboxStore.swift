@@ -54,13 +54,15 @@ public final class PostgresPushOutboxStore: PushOutboxStore {
             return .replayed(messageID: earlier.0)
         }
         // One delivery per device of a recipient: pending where the user allows notifications
-        // from the mini app, skipped otherwise; for "all", only the users who allow them.
+        // from the mini app (or on the host app's own channel), skipped otherwise; for "all",
+        // only the users who allow them.
         let deliveries = try await connection.execute(
             """
             INSERT INTO push_deliveries (tenant_id, message_id, device_id, user_id, provider, state, attempts,
                 next_attempt_at_ms, updated_at_ms)
             SELECT d.tenant_id, \(messageID), d.device_id, d.user_id, d.provider,
-                CASE WHEN c.status = 'ALLOWED' THEN 'pending' ELSE 'skipped_no_consent' END, 0, \(now), \(now)
+                CASE WHEN c.status = 'ALLOWED' OR \(miniAppID) = \(SignInRequestPush.channel) THEN 'pending'
+                    ELSE 'skipped_no_consent' END, 0, \(now), \(now)
             FROM push_devices d LEFT JOIN user_consents c ON c.tenant_id = d.tenant_id AND c.user_id = d.user_id
                 AND c.miniapp_id = \(miniAppID) AND c.permission = \(permission)
             WHERE d.tenant_id = \(tenantID)
@@ -194,7 +196,8 @@ extension PostgresPushOutboxStore: PushDeliveryQueue {
                     v.user_id, v.provider, v.token_sealed, v.platform, v.locale, v.app_version, v.apns_environment,
                     v.created_at_ms, v.updated_at_ms,
                     CASE WHEN EXISTS (SELECT 1 FROM auth_users u WHERE u.tenant_id = d.tenant_id
-                        AND u.subject = d.user_id AND u.disabled) THEN 'DISABLED' ELSE c.status END
+                        AND u.subject = d.user_id AND u.disabled) THEN 'DISABLED'
+                        WHEN m.mini_app_id = \(SignInRequestPush.channel) THEN 'ALLOWED' ELSE c.status END
                 FROM due d
                 LEFT JOIN push_messages m ON m.tenant_id = d.tenant_id AND m.message_id = d.message_id
                 LEFT JOIN push_devices v ON v.tenant_id = d.tenant_id AND v.device_id = d.device_id

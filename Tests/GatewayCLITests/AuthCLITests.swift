@@ -109,6 +109,45 @@ struct AuthCLITests {
         #expect(disabled["disabled"] as? Bool == false && disabled["name"] as? String == "Alice")
     }
 
+    @Test("client add --grant-type ciba: confidential, poll by default, ping with an https endpoint, no redirect URI")
+    func cibaClients() async throws {
+        let ctl = try await harness()
+        defer { ctl.remove() }
+        let added = await ctl.run([
+            "client", "add", "--tenant", "acme", "--client-id", "tv", "--confidential", "--grant-type", "ciba",
+            "--json",
+        ])
+        #expect(added.code == 0, "\(added.error)")
+        let doc = try #require(try added.json() as? [String: Any])
+        #expect((doc["clientSecret"] as? String)?.isEmpty == false)
+        let store = SQLiteAuthStore(tenants: try ctl.store())
+        let tv = try #require(try await store.client(tenantID: "acme", clientID: "tv"))
+        #expect(tv.grantTypes == [BackchannelRules.grantType] && tv.backchannelMode == .poll)
+        let ping = await ctl.run([
+            "client", "add", "--tenant", "acme", "--client-id", "desk", "--confidential", "--grant-type", "ciba",
+            "--ciba-mode", "ping", "--ciba-notification-endpoint", "https://desk.example/ciba", "--require-user-code",
+        ])
+        #expect(ping.code == 0, "\(ping.error)")
+        let desk = try #require(try await store.client(tenantID: "acme", clientID: "desk"))
+        #expect(desk.backchannelNotificationEndpoint == "https://desk.example/ciba")
+        #expect(desk.backchannelUserCodeRequired == true && desk.backchannelMode == .ping)
+        let show = await ctl.run(["client", "show", "--tenant", "acme", "--client-id", "desk"])
+        #expect(show.output.contains("ping → https://desk.example/ciba, user_code required"), "\(show.output)")
+        // Refused: public, ping without an endpoint, plain http off loopback, ciba flags without the grant.
+        for refused in [
+            ["--client-id", "a", "--grant-type", "ciba"],
+            ["--client-id", "b", "--confidential", "--grant-type", "ciba", "--ciba-mode", "ping"],
+            [
+                "--client-id", "c", "--confidential", "--grant-type", "ciba", "--ciba-mode", "ping",
+                "--ciba-notification-endpoint", "http://desk.example/ciba",
+            ],
+            ["--client-id", "d", "--redirect-uri", "https://x.example/cb", "--require-user-code"],
+        ] {
+            let run = await ctl.run(["client", "add", "--tenant", "acme"] + refused)
+            #expect(run.code == 2, "\(refused): \(run.error)")
+        }
+    }
+
     @Test("client add: public by default; --confidential prints the secret once and stores only its hash")
     func clients() async throws {
         let ctl = try await harness()

@@ -116,6 +116,9 @@ struct ContractReadabilityTests {
         var client = OAuthClient(tenantID: "acme", clientID: "app", redirectURIs: [], idTokenSigningAlgorithm: .es256)
         (client.dpopNonceRequired, client.firstParty, client.grantTypes, client.miniApps) = (true, true, ["x"], ["m"])
         (client.jwks, client.revision) = (.object(["keys": .array([])]), 2)
+        (client.backchannelMode, client.backchannelNotificationEndpoint, client.backchannelUserCodeRequired) = (
+            .ping, "https://x", true
+        )
         var clientPaths = paths(try json(client))
         clientPaths.remove("jwks.keys")
         clientPaths.insert("jwks")

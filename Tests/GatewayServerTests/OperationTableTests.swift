@@ -77,7 +77,7 @@ struct OperationTableTests {
                 == Set(
                     [
                         "token", "revoke", "introspect", "par", "authorize", "authorize-challenge", "logout",
-                        "idp/callback",
+                        "idp/callback", "bc-authorize",
                     ].map { "/t/{tenant}/oauth2/" + $0 }))
     }
 

@@ -42,8 +42,19 @@ struct ClientSettingOptions: ParsableArguments {
     @Option(
         name: .customLong("grant-type"),
         help:
-            "Grant type the client may use at the token endpoint (repeatable: authorization_code, refresh_token; default both; client_credentials alone for a sender)."
+            "Grant type the client may use at the token endpoint (repeatable: authorization_code, refresh_token; default both; client_credentials alone for a sender; ciba for backchannel sign-in)."
     ) var grantTypes: [String] = []
+    @Option(
+        name: .customLong("ciba-mode"),
+        help: "How a ciba client learns the user's answer: poll (default) or ping.") var cibaMode:
+        BackchannelRequest.DeliveryMode?
+    @Option(
+        name: .customLong("ciba-notification-endpoint"),
+        help: "A ping-mode ciba client's notification endpoint (https; http only on loopback).")
+    var cibaNotificationEndpoint: String?
+    @Flag(
+        name: .customLong("require-user-code"), inversion: .prefixedNo,
+        help: "A ciba client must send the user's user_code (their current TOTP code).") var requireUserCode: Bool?
     @Option(
         name: .customLong("miniapp"),
         help: "A mini app a client_credentials client sends for (repeatable; replaces the list).") var miniApps: [String] = []
@@ -72,7 +83,13 @@ struct ClientSettingOptions: ParsableArguments {
         func list(_ values: [String]) -> [String]? { values.isEmpty ? nil : values }
         (patch.redirectURIs, patch.postLogoutRedirectURIs, patch.allowedScopes) =
             (list(redirectURIs), list(postLogoutRedirectURIs), list(scopes))
-        (patch.grantTypes, patch.miniApps) = (list(grantTypes), list(miniApps))
+        // `ciba` and `token-exchange` name their grants' URNs.
+        let grants = grantTypes.map {
+            $0 == "ciba" ? BackchannelRules.grantType : $0 == "token-exchange" ? TokenExchange.grantType : $0
+        }
+        (patch.grantTypes, patch.miniApps) = (list(grants), list(miniApps))
+        patch.backchannelMode = cibaMode ?? (grants.contains(BackchannelRules.grantType) ? .poll : nil)
+        (patch.backchannelNotificationEndpoint, patch.backchannelUserCodeRequired) = (cibaNotificationEndpoint, requireUserCode)
         (patch.requirePAR, patch.dpopBound, patch.dpopNonceRequired, patch.firstParty) = (requirePAR, dpop, dpopNonce, firstParty)
         (patch.accessTokenLifetimeSeconds, patch.refreshIdleLifetimeSeconds, patch.refreshAbsoluteLifetimeSeconds) =
             (accessLifetime, refreshIdle, refreshAbsolute)
@@ -97,6 +114,7 @@ enum ClientText {
             "  ID-token algorithm:   \(c.idTokenAlgorithm.rawValue)",
             "  first-party:          \(c.isFirstParty)\(c.isFirstParty ? " (authorization challenge endpoint)" : "")",
             "  grant types:          \((c.grantTypes ?? OAuthClient.knownGrantTypes).joined(separator: " "))",
+            "  ciba:                 \(c.backchannelMode.map { "\($0.rawValue)\(c.backchannelNotificationEndpoint.map { " → " + $0 } ?? "")\(c.backchannelUserCodeRequired == true ? ", user_code required" : "")" } ?? "-")",
             "  authentication:       \(c.usesPrivateKeyJWT ? "private_key_jwt (\(c.assertionKeys.count) key(s))" : c.confidential ? "client secret" : "none (public)")",
         ] + (c.miniApps.map { ["  sends for mini apps:  \($0.joined(separator: " "))"] } ?? []) + [
             "  lifetimes (s):        access \(c.accessTokenLifetimeSeconds), refresh idle \(c.refreshIdleLifetimeSeconds), absolute \(c.refreshAbsoluteLifetimeSeconds)",
@@ -265,3 +283,4 @@ struct ClientRemoveCommand: AsyncParsableCommand {
 
 /// `--id-token-alg RS256|ES256`.
 extension SigningKey.Algorithm: ExpressibleByArgument {}
+extension BackchannelRequest.DeliveryMode: ExpressibleByArgument {}

@@ -54,10 +54,12 @@ public final class SQLitePushOutboxStore: PushOutboxStore, PushDeliveryQueue {
             arguments: [message.tenantID, message.id, message.clientID, message.miniAppID, idempotencyKey,
                         requestHash, document, now, StoreClock.milliseconds(message.expiresAt)])
         // One delivery per device of a recipient: pending where the user allows notifications
-        // from the mini app, skipped otherwise; for "all", only the users who allow them.
-        let recipients = users == nil ? "c.status = 'ALLOWED'" : "d.user_id IN (SELECT value FROM json_each(?6))"
+        // from the mini app (or on the host app's own channel), skipped otherwise; for "all",
+        // only the users who allow them.
+        let recipients = users == nil ? "c.status = 'ALLOWED'" : "d.user_id IN (SELECT value FROM json_each(?7))"
         var arguments: StatementArguments = [
             message.tenantID, message.id, message.miniAppID, now, CustomPermission.notifications.rawValue,
+            SignInRequestPush.channel,
         ]
         if let users { arguments += [users] }
         try db.execute(
@@ -65,7 +67,7 @@ public final class SQLitePushOutboxStore: PushOutboxStore, PushDeliveryQueue {
                 INSERT INTO push_deliveries (tenant_id, message_id, device_id, user_id, provider, state, attempts,
                     next_attempt_at_ms, updated_at_ms)
                 SELECT d.tenant_id, ?2, d.device_id, d.user_id, d.provider,
-                    CASE WHEN c.status = 'ALLOWED' THEN 'pending' ELSE 'skipped_no_consent' END, 0, ?4, ?4
+                    CASE WHEN c.status = 'ALLOWED' OR ?3 = ?6 THEN 'pending' ELSE 'skipped_no_consent' END, 0, ?4, ?4
                 FROM push_devices d LEFT JOIN user_consents c ON c.tenant_id = d.tenant_id AND c.user_id = d.user_id
                     AND c.miniapp_id = ?3 AND c.permission = ?5
                 WHERE d.tenant_id = ?1 AND \(recipients)
@@ -186,7 +188,8 @@ public final class SQLitePushOutboxStore: PushOutboxStore, PushDeliveryQueue {
                         d.attempts, m.document, v.device_id, v.user_id, v.provider, v.token_sealed, v.platform, v.locale,
                         v.app_version, v.apns_environment, v.created_at_ms, v.updated_at_ms,
                         CASE WHEN EXISTS (SELECT 1 FROM auth_users u WHERE u.tenant_id = d.tenant_id
-                            AND u.subject = d.user_id AND u.disabled) THEN 'DISABLED' ELSE c.status END AS status
+                            AND u.subject = d.user_id AND u.disabled) THEN 'DISABLED'
+                            WHEN m.mini_app_id = ? THEN 'ALLOWED' ELSE c.status END AS status
                     FROM push_deliveries d
                     LEFT JOIN push_messages m ON m.tenant_id = d.tenant_id AND m.message_id = d.message_id
                     LEFT JOIN push_devices v ON v.tenant_id = d.tenant_id AND v.device_id = d.device_id
@@ -194,7 +197,8 @@ public final class SQLitePushOutboxStore: PushOutboxStore, PushDeliveryQueue {
                         AND c.miniapp_id = m.mini_app_id AND c.permission = ?
                     WHERE d.state = 'pending' AND d.next_attempt_at_ms <= ? AND (d.lease_until_ms IS NULL OR d.lease_until_ms <= ?)
                     ORDER BY d.next_attempt_at_ms LIMIT ?
-                    """, arguments: [CustomPermission.notifications.rawValue, nowMS, nowMS, limit])
+                    """,
+                arguments: [SignInRequestPush.channel, CustomPermission.notifications.rawValue, nowMS, nowMS, limit])
             let leased = rows.map { row in
                 PushClaimPlanner.Leased(
                     tenantID: row["tenant_id"], messageID: row["message_id"], deviceID: row["delivery_device"],

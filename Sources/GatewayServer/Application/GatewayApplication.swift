@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import GatewayAPI
 import GatewayCore
 import Hummingbird
@@ -51,6 +52,12 @@ public final class GatewayServices: Sendable {
     public let databaseBudget: Duration
     /// `Cache-Control: max-age` of JWKS answers.
     public let jwksMaxAge: Duration
+    /// Seconds between a CIBA client's polls (`ciba.poll.interval.s`).
+    public let backchannelPollInterval: Int
+    /// CIBA's ping mode: the notification to the client once the user answers (nil: none sent).
+    let backchannelPings: BackchannelPings?
+    /// The tenants' audit trail: backchannel requests and answers are recorded in it (nil: not recorded).
+    let audit: (any AuditTrail)?
     /// The sign-in form's decisions (CSRF, password, second factor, identity providers).
     public let signIn: BrowserSignIn
     /// The wall clock of every time-based decision (tokens, throttles, rate windows).
@@ -63,9 +70,14 @@ public final class GatewayServices: Sendable {
         rateLimits: RateLimiter.Limits = .init(),
         userState: UserStateServices, federation: Federation, purchases: PlatformPurchases,
         bodyLimits: BodyLimits = .init(), tracer: (any Tracer)? = nil,
-        accessLog: Bool = false, databaseBudget: Duration = .seconds(5), jwksMaxAge: Duration = .seconds(300)
+        accessLog: Bool = false, databaseBudget: Duration = .seconds(5), jwksMaxAge: Duration = .seconds(300),
+        backchannelPollInterval: Int = BackchannelRules.pollInterval, backchannelHTTP: HTTPClient? = nil,
+        audit: (any AuditTrail)? = nil
     ) {
+        self.audit = audit
+        self.backchannelPings = backchannelHTTP.map { BackchannelPings(client: $0, metrics: metrics) }
         self.jwksMaxAge = jwksMaxAge
+        self.backchannelPollInterval = backchannelPollInterval
         self.databaseBudget = databaseBudget
         self.accessLog = accessLog
         self.federation = federation
@@ -123,7 +135,8 @@ public enum GatewayApplication {
         router.add(middleware: HeaderDecodingMiddleware())
         router.add(middleware: DatabaseBudgetMiddleware(budget: services.databaseBudget))
         router.add(middleware: TokenFormMiddleware())
-        try handler.registerHandlers(on: router, configuration: Self.wireConfiguration)
+        try handler.registerHandlers(
+            on: router, configuration: Self.wireConfiguration, middlewares: [OptionalBodyMiddleware()])
         return GatewayResponder(
             operations: OperationTable(),
             requestIDs: RequestIDMiddleware(ids: RequestIDSequence()),

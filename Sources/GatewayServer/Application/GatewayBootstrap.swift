@@ -169,7 +169,8 @@ public struct GatewayBootstrap: Sendable {
             tracer: tracer,
             accessLog: configuration.accessLog,
             databaseBudget: configuration.databaseTimeout,
-            jwksMaxAge: configuration.jwksMaxAge
+            jwksMaxAge: configuration.jwksMaxAge, backchannelPollInterval: configuration.cibaPollInterval,
+            backchannelHTTP: http, audit: stores.audit
         )
         let analyticsRetention = AnalyticsRetention(store: stores.analytics, clock: clock.now, logger: logger)
         let refreshRetention = RefreshRetention(store: stores.auth, clock: clock.now, logger: logger)

@@ -23,14 +23,18 @@ public struct UserStateServices: Sendable {
     public let notifications: NotificationService
     /// Contacts, messages between users and inboxes.
     public let messaging: MessagingService
+    /// Backchannel (CIBA) requests reaching the user's devices on the host app's channel.
+    public let signInPushes: SignInRequestPush?
 
     public init(
         consents: ConsentService, accessTokens: MiniAppAccessTokenService, storage: SecureStorageService,
         analytics: AnalyticsService,
         localizations: LocalizationBundleCache, localizationResolver: LocalizationResolver, links: DeepLinkService,
-        devices: DeviceService, notifications: NotificationService, messaging: MessagingService
+        devices: DeviceService, notifications: NotificationService, messaging: MessagingService,
+        signInPushes: SignInRequestPush? = nil
     ) {
         self.messaging = messaging
+        self.signInPushes = signInPushes
         self.devices = devices
         self.notifications = notifications
         self.localizations = localizations
@@ -74,7 +78,8 @@ public struct UserStateServices: Sendable {
                 outbox: stores.outbox, domains: stores.domains,
                 quota: SendQuota(cache: cache, perMinute: sendQuotaPerMinute, clock: clock), clock: clock),
             messaging: MessagingService(
-                store: stores.messaging, consents: consentStore, cache: cache, settings: messaging, clock: clock)
+                store: stores.messaging, consents: consentStore, cache: cache, settings: messaging, clock: clock),
+            signInPushes: SignInRequestPush(outbox: stores.outbox, clock: clock)
         )
     }
 }

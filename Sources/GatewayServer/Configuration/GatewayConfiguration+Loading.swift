@@ -114,6 +114,7 @@ extension GatewayConfiguration {
             configuration.tenantReloadInterval = .milliseconds(milliseconds)
         }
         if let seconds = try int(.jwksMaxAge, in: 0...86_400) { configuration.jwksMaxAge = .seconds(seconds) }
+        if let seconds = try int(.cibaPollInterval, in: 1...60) { configuration.cibaPollInterval = seconds }
         if let devices = try int(.pushMaxDevicesPerUser, in: 1...1_000) { configuration.pushMaxDevicesPerUser = devices }
         if let url = string(.pushAPNsURL) { configuration.pushAPNsURL = try pushEndpoint(.pushAPNsURL, url) }
         if let url = string(.pushFCMURL) { configuration.pushFCMURL = try pushEndpoint(.pushFCMURL, url) }

@@ -41,6 +41,8 @@ public struct GatewayConfiguration: Sendable, Equatable {
     /// `Cache-Control: max-age` of JWKS answers (key rotation publishes a key longer than this
     /// before it signs).
     public var jwksMaxAge: Duration = .seconds(300)
+    /// Seconds between a CIBA client's polls (`ciba.poll.interval.s`).
+    public var cibaPollInterval = BackchannelRules.pollInterval
     /// Time budget of one client request for its upstream calls.
     public var upstreamBudget: Duration
     /// Connections per upstream host in the shared HTTP client (AsyncHTTPClient's default of 8 is too low for fan-out).

@@ -216,11 +216,15 @@ extension GatewaySetting {
         "Cache-Control max-age of JWKS answers in seconds (0-86400); `gatewayctl keys rotate --sign-after` must exceed it plus 5 s (the key reload), so every relying party holds a key before it signs."
     )
 
+    public static let cibaPollInterval = GatewaySetting(
+        "ciba.poll.interval.s", env: "CIBA_POLL_INTERVAL_S", default: "5",
+        "Seconds a backchannel (CIBA) client waits between polls of the token endpoint (1-60; CIBA's default 5).")
+
     /// All settings, in help order.
     public static let all: [GatewaySetting] = [
         .httpHost, .httpPort, .adminHost, .adminPort, .adminRequireTOTP, .auditRetentionDays, .publicBaseURL, .databaseURL, .databaseTimeout, .databaseProbe, .databasePath, .redisURL,
         .masterKey, .masterKeyFile,
-        .environment, .logLevel, .logFormat, .accessLog, .edgeFastPath, .configFile, .tenantReloadInterval, .jwksMaxAge,
+        .environment, .logLevel, .logFormat, .accessLog, .edgeFastPath, .configFile, .tenantReloadInterval, .jwksMaxAge, .cibaPollInterval,
         .upstreamBudget, .upstreamConnections, .upstreamMaxInFlight, .breakerFailureRatio, .breakerOpenMilliseconds,
         .cacheNearMilliseconds, .cacheStaleGraceMilliseconds, .demoCatalog, .rateLimitTenant, .rateLimitClient, .rateLimitWindow,
         .headerTimeout, .bodyTimeout, .idleTimeout, .maxConnections, .maxConnectionsPerAddress, .maxRequestsPerAddress,

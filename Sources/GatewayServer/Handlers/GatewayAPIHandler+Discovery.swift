@@ -42,7 +42,10 @@ extension GatewayAPIHandler {
             endSessionEndpoint: iss + "/oauth2/logout",
             responseTypesSupported: ["code"],
             responseModesSupported: ["query"],
-            grantTypesSupported: ["authorization_code", "refresh_token", TokenExchange.grantType, ClientCredentials.grantType],
+            grantTypesSupported: [
+                "authorization_code", "refresh_token", TokenExchange.grantType, ClientCredentials.grantType,
+                BackchannelRules.grantType,
+            ],
             subjectTypesSupported: ["public"],
             idTokenSigningAlgValuesSupported: ["RS256", "ES256"],
             tokenEndpointAuthMethodsSupported: ["none", "client_secret_post", "client_secret_basic", "private_key_jwt"],
@@ -53,7 +56,11 @@ extension GatewayAPIHandler {
             ],
             codeChallengeMethodsSupported: ["S256"],
             authorizationResponseIssParameterSupported: true,
-            dpopSigningAlgValuesSupported: ["ES256"]
+            dpopSigningAlgValuesSupported: ["ES256"],
+            backchannelAuthenticationEndpoint: iss + "/oauth2/bc-authorize",
+            backchannelTokenDeliveryModesSupported: BackchannelRequest.DeliveryMode.allCases.map(\.rawValue),
+            backchannelUserCodeParameterSupported: true,
+            acrValuesSupported: BackchannelRules.supportedACRValues
         )
     }
 

@@ -35,6 +35,8 @@ extension GatewayAPIHandler {
         let body: Components.Schemas.TokenResponse
         if form.grantType == TokenExchange.grantType {
             body = try await exchange(form, tenant: tenant, client: client, issuer: issuer, dpopJKT: jkt)
+        } else if form.grantType == BackchannelRules.grantType {
+            body = try await redeemBackchannel(form, tenant: tenant, client: client, issuer: issuer, dpopJKT: jkt)
         } else {
             let grant = TokenGrant(
                 type: form.grantType, code: form.code, redirectURI: form.redirectUri, codeVerifier: form.codeVerifier,
@@ -79,6 +81,21 @@ extension GatewayAPIHandler {
                 accessToken: token.token, tokenType: .bearer,
                 expiresIn: max(0, Int(token.validUntil.timeIntervalSinceNow.rounded(.down))),
                 scope: token.scopes.joined(separator: " "), issuedTokenType: TokenExchange.accessTokenType)
+        }
+    }
+
+    /// CIBA's grant: the tokens once the user approved; the refusals counted by their step.
+    private func redeemBackchannel(
+        _ form: Components.Schemas.TokenForm, tenant: Tenant, client: OAuthClient, issuer: String, dpopJKT: String?
+    ) async throws -> Components.Schemas.TokenResponse {
+        do {
+            let response = try await services.auth.redeemBackchannel(
+                authReqID: form.authReqId, client: client, issuer: issuer, dpopJKT: dpopJKT)
+            services.metrics.recordBackchannel(tenant: tenant.id, client: client.clientID, event: "redeemed")
+            return Self.tokenBody(response, issuedTokenType: nil)
+        } catch let error as OAuthError where error.code == "expired_token" {
+            services.metrics.recordBackchannel(tenant: tenant.id, client: client.clientID, event: "expired")
+            throw error
         }
     }
 

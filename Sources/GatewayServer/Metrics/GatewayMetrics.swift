@@ -134,6 +134,14 @@ public final class GatewayMetrics: Sendable {
                   labels: [("tenant", tenant), ("grant_type", grantType)])
     }
 
+    /// A backchannel (CIBA) request's step by tenant and client: `requested`, `approved`,
+    /// `denied`, `expired`, `redeemed`.
+    func recordBackchannel(tenant: String, client: String, event: String) {
+        increment(
+            "gateway_ciba_requests_total", "Backchannel authentication requests by tenant, client and step.",
+            labels: [("tenant", tenant), ("client", client), ("event", event)])
+    }
+
     /// Increments the counter `name` with `labels`, making it on first use.
     func increment(_ name: String, _ help: String, labels: [(String, String)]) {
         let key = ([name] + labels.map(\.1)).joined(separator: "|")

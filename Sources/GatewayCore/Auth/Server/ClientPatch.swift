@@ -19,6 +19,9 @@ public struct ClientPatch: Codable, Sendable, Equatable {
     public var miniApps: [String]?
     /// The public keys of a `private_key_jwt` client (a JWK Set).
     public var jwks: JSONValue?
+    public var backchannelMode: BackchannelRequest.DeliveryMode?
+    public var backchannelNotificationEndpoint: String?
+    public var backchannelUserCodeRequired: Bool?
 
     public init() {}
 
@@ -38,6 +41,12 @@ public struct ClientPatch: Codable, Sendable, Equatable {
         if let miniApps { client.miniApps = miniApps }
         if let dpopNonceRequired { client.dpopNonceRequired = dpopNonceRequired }
         if let firstParty { client.firstParty = firstParty }
+        if let backchannelMode { client.backchannelMode = backchannelMode }
+        if let backchannelNotificationEndpoint {
+            client.backchannelNotificationEndpoint =
+                backchannelNotificationEndpoint.isEmpty ? nil : backchannelNotificationEndpoint
+        }
+        if let backchannelUserCodeRequired { client.backchannelUserCodeRequired = backchannelUserCodeRequired }
     }
 
     /// Whether the patch names no member.

@@ -45,6 +45,14 @@ public struct OAuthClient: Sendable, Codable, Equatable {
     /// (RFC 7523 §2.2): a JWK Set (`{"keys": [...]}`, EC P-256 or RSA ≥ 2048 bits, at most 10).
     /// Such a client authenticates with signed assertions only, never a secret.
     public var jwks: JSONValue?
+    /// How a client registered for backchannel authentication (CIBA) learns the answer:
+    /// poll or ping; nil for every other client.
+    public var backchannelMode: BackchannelRequest.DeliveryMode?
+    /// Ping mode's `backchannel_client_notification_endpoint`: https (http on loopback only).
+    public var backchannelNotificationEndpoint: String?
+    /// The client must send the user's `user_code` (the user's current TOTP code).
+    public var backchannelUserCodeRequired: Bool?
+
     /// Bumped by the store on every change (the admin API's `ETag`); nil for a client
     /// registered before revisions were kept, read as 1.
     public var revision: Int64?
@@ -64,7 +72,8 @@ public struct OAuthClient: Sendable, Codable, Equatable {
     public static let knownGrantTypes = ["authorization_code", "refresh_token"]
     /// Every grant a client may be registered for; token exchange (RFC 8693) and client
     /// credentials (senders) only on request.
-    public static let registrableGrantTypes = knownGrantTypes + [TokenExchange.grantType, ClientCredentials.grantType]
+    public static let registrableGrantTypes =
+        knownGrantTypes + [TokenExchange.grantType, ClientCredentials.grantType, BackchannelRules.grantType]
 
     /// A sender: registered for the client-credentials grant only.
     public var isSender: Bool { grantTypes == [ClientCredentials.grantType] }
@@ -123,9 +132,10 @@ public struct OAuthClient: Sendable, Codable, Equatable {
             if Set(allowedScopes).intersection(ClientCredentials.senderScopes).isEmpty {
                 try fail("a client_credentials client needs a sender --scope (\(ClientCredentials.senderScopes.sorted().joined(separator: ", ")))")
             }
-        } else if redirectURIs.isEmpty {
+        } else if redirectURIs.isEmpty, !isBackchannelOnly {
             try fail("at least one --redirect-uri is required")
         }
+        try validateBackchannel()
         if let jwks {
             guard confidential else { try fail("--jwks is for confidential clients") }
             guard JWK.isAssertionKeySet(jwks) else {
@@ -151,9 +161,11 @@ public struct OAuthClient: Sendable, Codable, Equatable {
             if grantTypes.contains(ClientCredentials.grantType), grantTypes.count > 1 {
                 try fail("--grant-type client_credentials stands alone (a sender is no app users sign in to)")
             }
-            if !grantTypes.contains("authorization_code"), !grantTypes.contains(TokenExchange.grantType), !isSender {
+            if !grantTypes.contains("authorization_code"), !grantTypes.contains(TokenExchange.grantType),
+                !grantTypes.contains(BackchannelRules.grantType), !isSender
+            {
                 try fail(
-                    "--grant-type must include authorization_code or \(TokenExchange.grantType) (the ways to first get tokens)"
+                    "--grant-type must include authorization_code, \(TokenExchange.grantType) or ciba (the ways to first get tokens)"
                 )
             }
         }
@@ -162,6 +174,38 @@ public struct OAuthClient: Sendable, Codable, Equatable {
             ("refresh-absolute", refreshAbsoluteLifetimeSeconds),
         ] where value < 1 {
             try fail("--\(name)-lifetime must be a positive number of seconds")
+        }
+    }
+}
+
+extension OAuthClient {
+    /// A client that only signs users in through the backchannel (CIBA): no redirect URI.
+    public var isBackchannelOnly: Bool {
+        allows(grantType: BackchannelRules.grantType) && !allows(grantType: "authorization_code")
+    }
+
+    /// A CIBA client is confidential with a delivery mode; a ping client names an https
+    /// notification endpoint (plain http only on loopback); other clients have none of it.
+    func validateBackchannel() throws {
+        func fail(_ m: String) throws -> Never { throw AuthStoreError.invalid(m) }
+        guard allows(grantType: BackchannelRules.grantType) else {
+            if backchannelMode != nil || backchannelNotificationEndpoint != nil || backchannelUserCodeRequired == true {
+                try fail("--ciba-mode, --ciba-notification-endpoint and --require-user-code need --grant-type ciba")
+            }
+            return
+        }
+        guard confidential else { try fail("a ciba client must be --confidential") }
+        guard let mode = backchannelMode else { try fail("a ciba client needs --ciba-mode poll or ping") }
+        switch (mode, backchannelNotificationEndpoint) {
+        case (.poll, nil): return
+        case (.poll, _): try fail("--ciba-notification-endpoint is for --ciba-mode ping")
+        case (.ping, nil): try fail("--ciba-mode ping needs --ciba-notification-endpoint")
+        case (.ping, let endpoint?):
+            guard endpoint.count <= 2048, let url = URLComponents(string: endpoint), url.host?.isEmpty == false,
+                url.fragment == nil, url.scheme == "https" || (url.scheme == "http" && LoopbackURI(endpoint) != nil)
+            else {
+                try fail("--ciba-notification-endpoint must be an https URL (http only on 127.0.0.1 or [::1])")
+            }
         }
     }
 }

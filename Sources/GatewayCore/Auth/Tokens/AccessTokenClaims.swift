@@ -15,6 +15,9 @@ public struct AccessTokenClaims: Sendable, Equatable {
     /// The `kid` of the tenant's key that signed it (nil: a trusted issuer's token), so a
     /// memoised token is refused once that key leaves the JWKS.
     public var keyID: String? = nil
+    /// `auth_time`: when the user signed in for the session the token belongs to (RFC 9068
+    /// §2.2.1), nil when the token does not say.
+    public var authTime: Date? = nil
 }
 
 /// Why a token or proof was refused (mapped to `WWW-Authenticate` error codes).

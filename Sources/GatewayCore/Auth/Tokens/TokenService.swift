@@ -130,6 +130,33 @@ public struct TokenService: Sendable {
             refreshed: false, at: issuedAt, user: user)
     }
 
+    /// Tokens for a backchannel request the user approved (CIBA §10.1.1): a new refresh family
+    /// and login session whose `auth_time` is the approval's.
+    public func issueForBackchannel(
+        issuer: String, client: OAuthClient, request: BackchannelRequest, subject: String, answer: BackchannelAnswer,
+        dpopJKT: String?
+    ) async throws -> TokenResponse {
+        if client.dpopBound, dpopJKT == nil {
+            throw OAuthError.invalidDPoPProof("this client must present a DPoP proof")
+        }
+        let issuedAt = now()
+        let refresh = Self.newRefreshToken()
+        let family = RefreshFamily(
+            familyID: RandomUUID.lowercased(), tenantID: client.tenantID, clientID: client.clientID,
+            subject: subject, scope: request.scopes.joined(separator: " "),
+            nonce: nil, dpopJKT: dpopJKT, createdAt: issuedAt,
+            absoluteExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshAbsoluteLifetimeSeconds)),
+            sessionID: Base64URL.random(byteCount: 16), authTime: Int64(answer.at.timeIntervalSince1970))
+        let accessToken = Self.nextAccessToken(client: client, at: issuedAt)
+        let user = try await refreshStore.createFamily(
+            family, tokenHash: Self.hash(refresh),
+            idleExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshIdleLifetimeSeconds)),
+            accessToken: accessToken)
+        return try await issue(
+            issuer: issuer, client: client, family: family, refreshToken: refresh, accessToken: accessToken,
+            refreshed: false, at: issuedAt, user: user, backchannel: (request, answer))
+    }
+
     /// `refresh_token` grant: rotation with reuse detection.
     public func refresh(
         issuer: String, client: OAuthClient, refreshToken: String, dpopJKT: String?
@@ -236,7 +263,8 @@ public struct TokenService: Sendable {
     ///   - known: the family's user when the caller just read it (else it is read here).
     private func issue(
         issuer: String, client: OAuthClient, family: RefreshFamily, refreshToken: String,
-        accessToken issued: IssuedAccessToken, refreshed: Bool, at issuedAt: Date, user known: LocalUser? = nil
+        accessToken issued: IssuedAccessToken, refreshed: Bool, at issuedAt: Date, user known: LocalUser? = nil,
+        backchannel: (request: BackchannelRequest, answer: BackchannelAnswer)? = nil
     ) async throws -> TokenResponse {
         let key = try await keys.signingKey(tenantID: client.tenantID)
         let iat = Int64(issuedAt.timeIntervalSince1970)
@@ -247,6 +275,7 @@ public struct TokenService: Sendable {
             "jti": .string(issued.jti), "scope": .string(family.scope), "tenant": .string(client.tenantID),
         ]
         if let jkt = family.dpopJKT { claims["cnf"] = .object(["jkt": .string(jkt)]) }
+        if let authTime = family.authTime { claims["auth_time"] = .number(Double(authTime)) }
         let accessToken = try JWS.sign(claims: claims, typ: "at+jwt", signingKey: key)
 
         var id: [String: JSONValue] = [
@@ -258,6 +287,14 @@ public struct TokenService: Sendable {
         if let authTime = family.authTime { id["auth_time"] = .number(Double(authTime)) }
         if let sessionID = family.sessionID { id["sid"] = .string(sessionID) }
         if !refreshed, let nonce = family.nonce { id["nonce"] = .string(nonce) }
+        if let backchannel {
+            // CIBA §10.3.1's bindings of the ID token to this request and its refresh token.
+            id["urn:openid:params:jwt:claim:auth_req_id"] = .string(backchannel.request.id)
+            id["urn:openid:params:jwt:claim:rt_hash"] = .string(
+                Base64URL.encode(SHA256.hash(data: Data(refreshToken.utf8)).prefix(16)))
+            if let acr = backchannel.answer.acr { id["acr"] = .string(acr) }
+            if let amr = backchannel.answer.amr { id["amr"] = .array(amr.map(JSONValue.string)) }
+        }
         let scopes = Set(family.scope.split(separator: " ").map(String.init))
         let user: LocalUser? =
             if let known { known } else { try await users.user(tenantID: client.tenantID, subject: family.subject) }

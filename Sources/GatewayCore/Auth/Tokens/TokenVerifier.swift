@@ -85,7 +85,8 @@ public struct TokenVerifier: Sendable {
             issuer: iss, subject: sub, clientID: clientID, tenantID: tenant, scope: c["scope"]?.stringValue ?? "",
             jti: jti,
             issuedAt: Date(timeIntervalSince1970: TimeInterval(iat)), expiresAt: expiresAt,
-            dpopJKT: c["cnf"]?.objectValue?["jkt"]?.stringValue, keyID: kid)
+            dpopJKT: c["cnf"]?.objectValue?["jkt"]?.stringValue, keyID: kid,
+            authTime: c["auth_time"]?.int64Value.map { Date(timeIntervalSince1970: TimeInterval($0)) })
         memo?.put(token, claims, now: current)
         return claims
     }

@@ -1,0 +1,126 @@
+import Foundation
+import GatewayAPI
+import GatewayCore
+
+/// OpenID CIBA (issue 50): the backchannel authentication endpoint for clients, and the
+/// signed-in user's sign-in requests for the host app. Translate; the authorization server decides.
+extension GatewayAPIHandler {
+    func postBackchannelAuthentication(
+        _ input: Operations.PostBackchannelAuthentication.Input
+    ) async throws -> Operations.PostBackchannelAuthentication.Output {
+        let tenant = try RequestScope.requireTenant()
+        guard case .urlEncodedForm(let form) = input.body else { throw OAuthError.invalidRequest("expected a form") }
+        let issuer = services.issuerBase.issuer(tenantID: tenant.id)
+        let (clientID, secret) = Self.clientCredentials(form.clientId, form.clientSecret)
+        let assertion = try form.clientAssertion.map {
+            try ClientAssertion(
+                type: form.clientAssertionType, jwt: $0,
+                audiences: [issuer + "/oauth2/bc-authorize", issuer + "/oauth2/token", issuer])
+        }
+        let client = try await services.auth.authenticateClient(
+            tenantID: tenant.id, clientID: clientID, secret: secret, assertion: assertion, requireConfidential: true)
+        var hintSubject: String?
+        if let token = form.loginHintToken, !token.isEmpty, form.loginHint == nil, form.idTokenHint == nil {
+            guard token.utf8.count <= BackchannelRules.hintMaxLength else {
+                throw OAuthError.invalidRequest("the hint is longer than \(BackchannelRules.hintMaxLength) bytes")
+            }
+            hintSubject = try await LoginHintToken.subject(
+                token, tenantID: tenant.id, trusted: services.federation.trusted, now: services.auth.clock.now())
+        }
+        let request = try await services.auth.authenticateBackchannel(
+            BackchannelAuthenticationForm(
+                scope: form.scope, loginHint: form.loginHint, idTokenHint: form.idTokenHint,
+                loginHintToken: form.loginHintToken, bindingMessage: form.bindingMessage, userCode: form.userCode,
+                requestedExpiry: form.requestedExpiry, acrValues: form.acrValues,
+                clientNotificationToken: form.clientNotificationToken),
+            client: client, issuer: issuer, address: RequestScope.current?.clientAddress, hintSubject: hintSubject,
+            pollInterval: services.backchannelPollInterval)
+        services.metrics.recordBackchannel(tenant: tenant.id, client: client.clientID, event: "requested")
+        await notify { try await $0.announce(request, clientName: client.clientID) }
+        await record(BackchannelTrail.requested(request, requestID: RequestScope.current?.requestID))
+        return .ok(
+            .init(
+                headers: .init(cacheControl: "no-store"),
+                body: .json(
+                    .init(
+                        authReqId: request.id,
+                        expiresIn: Int(request.expiresAt.timeIntervalSince(request.requestedAt).rounded()),
+                        interval: request.interval))))
+    }
+
+    func listSignInRequests(
+        _ input: Operations.ListSignInRequests.Input
+    ) async throws -> Operations.ListSignInRequests.Output {
+        let (tenant, user) = try signedInUser()
+        let pending = try await services.auth.backchannel.pending(tenantID: tenant, subject: user)
+        let items = pending.map { request in
+            Components.Schemas.SignInRequest(
+                id: request.id, clientId: request.clientID, clientName: request.clientID,
+                bindingMessage: request.bindingMessage, scopes: request.scopes, requestedAt: request.requestedAt,
+                expiresAt: request.expiresAt, address: request.address, acrValues: request.acrValues)
+        }
+        return .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(items: items))))
+    }
+
+    func approveSignInRequest(
+        _ input: Operations.ApproveSignInRequest.Input
+    ) async throws -> Operations.ApproveSignInRequest.Output {
+        let step: Components.Schemas.SignInApproval? =
+            switch input.body {
+            case .json(let body): body
+            case nil: nil
+            }
+        try await answerSignInRequest(input.path.id, approve: true, totp: step?.totp, password: step?.password)
+        return .noContent(.init())
+    }
+
+    func denySignInRequest(
+        _ input: Operations.DenySignInRequest.Input
+    ) async throws -> Operations.DenySignInRequest.Output {
+        try await answerSignInRequest(input.path.id, approve: false, totp: nil, password: nil)
+        return .noContent(.init())
+    }
+
+    private func answerSignInRequest(_ id: String, approve: Bool, totp: String?, password: String?) async throws {
+        try RequestValidation.opaqueID(id, "id")
+        let principal = try RequestScope.requirePrincipal()
+        let tenant = try RequestScope.requireTenant().id
+        let (request, answer) = try await services.auth.answerBackchannel(
+            tenantID: tenant, subject: principal.subject, id: id, approve: approve, authTime: principal.authTime,
+            totp: totp, password: password, address: RequestScope.current?.clientAddress)
+        services.metrics.recordBackchannel(
+            tenant: tenant, client: request.clientID, event: approve ? "approved" : "denied")
+        await notify { try await $0.withdraw(request, approved: approve) }
+        await record(
+            BackchannelTrail.answered(
+                request, approved: approve, username: nil, acr: answer.acr, at: answer.at,
+                address: RequestScope.current?.clientAddress, requestID: RequestScope.current?.requestID))
+        if request.mode == .ping, let pings = services.backchannelPings,
+            let client = try await services.auth.clients.client(tenantID: tenant, clientID: request.clientID),
+            let endpoint = client.backchannelNotificationEndpoint
+        {
+            await pings.ping(request, endpoint: endpoint)
+        }
+    }
+
+    /// Queues a sign-in request's push; a failure leaves the request in the host app's list
+    /// (logged, never failing the call).
+    private func notify(_ push: (SignInRequestPush) async throws -> Int) async {
+        guard let pushes = services.userState.signInPushes else { return }
+        do {
+            _ = try await push(pushes)
+        } catch {
+            RequestScope.logger.warning("sign-in request push not queued: \(error)")
+        }
+    }
+
+    /// Appends a backchannel record to the tenant's trail; a failure is logged, never failing the call.
+    private func record(_ draft: AuditDraft) async {
+        guard let audit = services.audit else { return }
+        do {
+            _ = try await audit.append(draft)
+        } catch {
+            RequestScope.logger.warning("sign-in request not recorded in the audit trail: \(error)")
+        }
+    }
+}
