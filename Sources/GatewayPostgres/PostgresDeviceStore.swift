@@ -111,6 +111,16 @@ public final class PostgresDeviceStore: DeviceStore {
             """) > 0
     }
 
+    public func setSignInRequests(_ enabled: Bool, tenantID: String, userID: String, deviceID: String) async throws
+        -> Bool
+    {
+        try await database.pool.execute(
+            """
+            UPDATE push_devices SET sign_in_requests = \(enabled)
+            WHERE tenant_id = \(tenantID) AND user_id = \(userID) AND device_id = \(deviceID) RETURNING 1
+            """) > 0
+    }
+
     @discardableResult
     public func removeAll(tenantID: String, userID: String) async throws -> Int {
         try await database.pool.execute(

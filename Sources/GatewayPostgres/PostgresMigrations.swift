@@ -465,6 +465,11 @@ enum PostgresMigrations {
                 "INSERT INTO audit_views SELECT COALESCE(MAX(id), 0) FROM audit_records",
             ]
         ),
+        (
+            // Whether a device receives the host app's sign-in requests (issue 50's CIBA pushes).
+            "v32-device-sign-in-requests",
+            ["ALTER TABLE push_devices ADD COLUMN sign_in_requests BOOLEAN NOT NULL DEFAULT TRUE"]
+        ),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the

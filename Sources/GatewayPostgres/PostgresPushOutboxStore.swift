@@ -66,6 +66,7 @@ public final class PostgresPushOutboxStore: PushOutboxStore {
             FROM push_devices d LEFT JOIN user_consents c ON c.tenant_id = d.tenant_id AND c.user_id = d.user_id
                 AND c.miniapp_id = \(miniAppID) AND c.permission = \(permission)
             WHERE d.tenant_id = \(tenantID)
+                AND (\(miniAppID) <> \(SignInRequestPush.channel) OR d.sign_in_requests)
                 AND (CASE WHEN \(users)::text[] IS NULL THEN c.status = 'ALLOWED' ELSE d.user_id = ANY(\(users)::text[]) END)
             RETURNING 1
             """)

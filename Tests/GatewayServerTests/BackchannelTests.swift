@@ -178,6 +178,21 @@ struct BackchannelTests {
                     path: .init(tenant: "demo"),
                     body: .json(.init(provider: .fcm, token: "alices-phone", platform: .android, locale: "ja"))
                 ).created
+                // A second device that turned sign-in requests off gets none of them.
+                let tablet = try await kit.authorizedClient("Bearer \(world.hostToken)").registerDevice(
+                    path: .init(tenant: "demo"),
+                    body: .json(.init(provider: .fcm, token: "alices-tablet", platform: .android))
+                ).created.body.json.id
+                var off = HTTPClientRequest(url: "\(world.base)/t/demo/v1/me/devices/\(tablet)/sign-in-requests")
+                off.method = .PUT
+                off.headers.add(name: "Authorization", value: "Bearer \(world.hostToken)")
+                off.headers.add(name: "Content-Type", value: "application/json")
+                off.body = .bytes(ByteBuffer(string: #"{"enabled": false}"#))
+                #expect(try await World.send(off).status == 204)
+                var missing = off
+                missing.url = "\(world.base)/t/demo/v1/me/devices/dev_none/sign-in-requests"
+                let notFound = try await World.send(missing)
+                #expect(notFound.status == 404 && notFound.json["code"]?.stringValue == "device_not_found")
                 let worker = PushDeliveryTests.worker(harness, fcm: fcm, clock: time)
 
                 let id = try #require(try await world.ask().json["auth_req_id"]?.stringValue)

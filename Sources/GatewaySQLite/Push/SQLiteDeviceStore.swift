@@ -87,6 +87,14 @@ public final class SQLiteDeviceStore: DeviceStore {
             arguments: [tenantID, userID, deviceID]) > 0
     }
 
+    public func setSignInRequests(_ enabled: Bool, tenantID: String, userID: String, deviceID: String) async throws
+        -> Bool
+    {
+        try await pool.changes(
+            sql: "UPDATE push_devices SET sign_in_requests = ? WHERE tenant_id = ? AND user_id = ? AND device_id = ?",
+            arguments: [enabled, tenantID, userID, deviceID]) > 0
+    }
+
     @discardableResult
     public func removeAll(tenantID: String, userID: String) async throws -> Int {
         try await pool.write { db in

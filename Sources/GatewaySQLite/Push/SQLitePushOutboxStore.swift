@@ -70,7 +70,7 @@ public final class SQLitePushOutboxStore: PushOutboxStore, PushDeliveryQueue {
                     CASE WHEN c.status = 'ALLOWED' OR ?3 = ?6 THEN 'pending' ELSE 'skipped_no_consent' END, 0, ?4, ?4
                 FROM push_devices d LEFT JOIN user_consents c ON c.tenant_id = d.tenant_id AND c.user_id = d.user_id
                     AND c.miniapp_id = ?3 AND c.permission = ?5
-                WHERE d.tenant_id = ?1 AND \(recipients)
+                WHERE d.tenant_id = ?1 AND \(recipients) AND (?3 != ?6 OR d.sign_in_requests = 1)
                 """, arguments: arguments)
         return .queued(messageID: message.id, deliveries: db.changesCount)
     }

@@ -357,6 +357,10 @@ enum TenantMigrations {
             try db.execute(sql: "CREATE TABLE audit_views (cutover_id INTEGER NOT NULL)")
             try db.execute(sql: "INSERT INTO audit_views SELECT COALESCE(MAX(id), 0) FROM audit_records")
         }
+        migrator.registerMigration("v32-device-sign-in-requests") { db in
+            // Whether a device receives the host app's sign-in requests (issue 50's CIBA pushes).
+            try db.execute(sql: "ALTER TABLE push_devices ADD COLUMN sign_in_requests INTEGER NOT NULL DEFAULT 1")
+        }
         return migrator
     }
 }

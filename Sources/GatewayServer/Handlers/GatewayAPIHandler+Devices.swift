@@ -40,6 +40,18 @@ extension GatewayAPIHandler {
     }
 
     /// The request's tenant and token subject.
+    func setDeviceSignInRequests(
+        _ input: Operations.SetDeviceSignInRequests.Input
+    ) async throws -> Operations.SetDeviceSignInRequests.Output {
+        let id = input.path.deviceId
+        try RequestValidation.opaqueID(id, "deviceId")
+        guard case .json(let body) = input.body else { throw GatewayProblem.invalidRequest("Expected a JSON body.") }
+        let (tenant, user) = try signedInUser()
+        try await services.userState.devices.setSignInRequests(
+            body.enabled, deviceID: id, tenantID: tenant, userID: user)
+        return .noContent(.init())
+    }
+
     func signedInUser() throws -> (tenant: String, user: String) {
         (try RequestScope.requireTenant().id, try RequestScope.requirePrincipal().subject)
     }
@@ -49,7 +61,8 @@ extension GatewayAPIHandler {
         Components.Schemas.Device(
             id: device.id, provider: .init(rawValue: device.provider.rawValue)!,
             platform: .init(rawValue: device.platform.rawValue)!, locale: device.locale, appVersion: device.appVersion,
-            apnsEnvironment: device.apnsEnvironment.flatMap { .init(rawValue: $0.rawValue) }, createdAt: device.createdAt,
+            apnsEnvironment: device.apnsEnvironment.flatMap { .init(rawValue: $0.rawValue) },
+            createdAt: device.createdAt,
             updatedAt: device.updatedAt)
     }
 }

@@ -109,6 +109,27 @@ public struct TokenService: Sendable {
     public func issueForSubject(
         issuer: String, client: OAuthClient, subject: String, scope: String, dpopJKT: String?
     ) async throws -> TokenResponse {
+        try await issueNewSession(
+            issuer: issuer, client: client, subject: subject, scope: scope, authTime: nil, dpopJKT: dpopJKT)
+    }
+
+    /// Tokens for a backchannel request the user approved (CIBA §10.1.1): a new refresh family
+    /// and login session whose `auth_time` is the approval's.
+    public func issueForBackchannel(
+        issuer: String, client: OAuthClient, request: BackchannelRequest, subject: String, answer: BackchannelAnswer,
+        dpopJKT: String?
+    ) async throws -> TokenResponse {
+        try await issueNewSession(
+            issuer: issuer, client: client, subject: subject, scope: request.scopes.joined(separator: " "),
+            authTime: answer.at, dpopJKT: dpopJKT, backchannel: (request, answer))
+    }
+
+    /// A new refresh family and login session for `subject` at `client` (`auth_time`: now
+    /// unless given), with its first tokens.
+    private func issueNewSession(
+        issuer: String, client: OAuthClient, subject: String, scope: String, authTime: Date?, dpopJKT: String?,
+        backchannel: (request: BackchannelRequest, answer: BackchannelAnswer)? = nil
+    ) async throws -> TokenResponse {
         if client.dpopBound, dpopJKT == nil {
             throw OAuthError.invalidDPoPProof("this client must present a DPoP proof")
         }
@@ -119,7 +140,7 @@ public struct TokenService: Sendable {
             subject: subject, scope: scope,
             nonce: nil, dpopJKT: dpopJKT, createdAt: issuedAt,
             absoluteExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshAbsoluteLifetimeSeconds)),
-            sessionID: Base64URL.random(byteCount: 16), authTime: Int64(issuedAt.timeIntervalSince1970))
+            sessionID: Base64URL.random(byteCount: 16), authTime: Int64((authTime ?? issuedAt).timeIntervalSince1970))
         let accessToken = Self.nextAccessToken(client: client, at: issuedAt)
         let user = try await refreshStore.createFamily(
             family, tokenHash: Self.hash(refresh),
@@ -127,34 +148,7 @@ public struct TokenService: Sendable {
             accessToken: accessToken)
         return try await issue(
             issuer: issuer, client: client, family: family, refreshToken: refresh, accessToken: accessToken,
-            refreshed: false, at: issuedAt, user: user)
-    }
-
-    /// Tokens for a backchannel request the user approved (CIBA §10.1.1): a new refresh family
-    /// and login session whose `auth_time` is the approval's.
-    public func issueForBackchannel(
-        issuer: String, client: OAuthClient, request: BackchannelRequest, subject: String, answer: BackchannelAnswer,
-        dpopJKT: String?
-    ) async throws -> TokenResponse {
-        if client.dpopBound, dpopJKT == nil {
-            throw OAuthError.invalidDPoPProof("this client must present a DPoP proof")
-        }
-        let issuedAt = now()
-        let refresh = Self.newRefreshToken()
-        let family = RefreshFamily(
-            familyID: RandomUUID.lowercased(), tenantID: client.tenantID, clientID: client.clientID,
-            subject: subject, scope: request.scopes.joined(separator: " "),
-            nonce: nil, dpopJKT: dpopJKT, createdAt: issuedAt,
-            absoluteExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshAbsoluteLifetimeSeconds)),
-            sessionID: Base64URL.random(byteCount: 16), authTime: Int64(answer.at.timeIntervalSince1970))
-        let accessToken = Self.nextAccessToken(client: client, at: issuedAt)
-        let user = try await refreshStore.createFamily(
-            family, tokenHash: Self.hash(refresh),
-            idleExpiry: issuedAt.addingTimeInterval(TimeInterval(client.refreshIdleLifetimeSeconds)),
-            accessToken: accessToken)
-        return try await issue(
-            issuer: issuer, client: client, family: family, refreshToken: refresh, accessToken: accessToken,
-            refreshed: false, at: issuedAt, user: user, backchannel: (request, answer))
+            refreshed: false, at: issuedAt, user: user, backchannel: backchannel)
     }
 
     /// `refresh_token` grant: rotation with reuse detection.

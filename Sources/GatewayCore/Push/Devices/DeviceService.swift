@@ -65,6 +65,14 @@ public struct DeviceService: Sendable {
         }
     }
 
+    /// Turns the host app's sign-in requests (CIBA pushes) on or off for one of the user's devices.
+    /// - Throws: ``DeviceError/notFound(deviceID:)`` when the user has no such device.
+    public func setSignInRequests(_ enabled: Bool, deviceID: String, tenantID: String, userID: String) async throws {
+        guard try await store.setSignInRequests(enabled, tenantID: tenantID, userID: userID, deviceID: deviceID) else {
+            throw DeviceError.notFound(deviceID: deviceID)
+        }
+    }
+
     /// Removes every device of the user (sign-out everywhere, a disabled account).
     @discardableResult
     public func removeAll(tenantID: String, userID: String) async throws -> Int {

@@ -13,6 +13,9 @@ public protocol DeviceStore: Sendable {
     func devices(tenantID: String, userID: String) async throws -> [PushDevice]
     /// Removes one device of the user; false when the user has no device `deviceID`.
     func remove(tenantID: String, userID: String, deviceID: String) async throws -> Bool
+    /// Whether the device receives the host app's sign-in requests (CIBA pushes; on when
+    /// registered); false when the user has no device `deviceID`.
+    func setSignInRequests(_ enabled: Bool, tenantID: String, userID: String, deviceID: String) async throws -> Bool
     /// Removes every device of the user; returns how many there were.
     @discardableResult
     func removeAll(tenantID: String, userID: String) async throws -> Int
