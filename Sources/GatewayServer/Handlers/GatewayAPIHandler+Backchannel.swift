@@ -93,7 +93,7 @@ extension GatewayAPIHandler {
         await notify { try await $0.withdraw(request, approved: approve) }
         await record(
             BackchannelTrail.answered(
-                request, approved: approve, username: nil, acr: answer.acr, at: answer.at,
+                request, approved: approve, acr: answer.acr, at: answer.at,
                 address: RequestScope.current?.clientAddress, requestID: RequestScope.current?.requestID))
         if request.mode == .ping, let pings = services.backchannelPings,
             let client = try await services.auth.clients.client(tenantID: tenant, clientID: request.clientID),

@@ -67,11 +67,17 @@ public struct BackchannelRequests: Sendable {
         let ids = try await cache.getMany(slots).compactMap { $0.map { String(decoding: $0, as: UTF8.self) } }
         guard !ids.isEmpty else { return [] }
         let now = clock.now()
-        let requests = try await cache.getMany(ids.map { Self.key(tenantID, "req", $0) })
-            .compactMap { $0.flatMap { try? JSONDecoder().decode(BackchannelRequest.self, from: Data($0)) } }
-        let answered = try await cache.getMany(ids.map { Self.key(tenantID, "answer", $0) })
-        return zip(requests, answered).filter { $0.1 == nil && $0.0.expiresAt > now && $0.0.subject == subject }
-            .map(\.0).sorted { $0.requestedAt < $1.requestedAt }
+        // Each id's request and answer in one round trip, kept paired by position (a request
+        // gone from the cache must not shift the answers onto the wrong requests).
+        let found = try await cache.getMany(
+            ids.map { Self.key(tenantID, "req", $0) } + ids.map { Self.key(tenantID, "answer", $0) })
+        return ids.indices.compactMap { index -> BackchannelRequest? in
+            guard found[ids.count + index] == nil, let bytes = found[index],
+                let request = try? JSONDecoder().decode(BackchannelRequest.self, from: Data(bytes)),
+                request.expiresAt > now, request.subject == subject
+            else { return nil }
+            return request
+        }.sorted { $0.requestedAt < $1.requestedAt }
     }
 
     /// Records the user's answer unless one was given already (on any replica); frees the

@@ -24,14 +24,14 @@ public enum BackchannelTrail {
 
     /// The record of the user's answer.
     public static func answered(
-        _ request: BackchannelRequest, approved: Bool, username: String?, acr: String?, at time: Date,
+        _ request: BackchannelRequest, approved: Bool, acr: String?, at time: Date,
         address: String?, requestID: String?
     ) -> AuditDraft {
         let subject = request.subject ?? ""
         let stepUp = acr.map { " with a step-up (\($0))" } ?? ""
         return AuditDraft(
             time: time,
-            actor: AuditActor(subject: "user:\(subject)", name: username ?? subject, roles: [], address: address),
+            actor: AuditActor(subject: "user:\(subject)", name: subject, roles: [], address: address),
             requestID: requestID, verb: .act,
             resource: AuditResource(type: .user, tenant: request.tenantID, id: subject),
             outcome: AuditOutcome(status: 200),
