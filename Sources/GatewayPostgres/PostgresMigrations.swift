@@ -470,6 +470,15 @@ enum PostgresMigrations {
             "v32-device-sign-in-requests",
             ["ALTER TABLE push_devices ADD COLUMN sign_in_requests BOOLEAN NOT NULL DEFAULT TRUE"]
         ),
+        (
+            // The tenant's CIBA settings (issue 50): unknown hints, sign-in freshness, ping destinations.
+            "v33-tenant-ciba",
+            [
+                "ALTER TABLE tenants ADD COLUMN ciba_reveal_unknown_users BOOLEAN NOT NULL DEFAULT false",
+                "ALTER TABLE tenants ADD COLUMN ciba_recent_sign_in_seconds INTEGER NOT NULL DEFAULT 300",
+                "ALTER TABLE tenants ADD COLUMN ciba_allow_private_endpoints BOOLEAN NOT NULL DEFAULT false",
+            ]
+        ),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the

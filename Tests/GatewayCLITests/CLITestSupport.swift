@@ -75,5 +75,6 @@ struct CLIHarness {
         "--host-min-version", "2.1", "--host-latest-version", "2.4.0", "--host-update-url",
         "https://apps.example.com/acme",
         "--flag", "beta.checkout=true", "--flag", "dark-mode=false",
+        "--ciba-reveal-unknown-users", "true", "--ciba-recent-sign-in", "120", "--ciba-allow-private-endpoints", "true",
     ]
 }

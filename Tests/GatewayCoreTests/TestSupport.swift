@@ -51,7 +51,9 @@ enum Fixtures {
             featureFlags: ["beta.checkout": true, "dark-mode": false],
             ras: RASSettings(
                 clientKeys: [RASClientKey(hash: RASClientKey.hash("fixture-client-key-0123"), notAfter: nil)],
-                requireBearer: true)
+                requireBearer: true),
+            ciba: CIBASettings(
+                revealUnknownUsers: true, recentSignInSeconds: 90, allowPrivateNotificationEndpoints: true)
         )
     }
 

@@ -28,7 +28,8 @@ struct AdminTenantAPITests {
                  "storageMaxSizeInBytes": 5000, "cacheRules": {"maxCount": 7}, "theme": {"logoURL": "", "primaryColor": "#112233"},
                  "cacheTTLs": {"catalogSeconds": 30}, "hostApp": {"minimumVersion": "2.1"},
                  "featureFlags": {"beta": true}, "removeFeatureFlags": ["old"],
-                 "ras": {"clientKey": "client-key-0123456789", "requireBearer": true}}
+                 "ras": {"clientKey": "client-key-0123456789", "requireBearer": true},
+                 "ciba": {"recentSignInSeconds": 90, "revealUnknownUsers": true}}
                 """
             let patched = try await admin.call(
                 .PATCH, "/admin/v1/tenants/acme", token: admin.tokens["acme-admin"], body: body, headers: [("If-Match", etag)])
@@ -49,6 +50,10 @@ struct AdminTenantAPITests {
             #expect(stored.storageMaxSizeInBytes == 5000 && stored.cacheRules.maxCount == 7 && stored.theme.logoURL == nil)
             #expect(stored.cacheTTLs.catalogSeconds == 30 && stored.hostApp.minimumVersion == "2.1")
             #expect(stored.ras.accepts("client-key-0123456789", now: Date()) && stored.ras.requireBearer)
+            #expect(stored.ciba == CIBASettings(revealUnknownUsers: true, recentSignInSeconds: 90))
+            let ciba = try #require(patched.json["ciba"] as? [String: Any])
+            #expect(ciba["revealUnknownUsers"] as? Bool == true && ciba["recentSignInSeconds"] as? Int == 90)
+            #expect(ciba["allowPrivateNotificationEndpoints"] as? Bool == false)
 
             // The trail has the changed fields, before and after, secrets masked.
             let record = try #require(
@@ -59,7 +64,7 @@ struct AdminTenantAPITests {
                 return
             }
             #expect(Set(after.keys) == ["displayName", "platform", "provisioning", "storageMaxSizeInBytes", "cacheRules",
-                "theme", "cacheTTLs", "hostApp", "featureFlags", "ras"])
+                "theme", "cacheTTLs", "hostApp", "featureFlags", "ras", "ciba"])
             #expect(before["displayName"] == "acme" && after["displayName"] == "Acme 2")
             let trail = String(decoding: try JSONEncoder().encode(record.change), as: UTF8.self)
             #expect(!trail.contains("sk-very-secret-4242") && !trail.contains("pk-also-secret-7777") && trail.contains("masked"))
@@ -87,6 +92,8 @@ struct AdminTenantAPITests {
                 (#"{"ras": {"clientKey": "short"}}"#, 422, "invalid_tenant"),
                 (#"{"ras": {"clientKey": "client-key-0123456789", "clientKeyOverlapSeconds": -1}}"#, 422, "invalid_tenant"),
                 (#"{"displayName": "Fine", "hostApp": {"updateURL": "http://insecure.example"}}"#, 422, "invalid_tenant"),
+                (#"{"ciba": {"recentSignInSeconds": 29}}"#, 422, "invalid_tenant"),
+                (#"{"ciba": {"revealUnknownUsers": "yes"}}"#, 400, "invalid_request"),
             ] {
                 let refused = try await admin.call(.PATCH, "/admin/v1/tenants/acme", token: admin.tokens["root"], body: body)
                 #expect(refused.status == status && refused.json["code"] as? String == code, "\(body): \(refused.json)")
@@ -102,7 +109,7 @@ struct AdminTenantAPITests {
             let refusals = try await admin.stores.audit.records(
                 matching: AuditQuery(chain: "acme", resourceType: .tenant, limit: 50)
             ).items.filter { $0.verb != .create }
-            #expect(refusals.count == 9 && refusals.allSatisfy { $0.outcome.code == "invalid_tenant" && $0.change == nil })
+            #expect(refusals.count == 10 && refusals.allSatisfy { $0.outcome.code == "invalid_tenant" && $0.change == nil })
         }
     }
 

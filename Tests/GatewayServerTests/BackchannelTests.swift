@@ -339,7 +339,7 @@ struct BackchannelTests {
             #expect(idToken["acr"]?.stringValue == BackchannelRules.totpACR && idToken["amr"]?.strings == ["otp"])
 
             // The host app's sign-in grows old: a plain approval is refused, the password steps up.
-            time.advance(by: .seconds(BackchannelRules.recentSignInSeconds + 1))
+            time.advance(by: .seconds(CIBASettings.defaultRecentSignInSeconds + 1))
             let later = try #require(try await world.ask().json["auth_req_id"]?.stringValue)
             let old = try await world.host(.POST, "/\(later)/approve")
             #expect(old.status == 403 && old.json["code"]?.stringValue == "step_up_required", "\(old)")
@@ -369,6 +369,8 @@ struct BackchannelTests {
             ping.backchannelNotificationEndpoint = "http://127.0.0.1:\(pingPort)/ciba"
             try ping.validate()
             try await world.kit.store.addClient(ping, secretHash: hash)
+            // The spec client listens on loopback, which pings reach only when the tenant allows it.
+            try await world.kit.harness.updateTenant("demo") { $0.ciba.allowPrivateNotificationEndpoints = true }
             let (status, output) = try await PythonScript.run(
                 "ciba_client.py",
                 [

@@ -97,7 +97,8 @@ struct ContractReadabilityTests {
             cacheRules: .init(maxCount: 1, maxDays: 1), theme: .init(primaryColor: "c", secondaryColor: "c", logoURL: "u"),
             cacheTTLs: .init(manifestSeconds: 1, catalogSeconds: 1, localizationSeconds: 1, publicKeySeconds: 1),
             hostApp: .init(minimumVersion: "1", latestVersion: "1", updateURL: "u"), featureFlags: ["f": true],
-            removeFeatureFlags: ["g"], ras: .init(clientKey: "k", clientKeyOverlapSeconds: 1, requireBearer: true))
+            removeFeatureFlags: ["g"], ras: .init(clientKey: "k", clientKeyOverlapSeconds: 1, requireBearer: true),
+            ciba: .init(revealUnknownUsers: true, recentSignInSeconds: 60, allowPrivateNotificationEndpoints: true))
         let patchSchema = try #require(schemas["TenantPatch"] as? [String: Any])
         #expect(paths(patchSchema) == paths(try json(full)))
         #expect(paths(try #require(schemas["TenantCreate"] as? [String: Any])) == paths(try json(full)).union(["id"]))

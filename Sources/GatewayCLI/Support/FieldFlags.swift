@@ -32,6 +32,9 @@ extension TenantField {
         case .featureFlags: "--flag"
         case .rasClientKeys: "--ras-client-key"
         case .rasRequireBearer: "--ras-require-bearer"
+        case .cibaRevealUnknownUsers: "--ciba-reveal-unknown-users"
+        case .cibaRecentSignInSeconds: "--ciba-recent-sign-in"
+        case .cibaAllowPrivateNotificationEndpoints: "--ciba-allow-private-endpoints"
         }
     }
 }

@@ -45,6 +45,7 @@ extension TenantDocument {
             hostApp: hostApp ?? defaults.hostApp,
             featureFlags: featureFlags ?? defaults.featureFlags,
             ras: ras ?? defaults.ras,
+            ciba: ciba ?? defaults.ciba,
             configVersion: configVersion ?? 1,
             createdAt: createdAt ?? now,
             updatedAt: updatedAt ?? now

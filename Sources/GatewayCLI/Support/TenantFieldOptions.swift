@@ -1,5 +1,5 @@
-import Foundation
 import ArgumentParser
+import Foundation
 import GatewayCore
 
 /// One flag per tenant field, for `tenant create` and `tenant update`.
@@ -59,6 +59,21 @@ struct TenantFieldOptions: ParsableArguments {
     @Option(
         name: .customLong("ras-require-bearer"),
         help: "The RAS-compatible API also needs a gateway bearer token (true/false).") var rasRequireBearer: Bool?
+    @Option(
+        name: .customLong("ciba-reveal-unknown-users"),
+        help: "CIBA answers unknown_user_id for a hint that names nobody (true/false; default false: never revealed).")
+    var cibaRevealUnknownUsers: Bool?
+    @Option(
+        name: .customLong("ciba-recent-sign-in"), parsing: .unconditional,
+        help:
+            "Seconds the host app's sign-in stays fresh enough to approve a CIBA request without a step-up (30-3600; default 300)."
+    )
+    var cibaRecentSignIn: Int?
+    @Option(
+        name: .customLong("ciba-allow-private-endpoints"),
+        help:
+            "CIBA ping notifications may go to private, loopback and link-local addresses (true/false; default false).")
+    var cibaAllowPrivateEndpoints: Bool?
 
     /// Whether no field flag was given.
     var isEmpty: Bool {
@@ -68,6 +83,7 @@ struct TenantFieldOptions: ParsableArguments {
             cacheMaxCount, cacheMaxDays, primaryColor, secondaryColor, logoURL,
             manifestTTL, catalogTTL, localizationTTL, publicKeyTTL,
             hostMinVersion, hostLatestVersion, hostUpdateURL, rasClientKey, rasRequireBearer,
+            cibaRevealUnknownUsers, cibaRecentSignIn, cibaAllowPrivateEndpoints,
         ]
         return values.allSatisfy { $0 == nil } && setFlags.isEmpty && unsetFlags.isEmpty
     }
@@ -120,7 +136,11 @@ struct TenantFieldOptions: ParsableArguments {
             ras: section(
                 TenantPatch.RAS(
                     clientKey: rasKey, clientKeyOverlapSeconds: rasKey == nil ? nil : rasKeyOverlap,
-                    requireBearer: rasRequireBearer), empty: .init()))
+                    requireBearer: rasRequireBearer), empty: .init()),
+            ciba: section(
+                TenantPatch.CIBA(
+                    revealUnknownUsers: cibaRevealUnknownUsers, recentSignInSeconds: cibaRecentSignIn,
+                    allowPrivateNotificationEndpoints: cibaAllowPrivateEndpoints), empty: .init()))
     }
 
     /// Copies every given flag into `tenant` (empty strings clear optional fields) and

@@ -30,6 +30,8 @@ public struct Tenant: Sendable, Equatable, Codable {
     public var featureFlags: [String: Bool]
     /// The Rakuten MiniApp SDK-compatible API (`/t/{id}/ras/`): the client keys host apps send.
     public var ras: RASSettings
+    /// OpenID CIBA: unknown hints, the approval's sign-in freshness, ping destinations.
+    public var ciba: CIBASettings
     /// Bumped by the store on every change; part of every cache key of the tenant.
     public var configVersion: Int64
     public var createdAt: Date
@@ -51,6 +53,7 @@ public struct Tenant: Sendable, Equatable, Codable {
         hostApp: HostAppVersionPolicy = HostAppVersionPolicy(),
         featureFlags: [String: Bool] = [:],
         ras: RASSettings = RASSettings(),
+        ciba: CIBASettings = CIBASettings(),
         configVersion: Int64 = 1,
         createdAt: Date = Date(),
         updatedAt: Date = Date()
@@ -67,6 +70,7 @@ public struct Tenant: Sendable, Equatable, Codable {
         self.hostApp = hostApp
         self.featureFlags = featureFlags
         self.ras = ras
+        self.ciba = ciba
         self.configVersion = configVersion
         self.createdAt = createdAt
         self.updatedAt = updatedAt

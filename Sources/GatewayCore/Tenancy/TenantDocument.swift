@@ -34,6 +34,7 @@ public struct TenantDocument: Codable, Sendable, Equatable {
     public var featureFlags: [String: Bool]?
     /// Client keys as hashes only (never the keys), so an export carries no secret here.
     public var ras: RASSettings?
+    public var ciba: CIBASettings?
     public var configVersion: Int64?
     public var createdAt: Date?
     public var updatedAt: Date?
@@ -73,6 +74,7 @@ extension TenantDocument {
         hostApp = tenant.hostApp
         featureFlags = tenant.featureFlags
         ras = tenant.ras
+        ciba = tenant.ciba
         configVersion = tenant.configVersion
         createdAt = tenant.createdAt
         updatedAt = tenant.updatedAt

@@ -31,6 +31,9 @@ public enum TenantField: String, Sendable, CaseIterable, Codable {
     case featureFlags
     case rasClientKeys = "ras.clientKeys"
     case rasRequireBearer = "ras.requireBearer"
+    case cibaRevealUnknownUsers = "ciba.revealUnknownUsers"
+    case cibaRecentSignInSeconds = "ciba.recentSignInSeconds"
+    case cibaAllowPrivateNotificationEndpoints = "ciba.allowPrivateNotificationEndpoints"
 
     /// Whether the field holds a secret (sealed at rest, masked in output).
     public var isSecret: Bool {
@@ -84,6 +87,9 @@ public enum TenantField: String, Sendable, CaseIterable, Codable {
                 : t.ras.clientKeys.map { $0.hash + ($0.notAfter.map { "@" + RFC3339.string(from: $0) } ?? "") }.joined(
                     separator: ",")
         case .rasRequireBearer: String(t.ras.requireBearer)
+        case .cibaRevealUnknownUsers: String(t.ciba.revealUnknownUsers)
+        case .cibaRecentSignInSeconds: String(t.ciba.recentSignInSeconds)
+        case .cibaAllowPrivateNotificationEndpoints: String(t.ciba.allowPrivateNotificationEndpoints)
         }
     }
 

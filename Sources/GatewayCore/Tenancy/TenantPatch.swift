@@ -32,7 +32,9 @@ public struct TenantPatch: Codable, Sendable, Equatable {
         public var superAppVersion: String?
         public var apiKey: String?
 
-        public init(baseURL: String? = nil, superAppID: String? = nil, superAppVersion: String? = nil, apiKey: String? = nil) {
+        public init(
+            baseURL: String? = nil, superAppID: String? = nil, superAppVersion: String? = nil, apiKey: String? = nil
+        ) {
             self.baseURL = baseURL
             self.superAppID = superAppID
             self.superAppVersion = superAppVersion
@@ -105,6 +107,22 @@ public struct TenantPatch: Codable, Sendable, Equatable {
         }
     }
 
+    /// OpenID CIBA (``CIBASettings``).
+    public struct CIBA: Codable, Sendable, Equatable {
+        public var revealUnknownUsers: Bool?
+        public var recentSignInSeconds: Int?
+        public var allowPrivateNotificationEndpoints: Bool?
+
+        public init(
+            revealUnknownUsers: Bool? = nil, recentSignInSeconds: Int? = nil,
+            allowPrivateNotificationEndpoints: Bool? = nil
+        ) {
+            self.revealUnknownUsers = revealUnknownUsers
+            self.recentSignInSeconds = recentSignInSeconds
+            self.allowPrivateNotificationEndpoints = allowPrivateNotificationEndpoints
+        }
+    }
+
     public var displayName: String?
     public var platform: Platform?
     public var provisioning: Provisioning?
@@ -118,6 +136,7 @@ public struct TenantPatch: Codable, Sendable, Equatable {
     /// Flags to remove (removing an absent one changes nothing).
     public var removeFeatureFlags: [String]?
     public var ras: RAS?
+    public var ciba: CIBA?
 
     /// Seconds an earlier RAS client key stays valid after a new one when the patch does not say.
     public static let defaultClientKeyOverlapSeconds = 86_400
@@ -128,7 +147,7 @@ public struct TenantPatch: Codable, Sendable, Equatable {
         displayName: String? = nil, platform: Platform? = nil, provisioning: Provisioning? = nil,
         storageMaxSizeInBytes: Int64? = nil, cacheRules: CacheRules? = nil, theme: Theme? = nil,
         cacheTTLs: CacheTTLs? = nil, hostApp: HostApp? = nil, featureFlags: [String: Bool]? = nil,
-        removeFeatureFlags: [String]? = nil, ras: RAS? = nil
+        removeFeatureFlags: [String]? = nil, ras: RAS? = nil, ciba: CIBA? = nil
     ) {
         self.displayName = displayName
         self.platform = platform
@@ -141,6 +160,7 @@ public struct TenantPatch: Codable, Sendable, Equatable {
         self.featureFlags = featureFlags
         self.removeFeatureFlags = removeFeatureFlags
         self.ras = ras
+        self.ciba = ciba
     }
 
     /// Copies every given member into `tenant` (empty text clears an optional field) and
@@ -171,9 +191,13 @@ public struct TenantPatch: Codable, Sendable, Equatable {
         if let platform {
             if let value = optional(platform.baseURL) { tenant.platform.baseURL = value }
             if let value = optional(platform.projectID) { tenant.platform.projectID = value }
-            if let value = optional(platform.subscriptionKey) { tenant.platform.subscriptionKey = value.map(SecretValue.init) }
+            if let value = optional(platform.subscriptionKey) {
+                tenant.platform.subscriptionKey = value.map(SecretValue.init)
+            }
             if let value = platform.previewMode { tenant.platform.previewMode = value }
-            if let value = platform.requireSignatureVerification { tenant.platform.requireSignatureVerification = value }
+            if let value = platform.requireSignatureVerification {
+                tenant.platform.requireSignatureVerification = value
+            }
         }
         if let provisioning {
             if let value = optional(provisioning.baseURL) { tenant.provisioning.baseURL = value }
@@ -213,6 +237,9 @@ public struct TenantPatch: Codable, Sendable, Equatable {
             tenant.ras = tenant.ras.rotated(to: key, overlap: TimeInterval(overlap), now: now)
         }
         if let value = ras?.requireBearer { tenant.ras.requireBearer = value }
+        if let value = ciba?.revealUnknownUsers { tenant.ciba.revealUnknownUsers = value }
+        if let value = ciba?.recentSignInSeconds { tenant.ciba.recentSignInSeconds = value }
+        if let value = ciba?.allowPrivateNotificationEndpoints { tenant.ciba.allowPrivateNotificationEndpoints = value }
     }
 
     private func applyFlags(to flags: inout [String: Bool]) throws(TenantValidationError) {

@@ -47,6 +47,10 @@ public enum TenantValidator {
         check { try validateHostApp(t.hostApp) }
         check { try validateFeatureFlags(t.featureFlags) }
         check { try validateRAS(t.ras) }
+        check {
+            try validateRange(
+                t.ciba.recentSignInSeconds, CIBASettings.recentSignInRange, field: .cibaRecentSignInSeconds)
+        }
         return found
     }
 

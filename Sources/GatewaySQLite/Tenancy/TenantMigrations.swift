@@ -361,6 +361,14 @@ enum TenantMigrations {
             // Whether a device receives the host app's sign-in requests (issue 50's CIBA pushes).
             try db.execute(sql: "ALTER TABLE push_devices ADD COLUMN sign_in_requests INTEGER NOT NULL DEFAULT 1")
         }
+        migrator.registerMigration("v33-tenant-ciba") { db in
+            // The tenant's CIBA settings (issue 50): unknown hints, sign-in freshness, ping destinations.
+            try db.alter(table: "tenants") { t in
+                t.add(column: "ciba_reveal_unknown_users", .boolean).notNull().defaults(to: false)
+                t.add(column: "ciba_recent_sign_in_seconds", .integer).notNull().defaults(to: 300)
+                t.add(column: "ciba_allow_private_endpoints", .boolean).notNull().defaults(to: false)
+            }
+        }
         return migrator
     }
 }

@@ -39,6 +39,9 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
     /// JSON array of the RAS client keys' hashes and expiries (`[]` when none).
     var rasClientKeys: String
     var rasRequireBearer: Bool
+    var cibaRevealUnknownUsers: Bool
+    var cibaRecentSignInSeconds: Int
+    var cibaAllowPrivateEndpoints: Bool
     package var configVersion: Int64
     var createdAtMs: Int64
     var updatedAtMs: Int64
@@ -71,6 +74,9 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
         case featureFlags = "feature_flags"
         case rasClientKeys = "ras_client_keys"
         case rasRequireBearer = "ras_require_bearer"
+        case cibaRevealUnknownUsers = "ciba_reveal_unknown_users"
+        case cibaRecentSignInSeconds = "ciba_recent_sign_in_seconds"
+        case cibaAllowPrivateEndpoints = "ciba_allow_private_endpoints"
         case configVersion = "config_version"
         case createdAtMs = "created_at_ms"
         case updatedAtMs = "updated_at_ms"
@@ -113,6 +119,9 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
         featureFlags = try Self.encodeFlags(t.featureFlags)
         rasClientKeys = String(decoding: try JSONEncoder.rasKeys.encode(t.ras.clientKeys), as: UTF8.self)
         rasRequireBearer = t.ras.requireBearer
+        cibaRevealUnknownUsers = t.ciba.revealUnknownUsers
+        cibaRecentSignInSeconds = t.ciba.recentSignInSeconds
+        cibaAllowPrivateEndpoints = t.ciba.allowPrivateNotificationEndpoints
         configVersion = t.configVersion
         createdAtMs = StoreClock.milliseconds(t.createdAt)
         updatedAtMs = StoreClock.milliseconds(t.updatedAt)
@@ -149,6 +158,9 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
             featureFlags: try Self.decodeFlags(featureFlags, tenantID: id),
             ras: RASSettings(
                 clientKeys: try Self.decodeRASKeys(rasClientKeys, tenantID: id), requireBearer: rasRequireBearer),
+            ciba: CIBASettings(
+                revealUnknownUsers: cibaRevealUnknownUsers, recentSignInSeconds: cibaRecentSignInSeconds,
+                allowPrivateNotificationEndpoints: cibaAllowPrivateEndpoints),
             configVersion: configVersion,
             createdAt: StoreClock.date(createdAtMs),
             updatedAt: StoreClock.date(updatedAtMs)

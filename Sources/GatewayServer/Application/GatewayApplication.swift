@@ -54,7 +54,8 @@ public final class GatewayServices: Sendable {
     public let jwksMaxAge: Duration
     /// Seconds between a CIBA client's polls (`ciba.poll.interval.s`).
     public let backchannelPollInterval: Int
-    /// CIBA's ping mode: the notification to the client once the user answers (nil: none sent).
+    /// CIBA's ping mode: the notification to the client once the user answers, held by the
+    /// upstream guards (nil: none sent).
     let backchannelPings: BackchannelPings?
     /// The tenants' audit trail: backchannel requests and answers are recorded in it (nil: not recorded).
     let audit: (any AuditTrail)?
@@ -71,11 +72,11 @@ public final class GatewayServices: Sendable {
         userState: UserStateServices, federation: Federation, purchases: PlatformPurchases,
         bodyLimits: BodyLimits = .init(), tracer: (any Tracer)? = nil,
         accessLog: Bool = false, databaseBudget: Duration = .seconds(5), jwksMaxAge: Duration = .seconds(300),
-        backchannelPollInterval: Int = BackchannelRules.pollInterval, backchannelHTTP: HTTPClient? = nil,
+        backchannelPollInterval: Int = BackchannelRules.pollInterval, backchannelPingGuards: UpstreamGuards? = nil,
         audit: (any AuditTrail)? = nil
     ) {
         self.audit = audit
-        self.backchannelPings = backchannelHTTP.map { BackchannelPings(client: $0, metrics: metrics) }
+        self.backchannelPings = backchannelPingGuards.map { BackchannelPings(guards: $0, metrics: metrics) }
         self.jwksMaxAge = jwksMaxAge
         self.backchannelPollInterval = backchannelPollInterval
         self.databaseBudget = databaseBudget

@@ -170,7 +170,7 @@ public struct GatewayBootstrap: Sendable {
             accessLog: configuration.accessLog,
             databaseBudget: configuration.databaseTimeout,
             jwksMaxAge: configuration.jwksMaxAge, backchannelPollInterval: configuration.cibaPollInterval,
-            backchannelHTTP: http, audit: stores.audit
+            backchannelPingGuards: guards, audit: stores.audit
         )
         let analyticsRetention = AnalyticsRetention(store: stores.analytics, clock: clock.now, logger: logger)
         let refreshRetention = RefreshRetention(store: stores.auth, clock: clock.now, logger: logger)

@@ -20,7 +20,8 @@ enum ConsoleTenantSettingsForm {
         (.themePrimaryColor, .color), (.themeSecondaryColor, .color), (.themeLogoURL, .url), (.manifestTTL, .number),
         (.catalogTTL, .number), (.localizationTTL, .number), (.publicKeyTTL, .number),
         (.hostAppMinimumVersion, .text), (.hostAppLatestVersion, .text), (.hostAppUpdateURL, .url),
-        (.rasRequireBearer, .checkbox),
+        (.rasRequireBearer, .checkbox), (.cibaRevealUnknownUsers, .checkbox), (.cibaRecentSignInSeconds, .number),
+        (.cibaAllowPrivateNotificationEndpoints, .checkbox),
     ]
 
     /// The longest text a field's form value may be (the contract's `maxLength`).

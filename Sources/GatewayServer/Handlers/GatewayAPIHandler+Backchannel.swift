@@ -34,7 +34,7 @@ extension GatewayAPIHandler {
                 requestedExpiry: form.requestedExpiry, acrValues: form.acrValues,
                 clientNotificationToken: form.clientNotificationToken),
             client: client, issuer: issuer, address: RequestScope.current?.clientAddress, hintSubject: hintSubject,
-            pollInterval: services.backchannelPollInterval)
+            settings: tenant.ciba, pollInterval: services.backchannelPollInterval)
         services.metrics.recordBackchannel(tenant: tenant.id, client: client.clientID, event: "requested")
         await notify { try await $0.announce(request, clientName: client.clientID) }
         await record(BackchannelTrail.requested(request, requestID: RequestScope.current?.requestID))
@@ -84,22 +84,24 @@ extension GatewayAPIHandler {
     private func answerSignInRequest(_ id: String, approve: Bool, totp: String?, password: String?) async throws {
         try RequestValidation.opaqueID(id, "id")
         let principal = try RequestScope.requirePrincipal()
-        let tenant = try RequestScope.requireTenant().id
+        let tenant = try RequestScope.requireTenant()
         let (request, answer) = try await services.auth.answerBackchannel(
-            tenantID: tenant, subject: principal.subject, id: id, approve: approve, authTime: principal.authTime,
-            totp: totp, password: password, address: RequestScope.current?.clientAddress)
+            tenantID: tenant.id, subject: principal.subject, id: id, approve: approve, authTime: principal.authTime,
+            totp: totp, password: password, address: RequestScope.current?.clientAddress, settings: tenant.ciba)
         services.metrics.recordBackchannel(
-            tenant: tenant, client: request.clientID, event: approve ? "approved" : "denied")
+            tenant: tenant.id, client: request.clientID, event: approve ? "approved" : "denied")
         await notify { try await $0.withdraw(request, approved: approve) }
         await record(
             BackchannelTrail.answered(
                 request, approved: approve, acr: answer.acr, at: answer.at,
                 address: RequestScope.current?.clientAddress, requestID: RequestScope.current?.requestID))
         if request.mode == .ping, let pings = services.backchannelPings,
-            let client = try await services.auth.clients.client(tenantID: tenant, clientID: request.clientID),
-            let endpoint = client.backchannelNotificationEndpoint
+            let client = try await services.auth.clients.client(tenantID: tenant.id, clientID: request.clientID),
+            let endpoint = client.backchannelNotificationEndpoint,
+            case .refused(let refusal) = await pings.ping(request, endpoint: endpoint, settings: tenant.ciba)
         {
-            await pings.ping(request, endpoint: endpoint)
+            RequestScope.logger.warning(
+                "CIBA ping not sent to client \(request.clientID)'s notification endpoint: \(refusal)")
         }
     }
 

@@ -59,12 +59,13 @@ extension AuthorizationServer {
     /// A backchannel authentication request (CIBA §7) from an authenticated `client`: checked
     /// in the order of the spec's error table, then admitted for the user the hint names. A
     /// hint that names nobody (or a disabled user) is admitted like any other and never
-    /// answered, unless `revealUnknownUsers` (then `unknown_user_id`).
+    /// answered, unless the tenant's `settings` reveal unknown users (then `unknown_user_id`).
     /// - Returns: the admitted request (`auth_req_id`, expiry, interval).
     /// - Throws: ``OAuthError`` with the spec's codes and statuses.
     public func authenticateBackchannel(
         _ form: BackchannelAuthenticationForm, client: OAuthClient, issuer: String, address: String?,
-        hintSubject: String? = nil, revealUnknownUsers: Bool = false, pollInterval: Int = BackchannelRules.pollInterval
+        hintSubject: String? = nil, settings: CIBASettings = CIBASettings(),
+        pollInterval: Int = BackchannelRules.pollInterval
     ) async throws -> BackchannelRequest {
         guard client.allows(grantType: BackchannelRules.grantType), let mode = client.backchannelMode else {
             throw OAuthError.unauthorizedClient("this client is not registered for backchannel authentication")
@@ -108,7 +109,7 @@ extension AuthorizationServer {
             }
         }
         let user = try await backchannelUser(form, hintSubject: hintSubject, issuer: issuer, tenantID: client.tenantID)
-        if user == nil, revealUnknownUsers {
+        if user == nil, settings.revealUnknownUsers {
             throw OAuthError("unknown_user_id", "the hint names no user of this tenant")
         }
         if let message = form.bindingMessage, !BackchannelRules.isValidBindingMessage(message) {
@@ -201,14 +202,14 @@ extension AuthorizationServer {
 
     /// The host app's answer for `subject` (CIBA's authentication device): approve or deny a
     /// pending request of that user. An approval needs the host app's sign-in to be recent
-    /// (`authTime` within ``BackchannelRules/recentSignInSeconds``) or a step-up: the TOTP
+    /// (`authTime` within the tenant's ``CIBASettings/recentSignInSeconds``) or a step-up: the TOTP
     /// code (`totp`) or the password; a request whose `acr_values` ask for one needs it
     /// whatever the sign-in's age. Answered once, on any replica. Answers the request and the
     /// answer recorded.
     /// - Throws: ``BackchannelError``.
     public func answerBackchannel(
         tenantID: String, subject: String, id: String, approve: Bool, authTime: Date?, totp: String? = nil,
-        password: String? = nil, address: String? = nil
+        password: String? = nil, address: String? = nil, settings: CIBASettings = CIBASettings()
     ) async throws -> (request: BackchannelRequest, answer: BackchannelAnswer) {
         let now = clock.now()
         guard id.utf8.count <= 64, let request = try await backchannel.request(tenantID: tenantID, id: id),
@@ -222,7 +223,7 @@ extension AuthorizationServer {
             let wantsTOTP = request.acrValues.contains(BackchannelRules.totpACR)
             let wantsStepUp = wantsTOTP || request.acrValues.contains(BackchannelRules.passwordACR)
             let recent = authTime.map {
-                now.timeIntervalSince($0) <= TimeInterval(BackchannelRules.recentSignInSeconds)
+                now.timeIntervalSince($0) <= TimeInterval(settings.recentSignInSeconds)
             }
             if let code = totp, !code.isEmpty {
                 guard let user = try await users.user(tenantID: tenantID, subject: subject), !user.disabled,
@@ -243,7 +244,7 @@ extension AuthorizationServer {
                 throw BackchannelError.stepUpRequired("this request asks for the user's password or TOTP code")
             } else if recent != true {
                 throw BackchannelError.stepUpRequired(
-                    "the sign-in on this device is older than \(BackchannelRules.recentSignInSeconds) seconds: send the TOTP code or password"
+                    "the sign-in on this device is older than \(settings.recentSignInSeconds) seconds: send the TOTP code or password"
                 )
             }
         }

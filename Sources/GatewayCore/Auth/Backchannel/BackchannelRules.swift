@@ -21,8 +21,6 @@ public enum BackchannelRules {
     public static let perClientPerMinute = 600
     /// Pending requests one user may have at once.
     public static let maxPendingPerUser = 10
-    /// How recent the host app's sign-in must be to approve without a step-up.
-    public static let recentSignInSeconds = 300
 
     /// `acr_values` that ask for a step-up at the approval: the password again, or a TOTP code.
     public static let passwordACR = "urn:superapp-gateway:acr:pwd"

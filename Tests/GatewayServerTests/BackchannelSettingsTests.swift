@@ -1,0 +1,61 @@
+import AsyncHTTPClient
+import Foundation
+import Testing
+
+@testable import GatewayCore
+@testable import GatewayServer
+
+/// The tenant's CIBA settings (``CIBASettings``) as clients and the host app meet them.
+extension BackchannelTests {
+    @Test("a tenant that reveals unknown users answers unknown_user_id; its sign-in freshness decides the step-up")
+    func tenantSettings() async throws {
+        let time = ManualClock(Date())
+        try await withWorld(clock: time.clock) { world in
+            try await world.kit.harness.updateTenant("demo") {
+                $0.ciba.revealUnknownUsers = true
+                $0.ciba.recentSignInSeconds = 60
+            }
+            let unknown = try await world.ask(["login_hint": "nobody-\(UUID().uuidString.prefix(6))"])
+            #expect(unknown.status == 400 && unknown.json["error"]?.stringValue == "unknown_user_id", "\(unknown)")
+
+            let fresh = try #require(try await world.ask().json["auth_req_id"]?.stringValue)
+            #expect(try await world.host(.POST, "/\(fresh)/approve").status == 204)
+            time.advance(by: .seconds(61))
+            let stale = try #require(try await world.ask().json["auth_req_id"]?.stringValue)
+            let refused = try await world.host(.POST, "/\(stale)/approve")
+            #expect(refused.status == 403 && refused.json["code"]?.stringValue == "step_up_required", "\(refused)")
+            #expect(refused.json["detail"]?.stringValue?.contains("60 seconds") == true, "\(refused)")
+        }
+    }
+
+    @Test("ping: an endpoint on a private address is never called unless the tenant allows it; the client can poll")
+    func pingsToPrivateAddresses() async throws {
+        try await FakeNotificationEndpoint.with { endpoint in
+            try await withWorld(configure: {
+                $0.backchannelMode = .ping
+                $0.backchannelNotificationEndpoint = endpoint.url
+            }) { world in
+                func approved() async throws -> String {
+                    let asked = try await world.ask(["client_notification_token": "notify-\(UUID().uuidString)"])
+                    let id = try #require(asked.json["auth_req_id"]?.stringValue, "\(asked)")
+                    #expect(try await world.host(.POST, "/\(id)/approve").status == 204)
+                    return id
+                }
+                let refused = try await approved()
+                #expect(endpoint.pings.isEmpty)
+                #expect(try await world.poll(refused).status == 200)
+
+                try await world.kit.harness.updateTenant("demo") { $0.ciba.allowPrivateNotificationEndpoints = true }
+                let pinged = try await approved()
+                #expect(endpoint.pings.map(\.body) == [#"{"auth_req_id":"\#(pinged)"}"#])
+
+                let metrics = try await StagedReleaseEndpointTests.text("\(world.base)/metrics")
+                for event in ["ping_refused", "pinged"] {
+                    let line =
+                        #"gateway_ciba_requests_total{tenant="demo",client="\#(world.clientID)",event="\#(event)"} 1"#
+                    #expect(metrics.contains(line), "\(event)")
+                }
+            }
+        }
+    }
+}
