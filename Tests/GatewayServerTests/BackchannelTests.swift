@@ -360,25 +360,44 @@ struct BackchannelTests {
             .bind(host: "127.0.0.1", port: 0).get()
         let pingPort = try #require(channel.localAddress?.port)
         try await channel.close()
-        try await withWorld { world in
-            let (pingSecret, hash) = ClientSecret.generate()
-            var ping = OAuthClient(
-                tenantID: "demo", clientID: world.clientID + "-ping", confidential: true, redirectURIs: [])
-            ping.grantTypes = [BackchannelRules.grantType]
-            ping.backchannelMode = .ping
-            ping.backchannelNotificationEndpoint = "http://127.0.0.1:\(pingPort)/ciba"
-            try ping.validate()
-            try await world.kit.store.addClient(ping, secretHash: hash)
-            // The spec client listens on loopback, which pings reach only when the tenant allows it.
-            try await world.kit.harness.updateTenant("demo") { $0.ciba.allowPrivateNotificationEndpoints = true }
-            let (status, output) = try await PythonScript.run(
-                "ciba_client.py",
-                [
-                    world.base, "demo", world.clientID, world.secret, ping.clientID, pingSecret, String(pingPort),
-                    world.kit.username, world.hostToken,
-                ])
-            #expect(status == 0, "\(output)")
-            #expect(output.contains("ok expired_token"), "\(output)")
+        try await FakeFCM.with { fcm in
+            try await withWorld { world in
+                let (pingSecret, hash) = ClientSecret.generate()
+                var ping = OAuthClient(
+                    tenantID: "demo", clientID: world.clientID + "-ping", confidential: true, redirectURIs: [])
+                ping.grantTypes = [BackchannelRules.grantType]
+                ping.backchannelMode = .ping
+                ping.backchannelNotificationEndpoint = "http://127.0.0.1:\(pingPort)/ciba"
+                try ping.validate()
+                try await world.kit.store.addClient(ping, secretHash: hash)
+                // The spec client listens on loopback, which pings reach only when the tenant allows it.
+                try await world.kit.harness.updateTenant("demo") { $0.ciba.allowPrivateNotificationEndpoints = true }
+                // The user's phone, on the tenant's FCM.
+                try await world.kit.harness.operatorStores.pushCredentials.setCredentials(
+                    try fcm.credentials, tenantID: "demo", now: Date())
+                _ = try await world.kit.authorizedClient("Bearer \(world.hostToken)").registerDevice(
+                    path: .init(tenant: "demo"),
+                    body: .json(.init(provider: .fcm, token: "alices-phone", platform: .android))
+                ).created
+                let (status, output) = try await PythonScript.run(
+                    "ciba_client.py",
+                    [
+                        world.base, "demo", world.clientID, world.secret, ping.clientID, pingSecret, String(pingPort),
+                        world.kit.username, world.hostToken,
+                    ])
+                #expect(status == 0, "\(output)")
+                #expect(output.contains("ok expired_token"), "\(output)")
+
+                // Every request the spec client made reached the phone with its binding message.
+                let worker = PushDeliveryTests.worker(world.kit.harness, fcm: fcm, clock: ManualClock(Date()))
+                while try await worker.deliverDue() > 0 {}
+                let pushed = fcm.received.withLock { $0 }.filter { $0.token == "alices-phone" }.compactMap(\.body)
+                let messages = output.split(separator: "\n").filter { $0.hasPrefix("binding ") }.map { $0.dropFirst(8) }
+                #expect(messages.count == 3, "\(output)")
+                for message in messages {
+                    #expect(pushed.contains { $0.contains(message) }, "\(message) not in \(pushed)")
+                }
+            }
         }
     }
 }

@@ -68,6 +68,7 @@ def main():
 
     # Poll mode.
     message = f"TV {secrets.randbelow(9000) + 1000}"
+    print(f"binding {message}")  # the test checks the push to the phone carried it
     started = authenticate(poll_id, poll_secret, scope="openid profile", login_hint=hint, binding_message=message)
     assert started.status_code == 200, started.text
     body = started.json()
@@ -88,6 +89,7 @@ def main():
 
     # A denial.
     message = f"Shop {secrets.randbelow(9000) + 1000}"
+    print(f"binding {message}")  # the test checks the push to the phone carried it
     auth_req_id = authenticate(poll_id, poll_secret, scope="openid", login_hint=hint,
                                binding_message=message).json()["auth_req_id"]
     host_answer(message, "deny")
@@ -114,6 +116,7 @@ def main():
     threading.Thread(target=server.serve_forever, daemon=True).start()
     notification_token = secrets.token_urlsafe(24)
     message = f"Desk {secrets.randbelow(9000) + 1000}"
+    print(f"binding {message}")  # the test checks the push to the phone carried it
     started = authenticate(ping_id, ping_secret, scope="openid", login_hint=hint, binding_message=message,
                            client_notification_token=notification_token)
     assert started.status_code == 200, started.text
