@@ -479,6 +479,18 @@ enum PostgresMigrations {
                 "ALTER TABLE tenants ADD COLUMN ciba_allow_private_endpoints BOOLEAN NOT NULL DEFAULT false",
             ]
         ),
+        (
+            // Operator sign-ins have ids, and used codes and refresh tokens are remembered until
+            // their sign-in ends, so a reuse ends the sign-in (RFC 9700 §4.14.2).
+            "v34-operator-sessions",
+            [
+                "ALTER TABLE operator_grants ADD COLUMN session_id TEXT",
+                "ALTER TABLE operator_grants ADD COLUMN used_at_ms BIGINT",
+                "ALTER TABLE operator_tokens ADD COLUMN session_id TEXT",
+                "CREATE INDEX operator_grants_session ON operator_grants (session_id)",
+                "CREATE INDEX operator_tokens_session ON operator_tokens (session_id)",
+            ]
+        ),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the

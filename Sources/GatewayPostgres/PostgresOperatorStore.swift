@@ -84,7 +84,8 @@ public final class PostgresOperatorStore: OperatorStore {
     }
 
     public func storeToken(
-        hash: String, operatorID: String, clientID: String?, method: String, expiresAt: Date, now: Date
+        hash: String, operatorID: String, clientID: String?, method: String, sessionID: String?, expiresAt: Date,
+        now: Date
     ) async throws -> Bool {
         let (nowMS, expiresMS) = (StoreClock.milliseconds(now), StoreClock.milliseconds(expiresAt))
         return try await database.transaction { connection in
@@ -92,8 +93,9 @@ public final class PostgresOperatorStore: OperatorStore {
                 "DELETE FROM operator_tokens WHERE operator_id = \(operatorID) AND expires_at_ms <= \(nowMS)")
             return try await connection.execute(
                 """
-                INSERT INTO operator_tokens (token_hash, operator_id, client_id, method, expires_at_ms, created_at_ms)
-                SELECT \(hash), id, \(clientID), \(method), \(expiresMS), \(nowMS) FROM operators
+                INSERT INTO operator_tokens (token_hash, operator_id, client_id, method, session_id, expires_at_ms,
+                    created_at_ms)
+                SELECT \(hash), id, \(clientID), \(method), \(sessionID), \(expiresMS), \(nowMS) FROM operators
                 WHERE id = \(operatorID) AND NOT disabled RETURNING 1
                 """) == 1
         }
@@ -115,36 +117,58 @@ public final class PostgresOperatorStore: OperatorStore {
     }
 
     public func storeGrant(_ grant: OperatorGrant, now: Date) async throws {
-        let g = grant
+        let (g, nowMS) = (grant, StoreClock.milliseconds(now))
         try await database.transaction { connection in
+            // The operator's spent grants: unused and expired, or of a sign-in that has ended.
             try await connection.execute(
                 """
                 DELETE FROM operator_grants WHERE operator_id = \(g.operatorID)
-                    AND expires_at_ms <= \(StoreClock.milliseconds(now))
+                    AND ((used_at_ms IS NULL AND expires_at_ms <= \(nowMS)) OR session_expires_at_ms <= \(nowMS))
                 """)
             try await connection.execute(
                 """
                 INSERT INTO operator_grants (grant_hash, kind, operator_id, client_id, redirect_uri, code_challenge,
-                    method, expires_at_ms, session_expires_at_ms)
+                    method, expires_at_ms, session_expires_at_ms, session_id)
                 VALUES (\(g.hash), \(g.kind.rawValue), \(g.operatorID), \(g.clientID), \(g.redirectURI),
                     \(g.codeChallenge), \(g.method), \(StoreClock.milliseconds(g.expiresAt)),
-                    \(StoreClock.milliseconds(g.sessionExpiresAt)))
+                    \(StoreClock.milliseconds(g.sessionExpiresAt)), \(g.sessionID))
                 """)
         }
     }
 
-    public func consumeGrant(hash: String, kind: OperatorGrant.Kind, now: Date) async throws -> OperatorGrant? {
-        guard
-            let row = try await database.pool.first(
+    public func consumeGrant(hash: String, kind: OperatorGrant.Kind, now: Date) async throws -> OperatorGrantUse {
+        let nowMS = StoreClock.milliseconds(now)
+        return try await database.transaction { connection in
+            // Marks an unused, unexpired grant used and reads it; the row lock makes one of
+            // two concurrent takers win, the other then finds it used.
+            if let row = try await connection.first(
                 """
-                DELETE FROM operator_grants WHERE grant_hash = \(hash) AND kind = \(kind.rawValue)
-                RETURNING operator_id, client_id, redirect_uri, code_challenge, method, expires_at_ms, session_expires_at_ms
-                """, as: (String, String, String?, String?, String, Int64, Int64).self),
-            row.5 > StoreClock.milliseconds(now)
-        else { return nil }
-        return OperatorGrant(
-            kind: kind, hash: hash, operatorID: row.0, clientID: row.1, redirectURI: row.2, codeChallenge: row.3,
-            method: row.4, expiresAt: StoreClock.date(row.5), sessionExpiresAt: StoreClock.date(row.6))
+                UPDATE operator_grants SET used_at_ms = \(nowMS)
+                WHERE grant_hash = \(hash) AND kind = \(kind.rawValue) AND used_at_ms IS NULL AND expires_at_ms > \(nowMS)
+                RETURNING operator_id, client_id, redirect_uri, code_challenge, method, expires_at_ms,
+                    session_expires_at_ms, session_id
+                """, as: (String, String, String?, String?, String, Int64, Int64, String?).self)
+            {
+                // A grant from before sign-ins had ids is a sign-in of its own.
+                return .taken(
+                    OperatorGrant(
+                        kind: kind, hash: hash, operatorID: row.0, clientID: row.1, redirectURI: row.2,
+                        codeChallenge: row.3, method: row.4, expiresAt: StoreClock.date(row.5),
+                        sessionExpiresAt: StoreClock.date(row.6), sessionID: row.7 ?? hash))
+            }
+            guard
+                let used = try await connection.first(
+                    """
+                    SELECT session_id FROM operator_grants
+                    WHERE grant_hash = \(hash) AND kind = \(kind.rawValue) AND used_at_ms IS NOT NULL
+                        AND session_id IS NOT NULL
+                    """, as: String.self)
+            else { return .none }
+            try await connection.execute(
+                "DELETE FROM operator_grants WHERE session_id = \(used) AND used_at_ms IS NULL")
+            try await connection.execute("DELETE FROM operator_tokens WHERE session_id = \(used)")
+            return .reused(sessionID: used)
+        }
     }
 
     public func totpSecret(operatorID: String) async throws -> SecretValue? {

@@ -143,7 +143,6 @@ struct AdminOperatorSignInTests {
             #expect(tokens.status == 200, "\(tokens.json)")
             let access = try #require(tokens.json["access_token"] as? String)
             let refresh = try #require(tokens.json["refresh_token"] as? String)
-            #expect(try await browser.exchange(second).json["error"] as? String == "invalid_grant")
 
             let me = try await admin.call(.GET, "/admin/v1/me", token: access)
             #expect(me.json["name"] as? String == "alice" && me.json["kind"] as? String == "person")
@@ -165,6 +164,22 @@ struct AdminOperatorSignInTests {
             #expect(try await admin.call(.GET, "/admin/v1/me", token: renewedAccess).status == 200)
             let reused = try await Self.refresh(admin, refresh)
             #expect(reused.status == 400 && reused.json["error"] as? String == "invalid_grant")
+            // A spent refresh token presented again is taken as stolen (RFC 9700 §4.14.2): the
+            // sign-in it belongs to ends, its current refresh token and access tokens with it.
+            #expect(try await Self.refresh(admin, next).json["error"] as? String == "invalid_grant")
+            #expect(try await admin.call(.GET, "/admin/v1/me", token: renewedAccess).status == 401)
+            #expect(try await admin.call(.GET, "/admin/v1/me", token: access).status == 401)
+
+            // A code presented twice ends the sign-in it started the same way (RFC 6749 §4.1.2).
+            let third = try await browser.post(csrf: page.csrf, username: "alice", password: "correct horse battery")
+            let thirdCode = try browser.code(third.location)
+            let thirdTokens = try await browser.exchange(thirdCode)
+            let thirdAccess = try #require(thirdTokens.json["access_token"] as? String, "\(thirdTokens.json)")
+            #expect(try await admin.call(.GET, "/admin/v1/me", token: thirdAccess).status == 200)
+            #expect(try await browser.exchange(thirdCode).json["error"] as? String == "invalid_grant")
+            #expect(try await admin.call(.GET, "/admin/v1/me", token: thirdAccess).status == 401)
+            let thirdRefresh = try #require(thirdTokens.json["refresh_token"] as? String)
+            #expect(try await Self.refresh(admin, thirdRefresh).json["error"] as? String == "invalid_grant")
         }
     }
 

@@ -28,19 +28,21 @@ public protocol OperatorStore: Sendable {
     /// authenticated; drops the operator's expired ones. False (nothing stored) when the
     /// operator is gone or disabled.
     func storeToken(
-        hash: String, operatorID: String, clientID: String?, method: String, expiresAt: Date, now: Date
+        hash: String, operatorID: String, clientID: String?, method: String, sessionID: String?, expiresAt: Date,
+        now: Date
     ) async throws -> Bool
 
     /// The holder of the unexpired token with this hash.
     func tokenOwner(hash: String, now: Date) async throws -> OperatorTokenOwner?
 
-    /// Keeps a code or refresh token (its hash) until it is taken or expires; drops the
-    /// operator's expired ones.
+    /// Keeps a code or refresh token (its hash) until it is taken or expires, and a used one
+    /// until its sign-in ends (to know a reuse); drops the operator's spent ones.
     func storeGrant(_ grant: OperatorGrant, now: Date) async throws
 
-    /// Takes the unexpired grant of `kind` with this hash: deleted in the same statement that
-    /// reads it, so it is good once. Nil when unknown, used or expired.
-    func consumeGrant(hash: String, kind: OperatorGrant.Kind, now: Date) async throws -> OperatorGrant?
+    /// Takes the unexpired grant of `kind` with this hash: marked used in the same statement
+    /// that reads it, so it is good once. A used one presented again ends its sign-in: its
+    /// session's unused grants and access tokens are deleted in the same transaction.
+    func consumeGrant(hash: String, kind: OperatorGrant.Kind, now: Date) async throws -> OperatorGrantUse
 
     /// The person's TOTP secret (opened from its sealed form); nil: none enrolled.
     func totpSecret(operatorID: String) async throws -> SecretValue?

@@ -88,7 +88,8 @@ public final class SQLiteOperatorStore: OperatorStore {
     }
 
     public func storeToken(
-        hash: String, operatorID: String, clientID: String?, method: String, expiresAt: Date, now: Date
+        hash: String, operatorID: String, clientID: String?, method: String, sessionID: String?, expiresAt: Date,
+        now: Date
     ) async throws -> Bool {
         try await pool.write { db in
             try db.execute(
@@ -96,11 +97,13 @@ public final class SQLiteOperatorStore: OperatorStore {
                 arguments: [operatorID, StoreClock.milliseconds(now)])
             try db.execute(
                 sql: """
-                    INSERT INTO operator_tokens (token_hash, operator_id, client_id, method, expires_at_ms, created_at_ms)
-                    SELECT ?, id, ?, ?, ?, ? FROM operators WHERE id = ? AND NOT disabled
+                    INSERT INTO operator_tokens (token_hash, operator_id, client_id, method, session_id, expires_at_ms,
+                        created_at_ms)
+                    SELECT ?, id, ?, ?, ?, ?, ? FROM operators WHERE id = ? AND NOT disabled
                     """,
                 arguments: [
-                    hash, clientID, method, StoreClock.milliseconds(expiresAt), StoreClock.milliseconds(now), operatorID,
+                    hash, clientID, method, sessionID, StoreClock.milliseconds(expiresAt), StoreClock.milliseconds(now),
+                    operatorID,
                 ])
             return db.changesCount == 1
         }
@@ -125,41 +128,45 @@ public final class SQLiteOperatorStore: OperatorStore {
 
     public func storeGrant(_ grant: OperatorGrant, now: Date) async throws {
         try await pool.write { db in
-            try db.execute(
-                sql: "DELETE FROM operator_grants WHERE operator_id = ? AND expires_at_ms <= ?",
-                arguments: [grant.operatorID, StoreClock.milliseconds(now)])
+            let nowMS = StoreClock.milliseconds(now)
+            try db.execute(sql: OperatorGrantSQL.purge, arguments: [grant.operatorID, nowMS, nowMS])
             try db.execute(
                 sql: """
                     INSERT INTO operator_grants (grant_hash, kind, operator_id, client_id, redirect_uri, code_challenge,
-                        method, expires_at_ms, session_expires_at_ms)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        method, expires_at_ms, session_expires_at_ms, session_id)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     grant.hash, grant.kind.rawValue, grant.operatorID, grant.clientID, grant.redirectURI,
                     grant.codeChallenge, grant.method, StoreClock.milliseconds(grant.expiresAt),
-                    StoreClock.milliseconds(grant.sessionExpiresAt),
+                    StoreClock.milliseconds(grant.sessionExpiresAt), grant.sessionID,
                 ])
         }
     }
 
-    public func consumeGrant(hash: String, kind: OperatorGrant.Kind, now: Date) async throws -> OperatorGrant? {
-        try await pool.write { db in
-            try Row.fetchOne(
-                db,
-                sql: """
-                    DELETE FROM operator_grants WHERE grant_hash = ? AND kind = ?
-                    RETURNING operator_id, client_id, redirect_uri, code_challenge, method, expires_at_ms,
-                        session_expires_at_ms
-                    """,
-                arguments: [hash, kind.rawValue]
-            ).flatMap { row in
+    public func consumeGrant(hash: String, kind: OperatorGrant.Kind, now: Date) async throws -> OperatorGrantUse {
+        let nowMS = StoreClock.milliseconds(now)
+        return try await pool.write { db in
+            if let row = try Row.fetchOne(
+                db, sql: OperatorGrantSQL.take, arguments: [nowMS, hash, kind.rawValue, nowMS])
+            {
                 let expires: Int64 = row["expires_at_ms"]
-                guard expires > StoreClock.milliseconds(now) else { return nil }
-                return OperatorGrant(
-                    kind: kind, hash: hash, operatorID: row["operator_id"], clientID: row["client_id"],
-                    redirectURI: row["redirect_uri"], codeChallenge: row["code_challenge"], method: row["method"],
-                    expiresAt: StoreClock.date(expires), sessionExpiresAt: StoreClock.date(row["session_expires_at_ms"]))
+                // A grant from before sign-ins had ids is a sign-in of its own.
+                let sessionID: String = row["session_id"] ?? hash
+                return .taken(
+                    OperatorGrant(
+                        kind: kind, hash: hash, operatorID: row["operator_id"], clientID: row["client_id"],
+                        redirectURI: row["redirect_uri"], codeChallenge: row["code_challenge"], method: row["method"],
+                        expiresAt: StoreClock.date(expires), sessionExpiresAt: StoreClock.date(row["session_expires_at_ms"]),
+                        sessionID: sessionID))
             }
+            guard
+                let sessionID = try String.fetchOne(
+                    db, sql: OperatorGrantSQL.usedSession, arguments: [hash, kind.rawValue])
+            else { return .none }
+            try db.execute(sql: OperatorGrantSQL.endGrants, arguments: [sessionID])
+            try db.execute(sql: OperatorGrantSQL.endTokens, arguments: [sessionID])
+            return .reused(sessionID: sessionID)
         }
     }
 

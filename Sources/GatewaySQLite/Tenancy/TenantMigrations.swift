@@ -369,6 +369,15 @@ enum TenantMigrations {
                 t.add(column: "ciba_allow_private_endpoints", .boolean).notNull().defaults(to: false)
             }
         }
+        migrator.registerMigration("v34-operator-sessions") { db in
+            // Operator sign-ins have ids, and used codes and refresh tokens are remembered until
+            // their sign-in ends, so a reuse ends the sign-in (RFC 9700 §4.14.2).
+            try db.execute(sql: "ALTER TABLE operator_grants ADD COLUMN session_id TEXT")
+            try db.execute(sql: "ALTER TABLE operator_grants ADD COLUMN used_at_ms INTEGER")
+            try db.execute(sql: "ALTER TABLE operator_tokens ADD COLUMN session_id TEXT")
+            try db.execute(sql: "CREATE INDEX operator_grants_session ON operator_grants (session_id)")
+            try db.execute(sql: "CREATE INDEX operator_tokens_session ON operator_tokens (session_id)")
+        }
         return migrator
     }
 }

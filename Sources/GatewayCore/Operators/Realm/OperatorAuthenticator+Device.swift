@@ -36,6 +36,7 @@ extension OperatorAuthenticator {
         else { throw OperatorTokenError.invalidGrant("the device code was used") }
         _ = try await cache.delete([OperatorDeviceAuthorization.key(deviceHash: deviceHash)])
         return try await issue(
-            operatorID: operatorID, clientID: client.id, method: method, session: pending.sessionExpiresAt)
+            operatorID: operatorID, clientID: client.id, method: method,
+            session: pending.sessionExpiresAt.map { (id: OperatorAuthenticator.newSessionID(), expiresAt: $0) })
     }
 }

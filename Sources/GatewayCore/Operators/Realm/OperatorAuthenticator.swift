@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// One authenticated call of the admin API: who, the bindings it holds right now, and how it
 /// authenticated (for the audit trail).
@@ -95,11 +96,15 @@ public struct OperatorAuthenticator: Sendable {
     public let sessionLifetime: Duration
     /// How long a refresh token stays good unused.
     public let refreshIdle: Duration
+    /// Where an ended sign-in (a reused code or refresh token) is reported.
+    let logger: Logger
 
     public init(
         operators: any OperatorStore, cache: any Cache, clock: WallClock = .system, lifetime: Duration = .seconds(900),
-        sessionLifetime: Duration = .seconds(12 * 3600), refreshIdle: Duration = .seconds(2 * 3600)
+        sessionLifetime: Duration = .seconds(12 * 3600), refreshIdle: Duration = .seconds(2 * 3600),
+        logger: Logger = Logger(label: "superapp.operators")
     ) {
+        self.logger = logger
         self.operators = operators
         self.cache = cache
         self.clock = clock
@@ -168,13 +173,13 @@ public struct OperatorAuthenticator: Sendable {
         guard PKCE.isValidVerifier(verifier) else {
             throw OperatorTokenError.invalidRequest("code_verifier must be 43-128 unreserved characters")
         }
-        let now = clock.now()
-        guard let grant = try await operators.consumeGrant(hash: ClientSecret.hash(code), kind: .code, now: now),
-            grant.clientID == client.id, grant.redirectURI == redirectURI,
+        let grant = try await take(code, kind: .code)
+        guard grant?.clientID == client.id, grant?.redirectURI == redirectURI, let grant,
             let challenge = grant.codeChallenge, PKCE.verify(verifier: verifier, challenge: challenge)
         else { throw OperatorTokenError.invalidGrant("the code is unknown, used, expired or not this client's") }
         return try await issue(
-            operatorID: grant.operatorID, clientID: client.id, method: grant.method, session: grant.sessionExpiresAt)
+            operatorID: grant.operatorID, clientID: client.id, method: grant.method,
+            session: (grant.sessionID, grant.sessionExpiresAt))
     }
 
     private func refresh(_ request: OperatorTokenRequest) async throws -> OperatorIssuedTokens {
@@ -182,14 +187,32 @@ public struct OperatorAuthenticator: Sendable {
         guard let token = request.refreshToken, token.hasPrefix(Self.refreshPrefix), token.utf8.count <= 100 else {
             throw OperatorTokenError.invalidGrant("the refresh token is unknown, used or expired")
         }
-        guard
-            let grant = try await operators.consumeGrant(
-                hash: ClientSecret.hash(token), kind: .refresh, now: clock.now()),
-            grant.clientID == client.id
-        else { throw OperatorTokenError.invalidGrant("the refresh token is unknown, used or expired") }
+        guard let grant = try await take(token, kind: .refresh), grant.clientID == client.id else {
+            throw OperatorTokenError.invalidGrant("the refresh token is unknown, used or expired")
+        }
         return try await issue(
-            operatorID: grant.operatorID, clientID: client.id, method: grant.method, session: grant.sessionExpiresAt)
+            operatorID: grant.operatorID, clientID: client.id, method: grant.method,
+            session: (grant.sessionID, grant.sessionExpiresAt))
     }
+
+    /// Takes a code or refresh token; nil when it is unknown, expired or used. A used one
+    /// presented again ends the sign-in it belongs to (the store deletes its grants and access
+    /// tokens), as RFC 9700 §4.14.2 and RFC 6749 §4.1.2 ask: whoever holds the newer token,
+    /// the person or a thief, must sign in again.
+    private func take(_ credential: String, kind: OperatorGrant.Kind) async throws -> OperatorGrant? {
+        switch try await operators.consumeGrant(hash: ClientSecret.hash(credential), kind: kind, now: clock.now()) {
+        case .taken(let grant): return grant
+        case .reused(let sessionID):
+            logger.warning(
+                "operator sign-in ended: a used \(kind.rawValue) was presented again",
+                metadata: ["session": "\(sessionID.prefix(8))"])
+            return nil
+        case .none: return nil
+        }
+    }
+
+    /// A new sign-in's id.
+    static func newSessionID() -> String { Base64URL.random(byteCount: 16) }
 
     private func publicClient(_ request: OperatorTokenRequest) throws -> OperatorRealmClient {
         guard let client = OperatorRealmClient.named(request.clientID), request.secret == nil else {
@@ -201,7 +224,7 @@ public struct OperatorAuthenticator: Sendable {
     /// An access token (and, within a person's `session`, a refresh token) for the operator;
     /// nil when the operator is gone or disabled meanwhile.
     func issue(
-        operatorID: String, clientID: String, method: String, session: Date?
+        operatorID: String, clientID: String, method: String, session: (id: String, expiresAt: Date)?
     ) async throws
         -> OperatorIssuedTokens
     {
@@ -210,17 +233,18 @@ public struct OperatorAuthenticator: Sendable {
         let seconds = Int(lifetime.components.seconds)
         let stored = try await operators.storeToken(
             hash: ClientSecret.hash(token), operatorID: operatorID, clientID: clientID, method: method,
-            expiresAt: now.addingTimeInterval(Double(seconds)), now: now)
+            sessionID: session?.id, expiresAt: now.addingTimeInterval(Double(seconds)), now: now)
         guard stored else { throw OperatorTokenError.invalidGrant("the operator is disabled or gone") }
         var issued = OperatorIssuedTokens(accessToken: token, expiresIn: seconds, refreshToken: nil)
-        if let session, session > now {
+        if let session, session.expiresAt > now {
             let refresh = Self.refreshPrefix + Base64URL.random(byteCount: 32)
             try await operators.storeGrant(
                 OperatorGrant(
                     kind: .refresh, hash: ClientSecret.hash(refresh), operatorID: operatorID, clientID: clientID,
                     method: method,
-                    expiresAt: min(session, now.addingTimeInterval(Double(refreshIdle.wholeMilliseconds) / 1000)),
-                    sessionExpiresAt: session), now: now)
+                    expiresAt: min(
+                        session.expiresAt, now.addingTimeInterval(Double(refreshIdle.wholeMilliseconds) / 1000)),
+                    sessionExpiresAt: session.expiresAt, sessionID: session.id), now: now)
             issued.refreshToken = refresh
         }
         return issued

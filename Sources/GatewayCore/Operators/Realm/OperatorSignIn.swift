@@ -126,7 +126,8 @@ public struct OperatorSignIn: Sendable {
             OperatorGrant(
                 kind: .code, hash: ClientSecret.hash(issued), operatorID: person.id, clientID: client.id,
                 redirectURI: request.redirectURI, codeChallenge: request.codeChallenge, method: method,
-                expiresAt: now.addingTimeInterval(Self.codeLifetime), sessionExpiresAt: sessionEnd(from: now)),
+                expiresAt: now.addingTimeInterval(Self.codeLifetime), sessionExpiresAt: sessionEnd(from: now),
+                sessionID: OperatorAuthenticator.newSessionID()),
             now: now)
         return .redirect(
             AuthorizationServer.redirect(
