@@ -35,9 +35,13 @@ extension BackchannelTests {
                 $0.backchannelMode = .ping
                 $0.backchannelNotificationEndpoint = endpoint.url
             }) { world in
-                func approved() async throws -> String {
-                    let asked = try await world.ask(["client_notification_token": "notify-\(UUID().uuidString)"])
+                func approved(token: String = "notify-\(UUID().uuidString)") async throws -> String {
+                    let asked = try await world.ask(["client_notification_token": token])
                     let id = try #require(asked.json["auth_req_id"]?.stringValue, "\(asked)")
+                    // The bearer secret is sealed in the shared cache, never kept in the clear.
+                    let kept = try #require(
+                        try await world.kit.harness.bootstrap.services.cache.get("ciba:demo:req:\(id)"))
+                    #expect(!String(decoding: kept, as: UTF8.self).contains(token))
                     #expect(try await world.host(.POST, "/\(id)/approve").status == 204)
                     return id
                 }
@@ -46,8 +50,11 @@ extension BackchannelTests {
                 #expect(try await world.poll(refused).status == 200)
 
                 try await world.kit.harness.updateTenant("demo") { $0.ciba.allowPrivateNotificationEndpoints = true }
-                let pinged = try await approved()
-                #expect(endpoint.pings.map(\.body) == [#"{"auth_req_id":"\#(pinged)"}"#])
+                let pinged = try await approved(token: "notify-sealed-at-rest")
+                #expect(
+                    endpoint.pings == [
+                        .init(authorization: "Bearer notify-sealed-at-rest", body: #"{"auth_req_id":"\#(pinged)"}"#)
+                    ])
 
                 let metrics = try await StagedReleaseEndpointTests.text("\(world.base)/metrics")
                 for event in ["ping_refused", "pinged"] {

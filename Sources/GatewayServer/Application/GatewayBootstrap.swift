@@ -48,8 +48,9 @@ public struct GatewayBootstrap: Sendable {
             )
         }
         let breaker = databaseBreaker(configuration, metrics: metrics, logger: logger)
+        let sealer = SecretSealer(masterKey: masterKey)
         let stores = try await openStores(
-            configuration, sealer: SecretSealer(masterKey: masterKey), breaker: breaker, logger: logger)
+            configuration, sealer: sealer, breaker: breaker, logger: logger)
         let store = stores.tenants
         if development, try await DemoTenant.seedIfEmpty(store: store, actor: "gateway") {
             try await DemoTenant.seedLinkDomainIfFree(domains: stores.domains)
@@ -130,7 +131,7 @@ public struct GatewayBootstrap: Sendable {
                     logger,
                     "revocation stored but not announced through Redis; other replicas read it from the database",
                     kind: "revocation-announce", metadata: ["error": "\(error)"])
-            }, devices: stores.devices, clock: clock)
+            }, devices: stores.devices, sealer: sealer, clock: clock)
         // What watched release policies served to whom: the automatic halt counts only that.
         let servedVersions = ServedVersions(cache: instrumented, window: ReleaseHealth.defaultWindow, clock: clock)
         let issuerBase = IssuerBase(

@@ -54,7 +54,7 @@ public enum BackchannelError: Error, Sendable, Equatable, CustomStringConvertibl
 
 extension AuthorizationServer {
     /// The tenant's backchannel requests, shared by replicas through the cache.
-    public var backchannel: BackchannelRequests { BackchannelRequests(cache: cache, clock: clock) }
+    public var backchannel: BackchannelRequests { BackchannelRequests(cache: cache, clock: clock, sealer: sealer) }
 
     /// A backchannel authentication request (CIBA §7) from an authenticated `client`: checked
     /// in the order of the spec's error table, then admitted for the user the hint names. A

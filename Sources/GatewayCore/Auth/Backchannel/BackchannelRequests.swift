@@ -4,15 +4,44 @@ import Foundation
 /// Redis with replicas, the process's own cache alone). Each step that must happen once is
 /// one atomic cache operation: a user's pending slot (`SET NX`), the answer (`SET NX`), the
 /// redemption (`SET NX`), the poll gate (`SET NX` with the interval as its life).
+///
+/// A ping client's `client_notification_token` is a bearer secret: it is kept sealed
+/// (``SecretSealer``, bound to the tenant and request) and opened only when read back.
 public struct BackchannelRequests: Sendable {
     private let cache: any Cache
     private let clock: WallClock
+    private let sealer: SecretSealer?
     /// How long a request is remembered after it expires, so a late poll hears `expired_token`.
     static let graceSeconds = 300
 
-    public init(cache: any Cache, clock: WallClock) {
+    /// - Parameter sealer: seals notification tokens in the cache; the gateway always gives one
+    ///   (nil keeps them as they are, for tools and tests without a master key).
+    public init(cache: any Cache, clock: WallClock, sealer: SecretSealer? = nil) {
         self.cache = cache
         self.clock = clock
+        self.sealer = sealer
+    }
+
+    /// What the cache keeps of `request`: its notification token sealed.
+    private func stored(_ request: BackchannelRequest) throws -> [UInt8] {
+        var copy = request
+        if let sealer, let token = request.notificationToken {
+            copy.notificationToken = try sealer.seal(token, context: Self.sealingContext(request))
+        }
+        return Array(try JSONEncoder().encode(copy))
+    }
+
+    /// A request read back from the cache, its notification token opened (nil if it cannot be).
+    private func read(_ bytes: [UInt8]) -> BackchannelRequest? {
+        guard var request = try? JSONDecoder().decode(BackchannelRequest.self, from: Data(bytes)) else { return nil }
+        if let sealer, let sealed = request.notificationToken {
+            request.notificationToken = try? sealer.open(sealed, context: Self.sealingContext(request))
+        }
+        return request
+    }
+
+    private static func sealingContext(_ request: BackchannelRequest) -> String {
+        "ciba:\(request.tenantID):\(request.id):client_notification_token"
     }
 
     /// Why a request was not admitted.
@@ -48,7 +77,7 @@ public struct BackchannelRequests: Sendable {
             guard claimed else { continue }
             admitted.slot = slot
             try await cache.set(
-                Self.key(request.tenantID, "req", request.id), Array(try JSONEncoder().encode(admitted)),
+                Self.key(request.tenantID, "req", request.id), try stored(admitted),
                 ttl: life + .seconds(Self.graceSeconds))
             return admitted
         }
@@ -58,7 +87,7 @@ public struct BackchannelRequests: Sendable {
     /// The request `id` of the tenant, while it is remembered.
     public func request(tenantID: String, id: String) async throws -> BackchannelRequest? {
         guard let bytes = try await cache.get(Self.key(tenantID, "req", id)) else { return nil }
-        return try? JSONDecoder().decode(BackchannelRequest.self, from: Data(bytes))
+        return read(bytes)
     }
 
     /// The user's requests that wait for an answer and have not expired, oldest first.

@@ -22,6 +22,8 @@ public struct AuthorizationServer: Sendable {
     /// Sign-ins waiting for a second factor (`auth_session`).
     public let pending: PendingSignIns
     let cache: any Cache
+    /// Seals what must not sit in the shared cache in the clear (CIBA's client notification tokens).
+    let sealer: SecretSealer?
     /// Client records (nil for unknown ids), read at most every ``clientSettingLifetime``.
     private let clientRecords: ShortLivedMemo<OAuthClient?>
 
@@ -46,8 +48,10 @@ public struct AuthorizationServer: Sendable {
         cache: any Cache,
         hasher: PasswordHasher = PasswordHasher(), memo: VerifiedTokenMemo? = VerifiedTokenMemo(),
         loginPolicy: LoginThrottle.Policy = .init(),
-        revocations: RevokedTokens? = nil, devices: (any DeviceStore)? = nil, clock: WallClock = .system
+        revocations: RevokedTokens? = nil, devices: (any DeviceStore)? = nil, sealer: SecretSealer? = nil,
+        clock: WallClock = .system
     ) {
+        self.sealer = sealer
         self.clients = clients
         self.users = users
         self.keys = keys
@@ -88,13 +92,13 @@ public struct AuthorizationServer: Sendable {
         store: any AuthStore, keys: KeyRing? = nil, cache: any Cache, hasher: PasswordHasher = PasswordHasher(),
         memo: VerifiedTokenMemo? = VerifiedTokenMemo(),
         loginPolicy: LoginThrottle.Policy = .init(), revocations: RevokedTokens? = nil,
-        devices: (any DeviceStore)? = nil, clock: WallClock = .system
+        devices: (any DeviceStore)? = nil, sealer: SecretSealer? = nil, clock: WallClock = .system
     ) {
         self.init(
             clients: store, users: store, refreshTokens: store, keys: keys ?? KeyRing(store: store, clock: clock),
             cache: cache,
             hasher: hasher, memo: memo,
-            loginPolicy: loginPolicy, revocations: revocations, devices: devices, clock: clock)
+            loginPolicy: loginPolicy, revocations: revocations, devices: devices, sealer: sealer, clock: clock)
     }
 
     // MARK: authorization requests
