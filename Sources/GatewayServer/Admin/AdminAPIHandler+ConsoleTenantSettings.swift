@@ -28,45 +28,42 @@ extension AdminAPIHandler {
         }
         let texts = ConsoleTexts.negotiate(AdminScope.current.headers)
         let tenantID = input.path.tenant
-        let headers = Operations.ConsoleUpdateTenant.Output.Ok.Headers(
-            cacheControl: "no-store", contentSecurityPolicy: ConsolePage.contentSecurityPolicy)
         typealias Output = Operations.ConsoleUpdateTenant.Output
+        // The page with its status: a refusal is 403 and a missing tenant 404 whatever was meant.
         let answer = { (status: Int, result: ConsolePageResult) -> Output in
-            let html: String
-            switch result {
-            case .page(let page): html = page
-            case .refused(let page):
+            let (code, html): (Int, String) =
+                switch result {
+                case .page(let page): (status, page)
+                case .refused(let page): (403, page)
+                case .missing(let page): (404, page)
+                }
+            let (cache, policy, body) = ("no-store", ConsolePage.contentSecurityPolicy, OpenAPIRuntime.HTTPBody(html))
+            switch code {
+            case 403:
                 return .forbidden(
                     .init(
-                        headers: .init(
-                            cacheControl: headers.cacheControl, contentSecurityPolicy: headers.contentSecurityPolicy),
-                        body: .textHtmlCharsetUtf8(.init(page))))
-            case .missing(let page):
+                        headers: .init(cacheControl: cache, contentSecurityPolicy: policy),
+                        body: .textHtmlCharsetUtf8(body)))
+            case 404:
                 return .notFound(
                     .init(
-                        headers: .init(
-                            cacheControl: headers.cacheControl, contentSecurityPolicy: headers.contentSecurityPolicy),
-                        body: .textHtmlCharsetUtf8(.init(page))))
-            }
-            let body = OpenAPIRuntime.HTTPBody(html)
-            let same = (headers.cacheControl, headers.contentSecurityPolicy)
-            switch status {
+                        headers: .init(cacheControl: cache, contentSecurityPolicy: policy),
+                        body: .textHtmlCharsetUtf8(body)))
             case 412:
                 return .preconditionFailed(
                     .init(
-                        headers: .init(cacheControl: same.0, contentSecurityPolicy: same.1),
+                        headers: .init(cacheControl: cache, contentSecurityPolicy: policy),
                         body: .textHtmlCharsetUtf8(body)))
             case 422:
                 return .unprocessableContent(
                     .init(
-                        headers: .init(cacheControl: same.0, contentSecurityPolicy: same.1),
+                        headers: .init(cacheControl: cache, contentSecurityPolicy: policy),
                         body: .textHtmlCharsetUtf8(body)))
-            case 403:
-                return .forbidden(
+            default:
+                return .ok(
                     .init(
-                        headers: .init(cacheControl: same.0, contentSecurityPolicy: same.1),
+                        headers: .init(cacheControl: cache, contentSecurityPolicy: policy),
                         body: .textHtmlCharsetUtf8(body)))
-            default: return .ok(.init(headers: headers, body: .textHtmlCharsetUtf8(body)))
             }
         }
         guard let token = form.csrfToken, ConstantTime.equals(token, signedIn.session.csrf) else {

@@ -96,7 +96,7 @@ extension GatewayAPIHandler {
                 request, approved: approve, acr: answer.acr, at: answer.at,
                 address: RequestScope.current?.clientAddress, requestID: RequestScope.current?.requestID))
         if request.mode == .ping, let pings = services.backchannelPings,
-            let client = try await services.auth.clients.client(tenantID: tenant.id, clientID: request.clientID),
+            let client = try await services.auth.client(tenantID: tenant.id, clientID: request.clientID),
             let endpoint = client.backchannelNotificationEndpoint,
             case .refused(let refusal) = await pings.ping(request, endpoint: endpoint, settings: tenant.ciba)
         {

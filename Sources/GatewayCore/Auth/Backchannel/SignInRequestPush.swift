@@ -24,16 +24,10 @@ public struct SignInRequestPush: Sendable {
     public func announce(_ request: BackchannelRequest, clientName: String) async throws -> Int {
         let subject = request.subject ?? "nobody-" + Base64URL.random(byteCount: 16)
         let message = request.bindingMessage.map { " (\($0))" } ?? ""
-        let content = PushContent(
-            miniAppID: Self.channel, recipients: .users([subject]),
-            texts: [
-                "default": PushText(title: "Sign-in request", body: "\(clientName) asks you to sign in\(message)."),
-                "ja": PushText(title: "サインインの要求", body: "\(clientName) がサインインを求めています\(message)。"),
-            ],
-            data: .object([
-                "type": "sign-in-request", "requestId": .string(request.id), "clientId": .string(request.clientID),
-            ]),
-            collapseID: request.id, ttlSeconds: max(1, Int(request.expiresAt.timeIntervalSince(clock.now()))),
+        let content = content(
+            request, to: subject, english: "\(clientName) asks you to sign in\(message).",
+            japanese: "\(clientName) がサインインを求めています\(message)。",
+            data: ["type": "sign-in-request", "requestId": .string(request.id), "clientId": .string(request.clientID)],
             priority: .high)
         return try await queue(content, request: request, kind: "ask")
     }
@@ -42,16 +36,27 @@ public struct SignInRequestPush: Sendable {
     @discardableResult
     public func withdraw(_ request: BackchannelRequest, approved: Bool) async throws -> Int {
         guard let subject = request.subject else { return 0 }
-        let content = PushContent(
+        let content = content(
+            request, to: subject, english: approved ? "Approved." : "Denied.",
+            japanese: approved ? "承認しました。" : "拒否しました。",
+            data: ["type": "sign-in-request-answered", "requestId": .string(request.id)], priority: .normal)
+        return try await queue(content, request: request, kind: "answer")
+    }
+
+    /// A notification about `request` for `subject`'s devices: titled "Sign-in request" in
+    /// English and Japanese, collapsed onto the request's earlier ones, living as long as it.
+    private func content(
+        _ request: BackchannelRequest, to subject: String, english: String, japanese: String,
+        data: [String: JSONValue], priority: PushPriority
+    ) -> PushContent {
+        PushContent(
             miniAppID: Self.channel, recipients: .users([subject]),
             texts: [
-                "default": PushText(title: "Sign-in request", body: approved ? "Approved." : "Denied."),
-                "ja": PushText(title: "サインインの要求", body: approved ? "承認しました。" : "拒否しました。"),
+                "default": PushText(title: "Sign-in request", body: english),
+                "ja": PushText(title: "サインインの要求", body: japanese),
             ],
-            data: .object(["type": "sign-in-request-answered", "requestId": .string(request.id)]),
-            collapseID: request.id, ttlSeconds: max(1, Int(request.expiresAt.timeIntervalSince(clock.now()))),
-            priority: .normal)
-        return try await queue(content, request: request, kind: "answer")
+            data: .object(data), collapseID: request.id,
+            ttlSeconds: max(1, Int(request.expiresAt.timeIntervalSince(clock.now()))), priority: priority)
     }
 
     private func queue(_ content: PushContent, request: BackchannelRequest, kind: String) async throws -> Int {

@@ -79,7 +79,7 @@ public struct AuthorizationServer: Sendable {
 
     /// The client `clientID` of `tenantID` as the store had it at most ``clientSettingLifetime``
     /// ago (nil: unknown then).
-    func client(tenantID: String, clientID: String) async throws -> OAuthClient? {
+    public func client(tenantID: String, clientID: String) async throws -> OAuthClient? {
         let clients = self.clients
         return try await clientRecords.value(tenantID + "\u{0}" + clientID) {
             try await clients.client(tenantID: tenantID, clientID: clientID)
