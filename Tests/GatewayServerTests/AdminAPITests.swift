@@ -115,7 +115,7 @@ struct AdminAPITests {
     /// one) for the length of `body`, which gets its port and metrics.
     static func withAdminListener(
         stores: DurableStores, cache: any Cache = MemoryCache(), requireSecondFactor: Bool = false,
-        _ body: @Sendable (Int, GatewayMetrics) async throws -> Void
+        publicBaseURL: String? = nil, _ body: @Sendable (Int, GatewayMetrics) async throws -> Void
     ) async throws {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let logger = Logger(label: "admin-test")
@@ -124,7 +124,7 @@ struct AdminAPITests {
             host: "127.0.0.1", port: 0,
             services: .init(
                 stores: stores, metrics: metrics, clock: .system, cache: cache,
-                requireSecondFactor: requireSecondFactor, hasher: PasswordHasher(logN: 10)),
+                requireSecondFactor: requireSecondFactor, hasher: PasswordHasher(logN: 10), publicBaseURL: publicBaseURL),
             logger: logger,
             onServerRunning: { continuation.yield($0) })
         let group = ServiceGroup(configuration: .init(services: [app], logger: logger))

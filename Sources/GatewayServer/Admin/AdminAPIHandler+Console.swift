@@ -104,7 +104,7 @@ extension AdminAPIHandler {
     func consoleStartSignIn(
         _ input: Operations.ConsoleStartSignIn.Input
     ) async throws -> Operations.ConsoleStartSignIn.Output {
-        let issuer = OperatorSignInPage.issuer(authority: AdminScope.current.authority)
+        let issuer = AdminScope.current.issuer
         let state = Base64URL.random(byteCount: 32)
         let verifier = Base64URL.random(byteCount: 32)
         let redirectURI = OperatorRealmClient.consoleRedirect(issuer: issuer)
@@ -122,7 +122,7 @@ extension AdminAPIHandler {
 
     func consoleCallback(_ input: Operations.ConsoleCallback.Input) async throws -> Operations.ConsoleCallback.Output {
         let texts = ConsoleTexts.negotiate(AdminScope.current.headers)
-        let issuer = OperatorSignInPage.issuer(authority: AdminScope.current.authority)
+        let issuer = AdminScope.current.issuer
         let failed = { (reason: String) -> Operations.ConsoleCallback.Output in
             .badRequest(
                 .init(
@@ -169,7 +169,7 @@ extension AdminAPIHandler {
 
     func consoleSignOut(_ input: Operations.ConsoleSignOut.Input) async throws -> Operations.ConsoleSignOut.Output {
         let texts = ConsoleTexts.negotiate(AdminScope.current.headers)
-        let issuer = OperatorSignInPage.issuer(authority: AdminScope.current.authority)
+        let issuer = AdminScope.current.issuer
         let cookie = ConsoleCookie.session(issuer: issuer)
         if case .urlEncodedForm(let form) = input.body {
             try AdminInput.check(form.csrfToken, max: 64, "csrf_token", empty: true)
@@ -271,7 +271,7 @@ extension AdminAPIHandler {
     /// the call it makes; nil (and the record ended) when there is none or its sign-in ended.
     func consoleCall() async throws -> ConsoleCall? {
         let scope = AdminScope.current
-        let issuer = OperatorSignInPage.issuer(authority: scope.authority)
+        let issuer = scope.issuer
         guard let id = ConsoleCookie.session(issuer: issuer).value(in: scope.headers),
             var session = try await console.load(id: id)
         else { return nil }

@@ -27,7 +27,7 @@ extension AdminAPIHandler {
                                 texts, title: texts[.refused], text: texts[.refusedFormText],
                                 link: ("/console", texts[.overview]))))))
         }
-        let issuer = OperatorSignInPage.issuer(authority: AdminScope.current.authority)
+        let issuer = AdminScope.current.issuer
         let cookie = ConsoleCookie.timeZone(secure: issuer.hasPrefix("https://"))
         return .seeOther(.init(headers: .init(location: "/console", setCookie: cookie.set(form.timeZone))))
     }

@@ -16,7 +16,7 @@ extension AdminAPIHandler {
             return .unauthorized(
                 .init(body: .json(.init(error: "invalid_client", errorDescription: "client authentication failed"))))
         }
-        let page = OperatorSignInPage.issuer(authority: AdminScope.current.authority) + "/oauth2/device"
+        let page = AdminScope.current.issuer + "/oauth2/device"
         return .ok(
             .init(
                 headers: .init(cacheControl: "no-store"),
@@ -34,7 +34,7 @@ extension AdminAPIHandler {
         guard (userCode?.unicodeScalars.count ?? 0) <= 16 else {
             return .badRequest(.init(body: .textHtmlCharsetUtf8(.init(LoginPage.error("user_code is too long")))))
         }
-        let issuer = OperatorSignInPage.issuer(authority: AdminScope.current.authority)
+        let issuer = AdminScope.current.issuer
         let cookie = CSRFCookie.operators(issuer: issuer)
         let browser = cookie.valueOrNew(in: AdminScope.current.headers)
         return .ok(
@@ -60,7 +60,7 @@ extension AdminAPIHandler {
         if let tooLong {
             return .badRequest(.init(body: .textHtmlCharsetUtf8(.init(LoginPage.error("\(tooLong) is too long")))))
         }
-        let issuer = OperatorSignInPage.issuer(authority: AdminScope.current.authority)
+        let issuer = AdminScope.current.issuer
         guard let token = form.csrfToken,
             OperatorSignInPage.csrfHolds(token, headers: AdminScope.current.headers, issuer: issuer)
         else {

@@ -8,7 +8,7 @@ extension AdminAPIHandler {
     func operatorRealmMetadata(
         _ input: Operations.OperatorRealmMetadata.Input
     ) async throws -> Operations.OperatorRealmMetadata.Output {
-        let issuer = OperatorSignInPage.issuer(authority: AdminScope.current.authority)
+        let issuer = AdminScope.current.issuer
         return .ok(
             .init(
                 body: .json(
@@ -28,7 +28,7 @@ extension AdminAPIHandler {
         let request = OperatorAuthorizationRequest(
             responseType: q.responseType, clientID: q.clientId, redirectURI: q.redirectUri, state: q.state,
             codeChallenge: q.codeChallenge, codeChallengeMethod: q.codeChallengeMethod)
-        let issuer = OperatorSignInPage.issuer(authority: AdminScope.current.authority)
+        let issuer = AdminScope.current.issuer
         if let tooLong = Self.overlong(request) {
             return .badRequest(
                 .init(
@@ -66,7 +66,7 @@ extension AdminAPIHandler {
         let request = OperatorAuthorizationRequest(
             responseType: form.responseType, clientID: form.clientId, redirectURI: form.redirectUri, state: form.state,
             codeChallenge: form.codeChallenge, codeChallengeMethod: form.codeChallengeMethod)
-        let issuer = OperatorSignInPage.issuer(authority: AdminScope.current.authority)
+        let issuer = AdminScope.current.issuer
         let page = { (message: String) -> Operations.OperatorSignIn.Output in
             .forbidden(
                 .init(

@@ -26,7 +26,7 @@ struct AdminAPIHandler: APIProtocol {
             }
             (clientID, secret) = (basic.user, basic.password)
         }
-        let issuer = OperatorSignInPage.issuer(authority: AdminScope.current.authority)
+        let issuer = AdminScope.current.issuer
         let issued = try await authenticator.token(
             OperatorTokenRequest(
                 grantType: form.grantType, clientID: clientID, secret: secret, code: form.code,

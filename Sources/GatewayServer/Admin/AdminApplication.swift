@@ -21,11 +21,14 @@ public enum AdminApplication {
         public var requireSecondFactor: Bool
         /// The cost of scrypt password checks (tests lower it).
         public var hasher: PasswordHasher
+        /// Where operators reach the listener (`admin.public.base.url`); nil: each request's Host, over http.
+        public var publicBaseURL: String?
 
         public init(
             stores: DurableStores, metrics: GatewayMetrics, clock: WallClock, cache: any Cache = MemoryCache(),
-            requireSecondFactor: Bool = false, hasher: PasswordHasher = PasswordHasher()
+            requireSecondFactor: Bool = false, hasher: PasswordHasher = PasswordHasher(), publicBaseURL: String? = nil
         ) {
+            self.publicBaseURL = publicBaseURL
             self.stores = stores
             self.metrics = metrics
             self.clock = clock
@@ -43,7 +46,8 @@ public enum AdminApplication {
             operators: services.stores.operators, cache: services.cache, clock: services.clock)
         router.add(
             middleware: AdminEdgeMiddleware(
-                ids: RequestIDSequence(), authenticator: authenticator, metrics: AdminMetrics(metrics: services.metrics)))
+                ids: RequestIDSequence(), authenticator: authenticator, metrics: AdminMetrics(metrics: services.metrics),
+                publicBaseURL: services.publicBaseURL))
         router.add(middleware: HeaderDecodingMiddleware())
         let signIn = OperatorSignIn(
             operators: services.stores.operators, cache: services.cache, hasher: services.hasher, clock: services.clock,

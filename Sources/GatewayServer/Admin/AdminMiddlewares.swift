@@ -11,6 +11,8 @@ struct AdminEdgeMiddleware: RouterMiddleware {
     let ids: RequestIDSequence
     let authenticator: OperatorAuthenticator
     let metrics: AdminMetrics
+    /// `admin.public.base.url` (nil: the realm's issuer follows each request's Host).
+    var publicBaseURL: String?
 
     /// Paths that take no operator token: the realm's metadata, sign-in page and token endpoint.
     static let open: Set<String> = [
@@ -34,7 +36,7 @@ struct AdminEdgeMiddleware: RouterMiddleware {
         context.admin.requestID =
             request.headers[RequestIDMiddleware.headerName].flatMap(RequestIDMiddleware.accept) ?? ids.next()
         context.admin.headers = request.headers
-        context.admin.authority = request.head.authority
+        context.admin.issuer = OperatorSignInPage.issuer(authority: request.head.authority, publicBase: publicBaseURL)
         var response: Response
         var request = request
         let route = AdminRoutes.match(request.uri.path)

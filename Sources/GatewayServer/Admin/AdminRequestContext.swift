@@ -10,8 +10,9 @@ struct AdminScope: Sendable {
     var requestID = ""
     var address: String?
     var headers = HTTPFields()
-    /// The request's `Host` (HTTP/1) or `:authority` (HTTP/2), as the client sent it.
-    var authority: String?
+    /// The operator realm's issuer for this request (``OperatorSignInPage/issuer(authority:publicBase:)``):
+    /// its discovery, redirect URIs and cookies' scope.
+    var issuer = OperatorSignInPage.issuer(authority: nil)
     var session: OperatorSession?
 
     @TaskLocal static var current = AdminScope()

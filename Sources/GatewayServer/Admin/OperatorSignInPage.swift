@@ -98,9 +98,12 @@ enum OperatorSignInPage {
         Base64URL.encode(Data(SHA256.hash(data: Data("operator-sign-in:\(cookie)".utf8))))
     }
 
-    /// The realm's issuer as this request reached the listener: `http://<Host>/admin`; a
-    /// `Host` that is not a plain host[:port] falls back to the loopback address.
-    static func issuer(authority: String?) -> String {
+    /// The realm's issuer: `<publicBase>/admin` when the listener's public address is
+    /// configured (`admin.public.base.url`), else as this request reached the listener,
+    /// `http://<Host>/admin`; a `Host` that is not a plain host[:port] falls back to the
+    /// loopback address.
+    static func issuer(authority: String?, publicBase: String? = nil) -> String {
+        if let publicBase { return (publicBase.hasSuffix("/") ? String(publicBase.dropLast()) : publicBase) + "/admin" }
         let host =
             authority.flatMap { value in
                 value.utf8.count <= 255 && !value.isEmpty

@@ -88,7 +88,8 @@ public enum GatewayCommand {
             host: configuration.adminHost, port: port,
             services: .init(
                 stores: bootstrap.stores, metrics: metrics, clock: bootstrap.services.clock,
-                cache: bootstrap.services.cache, requireSecondFactor: configuration.adminRequireTOTP),
+                cache: bootstrap.services.cache, requireSecondFactor: configuration.adminRequireTOTP,
+                publicBaseURL: configuration.adminPublicBaseURL),
             logger: logger,
             onServerRunning: { bound in
                 logger.notice("admin listener on \(configuration.adminHost):\(bound)")

@@ -79,14 +79,17 @@ extension GatewayConfiguration {
         if let mode = try choice(.adminRequireTOTP, GatewayConfiguration.Switch.self) {
             configuration.adminRequireTOTP = mode == .on
         }
-        if let url = string(.publicBaseURL) {
+        for (setting, keyPath) in [
+            (GatewaySetting.publicBaseURL, \GatewayConfiguration.publicBaseURL),
+            (.adminPublicBaseURL, \.adminPublicBaseURL),
+        ] {
+            guard let url = string(setting) else { continue }
             guard let parsed = URL(string: url), let scheme = parsed.scheme, ["http", "https"].contains(scheme),
                 parsed.host != nil
             else {
-                throw ConfigurationError(
-                    setting: .publicBaseURL, reason: "must be an absolute http(s) URL, got \"\(url)\"")
+                throw ConfigurationError(setting: setting, reason: "must be an absolute http(s) URL, got \"\(url)\"")
             }
-            configuration.publicBaseURL = url
+            configuration[keyPath: keyPath] = url
         }
         if let path = string(.databasePath) { configuration.databasePath = path }
         if let url = string(.databaseURL) {

@@ -24,6 +24,8 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var adminPort: Int?
     /// Whether people need a TOTP second factor to sign in to the admin listener.
     public var adminRequireTOTP = false
+    /// Where operators reach the admin listener (`admin.public.base.url`); nil: each request's Host, over http.
+    public var adminPublicBaseURL: String?
     /// Days the audit trail keeps records; 0: forever.
     public var auditRetentionDays = 0
     /// Explicit public base URL; nil means derive from host and bound port.

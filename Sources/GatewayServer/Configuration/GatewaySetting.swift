@@ -37,6 +37,9 @@ extension GatewaySetting {
     public static let adminRequireTOTP = GatewaySetting(
         "admin.require.totp", env: "ADMIN_REQUIRE_TOTP", default: "off",
         "on: every person signing in to the admin listener needs a TOTP second factor (gatewayctl operator totp).")
+    public static let adminPublicBaseURL = GatewaySetting(
+        "admin.public.base.url", env: "ADMIN_PUBLIC_BASE_URL", default: nil,
+        "Base URL operators reach the admin listener at (https behind a TLS proxy); the operator realm's issuer is {this}/admin. Default http://{each request's Host}.")
     public static let auditRetentionDays = GatewaySetting(
         "audit.retention.days", env: "AUDIT_RETENTION_DAYS", default: "0",
         "Days operators' audit records are kept (0 = forever, else 30-36500); older ones are pruned hourly behind a signed checkpoint, so the chains still verify.")
@@ -222,7 +225,7 @@ extension GatewaySetting {
 
     /// All settings, in help order.
     public static let all: [GatewaySetting] = [
-        .httpHost, .httpPort, .adminHost, .adminPort, .adminRequireTOTP, .auditRetentionDays, .publicBaseURL, .databaseURL, .databaseTimeout, .databaseProbe, .databasePath, .redisURL,
+        .httpHost, .httpPort, .adminHost, .adminPort, .adminRequireTOTP, .adminPublicBaseURL, .auditRetentionDays, .publicBaseURL, .databaseURL, .databaseTimeout, .databaseProbe, .databasePath, .redisURL,
         .masterKey, .masterKeyFile,
         .environment, .logLevel, .logFormat, .accessLog, .edgeFastPath, .configFile, .tenantReloadInterval, .jwksMaxAge, .cibaPollInterval,
         .upstreamBudget, .upstreamConnections, .upstreamMaxInFlight, .breakerFailureRatio, .breakerOpenMilliseconds,
