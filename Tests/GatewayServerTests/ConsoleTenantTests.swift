@@ -14,6 +14,11 @@ struct ConsoleTenantTests {
             var gamma = Tenant(id: "gamma", displayName: "Gamma <Co>")
             gamma.platform.subscriptionKey = SecretValue("sk-live-do-not-show-0123456789")
             _ = try await admin.stores.tenants.create(gamma, actor: "t")
+            var desk = OAuthClient(tenantID: "gamma", clientID: "desk", confidential: true, redirectURIs: [])
+            desk.grantTypes = [BackchannelRules.grantType]
+            (desk.backchannelMode, desk.backchannelNotificationEndpoint) = (.ping, "https://desk.example/ciba")
+            desk.backchannelUserCodeRequired = true
+            try await admin.stores.auth.addClients([NewClient(desk, secretHash: ClientSecret.generate().hash)])
             try await ConsoleTests.people(
                 admin.stores, [("tad", .tenantAdmin, "gamma"), ("rel", .releaseManager, "gamma")])
             var tenantAdmin = ConsoleTests.Browser(admin: admin)
@@ -25,6 +30,7 @@ struct ConsoleTenantTests {
             #expect(page.body.contains("<code>platform.subscriptionKey</code>"))
             #expect(!page.body.contains("sk-live-do-not-show") && page.body.contains("Gamma &lt;Co&gt;"))
             #expect(page.body.contains("<caption>OAuth clients</caption>"))
+            #expect(page.body.contains("<td>ciba (ping → https://desk.example/ciba, user_code)</td>"), "\(page.body)")
             #expect(
                 page.body.contains("<caption>Role bindings</caption>") && page.body.contains("<td>tenant-admin</td>"))
 
@@ -112,6 +118,11 @@ struct ConsoleTenantTests {
             var gamma = Tenant(id: "gamma", displayName: "Gamma")
             gamma.platform.subscriptionKey = SecretValue("sk-live-do-not-show-0123456789")
             _ = try await admin.stores.tenants.create(gamma, actor: "t")
+            var desk = OAuthClient(tenantID: "gamma", clientID: "desk", confidential: true, redirectURIs: [])
+            desk.grantTypes = [BackchannelRules.grantType]
+            (desk.backchannelMode, desk.backchannelNotificationEndpoint) = (.ping, "https://desk.example/ciba")
+            desk.backchannelUserCodeRequired = true
+            try await admin.stores.auth.addClients([NewClient(desk, secretHash: ClientSecret.generate().hash)])
             try await ConsoleTests.people(
                 admin.stores, [("tad", .tenantAdmin, "gamma"), ("rel", .releaseManager, "gamma")])
             var tad = ConsoleTests.Browser(admin: admin)

@@ -18,6 +18,17 @@ enum ConsoleTenantPage {
         var form: String?
     }
 
+    /// A client's grant types; a CIBA client's with its delivery mode, its ping endpoint and
+    /// whether it must send the user's code.
+    static func grants(of client: OAuthClient) -> String {
+        (client.grantTypes ?? OAuthClient.knownGrantTypes).map { grant in
+            guard grant == BackchannelRules.grantType else { return grant }
+            let endpoint = client.backchannelNotificationEndpoint.map { " → " + $0 } ?? ""
+            let userCode = client.backchannelUserCodeRequired == true ? ", user_code" : ""
+            return "ciba (\(client.backchannelMode?.rawValue ?? "?")\(endpoint)\(userCode))"
+        }.joined(separator: " ")
+    }
+
     static func body(
         _ texts: ConsoleTexts, _ sections: Sections, notice: (text: String, error: Bool)? = nil
     ) throws -> String {
@@ -48,11 +59,13 @@ enum ConsoleTenantPage {
         body +=
             sections.clients.map { clients in
                 ConsolePage.table(
-                    caption: texts[.clients], headers: ["client_id", texts[.kind], texts[.redirects], texts[.scopes]],
+                    caption: texts[.clients],
+                    headers: ["client_id", texts[.kind], texts[.grants], texts[.redirects], texts[.scopes]],
                     rows: clients.map { client in
                         [
                             "<code>\(escape(client.clientID))</code>",
                             escape(client.confidential ? texts[.confidential] : texts[.publicClient]),
+                            escape(Self.grants(of: client)),
                             escape(client.redirectURIs.joined(separator: " ")),
                             escape(client.allowedScopes.joined(separator: " ")),
                         ]

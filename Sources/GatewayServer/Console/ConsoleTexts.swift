@@ -72,7 +72,7 @@ struct ConsoleTexts: Sendable {
         case requestID, recordBroken, recordHolds, change, noChange, before, after, verifyWhole, auditRecord
         case useInstead, actionWithdraw, consequenceWithdraw, timeZone, save, moreTenants, perMinute, errorShare
         case latencyP95, backlog, pushBacklog, byProvider, secretKept, saveConfiguration, tenantChangedBy
-        case noDifference, editConfiguration, notSaved
+        case noDifference, editConfiguration, notSaved, grants
 
         var english: String {
             switch self {
@@ -189,6 +189,7 @@ struct ConsoleTexts: Sendable {
             case .clients: "OAuth clients"
             case .kind: "Kind"
             case .redirects: "Redirect URIs"
+            case .grants: "Grants"
             case .scopes: "Scopes"
             case .confidential: "confidential"
             case .publicClient: "public"
@@ -273,7 +274,7 @@ struct ConsoleTexts: Sendable {
         "tenantChangedBy": "保存していません: このテナントは %2 UTC に %1 が変更しました。現在の設定を表示しています。",
         "noDifference": "設定と異なる値はありません。何も保存していません。", "editConfiguration": "設定を変更",
         "notSaved": "保存していません: 下に示した項目の値を直してください。",
-        "clients": "OAuth クライアント", "kind": "種別", "redirects": "リダイレクト URI", "scopes": "スコープ",
+        "clients": "OAuth クライアント", "kind": "種別", "redirects": "リダイレクト URI", "grants": "グラント", "scopes": "スコープ",
         "confidential": "コンフィデンシャル", "publicClient": "パブリック", "signingKeys": "署名鍵", "nextStep": "次の段階",
         "nextStepAt": "%2 に %1", "rotateHint": "署名中: ローテーションで置き換え", "linkDomains": "リンクドメイン",
         "host": "ホスト", "appIDs": "アプリ ID", "roleBindings": "ロールの割り当て", "role": "ロール", "miniApps": "ミニアプリ",
