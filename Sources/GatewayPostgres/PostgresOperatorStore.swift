@@ -48,6 +48,15 @@ public final class PostgresOperatorStore: OperatorStore {
         ).map { try OperatorRows.binding(operatorID: operatorID, role: $0.0, tenantID: $0.1, miniAppIDs: $0.2) }
     }
 
+    public func allBindings() async throws -> [RoleBinding] {
+        try await database.pool.all(
+            """
+            SELECT operator_id, role, tenant_id, mini_app_ids FROM operator_bindings
+            ORDER BY operator_id, COALESCE(tenant_id, ''), role
+            """, as: (String, String, String?, String).self
+        ).map { try OperatorRows.binding(operatorID: $0.0, role: $0.1, tenantID: $0.2, miniAppIDs: $0.3) }
+    }
+
     public func bind(_ binding: RoleBinding, audit: AuditDraft) async throws -> Bool {
         let (operatorID, role, tenantID) = (binding.operatorID, binding.role.rawValue, binding.tenantID)
         return try await database.transaction { connection in

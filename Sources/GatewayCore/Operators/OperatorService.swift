@@ -175,13 +175,10 @@ public struct OperatorService: Sendable {
         else { throw OperatorError.unknownOperator(name) }
     }
 
-    /// Every operator with its bindings, by name.
+    /// Every operator with its bindings, by name: two reads, whatever the number of operators.
     public func list() async throws -> [(operator: Operator, bindings: [RoleBinding])] {
-        var result: [(operator: Operator, bindings: [RoleBinding])] = []
-        for found in try await operators.allOperators() {
-            result.append((found, try await operators.bindings(operatorID: found.id)))
-        }
-        return result
+        let bindings = Dictionary(grouping: try await operators.allBindings(), by: \.operatorID)
+        return try await operators.allOperators().map { ($0, bindings[$0.id] ?? []) }
     }
 
     /// The operator named `name` with its bindings.

@@ -17,6 +17,9 @@ public protocol OperatorStore: Sendable {
     /// The operator's bindings.
     func bindings(operatorID: String) async throws -> [RoleBinding]
 
+    /// Every binding of every operator, in one read (listing operators).
+    func allBindings() async throws -> [RoleBinding]
+
     /// Adds `binding` (replacing one of the same role in the same scope, e.g. to change its
     /// mini apps); false when an identical binding existed (nothing written, nothing audited).
     func bind(_ binding: RoleBinding, audit: AuditDraft) async throws -> Bool

@@ -59,6 +59,22 @@ public final class SQLiteOperatorStore: OperatorStore {
         }
     }
 
+    public func allBindings() async throws -> [RoleBinding] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT operator_id, role, tenant_id, mini_app_ids FROM operator_bindings
+                    ORDER BY operator_id, COALESCE(tenant_id, ''), role
+                    """
+            ).map { row in
+                try OperatorRows.binding(
+                    operatorID: row["operator_id"], role: row["role"], tenantID: row["tenant_id"],
+                    miniAppIDs: row["mini_app_ids"])
+            }
+        }
+    }
+
     public func bind(_ binding: RoleBinding, audit: AuditDraft) async throws -> Bool {
         try await pool.write { db in
             let existing = try String.fetchOne(

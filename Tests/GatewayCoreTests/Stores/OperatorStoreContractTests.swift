@@ -51,6 +51,11 @@ struct OperatorStoreContractTests {
         let listed = try await service.list()
         #expect(listed.map(\.operator.name) == ["alice", "ci-bot"])
         #expect(listed[1].bindings.map(\.label).sorted() == ["auditor@platform", "release-manager@acme[hello,pay]"])
+        // The list reads every binding at once, each in the order one operator's read gives.
+        for entry in listed {
+            #expect(try await database.stores.operators.bindings(operatorID: entry.operator.id) == entry.bindings)
+        }
+        #expect(try await database.stores.operators.allBindings().count == 3)
         #expect(try await service.unbind(name: "ci-bot", role: .releaseManager, tenantID: "acme", actor: Self.root))
         #expect(try await service.unbind(name: "ci-bot", role: .releaseManager, tenantID: "acme", actor: Self.root) == false)
         #expect(try await database.stores.operators.bindings(operatorID: bot.createdOperator.id).map(\.label) == ["auditor@platform"])
