@@ -97,11 +97,16 @@ extension GatewayAPIHandler {
                 address: RequestScope.current?.clientAddress, requestID: RequestScope.current?.requestID))
         if request.mode == .ping, let pings = services.backchannelPings,
             let client = try await services.auth.client(tenantID: tenant.id, clientID: request.clientID),
-            let endpoint = client.backchannelNotificationEndpoint,
-            case .refused(let refusal) = await pings.ping(request, endpoint: endpoint, settings: tenant.ciba)
+            let endpoint = client.backchannelNotificationEndpoint
         {
-            RequestScope.logger.warning(
-                "CIBA ping not sent to client \(request.clientID)'s notification endpoint: \(refusal)")
+            // The answer does not wait for the client's endpoint (up to 2 s): the ping goes on
+            // its own, counted and logged; a lost one costs the client a poll.
+            let (settings, logger) = (tenant.ciba, RequestScope.logger)
+            Task {
+                if case .refused(let refusal) = await pings.ping(request, endpoint: endpoint, settings: settings) {
+                    logger.warning("CIBA ping not sent to client \(request.clientID)'s notification endpoint: \(refusal)")
+                }
+            }
         }
     }
 
