@@ -18,7 +18,7 @@ port=$(scripts/free-port.sh)
 GATEWAY_HTTP_PORT=$port "$bin/gateway" serve >"$work/ciba-gateway.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 200); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
-"$bin/gatewayctl" client add --tenant demo --client-id bench-host --redirect-uri http://127.0.0.1/callback >/dev/null
+"$bin/gatewayctl" client add --tenant demo --client-id bench-host --first-party --redirect-uri http://127.0.0.1/callback >/dev/null
 "$bin/gatewayctl" client add --tenant demo --client-id tv --confidential --grant-type ciba --json >"$work/tv.json"
 "$bin/gatewayctl" client add --tenant demo --client-id kiosk --confidential --grant-type ciba --json >"$work/kiosk.json"
 password="bench ciba passphrase $RANDOM$RANDOM"

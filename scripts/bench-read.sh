@@ -27,7 +27,7 @@ pids+=($!)
 wait_for "http://127.0.0.1:$full_port/healthz"
 "$bin/gatewayctl" tenant create bench --display-name Bench --platform-url "http://127.0.0.1:$upstream_port" \
   --project-id P1 --subscription-key bench-key --catalog-ttl 60 --manifest-ttl 300 >/dev/null
-"$bin/gatewayctl" client add --tenant bench --client-id bench-app --redirect-uri http://127.0.0.1/callback >/dev/null
+"$bin/gatewayctl" client add --tenant bench --client-id bench-app --first-party --redirect-uri http://127.0.0.1/callback >/dev/null
 printf 'username: bench\npassword: bench-password-%s\n' "$RANDOM$RANDOM" >"$work/user.txt"
 awk '/^password: / {print $2}' "$work/user.txt" | "$bin/gatewayctl" user add --tenant bench --username bench --password-stdin >/dev/null
 path=/t/bench/v1/miniapps/app1/versions/v1/manifest

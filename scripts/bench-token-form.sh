@@ -37,7 +37,7 @@ one_round() {  # $1 build folder, $2 label; prints "label exchanges refreshes fo
   local pid=$!
   wait_for "http://127.0.0.1:$port/healthz"
   "$bin/gatewayctl" tenant create bench --display-name Bench >/dev/null
-  "$bin/gatewayctl" client add --tenant bench --client-id bench-app --redirect-uri http://127.0.0.1/callback \
+  "$bin/gatewayctl" client add --tenant bench --client-id bench-app --first-party --redirect-uri http://127.0.0.1/callback \
     --id-token-alg "$id_alg" >/dev/null
   echo "bench-password-$RANDOM$RANDOM" | "$bin/gatewayctl" user add --tenant bench --username bench --password-stdin >/dev/null
   local base="http://127.0.0.1:$port" tokens form

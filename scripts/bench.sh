@@ -54,9 +54,9 @@ wait_for "http://127.0.0.1:$gw_port/healthz"
 base="http://127.0.0.1:$gw_port"
 wait_for "$base/t/bench/v1/host-config"
 # Every mini-app operation needs a bearer token: sign real users in, as a client would.
-"$bin/gatewayctl" client add --tenant bench --client-id bench-app --redirect-uri http://127.0.0.1/callback >/dev/null
+"$bin/gatewayctl" client add --tenant bench --client-id bench-app --first-party --redirect-uri http://127.0.0.1/callback >/dev/null
 # The same with ES256 ID tokens (issue 32's table names them; RS256 is OpenID Connect's default).
-"$bin/gatewayctl" client add --tenant bench --client-id bench-es --redirect-uri http://127.0.0.1/callback \
+"$bin/gatewayctl" client add --tenant bench --client-id bench-es --first-party --redirect-uri http://127.0.0.1/callback \
   --id-token-alg ES256 >/dev/null
 printf 'username: bench\npassword: bench-password-%s\n' "$RANDOM$RANDOM" >"$work/bench-user.txt"
 awk '/^password: / {print $2}' "$work/bench-user.txt" | "$bin/gatewayctl" user add --tenant bench --username bench --password-stdin >/dev/null
@@ -241,7 +241,7 @@ pg_base="http://127.0.0.1:$pg_port"
 wait_for "$pg_base/healthz"
 env "${pg_env[@]}" "$bin/gatewayctl" tenant create bench --display-name Bench --platform-url "http://127.0.0.1:$upstream_port" \
   --project-id P1 --subscription-key bench-key --catalog-ttl 1 --manifest-ttl 300 >/dev/null
-env "${pg_env[@]}" "$bin/gatewayctl" client add --tenant bench --client-id bench-app --redirect-uri http://127.0.0.1/callback >/dev/null
+env "${pg_env[@]}" "$bin/gatewayctl" client add --tenant bench --client-id bench-app --first-party --redirect-uri http://127.0.0.1/callback >/dev/null
 awk '/^password: / {print $2}' "$work/bench-user.txt" | env "${pg_env[@]}" "$bin/gatewayctl" user add --tenant bench --username bench --password-stdin >/dev/null
 wait_for "$pg_base/t/bench/v1/host-config"
 pg_demo_auth="Authorization: Bearer $(python3 scripts/demo-token.py "$pg_base" "$work/pg/demo-user.txt")"

@@ -491,6 +491,30 @@ enum PostgresMigrations {
                 "CREATE INDEX operator_tokens_session ON operator_tokens (session_id)",
             ]
         ),
+        (
+            // Scopes per operation (issue 62): every client registered before holds, as default
+            // scopes, the host app's surface its tokens could use then (sign-in requests only a
+            // first-party client's); senders hold none. Live refresh families gain the same, so
+            // signed-in apps keep working after the upgrade.
+            "v35-client-default-scopes",
+            [
+                """
+                UPDATE auth_clients SET document = (document::jsonb || jsonb_build_object('defaultScopes',
+                    CASE WHEN document::jsonb ->> 'firstParty' = 'true'
+                    THEN '["host","miniapp-data","messages","devices","sign-in-requests"]'::jsonb
+                    ELSE '["host","miniapp-data","messages","devices"]'::jsonb END))::text
+                WHERE NOT (document::jsonb ? 'defaultScopes')
+                    AND COALESCE(document::jsonb -> 'grantTypes', '[]'::jsonb) <> '["client_credentials"]'::jsonb
+                """,
+                """
+                UPDATE auth_refresh_families f SET scope = f.scope || ' host miniapp-data messages devices' ||
+                    CASE WHEN EXISTS (SELECT 1 FROM auth_clients c WHERE c.tenant_id = f.tenant_id
+                        AND c.client_id = f.client_id AND c.document::jsonb ->> 'firstParty' = 'true')
+                    THEN ' sign-in-requests' ELSE '' END
+                WHERE NOT f.revoked
+                """,
+            ]
+        ),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the

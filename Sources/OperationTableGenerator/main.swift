@@ -99,6 +99,8 @@ struct ContractDocument {
         let method: String
         let path: String
         let security: String
+        /// The scopes its token must hold (`security: [{bearer: [host]}, {dpop: [host]}]`).
+        let scopes: [String]
         let errors: String
         let body: String
         let storedAnswer: String?
@@ -106,10 +108,19 @@ struct ContractDocument {
 
     let prefixes: [Prefix]
     let operations: [Operation]
+    /// `x-gateway-scopes`: every scope an operation may name, with what it opens.
+    let scopes: [(name: String, description: String)]
 
     init(yaml: String) throws {
         guard let root = try Yams.load(yaml: yaml) as? [String: Any] else { throw GeneratorError("not a mapping") }
         let components = root["components"] as? [String: Any] ?? [:]
+        let vocabulary = root["x-gateway-scopes"] as? [String: Any] ?? [:]
+        scopes = try vocabulary.keys.sorted().map { name in
+            guard let description = vocabulary[name] as? String, !description.isEmpty else {
+                throw GeneratorError("x-gateway-scopes: \(name) has no description")
+            }
+            return (name, description)
+        }
         prefixes = try (root["x-gateway-prefixes"] as? [[String: Any]] ?? []).map { entry in
             guard let path = entry["path"] as? String else {
                 throw GeneratorError("x-gateway-prefixes: an entry without `path`")
@@ -134,6 +145,13 @@ struct ContractDocument {
                     throw GeneratorError("\(at) has no operationId")
                 }
                 let security = try Self.security(operation["security"] ?? root["security"], at: at)
+                let scopes = try Self.scopes(operation["security"] ?? root["security"], at: at)
+                for scope in scopes where vocabulary[scope] == nil {
+                    throw GeneratorError("\(at): scope \(scope) is not in x-gateway-scopes")
+                }
+                if security == "bearer" || security == "sender", scopes.isEmpty {
+                    throw GeneratorError("\(at): a bearer operation names the scope it needs (- bearer: [scope])")
+                }
                 let errors = try Self.value(
                     operation["x-gateway-errors"], of: Self.errors, at: "\(at) x-gateway-errors")
                 let body = try Self.value(operation["x-gateway-body"], of: Self.bodies, at: "\(at) x-gateway-body")
@@ -143,7 +161,7 @@ struct ContractDocument {
                     "application/x-www-form-urlencoded")
                 operations.append(
                     Operation(
-                        id: id, method: method, path: path, security: security,
+                        id: id, method: method, path: path, security: security, scopes: scopes,
                         errors: errors ?? prefix?.errors ?? "problem",
                         body: body ?? (isForm ? "form" : nil) ?? prefix?.body ?? "json",
                         storedAnswer: stored
@@ -171,6 +189,17 @@ struct ContractDocument {
         if schemes.contains("bearer") || schemes.contains("dpop") { return "bearer" }
         guard schemes.isEmpty else { throw GeneratorError("\(place): unknown security schemes \(schemes.sorted())") }
         return "none"
+    }
+
+    /// The scopes a token must hold: the same list in every alternative (`bearer` and `dpop`).
+    static func scopes(_ raw: Any?, at place: String) throws -> [String] {
+        let requirements = raw as? [[String: Any]] ?? []
+        let lists = requirements.flatMap { $0.values.map { ($0 as? [Any] ?? []).compactMap { $0 as? String } } }
+        guard let first = lists.first else { return [] }
+        guard lists.allSatisfy({ $0 == first }) else {
+            throw GeneratorError("\(place): every security alternative names the same scopes")
+        }
+        return first
     }
 
     static func mediaTypes(of requestBody: Any?, components: [String: Any]) -> [String] {
@@ -209,10 +238,19 @@ struct ContractDocument {
         for operation in operations {
             let stored = operation.storedAnswer.map { ".\($0)" } ?? "nil"
             let security = Self.swiftSecurity(operation.security)
+            let scopes = operation.scopes.map(Self.literal).joined(separator: ", ")
             lines.append(
                 "        ContractOperation(id: \(Self.literal(operation.id)), method: .\(operation.method), template: \(Self.literal(operation.path)), "
-                    + "facts: EdgeFacts(security: .\(security), errors: .\(operation.errors), body: .\(operation.body)), storedAnswer: \(stored)),"
+                    + "facts: EdgeFacts(security: .\(security), errors: .\(operation.errors), body: .\(operation.body)), scopes: [\(scopes)], storedAnswer: \(stored)),"
             )
+        }
+        lines += [
+            "    ]", "",
+            "    /// `x-gateway-scopes`: every scope the contract's operations name, with what it opens, by name.",
+            "    static let scopeVocabulary: [(name: String, description: String)] = [",
+        ]
+        for scope in scopes {
+            lines.append("        (\(Self.literal(scope.name)), \(Self.literal(scope.description))),")
         }
         lines += [
             "    ]", "}", "", "extension EdgeFacts {",

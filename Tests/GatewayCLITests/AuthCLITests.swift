@@ -222,6 +222,40 @@ struct AuthCLITests {
         }
     }
 
+    @Test("client add: openid profile email by default, the host app's surface with --first-party; list shows who holds it")
+    func clientScopes() async throws {
+        let ctl = try await harness()
+        defer { ctl.remove() }
+        let store = SQLiteAuthStore(tenants: try ctl.store())
+        #expect(
+            await ctl.run(["client", "add", "--tenant", "acme", "--client-id", "app", "--redirect-uri", "com.acme:/cb", "--first-party"])
+                .code == 0)
+        #expect(
+            await ctl.run([
+                "client", "add", "--tenant", "acme", "--client-id", "partner", "--redirect-uri", "https://p.example/cb",
+                "--scope", "messages",
+            ]).code == 0)
+        let app = try #require(try await store.client(tenantID: "acme", clientID: "app"))
+        #expect(app.defaultScopes == ["openid", "profile", "email"] + APIScope.hostApp)
+        let partner = try #require(try await store.client(tenantID: "acme", clientID: "partner"))
+        #expect(partner.defaultScopes == ["openid", "profile", "email"] && partner.allowedScopes == ["messages"])
+        let list = await ctl.run(["client", "list", "--tenant", "acme"]).output
+        #expect(list.contains("HOST-APP SCOPES"))
+        let rows = list.split(separator: "\n")
+        #expect(rows.first { $0.hasPrefix("app ") }?.contains("host,miniapp-data,messages,devices,sign-in-requests") == true, "\(list)")
+        #expect(rows.first { $0.hasPrefix("partner ") }?.contains(" messages ") == true, "\(list)")
+        #expect(await ctl.run(["client", "show", "--tenant", "acme", "--client-id", "partner"]).output.contains("default scopes:       openid profile email"))
+        // Sign-in requests are the host app's alone; a list given replaces the defaults.
+        let refused = await ctl.run([
+            "client", "update", "--tenant", "acme", "--client-id", "partner", "--default-scope", "sign-in-requests",
+        ])
+        #expect(refused.code == 2 && refused.error.contains("--first-party"), "\(refused.error)")
+        #expect(
+            await ctl.run(["client", "update", "--tenant", "acme", "--client-id", "app", "--default-scope", "openid", "--default-scope", "host"])
+                .code == 0)
+        #expect(try await store.client(tenantID: "acme", clientID: "app")?.defaultScopes == ["openid", "host"])
+    }
+
     @Test("bad client input exits 2 with one line and writes nothing")
     func badClient() async throws {
         let ctl = try await harness()

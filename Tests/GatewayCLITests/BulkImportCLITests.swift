@@ -90,7 +90,8 @@ struct BulkImportCLITests {
             app8.confidential && app8.requirePAR && app8.grantTypes == ["authorization_code"]
                 && app8.accessTokenLifetimeSeconds == 120)
         var app0 = OAuthClient(tenantID: "acme", clientID: "app-000", redirectURIs: ["https://app.example/cb"])
-        app0.revision = 1
+        // An entry that names no default scopes holds what `client add` gives.
+        (app0.revision, app0.defaultScopes) = (1, ["openid", "profile", "email"])
         #expect(try await store.client(tenantID: "acme", clientID: "app-000") == app0)
 
         // What `client list --json` prints is an import file: the same clients land in beta.

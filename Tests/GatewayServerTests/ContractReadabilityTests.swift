@@ -116,7 +116,7 @@ struct ContractReadabilityTests {
 
         var client = OAuthClient(tenantID: "acme", clientID: "app", redirectURIs: [], idTokenSigningAlgorithm: .es256)
         (client.dpopNonceRequired, client.firstParty, client.grantTypes, client.miniApps) = (true, true, ["x"], ["m"])
-        (client.jwks, client.revision) = (.object(["keys": .array([])]), 2)
+        (client.jwks, client.revision, client.defaultScopes) = (.object(["keys": .array([])]), 2, ["openid"])
         (client.backchannelMode, client.backchannelNotificationEndpoint, client.backchannelUserCodeRequired) = (
             .ping, "https://x", true
         )

@@ -328,19 +328,22 @@ struct FederationTests {
         try await GatewayHarness.withGateway { harness, _, port in
             let world = World(harness: harness, port: port)
             try await world.setUp()
+            // Even the tenant's own host app gets no sign-in-request approval from an exchange.
             var native = OAuthClient(
                 tenantID: "shop", clientID: "shop-native", redirectURIs: ["com.example.shop:/native"])
             native.grantTypes = ["authorization_code", "refresh_token", TokenExchange.grantType]
+            native.firstParty = true
+            native.defaultScopes = OAuthClient.newDefaultScopes(firstParty: true)
             try await world.store.addClient(native, secretHash: nil)
             let corpToken = try await world.corpAccessToken()
             @Sendable func exchange(
-                _ clientID: String, tenant: String = "shop"
+                _ clientID: String, tenant: String = "shop", scope: String = "openid profile"
             ) async throws -> (status: Int, body: [String: JSONValue]) {
                 try await world.postForm(
                     "\(world.base)/t/\(tenant)/oauth2/token",
                     [
                         ("grant_type", TokenExchange.grantType), ("client_id", clientID), ("subject_token", corpToken),
-                        ("subject_token_type", TokenExchange.accessTokenType), ("scope", "openid profile"),
+                        ("subject_token_type", TokenExchange.accessTokenType), ("scope", scope),
                     ])
             }
             // Not trusted yet; then a client without the grant; then the real exchange.
@@ -354,6 +357,19 @@ struct FederationTests {
             #expect(accepted)
             let answer = try await exchange("shop-native")
             #expect(answer.body["issued_token_type"]?.stringValue == TokenExchange.accessTokenType)
+            #expect(
+                answer.body["scope"]?.stringValue == "openid profile email host miniapp-data messages devices",
+                "\(answer.body)")
+            var approvals = HTTPClientRequest(url: world.shopIssuer + "/v1/me/sign-in-requests")
+            approvals.headers.add(
+                name: "Authorization", value: "Bearer " + (answer.body["access_token"]?.stringValue ?? ""))
+            let refused = try await TestHTTP.noRedirects.execute(approvals, timeout: .seconds(10))
+            #expect(refused.status.code == 403)
+            #expect(
+                refused.headers.first(name: "WWW-Authenticate")
+                    == #"Bearer error="insufficient_scope", scope="sign-in-requests""#)
+            let asked = try await exchange("shop-native", scope: "openid sign-in-requests")
+            #expect(asked.status == 400 && asked.body["error"] == "invalid_scope", "\(asked.body)")
             let refresh = try #require(answer.body["refresh_token"]?.stringValue)
             let idToken = try #require(answer.body["id_token"]?.stringValue)
             let carol = try await world.carolAtCorp()

@@ -29,12 +29,15 @@ struct OAuthTestKit {
     var issuer: String { "\(harness.configuration.publicBaseURL ?? base)/t/\(tenant)" }
     var store: any AuthStore { harness.bootstrap.authStore }
 
-    /// Registers the client (with `configure`) and user.
+    /// Registers the client (with `configure`) and user. The client is the tenant's host app
+    /// (first-party, holding the host app's surface) unless `configure` says otherwise.
     func setUp(_ configure: (inout OAuthClient) -> Void = { _ in }) async throws {
         var c = OAuthClient(
             tenantID: tenant, clientID: clientID, redirectURIs: [redirectURI, "http://127.0.0.1/callback"],
             postLogoutRedirectURIs: ["com.example.app:/bye"])
+        c.firstParty = true
         configure(&c)
+        if c.defaultScopes == nil { c.defaultScopes = OAuthClient.newDefaultScopes(firstParty: c.isFirstParty) }
         try await store.addClient(c, secretHash: nil)
         if try await store.user(tenantID: tenant, username: username) == nil {
             try await store.addUser(

@@ -48,7 +48,8 @@ extension GatewayHarness {
                     LocalUser(tenantID: tenant, username: subject, subject: subject, passwordHash: "x"))
             }
             let tokens = try await auth.tokens.issueForSubject(
-                issuer: "http://127.0.0.1:\(port)/t/\(tenant)", client: client, subject: subject, scope: "openid",
+                issuer: "http://127.0.0.1:\(port)/t/\(tenant)", client: client, subject: subject,
+                scope: (["openid"] + APIScope.hostApp).joined(separator: " "),
                 dpopJKT: nil)
             minted.append((tokens.accessToken, subject))
         }

@@ -22,8 +22,14 @@ struct ClientSettingOptions: ParsableArguments {
     @Option(name: .customLong("post-logout-redirect-uri"), help: "Post-logout redirect URI (repeatable).")
     var postLogoutRedirectURIs: [String] = []
     @Option(
-        name: .customLong("scope"), help: "Allowed scope (repeatable; default openid profile email offline_access).")
+        name: .customLong("scope"),
+        help: "Optional scope, granted when asked for (repeatable; default openid profile email offline_access).")
     var scopes: [String] = []
+    @Option(
+        name: .customLong("default-scope"),
+        help:
+            "Default scope, granted unasked (repeatable; replaces the list; a new client holds openid profile email, a --first-party one also host miniapp-data messages devices sign-in-requests)."
+    ) var defaultScopes: [String] = []
     @Flag(name: .customLong("require-par"), inversion: .prefixedNo, help: "Require pushed authorization requests.")
     var requirePAR: Bool?
     @Flag(name: .customLong("dpop"), inversion: .prefixedNo, help: "Bind tokens with DPoP (proof required).") var dpop:
@@ -81,8 +87,8 @@ struct ClientSettingOptions: ParsableArguments {
             patch.jwks = set
         }
         func list(_ values: [String]) -> [String]? { values.isEmpty ? nil : values }
-        (patch.redirectURIs, patch.postLogoutRedirectURIs, patch.allowedScopes) =
-            (list(redirectURIs), list(postLogoutRedirectURIs), list(scopes))
+        (patch.redirectURIs, patch.postLogoutRedirectURIs, patch.allowedScopes, patch.defaultScopes) =
+            (list(redirectURIs), list(postLogoutRedirectURIs), list(scopes), list(defaultScopes))
         // `ciba` and `token-exchange` name their grants' URNs.
         let grants = grantTypes.map {
             $0 == "ciba" ? BackchannelRules.grantType : $0 == "token-exchange" ? TokenExchange.grantType : $0
@@ -108,7 +114,8 @@ enum ClientText {
             "client \(c.clientID) (\(c.confidential ? "confidential" : "public")) in tenant \(c.tenantID)",
             "  redirect URIs:        \(c.redirectURIs.joined(separator: " "))",
             "  post-logout URIs:     \(c.postLogoutRedirectURIs.joined(separator: " "))",
-            "  scopes:               \(c.allowedScopes.joined(separator: " "))",
+            "  default scopes:       \((c.defaultScopes ?? []).joined(separator: " "))",
+            "  optional scopes:      \(c.allowedScopes.joined(separator: " "))",
             "  require PAR:          \(c.requirePAR)",
             "  DPoP:                 \(c.dpopBound)\(c.dpopNonceRequired == true ? " (server nonce required)" : "")",
             "  ID-token algorithm:   \(c.idTokenAlgorithm.rawValue)",
@@ -142,9 +149,8 @@ struct ClientAddCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.require()
-        var client = OAuthClient(
-            tenantID: tenant.tenant, clientID: clientID, confidential: confidential, redirectURIs: [])
-        try settings.apply(to: &client)
+        var client = try settings.patch().registering(
+            tenantID: tenant.tenant, clientID: clientID, confidential: confidential)
         try ClientText.validate(client)
         let secretText: String?
         if let remote = try await AdminRemote.select(global, context: context) {
@@ -186,14 +192,14 @@ struct ClientListCommand: AsyncParsableCommand {
             clients = try await a.auth.clients(tenantID: tenant.tenant)
         }
         if global.json { try context.printJSON(clients); return }
-        var table = TextTable(header: ["CLIENT ID", "TYPE", "GRANTS", "REDIRECT URIS"])
+        var table = TextTable(header: ["CLIENT ID", "TYPE", "GRANTS", "HOST-APP SCOPES", "REDIRECT URIS"])
         for c in clients {
             let grants = (c.grantTypes ?? OAuthClient.knownGrantTypes).map {
                 $0 == TokenExchange.grantType ? "token-exchange" : $0
             }
             table.rows.append([
                 c.clientID, c.confidential ? "confidential" : "public", grants.joined(separator: ","),
-                c.redirectURIs.joined(separator: " "),
+                c.hostAppScopes.isEmpty ? "-" : c.hostAppScopes.joined(separator: ","), c.redirectURIs.joined(separator: " "),
             ])
         }
         table.lines.forEach(context.print)

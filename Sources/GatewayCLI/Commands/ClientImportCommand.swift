@@ -6,7 +6,8 @@ import GatewayCore
 /// `clientID` optional (defaults as `client add`).
 struct ClientImportEntry: Decodable, ImportEntry {
     static let fields: Set<String> = [
-        "tenantID", "clientID", "confidential", "redirectURIs", "postLogoutRedirectURIs", "allowedScopes", "requirePAR",
+        "tenantID", "clientID", "confidential", "redirectURIs", "postLogoutRedirectURIs", "allowedScopes", "defaultScopes",
+        "requirePAR",
         "dpopBound",
         "accessTokenLifetimeSeconds", "refreshIdleLifetimeSeconds", "refreshAbsoluteLifetimeSeconds",
         "idTokenSigningAlgorithm",
@@ -20,6 +21,8 @@ struct ClientImportEntry: Decodable, ImportEntry {
     var redirectURIs: [String]?
     var postLogoutRedirectURIs: [String]?
     var allowedScopes: [String]?
+    /// Absent: what `client add` gives (OpenID Connect's, and the host app's for a first-party client).
+    var defaultScopes: [String]?
     var requirePAR: Bool?
     var dpopBound: Bool?
     var accessTokenLifetimeSeconds: Int?
@@ -49,6 +52,9 @@ struct ClientImportEntry: Decodable, ImportEntry {
         client.firstParty = firstParty
         client.grantTypes = grantTypes
         client.miniApps = miniApps
+        if !client.isSender {
+            client.defaultScopes = defaultScopes ?? OAuthClient.newDefaultScopes(firstParty: client.isFirstParty)
+        }
         return client
     }
 }

@@ -104,7 +104,7 @@ public struct TokenExchange: Sendable {
                 "temporarily_unavailable",
                 "the subject token's issuer cannot be reached to check it; try again shortly", status: 503)
         }
-        let scope = try AuthorizationServer.grantedScope(r.scope, client: client)
+        let scope = try AuthorizationServer.grantedScope(r.scope, client: client, origin: .tokenExchange)
         return .gatewayTokens(
             try await auth.tokens.issueForSubject(
                 issuer: issuer, client: client, subject: claims.subject, scope: scope, dpopJKT: dpopJKT))
@@ -128,6 +128,10 @@ public struct TokenExchange: Sendable {
         }
         guard claims.dpopJKT == nil else {
             throw OAuthError.invalidGrant("a DPoP-bound subject_token cannot be exchanged")
+        }
+        // The same door as `POST …/miniapps/{id}/access-token`: the subject token's `miniapp-data`.
+        guard claims.scope.split(separator: " ").contains(Substring(APIScope.miniAppData)) else {
+            throw OAuthError.invalidGrant("subject_token does not hold the \(APIScope.miniAppData) scope")
         }
         guard let resource = r.resource, resource.hasPrefix(Self.miniAppResourcePrefix) else {
             throw OAuthError("invalid_target", "resource must name the mini app: \(Self.miniAppResourcePrefix)<id>")

@@ -119,7 +119,9 @@ public struct TrustedTokenVerifier: Sendable {
             // First sight of this identity: its name and email from the issuer's UserInfo.
             try? await issuers.userInfo(tenantID: trusted.tenantID, issuer: trusted.issuer, accessToken: token)
         }
-        let scope = (c["scope"] ?? c["scp"])?.strings.joined(separator: " ") ?? ""
+        let claimedValue: [String] = (c["scope"] ?? c["scp"])?.strings ?? []
+        let claimed = claimedValue.joined(separator: " ").split(separator: " ").map(String.init)
+        let scope = APIScope.trustedIssuerScope(claimed: claimed)
         return AccessTokenClaims(
             issuer: trusted.issuer, subject: user.subject,
             clientID: c["client_id"]?.stringValue ?? c["azp"]?.stringValue ?? trusted.audience,

@@ -33,8 +33,7 @@ extension AdminService {
     ) async throws -> (client: OAuthClient, secret: String?) {
         try await authorize(call, AdminPermission(.create, .client), tenantID: tenantID, resourceID: clientID)
         _ = try await requireTenant(tenantID)
-        var client = OAuthClient(tenantID: tenantID, clientID: clientID, confidential: confidential, redirectURIs: [])
-        patch.apply(to: &client)
+        var client = patch.registering(tenantID: tenantID, clientID: clientID, confidential: confidential)
         let resource = AuditResource(type: .client, tenant: tenantID, id: clientID)
         do {
             try client.validate()

@@ -378,6 +378,29 @@ enum TenantMigrations {
             try db.execute(sql: "CREATE INDEX operator_grants_session ON operator_grants (session_id)")
             try db.execute(sql: "CREATE INDEX operator_tokens_session ON operator_tokens (session_id)")
         }
+        migrator.registerMigration("v35-client-default-scopes") { db in
+            // Scopes per operation (issue 62): every client registered before holds, as default
+            // scopes, the host app's surface its tokens could use then (sign-in requests only a
+            // first-party client's); senders hold none. Live refresh families gain the same, so
+            // signed-in apps keep working after the upgrade.
+            let hostApp = "'[\"host\",\"miniapp-data\",\"messages\",\"devices\"]'"
+            let firstParty = "'[\"host\",\"miniapp-data\",\"messages\",\"devices\",\"sign-in-requests\"]'"
+            try db.execute(
+                sql: """
+                    UPDATE auth_clients SET document = json_set(document, '$.defaultScopes',
+                        json(CASE WHEN json_extract(document, '$.firstParty') = 1 THEN \(firstParty) ELSE \(hostApp) END))
+                    WHERE json_extract(document, '$.defaultScopes') IS NULL
+                        AND COALESCE(json_extract(document, '$.grantTypes'), '') <> '["client_credentials"]'
+                    """)
+            try db.execute(
+                sql: """
+                    UPDATE auth_refresh_families SET scope = scope || ' host miniapp-data messages devices' ||
+                        CASE WHEN EXISTS (SELECT 1 FROM auth_clients c WHERE c.tenant_id = auth_refresh_families.tenant_id
+                            AND c.client_id = auth_refresh_families.client_id AND json_extract(c.document, '$.firstParty') = 1)
+                        THEN ' sign-in-requests' ELSE '' END
+                    WHERE revoked = 0
+                    """)
+        }
         return migrator
     }
 }

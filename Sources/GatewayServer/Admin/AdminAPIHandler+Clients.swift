@@ -71,7 +71,8 @@ extension AdminAPIHandler {
         let patch = try wire(body, as: ClientPatch.self)
         let lists: [([String]?, Int, Int, String)] = [
             (patch.redirectURIs, 50, 2048, "redirectURIs"), (patch.postLogoutRedirectURIs, 50, 2048, "postLogoutRedirectURIs"),
-            (patch.allowedScopes, 100, 256, "allowedScopes"), (patch.grantTypes, 10, 128, "grantTypes"),
+            (patch.allowedScopes, 100, 256, "allowedScopes"), (patch.defaultScopes, 100, 256, "defaultScopes"),
+            (patch.grantTypes, 10, 128, "grantTypes"),
             (patch.miniApps, 100, 128, "miniApps"),
         ]
         for (values, maxItems, maxLength, name) in lists {

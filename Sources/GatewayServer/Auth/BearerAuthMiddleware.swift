@@ -7,7 +7,8 @@ import Hummingbird
 /// under `/t/{tenant}/v1`, see ``EdgeFacts``): the
 /// `Authorization: Bearer` (or `DPoP` + proof) token must be valid for THAT tenant; the
 /// verified claims ride in ``RequestScope/principal``. Refusals are 401 problem documents
-/// with `WWW-Authenticate`. Also records the raw `Authorization` header for OAuth endpoints.
+/// with `WWW-Authenticate`; a valid token without the scope the operation's `security` names
+/// is 403 `insufficient_scope` (RFC 6750 §3.1). Also records the raw `Authorization` header for OAuth endpoints.
 /// The RAS-compatible API (`/t/{tenant}/ras/`) wants the tenant's client key in `apiKey`
 /// instead (401 `invalid_client_key`), plus a bearer token when the tenant requires one (one
 /// sent unasked is verified too: it names the user whose release cohort applies).
@@ -48,20 +49,29 @@ struct BearerAuthMiddleware: RouterMiddleware {
             }
         case .bearer:
             let issuer = issuerBase.issuer(tenantID: tenant.id)
+            let claims: AccessTokenClaims
             do {
-                context.scope.principal = try await verify(
-                    request, authorization: authorization, issuer: issuer, tenantID: tenant.id)
+                claims = try await verify(request, authorization: authorization, issuer: issuer, tenantID: tenant.id)
             } catch TokenRejection.dpopNonceRequired {
                 var problem = TokenRejection.dpopNonceRequired.problem
                 problem.headers.append((name: "DPoP-Nonce", value: nonces.current(tenantID: tenant.id)))
                 throw problem
             }
+            // The operation's scope, as the contract names it (an unknown path needs none: it is 404).
+            if let missing = context.scope.route.operation?.missingScope(in: claims.scope) {
+                throw TokenRejection.insufficientScope(missing, dpop: claims.dpopJKT != nil)
+            }
+            context.scope.principal = claims
         case .sender:
             guard let (scheme, token) = Self.credentials(authorization), scheme == "bearer" else {
                 throw TokenRejection.missing
             }
-            context.scope.sender = try await auth.verifier.verifySenderToken(
+            let sender = try await auth.verifier.verifySenderToken(
                 token, issuer: issuerBase.issuer(tenantID: tenant.id), tenantID: tenant.id)
+            if let missing = context.scope.route.operation?.missingScope(in: sender.scopes) {
+                throw TokenRejection.insufficientScope(missing, dpop: false)
+            }
+            context.scope.sender = sender
         case .anonymous:
             break
         }

@@ -29,6 +29,13 @@ enum ConsoleTenantPage {
         }.joined(separator: " ")
     }
 
+    /// A client's default scopes, then the optional ones it gets when it asks.
+    static func scopes(of client: OAuthClient, texts: ConsoleTexts) -> String {
+        let optional = client.allowedScopes.filter { !(client.defaultScopes ?? []).contains($0) }
+        return ((client.defaultScopes ?? []) + (optional.isEmpty ? [] : ["(" + texts.format(.optionalScopes, optional.joined(separator: " ")) + ")"]))
+            .joined(separator: " ")
+    }
+
     static func body(
         _ texts: ConsoleTexts, _ sections: Sections, notice: (text: String, error: Bool)? = nil
     ) throws -> String {
@@ -67,7 +74,7 @@ enum ConsoleTenantPage {
                             escape(client.confidential ? texts[.confidential] : texts[.publicClient]),
                             escape(Self.grants(of: client)),
                             escape(client.redirectURIs.joined(separator: " ")),
-                            escape(client.allowedScopes.joined(separator: " ")),
+                            escape(Self.scopes(of: client, texts: texts)),
                         ]
                     })
             } ?? hidden

@@ -67,7 +67,7 @@ struct ConsoleTexts: Sendable {
         case funnelFailed, funnelInvalid, funnelExpired, funnelSkipped, funnelSummary, locales, deliveries, device
         case user, attempts, sendTitle, sendUsers, sendEveryone, preview, locale, textFor, titleField, bodyField
         case sendToEveryone, sendToUsers, cutToFit, sendNow, notReadable, configuration, setting, value
-        case secretsMasked, clients, kind, redirects, scopes, confidential, publicClient, signingKeys, nextStep
+        case secretsMasked, clients, kind, redirects, scopes, optionalScopes, confidential, publicClient, signingKeys, nextStep
         case nextStepAt, rotateHint, linkDomains, host, appIDs, roleBindings, role, miniApps, sequence, address
         case requestID, recordBroken, recordHolds, change, noChange, before, after, verifyWhole, auditRecord
         case useInstead, actionWithdraw, consequenceWithdraw, timeZone, save, moreTenants, perMinute, errorShare
@@ -191,6 +191,7 @@ struct ConsoleTexts: Sendable {
             case .redirects: "Redirect URIs"
             case .grants: "Grants"
             case .scopes: "Scopes"
+            case .optionalScopes: "when asked: %1"
             case .confidential: "confidential"
             case .publicClient: "public"
             case .signingKeys: "Signing keys"
@@ -275,6 +276,7 @@ struct ConsoleTexts: Sendable {
         "noDifference": "設定と異なる値はありません。何も保存していません。", "editConfiguration": "設定を変更",
         "notSaved": "保存していません: 下に示した項目の値を直してください。",
         "clients": "OAuth クライアント", "kind": "種別", "redirects": "リダイレクト URI", "grants": "グラント", "scopes": "スコープ",
+        "optionalScopes": "要求時: %1",
         "confidential": "コンフィデンシャル", "publicClient": "パブリック", "signingKeys": "署名鍵", "nextStep": "次の段階",
         "nextStepAt": "%2 に %1", "rotateHint": "署名中: ローテーションで置き換え", "linkDomains": "リンクドメイン",
         "host": "ホスト", "appIDs": "アプリ ID", "roleBindings": "ロールの割り当て", "role": "ロール", "miniApps": "ミニアプリ",

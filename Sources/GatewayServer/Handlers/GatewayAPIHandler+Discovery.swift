@@ -49,7 +49,8 @@ extension GatewayAPIHandler {
             subjectTypesSupported: ["public"],
             idTokenSigningAlgValuesSupported: ["RS256", "ES256"],
             tokenEndpointAuthMethodsSupported: ["none", "client_secret_post", "client_secret_basic", "private_key_jwt"],
-            scopesSupported: ["openid", "profile", "email", "offline_access"] + ClientCredentials.senderScopes.sorted(),
+            // The contract's vocabulary (`x-gateway-scopes`): every scope an operation names.
+            scopesSupported: ContractOperation.scopeVocabulary.map(\.name),
             claimsSupported: [
                 "sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "name", "picture", "email",
                 "preferred_username",

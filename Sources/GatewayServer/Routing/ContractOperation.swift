@@ -15,15 +15,44 @@ final class ContractOperation: Sendable {
     /// The path template, e.g. `/t/{tenant}/v1/miniapps/{id}`.
     let template: String
     let facts: EdgeFacts
+    /// The scopes its access token must hold, as its `security` names them (`- bearer: [host]`);
+    /// empty for an operation without a token (``BearerAuthMiddleware`` checks them).
+    let scopes: [String]
     /// `x-gateway-stored-answer`.
     let storedAnswer: StoredAnswer?
 
-    init(id: String, method: HTTPRequest.Method, template: String, facts: EdgeFacts, storedAnswer: StoredAnswer?) {
+    init(
+        id: String, method: HTTPRequest.Method, template: String, facts: EdgeFacts, scopes: [String] = [],
+        storedAnswer: StoredAnswer?
+    ) {
         self.id = id
         self.method = method
         self.template = template
         self.facts = facts
+        self.scopes = scopes
         self.storedAnswer = storedAnswer
+    }
+
+    /// The first of ``scopes`` that `granted` (a token's space-separated `scope`) lacks; nil
+    /// when it holds them all. It runs on every protected request: a scan, no array.
+    func missingScope(in granted: String) -> String? {
+        scopes.first { !Self.holds($0, in: granted[...]) }
+    }
+
+    /// The first of ``scopes`` missing from `granted`.
+    func missingScope(in granted: Set<String>) -> String? {
+        scopes.first { !granted.contains($0) }
+    }
+
+    /// Whether the space-separated `granted` names `scope` as one of its words.
+    static func holds(_ scope: String, in granted: Substring) -> Bool {
+        var rest = granted.drop { $0 == " " }
+        while !rest.isEmpty {
+            let word = rest.prefix { $0 != " " }
+            if word == scope { return true }
+            rest = rest[word.endIndex...].drop { $0 == " " }
+        }
+        return false
     }
 
     /// The operation with this `operationId`.

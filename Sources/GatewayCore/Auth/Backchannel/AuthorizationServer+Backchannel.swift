@@ -70,12 +70,11 @@ extension AuthorizationServer {
         guard client.allows(grantType: BackchannelRules.grantType), let mode = client.backchannelMode else {
             throw OAuthError.unauthorizedClient("this client is not registered for backchannel authentication")
         }
-        let scopes = (form.scope ?? "").split(separator: " ").map(String.init)
-        guard scopes.contains("openid") else { throw OAuthError.invalidScope("scope must include openid") }
-        let allowed = Set(client.allowedScopes + ["openid"])
-        guard scopes.allSatisfy(allowed.contains) else {
-            throw OAuthError.invalidScope("scope asks for more than this client is allowed")
-        }
+        let asked = (form.scope ?? "").split(separator: " ").map(String.init)
+        guard asked.contains("openid") else { throw OAuthError.invalidScope("scope must include openid") }
+        // What the approval will grant: never the host app's sign-in requests (a relying party
+        // that could approve them would sign itself in).
+        let scopes = try client.grantedScopes(requested: asked, origin: .backchannel)
         let hints = [form.loginHint, form.idTokenHint, form.loginHintToken].compactMap {
             $0?.isEmpty == false ? $0 : nil
         }

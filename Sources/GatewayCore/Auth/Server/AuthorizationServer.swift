@@ -156,15 +156,14 @@ public struct AuthorizationServer: Sendable {
         return ValidatedAuthorization(client: client, redirectURI: redirectURI, request: request, scope: scope)
     }
 
-    /// The scope a request gets: what it asked for (default `openid`), each allowed for the
-    /// client, `openid` always first-class; else `invalid_scope`.
-    static func grantedScope(_ requested: String?, client: OAuthClient) throws -> String {
+    /// The scope a request gets: what it asked for (default `openid`) plus the client's default
+    /// scopes (``OAuthClient/grantedScopes(requested:origin:)``), `openid` always; else
+    /// `invalid_scope`.
+    static func grantedScope(_ requested: String?, client: OAuthClient, origin: GrantOrigin = .userSignIn) throws
+        -> String
+    {
         let requested = (requested ?? "openid").split(separator: " ").map(String.init)
-        let allowed = Set(client.allowedScopes + ["openid"])
-        if let bad = requested.first(where: { !allowed.contains($0) }) {
-            throw OAuthError.invalidScope("scope '\(bad)' is not allowed for this client")
-        }
-        var scopes = requested.isEmpty ? ["openid"] : requested
+        var scopes = try client.grantedScopes(requested: requested, origin: origin)
         if !scopes.contains("openid") { scopes.insert("openid", at: 0) }
         return scopes.joined(separator: " ")
     }

@@ -7,6 +7,7 @@ public struct ClientPatch: Codable, Sendable, Equatable {
     public var redirectURIs: [String]?
     public var postLogoutRedirectURIs: [String]?
     public var allowedScopes: [String]?
+    public var defaultScopes: [String]?
     public var requirePAR: Bool?
     public var dpopBound: Bool?
     public var accessTokenLifetimeSeconds: Int?
@@ -31,6 +32,7 @@ public struct ClientPatch: Codable, Sendable, Equatable {
         if let redirectURIs { client.redirectURIs = redirectURIs }
         if let postLogoutRedirectURIs { client.postLogoutRedirectURIs = postLogoutRedirectURIs }
         if let allowedScopes { client.allowedScopes = allowedScopes }
+        if let defaultScopes { client.defaultScopes = defaultScopes }
         if let requirePAR { client.requirePAR = requirePAR }
         if let dpopBound { client.dpopBound = dpopBound }
         if let accessTokenLifetimeSeconds { client.accessTokenLifetimeSeconds = accessTokenLifetimeSeconds }
@@ -41,12 +43,28 @@ public struct ClientPatch: Codable, Sendable, Equatable {
         if let miniApps { client.miniApps = miniApps }
         if let dpopNonceRequired { client.dpopNonceRequired = dpopNonceRequired }
         if let firstParty { client.firstParty = firstParty }
+        // Sign-in requests are the host app's alone: a client that stops being first-party loses them.
+        if firstParty == false {
+            client.allowedScopes.removeAll { $0 == APIScope.signInRequests }
+            client.defaultScopes?.removeAll { $0 == APIScope.signInRequests }
+        }
         if let backchannelMode { client.backchannelMode = backchannelMode }
         if let backchannelNotificationEndpoint {
             client.backchannelNotificationEndpoint =
                 backchannelNotificationEndpoint.isEmpty ? nil : backchannelNotificationEndpoint
         }
         if let backchannelUserCodeRequired { client.backchannelUserCodeRequired = backchannelUserCodeRequired }
+    }
+
+    /// A client registered now with this patch's settings; without ``defaultScopes`` it holds
+    /// ``OAuthClient/newDefaultScopes(firstParty:)``.
+    public func registering(tenantID: String, clientID: String, confidential: Bool) -> OAuthClient {
+        var client = OAuthClient(tenantID: tenantID, clientID: clientID, confidential: confidential, redirectURIs: [])
+        apply(to: &client)
+        if defaultScopes == nil, !client.isSender {
+            client.defaultScopes = OAuthClient.newDefaultScopes(firstParty: client.isFirstParty)
+        }
+        return client
     }
 
     /// Whether the patch names no member.

@@ -8,8 +8,13 @@ public struct OAuthClient: Sendable, Codable, Equatable {
     public var confidential: Bool
     public var redirectURIs: [String]
     public var postLogoutRedirectURIs: [String]
-    /// Scopes the client may request; `openid` is always allowed.
+    /// Optional scopes: granted when the request asks for them (`openid` is always allowed).
     public var allowedScopes: [String]
+    /// Default scopes: granted whether or not the request names them (Keycloak's client
+    /// scopes). A new client holds ``APIScope/identity``, a first-party one also
+    /// ``APIScope/hostApp``; nil: none (migration `v35-client-default-scopes` gave every
+    /// client registered before scopes the host app's surface its tokens could use then).
+    public var defaultScopes: [String]?
     /// Refuse authorization requests that did not come through PAR.
     public var requirePAR: Bool
     /// Bind tokens to a DPoP key (RFC 9449): the token endpoint demands a proof.
@@ -153,6 +158,15 @@ public struct OAuthClient: Sendable, Codable, Equatable {
             }
         }
         for scope in allowedScopes where scope.isEmpty || scope.contains(" ") { try fail("invalid --scope '\(scope)'") }
+        for scope in defaultScopes ?? [] where scope.isEmpty || scope.contains(" ") {
+            try fail("invalid --default-scope '\(scope)'")
+        }
+        if !isFirstParty, (allowedScopes + (defaultScopes ?? [])).contains(APIScope.signInRequests) {
+            try fail("the \(APIScope.signInRequests) scope is for --first-party clients (the tenant's own host app)")
+        }
+        if isSender, !(defaultScopes ?? []).isEmpty {
+            try fail("a client_credentials client holds sender scopes (--scope), no --default-scope")
+        }
         if let grantTypes {
             for grant in grantTypes where !Self.registrableGrantTypes.contains(grant) {
                 try fail(

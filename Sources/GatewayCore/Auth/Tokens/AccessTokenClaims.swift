@@ -30,12 +30,16 @@ public enum TokenRejection: Error, Sendable, Equatable {
     case dpopNonceRequired
     /// No token at all.
     case missing
+    /// A valid token without the scope the operation needs (RFC 6750 §3.1, 403); `dpop` when
+    /// the token came with the DPoP scheme, whose challenge then names it.
+    case insufficientScope(String, dpop: Bool)
 
     public var detail: String {
         switch self {
         case .invalidToken(let d), .invalidDPoPProof(let d): d
         case .missing: "an access token is required"
         case .dpopNonceRequired: "the DPoP proof must carry the server's current nonce (DPoP-Nonce header)"
+        case .insufficientScope(let scope, _): "This operation needs an access token with the scope `\(scope)`."
         }
     }
 }

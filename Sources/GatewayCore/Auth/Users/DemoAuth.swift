@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 
-/// Development-only seed of the `demo` tenant's sign-in: a public PKCE client `demo-app`
+/// Development-only seed of the `demo` tenant's sign-in: a public first-party PKCE client `demo-app` (the demo host app)
 /// (loopback redirect `http://127.0.0.1/callback`, any port) and a user `demo` whose random
 /// password is written once to `demo-user.txt` (mode 0600) beside the database — never logged.
 public enum DemoAuth {
@@ -17,10 +17,13 @@ public enum DemoAuth {
             try await store.client(tenantID: tenantID, clientID: clientID) == nil
         else { return false }
         do {
-            try await store.addClient(
-                OAuthClient(
-                    tenantID: tenantID, clientID: clientID, redirectURIs: [redirectURI],
-                    postLogoutRedirectURIs: ["http://127.0.0.1/logged-out"]), secretHash: nil)
+            // The demo host app: first-party, holding the host app's surface.
+            var client = OAuthClient(
+                tenantID: tenantID, clientID: clientID, redirectURIs: [redirectURI],
+                postLogoutRedirectURIs: ["http://127.0.0.1/logged-out"])
+            client.firstParty = true
+            client.defaultScopes = OAuthClient.newDefaultScopes(firstParty: true)
+            try await store.addClient(client, secretHash: nil)
         } catch AuthStoreError.alreadyExists {
             return false  // another replica starting at the same time seeded it
         }
