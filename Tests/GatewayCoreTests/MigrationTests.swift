@@ -58,6 +58,47 @@ import Testing
         #expect(PostgresStores.knownMigrations == SQLiteTenantStore.knownMigrations)
     }
 
+    /// Issue 62: clients registered before scopes keep what their tokens could use (the host
+    /// app's surface, sign-in requests only a first-party client's), and so do their live
+    /// sessions; senders gain nothing.
+    @Test(arguments: StoreBackend.available) func clientsRegisteredBeforeScopesKeepTheirDoors(
+        backend: StoreBackend
+    ) async throws {
+        let database = try await TestDatabase.make(backend, migrateUpTo: "v34-operator-sessions")
+        defer { database.remove() }
+        let documents = [
+            ("app", #"{"tenantID":"acme","clientID":"app","confidential":false,"redirectURIs":["a:/cb"],"postLogoutRedirectURIs":[],"allowedScopes":["openid"],"requirePAR":false,"dpopBound":false,"accessTokenLifetimeSeconds":600,"refreshIdleLifetimeSeconds":60,"refreshAbsoluteLifetimeSeconds":60,"firstParty":true}"#),
+            ("web", #"{"tenantID":"acme","clientID":"web","confidential":false,"redirectURIs":["https://w/cb"],"postLogoutRedirectURIs":[],"allowedScopes":["openid"],"requirePAR":false,"dpopBound":false,"accessTokenLifetimeSeconds":600,"refreshIdleLifetimeSeconds":60,"refreshAbsoluteLifetimeSeconds":60}"#),
+            ("shop", #"{"tenantID":"acme","clientID":"shop","confidential":true,"redirectURIs":[],"postLogoutRedirectURIs":[],"allowedScopes":["notifications:send"],"requirePAR":false,"dpopBound":false,"accessTokenLifetimeSeconds":600,"refreshIdleLifetimeSeconds":60,"refreshAbsoluteLifetimeSeconds":60,"grantTypes":["client_credentials"],"miniApps":["m"]}"#),
+        ]
+        for (id, document) in documents {
+            try await database.execute(
+                "INSERT INTO auth_clients (tenant_id, client_id, document, secret_hash, created_at_ms) VALUES ('acme', '\(id)', '\(document)', NULL, 0)")
+        }
+        for (family, client, revoked) in [("f-app", "app", "0"), ("f-web", "web", "0"), ("f-old", "web", "1")] {
+            try await database.execute(
+                """
+                INSERT INTO auth_refresh_families (family_id, tenant_id, client_id, subject, scope, nonce, dpop_jkt, revoked,
+                    created_at_ms, absolute_expiry_ms, session_id, auth_time_ms)
+                VALUES ('\(family)', 'acme', '\(client)', 'u', 'openid profile', NULL, NULL, '\(revoked)', 0, 1, 's', 0)
+                """)
+        }
+        try await database.migrate()
+        let auth = database.stores.auth
+        #expect(try await auth.client(tenantID: "acme", clientID: "app")?.defaultScopes == APIScope.hostApp)
+        #expect(
+            try await auth.client(tenantID: "acme", clientID: "web")?.defaultScopes
+                == APIScope.hostApp.filter { $0 != APIScope.signInRequests })
+        let sender = try await auth.client(tenantID: "acme", clientID: "shop")
+        #expect(sender?.defaultScopes == nil && sender?.isSender == true)
+        let scope = { (family: String) in "SELECT count(*) FROM auth_refresh_families WHERE family_id = '\(family)' AND scope = " }
+        #expect(
+            try await database.integer(
+                scope("f-app") + "'openid profile host miniapp-data messages devices sign-in-requests'") == 1)
+        #expect(try await database.integer(scope("f-web") + "'openid profile host miniapp-data messages devices'") == 1)
+        #expect(try await database.integer(scope("f-old") + "'openid profile'") == 1, "a revoked family stays as it was")
+    }
+
     /// Three instances (processes) open one database at the same time: each migration is
     /// applied once, and all of them end up on the current schema.
     @Test(arguments: StoreBackend.available) func replicasMigratingTogetherApplyEachMigrationOnce(
