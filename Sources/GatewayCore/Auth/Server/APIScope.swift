@@ -31,9 +31,6 @@ public enum APIScope {
         let identity = ["openid"] + ["profile", "email"].filter(claimed.contains)
         return (identity + hostApp.filter { $0 != signInRequests }).joined(separator: " ")
     }
-
-    /// Whether `scope` opens part of the host app's surface.
-    public static func isHostApp(_ scope: String) -> Bool { hostApp.contains(scope) }
 }
 
 /// How a grant reached the user, which decides whether its tokens may hold
