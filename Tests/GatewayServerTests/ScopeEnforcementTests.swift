@@ -140,6 +140,22 @@ struct ScopeEnforcementTests {
                 == "openid email host miniapp-data messages devices")
     }
 
+    @Test("a token holds a scope only as a whole word of its scope claim")
+    func holdsWholeWords() throws {
+        func claims(_ scope: String) -> AccessTokenClaims {
+            AccessTokenClaims(
+                issuer: "i", subject: "s", clientID: "c", tenantID: "t", scope: scope, jti: "j", issuedAt: Date(),
+                expiresAt: Date())
+        }
+        #expect(claims("openid host messages").holds("host") && claims("  messages  host ").holds("host"))
+        for scope in ["", "openid", "hostile", "openid xhost", "host-app", "sign-in-requests-x"] {
+            #expect(!claims(scope).holds("host") && !claims(scope).holds("sign-in-requests"), "\(scope)")
+        }
+        let approve = try #require(ContractOperation.named("approveSignInRequest"))
+        #expect(approve.missingScope(of: claims("openid host devices")) == "sign-in-requests")
+        #expect(approve.missingScope(of: claims("openid sign-in-requests")) == nil)
+    }
+
     @Test("the contract's scope vocabulary is the one the authorization server grants, and discovery lists it")
     func vocabularyMatchesTheContract() async throws {
         let contract = Set(ContractOperation.scopeVocabulary.map(\.name))

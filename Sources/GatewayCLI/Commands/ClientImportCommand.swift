@@ -52,9 +52,7 @@ struct ClientImportEntry: Decodable, ImportEntry {
         client.firstParty = firstParty
         client.grantTypes = grantTypes
         client.miniApps = miniApps
-        if !client.isSender {
-            client.defaultScopes = defaultScopes ?? OAuthClient.newDefaultScopes(firstParty: client.isFirstParty)
-        }
+        client.registerDefaultScopes(defaultScopes)
         return client
     }
 }

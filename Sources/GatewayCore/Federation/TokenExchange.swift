@@ -130,7 +130,7 @@ public struct TokenExchange: Sendable {
             throw OAuthError.invalidGrant("a DPoP-bound subject_token cannot be exchanged")
         }
         // The same door as `POST …/miniapps/{id}/access-token`: the subject token's `miniapp-data`.
-        guard claims.scope.split(separator: " ").contains(Substring(APIScope.miniAppData)) else {
+        guard claims.holds(APIScope.miniAppData) else {
             throw OAuthError.invalidGrant("subject_token does not hold the \(APIScope.miniAppData) scope")
         }
         guard let resource = r.resource, resource.hasPrefix(Self.miniAppResourcePrefix) else {

@@ -58,7 +58,7 @@ struct BearerAuthMiddleware: RouterMiddleware {
                 throw problem
             }
             // The operation's scope, as the contract names it (an unknown path needs none: it is 404).
-            if let missing = context.scope.route.operation?.missingScope(in: claims.scope) {
+            if let missing = context.scope.route.operation?.missingScope(of: claims) {
                 throw TokenRejection.insufficientScope(missing, dpop: claims.dpopJKT != nil)
             }
             context.scope.principal = claims

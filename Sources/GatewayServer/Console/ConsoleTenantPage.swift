@@ -31,9 +31,11 @@ enum ConsoleTenantPage {
 
     /// A client's default scopes, then the optional ones it gets when it asks.
     static func scopes(of client: OAuthClient, texts: ConsoleTexts) -> String {
-        let optional = client.allowedScopes.filter { !(client.defaultScopes ?? []).contains($0) }
-        return ((client.defaultScopes ?? []) + (optional.isEmpty ? [] : ["(" + texts.format(.optionalScopes, optional.joined(separator: " ")) + ")"]))
-            .joined(separator: " ")
+        let defaults = client.defaultScopes ?? []
+        let optional = client.allowedScopes.filter { !defaults.contains($0) }
+        guard !optional.isEmpty else { return defaults.joined(separator: " ") }
+        let asked = "(" + texts.format(.optionalScopes, optional.joined(separator: " ")) + ")"
+        return (defaults + [asked]).joined(separator: " ")
     }
 
     static func body(

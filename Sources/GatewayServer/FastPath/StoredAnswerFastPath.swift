@@ -97,7 +97,7 @@ final class StoredAnswerFastPath: Sendable {
             let (scheme, token) = BearerAuthMiddleware.credentials(fields.authorization), scheme == "bearer",
             let claims = tokens.acceptedInMemory(
                 token, issuer: edge.bearer.issuerBase.issuer(tenantID: tenant.id), tenantID: tenant.id),
-            claims.dpopJKT == nil, operation.missingScope(in: claims.scope) == nil,  // else the edge's 403
+            claims.dpopJKT == nil, operation.missingScope(of: claims) == nil,  // else the edge's 403
             admitted(head.headerFields, connection),
             let answer = nearAnswer(
                 read, tenant: tenant, for: ReleaseAudience(headers: head.headerFields, userID: claims.subject))

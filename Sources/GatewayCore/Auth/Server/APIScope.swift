@@ -52,6 +52,13 @@ extension OAuthClient {
         APIScope.identity + (firstParty ? APIScope.hostApp : [])
     }
 
+    /// Gives a client being registered its default scopes: `given`, else
+    /// ``newDefaultScopes(firstParty:)``; a sender (sender scopes only) gets none unless given,
+    /// which ``validate()`` then refuses.
+    public mutating func registerDefaultScopes(_ given: [String]?) {
+        defaultScopes = given ?? (isSender ? nil : Self.newDefaultScopes(firstParty: isFirstParty))
+    }
+
     /// The host app's scopes this client holds, by default or on request.
     public var hostAppScopes: [String] {
         APIScope.hostApp.filter { (defaultScopes ?? []).contains($0) || allowedScopes.contains($0) }

@@ -61,9 +61,7 @@ public struct ClientPatch: Codable, Sendable, Equatable {
     public func registering(tenantID: String, clientID: String, confidential: Bool) -> OAuthClient {
         var client = OAuthClient(tenantID: tenantID, clientID: clientID, confidential: confidential, redirectURIs: [])
         apply(to: &client)
-        if defaultScopes == nil, !client.isSender {
-            client.defaultScopes = OAuthClient.newDefaultScopes(firstParty: client.isFirstParty)
-        }
+        client.registerDefaultScopes(defaultScopes)
         return client
     }
 

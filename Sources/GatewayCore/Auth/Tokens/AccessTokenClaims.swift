@@ -18,6 +18,18 @@ public struct AccessTokenClaims: Sendable, Equatable {
     /// `auth_time`: when the user signed in for the session the token belongs to (RFC 9068
     /// §2.2.1), nil when the token does not say.
     public var authTime: Date? = nil
+
+    /// Whether the token's space-separated `scope` names `wanted` as one of its words. It runs
+    /// on every protected request: a scan, no array.
+    public func holds(_ wanted: String) -> Bool {
+        var rest = scope.drop { $0 == " " }
+        while !rest.isEmpty {
+            let word = rest.prefix { $0 != " " }
+            if word == wanted { return true }
+            rest = rest[word.endIndex...].drop { $0 == " " }
+        }
+        return false
+    }
 }
 
 /// Why a token or proof was refused (mapped to `WWW-Authenticate` error codes).

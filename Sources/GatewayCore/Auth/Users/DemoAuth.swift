@@ -22,7 +22,7 @@ public enum DemoAuth {
                 tenantID: tenantID, clientID: clientID, redirectURIs: [redirectURI],
                 postLogoutRedirectURIs: ["http://127.0.0.1/logged-out"])
             client.firstParty = true
-            client.defaultScopes = OAuthClient.newDefaultScopes(firstParty: true)
+            client.registerDefaultScopes(nil)
             try await store.addClient(client, secretHash: nil)
         } catch AuthStoreError.alreadyExists {
             return false  // another replica starting at the same time seeded it
