@@ -46,10 +46,10 @@ public final class PostgresAuditTrail: AuditTrail {
             """
             \(unescaped: Self.columns)
             WHERE (\(query.chain)::text IS NULL OR chain = \(query.chain))
-              AND (\(query.subject)::text IS NULL OR subject = \(query.subject))
+              AND (\(query.subjectColumn)::text IS NULL OR subject = \(query.subjectColumn))
               AND (\(query.resourceType?.rawValue)::text IS NULL OR resource_type = \(query.resourceType?.rawValue))
               AND (\(query.verb?.rawValue)::text IS NULL OR verb = \(query.verb?.rawValue))
-              AND (\(query.resourceID)::text IS NULL OR resource_id = \(query.resourceID))
+              AND (\(query.resourceIDColumn)::text IS NULL OR resource_id = \(query.resourceIDColumn))
               AND (\(query.afterID)::bigint IS NULL OR id > \(query.afterID))
               AND (\(since)::bigint IS NULL OR time_ms >= \(since))
               AND (\(until)::bigint IS NULL OR time_ms < \(until))

@@ -98,7 +98,8 @@ public struct AuditRow: Sendable, Equatable {
         let (body, hash) = try AuditChain.seal(draft, chain: chain, sequence: sequence, previousHash: previousHash)
         return AuditRow(
             id: 0, chain: chain, sequence: sequence, timeMs: StoreClock.milliseconds(draft.time),
-            subject: draft.actor.subject, verb: draft.verb.rawValue, resourceType: draft.resource.type.rawValue,
-            resourceID: draft.resource.id, body: body, hash: hash)
+            subject: ControlCharacters.visible(draft.actor.subject), verb: draft.verb.rawValue,
+            resourceType: draft.resource.type.rawValue, resourceID: draft.resource.id.map(ControlCharacters.visible),
+            body: body, hash: hash)
     }
 }

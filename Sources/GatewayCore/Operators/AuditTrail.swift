@@ -85,6 +85,11 @@ public struct AuditQuery: Sendable, Equatable {
 
     public static let maxLimit = 500
 
+    /// ``subject`` as the `subject` column holds it (control characters made visible).
+    public var subjectColumn: String? { subject.map(ControlCharacters.visible) }
+    /// ``resourceID`` as the `resource_id` column holds it (control characters made visible).
+    public var resourceIDColumn: String? { resourceID.map(ControlCharacters.visible) }
+
     public init(
         chain: String? = nil, subject: String? = nil, resourceType: AdminResource? = nil, resourceID: String? = nil,
         verb: AdminVerb? = nil, afterID: Int64? = nil, since: Date? = nil, until: Date? = nil, cursor: Int64? = nil,

@@ -1,17 +1,36 @@
 import Foundation
 
-/// Walks chains of the audit trail and names the first record that does not hold
-/// (`gatewayctl audit verify`, issue 48).
+/// Walks chains of the audit trail and names every record that does not hold
+/// (`gatewayctl audit verify`, issues 48 and 62).
 public enum AuditVerifier {
+    /// The most breaks one walk keeps (each is also counted past it).
+    public static let maxBreaksKept = 1_000
+
     /// What a walk of one chain found.
     public struct Verification: Sendable, Equatable {
         public var chain: String
-        /// Records that held, before the break (all of them when intact).
+        /// Records that held (all of them when intact).
         public var intactRecords: Int
-        /// The first record that does not hold; nil: the chain is intact.
-        public var broken: Break?
+        /// Every record that does not hold, in chain order (the first ``AuditVerifier/maxBreaksKept``).
+        public var breaks: [Break] = []
+        /// How many records do not hold (``breaks`` keeps the first of them).
+        public var brokenRecords: Int = 0
         /// The checkpoint the walk started after (retention pruned the records before it).
         public var checkpoint: AuditCheckpoint?
+
+        /// The first record that does not hold; nil: the chain is intact.
+        public var broken: Break? { breaks.first }
+
+        public init(
+            chain: String, intactRecords: Int, breaks: [Break] = [], brokenRecords: Int? = nil,
+            checkpoint: AuditCheckpoint? = nil
+        ) {
+            self.chain = chain
+            self.intactRecords = intactRecords
+            self.breaks = breaks
+            self.brokenRecords = brokenRecords ?? breaks.count
+            self.checkpoint = checkpoint
+        }
     }
 
     /// The first record that does not hold, and why.
@@ -47,29 +66,37 @@ public enum AuditVerifier {
             if let reason {
                 return Verification(
                     chain: chain, intactRecords: 0,
-                    broken: Break(recordID: nil, sequence: checkpoint.sequence, reason: reason), checkpoint: checkpoint)
+                    breaks: [Break(recordID: nil, sequence: checkpoint.sequence, reason: reason)], checkpoint: checkpoint)
             }
             expected = checkpoint.sequence + 1
             previousHash = checkpoint.hash
         }
+        var verification = Verification(chain: chain, intactRecords: 0, checkpoint: checkpoint)
         var checked = 0
         walk: while true {
             let rows = try await trail.rows(chain: chain, afterSequence: expected - 1, limit: pageSize)
             for row in rows {
                 if let through, row.sequence > through { break walk }
                 if let reason = problem(row, chain: chain, expected: expected, previousHash: previousHash) {
-                    return Verification(
-                        chain: chain, intactRecords: checked,
-                        broken: Break(recordID: row.id, sequence: row.sequence, reason: reason), checkpoint: checkpoint)
+                    // Every break is named: the walk goes on from this record, as if it held.
+                    verification.brokenRecords += 1
+                    if verification.breaks.count < maxBreaksKept {
+                        verification.breaks.append(Break(recordID: row.id, sequence: row.sequence, reason: reason))
+                    }
+                } else {
+                    verification.intactRecords += 1
                 }
-                previousHash = row.hash
-                expected += 1
                 checked += 1
+                // A copy (a sequence seen already) leaves the walk where it was; past a gap
+                // it goes on from this record.
+                guard row.sequence >= expected else { continue }
+                previousHash = row.hash
+                expected = row.sequence + 1
             }
             progress(checked)
             if rows.count < pageSize { break }
         }
-        return Verification(chain: chain, intactRecords: checked, broken: nil, checkpoint: checkpoint)
+        return verification
     }
 
     /// Why `row` does not hold at position `expected` after `previousHash` (nil: it holds).
@@ -87,8 +114,9 @@ public enum AuditVerifier {
         if record.previousHash != previousHash {
             return "does not follow the record before it (one was removed, reordered or altered)"
         }
-        if row.timeMs != record.timeMs || row.subject != record.actor.subject || row.verb != record.verb.rawValue
-            || row.resourceType != record.resource.type.rawValue || row.resourceID != record.resource.id
+        if row.timeMs != record.timeMs || row.subject != ControlCharacters.visible(record.actor.subject)
+            || row.verb != record.verb.rawValue || row.resourceType != record.resource.type.rawValue
+            || row.resourceID != record.resource.id.map(ControlCharacters.visible)
         {
             return "altered: its columns differ from its sealed body"
         }

@@ -48,9 +48,9 @@ public final class SQLiteAuditTrail: AuditTrail {
             arguments += [value]
         }
         add("chain = ?", query.chain)
-        add("subject = ?", query.subject)
+        add("subject = ?", query.subjectColumn)
         add("resource_type = ?", query.resourceType?.rawValue)
-        add("resource_id = ?", query.resourceID)
+        add("resource_id = ?", query.resourceIDColumn)
         add("id > ?", query.afterID)
         add("verb = ?", query.verb?.rawValue)
         add("time_ms >= ?", query.since.map(StoreClock.milliseconds))

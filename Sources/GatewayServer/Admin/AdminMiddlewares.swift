@@ -41,6 +41,7 @@ struct AdminEdgeMiddleware: RouterMiddleware {
         var request = request
         let route = AdminRoutes.match(request.uri.path)
         do {
+            if PathControlCharacters.held(in: request.uri.path) { throw PathControlCharacters.refusal() }
             try AdminRoutes.check(request.method, route: route, queryNames: request.uri.queryParameters.map(\.key))
             let maximum = Self.maxBodyBytes(path: request.uri.path)
             if let declared = request.headers[.contentLength].flatMap(Int.init), declared > maximum {

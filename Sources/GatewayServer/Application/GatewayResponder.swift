@@ -73,7 +73,8 @@ final class GatewayResponder: HTTPResponder {
     private func measured(_ request: Request, _ context: Context) async throws -> Response {
         try await metrics.handle(request, context: context) { request, context in
             try await problems.handle(request, context: context) { request, context in
-                try await requestsPerAddress.handle(request, context: context) { request, context in
+                if PathControlCharacters.held(in: request.uri.path) { throw PathControlCharacters.refusal() }
+                return try await requestsPerAddress.handle(request, context: context) { request, context in
                     try await tenants.handle(request, context: context) { request, context in
                         try await bodyLimits.handle(request, context: context) { request, context in
                             try await bearer.handle(request, context: context, next: afterAuthentication)

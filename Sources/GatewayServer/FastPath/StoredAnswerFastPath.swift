@@ -89,6 +89,8 @@ final class StoredAnswerFastPath: Sendable {
         let start = ContinuousClock.now
         guard head.method == .get, let path = head.path, let fields = Fields(head.headerFields) else { return nil }
         let uri = URI(path)
+        // A control character: the full path refuses it.
+        guard !PathControlCharacters.held(in: uri.path) else { return nil }
         let route = edge.operations.match(method: .get, path: uri.path)
         guard let operation = route.operation, route.facts.security == .bearer,
             let read = StoredAnswerRead(route: route, uri: uri),

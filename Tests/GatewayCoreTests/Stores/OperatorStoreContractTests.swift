@@ -220,6 +220,43 @@ struct OperatorStoreContractTests {
         // Untouched chains still verify, with every record counted.
         let untouched = try await AuditVerifier.verify(trail, chain: "intact", pageSize: 4)
         #expect(untouched.broken == nil && untouched.intactRecords == intact.count)
+
+        // A second edit later in a broken chain is named too (issue 62): the first break does not
+        // hide it, across pages.
+        try await database.execute("UPDATE audit_records SET subject = 'x' WHERE id = \(edited[5].id)")
+        let every = try await AuditVerifier.verify(trail, chain: "edited", pageSize: 4)
+        #expect(every.breaks.map(\.recordID) == [edited[2].id, edited[5].id], "\(every.breaks)")
+        #expect(every.brokenRecords == 2 && every.intactRecords == 4)
+        // After a removed record the walk goes on from the next one: nothing else is named.
+        let gap = try await AuditVerifier.verify(trail, chain: "removed", pageSize: 4)
+        #expect(gap.breaks.map(\.recordID) == [removed[4].id] && gap.intactRecords == 4)
+    }
+
+    /// Control characters in a record's actor or resource id (issue 62 §2): the sealed body keeps
+    /// them, the filter columns hold a visible form that either engine can store (SQLite through
+    /// GRDB would cut at U+0000; PostgreSQL's text refuses it), and the chain verifies.
+    @Test(arguments: StoreBackend.available)
+    func controlCharactersKeepTheChainIntact(backend: StoreBackend) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        let trail = database.stores.audit
+        let odd = "globex\u{0}tail\u{1B}[31m\u{7F}"
+        for id in [odd, "globex"] {
+            try await trail.append(
+                AuditDraft(
+                    time: Self.start, actor: .local(user: "vi\u{0}ewer"), verb: .read,
+                    resource: AuditResource(type: .tenant, tenant: nil, id: id), outcome: AuditOutcome(status: 404, code: "not_found")))
+        }
+        let verification = try await AuditVerifier.verify(trail, chain: AuditChain.platform)
+        #expect(verification.broken == nil && verification.intactRecords == 2, "\(verification.breaks)")
+        // The body round-trips the whole value; the filter finds it by the value it was given.
+        let found = try await trail.records(matching: AuditQuery(resourceID: odd)).items
+        #expect(found.map(\.resource.id) == [odd])
+        #expect(found.first?.actor.subject == "local:vi\u{0}ewer")
+        #expect(try await trail.records(matching: AuditQuery(resourceID: "globex")).items.map(\.resource.id) == ["globex"])
+        #expect(try await trail.records(matching: AuditQuery(subject: "local:vi\u{0}ewer")).items.count == 2)
+        let column = try await database.string("SELECT resource_id FROM audit_records WHERE resource_id <> 'globex'")
+        #expect(column == "globex\u{FFFD}tail\u{FFFD}[31m\u{FFFD}")
     }
 
     /// Two processes appending to one chain at once never fork it (PostgreSQL: the advisory lock).

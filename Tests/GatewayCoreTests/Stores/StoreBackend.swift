@@ -102,6 +102,12 @@ final class TestDatabase: Sendable {
         return try await #require(postgres).integer(unsafeSQL: sql)
     }
 
+    /// The first column of the first row of `sql` as text.
+    func string(_ sql: String) async throws -> String? {
+        if let sqlite { return try sqlite.texts(sql: sql).first }
+        return try await #require(postgres).texts(unsafeSQL: sql).first
+    }
+
     /// Applies the pending migrations.
     func migrate() async throws {
         if let sqlite { try sqlite.migrate() } else { try await #require(postgres).migrate(upTo: nil) }

@@ -97,8 +97,11 @@ struct AuditListCommand: AsyncParsableCommand {
 struct AuditVerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Walk the audit chains and name the first record that was altered, removed or reordered.",
-        discussion: "Exit codes: 0 every chain intact, 1 a chain is broken (the record is named), 2 invalid input.")
+        abstract: "Walk the audit chains and name every record that was altered, removed or reordered.",
+        discussion: """
+            Every record that does not hold is named, in chain order (the first \(AuditVerifier.maxBreaksKept) of a \
+            chain; the count covers them all). Exit codes: 0 every chain intact, 1 a chain is broken, 2 invalid input.
+            """)
     @OptionGroup var chain: AuditChainOptions
     @OptionGroup var global: GlobalOptions
 
@@ -112,7 +115,11 @@ struct AuditVerifyCommand: AsyncParsableCommand {
             var chain: String
             var records: Int
             var intact: Bool
+            /// The first record that does not hold.
             var broken: String?
+            /// Every record that does not hold (the first `maxBreaksKept`).
+            var breaks: [String]
+            var brokenRecords: Int
             var checkpoint: Int64?
         }
         var results: [Result] = []
@@ -123,12 +130,18 @@ struct AuditVerifyCommand: AsyncParsableCommand {
             results.append(
                 Result(
                     chain: name, records: verification.intactRecords, intact: verification.broken == nil,
-                    broken: verification.broken?.description, checkpoint: verification.checkpoint?.sequence))
+                    broken: verification.broken?.description, breaks: verification.breaks.map(\.description),
+                    brokenRecords: verification.brokenRecords, checkpoint: verification.checkpoint?.sequence))
             if !global.json {
                 let start = verification.checkpoint.map { " after the checkpoint at sequence \($0.sequence)" } ?? ""
-                if let broken = verification.broken {
+                if !verification.breaks.isEmpty {
                     context.print(
-                        "chain \(name): BROKEN at \(broken) (\(verification.intactRecords) records\(start) before it hold)")
+                        "chain \(name): BROKEN: \(verification.brokenRecords) records do not hold "
+                            + "(\(verification.intactRecords) records\(start) hold)")
+                    verification.breaks.forEach { context.print("  BROKEN at \($0)") }
+                    if verification.brokenRecords > verification.breaks.count {
+                        context.print("  … and \(verification.brokenRecords - verification.breaks.count) more")
+                    }
                 } else {
                     context.print("chain \(name): \(verification.intactRecords) records intact\(start)")
                 }

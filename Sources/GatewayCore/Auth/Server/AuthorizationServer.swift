@@ -80,6 +80,8 @@ public struct AuthorizationServer: Sendable {
     /// The client `clientID` of `tenantID` as the store had it at most ``clientSettingLifetime``
     /// ago (nil: unknown then).
     public func client(tenantID: String, clientID: String) async throws -> OAuthClient? {
+        // No client id holds a control character; the stores would cut one short (issue 62).
+        guard !ControlCharacters.held(in: clientID) else { return nil }
         let clients = self.clients
         return try await clientRecords.value(tenantID + "\u{0}" + clientID) {
             try await clients.client(tenantID: tenantID, clientID: clientID)
@@ -206,7 +208,7 @@ public struct AuthorizationServer: Sendable {
             if slowdown > .zero { try await Task.sleep(for: slowdown) }
         }
         let user =
-            username.isEmpty || username.count > 200
+            username.isEmpty || username.count > 200 || ControlCharacters.held(in: username)
             ? nil : try await users.user(tenantID: tenantID, username: username)
         // scrypt is deliberately expensive (~32 MiB, tens of ms): it runs on NIO's blocking
         // thread pool, never on the cooperative pool that serves every other request.

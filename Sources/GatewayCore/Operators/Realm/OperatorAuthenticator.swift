@@ -137,7 +137,7 @@ public struct OperatorAuthenticator: Sendable {
     private func clientCredentials(_ request: OperatorTokenRequest) async throws -> OperatorIssuedTokens {
         if let assertion = request.assertion { return try await signedAssertion(assertion, request) }
         guard let clientID = request.clientID, let secret = request.secret, !clientID.isEmpty, !secret.isEmpty,
-            clientID.utf8.count <= 63, secret.utf8.count <= 200
+            OperatorName.isValid(clientID), secret.utf8.count <= 200
         else { throw OperatorTokenError.invalidClient }
         guard let found = try await operators.findOperator(named: clientID), found.kind == .serviceAccount,
             !found.disabled, let hash = found.secretHash, ClientSecret.verify(secret, hash: hash)
