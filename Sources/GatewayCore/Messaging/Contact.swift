@@ -54,6 +54,7 @@ public enum ContactRules {
             if let name = upload.name, name.isEmpty || name.unicodeScalars.count > maxName {
                 try fail("a name is 1-\(maxName) characters")
             }
+            if let name = upload.name, ControlCharacters.held(in: name) { try fail("a name holds no control character") }
             if let email = upload.email, !isEmail(email) { try fail("malformed email") }
             let contact: Contact
             if let id = upload.id {

@@ -138,6 +138,24 @@ struct MessagingContractTests {
         }
     }
 
+    /// Text that may hold control characters keeps them whole on both engines (issue 62 §2): a
+    /// message's text is stored inside its JSON document, where U+0000 is an escape, never a
+    /// C string's end. A contact's name is an identifier-like column: one holding a control
+    /// character is refused, with nothing written.
+    @Test(arguments: StoreBackend.available) func controlCharactersRoundTripWhereTextAllowsThem(backend: StoreBackend) async throws {
+        try await Self.withWorld(backend) { world in
+            let text = "line one\nnul:\u{0}:end\u{1B}[0m\ttab"
+            let sent = try await world.service.send(MessageContent(text: text), to: ["bob"], from: world.owner("alice"))
+            #expect(sent.map(\.outcome) == [.sent])
+            #expect(try await world.inbox("bob").items.map(\.content.text) == [text])
+            await #expect(throws: MessagingError.invalidContacts("contacts[0]: a name holds no control character")) {
+                _ = try await world.service.replaceContacts([.init(id: "bob", name: "Bo\u{0}b")], tenantID: "acme", userID: "alice")
+            }
+            let contacts = try await world.service.contacts(tenantID: "acme", userID: "alice")
+            #expect(contacts.first { $0.id == "bob" }?.name == "Bobby")
+        }
+    }
+
     @Test(arguments: StoreBackend.available) func theSDKsThreeSendCalls(backend: StoreBackend) async throws {
         try await Self.withWorld(backend) { world in
             let alice = world.owner("alice")
