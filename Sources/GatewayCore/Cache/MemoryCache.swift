@@ -5,32 +5,35 @@ import Synchronization
 /// configured (the embedded default of `make run`). Not shared across replicas.
 public final class MemoryCache: Cache {
     private let store: Mutex<LRUStore>
-    private let clock = ContinuousClock()
+    /// Monotonic time for the entries' lifetimes (the clock's `instant`: a test moves it).
+    private let instant: @Sendable () -> ContinuousClock.Instant
 
     public var kind: String { "memory" }
 
     /// - Parameters:
     ///   - maxEntries: entries kept before the least recently used is evicted.
     ///   - maxBytes: total value bytes kept before eviction.
-    public init(maxEntries: Int = 10_000, maxBytes: Int = 64 * 1024 * 1024) {
+    ///   - clock: whose `instant` times the entries' lifetimes.
+    public init(maxEntries: Int = 10_000, maxBytes: Int = 64 * 1024 * 1024, clock: WallClock = .system) {
         store = Mutex(LRUStore(maxEntries: maxEntries, maxBytes: maxBytes))
+        instant = clock.instant
     }
 
     /// Number of live or not-yet-collected entries (for tests and metrics).
     public var count: Int { store.withLock { $0.count } }
 
     public func get(_ key: String) async throws -> [UInt8]? {
-        let now = clock.now
+        let now = instant()
         return store.withLock { $0.value(for: key, now: now) }
     }
 
     public func set(_ key: String, _ value: [UInt8], ttl: Duration) async throws {
-        let expiresAt = clock.now.advanced(by: ttl)
+        let expiresAt = instant().advanced(by: ttl)
         store.withLock { $0.insert(key, value, expiresAt: expiresAt) }
     }
 
     public func setIfAbsent(_ key: String, _ value: [UInt8], ttl: Duration) async throws -> Bool {
-        let now = clock.now
+        let now = instant()
         return store.withLock { lru in
             guard lru.value(for: key, now: now) == nil else { return false }
             lru.insert(key, value, expiresAt: now.advanced(by: ttl))
@@ -39,7 +42,7 @@ public final class MemoryCache: Cache {
     }
 
     public func take(_ key: String) async throws -> [UInt8]? {
-        let now = clock.now
+        let now = instant()
         return store.withLock { lru in
             guard let value = lru.value(for: key, now: now) else { return nil }
             lru.removeValue(for: key)
@@ -48,7 +51,7 @@ public final class MemoryCache: Cache {
     }
 
     public func replace(_ key: String, with value: [UInt8], ttl: Duration) async throws -> [UInt8]? {
-        let now = clock.now
+        let now = instant()
         return store.withLock { lru in
             guard let old = lru.value(for: key, now: now) else { return nil }
             lru.insert(key, value, expiresAt: now.advanced(by: ttl))
@@ -58,7 +61,7 @@ public final class MemoryCache: Cache {
 
     @discardableResult
     public func delete(_ keys: [String]) async throws -> Int {
-        let now = clock.now
+        let now = instant()
         return store.withLock { lru in
             keys.reduce(0) { removed, key in
                 let live = lru.value(for: key, now: now) != nil
@@ -69,7 +72,7 @@ public final class MemoryCache: Cache {
     }
 
     public func increment(_ key: String, by: Int64, ttl: Duration) async throws -> Int64 {
-        let now = clock.now
+        let now = instant()
         return store.withLock { lru in
             let current = lru.value(for: key, now: now).flatMap { Int64(String(decoding: $0, as: UTF8.self)) } ?? 0
             let next = current + by

@@ -134,14 +134,21 @@ public struct BackchannelRequests: Sendable {
         let slowKey = Self.key(request.tenantID, "slow", request.id)
         let life = Duration.seconds(BackchannelRules.expiryRange.upperBound + Self.graceSeconds)
         let grown = try await cache.increment(slowKey, by: 0, ttl: life)
-        let interval = request.interval + Int(grown)
-        // A poll a little early (network jitter) still counts as on time.
-        let gate = Duration.milliseconds(max(1, interval * 1_000 - 250))
-        if try await cache.setIfAbsent(Self.key(request.tenantID, "poll", request.id), [1], ttl: gate) {
+        let gateKey = Self.key(request.tenantID, "poll", request.id)
+        if try await cache.setIfAbsent(gateKey, [1], ttl: Self.gate(request.interval + Int(grown))) {
             return nil
         }
         let next = try await cache.increment(slowKey, by: Int64(BackchannelRules.slowDownStep), ttl: life)
-        return request.interval + Int(next)
+        let raised = request.interval + Int(next)
+        // The raised interval runs from this poll: the next one inside it is too soon again.
+        try await cache.set(gateKey, [1], ttl: Self.gate(raised))
+        return raised
+    }
+
+    /// The poll gate's life for `interval` seconds: a poll a little early (network jitter)
+    /// still counts as on time.
+    private static func gate(_ interval: Int) -> Duration {
+        .milliseconds(max(1, interval * 1_000 - 250))
     }
 
     /// Marks an approved request as redeemed: true exactly once, on whichever replica.
