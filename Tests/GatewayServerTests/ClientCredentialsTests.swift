@@ -12,11 +12,15 @@ struct ClientCredentialsTests {
     struct Reply {
         var status: Int
         var json: [String: JSONValue]
+        /// `WWW-Authenticate`, when the answer carries one.
+        var challenge: String? = nil
     }
 
     /// `POST /oauth2/token` with `form` and, when given, HTTP Basic client authentication.
-    static func token(port: Int, basic: (String, String)?, form: String) async throws -> Reply {
-        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/t/demo/oauth2/token")
+    static func token(
+        port: Int, basic: (String, String)?, form: String, endpoint: String = "token"
+    ) async throws -> Reply {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/t/demo/oauth2/\(endpoint)")
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         if let (id, secret) = basic {
@@ -26,7 +30,8 @@ struct ClientCredentialsTests {
         let response = try await TestHTTP.noRedirects.execute(request, timeout: .seconds(10))
         let body = try await response.body.collect(upTo: 1 << 20)
         let json = (try? JSONDecoder().decode([String: JSONValue].self, from: Data(buffer: body))) ?? [:]
-        return Reply(status: Int(response.status.code), json: json)
+        return Reply(
+            status: Int(response.status.code), json: json, challenge: response.headers.first(name: "WWW-Authenticate"))
     }
 
     /// Registers a sender client `clientID` for `miniApps` in `demo`; its secret.
@@ -83,6 +88,17 @@ struct ClientCredentialsTests {
             #expect(openid.status == 400 && openid.json["error"] == .string("invalid_scope"))
             let wrong = try await Self.token(port: port, basic: ("shop-backend", "nope"), form: "grant_type=client_credentials")
             #expect(wrong.status == 401 && wrong.json["error"] == .string("invalid_client"))
+            // RFC 6749 §5.2: authenticated with the Authorization header, so the 401 names its
+            // scheme (issue 62 §3), at the token endpoint and at bc-authorize alike; with the
+            // secret in the form, no challenge.
+            #expect(wrong.challenge == #"Basic realm="demo", charset="UTF-8""#)
+            let backchannel = try await Self.token(
+                port: port, basic: ("shop-backend", "nope"), form: "scope=openid&login_hint=x", endpoint: "bc-authorize")
+            #expect(backchannel.status == 401 && backchannel.json["error"] == .string("invalid_client"))
+            #expect(backchannel.challenge == #"Basic realm="demo", charset="UTF-8""#)
+            let inForm = try await Self.token(
+                port: port, basic: nil, form: "grant_type=client_credentials&client_id=shop-backend&client_secret=nope")
+            #expect(inForm.status == 401 && inForm.challenge == nil)
             let publicClient = try await Self.token(
                 port: port, basic: nil, form: "grant_type=client_credentials&client_id=\(kit.clientID)")
             #expect(publicClient.status == 400 && publicClient.json["error"] == .string("unauthorized_client"))

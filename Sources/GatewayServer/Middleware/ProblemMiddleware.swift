@@ -25,7 +25,10 @@ struct ProblemMiddleware: RouterMiddleware {
             problem.headers.append((name: "Allow", value: allowed.map(\.rawValue).joined(separator: ", ")))
             return Self.response(problem, context)
         } catch {
-            let problem = Self.problem(for: error)
+            var problem = Self.problem(for: error)
+            if let challenge = Self.clientChallenge(problem, request, context) {
+                problem.headers.append((name: "WWW-Authenticate", value: challenge))
+            }
             if problem.code == GatewayProblem.internalError().code {
                 context.scope.logger.error("request failed", metadata: ["error": "\(Self.loggable(error))"])
             } else if problem.status >= 500 {
@@ -39,6 +42,17 @@ struct ProblemMiddleware: RouterMiddleware {
             }
             return Self.response(problem, context, oauthError: (Self.underlying(error) as? OAuthError)?.code)
         }
+    }
+
+    /// RFC 6749 §5.2: a 401 `invalid_client` for a client that authenticated with the
+    /// `Authorization` header carries `WWW-Authenticate` with the scheme it used (Basic).
+    static func clientChallenge(_ problem: GatewayProblem, _ request: Request, _ context: Context) -> String? {
+        guard problem.status == 401, context.scope.route.facts.errors == .oauth,
+            !problem.headers.contains(where: { $0.name.lowercased() == "www-authenticate" }),
+            let header = request.headers[.authorization],
+            header.prefix(6).lowercased() == "basic "
+        else { return nil }
+        return #"Basic realm="\#(context.scope.tenant?.id ?? "gateway")", charset="UTF-8""#
     }
 
     /// The error document for the request's operation (its `x-gateway-errors`).
