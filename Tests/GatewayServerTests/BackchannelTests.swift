@@ -129,7 +129,15 @@ struct BackchannelTests {
             #expect(try await world.host(.GET, "", token: bobToken).json["items"]?.arrayValue?.isEmpty == true)
             #expect(try await world.host(.POST, "/\(id)/approve", token: bobToken).status == 404)
 
-            #expect(try await world.host(.POST, "/\(id)/approve").status == 204)
+            // As `curl -X POST` sends it: no body, no Content-Length, no Content-Type (issue 62 §3).
+            let port = try #require(URLComponents(string: world.base)?.port)
+            let raw = try await RawConnection.connect(port: port)
+            try await raw.send(
+                "POST /t/\(world.kit.tenant)/v1/me/sign-in-requests/\(id)/approve HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "Authorization: Bearer \(world.hostToken)\r\nConnection: close\r\n\r\n")
+            #expect(await raw.received("\r\n\r\n", within: .seconds(10)))
+            #expect(raw.text.hasPrefix("HTTP/1.1 204"), "\(raw.text)")
+            await raw.close()
             let again = try await world.host(.POST, "/\(id)/deny")
             #expect(again.status == 409 && again.json["code"]?.stringValue == "sign_in_request_answered")
             #expect(try await world.host(.GET, "").json["items"]?.arrayValue?.isEmpty == true)
