@@ -31,7 +31,7 @@ struct AdminAPITests {
 
         func call(
             _ method: HTTPMethod, _ path: String, token: String?, body: String? = nil, headers: [(String, String)] = [],
-            contentType: String = "application/merge-patch+json"
+            contentType: String = "application/merge-patch+json", rawBody: String? = nil
         ) async throws -> Reply {
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
             request.method = method
@@ -41,6 +41,8 @@ struct AdminAPITests {
                 request.headers.add(name: "Content-Type", value: contentType)
                 request.body = .bytes(ByteBuffer(string: body))
             }
+            // A body sent with exactly the headers given (no Content-Type added).
+            if let rawBody { request.body = .bytes(ByteBuffer(string: rawBody)) }
             let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
             let bytes = try await response.body.collect(upTo: 1 << 20)
             let json = (try? JSONSerialization.jsonObject(with: Data(buffer: bytes))) as? [String: Any] ?? [:]

@@ -56,12 +56,12 @@ struct AdminOperatorAPITests {
             #expect(try await admin.call(.GET, "/admin/v1/me", token: early).status == 200)
 
             let disabled = try await admin.call(
-                .PATCH, "/admin/v1/operators/ops-bot", token: root, body: #"{"disabled": true}"#, contentType: json)
+                .PATCH, "/admin/v1/operators/ops-bot", token: root, body: #"{"disabled": true}"#)
             #expect(disabled.status == 200 && disabled.json["disabled"] as? Bool == true, "\(disabled.json)")
             #expect(try await admin.call(.GET, "/admin/v1/me", token: early).status == 401)
             #expect(try await admin.token("ops-bot", first).status == 401)
             let enabled = try await admin.call(
-                .PATCH, "/admin/v1/operators/ops-bot", token: root, body: #"{"disabled": false}"#, contentType: json)
+                .PATCH, "/admin/v1/operators/ops-bot", token: root, body: #"{"disabled": false}"#)
             #expect(enabled.status == 200 && enabled.json["disabled"] as? Bool == false)
             let again = try #require(try await admin.token("ops-bot", first).json["access_token"] as? String)
 
@@ -81,7 +81,9 @@ struct AdminOperatorAPITests {
                 (.PATCH, "/admin/v1/operators/nobody", #"{"disabled": true}"#, root, 404, "operator_not_found"),
                 (.PATCH, "/admin/v1/operators/ops-bot", #"{"disabled": true, "x": 1}"#, root, 400, "invalid_request"),
             ] as [(HTTPMethod, String, String?, String?, Int, String)] {
-                let refused = try await admin.call(method, path, token: token, body: body, contentType: json)
+                let refused = try await admin.call(
+                    method, path, token: token, body: body,
+                    contentType: method == .PATCH ? "application/merge-patch+json" : json)
                 #expect(refused.status == status && refused.json["code"] as? String == code, "\(path): \(refused.json)")
             }
             #expect(try await admin.call(.GET, "/admin/v1/me", token: root).status == 200)
@@ -150,7 +152,8 @@ struct AdminOperatorAPITests {
             for (path, body, status, code) in [
                 ("/admin/v1/operators", #"{"name": "x-bot", "roles": [{"role": "emperor"}]}"#, 422, "invalid_binding"),
                 ("/admin/v1/operators", #"{"name": "x-bot", "roles": [{"role": "viewer", "tenant": "nope"}]}"#, 422, "invalid_binding"),
-                ("/admin/v1/operators", #"{"name": "x-bot", "roles": [{"role": "platform-admin", "tenant": "acme"}]}"#, 422, "invalid_operator"),
+                ("/admin/v1/operators", #"{"name": "x-bot", "roles": [{"role": "platform-admin", "tenant": "acme"}]}"#, 422, "invalid_binding"),
+                ("/admin/v1/operators/acme-viewer/bindings", #"{"role": "platform-admin", "tenant": "acme"}"#, 422, "invalid_binding"),
                 ("/admin/v1/operators", #"{"name": "Bad Name"}"#, 422, "invalid_operator"),
                 ("/admin/v1/operators", #"{"name": "acme-viewer"}"#, 409, "operator_exists"),
                 ("/admin/v1/operators", #"{"name": "x-bot", "password": "hunter22hunter22"}"#, 400, "invalid_request"),

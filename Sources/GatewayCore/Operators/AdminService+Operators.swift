@@ -156,7 +156,8 @@ extension AdminService {
             switch error {
             case .invalid(let reason) where verb != .update:
                 refusal = (.invalidOperator(reason), AuditOutcome(status: 422, code: "invalid_operator"))
-            case .invalid(let reason): refusal = (.invalidBinding(reason), AuditOutcome(status: 422, code: "invalid_binding"))
+            case .invalid(let reason), .invalidBinding(let reason):
+                refusal = (.invalidBinding(reason), AuditOutcome(status: 422, code: "invalid_binding"))
             case .unknownTenant(let id):
                 refusal = (.invalidBinding("no tenant \(id)"), AuditOutcome(status: 422, code: "invalid_binding"))
             case .nameTaken(let taken): refusal = (.operatorExists(taken), AuditOutcome(status: 409, code: "operator_exists"))

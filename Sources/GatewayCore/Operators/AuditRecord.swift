@@ -99,6 +99,18 @@ public struct AuditOutcome: Sendable, Equatable, Codable {
 
     public static let ok = AuditOutcome(status: 200)
     public static let created = AuditOutcome(status: 201)
+    public static let noContent = AuditOutcome(status: 204)
+
+    /// What the admin API answers a `verb` that succeeded on a resource it creates with 201
+    /// and removes with 204 (clients, operators, tenants: issue 62 §3, the trail records the
+    /// status the caller got).
+    public static func succeeded(_ verb: AdminVerb) -> AuditOutcome {
+        switch verb {
+        case .create: .created
+        case .delete: .noContent
+        default: .ok
+        }
+    }
 }
 
 /// The change as documents before and after, secrets masked by whoever writes them.
@@ -187,7 +199,7 @@ public struct AuditDraft: Sendable, Equatable {
             time: time, actor: actor, requestID: requestID,
             verb: before == nil ? .create : after == nil ? .delete : .update,
             resource: AuditResource(type: type, tenant: tenant, id: id),
-            outcome: after == nil ? AuditOutcome(status: 204) : before == nil ? created : .ok,
+            outcome: after == nil ? .noContent : before == nil ? created : .ok,
             change: AuditChange.between(before, after, ignoring: ["createdAt"]))
     }
 }

@@ -14,6 +14,6 @@ public enum ClientTrail {
             resource: AuditResource(
                 type: .client, tenant: client?.tenantID, id: client?.clientID, revisionBefore: old?.currentRevision,
                 revisionAfter: new?.currentRevision),
-            outcome: .ok, change: AuditChange.between(old, new, ignoring: ["revision"]))
+            outcome: .succeeded(verb), change: AuditChange.between(old, new, ignoring: ["revision"]))
     }
 }

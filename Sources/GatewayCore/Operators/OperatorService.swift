@@ -197,7 +197,7 @@ public struct OperatorService: Sendable {
     ) -> AuditDraft {
         AuditDraft(
             time: clock.now(), actor: actor, requestID: requestID, verb: verb,
-            resource: AuditResource(type: .operator, tenant: tenant, id: id), outcome: .ok, change: change)
+            resource: AuditResource(type: .operator, tenant: tenant, id: id), outcome: .succeeded(verb), change: change)
     }
 
     private static func replacing(_ bindings: [RoleBinding], with binding: RoleBinding) -> [RoleBinding] {

@@ -22,26 +22,29 @@ public struct RoleBinding: Sendable, Hashable, Codable {
         return miniAppIDs.isEmpty ? "tenant \(tenantID)" : "tenant \(tenantID), mini apps \(miniAppIDs.joined(separator: ", "))"
     }
 
-    /// Throws ``OperatorError/invalid(_:)`` when the role cannot be bound this way.
+    /// Throws ``OperatorError/invalidBinding(_:)`` when the role cannot be bound this way.
     public func validate() throws(OperatorError) {
         if role.platformOnly, tenantID != nil {
-            throw .invalid("role \(role.rawValue) is platform-wide: bind it without --tenant")
+            throw .invalidBinding("role \(role.rawValue) is platform-wide: bind it without --tenant")
         }
         if !miniAppIDs.isEmpty {
-            guard role.takesMiniApps else { throw .invalid("only release-manager bindings name mini apps") }
-            guard miniAppIDs.count <= 100 else { throw .invalid("at most 100 mini apps per binding") }
+            guard role.takesMiniApps else { throw .invalidBinding("only release-manager bindings name mini apps") }
+            guard miniAppIDs.count <= 100 else { throw .invalidBinding("at most 100 mini apps per binding") }
             for id in miniAppIDs where id.isEmpty || id.utf8.count > 128 || id.contains(",") {
-                throw .invalid("mini app ids are 1-128 characters without ','")
+                throw .invalidBinding("mini app ids are 1-128 characters without ','")
             }
         }
-        if let tenantID, !TenantID.isValid(tenantID) { throw .invalid("no tenant \(tenantID)") }
+        if let tenantID, !TenantID.isValid(tenantID) { throw .invalidBinding("no tenant \(tenantID)") }
     }
 }
 
 /// What the operator stores refuse.
 public enum OperatorError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// Bad input (a name, a binding that cannot be): nothing written.
+    /// Bad input (a name, a password): nothing written.
     case invalid(String)
+    /// A binding that cannot be (a platform-wide role in a tenant, mini apps on a role that
+    /// takes none): nothing written.
+    case invalidBinding(String)
     /// The name is taken.
     case nameTaken(String)
     /// No such operator.
@@ -51,7 +54,7 @@ public enum OperatorError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .invalid(let message): message
+        case .invalid(let message), .invalidBinding(let message): message
         case .nameTaken(let name): "an operator named \(name) exists"
         case .unknownOperator(let name): "no operator \(name)"
         case .unknownTenant(let id): "no tenant \(id)"

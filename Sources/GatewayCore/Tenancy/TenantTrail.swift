@@ -21,7 +21,7 @@ public enum TenantTrail {
             resource: AuditResource(
                 type: .tenant, tenant: new.id, id: new.id, revisionBefore: old?.configVersion,
                 revisionAfter: new.configVersion),
-            outcome: .ok, change: AuditChange.between(document(old), document(new), ignoring: bookkeeping))
+            outcome: .succeeded(verb), change: AuditChange.between(document(old), document(new), ignoring: bookkeeping))
     }
 
     /// What every change moves (the revisions are in the record's resource).
@@ -48,7 +48,7 @@ public enum TenantTrail {
                     resource: AuditResource(
                         type: .tenant, tenant: row.tenantID, id: row.tenantID, revisionBefore: old?.configVersion,
                         revisionAfter: new?.configVersion),
-                    outcome: verb == .delete ? AuditOutcome(status: 204) : .ok,
+                    outcome: .succeeded(verb),
                     change: AuditChange.between(document(old), document(new), ignoring: bookkeeping))
             }()
         draft.note = AuditNote(action: row.action, summary: fields.isEmpty ? nil : fields.joined(separator: ", "))

@@ -17,7 +17,10 @@ extension AdminAPIHandler {
                         tokenEndpoint: issuer + "/oauth2/token",
                         deviceAuthorizationEndpoint: issuer + "/oauth2/device_authorization", responseTypesSupported: ["code"],
                         grantTypesSupported: OperatorAuthenticator.grantTypes, codeChallengeMethodsSupported: ["S256"],
-                        tokenEndpointAuthMethodsSupported: ["none", "client_secret_basic", "client_secret_post"],
+                        tokenEndpointAuthMethodsSupported: [
+                            "none", "client_secret_basic", "client_secret_post", "private_key_jwt",
+                        ],
+                        tokenEndpointAuthSigningAlgValuesSupported: ["ES256", "RS256"],
                         authorizationResponseIssParameterSupported: true))))
     }
 

@@ -50,7 +50,7 @@ extension AdminAPIHandler {
     }
 
     func adminUpdateOperator(_ input: Operations.AdminUpdateOperator.Input) async throws -> Operations.AdminUpdateOperator.Output {
-        guard case .json(let body) = input.body else { throw AdminError.badRequest("a JSON body") }
+        guard case .applicationMergePatchJson(let body) = input.body else { throw AdminError.badRequest("a merge patch body") }
         try AdminInput.check(input.path._operator, max: 63, "operator")
         let changed = try await service.setOperatorDisabled(
             try AdminScope.call(), name: input.path._operator, disabled: body.disabled)

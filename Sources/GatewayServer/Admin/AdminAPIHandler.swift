@@ -75,7 +75,10 @@ struct AdminAPIHandler: APIProtocol {
     /// `"17"` (or `W/"17"`) as a revision; anything else is a bad request.
     static func revision(_ ifMatch: String) throws -> Int64 {
         let bare = ifMatch.hasPrefix("W/") ? ifMatch.dropFirst(2) : Substring(ifMatch)
-        guard bare.count >= 3, bare.first == "\"", bare.last == "\"", let value = Int64(bare.dropFirst().dropLast())
+        // The contract's pattern: `(W/)?"[0-9]{1,18}"` (no sign: `"-1"` is refused, issue 62 §3).
+        let digits = bare.dropFirst().dropLast()
+        guard bare.count >= 3, bare.count <= 20, bare.first == "\"", bare.last == "\"",
+            digits.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int64(digits)
         else { throw AdminError.badRequest("If-Match is a revision's ETag, e.g. \"17\"") }
         return value
     }

@@ -24,6 +24,13 @@ struct AdminEdgeMiddleware: RouterMiddleware {
     /// A user import's body: up to 100000 users.
     static let maxImportBytes = 16 * 1024 * 1024
 
+    /// Whether `contentType` is `application/merge-patch+json` (parameters such as a charset allowed).
+    static func isMergePatch(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let media = contentType.split(separator: ";", maxSplits: 1).first ?? ""
+        return media.trimmingCharacters(in: .whitespaces).lowercased() == "application/merge-patch+json"
+    }
+
     /// The body limit of a request to `path`.
     static func maxBodyBytes(path: String) -> Int {
         path.hasSuffix("/user-imports") ? maxImportBytes : maxBodyBytes
@@ -46,6 +53,11 @@ struct AdminEdgeMiddleware: RouterMiddleware {
             let maximum = Self.maxBodyBytes(path: request.uri.path)
             if let declared = request.headers[.contentLength].flatMap(Int.init), declared > maximum {
                 throw GatewayProblem.payloadTooLarge(maximum: maximum)
+            }
+            if request.method == .patch, !Self.isMergePatch(request.headers[.contentType]) {
+                throw GatewayProblem(
+                    status: 415, code: "unsupported_media_type", title: "Unsupported media type",
+                    detail: "A PATCH body is application/merge-patch+json.")
             }
             request.body = RequestBody(asyncSequence: LimitedRequestBody(base: request.body, maximum: maximum))
             if request.headers[.contentType]?.contains("json") == true {
