@@ -10,11 +10,15 @@ endif
 export PATH := $(abspath $(dir $(SWIFT))):$(PATH)
 
 ## Install missing Debian packages, build what changed, start the gateway on its embedded defaults
-## (SQLite in ./.gateway, in-process cache, a `demo` tenant, http://127.0.0.1:8080).
+## (SQLite in ./.gateway, in-process cache, a `demo` tenant, http://127.0.0.1:8080, the admin
+## listener on http://127.0.0.1:8081).
 ## A warm start skips SwiftPM when no source is newer than the binaries: each `swift build
 ## --product` relinks the OpenAPI generator tool (~20 s), so up-to-date checks are make's.
+## The admin listener (the operators' API and the console at /console) on loopback port 8081;
+## `make run GATEWAY_ADMIN_PORT=` serves none.
+GATEWAY_ADMIN_PORT ?= 8081
 run: deps .build/debug/gateway .build/debug/gatewayctl
-	.build/debug/gateway serve
+	$(if $(GATEWAY_ADMIN_PORT),GATEWAY_ADMIN_PORT=$(GATEWAY_ADMIN_PORT)) .build/debug/gateway serve
 
 ## Everything a product is built from; a change in any of them rebuilds both binaries.
 SOURCES := Package.swift $(shell find Sources OpenAPI -type f 2>/dev/null)

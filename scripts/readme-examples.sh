@@ -9,12 +9,14 @@ repo=$PWD
 work=${1:?workdir}/readme
 rm -rf "$work"; mkdir -p "$work/.gateway"
 port=$(scripts/free-port.sh)
+# The admin listener, as `make run` serves it on 8081.
+admin_port=$(scripts/free-port.sh)
 # The push walk-through sends through a fake FCM (scripts/fake-fcm.py), never Google.
 fcm_port=$(scripts/free-port.sh)
 python3 scripts/fake-fcm.py "$fcm_port" &
 fake_fcm=$!
 export FAKE_FCM="http://127.0.0.1:$fcm_port" GATEWAY_PUSH_FCM_URL="http://127.0.0.1:$fcm_port"
-export GATEWAY_DATABASE_PATH="$work/.gateway/gateway.sqlite" GATEWAY_HTTP_PORT="$port" GATEWAY_LOG_LEVEL=warning
+export GATEWAY_DATABASE_PATH="$work/.gateway/gateway.sqlite" GATEWAY_HTTP_PORT="$port" GATEWAY_ADMIN_PORT="$admin_port" GATEWAY_LOG_LEVEL=warning
 unset GATEWAY_REDIS_URL GATEWAY_DATABASE_URL
 .build/debug/gateway serve >"$work/gateway.log" 2>&1 &
 gateway=$!
@@ -23,9 +25,9 @@ for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 
 # The blocks run where a newcomer stands (the clone's root), seen through a scratch folder
 # so their files (tenants.json, ...) land outside the work tree.
 ln -s "$repo/.build" "$work/.build"; ln -s "$repo/scripts" "$work/scripts"
-python3 - "$port" >"$work/blocks.sh" <<'PY'
+python3 - "$port" "$admin_port" >"$work/blocks.sh" <<'PY'
 import glob, re, sys
-port = sys.argv[1]
+port, admin_port = sys.argv[1], sys.argv[2]
 # README.md, then each docs page in the order the README first links it.
 readme = open("README.md").read()
 pages = ["README.md"] + list(dict.fromkeys(re.findall(r"\]\((docs/[\w-]+\.md)", readme)))
@@ -37,6 +39,7 @@ blocks = [block for page in pages for block in marked(page)]
 if len(blocks) < 8:
     sys.exit(f"README and docs: {len(blocks)} blocks marked <!-- readme-test -->, expected at least 8")
 script = "\n".join(blocks).replace("localhost:8080", f"127.0.0.1:{port}").replace("127.0.0.1:8080", f"127.0.0.1:{port}")
+script = script.replace("localhost:8081", f"127.0.0.1:{admin_port}").replace("127.0.0.1:8081", f"127.0.0.1:{admin_port}")
 # A 4xx or 5xx fails the run (curl -s alone would print the problem and succeed).
 script = re.sub(r"\bcurl -s\b", "curl -fsS", script)
 print("set -euo pipefail\n" + script)
