@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GatewayCore
+import OpenAPIRuntime
 
 /// Runs gatewayctl in-process: parse, run, map every outcome to an exit code.
 ///
@@ -83,6 +84,9 @@ public enum Gatewayctl {
         case let error as OperatorError:
             writeError(error.description, output: output)
             return invalidInput
+        case let error as ClientError:
+            writeError(AdminUnreachable.message(error), output: output)
+            return failure
         default:
             // ArgumentParser's own errors (help and completion requests surface here
             // when a help command runs, validation errors) and everything else.

@@ -276,7 +276,7 @@ struct AdminCLITests {
             // Over the API the writes are the operator's, on the database the OS user's.
             let records = try await admin.stores.audit.records(
                 matching: AuditQuery(chain: "delta", resourceType: .tenant, verb: .create, limit: 1)).items
-            #expect(records.first?.actor.name == "root" && records.first?.outcome.status == 200)
+            #expect(records.first?.actor.name == "root" && records.first?.outcome.status == 201)
             let localCreate = try await admin.stores.audit.records(
                 matching: AuditQuery(chain: "gamma", resourceType: .tenant, verb: .create, limit: 1)).items
             #expect(localCreate.first?.actor.subject == "local:tester")

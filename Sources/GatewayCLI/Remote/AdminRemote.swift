@@ -84,11 +84,22 @@ struct AdminRemote {
         return server.hasSuffix("/") ? String(server.dropLast()) : server
     }
 
+    /// The HTTP client of every admin API call: like `HTTPClient.shared` (one per process,
+    /// never shut down), but a server that refuses the connection fails the command at once
+    /// instead of being retried until the request's 30 s deadline (a saved session's server
+    /// that is gone, issue 62 §3).
+    static let http: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(10)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
     static func makeClient(_ server: String, bearer: String?) throws -> Client {
         guard let url = URL(string: server) else { throw CLIError.invalid("--server: \(server) is not a URL") }
         return Client(
             serverURL: url, configuration: AdminWire.configuration,
-            transport: AsyncHTTPClientTransport(configuration: .init(client: HTTPClient.shared, timeout: .seconds(30))),
+            transport: AsyncHTTPClientTransport(configuration: .init(client: http, timeout: .seconds(30))),
             middlewares: bearer.map { [BearerToken(token: $0)] } ?? [])
     }
 
