@@ -240,10 +240,10 @@ struct AdminTenantAPITests {
             #expect(try await admin.stores.auth.client(tenantID: "acme", clientID: "web") == nil)
             #expect(try await admin.call(.DELETE, path, token: token).json["code"] as? String == "client_not_found")
 
-            // The trail: created, changed once (what changed), refused, removed; never the secret.
+            // The trail: created (201), changed once (what changed), refused, removed (204); never the secret.
             let records = try await admin.stores.audit.records(
                 matching: AuditQuery(chain: "acme", resourceType: .client, limit: 20)).items.reversed()
-            #expect(records.map(\.outcome.status).sorted() == [200, 200, 200, 403, 409, 412, 412, 422], "\(records.map(\.outcome))")
+            #expect(records.map(\.outcome.status).sorted() == [200, 201, 204, 403, 409, 412, 412, 422], "\(records.map(\.outcome))")
             let change = try #require(records.first { $0.verb == .update && $0.outcome.status == 200 })
             #expect(change.resource.revisionBefore == 1 && change.resource.revisionAfter == 2)
             guard case .object(let after) = change.change?.after else {

@@ -100,7 +100,7 @@ struct ConsoleBrowserTests {
         try await stores.pushCredentials.setCredentials(try fcm.credentials, tenantID: id, now: now)
         let roles: [(String, OperatorRole)] = [
             ("rel", .releaseManager), ("rel2", .releaseManager), ("vic", .viewer), ("pat", .pushSender),
-            ("aud", .auditor),
+            ("aud", .auditor), ("adm", .tenantAdmin),
         ]
         try await ConsoleTests.people(stores, roles.map { ($0.0, $0.1, id) }, password: Self.password)
         let tokens = { (list: ArraySlice<(token: String, subject: String)>) in

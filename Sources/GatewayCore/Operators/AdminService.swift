@@ -114,6 +114,14 @@ public struct AdminService: Sendable {
     public func audit(_ call: AdminCall, query: AuditQuery) async throws -> AuditPage {
         let tenantID = query.chain == AuditChain.platform ? nil : query.chain
         try await authorize(call, AdminPermission(.read, .audit), tenantID: tenantID)
+        var query = query
+        // The actor filter takes an operator's name, as people know them (issue 62 §3): records
+        // name the operator's id, which a rename never changes.
+        if let subject = query.subject, OperatorName.isValid(subject),
+            let named = try await operators.findOperator(named: subject)
+        {
+            query.subject = named.id
+        }
         return try await trail.records(matching: query)
     }
 }

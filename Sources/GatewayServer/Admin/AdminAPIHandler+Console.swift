@@ -19,7 +19,20 @@ extension AdminAPIHandler {
         func page(_ texts: ConsoleTexts, title: String, section: ConsolePage.Section?, body: String) -> String {
             ConsolePage.page(
                 texts, title: title, section: section, operatorName: call.session.caller.name, csrf: session.csrf,
-                body: body)
+                auditLink: auditLink, body: body)
+        }
+
+        /// Where the header's Audit link goes: the whole trail for `audit:read` platform-wide,
+        /// else the first tenant's chain the bindings may read; nil: no link (issue 62 §3, no
+        /// link to a page the role cannot open).
+        var auditLink: String? {
+            let read = AdminPermission(.read, .audit)
+            let bindings = call.session.bindings
+            if AdminAuthorizer.decide(read, tenantID: nil, bindings: bindings) == .allowed { return "/console/audit" }
+            let tenant = bindings.compactMap(\.tenantID).sorted().first {
+                AdminAuthorizer.decide(read, tenantID: $0, bindings: bindings) == .allowed
+            }
+            return tenant.map { "/console/audit?tenant=" + URLQuery.encode($0) }
         }
     }
 
@@ -140,12 +153,13 @@ extension AdminAPIHandler {
         ] {
             try AdminInput.check(value, max: max, name, empty: true)
         }
-        if let error = q.error { return failed("The sign-in page answered \(error): \(q.errorDescription ?? "")") }
+        // The console's own words: the URL's error_description is anyone's text.
+        if let error = q.error { return failed(texts[error == "access_denied" ? .callbackDenied : .callbackError]) }
         // The state must be the one this browser started (its cookie), and still remembered.
         guard let state = q.state, ConsoleCookie.start(issuer: issuer).value(in: AdminScope.current.headers) == state,
             let start = try await console.finish(state: state)
-        else { return failed("This sign-in was not started in this browser, or it took longer than 10 minutes.") }
-        guard q.iss == nil || q.iss == issuer, let code = q.code else { return failed("The answer named no code.") }
+        else { return failed(texts[.callbackNotStarted]) }
+        guard q.iss == nil || q.iss == issuer, let code = q.code else { return failed(texts[.callbackNoCode]) }
         let issued: OperatorIssuedTokens
         do {
             issued = try await authenticator.token(
@@ -153,7 +167,7 @@ extension AdminAPIHandler {
                     grantType: "authorization_code", clientID: OperatorRealmClient.console.id, code: code,
                     codeVerifier: start.verifier, redirectURI: start.redirectURI))
         } catch is OperatorTokenError {
-            return failed("The code was used already or expired.")
+            return failed(texts[.callbackCodeUsed])
         }
         let id = try await console.create(
             .init(
@@ -222,7 +236,7 @@ extension AdminAPIHandler {
                         body: .textHtmlCharsetUtf8(
                             .init(
                                 ConsolePage.message(
-                                    texts, title: texts[.refused], text: "\(error)",
+                                    texts, title: texts[.refused], text: texts.refusal(error),
                                     link: ("/console", texts[.overview]))))))
             default: throw error
             }

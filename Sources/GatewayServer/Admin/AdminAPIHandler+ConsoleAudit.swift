@@ -20,7 +20,7 @@ extension AdminAPIHandler {
         } catch let error as AdminError {
             let html = OpenAPIRuntime.HTTPBody(
                 ConsolePage.message(
-                    texts, title: texts[.refused], text: "\(error)", link: ("/console/audit", texts[.audit])))
+                    texts, title: texts[.refused], text: texts.refusal(error), link: ("/console/audit", texts[.audit])))
             switch error {
             case .forbidden:
                 return .forbidden(

@@ -23,7 +23,7 @@ extension AdminAPIHandler {
                 limit: 50)
         } catch let error as AdminError {
             let html = ConsolePage.message(
-                texts, title: texts[.refused], text: "\(error)", link: ("/console", texts[.overview]))
+                texts, title: texts[.refused], text: texts.refusal(error), link: ("/console", texts[.overview]))
             switch error {
             case .forbidden: return .forbidden(.init(body: .textHtmlCharsetUtf8(.init(html))))
             case .tenantNotFound: return .notFound(.init(body: .textHtmlCharsetUtf8(.init(html))))
@@ -82,7 +82,7 @@ extension AdminAPIHandler {
             byProvider = try await service.notificationFunnels(signedIn.call, tenantID: tenantID, id: input.path.id)
         } catch let error as AdminError {
             let html = ConsolePage.message(
-                texts, title: texts[.refused], text: "\(error)", link: ("/console", texts[.overview]))
+                texts, title: texts[.refused], text: texts.refusal(error), link: ("/console", texts[.overview]))
             switch error {
             case .forbidden: return .forbidden(.init(body: .textHtmlCharsetUtf8(.init(html))))
             case .tenantNotFound, .notificationNotFound:

@@ -140,7 +140,7 @@ extension AdminAPIHandler {
         do {
             policy = try await service.releasePolicy(signedIn.call, tenantID: tenantID, miniAppID: miniAppID)
         } catch let error as AdminError {
-            let html = ConsolePage.message(texts, title: texts[.refused], text: "\(error)", link: nil)
+            let html = ConsolePage.message(texts, title: texts[.refused], text: texts.refusal(error), link: nil)
             switch error {
             case .forbidden: return .forbidden(.init(body: .textHtmlCharsetUtf8(.init(html))))
             case .tenantNotFound, .releaseNotFound: return .notFound(.init(body: .textHtmlCharsetUtf8(.init(html))))
@@ -186,7 +186,7 @@ extension AdminAPIHandler {
             message = texts.format(
                 .changedBy, last?.actor ?? "?", last.map { RFC3339.string(from: $0.at) } ?? "?")
         case .releaseStateConflict(let why), .invalidRelease(let why): message = why
-        default: message = "\(error)"
+        default: message = texts.refusal(error)
         }
         let page = try await releasePage(
             signedIn, texts, tenantID: tenantID, miniAppID: miniAppID, notice: (message, true))
@@ -256,7 +256,7 @@ extension AdminAPIHandler {
                 notice: notice)
             return .page(page("\(miniAppID) · \(tenantID)", body))
         } catch let error as AdminError {
-            let text = "<p class=\"error\" role=\"alert\">\(ConsolePage.escape(notice?.text ?? "\(error)"))</p>"
+            let text = "<p class=\"error\" role=\"alert\">\(ConsolePage.escape(notice?.text ?? texts.refusal(error)))</p>"
             switch error {
             case .forbidden: return .refused(page(texts[.refused], text))
             case .tenantNotFound, .releaseNotFound: return .missing(page(texts[.notFound], text))

@@ -49,7 +49,7 @@ extension AdminAPIHandler {
         }
         // How a refusal reads on the page; anything else is the problem middleware's.
         let refused = { (error: AdminError) throws -> Operations.ConsoleSendNotification.Output in
-            let body = page("<p class=\"error\" role=\"alert\">\(ConsolePage.escape("\(error)"))</p>")
+            let body = page("<p class=\"error\" role=\"alert\">\(ConsolePage.escape(texts.refusal(error)))</p>")
             let headers = Operations.ConsoleSendNotification.Output.Forbidden.Headers(
                 cacheControl: noStore, contentSecurityPolicy: policy)
             switch error {

@@ -81,7 +81,7 @@ extension AdminAPIHandler {
             return .page(signedIn.page(texts, title: "\(texts[.tenant]) \(tenantID)", section: nil, body: body))
         } catch let error as AdminError {
             let html = ConsolePage.message(
-                texts, title: texts[.refused], text: notice?.text ?? "\(error)", link: ("/console", texts[.overview]))
+                texts, title: texts[.refused], text: notice?.text ?? texts.refusal(error), link: ("/console", texts[.overview]))
             switch error {
             case .forbidden: return .refused(html)
             case .tenantNotFound: return .missing(html)

@@ -81,20 +81,20 @@ extension AdminAPIHandler {
         }
         do {
             let tenant = try await service.tenant(signedIn.call, id: tenantID)
+            // A post the roles do not allow is refused (and recorded) before its fields are read,
+            // whatever it holds: the whole form, one forged field, or nothing that differs.
+            let bindings = signedIn.call.session.bindings
+            if AdminAuthorizer.decide(AdminPermission(.update, .tenant), tenantID: tenantID, bindings: bindings)
+                != .allowed
+            {
+                // The service refuses before anything else (and records the refusal).
+                _ = try await service.updateTenant(signedIn.call, id: tenantID, patch: TenantPatch(), revision: revision)
+            }
             let (patch, unreadable) = ConsoleTenantSettingsForm.patch(posted, tenant: tenant)
             if !unreadable.isEmpty {
                 return answer(422, try await page(nil, posted, unreadable))
             }
             guard let patch else {
-                // Nothing differs; a change the roles do not allow is still refused (and audited).
-                let bindings = signedIn.call.session.bindings
-                if AdminAuthorizer.decide(AdminPermission(.update, .tenant), tenantID: tenantID, bindings: bindings)
-                    != .allowed
-                {
-                    // The service refuses before anything else (and records the refusal).
-                    _ = try await service.updateTenant(
-                        signedIn.call, id: tenantID, patch: TenantPatch(), revision: revision)
-                }
                 return answer(200, try await page((texts[.noDifference], false), nil, []))
             }
             let problems = patch.problems(applyingTo: tenant, now: clock.now())
@@ -111,7 +111,7 @@ extension AdminAPIHandler {
         } catch let error as AdminError {
             switch error {
             case .forbidden, .tenantNotFound:
-                return answer(403, try await page(("\(error)", true), nil, []))
+                return answer(403, try await page((texts.refusal(error), true), nil, []))
             default: throw error
             }
         }

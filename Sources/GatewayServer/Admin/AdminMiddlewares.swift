@@ -83,6 +83,7 @@ struct AdminEdgeMiddleware: RouterMiddleware {
             response = AdminProblems.response(for: error, requestID: context.admin.requestID, path: request.uri.path)
         }
         response.headers[RequestIDMiddleware.headerName] = context.admin.requestID
+        if request.uri.path.hasPrefix("/console") { ConsolePage.guardHeaders(&response.headers) }
         metrics.count(route: route, method: request.method.rawValue, status: response.status.code)
         return response
     }

@@ -67,8 +67,13 @@ enum ConsoleAuditPage {
                     ]
                 })
         }
-        body += "<p class=\"muted\">\(escape(texts.format(.verifyWhole, record.chain)))</p>"
+        body += "<p class=\"muted\">\(escape(texts.format(.verifyWhole, record.chain, verifyCommand(chain: record.chain))))</p>"
         body += "<p><a href=\"/console/audit?tenant=\(URLQuery.encode(record.chain))\">\(escape(texts[.audit]))</a></p>"
         return body
+    }
+
+    /// The gatewayctl command that verifies `chain` from its start (a test runs its --help).
+    static func verifyCommand(chain: String) -> String {
+        "gatewayctl audit verify " + (chain == AuditChain.platform ? "--platform" : "--tenant \(chain)")
     }
 }

@@ -64,13 +64,15 @@ enum ConsoleChart {
         svg +=
             line(points.map { $0.stable.rate }, "stable")
             + line(points.map { $0.candidate.rate }, "candidate")
-        // Time labels: the first, the middle and the last window (UTC).
+        // Time labels: the first, the middle and the last window, in the operator's time zone
+        // (as the history beside the chart); the last one ends at its point, so it is not cut.
         for index in Set([0, points.count / 2, points.count - 1]).sorted() where points.indices.contains(index) {
-            let label = String(RFC3339.string(from: points[index].start).dropFirst(11).prefix(5))
+            let anchor = index == points.count - 1 && index > 0 ? "end" : index == 0 ? "start" : "middle"
             svg +=
                 String(
-                    format: "<text class=\"axis\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", x(index), height - 8)
-                + label + "</text>"
+                    format: "<text class=\"axis\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%@\">", x(index), height - 8,
+                    anchor)
+                + texts.clock(points[index].start) + "</text>"
         }
         return svg + "</svg>"
     }

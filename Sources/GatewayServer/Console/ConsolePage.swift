@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import HTTPTypes
 
 /// The console's HTML (issue 49): one layout, server-rendered, no script. Every value from
 /// outside goes through ``escape(_:)``. Styles come from `/console/assets/console.css` only,
@@ -8,6 +9,15 @@ enum ConsolePage {
     /// No script at all, styles and images from this origin, forms post here only.
     static let contentSecurityPolicy =
         "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+    /// The headers every console answer carries, refusals and errors included (issue 62 §3):
+    /// a page's own policy and caching stay; what it lacks is added.
+    static func guardHeaders(_ headers: inout HTTPFields) {
+        if headers[.contentSecurityPolicy] == nil { headers[.contentSecurityPolicy] = contentSecurityPolicy }
+        if headers[.cacheControl] == nil { headers[.cacheControl] = "no-store" }
+        headers[.xContentTypeOptions] = "nosniff"
+        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+    }
 
     /// A page that frames the console's own live chart (the release page).
     static let framingPolicy = contentSecurityPolicy + "; frame-src 'self'"
@@ -21,7 +31,8 @@ enum ConsolePage {
     /// A full page: the header (navigation, who is signed in, sign-out form with the
     /// session's CSRF token), then `body` in `main`.
     static func page(
-        _ texts: ConsoleTexts, title: String, section: Section?, operatorName: String?, csrf: String?, body: String
+        _ texts: ConsoleTexts, title: String, section: Section?, operatorName: String?, csrf: String?,
+        auditLink: String? = "/console/audit", body: String
     ) -> String {
         let link = { (target: Section, href: String, label: ConsoleTexts.Key) in
             "<a href=\"\(href)\"\(section == target ? " aria-current=\"page\"" : "")>\(escape(texts[label]))</a>"
@@ -29,8 +40,8 @@ enum ConsolePage {
         var header = ""
         if let operatorName, let csrf {
             header = """
-                <header><nav aria-label="\(escape(texts[.console]))">\(link(.overview, "/console", .overview)) \
-                \(link(.audit, "/console/audit", .audit))</nav>\
+                <header><nav aria-label="\(escape(texts[.console]))">\(link(.overview, "/console", .overview))\
+                \(auditLink.map { " " + link(.audit, escape($0), .audit) } ?? "")</nav>\
                 <form method="post" action="/console/sign-out" class="who"><input type="hidden" name="csrf_token" \
                 value="\(escape(csrf))"><span>\(escape(texts[.signedInAs])) <strong>\(escape(operatorName))</strong></span> \
                 <button type="submit">\(escape(texts[.signOut]))</button></form></header>

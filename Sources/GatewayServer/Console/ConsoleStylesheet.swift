@@ -53,7 +53,9 @@ enum ConsoleStylesheet {
         form.filters label{display:flex;flex-direction:column;font-size:.875rem;color:var(--muted)}
         input,select,button{font:inherit;color:inherit;background:var(--bg);border:1px solid var(--line);\
         border-radius:4px;padding:4px 8px;max-width:100%}
-        form.send,form.settings{display:grid;gap:8px;max-width:640px;margin:0 0 16px}
+        form.send,form.settings{display:grid;grid-template-columns:minmax(0,1fr);gap:8px;max-width:640px;margin:0 0 16px}\
+        form.settings input:not([type=checkbox]){width:100%;box-sizing:border-box;min-width:0}\
+        form.settings code{overflow-wrap:anywhere;min-width:0}
         form.send label,form.settings label,fieldset label{display:flex;flex-direction:column;font-size:.875rem;color:var(--muted)}
         form.send label.check,form.settings label.check{flex-direction:row;gap:6px;align-items:center}
         .field-error{color:var(--error);font-size:.875rem;margin-top:-4px}

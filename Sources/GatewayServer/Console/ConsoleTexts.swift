@@ -42,6 +42,14 @@ struct ConsoleTexts: Sendable {
         return "<time datetime=\"\(exact)\" title=\"\(utc)\">\(local) \(LoginPage.escape(zone))</time>"
     }
 
+    /// Hours and minutes of `date` in the operator's time zone (a chart's axis), `HH:mm`.
+    func clock(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: timeZoneName) ?? TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.hour, .minute], from: date)
+        return String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+    }
+
     /// The text of `key` with `%1`, `%2`, … replaced by `values`, in order.
     func format(_ key: Key, _ values: String...) -> String {
         var text = self[key]
@@ -49,6 +57,18 @@ struct ConsoleTexts: Sendable {
             text = text.replacingOccurrences(of: "%\(index + 1)", with: value)
         }
         return text
+    }
+
+    /// A refusal as a person reads it, in this language: the permission a role lacks, a tenant
+    /// or record it cannot see, else the refusal's own detail (never a Swift value's dump).
+    func refusal(_ error: AdminError) -> String {
+        switch error {
+        case .forbidden(let missing): format(.refusedPermission, missing.description)
+        case .tenantNotFound(let id): format(.refusedNoTenant, id)
+        case .auditRecordNotFound, .releaseNotFound, .notificationNotFound: self[.refusedNotFound]
+        default:
+            format(.refusedOther, AdminProblems.problem(for: error, wrapped: error).detail ?? error.localizedDescription)
+        }
     }
 
     /// The text of `key` in this language (English when it has none).
@@ -73,6 +93,8 @@ struct ConsoleTexts: Sendable {
         case useInstead, actionWithdraw, consequenceWithdraw, timeZone, save, moreTenants, perMinute, errorShare
         case latencyP95, backlog, pushBacklog, byProvider, secretKept, saveConfiguration, tenantChangedBy
         case noDifference, editConfiguration, notSaved, grants
+        case refusedPermission, refusedNoTenant, refusedNotFound, refusedOther
+        case callbackDenied, callbackError, callbackNotStarted, callbackNoCode, callbackCodeUsed
 
         var english: String {
             switch self {
@@ -190,6 +212,15 @@ struct ConsoleTexts: Sendable {
             case .kind: "Kind"
             case .redirects: "Redirect URIs"
             case .grants: "Grants"
+            case .refusedPermission: "Your roles do not allow this: it needs the %1 permission."
+            case .refusedNoTenant: "There is no tenant %1, or none your roles let you see."
+            case .refusedNotFound: "There is no such record, or none your roles let you see."
+            case .refusedOther: "The gateway refused this: %1"
+            case .callbackDenied: "The sign-in was cancelled or refused."
+            case .callbackError: "The sign-in page could not sign you in."
+            case .callbackNotStarted: "This sign-in was not started in this browser, or it took longer than 10 minutes."
+            case .callbackNoCode: "The sign-in page's answer named no code."
+            case .callbackCodeUsed: "The sign-in code was used already or expired."
             case .scopes: "Scopes"
             case .optionalScopes: "when asked: %1"
             case .confidential: "confidential"
@@ -213,7 +244,7 @@ struct ConsoleTexts: Sendable {
             case .noChange: "No document changed (a refusal, an action or a sign-in)."
             case .before: "Before"
             case .after: "After"
-            case .verifyWhole: "To verify all of chain %1 from its start: gatewayctl audit verify --chain %1"
+            case .verifyWhole: "To verify all of chain %1 from its start: %2"
             case .auditRecord: "Audit record %1"
             case .useInstead: "Use instead (optional)"
             case .timeZone: "Show times in"
@@ -275,6 +306,15 @@ struct ConsoleTexts: Sendable {
         "tenantChangedBy": "保存していません: このテナントは %2 UTC に %1 が変更しました。現在の設定を表示しています。",
         "noDifference": "設定と異なる値はありません。何も保存していません。", "editConfiguration": "設定を変更",
         "notSaved": "保存していません: 下に示した項目の値を直してください。",
+        "refusedPermission": "あなたのロールではこの操作はできません（必要な権限: %1）。",
+        "refusedNoTenant": "テナント %1 は存在しないか、あなたのロールでは表示できません。",
+        "refusedNotFound": "該当する記録は存在しないか、あなたのロールでは表示できません。",
+        "refusedOther": "ゲートウェイが拒否しました: %1",
+        "callbackDenied": "サインインは取り消されたか、拒否されました。",
+        "callbackError": "サインインページでサインインできませんでした。",
+        "callbackNotStarted": "このサインインはこのブラウザーで開始されていないか、10 分以上かかりました。",
+        "callbackNoCode": "サインインページの応答にコードがありません。",
+        "callbackCodeUsed": "サインインのコードは使用済みか、期限切れです。",
         "clients": "OAuth クライアント", "kind": "種別", "redirects": "リダイレクト URI", "grants": "グラント", "scopes": "スコープ",
         "optionalScopes": "要求時: %1",
         "confidential": "コンフィデンシャル", "publicClient": "パブリック", "signingKeys": "署名鍵", "nextStep": "次の段階",
@@ -284,7 +324,7 @@ struct ConsoleTexts: Sendable {
         "recordBroken": "この記録はチェーン内で整合していません: %1。監査ログが改ざんされています。docs/operators.md を参照してください。",
         "recordHolds": "この記録はチェーン %1 で整合しています: 内容が封印と一致し、前後の記録とつながっています。",
         "change": "変更内容", "noChange": "変更された文書はありません (拒否、操作、またはサインイン)。", "before": "変更前",
-        "after": "変更後", "verifyWhole": "チェーン %1 全体を先頭から検証するには: gatewayctl audit verify --chain %1",
+        "after": "変更後", "verifyWhole": "チェーン %1 全体を先頭から検証するには: %2",
         "auditRecord": "監査記録 %1", "useInstead": "代わりに使うバージョン (任意)", "timeZone": "時刻の表示", "save": "保存", "moreTenants": "次のテナント", "perMinute": "リクエスト/分 (1 時間)",
         "errorShare": "5xx の割合", "latencyP95": "p95", "backlog": "保留中 %1 件", "pushBacklog": "プッシュの未配信", "byProvider": "プロバイダー別", "actionWithdraw": "バージョンを取り下げ",
         "consequenceWithdraw": "%1 を取り下げます: どのユーザーにも配信されなくなり、マニフェストとバンドルは %2 を代わりに示して拒否されます。",
