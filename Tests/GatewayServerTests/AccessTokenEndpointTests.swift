@@ -99,6 +99,13 @@ struct AccessTokenEndpointTests {
                 #expect(claims["azp"]?.stringValue == "hello")
                 #expect(claims["aud"]?.stringValue == "rae")
                 #expect(claims["sub"]?.stringValue == (try jwtClaims(access))["sub"]?.stringValue)
+                // Issue 62: neither the exchange's token nor the endpoint's opens a door of the gateway's.
+                try await ScopeEnforcementTests.expectNoDoors(
+                    issued.accessToken, kind: "token exchange", base: kit.base, tenant: id)
+                let minted = try await api.issueMiniAppAccessToken(
+                    path: .init(tenant: id, id: "hello"), body: Self.request("rae", ["idinfo_read_openid"])
+                ).ok.body.json.token
+                try await ScopeEnforcementTests.expectNoDoors(minted, kind: "mini-app token", base: kit.base, tenant: id)
                 // The endpoint's refusals, as OAuth errors.
                 #expect(try OAuthTestKit.errorCode(try await exchange(audience: "other")) == "invalid_target")
                 #expect(try OAuthTestKit.errorCode(try await exchange(scope: "")) == "invalid_target")

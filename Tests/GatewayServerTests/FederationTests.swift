@@ -368,6 +368,12 @@ struct FederationTests {
             #expect(
                 refused.headers.first(name: "WWW-Authenticate")
                     == #"Bearer error="insufficient_scope", scope="sign-in-requests""#)
+            // Issue 62's contract-driven check for this kind: the exchanged token opens exactly
+            // the operations of the scopes it was granted.
+            let granted = Set((answer.body["scope"]?.stringValue ?? "").split(separator: " ").map(String.init))
+            try await ScopeEnforcementTests.expectDoors(
+                try #require(answer.body["access_token"]?.stringValue), scopes: granted, kind: "token exchange",
+                base: world.base, tenant: "shop")
             let asked = try await exchange("shop-native", scope: "openid sign-in-requests")
             #expect(asked.status == 400 && asked.body["error"] == "invalid_scope", "\(asked.body)")
             let refresh = try #require(answer.body["refresh_token"]?.stringValue)
