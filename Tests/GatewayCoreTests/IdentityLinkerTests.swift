@@ -63,4 +63,28 @@ struct IdentityLinkerTests {
                 linkByVerifiedEmail: true)
         }
     }
+
+    /// An upstream's claims holding control characters (issue 62 §2): an email cut short at
+    /// U+0000 by SQLite named someone else; a subject holding one is refused; a name keeps its
+    /// words with the control characters made visible. Both engines.
+    @Test(arguments: StoreBackend.available)
+    func controlCharactersInClaimsTakeNoOneOver(backend: StoreBackend) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        let auth = database.stores.auth
+        let linker = IdentityLinker(users: auth, links: auth)
+        let victim = LocalUser(tenantID: "acme", username: "victim", email: "victim@example.com", passwordHash: "ph")
+        try await auth.addUser(victim)
+        var forged = claims("evil-1", email: "victim@example.com\u{0}.evil.example", verified: true)
+        forged["name"] = .string("Mallory\u{0}\u{1B}[2J")
+        let linked = try await linker.localUser(tenantID: "acme", issuer: issuer, claims: forged, linkByVerifiedEmail: true)
+        #expect(linked.subject != victim.subject && linked.email == nil)
+        #expect(linked.name == "Mallory\u{FFFD}\u{FFFD}[2J")
+        let stored = try await auth.user(tenantID: "acme", username: linked.username)
+        #expect(stored?.name == linked.name)
+        await #expect(throws: FederationError.self) {
+            try await linker.localUser(
+                tenantID: "acme", issuer: issuer, claims: claims("victim\u{0}", email: nil, verified: false))
+        }
+    }
 }

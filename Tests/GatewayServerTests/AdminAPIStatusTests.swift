@@ -76,7 +76,27 @@ struct AdminAPIStatusTests {
             #expect(applied.status == 200 && applied.json["displayName"] as? String == "Renamed", "\(applied.json)")
         }
     }
+
+    /// A user's profile is stored in columns of its own: a name, email or picture holding a
+    /// control character is refused, 422, nothing written (SQLite cut "N\u{0}x" to "N", and
+    /// PostgreSQL answered 500; issue 62 §2).
+    @Test(arguments: DatabaseBackend.available)
+    func profilesHoldNoControlCharacters(backend: DatabaseBackend) async throws {
+        try await AdminAPITests.withAdmin(backend: backend) { admin in
+            let root = admin.tokens["root"]
+            for body in [
+                #"{"username": "nina", "password": "correct horse battery", "name": "N\u0000x"}"#,
+                #"{"username": "nina", "password": "correct horse battery", "email": "n@example.com\u001b"}"#,
+                #"{"username": "ni\u0000na", "password": "correct horse battery"}"#,
+            ] {
+                let refused = try await admin.call(.POST, "/admin/v1/tenants/acme/users", token: root, body: body, contentType: "application/json")
+                #expect(refused.status == 422 && refused.json["code"] as? String == "invalid_user", "\(body): \(refused.status) \(refused.json)")
+            }
+            #expect(try await admin.stores.auth.user(tenantID: "acme", username: "nina") == nil)
+        }
+    }
 }
+
 
 extension AdminAPITests.Admin {
     /// A call whose headers are exactly `headers` (no Content-Type added).

@@ -30,7 +30,7 @@ public struct IdentityLinker: Sendable {
         profile: (@Sendable () async -> [String: JSONValue]?)? = nil
     ) async throws -> LocalUser {
         guard let externalSubject = claims[subjectClaim]?.stringValue, !externalSubject.isEmpty,
-            externalSubject.count <= 255
+            externalSubject.count <= 255, !ControlCharacters.held(in: externalSubject)
         else {
             throw FederationError.tokenRejected("no subject (\(subjectClaim))")
         }
@@ -46,7 +46,9 @@ public struct IdentityLinker: Sendable {
         if let profile, let extra = await profile(), extra["sub"]?.stringValue == externalSubject {
             for name in Self.profileClaims where claims[name] == nil { claims[name] = extra[name] }
         }
-        let email = claims["email"]?.stringValue
+        // An email holding a control character names no one: a lookup by it would be cut
+        // short at U+0000 on SQLite ("victim@example.com\u{0}x"), issue 62.
+        let email = claims["email"]?.stringValue.flatMap { ControlCharacters.held(in: $0) ? nil : $0 }
         let user: LocalUser
         // Only an email naming exactly one local user links: with two, either could be taken over.
         if linkByVerifiedEmail, claims["email_verified"] == .bool(true), let email,
@@ -80,9 +82,13 @@ public struct IdentityLinker: Sendable {
         let base = String((host + ":" + externalSubject).prefix(200))
         let candidates = [base, base + "#" + Base64URL.sha256(issuer + "|" + externalSubject).prefix(8)]
         for username in candidates {
-            let user = LocalUser(tenantID: tenantID, username: username, name: claims["name"]?.stringValue,
-                                 email: claims["email_verified"] == .bool(true) ? claims["email"]?.stringValue : nil,
-                                 picture: claims["picture"]?.stringValue, passwordHash: Self.noPassword)
+            // Profile claims are another system's text: a name keeps its words with control
+            // characters made visible; an email or picture holding one is no address.
+            let plain = { (claim: String) in claims[claim]?.stringValue.flatMap { ControlCharacters.held(in: $0) ? nil : $0 } }
+            let user = LocalUser(
+                tenantID: tenantID, username: username, name: claims["name"]?.stringValue.map(ControlCharacters.visible),
+                email: claims["email_verified"] == .bool(true) ? plain("email") : nil, picture: plain("picture"),
+                passwordHash: Self.noPassword)
             do {
                 try await users.addUser(user)
                 return user

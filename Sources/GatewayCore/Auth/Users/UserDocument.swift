@@ -78,7 +78,8 @@ extension LocalUser {
     /// Why `username` is refused (`username must be …`), or nil.
     public static func usernameProblem(_ username: String) -> String? {
         (1...200).contains(username.count) && !username.contains(where: { $0.isWhitespace })
-            ? nil : "username must be 1-200 characters without spaces"
+            && !ControlCharacters.held(in: username)
+            ? nil : "username must be 1-200 characters without spaces or control characters"
     }
 }
 
@@ -101,6 +102,11 @@ public struct UserPatch: Sendable, Codable, Equatable {
 
     /// Why the patch is refused, or nil.
     public var problem: String? {
+        // Stored in columns of their own: no control character (GRDB would cut a U+0000 short
+        // on SQLite, PostgreSQL refuses one; issue 62).
+        for (member, value) in [("name", name), ("email", email), ("picture", picture)] {
+            if let value, ControlCharacters.held(in: value) { return "\(member) must not contain control characters" }
+        }
         if let password, !LocalUser.passwordLengths.contains(password.count) {
             return "password must be \(LocalUser.passwordLengths.lowerBound)-\(LocalUser.passwordLengths.upperBound) characters"
         }
