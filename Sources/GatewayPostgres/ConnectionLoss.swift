@@ -3,7 +3,7 @@ import PostgresNIO
 
 /// Tells a lost or refused connection (the server restarting, failing over, out of reach)
 /// from every other error, so it surfaces as ``DatabaseUnavailable`` (503, retry) instead of
-/// an internal error.
+/// an internal error; and text the server cannot store as ``UnstorableText`` (400).
 enum ConnectionLoss {
     /// SQLSTATE classes of a server that is going away or not accepting: 08 (connection
     /// exception), 57P (operator intervention: shutdown, crash, cannot connect now), and
@@ -30,6 +30,8 @@ enum ConnectionLoss {
             if let state = psql.serverInfo?[.sqlState], isServerGoingAway(state) {
                 return DatabaseUnavailable(reason: "server \(state)")
             }
+            // Text `text` cannot hold (U+0000): the request's fault, not the server's.
+            if let state = psql.serverInfo?[.sqlState], state == "22021" || state == "22P05" { return UnstorableText() }
             return error
         default:
             return error

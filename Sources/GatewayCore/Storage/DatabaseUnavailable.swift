@@ -32,3 +32,12 @@ extension DatabaseUnavailable {
         }
     }
 }
+
+/// The request held text the database cannot store (PostgreSQL's `text` refuses U+0000:
+/// SQLSTATE 22021 or 22P05), caught where no validation refused it first (issue 62 §2): the
+/// client's input, answered 400, never a 500. Nothing was written (the statement failed).
+public struct UnstorableText: Error, Sendable, CustomStringConvertible {
+    public init() {}
+
+    public var description: String { "the request holds a character the database cannot store (U+0000)" }
+}

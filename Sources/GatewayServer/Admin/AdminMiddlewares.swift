@@ -246,6 +246,8 @@ enum AdminProblems {
             }
         case _ where DatabaseUnavailable(meaning: error) != nil:
             return .databaseUnavailable()
+        case let unstorable as UnstorableText:
+            return .invalidRequest(unstorable.description)
         case let error as HTTPError where error.status == .notFound:
             return .notFound()
         default:

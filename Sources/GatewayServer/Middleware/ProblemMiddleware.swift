@@ -84,10 +84,13 @@ struct ProblemMiddleware: RouterMiddleware {
             return .cacheUnavailable()
         case _ where DatabaseUnavailable(meaning: error) != nil:
             return .databaseUnavailable()
+        case let unstorable as UnstorableText:
+            return .invalidRequest(unstorable.description)
         case let serverError as ServerError:
             if let convertible = serverError.underlyingError as? any ProblemConvertible { return convertible.problem }
             if serverError.underlyingError is CacheUnavailable { return .cacheUnavailable() }
             if DatabaseUnavailable(meaning: serverError.underlyingError) != nil { return .databaseUnavailable() }
+            if let unstorable = serverError.underlyingError as? UnstorableText { return .invalidRequest(unstorable.description) }
             let status = Int(serverError.httpStatus.code)
             // The request could not be decoded into the operation's input (e.g. a query
             // item without `=`): the client's fault, not ours.

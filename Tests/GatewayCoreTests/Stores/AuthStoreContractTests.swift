@@ -178,6 +178,18 @@ struct AuthStoreContractTests {
 
     /// Bulk registration (`client import`, `user import`) is one transaction: a conflict or an
     /// invalid entry anywhere in the batch stores nothing, and the error names the culprit.
+    /// Text PostgreSQL cannot store (U+0000) that no validation caught is the request's fault:
+    /// ``UnstorableText`` (answered 400), nothing written, never an internal error (issue 62).
+    /// (SQLite through GRDB would cut it short instead, which is why every path that writes
+    /// such a column refuses control characters first: `UserPatch.problem`, the linker.)
+    @Test(arguments: StoreBackend.postgresOnly) func unstorableTextIsTheRequestsFault(backend: StoreBackend) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        let user = LocalUser(tenantID: "acme", username: "nina", name: "N\u{0}x", passwordHash: "ph")
+        await #expect(throws: UnstorableText.self) { try await database.stores.auth.addUser(user) }
+        #expect(try await database.stores.auth.user(tenantID: "acme", username: "nina") == nil)
+    }
+
     @Test(arguments: StoreBackend.available) func batchesAreAllOrNothing(backend: StoreBackend) async throws {
         let database = try await TestDatabase.make(backend)
         defer { database.remove() }
