@@ -515,6 +515,11 @@ enum PostgresMigrations {
                 """,
             ]
         ),
+        (
+            // How people get in on their own (issue 63): one JSON object, `{}` the defaults.
+            "v36-tenant-journeys",
+            ["ALTER TABLE tenants ADD COLUMN journeys TEXT NOT NULL DEFAULT '{}'"]
+        ),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the

@@ -53,7 +53,10 @@ enum Fixtures {
                 clientKeys: [RASClientKey(hash: RASClientKey.hash("fixture-client-key-0123"), notAfter: nil)],
                 requireBearer: true),
             ciba: CIBASettings(
-                revealUnknownUsers: true, recentSignInSeconds: 90, allowPrivateNotificationEndpoints: true)
+                revealUnknownUsers: true, recentSignInSeconds: 90, allowPrivateNotificationEndpoints: true),
+            journeys: JourneySettings(
+                signUp: true, identifiers: [.phone, .email], verify: [.email, .phone], recovery: [.email],
+                factors: [.smsCode, .password, .totp], codesPerIdentifierPerHour: 3)
         )
     }
 

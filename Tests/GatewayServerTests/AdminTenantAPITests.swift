@@ -29,7 +29,8 @@ struct AdminTenantAPITests {
                  "cacheTTLs": {"catalogSeconds": 30}, "hostApp": {"minimumVersion": "2.1"},
                  "featureFlags": {"beta": true}, "removeFeatureFlags": ["old"],
                  "ras": {"clientKey": "client-key-0123456789", "requireBearer": true},
-                 "ciba": {"recentSignInSeconds": 90, "revealUnknownUsers": true}}
+                 "ciba": {"recentSignInSeconds": 90, "revealUnknownUsers": true},
+                 "journeys": {"signUp": true, "identifiers": ["email", "username"], "verify": ["email"]}}
                 """
             let patched = try await admin.call(
                 .PATCH, "/admin/v1/tenants/acme", token: admin.tokens["acme-admin"], body: body, headers: [("If-Match", etag)])
@@ -54,6 +55,11 @@ struct AdminTenantAPITests {
             let ciba = try #require(patched.json["ciba"] as? [String: Any])
             #expect(ciba["revealUnknownUsers"] as? Bool == true && ciba["recentSignInSeconds"] as? Int == 90)
             #expect(ciba["allowPrivateNotificationEndpoints"] as? Bool == false)
+            #expect(
+                stored.journeys
+                    == JourneySettings(signUp: true, identifiers: [.email, .username], verify: [.email]))
+            let journeys = try #require(patched.json["journeys"] as? [String: Any])
+            #expect(journeys["factors"] as? [String] == ["password"] && journeys["codesPerIdentifierPerHour"] as? Int == 5)
 
             // The trail has the changed fields, before and after, secrets masked.
             let record = try #require(
@@ -64,7 +70,7 @@ struct AdminTenantAPITests {
                 return
             }
             #expect(Set(after.keys) == ["displayName", "platform", "provisioning", "storageMaxSizeInBytes", "cacheRules",
-                "theme", "cacheTTLs", "hostApp", "featureFlags", "ras", "ciba"])
+                "theme", "cacheTTLs", "hostApp", "featureFlags", "ras", "ciba", "journeys"])
             #expect(before["displayName"] == "acme" && after["displayName"] == "Acme 2")
             let trail = String(decoding: try JSONEncoder().encode(record.change), as: UTF8.self)
             #expect(!trail.contains("sk-very-secret-4242") && !trail.contains("pk-also-secret-7777") && trail.contains("masked"))
@@ -94,6 +100,11 @@ struct AdminTenantAPITests {
                 (#"{"displayName": "Fine", "hostApp": {"updateURL": "http://insecure.example"}}"#, 422, "invalid_tenant"),
                 (#"{"ciba": {"recentSignInSeconds": 29}}"#, 422, "invalid_tenant"),
                 (#"{"ciba": {"revealUnknownUsers": "yes"}}"#, 400, "invalid_request"),
+                (#"{"journeys": {"verify": ["phone"]}}"#, 422, "invalid_tenant"),
+                (#"{"journeys": {"factors": ["sms-code"]}}"#, 422, "invalid_tenant"),
+                (#"{"journeys": {"identifiers": ["fax"]}}"#, 400, "invalid_request"),
+                (#"{"journeys": {"codesPerIdentifierPerHour": 0}}"#, 422, "invalid_tenant"),
+                (#"{"journeys": {"signup": true}}"#, 400, "invalid_request"),
             ] {
                 let refused = try await admin.call(.PATCH, "/admin/v1/tenants/acme", token: admin.tokens["root"], body: body)
                 #expect(refused.status == status && refused.json["code"] as? String == code, "\(body): \(refused.json)")
@@ -109,7 +120,7 @@ struct AdminTenantAPITests {
             let refusals = try await admin.stores.audit.records(
                 matching: AuditQuery(chain: "acme", resourceType: .tenant, limit: 50)
             ).items.filter { $0.verb != .create }
-            #expect(refusals.count == 10 && refusals.allSatisfy { $0.outcome.code == "invalid_tenant" && $0.change == nil })
+            #expect(refusals.count == 13 && refusals.allSatisfy { $0.outcome.code == "invalid_tenant" && $0.change == nil })
         }
     }
 

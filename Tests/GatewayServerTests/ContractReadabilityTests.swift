@@ -98,7 +98,10 @@ struct ContractReadabilityTests {
             cacheTTLs: .init(manifestSeconds: 1, catalogSeconds: 1, localizationSeconds: 1, publicKeySeconds: 1),
             hostApp: .init(minimumVersion: "1", latestVersion: "1", updateURL: "u"), featureFlags: ["f": true],
             removeFeatureFlags: ["g"], ras: .init(clientKey: "k", clientKeyOverlapSeconds: 1, requireBearer: true),
-            ciba: .init(revealUnknownUsers: true, recentSignInSeconds: 60, allowPrivateNotificationEndpoints: true))
+            ciba: .init(revealUnknownUsers: true, recentSignInSeconds: 60, allowPrivateNotificationEndpoints: true),
+            journeys: .init(
+                signUp: true, identifiers: [.email], verify: [.email], recovery: [.email], factors: [.password],
+                codesPerIdentifierPerHour: 5))
         let patchSchema = try #require(schemas["TenantPatch"] as? [String: Any])
         #expect(paths(patchSchema) == paths(try json(full)))
         #expect(paths(try #require(schemas["TenantCreate"] as? [String: Any])) == paths(try json(full)).union(["id"]))

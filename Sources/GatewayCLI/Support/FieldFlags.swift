@@ -35,6 +35,9 @@ extension TenantField {
         case .cibaRevealUnknownUsers: "--ciba-reveal-unknown-users"
         case .cibaRecentSignInSeconds: "--ciba-recent-sign-in"
         case .cibaAllowPrivateNotificationEndpoints: "--ciba-allow-private-endpoints"
+        case .journeysSignUp, .journeysIdentifiers, .journeysVerify, .journeysRecovery, .journeysFactors,
+            .journeysCodesPerIdentifierPerHour:
+            "--journeys-file: \(rawValue)"
         }
     }
 }

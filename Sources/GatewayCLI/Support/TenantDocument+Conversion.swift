@@ -46,6 +46,7 @@ extension TenantDocument {
             featureFlags: featureFlags ?? defaults.featureFlags,
             ras: ras ?? defaults.ras,
             ciba: ciba ?? defaults.ciba,
+            journeys: journeys ?? defaults.journeys,
             configVersion: configVersion ?? 1,
             createdAt: createdAt ?? now,
             updatedAt: updatedAt ?? now

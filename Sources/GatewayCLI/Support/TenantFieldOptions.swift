@@ -74,6 +74,13 @@ struct TenantFieldOptions: ParsableArguments {
         help:
             "CIBA ping notifications may go to private, loopback and link-local addresses (true/false; default false).")
     var cibaAllowPrivateEndpoints: Bool?
+    @Option(
+        name: .customLong("journeys-file"),
+        help: ArgumentHelp(
+            "A JSON file of the journey settings to change: signUp, identifiers, verify, recovery, factors, "
+                + "codesPerIdentifierPerHour (docs/journeys.md); a list given replaces the list.",
+            valueName: "file"))
+    var journeysFile: String?
 
     /// Whether no field flag was given.
     var isEmpty: Bool {
@@ -83,7 +90,7 @@ struct TenantFieldOptions: ParsableArguments {
             cacheMaxCount, cacheMaxDays, primaryColor, secondaryColor, logoURL,
             manifestTTL, catalogTTL, localizationTTL, publicKeyTTL,
             hostMinVersion, hostLatestVersion, hostUpdateURL, rasClientKey, rasRequireBearer,
-            cibaRevealUnknownUsers, cibaRecentSignIn, cibaAllowPrivateEndpoints,
+            cibaRevealUnknownUsers, cibaRecentSignIn, cibaAllowPrivateEndpoints, journeysFile,
         ]
         return values.allSatisfy { $0 == nil } && setFlags.isEmpty && unsetFlags.isEmpty
     }
@@ -140,7 +147,33 @@ struct TenantFieldOptions: ParsableArguments {
             ciba: section(
                 TenantPatch.CIBA(
                     revealUnknownUsers: cibaRevealUnknownUsers, recentSignInSeconds: cibaRecentSignIn,
-                    allowPrivateNotificationEndpoints: cibaAllowPrivateEndpoints), empty: .init()))
+                    allowPrivateNotificationEndpoints: cibaAllowPrivateEndpoints), empty: .init()),
+            journeys: try journeysFile.map(Self.journeys(file:)))
+    }
+
+    /// The journey settings a `--journeys-file` names: a JSON object of ``TenantPatch/Journeys``'s
+    /// members and nothing else (a misspelt member is refused, not ignored).
+    static func journeys(file: String) throws -> TenantPatch.Journeys {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: file))
+        } catch {
+            throw CLIError.invalid("--journeys-file: cannot read \(file)")
+        }
+        guard data.count <= 64 * 1024,
+            let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+        else { throw CLIError.invalid("--journeys-file: \(file) is not a JSON object (at most 64 KiB)") }
+        let known: Set<String> = ["signUp", "identifiers", "verify", "recovery", "factors", "codesPerIdentifierPerHour"]
+        if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
+            throw CLIError.invalid("--journeys-file: \(unknown) is not a journey setting (\(known.sorted().joined(separator: ", ")))")
+        }
+        do {
+            return try JSONDecoder().decode(TenantPatch.Journeys.self, from: data)
+        } catch {
+            throw CLIError.invalid(
+                "--journeys-file: identifiers are username, email, phone; verify and recovery email, phone; "
+                    + "factors password, email-code, sms-code, totp; signUp true or false")
+        }
     }
 
     /// Copies every given flag into `tenant` (empty strings clear optional fields) and

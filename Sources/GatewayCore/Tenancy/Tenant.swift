@@ -32,6 +32,8 @@ public struct Tenant: Sendable, Equatable, Codable {
     public var ras: RASSettings
     /// OpenID CIBA: unknown hints, the approval's sign-in freshness, ping destinations.
     public var ciba: CIBASettings
+    /// How people get in on their own: identifiers, sign-up, verification, recovery, factors.
+    public var journeys: JourneySettings
     /// Bumped by the store on every change; part of every cache key of the tenant.
     public var configVersion: Int64
     public var createdAt: Date
@@ -54,6 +56,7 @@ public struct Tenant: Sendable, Equatable, Codable {
         featureFlags: [String: Bool] = [:],
         ras: RASSettings = RASSettings(),
         ciba: CIBASettings = CIBASettings(),
+        journeys: JourneySettings = JourneySettings(),
         configVersion: Int64 = 1,
         createdAt: Date = Date(),
         updatedAt: Date = Date()
@@ -71,6 +74,7 @@ public struct Tenant: Sendable, Equatable, Codable {
         self.featureFlags = featureFlags
         self.ras = ras
         self.ciba = ciba
+        self.journeys = journeys
         self.configVersion = configVersion
         self.createdAt = createdAt
         self.updatedAt = updatedAt

@@ -35,6 +35,7 @@ public struct TenantDocument: Codable, Sendable, Equatable {
     /// Client keys as hashes only (never the keys), so an export carries no secret here.
     public var ras: RASSettings?
     public var ciba: CIBASettings?
+    public var journeys: JourneySettings?
     public var configVersion: Int64?
     public var createdAt: Date?
     public var updatedAt: Date?
@@ -75,6 +76,7 @@ extension TenantDocument {
         featureFlags = tenant.featureFlags
         ras = tenant.ras
         ciba = tenant.ciba
+        journeys = tenant.journeys
         configVersion = tenant.configVersion
         createdAt = tenant.createdAt
         updatedAt = tenant.updatedAt

@@ -34,6 +34,12 @@ public enum TenantField: String, Sendable, CaseIterable, Codable {
     case cibaRevealUnknownUsers = "ciba.revealUnknownUsers"
     case cibaRecentSignInSeconds = "ciba.recentSignInSeconds"
     case cibaAllowPrivateNotificationEndpoints = "ciba.allowPrivateNotificationEndpoints"
+    case journeysSignUp = "journeys.signUp"
+    case journeysIdentifiers = "journeys.identifiers"
+    case journeysVerify = "journeys.verify"
+    case journeysRecovery = "journeys.recovery"
+    case journeysFactors = "journeys.factors"
+    case journeysCodesPerIdentifierPerHour = "journeys.codesPerIdentifierPerHour"
 
     /// Whether the field holds a secret (sealed at rest, masked in output).
     public var isSecret: Bool {
@@ -90,6 +96,12 @@ public enum TenantField: String, Sendable, CaseIterable, Codable {
         case .cibaRevealUnknownUsers: String(t.ciba.revealUnknownUsers)
         case .cibaRecentSignInSeconds: String(t.ciba.recentSignInSeconds)
         case .cibaAllowPrivateNotificationEndpoints: String(t.ciba.allowPrivateNotificationEndpoints)
+        case .journeysSignUp: String(t.journeys.signUp)
+        case .journeysIdentifiers: t.journeys.identifiers.map(\.rawValue).joined(separator: ",")
+        case .journeysVerify: t.journeys.verify.map(\.rawValue).joined(separator: ",")
+        case .journeysRecovery: t.journeys.recovery.map(\.rawValue).joined(separator: ",")
+        case .journeysFactors: t.journeys.factors.map(\.rawValue).joined(separator: ",")
+        case .journeysCodesPerIdentifierPerHour: String(t.journeys.codesPerIdentifierPerHour)
         }
     }
 

@@ -123,6 +123,29 @@ public struct TenantPatch: Codable, Sendable, Equatable {
         }
     }
 
+    /// How people get in on their own (``JourneySettings``): a list given replaces the list.
+    public struct Journeys: Codable, Sendable, Equatable {
+        public var signUp: Bool?
+        public var identifiers: [JourneySettings.Identifier]?
+        public var verify: [JourneySettings.Channel]?
+        public var recovery: [JourneySettings.Channel]?
+        public var factors: [JourneySettings.Factor]?
+        public var codesPerIdentifierPerHour: Int?
+
+        public init(
+            signUp: Bool? = nil, identifiers: [JourneySettings.Identifier]? = nil, verify: [JourneySettings.Channel]? = nil,
+            recovery: [JourneySettings.Channel]? = nil, factors: [JourneySettings.Factor]? = nil,
+            codesPerIdentifierPerHour: Int? = nil
+        ) {
+            self.signUp = signUp
+            self.identifiers = identifiers
+            self.verify = verify
+            self.recovery = recovery
+            self.factors = factors
+            self.codesPerIdentifierPerHour = codesPerIdentifierPerHour
+        }
+    }
+
     public var displayName: String?
     public var platform: Platform?
     public var provisioning: Provisioning?
@@ -137,6 +160,7 @@ public struct TenantPatch: Codable, Sendable, Equatable {
     public var removeFeatureFlags: [String]?
     public var ras: RAS?
     public var ciba: CIBA?
+    public var journeys: Journeys?
 
     /// Seconds an earlier RAS client key stays valid after a new one when the patch does not say.
     public static let defaultClientKeyOverlapSeconds = 86_400
@@ -147,7 +171,7 @@ public struct TenantPatch: Codable, Sendable, Equatable {
         displayName: String? = nil, platform: Platform? = nil, provisioning: Provisioning? = nil,
         storageMaxSizeInBytes: Int64? = nil, cacheRules: CacheRules? = nil, theme: Theme? = nil,
         cacheTTLs: CacheTTLs? = nil, hostApp: HostApp? = nil, featureFlags: [String: Bool]? = nil,
-        removeFeatureFlags: [String]? = nil, ras: RAS? = nil, ciba: CIBA? = nil
+        removeFeatureFlags: [String]? = nil, ras: RAS? = nil, ciba: CIBA? = nil, journeys: Journeys? = nil
     ) {
         self.displayName = displayName
         self.platform = platform
@@ -161,6 +185,7 @@ public struct TenantPatch: Codable, Sendable, Equatable {
         self.removeFeatureFlags = removeFeatureFlags
         self.ras = ras
         self.ciba = ciba
+        self.journeys = journeys
     }
 
     /// Copies every given member into `tenant` (empty text clears an optional field) and
@@ -240,6 +265,14 @@ public struct TenantPatch: Codable, Sendable, Equatable {
         if let value = ciba?.revealUnknownUsers { tenant.ciba.revealUnknownUsers = value }
         if let value = ciba?.recentSignInSeconds { tenant.ciba.recentSignInSeconds = value }
         if let value = ciba?.allowPrivateNotificationEndpoints { tenant.ciba.allowPrivateNotificationEndpoints = value }
+        if let journeys {
+            if let value = journeys.signUp { tenant.journeys.signUp = value }
+            if let value = journeys.identifiers { tenant.journeys.identifiers = value }
+            if let value = journeys.verify { tenant.journeys.verify = value }
+            if let value = journeys.recovery { tenant.journeys.recovery = value }
+            if let value = journeys.factors { tenant.journeys.factors = value }
+            if let value = journeys.codesPerIdentifierPerHour { tenant.journeys.codesPerIdentifierPerHour = value }
+        }
     }
 
     private func applyFlags(to flags: inout [String: Bool]) throws(TenantValidationError) {

@@ -51,6 +51,7 @@ public enum TenantValidator {
             try validateRange(
                 t.ciba.recentSignInSeconds, CIBASettings.recentSignInRange, field: .cibaRecentSignInSeconds)
         }
+        found += t.journeys.problems
         return found
     }
 

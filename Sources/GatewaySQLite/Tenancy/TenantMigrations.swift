@@ -401,6 +401,10 @@ enum TenantMigrations {
                     WHERE revoked = 0
                     """)
         }
+        migrator.registerMigration("v36-tenant-journeys") { db in
+            // How people get in on their own (issue 63): one JSON object, `{}` the defaults.
+            try db.execute(sql: "ALTER TABLE tenants ADD COLUMN journeys TEXT NOT NULL DEFAULT '{}'")
+        }
         return migrator
     }
 }

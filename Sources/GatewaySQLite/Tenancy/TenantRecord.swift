@@ -42,6 +42,8 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
     var cibaRevealUnknownUsers: Bool
     var cibaRecentSignInSeconds: Int
     var cibaAllowPrivateEndpoints: Bool
+    /// JSON object of the journey settings (``JourneySettings``; `{}`: the defaults).
+    var journeys: String
     package var configVersion: Int64
     var createdAtMs: Int64
     var updatedAtMs: Int64
@@ -77,6 +79,7 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
         case cibaRevealUnknownUsers = "ciba_reveal_unknown_users"
         case cibaRecentSignInSeconds = "ciba_recent_sign_in_seconds"
         case cibaAllowPrivateEndpoints = "ciba_allow_private_endpoints"
+        case journeys
         case configVersion = "config_version"
         case createdAtMs = "created_at_ms"
         case updatedAtMs = "updated_at_ms"
@@ -122,6 +125,7 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
         cibaRevealUnknownUsers = t.ciba.revealUnknownUsers
         cibaRecentSignInSeconds = t.ciba.recentSignInSeconds
         cibaAllowPrivateEndpoints = t.ciba.allowPrivateNotificationEndpoints
+        journeys = String(decoding: try JSONEncoder.rasKeys.encode(t.journeys), as: UTF8.self)
         configVersion = t.configVersion
         createdAtMs = StoreClock.milliseconds(t.createdAt)
         updatedAtMs = StoreClock.milliseconds(t.updatedAt)
@@ -161,6 +165,7 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
             ciba: CIBASettings(
                 revealUnknownUsers: cibaRevealUnknownUsers, recentSignInSeconds: cibaRecentSignInSeconds,
                 allowPrivateNotificationEndpoints: cibaAllowPrivateEndpoints),
+            journeys: try JSONDecoder().decode(JourneySettings.self, from: Data(journeys.utf8)),
             configVersion: configVersion,
             createdAt: StoreClock.date(createdAtMs),
             updatedAt: StoreClock.date(updatedAtMs)
