@@ -105,7 +105,7 @@ struct ControlCharacterTests {
     @Test(arguments: DatabaseBackend.available)
     func randomInputThroughEveryAdminOperation(backend: DatabaseBackend) async throws {
         try await AdminAPITests.withAdmin(backend: backend) { admin in
-            var random = SeededGenerator(seed: 62)
+            var random = SeededRandom(seed: 62)
             var calls = 0
             for (template, operations) in AdminContractPaths.all
             where template.hasPrefix("/admin/v1") && !template.hasSuffix("/user-imports") {
@@ -141,20 +141,8 @@ struct ControlCharacterTests {
     }
 }
 
-/// A reproducible source of odd text (SplitMix64).
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+/// Odd text from the suite's reproducible source (SplitMix64).
+extension SeededRandom {
     /// Text mixing ASCII, control characters, other scripts, emoji and lone combining marks;
     /// now and then over-long (past every limit of the contract).
     mutating func oddText() -> String {

@@ -122,7 +122,7 @@ struct URLEncodedFormParityTests {
 }
 
 /// SplitMix64: the same sequence on every run.
-struct SeededRandom {
+struct SeededRandom: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
