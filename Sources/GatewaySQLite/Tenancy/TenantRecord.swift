@@ -120,12 +120,12 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
         hostLatestVersion = t.hostApp.latestVersion
         hostUpdateURL = t.hostApp.updateURL
         featureFlags = try Self.encodeFlags(t.featureFlags)
-        rasClientKeys = String(decoding: try JSONEncoder.rasKeys.encode(t.ras.clientKeys), as: UTF8.self)
+        rasClientKeys = String(decoding: try JSONEncoder.tenantColumn.encode(t.ras.clientKeys), as: UTF8.self)
         rasRequireBearer = t.ras.requireBearer
         cibaRevealUnknownUsers = t.ciba.revealUnknownUsers
         cibaRecentSignInSeconds = t.ciba.recentSignInSeconds
         cibaAllowPrivateEndpoints = t.ciba.allowPrivateNotificationEndpoints
-        journeys = String(decoding: try JSONEncoder.rasKeys.encode(t.journeys), as: UTF8.self)
+        journeys = String(decoding: try JSONEncoder.tenantColumn.encode(t.journeys), as: UTF8.self)
         configVersion = t.configVersion
         createdAtMs = StoreClock.milliseconds(t.createdAt)
         updatedAtMs = StoreClock.milliseconds(t.updatedAt)
@@ -165,7 +165,7 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
             ciba: CIBASettings(
                 revealUnknownUsers: cibaRevealUnknownUsers, recentSignInSeconds: cibaRecentSignInSeconds,
                 allowPrivateNotificationEndpoints: cibaAllowPrivateEndpoints),
-            journeys: try JSONDecoder().decode(JourneySettings.self, from: Data(journeys.utf8)),
+            journeys: try JSONDecoder.tenantColumn.decode(JourneySettings.self, from: Data(journeys.utf8)),
             configVersion: configVersion,
             createdAt: StoreClock.date(createdAtMs),
             updatedAt: StoreClock.date(updatedAtMs)
@@ -180,7 +180,7 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
 
     static func decodeRASKeys(_ text: String, tenantID: String) throws -> [RASClientKey] {
         do {
-            return try JSONDecoder.rasKeys.decode([RASClientKey].self, from: Data(text.utf8))
+            return try JSONDecoder.tenantColumn.decode([RASClientKey].self, from: Data(text.utf8))
         } catch {
             throw TenantStoreError.invalid(
                 "tenant '\(tenantID)' has unreadable RAS client keys in the database: \(error)")
@@ -198,8 +198,9 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
 }
 
 extension JSONEncoder {
-    /// RAS client keys in a tenant row: millisecond dates, sorted keys (both engines alike).
-    static var rasKeys: JSONEncoder {
+    /// A JSON column of a tenant row (the RAS client keys, the journey settings): millisecond
+    /// dates, sorted keys (both engines alike).
+    static var tenantColumn: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .millisecondsSince1970
@@ -208,7 +209,8 @@ extension JSONEncoder {
 }
 
 extension JSONDecoder {
-    static var rasKeys: JSONDecoder {
+    /// Reads what ``JSONEncoder/tenantColumn`` wrote.
+    static var tenantColumn: JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .millisecondsSince1970
         return decoder

@@ -29,12 +29,8 @@ struct ConsoleTexts: Sendable {
     func time(_ date: Date) -> String {
         let exact = RFC3339.millisecondString(from: date)
         let utc = String(RFC3339.string(from: date).replacingOccurrences(of: "T", with: " ").dropLast()) + " UTC"
-        guard timeZoneName != "UTC", let timeZone = TimeZone(identifier: timeZoneName) else {
-            return "<time datetime=\"\(exact)\">\(utc)</time>"
-        }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        guard let timeZone = operatorZone else { return "<time datetime=\"\(exact)\">\(utc)</time>" }
+        let c = Self.calendar(timeZone).dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
         let local = String(
             format: "%04d-%02d-%02d %02d:%02d:%02d", c.year ?? 0, c.month ?? 0, c.day ?? 0, c.hour ?? 0, c.minute ?? 0,
             c.second ?? 0)
@@ -44,10 +40,19 @@ struct ConsoleTexts: Sendable {
 
     /// Hours and minutes of `date` in the operator's time zone (a chart's axis), `HH:mm`.
     func clock(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: timeZoneName) ?? TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.hour, .minute], from: date)
+        let parts = Self.calendar(operatorZone ?? .gmt).dateComponents([.hour, .minute], from: date)
         return String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+    }
+
+    /// The operator's zone; nil: UTC (none chosen, or a name this system does not know).
+    private var operatorZone: TimeZone? {
+        timeZoneName == "UTC" ? nil : TimeZone(identifier: timeZoneName)
+    }
+
+    private static func calendar(_ zone: TimeZone) -> Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        return calendar
     }
 
     /// The text of `key` with `%1`, `%2`, … replaced by `values`, in order.
