@@ -21,14 +21,7 @@ struct AuthorizationChallengeTests {
             var kit = OAuthTestKit(harness: harness, client: client, port: port)
             kit.clientID = "native-" + UUID().uuidString.prefix(6).lowercased()
             try await kit.setUp { $0.firstParty = firstParty; configure(&$0) }
-            var secret: String?
-            if totp {
-                secret = TOTP.newSecret()
-                var user = try #require(try await kit.store.user(tenantID: kit.tenant, username: kit.username))
-                user.totpSecret = SecretValue(try #require(secret))
-                try await kit.store.updateUser(user)
-            }
-            try await body(kit, secret)
+            try await body(kit, totp ? try await kit.addSecondFactor() : nil)
         }
     }
 

@@ -262,6 +262,13 @@ struct ContractReadabilityTests {
                                         "\(method.uppercased()) \(path) \(status): example is not {code: \(status), message}"
                                     )
                                 }
+                            } else if path.hasSuffix("/journeys/{id}") {
+                                // A journey's screen again, with what was refused in its messages.
+                                let screen = value["screen"] as? [String: Any]
+                                let messages = (screen?["messages"] as? [Any])?.count ?? 0
+                                #expect(
+                                    messages > 0,
+                                    "\(method.uppercased()) \(path) \(status): example is no screen with messages")
                             } else {
                                 #expect(
                                     value["error"] is String,

@@ -29,6 +29,15 @@ struct OAuthTestKit {
     var issuer: String { "\(harness.configuration.publicBaseURL ?? base)/t/\(tenant)" }
     var store: any AuthStore { harness.bootstrap.authStore }
 
+    /// Gives the kit's user a TOTP second factor; returns its Base32 secret.
+    func addSecondFactor() async throws -> String {
+        let secret = TOTP.newSecret()
+        var user = try #require(try await store.user(tenantID: tenant, username: username))
+        user.totpSecret = SecretValue(secret)
+        try await store.updateUser(user)
+        return secret
+    }
+
     /// Registers the client (with `configure`) and user. The client is the tenant's host app
     /// (first-party, holding the host app's surface) unless `configure` says otherwise.
     func setUp(_ configure: (inout OAuthClient) -> Void = { _ in }) async throws {

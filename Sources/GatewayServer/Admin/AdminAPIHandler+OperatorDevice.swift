@@ -53,7 +53,7 @@ extension AdminAPIHandler {
         _ input: Operations.OperatorDeviceApprove.Input
     ) async throws -> Operations.OperatorDeviceApprove.Output {
         guard case .urlEncodedForm(let form) = input.body else { throw AdminError.badRequest("a form body") }
-        let tooLong = OperatorSignInPage.firstOverlong([
+        let tooLong = ParameterLength.firstOverlong([
             ("csrf_token", form.csrfToken, 100), ("user_code", form.userCode, 16), ("username", form.username, 200),
             ("password", form.password, 1024), ("otp", form.otp, 16),
         ])

@@ -128,7 +128,7 @@ extension AdminAPIHandler {
 
     /// The first authorization parameter longer than the contract allows.
     static func overlong(_ r: OperatorAuthorizationRequest) -> String? {
-        OperatorSignInPage.firstOverlong([
+        ParameterLength.firstOverlong([
             ("response_type", r.responseType, 64), ("client_id", r.clientID, 63), ("redirect_uri", r.redirectURI, 512),
             ("state", r.state, 512), ("code_challenge", r.codeChallenge, 128),
             ("code_challenge_method", r.codeChallengeMethod, 16),
@@ -136,7 +136,7 @@ extension AdminAPIHandler {
     }
 
     static func overlongCredential(_ form: Components.Schemas.OperatorSignInForm) -> String? {
-        OperatorSignInPage.firstOverlong([
+        ParameterLength.firstOverlong([
             ("csrf_token", form.csrfToken, 100), ("username", form.username, 200), ("password", form.password, 1024),
             ("otp", form.otp, 16),
         ])

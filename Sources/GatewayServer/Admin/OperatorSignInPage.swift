@@ -86,11 +86,6 @@ enum OperatorSignInPage {
         return ConstantTime.equals(token, csrfToken(cookie: browser))
     }
 
-    /// The name of the first form value longer than the contract allows (the generated server
-    /// does not check `maxLength`), counted in code points as JSON Schema does.
-    static func firstOverlong(_ limits: [(name: String, value: String?, maxLength: Int)]) -> String? {
-        limits.first { ($0.value?.unicodeScalars.count ?? 0) > $0.maxLength }?.name
-    }
 
     /// The CSRF token of a browser's cookie value: only a page that read the cookie's value
     /// (this origin, HttpOnly) can send it.

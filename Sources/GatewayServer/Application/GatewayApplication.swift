@@ -61,6 +61,8 @@ public final class GatewayServices: Sendable {
     let audit: (any AuditTrail)?
     /// The sign-in form's decisions (CSRF, password, second factor, identity providers).
     public let signIn: BrowserSignIn
+    /// The journeys whose screens native apps draw (issue 63).
+    public let journeys: JourneyEngine
     /// The wall clock of every time-based decision (tokens, throttles, rate windows).
     public var clock: WallClock { auth.clock }
 
@@ -97,6 +99,7 @@ public final class GatewayServices: Sendable {
         self.issuerBase = issuerBase
         self.csrf = csrf
         self.signIn = BrowserSignIn(auth: auth, federation: federation.signIn, csrf: csrf)
+        self.journeys = JourneyEngine(auth: auth, cache: cache, clock: auth.clock)
         self.miniApps = miniApps
         self.releases = releases
         self.upstreamBudget = upstreamBudget

@@ -116,7 +116,7 @@ extension GatewayAPIHandler {
 
     /// The first parameter longer than the contract allows (the generated server does not check maxLength).
     static func overlongParameter(_ r: AuthorizationRequest) -> String? {
-        firstOverlong([
+        ParameterLength.firstOverlong([
             ("response_type", r.responseType, 64), ("client_id", r.clientID, 128),
             ("redirect_uri", r.redirectURI, 1024), ("scope", r.scope, 512),
             ("state", r.state, 512), ("nonce", r.nonce, 512), ("code_challenge", r.codeChallenge, 256),
@@ -126,10 +126,6 @@ extension GatewayAPIHandler {
         ])
     }
 
-    /// The name of the first (name, value, maximum length) whose value is longer than allowed.
-    static func firstOverlong(_ limits: [(name: String, value: String?, maxLength: Int)]) -> String? {
-        limits.first { ($0.value?.count ?? 0) > $0.maxLength }?.name
-    }
 
     static func errorBody(_ error: OAuthError) -> Components.Schemas.OAuthError {
         .init(error: error.code, errorDescription: error.description)
@@ -148,15 +144,18 @@ extension GatewayAPIHandler {
     }
 
     /// The sign-in page's texts: the language from `ui_locales`, then `Accept-Language` (the
-    /// built-in languages and those the tenant added); the tenant's `login.*` localization
-    /// overrides applied (none when the store is unavailable).
-    func loginTexts(tenantID: String, uiLocales: String?) async -> LoginTexts {
+    /// built-in languages and those the tenant added); the tenant's `login.*` and `journey.*`
+    /// localization overrides applied (none when the store is unavailable). `locale` given: that
+    /// language (a journey's, chosen at its start).
+    func loginTexts(tenantID: String, uiLocales: String?, locale: String? = nil) async -> LoginTexts {
         let overrides =
             (try? await services.userState.localizationResolver.overridesByLanguage(
-                tenantID: tenantID, keyPrefix: "login.")) ?? [:]
-        let locale = LoginTexts.negotiate(
-            uiLocales: uiLocales, acceptLanguage: RequestScope.header(.acceptLanguage),
-            tenantLanguages: Set(overrides.keys))
-        return LoginTexts(locale: locale, tenantOverrides: overrides)
+                tenantID: tenantID, keyPrefixes: LoginTexts.prefixes)) ?? [:]
+        let chosen =
+            locale
+            ?? LoginTexts.negotiate(
+                uiLocales: uiLocales, acceptLanguage: RequestScope.header(.acceptLanguage),
+                tenantLanguages: Set(overrides.keys))
+        return LoginTexts(locale: chosen, tenantOverrides: overrides)
     }
 }

@@ -64,7 +64,7 @@ extension GatewayAPIHandler {
 
     /// The first parameter longer than the contract allows (the generated server does not check maxLength).
     static func overlongChallengeParameter(_ f: Components.Schemas.ChallengeForm) -> String? {
-        firstOverlong([
+        ParameterLength.firstOverlong([
             ("response_type", f.responseType, 64), ("client_id", f.clientId, 128),
             ("client_secret", f.clientSecret, 256), ("scope", f.scope, 512),
             ("code_challenge", f.codeChallenge, 256), ("code_challenge_method", f.codeChallengeMethod, 16),

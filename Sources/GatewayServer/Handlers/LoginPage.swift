@@ -85,6 +85,8 @@ enum LoginPage {
             + "input:focus{outline:3px solid \(primary);outline-offset:1px}"
             + ".check{display:flex;align-items:center;gap:.5rem;min-height:44px;margin-top:.5rem;font-weight:400}.check input{width:auto;min-height:0;margin:0}"
             + "button{display:block;width:100%;min-height:44px;margin-top:1.5rem;padding:.6rem 1.2rem;font-size:1rem;font-weight:600;border:0;border-radius:.375rem;background:\(primary);color:#fff;cursor:pointer}"
+            + "button.secondary{margin-top:.75rem;background:transparent;color:inherit;border:2px solid \(primary)}"
+            + ".field-error{margin:.25rem 0 0;color:#b00020;overflow-wrap:anywhere}"
             + ".idp{display:block;min-height:44px;margin-top:1rem;padding:.6rem 1.2rem;text-align:center;font-weight:600;border:2px solid \(primary);border-radius:.375rem;color:inherit;text-decoration:none}"
             + ".logo{display:block;max-width:100%;max-height:64px;margin:0 0 1rem}"
             + ".error{color:#b00020;background:#fdecee;border-radius:.375rem;padding:.5rem .75rem;overflow-wrap:anywhere}"
@@ -172,12 +174,12 @@ enum LoginPage {
     }
 
     /// The announced error paragraph (`role=alert`), or nothing.
-    private static func alertParagraph(_ error: String?) -> String {
+    static func alertParagraph(_ error: String?) -> String {
         error.map { "<p class=\"error\" role=\"alert\" id=\"error\">\(escape($0))</p>" } ?? ""
     }
 
     /// The tenant's logo: only an https URL the CSP can name (the validator allows no other).
-    private static func logo(_ tenant: Tenant) -> String {
+    static func logo(_ tenant: Tenant) -> String {
         tenant.theme.logoURL.flatMap { url in
             logoSource(url).map { _ in
                 "<img class=\"logo\" src=\"\(escape(url))\" alt=\"\(escape(tenant.displayName))\">"

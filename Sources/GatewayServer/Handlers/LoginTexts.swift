@@ -2,15 +2,21 @@ import Foundation
 import GatewayCore
 
 /// The texts of the sign-in pages in one language: built-in English and Japanese, overlaid by
-/// the tenant's localization overrides under `login.*` keys (`gatewayctl l10n set --locale ja
-/// login.submit=…`), so a tenant can reword or add a language without a release.
+/// the tenant's localization overrides under `login.*` and `journey.*` keys (`gatewayctl l10n
+/// set --locale ja login.submit=…`), so a tenant can reword or add a language without a release.
+/// The journeys' screens (``JourneyTexts``) share them.
 struct LoginTexts: Sendable {
     /// The BCP 47 language of the page (`<html lang>`).
     let locale: String
     private let entries: [String: String]
 
-    /// The built-in languages.
-    static let builtIn: [String: [String: String]] = [
+    /// The prefixes of the keys a tenant's overrides may set here.
+    static let prefixes = ["login.", "journey."]
+
+    /// The built-in languages: the sign-in page's texts and the journeys'.
+    static let builtIn = signIn.merging(JourneyTexts.builtIn) { page, journeys in page.merging(journeys) { a, _ in a } }
+
+    static let signIn: [String: [String: String]] = [
         "en": [
             "login.title": "Sign in to {tenant}",
             "login.username": "Username",
@@ -91,7 +97,9 @@ struct LoginTexts: Sendable {
             tenantOverrides["en"], locale == "en" ? nil : Self.builtIn[locale],
             locale == "en" ? nil : tenantOverrides[locale],
         ] {
-            entries.merge((layer ?? [:]).filter { $0.key.hasPrefix("login.") }) { _, specific in specific }
+            entries.merge((layer ?? [:]).filter { key, _ in Self.prefixes.contains { key.hasPrefix($0) } }) {
+                _, specific in specific
+            }
         }
         self.entries = entries
     }

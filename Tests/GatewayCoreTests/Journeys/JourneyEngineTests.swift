@@ -1,12 +1,13 @@
 import Foundation
+import RedisClient
 import Testing
 
 @testable import GatewayCore
 @testable import GatewaySQLite
 
 /// The journey engine (issue 63 §2) without HTTP: a first-party client signs a person in with
-/// a username and a password through screens; the journey lives in the shared cache, is used
-/// once and expires; what has no native screen yet answers `hosted`.
+/// a username and a password (and the authenticator app's code) through screens; the journey
+/// lives in the shared cache, is used once and expires; screens offer only what the engine runs.
 @Suite("Journey engine")
 struct JourneyEngineTests {
     static let verifier = String(repeating: "v", count: 43)
@@ -39,21 +40,32 @@ struct JourneyEngineTests {
                 LocalUser(
                     tenantID: "acme", username: "nina", subject: "user-nina",
                     passwordHash: try PasswordHasher(logN: 10).hash("correct horse battery")))
+            try await store.addUser(
+                LocalUser(
+                    tenantID: "acme", username: "omar", subject: "user-omar",
+                    passwordHash: try PasswordHasher(logN: 10).hash("correct horse battery"),
+                    totpSecret: SecretValue(World.seed)))
         }
+
+        static let seed = "JBSWY3DPEHPK3PXP"
 
         func start(
             clientID: String = "host-app", kind: Journey.Kind = .signIn, hint: String? = nil,
             settings: JourneySettings = JourneySettings()
         ) async throws -> (journey: Journey, screen: JourneyScreen) {
             try await engine.start(
-                kind, tenantID: "acme", settings: settings, clientID: clientID,
-                codeChallenge: PKCE.challenge(for: JourneyEngineTests.verifier), codeChallengeMethod: "S256",
-                scope: "openid", nonce: "n-1", loginHint: hint)
+                JourneyStart(
+                    kind: kind, clientID: clientID, codeChallenge: PKCE.challenge(for: JourneyEngineTests.verifier),
+                    codeChallengeMethod: "S256", scope: "openid", nonce: "n-1", loginHint: hint),
+                tenantID: "acme", settings: settings)
         }
 
-        func step(_ id: String, _ action: String, _ values: [String: String] = [:]) async throws -> JourneyOutcome {
+        func step(
+            _ id: String, _ action: String, _ values: [String: String] = [:], onHostedPage: Bool = false
+        ) async throws -> JourneyOutcome {
             try await engine.advance(
-                id: id, tenantID: "acme", settings: JourneySettings(), action: action, values: values, address: "192.0.2.1")
+                id: id, tenantID: "acme", settings: JourneySettings(), action: action, values: values,
+                address: "192.0.2.1", onHostedPage: onHostedPage)
         }
     }
 
@@ -90,24 +102,64 @@ struct JourneyEngineTests {
         await #expect(throws: JourneyError.notFound) { try await world.step(journey.id, "submit", ["password": "x"]) }
     }
 
-    @Test("only first-party clients start one; PKCE is required; sign-up and recovery go to the hosted page")
+    @Test("only first-party clients with PKCE start one, to a registered redirect URI; sign-up is not run yet")
     func whoMayStartWhat() async throws {
         let world = try await World()
         await #expect(throws: OAuthError.self) { try await world.start(clientID: "partner") }
         await #expect(throws: OAuthError.self) { try await world.start(clientID: "nobody") }
         await #expect(throws: OAuthError.self) {
             try await world.engine.start(
-                .signIn, tenantID: "acme", settings: JourneySettings(), clientID: "host-app", codeChallenge: nil,
-                codeChallengeMethod: nil, scope: "openid", nonce: nil, loginHint: nil)
+                JourneyStart(kind: .signIn, clientID: "host-app", codeChallenge: nil, codeChallengeMethod: nil),
+                tenantID: "acme", settings: JourneySettings())
+        }
+        await #expect(throws: OAuthError.self) {
+            try await world.engine.start(
+                JourneyStart(
+                    kind: .signIn, clientID: "host-app", codeChallenge: PKCE.challenge(for: Self.verifier),
+                    codeChallengeMethod: "S256", redirectURI: "https://evil.example/cb"),
+                tenantID: "acme", settings: JourneySettings())
         }
         await #expect(throws: JourneyError.kindNotOffered(.signUp)) { try await world.start(kind: .signUp) }
-        // A tenant offering recovery: the action is on the screen, and answers hosted.
-        let settings = JourneySettings(identifiers: [.username, .email], recovery: [.email])
+        // A tenant offering sign-up and recovery: the screens offer only what the engine runs.
+        let settings = JourneySettings(signUp: true, identifiers: [.username, .email], recovery: [.email])
         let (journey, screen) = try await world.start(settings: settings)
-        #expect(screen.actions.contains(.forgotPassword))
+        #expect(screen.actions == [.submit] && journey.redirectURI == "com.acme.app:/cb")
         let outcome = try await world.engine.advance(
             id: journey.id, tenantID: "acme", settings: settings, action: "forgot-password", values: [:], address: nil)
-        #expect(outcome == .hosted)
+        guard case .refused(let same) = outcome else { Issue.record("forgot-password ran: \(outcome)"); return }
+        #expect(same.messages.map(\.key) == ["journey.error.action"])
+    }
+
+    @Test("an account with an authenticator app: password, then its code; wrong codes end the journey")
+    func secondFactor() async throws {
+        let world = try await World()
+        let totp = try #require(TOTP(base32: World.seed))
+        let (journey, _) = try await world.start()
+        _ = try await world.step(journey.id, "submit", ["identifier": "omar"])
+        guard case .screen(let code) = try await world.step(journey.id, "submit", ["password": "correct horse battery"])
+        else { Issue.record("no code screen"); return }
+        #expect(code.name == .totp && code.fields.map(\.name) == ["code"] && code.fields[0].type == .code)
+        guard case .refused(let wrong) = try await world.step(journey.id, "submit", ["code": "000000"]) else {
+            Issue.record("a wrong code was not refused"); return
+        }
+        #expect(wrong.messages == [JourneyScreen.Message(field: "code", key: "journey.error.totp")])
+        let right = totp.code(step: TOTP.step(at: world.clock.wall.now()))
+        guard case .authorizationCode(let issued) = try await world.step(journey.id, "submit", ["code": right], onHostedPage: true)
+        else { Issue.record("no authorization code"); return }
+        let grant = try #require(try await world.auth.codes.redeem(issued, tenantID: "acme", producing: "f").granted)
+        // Finished on the hosted page: the code is bound to the journey's redirect URI.
+        #expect(grant.subject == "user-omar" && grant.redirectURI == "com.acme.app:/cb")
+
+        // Five wrong codes end the sign-in and the journey with it.
+        let (again, _) = try await world.start()
+        _ = try await world.step(again.id, "submit", ["identifier": "omar"])
+        _ = try await world.step(again.id, "submit", ["password": "correct horse battery"])
+        var ended = false
+        for _ in 0..<6 where !ended {
+            do { _ = try await world.step(again.id, "submit", ["code": "000000"]) } catch JourneyError.notFound { ended = true }
+        }
+        #expect(ended)
+        #expect(try await world.engine.journey(id: again.id, tenantID: "acme") == nil)
     }
 
     @Test("a journey expires after ten minutes and belongs to its tenant")
@@ -121,5 +173,60 @@ struct JourneyEngineTests {
         }
         world.clock.advance(.seconds(601))
         await #expect(throws: JourneyError.notFound) { try await world.step(journey.id, "submit", ["identifier": "nina"]) }
+    }
+
+    /// Two replicas' engines over one shared cache (two Redis clients on one namespace, or one
+    /// in-process cache), and the Redis clients to close.
+    static func replicas(_ kind: String, store: SQLiteAuthStore) throws -> ([JourneyEngine], [RedisClient]) {
+        let namespace = "test:journeys:\(UUID().uuidString):"
+        var clients: [RedisClient] = []
+        let shared = MemoryCache()
+        let engines = try (0..<2).map { _ -> JourneyEngine in
+            var cache: any Cache = shared
+            if kind == "redis", let url = ProcessInfo.processInfo.environment["REDIS_URL"] {
+                let client = RedisClient(configuration: try RedisConfiguration(url: url))
+                clients.append(client)
+                cache = RedisCache(client: client, namespace: namespace)
+            }
+            let auth = AuthorizationServer(store: store, cache: cache, hasher: PasswordHasher(logN: 10), memo: nil)
+            return JourneyEngine(auth: auth, cache: cache, clock: .system)
+        }
+        return (engines, clients)
+    }
+
+    @Test("started on one replica, continued on another; of concurrent last steps exactly one gets the code",
+          arguments: AuthorizationCodeRedemptionTests.caches)
+    func anyReplicaContinues(kind: String) async throws {
+        let world = try await World()
+        let (engines, clients) = try Self.replicas(kind, store: world.store)
+        let (journey, _) = try await engines[0].start(
+            JourneyStart(
+                kind: .signIn, clientID: "host-app", codeChallenge: PKCE.challenge(for: Self.verifier),
+                codeChallengeMethod: "S256"),
+            tenantID: "acme", settings: JourneySettings())
+        func step(_ replica: Int, _ action: String, _ values: [String: String]) async throws -> JourneyOutcome {
+            try await engines[replica].advance(
+                id: journey.id, tenantID: "acme", settings: JourneySettings(), action: action, values: values,
+                address: nil)
+        }
+        guard case .screen(let password) = try await step(1, "submit", ["identifier": "nina"]) else {
+            Issue.record("the second replica did not continue"); return
+        }
+        #expect(password.name == .password)
+        let outcomes = await withTaskGroup(of: String.self) { group in
+            for replica in [0, 1, 0, 1] {
+                group.addTask {
+                    do {
+                        if case .authorizationCode = try await step(replica, "submit", ["password": "correct horse battery"]) {
+                            return "code"
+                        }
+                        return "screen"
+                    } catch JourneyError.notFound { return "ended" } catch { return "\(error)" }
+                }
+            }
+            return await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(outcomes.filter { $0 == "code" }.count == 1 && outcomes.filter { $0 == "ended" }.count == 3, "\(outcomes)")
+        for client in clients { await client.shutdown() }
     }
 }

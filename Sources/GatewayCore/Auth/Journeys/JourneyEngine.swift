@@ -1,61 +1,14 @@
 import Foundation
 
-/// A journey in flight (issue 63 §2): who started it, where it stands, and when it ends. Kept
-/// in the shared cache, so any replica continues it; it holds no secret (the PKCE challenge,
-/// the identifier typed).
-public struct Journey: Sendable, Equatable, Codable {
-    /// What the journey is for.
-    public enum Kind: String, Sendable, Codable, CaseIterable {
-        case signIn = "sign-in"
-        case signUp = "sign-up"
-        case recovery
-    }
-
-    /// 32 random bytes, base64url.
-    public var id: String
-    public var tenantID: String
-    public var clientID: String
-    public var kind: Kind
-    public var step: String
-    public var codeChallenge: String
-    public var scope: String
-    public var nonce: String?
-    /// What the person typed on the identify screen.
-    public var identifier: String?
-    public var expiresAt: Date
-
-    /// The step it stands at.
-    public var currentStep: JourneyStep? { JourneyStep(rawValue: step) }
-}
-
-/// Why a journey call is refused (the HTTP layer maps each to a problem).
-public enum JourneyError: Error, Sendable, Equatable {
-    /// No such journey for this tenant: never started, finished, or expired.
-    case notFound
-    /// A kind this gateway does not run natively yet: the hosted page does it.
-    case kindNotOffered(Journey.Kind)
-}
-
-/// What a journey step answered.
-public enum JourneyOutcome: Sendable, Equatable {
-    /// The next screen.
-    case screen(JourneyScreen)
-    /// The same screen with messages (a value refused, a wrong password): answered 422.
-    case refused(JourneyScreen)
-    /// Signed in: the code for the token endpoint, with the PKCE verifier (the journey ended).
-    case authorizationCode(String)
-    /// What comes next has no native screen yet (a second factor, recovery, sign-up): the app
-    /// opens the journey's hosted URL.
-    case hosted
-}
-
 /// Runs journeys for first-party clients (the same restriction as the authorization challenge
-/// endpoint): start, then one step per call. Built so far: signing in with a username and a
-/// password (``JourneySettings`` shape the screens); what needs a screen not built yet answers
-/// ``JourneyOutcome/hosted``.
+/// endpoint): start, then one step per call, each answering the next screen. Built so far:
+/// signing in with a username and a password, then the authenticator app's code when the
+/// account has one. Screens offer only the actions the engine runs (``offered(_:)``).
 public struct JourneyEngine: Sendable {
     /// How long a journey lives from its start.
     public static let lifetime: Duration = .seconds(600)
+    /// The actions the engine runs; screens drop the others (sign-up and recovery come next).
+    static let runs: Set<JourneyScreen.Action> = [.submit, .back]
 
     private let auth: AuthorizationServer
     private let cache: any Cache
@@ -67,70 +20,131 @@ public struct JourneyEngine: Sendable {
         self.clock = clock
     }
 
-    /// Starts a journey: the client must be first-party with the code grant, PKCE S256 is
-    /// required, the scope is what the client may hold. Throws ``OAuthError`` for a client or
-    /// request the rules refuse, ``JourneyError/kindNotOffered(_:)`` for a kind not run natively.
+    /// Starts a journey: the client must be first-party with the code grant and not bound to
+    /// DPoP, PKCE S256 is required, the scope is what the client may hold, the redirect URI is
+    /// registered (or the client's only one). Throws ``OAuthError`` for a client or request the
+    /// rules refuse, ``JourneyError/kindNotOffered(_:)`` for a kind not run yet.
     public func start(
-        _ kind: Journey.Kind, tenantID: String, settings: JourneySettings, clientID: String?, codeChallenge: String?,
-        codeChallengeMethod: String?, scope: String?, nonce: String?, loginHint: String?
+        _ request: JourneyStart, tenantID: String, settings: JourneySettings
     ) async throws -> (journey: Journey, screen: JourneyScreen) {
-        let client = try await auth.authenticateClient(tenantID: tenantID, clientID: clientID, secret: nil)
+        let client = try await auth.authenticateClient(tenantID: tenantID, clientID: request.clientID, secret: nil)
         guard client.isFirstParty, client.allows(grantType: "authorization_code") else {
             throw OAuthError.unauthorizedClient("journeys are for the tenant's first-party apps with the code grant")
         }
-        let challenge = try AuthorizationServer.checkPKCE(challenge: codeChallenge, method: codeChallengeMethod)
-        let granted = try AuthorizationServer.grantedScope(scope, client: client)
-        guard kind == .signIn else { throw JourneyError.kindNotOffered(kind) }
-        let hint = loginHint.flatMap { $0.isEmpty || $0.count > 200 || ControlCharacters.held(in: $0) ? nil : $0 }
+        guard !client.dpopBound else {
+            throw OAuthError.unauthorizedClient(
+                "this client is bound to DPoP: sign in through the authorization challenge endpoint")
+        }
+        let challenge = try AuthorizationServer.checkPKCE(
+            challenge: request.codeChallenge, method: request.codeChallengeMethod)
+        let granted = try AuthorizationServer.grantedScope(request.scope, client: client)
+        let redirectURI: String
+        if let given = request.redirectURI {
+            guard client.acceptsRedirect(given) else {
+                throw OAuthError.invalidRequest("redirectUri is not registered for this client")
+            }
+            redirectURI = given
+        } else {
+            guard client.redirectURIs.count == 1 else {
+                throw OAuthError.invalidRequest("redirectUri is required: the client has several")
+            }
+            redirectURI = client.redirectURIs[0]
+        }
+        guard request.kind == .signIn else { throw JourneyError.kindNotOffered(request.kind) }
+        let hint = request.loginHint.flatMap {
+            $0.isEmpty || $0.count > 200 || ControlCharacters.held(in: $0) ? nil : $0
+        }
         let journey = Journey(
-            id: Base64URL.random(byteCount: 32), tenantID: tenantID, clientID: client.clientID, kind: kind,
-            step: JourneyStep.identify.rawValue, codeChallenge: challenge, scope: granted, nonce: nonce,
-            identifier: hint, expiresAt: clock.now().addingTimeInterval(Double(Self.lifetime.components.seconds)))
+            id: Base64URL.random(byteCount: 32), tenantID: tenantID, clientID: client.clientID, kind: request.kind,
+            step: JourneyStep.identify.rawValue, codeChallenge: challenge, scope: granted, nonce: request.nonce,
+            redirectURI: redirectURI, state: request.state, locale: request.locale, identifier: hint,
+            authSession: nil,
+            expiresAt: clock.now().addingTimeInterval(Double(Self.lifetime.components.seconds)))
         try await save(journey)
-        let screen = JourneyStep.identify.screen(settings)
+        let screen = Self.offered(JourneyStep.identify.screen(settings))
         return (journey, hint.map { screen.filled(["identifier": $0]) } ?? screen)
     }
 
-    /// One step: `action` on the journey's current screen with the fields' `values`.
+    /// The journey `id` of the tenant, in flight; nil when unknown, finished or expired.
+    public func journey(id: String, tenantID: String) async throws -> Journey? {
+        guard id.utf8.count <= 64, let bytes = try await cache.get(Self.key(tenantID, id)),
+            let journey = try? JSONDecoder().decode(Journey.self, from: Data(bytes)), journey.tenantID == tenantID,
+            journey.expiresAt > clock.now()
+        else { return nil }
+        return journey
+    }
+
+    /// The screen the journey stands at (what the hosted page shows when opened).
+    public func screen(of journey: Journey, settings: JourneySettings) -> JourneyScreen? {
+        guard let step = journey.currentStep else { return nil }
+        let screen = Self.offered(step.screen(settings))
+        return step == .identify ? screen.filled(["identifier": journey.identifier ?? ""]) : screen
+    }
+
+    /// One step: `action` on the journey's current screen with the fields' `values`, from the
+    /// app (`onHostedPage` false: its code is redeemed without a redirect URI, like the
+    /// authorization challenge endpoint's) or from the hosted page (the code is bound to the
+    /// journey's redirect URI). Throws ``JourneyError/notFound`` for a journey unknown,
+    /// finished or expired.
     public func advance(
         id: String, tenantID: String, settings: JourneySettings, action: String, values: [String: String],
-        address: String?
+        address: String?, onHostedPage: Bool = false
     ) async throws -> JourneyOutcome {
-        guard var journey = try await load(id: id, tenantID: tenantID), let step = journey.currentStep else {
+        guard var journey = try await journey(id: id, tenantID: tenantID), let step = journey.currentStep else {
             throw JourneyError.notFound
         }
-        let screen = step.screen(settings)
+        let screen = Self.offered(step.screen(settings))
         guard let chosen = JourneyScreen.Action(rawValue: action), screen.actions.contains(chosen) else {
-            return .refused(screen.with([JourneyScreen.Message(key: "journey.error.action")]))
+            return .refused(screen.filled(values).with([JourneyScreen.Message(key: "journey.error.action")]))
         }
         switch (step, chosen) {
         case (.identify, .submit):
             let identifier = (values["identifier"] ?? "").trimmingCharacters(in: .whitespaces)
             guard !identifier.isEmpty, identifier.count <= 200, !ControlCharacters.held(in: identifier) else {
                 return .refused(
-                    screen.filled(values).with([JourneyScreen.Message(field: "identifier", key: "journey.error.identifier")]))
+                    screen.filled(values).with([
+                        JourneyScreen.Message(field: "identifier", key: "journey.error.identifier")
+                    ]))
             }
             journey.identifier = identifier
-            journey.step = JourneyStep.password.rawValue
-            try await save(journey)
-            return .screen(JourneyStep.password.screen(settings))
-        case (.password, .back):
-            journey.step = JourneyStep.identify.rawValue
-            try await save(journey)
-            return .screen(JourneyStep.identify.screen(settings).filled(["identifier": journey.identifier ?? ""]))
+            return try await move(&journey, to: .password, settings: settings)
+        case (.password, .back), (.totp, .back):
+            journey.authSession = nil
+            return try await move(&journey, to: .identify, settings: settings)
         case (.password, .submit):
-            return try await signIn(journey, password: values["password"] ?? "", settings: settings, address: address)
+            return try await password(
+                &journey, values["password"] ?? "", settings: settings, address: address, onHostedPage: onHostedPage)
+        case (.totp, .submit):
+            return try await secondFactor(
+                journey, values["code"] ?? "", settings: settings, address: address, onHostedPage: onHostedPage)
         default:
-            // Offered by the screen, not run natively yet (sign-up, recovery).
-            return .hosted
+            // Only the actions in ``runs`` reach here, and each is handled above.
+            return .refused(screen.with([JourneyScreen.Message(key: "journey.error.action")]))
         }
     }
 
-    private func signIn(
-        _ journey: Journey, password: String, settings: JourneySettings, address: String?
+    /// `screen` with only the actions the engine runs.
+    static func offered(_ screen: JourneyScreen) -> JourneyScreen {
+        var copy = screen
+        copy.actions = screen.actions.filter(runs.contains)
+        return copy
+    }
+
+    private func move(_ journey: inout Journey, to step: JourneyStep, settings: JourneySettings) async throws
+        -> JourneyOutcome
+    {
+        journey.step = step.rawValue
+        try await save(journey)
+        guard let screen = screen(of: journey, settings: settings) else { throw JourneyError.notFound }
+        return .screen(screen)
+    }
+
+    private func password(
+        _ journey: inout Journey, _ password: String, settings: JourneySettings, address: String?,
+        onHostedPage: Bool
     ) async throws -> JourneyOutcome {
-        let screen = JourneyStep.password.screen(settings)
-        guard !password.isEmpty, let identifier = journey.identifier else {
+        let screen = Self.offered(JourneyStep.password.screen(settings))
+        guard !password.isEmpty, password.utf8.count <= 1024, let identifier = journey.identifier else {
             return .refused(screen.with([JourneyScreen.Message(field: "password", key: "journey.error.password")]))
         }
         switch try await auth.authenticate(
@@ -139,21 +153,63 @@ public struct JourneyEngine: Sendable {
         case .failed:
             return .refused(screen.with([JourneyScreen.Message(key: "journey.error.credentials")]))
         case .throttled(let retryAfter):
-            let seconds = String(max(1, retryAfter.components.seconds))
-            return .refused(screen.with([JourneyScreen.Message(key: "journey.error.throttled", values: [seconds])]))
+            return throttled(screen, retryAfter)
         case .signedIn(let user):
-            // A second factor has no native screen yet: the hosted page asks for it.
-            guard user.totpSecret == nil else { return .hosted }
-            guard let client = try await auth.client(tenantID: journey.tenantID, clientID: journey.clientID) else {
-                throw JourneyError.notFound
+            guard user.totpSecret == nil else {
+                let signIn = PendingSignIn(
+                    tenantID: journey.tenantID, clientID: journey.clientID, username: user.username,
+                    redirectURI: nil, scope: journey.scope, codeChallenge: journey.codeChallenge,
+                    nonce: journey.nonce, binding: .journey(journey.id))
+                journey.authSession = try await auth.pending.start(signIn)
+                return try await move(&journey, to: .totp, settings: settings)
             }
-            // Used once: the replica that takes the journey issues the code.
-            guard try await cache.take(Self.key(journey.tenantID, journey.id)) != nil else { throw JourneyError.notFound }
-            return .authorizationCode(
-                try await auth.issueCode(
-                    client: client, redirectURI: nil, codeChallenge: journey.codeChallenge, user: user,
-                    scope: journey.scope, nonce: journey.nonce, dpopJKT: nil, now: clock.now()))
+            return try await finish(journey, user: user, onHostedPage: onHostedPage)
         }
+    }
+
+    private func secondFactor(
+        _ journey: Journey, _ code: String, settings: JourneySettings, address: String?, onHostedPage: Bool
+    ) async throws -> JourneyOutcome {
+        let screen = Self.offered(JourneyStep.totp.screen(settings))
+        guard let authSession = journey.authSession else { throw JourneyError.notFound }
+        do {
+            let signIn = try await auth.pendingSignIn(
+                authSession, tenantID: journey.tenantID, clientID: journey.clientID, binding: .journey(journey.id))
+            switch try await auth.verifySecondFactor(
+                authSession: authSession, signIn: signIn, code: code.count <= 16 ? code : "", address: address)
+            {
+            case .codeRequired, .failed:
+                return .refused(screen.with([JourneyScreen.Message(field: "code", key: "journey.error.totp")]))
+            case .throttled(let retryAfter):
+                return throttled(screen, retryAfter)
+            case .signedIn(let user, _):
+                return try await finish(journey, user: user, onHostedPage: onHostedPage)
+            }
+        } catch let error as OAuthError where error.code == "invalid_session" {
+            // Five wrong codes, or the account changed: the journey ends with its sign-in.
+            _ = try await cache.take(Self.key(journey.tenantID, journey.id))
+            throw JourneyError.notFound
+        }
+    }
+
+    private func throttled(_ screen: JourneyScreen, _ retryAfter: Duration) -> JourneyOutcome {
+        let seconds = String(max(1, retryAfter.components.seconds + (retryAfter.components.attoseconds > 0 ? 1 : 0)))
+        return .throttled(
+            screen.with([JourneyScreen.Message(key: "journey.error.throttled", values: ["seconds": seconds])]),
+            retryAfter: retryAfter)
+    }
+
+    /// Signed in: the journey is taken (used once, by whichever replica gets there first) and
+    /// its code issued.
+    private func finish(_ journey: Journey, user: LocalUser, onHostedPage: Bool) async throws -> JourneyOutcome {
+        guard let client = try await auth.client(tenantID: journey.tenantID, clientID: journey.clientID),
+            try await cache.take(Self.key(journey.tenantID, journey.id)) != nil
+        else { throw JourneyError.notFound }
+        return .authorizationCode(
+            try await auth.issueCode(
+                client: client, redirectURI: onHostedPage ? journey.redirectURI : nil,
+                codeChallenge: journey.codeChallenge, user: user,
+                scope: journey.scope, nonce: journey.nonce, dpopJKT: nil, now: clock.now()))
     }
 
     private func save(_ journey: Journey) async throws {
@@ -162,14 +218,6 @@ public struct JourneyEngine: Sendable {
         try await cache.set(
             Self.key(journey.tenantID, journey.id), Array(try JSONEncoder().encode(journey)),
             ttl: .milliseconds(Int64(left * 1000)))
-    }
-
-    private func load(id: String, tenantID: String) async throws -> Journey? {
-        guard id.utf8.count <= 64, let bytes = try await cache.get(Self.key(tenantID, id)),
-            let journey = try? JSONDecoder().decode(Journey.self, from: Data(bytes)), journey.tenantID == tenantID,
-            journey.expiresAt > clock.now()
-        else { return nil }
-        return journey
     }
 
     static func key(_ tenantID: String, _ id: String) -> String { "journey:\(tenantID):\(CacheKey.escape(id))" }

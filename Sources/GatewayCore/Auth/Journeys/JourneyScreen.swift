@@ -11,6 +11,8 @@ public struct JourneyScreen: Sendable, Equatable {
         case identify
         /// The password of the identified account.
         case password
+        /// The current code of the account's authenticator app (its TOTP second factor).
+        case totp
         /// A one-time code sent by e-mail or SMS.
         case code
         /// A new account's fields.
@@ -53,10 +55,10 @@ public struct JourneyScreen: Sendable, Equatable {
         public var field: String?
         /// The text key (`journey.error.credentials`).
         public var key: String
-        /// Values for the text's `%1`, `%2`, … (a count, a number of seconds), never a secret.
-        public var values: [String]
+        /// Values for the text's `{name}` placeholders (`seconds`), never a secret.
+        public var values: [String: String]
 
-        public init(field: String? = nil, key: String, values: [String] = []) {
+        public init(field: String? = nil, key: String, values: [String: String] = [:]) {
             self.field = field
             self.key = key
             self.values = values

@@ -3,7 +3,7 @@
 /// offered, whether a password is a factor). The journey engine decides which step comes
 /// next; the step says what its screen asks.
 public enum JourneyStep: String, Sendable, CaseIterable {
-    case identify, password, code, register
+    case identify, password, totp, code, register
     case newPassword = "new-password"
 
     /// An E.164 phone number: `+`, a country code, at most 15 digits in all.
@@ -24,6 +24,11 @@ public enum JourneyStep: String, Sendable, CaseIterable {
                 name: .password,
                 fields: [Self.field("password", .password, autocomplete: "current-password")],
                 actions: [.submit] + recover + [.back])
+        case .totp:
+            return JourneyScreen(
+                name: .totp,
+                fields: [Self.field("code", .code, autocomplete: "one-time-code", pattern: Self.codePattern)],
+                actions: [.submit, .back])
         case .code:
             return JourneyScreen(
                 name: .code,
@@ -54,7 +59,9 @@ public enum JourneyStep: String, Sendable, CaseIterable {
     /// The identify screen's one field: typed for the only identifier, or plain text that
     /// takes any of them (an e-mail, a phone number or a username, told apart by the engine).
     static func identifierField(_ identifiers: [JourneySettings.Identifier]) -> JourneyScreen.Field {
-        let label = "journey.field.identifier." + identifiers.map(\.rawValue).joined(separator: "-")
+        // One label per set of identifiers (7 texts), whatever order the tenant lists them in.
+        let named = JourneySettings.Identifier.allCases.filter(identifiers.contains)
+        let label = "journey.field.identifier." + named.map(\.rawValue).joined(separator: "-")
         switch identifiers {
         case [.email]: return field("identifier", .email, label: label, autocomplete: "username email")
         case [.phone]:

@@ -23,6 +23,8 @@ public struct PendingSignIn: Sendable, Codable, Equatable {
         case challenge(dpopJKT: String?)
         /// The sign-in form of one browser.
         case browser(String)
+        /// A journey (its id): the second factor of a journey's sign-in.
+        case journey(String)
     }
 
     public init(

@@ -53,11 +53,13 @@ public struct LocalizationResolver: Sendable {
             locale: locale, chain: chain, entries: Self.merge(defaults.entries, byLocale, chain: chain))
     }
 
-    /// The tenant's overrides whose key starts with `keyPrefix`, by primary language
+    /// The tenant's overrides whose key starts with one of `keyPrefixes`, by primary language
     /// (`ja-JP` and `ja` both land under `ja`, the exact `ja` tag winning), no fallback applied.
-    public func overridesByLanguage(tenantID: String, keyPrefix: String) async throws -> [String: [String: String]] {
+    public func overridesByLanguage(tenantID: String, keyPrefixes: [String]) async throws -> [String: [String: String]] {
         var byLanguage: [String: [String: String]] = [:]
-        let items = try await store.overrides(tenantID: tenantID, locale: nil).filter { $0.key.hasPrefix(keyPrefix) }
+        let items = try await store.overrides(tenantID: tenantID, locale: nil).filter { item in
+            keyPrefixes.contains { item.key.hasPrefix($0) }
+        }
         // Region tags first, so the bare language tag (applied last) wins a conflict.
         for item in items.sorted(by: { $0.locale.count > $1.locale.count }) {
             let language = item.locale.split(separator: "-").first.map { $0.lowercased() } ?? item.locale

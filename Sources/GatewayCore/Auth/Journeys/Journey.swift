@@ -1,0 +1,91 @@
+import Foundation
+
+/// A journey in flight (issue 63 §2): who started it, where it stands, and when it ends. Kept
+/// in the shared cache, so any replica continues it. It holds no password and no code: the
+/// PKCE challenge, the identifier typed, and the handle of a pending second factor.
+public struct Journey: Sendable, Equatable, Codable {
+    /// What the journey is for.
+    public enum Kind: String, Sendable, Codable, CaseIterable {
+        case signIn = "sign-in"
+        case signUp = "sign-up"
+        case recovery
+    }
+
+    /// 32 random bytes, base64url: the journey's handle, known only to the app that started it.
+    public var id: String
+    public var tenantID: String
+    public var clientID: String
+    public var kind: Kind
+    public var step: String
+    public var codeChallenge: String
+    public var scope: String
+    public var nonce: String?
+    /// Where the hosted page sends the browser back with the code (registered for the client).
+    public var redirectURI: String
+    /// The app's `state`, given back with the hosted page's redirect.
+    public var state: String?
+    /// The language its screens are worded in (negotiated at the start).
+    public var locale: String
+    /// What the person typed on the identify screen.
+    public var identifier: String?
+    /// The pending second factor's session (``PendingSignIn``), after a right password.
+    public var authSession: String?
+    public var expiresAt: Date
+
+    /// The step it stands at.
+    public var currentStep: JourneyStep? { JourneyStep(rawValue: step) }
+}
+
+/// What an app asks for when it starts a journey: an authorization request's parameters.
+public struct JourneyStart: Sendable, Equatable {
+    public var kind: Journey.Kind
+    public var clientID: String?
+    public var codeChallenge: String?
+    public var codeChallengeMethod: String?
+    public var scope: String?
+    public var nonce: String?
+    /// The identifier to fill in (`login_hint`).
+    public var loginHint: String?
+    /// Where the hosted page returns; nil: the client's only registered redirect URI.
+    public var redirectURI: String?
+    public var state: String?
+    /// The language screens are worded in (the HTTP layer negotiates it).
+    public var locale: String
+
+    public init(
+        kind: Journey.Kind, clientID: String?, codeChallenge: String?, codeChallengeMethod: String?,
+        scope: String? = nil, nonce: String? = nil, loginHint: String? = nil, redirectURI: String? = nil,
+        state: String? = nil, locale: String = "en"
+    ) {
+        self.kind = kind
+        self.clientID = clientID
+        self.codeChallenge = codeChallenge
+        self.codeChallengeMethod = codeChallengeMethod
+        self.scope = scope
+        self.nonce = nonce
+        self.loginHint = loginHint
+        self.redirectURI = redirectURI
+        self.state = state
+        self.locale = locale
+    }
+}
+
+/// Why a journey call is refused (the HTTP layer maps each to a problem).
+public enum JourneyError: Error, Sendable, Equatable {
+    /// No such journey for this tenant: never started, finished, or expired.
+    case notFound
+    /// A kind this gateway does not run yet.
+    case kindNotOffered(Journey.Kind)
+}
+
+/// What a journey step answered.
+public enum JourneyOutcome: Sendable, Equatable {
+    /// The next screen.
+    case screen(JourneyScreen)
+    /// The same screen with messages (a value refused, a wrong password): answered 422.
+    case refused(JourneyScreen)
+    /// The same screen with a message: held back by the sign-in throttle for `retryAfter`.
+    case throttled(JourneyScreen, retryAfter: Duration)
+    /// Signed in: the code for the token endpoint, with the PKCE verifier (the journey ended).
+    case authorizationCode(String)
+}
