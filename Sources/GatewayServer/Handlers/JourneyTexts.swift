@@ -38,6 +38,12 @@ enum JourneyTexts {
             "Too many sign-in attempts for this account from your network. Please wait {seconds} s and try again.",
         "journey.error.totp": "That code is not right. Enter the current code from your authenticator app.",
         "journey.error.ended": "This sign-in ended or expired. Go back to the app and start again.",
+        "journey.error.username": "Choose a username of 1 to 200 characters without spaces.",
+        "journey.error.name": "A name is at most 200 characters.",
+        "journey.error.new-password": "Choose a password of at least {min} characters.",
+        "journey.error.taken": "That username is taken. Choose another one.",
+        "journey.error.sign-ups":
+            "Too many accounts were created from your network. Please wait {seconds} s and try again.",
     ]
 
     static let japanese: [String: String] = [
@@ -72,5 +78,10 @@ enum JourneyTexts {
         "journey.error.throttled": "このネットワークからのサインイン試行が多すぎます。{seconds}秒待ってから、もう一度お試しください。",
         "journey.error.totp": "コードが正しくありません。認証アプリに表示されている現在のコードを入力してください。",
         "journey.error.ended": "このサインインは終了したか、有効期限が切れました。アプリに戻ってやり直してください。",
+        "journey.error.username": "空白を含まない1〜200文字のユーザー名を入力してください。",
+        "journey.error.name": "氏名は200文字以内で入力してください。",
+        "journey.error.new-password": "{min}文字以上のパスワードを設定してください。",
+        "journey.error.taken": "このユーザー名は使用されています。別のユーザー名を選んでください。",
+        "journey.error.sign-ups": "このネットワークから作成されたアカウントが多すぎます。{seconds}秒待ってから、もう一度お試しください。",
     ]
 }

@@ -11,7 +11,7 @@ extension JourneyError: ProblemConvertible {
         case .kindNotOffered(let kind):
             GatewayProblem(
                 status: 422, code: "journey_kind_not_offered", title: "Journey not offered",
-                detail: "\(kind.rawValue) journeys are not offered yet")
+                detail: "\(kind.rawValue) journeys are not offered by this tenant")
         }
     }
 }

@@ -14,6 +14,7 @@ struct JourneyEngineTests {
 
     struct World {
         let folder: TemporaryFolder
+        let tenants: SQLiteTenantStore
         let engine: JourneyEngine
         let auth: AuthorizationServer
         let store: SQLiteAuthStore
@@ -21,7 +22,7 @@ struct JourneyEngineTests {
 
         init() async throws {
             folder = try TemporaryFolder()
-            let tenants = try Fixtures.store(folder)
+            tenants = try Fixtures.store(folder)
             _ = try await tenants.create(Tenant(id: "acme", displayName: "Acme"), actor: "test")
             store = SQLiteAuthStore(tenants: tenants)
             clock = ManualClock(frozen: true)
@@ -102,7 +103,7 @@ struct JourneyEngineTests {
         await #expect(throws: JourneyError.notFound) { try await world.step(journey.id, "submit", ["password": "x"]) }
     }
 
-    @Test("only first-party clients with PKCE start one, to a registered redirect URI; sign-up is not run yet")
+    @Test("only first-party clients with PKCE start one, to a registered redirect URI; sign-up only where the tenant runs it")
     func whoMayStartWhat() async throws {
         let world = try await World()
         await #expect(throws: OAuthError.self) { try await world.start(clientID: "partner") }
@@ -160,6 +161,106 @@ struct JourneyEngineTests {
         }
         #expect(ended)
         #expect(try await world.engine.journey(id: again.id, tenantID: "acme") == nil)
+    }
+
+    @Test("sign-up with a username: checked values beside their fields, a taken name, then an account signed in and audited")
+    func signUp() async throws {
+        let world = try await World()
+        let settings = JourneySettings(signUp: true)
+        let (journey, register) = try await world.start(kind: .signUp, settings: settings)
+        #expect(register.name == .register && register.fields.map(\.name) == ["username", "name", "password"])
+        func step(_ action: String, _ values: [String: String]) async throws -> JourneyOutcome {
+            try await world.engine.advance(
+                id: journey.id, tenantID: "acme", settings: settings, action: action, values: values, address: "192.0.2.9")
+        }
+        guard case .refused(let bad) = try await step("submit", ["username": "two words", "password": "short"]) else {
+            Issue.record("bad values were taken"); return
+        }
+        #expect(bad.messages.map(\.field) == ["username", "password"])
+        #expect(bad.fields.first { $0.name == "username" }?.value == "two words" && bad.fields.last?.value == nil)
+        guard case .refused(let taken) = try await step("submit", ["username": "nina", "password": "a long enough one"])
+        else { Issue.record("a taken username was accepted"); return }
+        #expect(taken.messages == [JourneyScreen.Message(field: "username", key: "journey.error.taken")])
+
+        guard case .authorizationCode(let code) = try await step(
+            "submit", ["username": "zoe", "name": "Zoë", "password": "a long enough one"])
+        else { Issue.record("no code"); return }
+        let user = try #require(try await world.store.user(tenantID: "acme", username: "zoe"))
+        #expect(user.name == "Zoë" && user.email == nil && user.passwordHash != "a long enough one")
+        let grant = try #require(try await world.auth.codes.redeem(code, tenantID: "acme", producing: "f").granted)
+        #expect(grant.subject == user.subject)
+        let records = try await SQLiteAuditTrail(database: world.tenants)
+            .records(matching: AuditQuery(chain: "acme", resourceType: .user)).items
+        let record = try #require(records.first { $0.resource.id == "zoe" })
+        #expect(record.actor.subject == "user:\(user.subject)" && record.actor.auth?.method == "sign-up")
+        #expect(record.note?.action == "sign-up" && record.actor.address == "192.0.2.9")
+        #expect(!String(describing: record).contains("a long enough one"))
+    }
+
+    @Test("sign-up runs only where nothing needs verifying; the sign-ups of an address are bounded")
+    func signUpBounds() async throws {
+        let world = try await World()
+        // E-mail sign-ups wait for verification codes: not offered, not startable.
+        let email = JourneySettings(signUp: true, identifiers: [.username, .email])
+        #expect(!JourneyEngine.signUpRuns(email) && !JourneyEngine.signUpRuns(JourneySettings()))
+        await #expect(throws: JourneyError.kindNotOffered(.signUp)) { try await world.start(kind: .signUp, settings: email) }
+        #expect(try await world.start(settings: email).screen.actions == [.submit])
+        // From the identify screen: sign-up takes the typed name along.
+        let settings = JourneySettings(signUp: true)
+        let (journey, identify) = try await world.start(settings: settings)
+        #expect(identify.actions == [.submit, .signUp])
+        guard case .screen(let register) = try await world.engine.advance(
+            id: journey.id, tenantID: "acme", settings: settings, action: "sign-up", values: ["identifier": "yuki"],
+            address: nil)
+        else { Issue.record("no register screen"); return }
+        #expect(register.name == .register && register.fields.first?.value == "yuki")
+
+        var outcomes: [String] = []
+        for index in 0...JourneyEngine.signUpsPerAddressPerHour {
+            let (next, _) = try await world.start(kind: .signUp, settings: settings)
+            let outcome = try await world.engine.advance(
+                id: next.id, tenantID: "acme", settings: settings, action: "submit",
+                values: ["username": "bulk-\(index)", "password": "a long enough one"], address: "198.51.100.7")
+            switch outcome {
+            case .authorizationCode: outcomes.append("code")
+            case .throttled(let screen, _): outcomes.append(screen.messages.first?.key ?? "?")
+            default: outcomes.append("\(outcome)")
+            }
+        }
+        #expect(outcomes.filter { $0 == "code" }.count == JourneyEngine.signUpsPerAddressPerHour)
+        #expect(outcomes.last == "journey.error.sign-ups")
+        #expect(try await world.store.user(tenantID: "acme", username: "bulk-\(JourneyEngine.signUpsPerAddressPerHour)") == nil)
+    }
+
+    @Test("an e-mail address signs in the one user holding it; one held by nobody or by two fails alike")
+    func signInByEmail() async throws {
+        let world = try await World()
+        var nina = try #require(try await world.store.user(tenantID: "acme", username: "nina"))
+        nina.email = "Nina@Example.com"
+        try await world.store.updateUser(nina)
+        let settings = JourneySettings(identifiers: [.username, .email])
+        func signIn(_ identifier: String) async throws -> JourneyOutcome {
+            let (journey, _) = try await world.start(settings: settings)
+            for (action, values) in [("submit", ["identifier": identifier])] {
+                _ = try await world.engine.advance(
+                    id: journey.id, tenantID: "acme", settings: settings, action: action, values: values, address: nil)
+            }
+            return try await world.engine.advance(
+                id: journey.id, tenantID: "acme", settings: settings, action: "submit",
+                values: ["password": "correct horse battery"], address: nil)
+        }
+        guard case .authorizationCode = try await signIn("nina@example.com") else { Issue.record("e-mail refused"); return }
+        guard case .refused = try await signIn("nobody@example.com") else { Issue.record("unknown accepted"); return }
+        var omar = try #require(try await world.store.user(tenantID: "acme", username: "omar"))
+        omar.email = "nina@example.com"
+        try await world.store.updateUser(omar)
+        guard case .refused = try await signIn("nina@example.com") else { Issue.record("a shared e-mail signed in"); return }
+        // Where e-mail is no identifier, it is a username like any other.
+        let (plain, _) = try await world.start()
+        _ = try await world.step(plain.id, "submit", ["identifier": "Nina@Example.com"])
+        guard case .refused = try await world.step(plain.id, "submit", ["password": "correct horse battery"]) else {
+            Issue.record("an e-mail signed in where it is no identifier"); return
+        }
     }
 
     @Test("a journey expires after ten minutes and belongs to its tenant")

@@ -73,13 +73,7 @@ struct JourneyEndpointTests {
             guard case .JourneyFinished(let finished) = try await Self.step(
                 kit, first.id, "submit", ["password": kit.password]).ok.body.json
             else { Issue.record("no code"); return }
-            let tokens = try await kit.client.postToken(
-                path: .init(tenant: kit.tenant),
-                body: .urlEncodedForm(
-                    .init(
-                        grantType: "authorization_code", code: finished.authorizationCode,
-                        codeVerifier: OAuthTestKit.verifier, clientId: kit.clientID))
-            ).ok.body.json
+            let tokens = try await kit.exchangeWithoutRedirect(finished.authorizationCode).ok.body.json
             #expect(try jwtClaims(try #require(tokens.idToken))["nonce"]?.stringValue == "n-journey")
             // Used once.
             let again = try await Self.step(kit, first.id, "submit", ["password": kit.password])
@@ -151,6 +145,29 @@ struct JourneyEndpointTests {
                 ["journey.field.identifier.username": "Member ID"], tenantID: kit.tenant, locale: "en")
             let first = try await Self.start(kit, uiLocales: "en").created.body.json
             #expect(first.screen.fields.first?.label == "Member ID")
+        }
+    }
+
+    @Test("sign-up over HTTP where the tenant allows it: register, a refusal beside its field, an account, tokens")
+    func signUp() async throws {
+        try await withKit { kit, _ in
+            let refused = try await Self.start(kit, kind: .signUp)
+            #expect(try refused.unprocessableContent.body.applicationProblemJson.code == "journey_kind_not_offered")
+            try await kit.harness.updateTenant(kit.tenant) { $0.journeys.signUp = true }
+            let first = try await Self.start(kit, kind: .signUp, uiLocales: "en").created.body.json
+            #expect(first.screen.name == "register" && first.screen.title == "Create your account")
+            #expect(first.screen.fields.map(\.name) == ["username", "name", "password"])
+            #expect(first.screen.fields.last?.autocomplete == "new-password")
+            let short = try await Self.step(kit, first.id, "submit", ["username": "newbie", "password": "short"])
+            let messages = try short.unprocessableContent.body.json.screen.messages
+            #expect(messages.map(\.field) == ["password"] && messages.first?.text == "Choose a password of at least 8 characters.")
+            let name = "newbie-" + UUID().uuidString.prefix(6).lowercased()
+            guard case .JourneyFinished(let finished) = try await Self.step(
+                kit, first.id, "submit", ["username": name, "password": "a long enough one"]).ok.body.json
+            else { Issue.record("no code"); return }
+            let tokens = try await kit.exchangeWithoutRedirect(finished.authorizationCode).ok.body.json
+            let user = try #require(try await kit.store.user(tenantID: kit.tenant, username: name))
+            #expect(try jwtClaims(try #require(tokens.idToken))["sub"]?.stringValue == user.subject)
         }
     }
 }

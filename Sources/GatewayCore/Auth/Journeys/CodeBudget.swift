@@ -39,22 +39,17 @@ public struct CodeBudget: Sendable {
 
     /// Spends one code of each budget that applies (`address` nil: none known), tenant first.
     public func spend(tenantID: String, identifier: String, address: String?) async throws -> Decision {
-        let now = clock.now().timeIntervalSince1970
-        let day = Int64(now / 86_400), hour = Int64(now / 3_600)
-        var checks: [(Bound, String, Int, Int64, Double)] = [
-            (.tenant, "otb:\(tenantID):tenant:\(day)", limits.perTenantPerDay, 86_400, Double(day + 1) * 86_400)
-        ]
+        var checks: [(Bound, String, Int, Int64)] = [(.tenant, "otb:\(tenantID):tenant", limits.perTenantPerDay, 86_400)]
         if let address {
             let name = sealer.fingerprint(address, context: "otb:\(tenantID):address")
-            checks.append((.address, "otb:\(tenantID):address:\(name):\(hour)", limits.perAddressPerHour, 3_600, Double(hour + 1) * 3_600))
+            checks.append((.address, "otb:\(tenantID):address:\(name)", limits.perAddressPerHour, 3_600))
         }
         let name = sealer.fingerprint(identifier, context: "otb:\(tenantID):identifier")
-        checks.append((.identifier, "otb:\(tenantID):id:\(name):\(hour)", limits.perIdentifierPerHour, 3_600, Double(hour + 1) * 3_600))
-        for (bound, key, limit, window, end) in checks {
-            // The counter lives one window past its own, then goes.
-            let spent = try await cache.increment(key, by: 1, ttl: .seconds(window * 2))
-            if spent > Int64(limit) {
-                return .refused(bound, retryAfter: .milliseconds(Int64(((end - now) * 1000).rounded(.up))))
+        checks.append((.identifier, "otb:\(tenantID):id:\(name)", limits.perIdentifierPerHour, 3_600))
+        let windows = FixedWindow(cache: cache, clock: clock)
+        for (bound, key, limit, window) in checks {
+            if let retryAfter = try await windows.spend(key, limit: limit, window: window) {
+                return .refused(bound, retryAfter: retryAfter)
             }
         }
         return .allowed

@@ -74,7 +74,7 @@ public struct JourneyStart: Sendable, Equatable {
 public enum JourneyError: Error, Sendable, Equatable {
     /// No such journey for this tenant: never started, finished, or expired.
     case notFound
-    /// A kind this gateway does not run yet.
+    /// A kind the tenant does not offer (sign-up off, or asking what is not run yet).
     case kindNotOffered(Journey.Kind)
 }
 

@@ -1,14 +1,34 @@
 import Foundation
+import NIOPosix
 
 /// Runs journeys for first-party clients (the same restriction as the authorization challenge
 /// endpoint): start, then one step per call, each answering the next screen. Built so far:
-/// signing in with a username and a password, then the authenticator app's code when the
-/// account has one. Screens offer only the actions the engine runs (``offered(_:)``).
+/// signing in with a username (or an e-mail address the tenant's users hold) and a password,
+/// then the authenticator app's code when the account has one; signing up with a username and
+/// a password where nothing needs verifying (``signUpRuns(_:)``). Screens offer only the
+/// actions the engine runs (``offered(_:settings:)``).
 public struct JourneyEngine: Sendable {
     /// How long a journey lives from its start.
     public static let lifetime: Duration = .seconds(600)
-    /// The actions the engine runs; screens drop the others (sign-up and recovery come next).
-    static let runs: Set<JourneyScreen.Action> = [.submit, .back]
+    /// Sign-ups an address may make in an hour (each refused one counts too).
+    public static let signUpsPerAddressPerHour = 10
+    /// Sign-ups a tenant takes in a day.
+    public static let signUpsPerTenantPerDay = 10_000
+
+    /// Whether the engine runs sign-up for a tenant with `settings`: the tenant lets people sign
+    /// up, with a username and a password, and asks nothing verified. An e-mail address or a
+    /// phone number is not taken before a code has verified it: the gateway trusts a user's
+    /// e-mail (linking an identity provider's account by a verified e-mail), so an unverified
+    /// one would let anyone claim someone else's. Those sign-ups come with the courier.
+    public static func signUpRuns(_ settings: JourneySettings) -> Bool {
+        settings.signUp && settings.identifiers == [.username] && settings.verify.isEmpty
+            && settings.factors.contains(.password)
+    }
+
+    /// The actions the engine runs for `settings`; screens drop the others (recovery comes next).
+    static func runs(_ settings: JourneySettings) -> Set<JourneyScreen.Action> {
+        signUpRuns(settings) ? [.submit, .back, .signUp] : [.submit, .back]
+    }
 
     private let auth: AuthorizationServer
     private let cache: any Cache
@@ -50,19 +70,21 @@ public struct JourneyEngine: Sendable {
             }
             redirectURI = client.redirectURIs[0]
         }
-        guard request.kind == .signIn else { throw JourneyError.kindNotOffered(request.kind) }
+        guard request.kind == .signIn || (request.kind == .signUp && Self.signUpRuns(settings)) else {
+            throw JourneyError.kindNotOffered(request.kind)
+        }
         let hint = request.loginHint.flatMap {
             $0.isEmpty || $0.count > 200 || ControlCharacters.held(in: $0) ? nil : $0
         }
         let journey = Journey(
             id: Base64URL.random(byteCount: 32), tenantID: tenantID, clientID: client.clientID, kind: request.kind,
-            step: JourneyStep.identify.rawValue, codeChallenge: challenge, scope: granted, nonce: request.nonce,
+            step: (request.kind == .signUp ? JourneyStep.register : .identify).rawValue, codeChallenge: challenge, scope: granted, nonce: request.nonce,
             redirectURI: redirectURI, state: request.state, locale: request.locale, identifier: hint,
             authSession: nil,
             expiresAt: clock.now().addingTimeInterval(Double(Self.lifetime.components.seconds)))
         try await save(journey)
-        let screen = Self.offered(JourneyStep.identify.screen(settings))
-        return (journey, hint.map { screen.filled(["identifier": $0]) } ?? screen)
+        guard let screen = screen(of: journey, settings: settings) else { throw JourneyError.notFound }
+        return (journey, screen)
     }
 
     /// The journey `id` of the tenant, in flight; nil when unknown, finished or expired.
@@ -77,8 +99,13 @@ public struct JourneyEngine: Sendable {
     /// The screen the journey stands at (what the hosted page shows when opened).
     public func screen(of journey: Journey, settings: JourneySettings) -> JourneyScreen? {
         guard let step = journey.currentStep else { return nil }
-        let screen = Self.offered(step.screen(settings))
-        return step == .identify ? screen.filled(["identifier": journey.identifier ?? ""]) : screen
+        let screen = Self.offered(step.screen(settings), settings: settings)
+        guard let typed = journey.identifier else { return screen }
+        switch step {
+        case .identify: return screen.filled(["identifier": typed])
+        case .register: return screen.filled(["username": typed])
+        default: return screen
+        }
     }
 
     /// One step: `action` on the journey's current screen with the fields' `values`, from the
@@ -93,7 +120,7 @@ public struct JourneyEngine: Sendable {
         guard var journey = try await journey(id: id, tenantID: tenantID), let step = journey.currentStep else {
             throw JourneyError.notFound
         }
-        let screen = Self.offered(step.screen(settings))
+        let screen = Self.offered(step.screen(settings), settings: settings)
         guard let chosen = JourneyScreen.Action(rawValue: action), screen.actions.contains(chosen) else {
             return .refused(screen.filled(values).with([JourneyScreen.Message(key: "journey.error.action")]))
         }
@@ -108,9 +135,15 @@ public struct JourneyEngine: Sendable {
             }
             journey.identifier = identifier
             return try await move(&journey, to: .password, settings: settings)
-        case (.password, .back), (.totp, .back):
+        case (.password, .back), (.totp, .back), (.register, .back):
             journey.authSession = nil
             return try await move(&journey, to: .identify, settings: settings)
+        case (.identify, .signUp):
+            let typed = (values["identifier"] ?? "").trimmingCharacters(in: .whitespaces)
+            journey.identifier = typed.isEmpty || LocalUser.usernameProblem(typed) != nil ? nil : typed
+            return try await move(&journey, to: .register, settings: settings)
+        case (.register, .submit):
+            return try await signUp(journey, values, screen: screen, address: address, onHostedPage: onHostedPage)
         case (.password, .submit):
             return try await password(
                 &journey, values["password"] ?? "", settings: settings, address: address, onHostedPage: onHostedPage)
@@ -123,9 +156,10 @@ public struct JourneyEngine: Sendable {
         }
     }
 
-    /// `screen` with only the actions the engine runs.
-    static func offered(_ screen: JourneyScreen) -> JourneyScreen {
+    /// `screen` with only the actions the engine runs for `settings`.
+    static func offered(_ screen: JourneyScreen, settings: JourneySettings) -> JourneyScreen {
         var copy = screen
+        let runs = runs(settings)
         copy.actions = screen.actions.filter(runs.contains)
         return copy
     }
@@ -143,12 +177,13 @@ public struct JourneyEngine: Sendable {
         _ journey: inout Journey, _ password: String, settings: JourneySettings, address: String?,
         onHostedPage: Bool
     ) async throws -> JourneyOutcome {
-        let screen = Self.offered(JourneyStep.password.screen(settings))
+        let screen = Self.offered(JourneyStep.password.screen(settings), settings: settings)
         guard !password.isEmpty, password.utf8.count <= 1024, let identifier = journey.identifier else {
             return .refused(screen.with([JourneyScreen.Message(field: "password", key: "journey.error.password")]))
         }
+        let username = try await username(for: identifier, tenantID: journey.tenantID, settings: settings)
         switch try await auth.authenticate(
-            tenantID: journey.tenantID, username: identifier, password: password, address: address)
+            tenantID: journey.tenantID, username: username, password: password, address: address)
         {
         case .failed:
             return .refused(screen.with([JourneyScreen.Message(key: "journey.error.credentials")]))
@@ -170,7 +205,7 @@ public struct JourneyEngine: Sendable {
     private func secondFactor(
         _ journey: Journey, _ code: String, settings: JourneySettings, address: String?, onHostedPage: Bool
     ) async throws -> JourneyOutcome {
-        let screen = Self.offered(JourneyStep.totp.screen(settings))
+        let screen = Self.offered(JourneyStep.totp.screen(settings), settings: settings)
         guard let authSession = journey.authSession else { throw JourneyError.notFound }
         do {
             let signIn = try await auth.pendingSignIn(
@@ -192,11 +227,80 @@ public struct JourneyEngine: Sendable {
         }
     }
 
+    /// The account an identifier names: an e-mail address (with `@`, when the tenant's people
+    /// sign in with one) is the username of the one user holding it, ignoring case; anything
+    /// else is a username. An address no user or several users hold stays as typed, and then
+    /// fails like an unknown username, after the same work.
+    private func username(for identifier: String, tenantID: String, settings: JourneySettings) async throws -> String {
+        guard settings.identifiers.contains(.email), identifier.contains("@") else { return identifier }
+        let holders = try await auth.users.users(tenantID: tenantID, email: identifier, limit: 2)
+        return holders.count == 1 ? holders[0].username : identifier
+    }
+
     private func throttled(_ screen: JourneyScreen, _ retryAfter: Duration) -> JourneyOutcome {
         let seconds = String(max(1, retryAfter.components.seconds + (retryAfter.components.attoseconds > 0 ? 1 : 0)))
         return .throttled(
             screen.with([JourneyScreen.Message(key: "journey.error.throttled", values: ["seconds": seconds])]),
             retryAfter: retryAfter)
+    }
+
+    /// A new account from the register screen: its values checked (each refusal beside its
+    /// field), the sign-up bounds spent, the password hashed off the cooperative pool, the user
+    /// and its audit record (the user as actor) written together, and the person signed in.
+    private func signUp(
+        _ journey: Journey, _ values: [String: String], screen: JourneyScreen, address: String?, onHostedPage: Bool
+    ) async throws -> JourneyOutcome {
+        let username = (values["username"] ?? "").trimmingCharacters(in: .whitespaces)
+        let name = (values["name"] ?? "").trimmingCharacters(in: .whitespaces)
+        let password = values["password"] ?? ""
+        var messages: [JourneyScreen.Message] = []
+        if LocalUser.usernameProblem(username) != nil {
+            messages.append(JourneyScreen.Message(field: "username", key: "journey.error.username"))
+        }
+        if name.count > 200 || ControlCharacters.held(in: name) {
+            messages.append(JourneyScreen.Message(field: "name", key: "journey.error.name"))
+        }
+        if !LocalUser.passwordLengths.contains(password.count) {
+            messages.append(
+                JourneyScreen.Message(
+                    field: "password", key: "journey.error.new-password",
+                    values: ["min": String(LocalUser.passwordLengths.lowerBound)]))
+        }
+        let shown = screen.filled(["username": username, "name": name])
+        guard messages.isEmpty else { return .refused(shown.with(messages)) }
+        let windows = FixedWindow(cache: cache, clock: clock)
+        for (key, limit, window) in [
+            ("signup:\(journey.tenantID):tenant", Self.signUpsPerTenantPerDay, Int64(86_400)),
+            ("signup:\(journey.tenantID):address:\(CacheKey.escape(address ?? "-"))", Self.signUpsPerAddressPerHour, 3_600),
+        ] {
+            if let retryAfter = try await windows.spend(key, limit: limit, window: window) {
+                let seconds = String(max(1, retryAfter.components.seconds))
+                return .throttled(
+                    shown.with([JourneyScreen.Message(key: "journey.error.sign-ups", values: ["seconds": seconds])]),
+                    retryAfter: retryAfter)
+            }
+        }
+        let hasher = auth.hasher
+        let hash = try await NIOThreadPool.singleton.runIfActive { try hasher.hash(password) }
+        let user = LocalUser(
+            tenantID: journey.tenantID, username: username, name: name.isEmpty ? nil : name, passwordHash: hash)
+        let now = clock.now()
+        let clientID = journey.clientID
+        do {
+            try await auth.users.addUsers([user]) { stored in
+                var draft = UserTrail.draft(
+                    nil, stored,
+                    actor: AuditActor(
+                        subject: "user:\(stored.subject)", name: stored.username, roles: [],
+                        auth: AuditAuthentication(method: "sign-up", clientID: clientID), address: address),
+                    requestID: nil, verb: .create, time: now, outcome: .created)
+                draft.note = AuditNote(action: "sign-up", summary: "signed up through \(clientID)")
+                return draft
+            }
+        } catch AuthStoreError.alreadyExists {
+            return .refused(shown.with([JourneyScreen.Message(field: "username", key: "journey.error.taken")]))
+        }
+        return try await finish(journey, user: user, onHostedPage: onHostedPage)
     }
 
     /// Signed in: the journey is taken (used once, by whichever replica gets there first) and
