@@ -1,4 +1,5 @@
 import Foundation
+import GatewayAPI
 import Testing
 
 @Suite("Sign-in in a real browser (headless Chromium)")
@@ -37,6 +38,42 @@ struct ChromiumLoginTests {
                 output.contains("ok mobile layout") && output.contains("ok wrong password")
                     && output.contains("ok signed in"), "\(output)")
             #expect(FileManager.default.fileExists(atPath: shots + "/login-360x740.png"))
+        }
+    }
+}
+
+extension ChromiumLoginTests {
+    /// A journey's hosted pages (issue 63 §3) in a phone-sized Chromium: sign-up in Japanese
+    /// (a refusal beside its field), then sign-in in English, each ending at the app's redirect.
+    @Test(.enabled(if: available, "chromium or python3 websocket-client is not installed (make test installs both)"))
+    func journeysOnAPhone() async throws {
+        try await GatewayHarness.withGateway { harness, client, port in
+            var kit = OAuthTestKit(harness: harness, client: client, port: port)
+            kit.redirectURI = "http://127.0.0.1:9/callback"  // nothing listens on 9
+            try await kit.setUp()
+            try await harness.updateTenant(kit.tenant) { $0.journeys.signUp = true }
+            func hosted(_ kind: Components.Schemas.JourneyStart.KindPayload, _ locale: String) async throws -> String {
+                try await kit.client.startJourney(
+                    path: .init(tenant: kit.tenant),
+                    body: .json(
+                        .init(
+                            kind: kind, clientId: kit.clientID, codeChallenge: OAuthTestKit.challenge,
+                            codeChallengeMethod: .s256, redirectUri: kit.redirectURI, state: "st", uiLocales: locale))
+                ).created.body.json.hostedUrl
+            }
+            let name = "chromium-" + UUID().uuidString.prefix(6).lowercased()
+            let shots = RepositoryFile.url(".build/screenshots").path
+            let (status, output) = try await PythonScript.run(
+                "chromium_journey.py",
+                [
+                    try await hosted(.signUp, "ja"), try await hosted(.signIn, "en"), kit.redirectURI, name,
+                    "a long enough password", "8文字以上のパスワードを設定してください。", shots,
+                ])
+            #expect(status == 0, "\(output)")
+            for step in ["ok register page", "ok refused beside its field", "ok signed up", "ok signed in"] {
+                #expect(output.contains(step), "\(step) missing: \(output)")
+            }
+            #expect(try await kit.store.user(tenantID: kit.tenant, username: name) != nil)
         }
     }
 }

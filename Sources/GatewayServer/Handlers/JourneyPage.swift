@@ -18,7 +18,7 @@ enum JourneyPage {
         let fields = screen.fields.map { field in
             input(field, texts: texts, message: screen.messages.first { $0.field == field.name }, focus: field.name == focus)
         }.joined()
-        let buttons = screen.actions.enumerated().map { index, action in
+        let buttons = screen.actions.enumerated().map { index, action -> String in
             let label = LoginPage.escape(texts.text("journey.action.\(action.rawValue)"))
             return index == 0
                 ? "<button type=\"submit\" name=\"action\" value=\"\(action.rawValue)\">\(label)</button>"

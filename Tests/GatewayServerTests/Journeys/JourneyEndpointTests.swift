@@ -171,3 +171,21 @@ struct JourneyEndpointTests {
         }
     }
 }
+
+extension JourneyEndpointTests {
+    @Test(
+        "a native client written from docs/journeys.md (Python): sign-up, sign-in, a refusal, and a screen it does not know done on the hosted page",
+        .enabled(if: PythonScript.canImport("requests"), "python3 with requests is not installed (make test installs it)"))
+    func nativeClientFromTheDocs() async throws {
+        try await withKit(totp: true) { kit, secret in
+            try await kit.harness.updateTenant(kit.tenant) { $0.journeys.signUp = true }
+            let (status, output) = try await PythonScript.run(
+                "journey_client.py",
+                [kit.base, kit.tenant, kit.clientID, kit.redirectURI, kit.username, kit.password, secret ?? ""])
+            #expect(status == 0, "\(output)")
+            for step in ["ok sign-up", "ok sign-in", "ok wrong-password journey.error.credentials", "ok hosted-totp"] {
+                #expect(output.contains(step), "\(step) missing: \(output)")
+            }
+        }
+    }
+}

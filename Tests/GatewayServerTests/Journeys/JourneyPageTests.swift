@@ -72,6 +72,9 @@ struct JourneyPageTests {
             let password = try await Self.send(
                 url, form: ["action": "submit", "csrf_token": csrf, "identifier": kit.username], cookie: cookie)
             #expect(password.status == 200 && password.body.contains("type=\"password\""))
+            // One button per action, the first the form's default, named as the JSON names them.
+            #expect(password.body.contains("<button type=\"submit\" name=\"action\" value=\"submit\">次へ</button>"))
+            #expect(password.body.contains("value=\"back\" class=\"secondary\" formnovalidate>戻る</button>"))
             #expect(password.body.contains("autocomplete=\"current-password\""))
             let wrong = try await Self.send(
                 url, form: ["action": "submit", "csrf_token": try #require(password.csrf), "password": "nope"],
