@@ -46,6 +46,12 @@ let package = Package(
             name: "CHiredis",
             providers: [.apt(["libhiredis-dev"])]
         ),
+        // One SMTP message through libcurl (Debian's libcurl4-openssl-dev): the courier's e-mail
+        // transport. C because libcurl's options are set through a variadic function.
+        .target(
+            name: "CCurlSMTP",
+            linkerSettings: [.linkedLibrary("curl")]
+        ),
         // Async Redis client: SwiftNIO channel + hiredis reader. Knows nothing of the gateway.
         .target(
             name: "RedisClient",
@@ -138,6 +144,7 @@ let package = Package(
                 "GatewaySQLite",
                 "GatewayPostgres",
                 "RedisClient",
+                "CCurlSMTP",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),

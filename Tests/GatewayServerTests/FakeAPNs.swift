@@ -46,59 +46,29 @@ final class FakeAPNs: Sendable {
         let signingKey = P256.Signing.PrivateKey()
         let publicKeyFile = folder.appendingPathComponent("public.pem")
         try Data(signingKey.publicKey.pemRepresentation.utf8).write(to: publicKeyFile)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", RepositoryFile.url("Tests/Interop/fake_apns.py").path, folder.path, teamID, keyID,
-            publicKeyFile.path, topic,
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // SIGKILL: hypercorn answers SIGTERM with a graceful shutdown that waits for clients.
-        // Not waited for: blocking here would hold a thread of the shared cooperative pool.
-        defer { kill(process.processIdentifier, SIGKILL) }
-        let line = await Self.firstLine(of: output)
-        guard line.hasPrefix("listening "), let port = Int(line.dropFirst("listening ".count)) else {
-            throw FakeAPNsError.didNotStart(line)
-        }
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(folder.appendingPathComponent("ca.pem").path))
-        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-        configuration.httpVersion = .automatic
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        let fake = FakeAPNs(
-            port: port, client: client, key: P256PrivateKeyPEM(pem: signingKey.pemRepresentation))
-        do {
-            let value = try await body(fake)
-            try await client.shutdown()
-            return value
-        } catch {
-            try? await client.shutdown()
-            throw error
-        }
-    }
-
-    /// The first line the fake prints, read on a thread of its own: a blocking read on the
-    /// cooperative pool (2 threads on 2 cores) would stall every gateway of the test process
-    /// while Python starts.
-    private static func firstLine(of pipe: Pipe) async -> String {
-        await withCheckedContinuation { continuation in
-            let reader = Thread {
-                var data = Data()
-                while let byte = try? pipe.fileHandleForReading.read(upToCount: 1), !byte.isEmpty {
-                    if byte == Data("\n".utf8) { break }
-                    data.append(byte)
-                }
-                continuation.resume(returning: String(decoding: data, as: UTF8.self))
+        return try await PythonScript.serving(
+            "fake_apns.py", [folder.path, teamID, keyID, publicKeyFile.path, topic]
+        ) { started in
+            let port = try started.get()
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(folder.appendingPathComponent("ca.pem").path))
+            var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+            configuration.httpVersion = .automatic
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            let fake = FakeAPNs(
+                port: port, client: client, key: P256PrivateKeyPEM(pem: signingKey.pemRepresentation))
+            do {
+                let value = try await body(fake)
+                try await client.shutdown()
+                return value
+            } catch {
+                try? await client.shutdown()
+                throw error
             }
-            reader.start()
         }
     }
 
     enum FakeAPNsError: Error {
-        case didNotStart(String)
         case control(Int)
     }
 

@@ -36,4 +36,49 @@ enum PythonScript {
             waiter.start()
         }
     }
+
+    /// The first line a child process writes to `pipe` (its "listening PORT"), read on a thread
+    /// of its own so no cooperative thread blocks on it.
+    static func firstLine(of pipe: Pipe) async -> String {
+        await withCheckedContinuation { continuation in
+            let reader = Thread {
+                var data = Data()
+                while let byte = try? pipe.fileHandleForReading.read(upToCount: 1), !byte.isEmpty {
+                    if byte == Data("\n".utf8) { break }
+                    data.append(byte)
+                }
+                continuation.resume(returning: String(decoding: data, as: UTF8.self))
+            }
+            reader.start()
+        }
+    }
+
+    /// Starts `Tests/Interop/<name>` as a server that prints `listening PORT` once ready, runs
+    /// `body` with that port, and kills it (SIGKILL: a graceful shutdown would wait for
+    /// clients; not waited for, so no cooperative thread blocks). nil port: it did not start,
+    /// and `body` gets its first line to report.
+    static func serving<T>(
+        _ name: String, _ arguments: [String], _ body: (Result<Int, ServerDidNotStart>) async throws -> T
+    ) async throws -> T {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", RepositoryFile.url("Tests/Interop/" + name).path] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { kill(process.processIdentifier, SIGKILL) }
+        let line = await firstLine(of: output)
+        guard line.hasPrefix("listening "), let port = Int(line.dropFirst("listening ".count)) else {
+            return try await body(.failure(ServerDidNotStart(name: name, line: line)))
+        }
+        return try await body(.success(port))
+    }
+
+    /// A server script that printed something else than `listening PORT`.
+    struct ServerDidNotStart: Error, CustomStringConvertible {
+        let name: String
+        let line: String
+        var description: String { "\(name) did not start: \(line)" }
+    }
 }
