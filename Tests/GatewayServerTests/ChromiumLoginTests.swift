@@ -50,8 +50,8 @@ extension ChromiumLoginTests {
         try await GatewayHarness.withGateway { harness, client, port in
             var kit = OAuthTestKit(harness: harness, client: client, port: port)
             kit.redirectURI = "http://127.0.0.1:9/callback"  // nothing listens on 9
+            try await kit.useTenantWithSignUp()
             try await kit.setUp()
-            try await harness.updateTenant(kit.tenant) { $0.journeys.signUp = true }
             func hosted(_ kind: Components.Schemas.JourneyStart.KindPayload, _ locale: String) async throws -> String {
                 try await kit.client.startJourney(
                     path: .init(tenant: kit.tenant),

@@ -29,6 +29,16 @@ struct OAuthTestKit {
     var issuer: String { "\(harness.configuration.publicBaseURL ?? base)/t/\(tenant)" }
     var store: any AuthStore { harness.bootstrap.authStore }
 
+    /// Moves the kit to a new tenant of its own where people may sign up (call before
+    /// ``setUp(_:)``): per-tenant counters in the shared Redis (sign-ups per address) start at
+    /// zero for it, whatever other tests and earlier runs spent.
+    mutating func useTenantWithSignUp() async throws {
+        var fresh = Tenant(id: "su-" + UUID().uuidString.prefix(8).lowercased(), displayName: "Sign-up test")
+        fresh.journeys.signUp = true
+        try await harness.createTenant(fresh, signIn: false)
+        tenant = fresh.id
+    }
+
     /// Gives the kit's user a TOTP second factor; returns its Base32 secret.
     func addSecondFactor() async throws -> String {
         let secret = TOTP.newSecret()

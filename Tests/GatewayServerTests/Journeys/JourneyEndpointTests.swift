@@ -14,12 +14,13 @@ import Testing
 struct JourneyEndpointTests {
     typealias State = Components.Schemas.JourneyState
 
-    func withKit(totp: Bool = false, _ body: @Sendable @escaping (OAuthTestKit, String?) async throws -> Void)
-        async throws
-    {
+    func withKit(
+        totp: Bool = false, signUp: Bool = false, _ body: @Sendable @escaping (OAuthTestKit, String?) async throws -> Void
+    ) async throws {
         try await GatewayHarness.withGateway { harness, client, port in
             var kit = OAuthTestKit(harness: harness, client: client, port: port)
             kit.clientID = "journey-" + UUID().uuidString.prefix(6).lowercased()
+            if signUp { try await kit.useTenantWithSignUp() }
             try await kit.setUp()
             try await body(kit, totp ? try await kit.addSecondFactor() : nil)
         }
@@ -153,7 +154,8 @@ struct JourneyEndpointTests {
         try await withKit { kit, _ in
             let refused = try await Self.start(kit, kind: .signUp)
             #expect(try refused.unprocessableContent.body.applicationProblemJson.code == "journey_kind_not_offered")
-            try await kit.harness.updateTenant(kit.tenant) { $0.journeys.signUp = true }
+        }
+        try await withKit(signUp: true) { kit, _ in
             let first = try await Self.start(kit, kind: .signUp, uiLocales: "en").created.body.json
             #expect(first.screen.name == "register" && first.screen.title == "Create your account")
             #expect(first.screen.fields.map(\.name) == ["username", "name", "password"])
@@ -177,8 +179,7 @@ extension JourneyEndpointTests {
         "a native client written from docs/journeys.md (Python): sign-up, sign-in, a refusal, and a screen it does not know done on the hosted page",
         .enabled(if: PythonScript.canImport("requests"), "python3 with requests is not installed (make test installs it)"))
     func nativeClientFromTheDocs() async throws {
-        try await withKit(totp: true) { kit, secret in
-            try await kit.harness.updateTenant(kit.tenant) { $0.journeys.signUp = true }
+        try await withKit(totp: true, signUp: true) { kit, secret in
             let (status, output) = try await PythonScript.run(
                 "journey_client.py",
                 [kit.base, kit.tenant, kit.clientID, kit.redirectURI, kit.username, kit.password, secret ?? ""])
