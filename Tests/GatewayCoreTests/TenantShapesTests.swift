@@ -51,7 +51,7 @@ struct TenantShapesTests {
     )
     func recordRoundTrip() throws {
         let journeys = TenantField.allCases.filter { $0.rawValue.hasPrefix("journeys.") }.count
-        #expect(journeys == 6)
+        #expect(journeys == 7)
         #expect(
             TenantRecord.CodingKeys.allCases.count == TenantField.allCases.count - journeys + 1 + Self.bookkeeping.count)
         var tenant = Fixtures.fullTenant()

@@ -56,7 +56,8 @@ enum Fixtures {
                 revealUnknownUsers: true, recentSignInSeconds: 90, allowPrivateNotificationEndpoints: true),
             journeys: JourneySettings(
                 signUp: true, identifiers: [.phone, .email], verify: [.email, .phone], recovery: [.email],
-                factors: [.smsCode, .password, .totp], codesPerIdentifierPerHour: 3)
+                factors: [.smsCode, .password, .totp], codesPerIdentifierPerHour: 3,
+                signUpsPerAddressPerHour: 250)
         )
     }
 

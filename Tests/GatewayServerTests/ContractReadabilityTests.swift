@@ -101,7 +101,7 @@ struct ContractReadabilityTests {
             ciba: .init(revealUnknownUsers: true, recentSignInSeconds: 60, allowPrivateNotificationEndpoints: true),
             journeys: .init(
                 signUp: true, identifiers: [.email], verify: [.email], recovery: [.email], factors: [.password],
-                codesPerIdentifierPerHour: 5))
+                codesPerIdentifierPerHour: 5, signUpsPerAddressPerHour: 10))
         let patchSchema = try #require(schemas["TenantPatch"] as? [String: Any])
         #expect(paths(patchSchema) == paths(try json(full)))
         #expect(paths(try #require(schemas["TenantCreate"] as? [String: Any])) == paths(try json(full)).union(["id"]))

@@ -36,7 +36,7 @@ extension TenantField {
         case .cibaRecentSignInSeconds: "--ciba-recent-sign-in"
         case .cibaAllowPrivateNotificationEndpoints: "--ciba-allow-private-endpoints"
         case .journeysSignUp, .journeysIdentifiers, .journeysVerify, .journeysRecovery, .journeysFactors,
-            .journeysCodesPerIdentifierPerHour:
+            .journeysCodesPerIdentifierPerHour, .journeysSignUpsPerAddressPerHour:
             "--journeys-file: \(rawValue)"
         }
     }

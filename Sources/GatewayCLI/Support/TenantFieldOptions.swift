@@ -78,7 +78,8 @@ struct TenantFieldOptions: ParsableArguments {
         name: .customLong("journeys-file"),
         help: ArgumentHelp(
             "A JSON file of the journey settings to change: signUp, identifiers, verify, recovery, factors, "
-                + "codesPerIdentifierPerHour (docs/journeys.md); a list given replaces the list.",
+                + "codesPerIdentifierPerHour, signUpsPerAddressPerHour (docs/journeys.md); a list given replaces "
+                + "the list.",
             valueName: "file"))
     var journeysFile: String?
 
@@ -163,7 +164,10 @@ struct TenantFieldOptions: ParsableArguments {
         guard data.count <= 64 * 1024,
             let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
         else { throw CLIError.invalid("--journeys-file: \(file) is not a JSON object (at most 64 KiB)") }
-        let known: Set<String> = ["signUp", "identifiers", "verify", "recovery", "factors", "codesPerIdentifierPerHour"]
+        let known: Set<String> = [
+            "signUp", "identifiers", "verify", "recovery", "factors", "codesPerIdentifierPerHour",
+            "signUpsPerAddressPerHour",
+        ]
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
             throw CLIError.invalid("--journeys-file: \(unknown) is not a journey setting (\(known.sorted().joined(separator: ", ")))")
         }

@@ -34,13 +34,18 @@ public struct JourneySettings: Sendable, Equatable, Codable {
     public var factors: [Factor]
     /// Codes one identifier may ask for in an hour (1-20; the next is refused).
     public var codesPerIdentifierPerHour: Int
+    /// Sign-ups one client address may make in an hour (1-10,000; raise it for people behind a
+    /// carrier's shared address).
+    public var signUpsPerAddressPerHour: Int
 
     public static let codesPerIdentifierPerHourRange: ClosedRange<Int> = 1...20
+    public static let signUpsPerAddressPerHourRange: ClosedRange<Int> = 1...10_000
 
     public init(
         signUp: Bool = false, identifiers: [Identifier] = [.username], verify: [Channel] = [], recovery: [Channel] = [],
-        factors: [Factor] = [.password], codesPerIdentifierPerHour: Int = 5
+        factors: [Factor] = [.password], codesPerIdentifierPerHour: Int = 5, signUpsPerAddressPerHour: Int = 10
     ) {
+        self.signUpsPerAddressPerHour = signUpsPerAddressPerHour
         self.signUp = signUp
         self.identifiers = identifiers
         self.verify = verify
@@ -79,6 +84,11 @@ public struct JourneySettings: Sendable, Equatable, Codable {
                 .journeysCodesPerIdentifierPerHour,
                 "must be between 1 and 20, got \(codesPerIdentifierPerHour)")
         }
+        if !Self.signUpsPerAddressPerHourRange.contains(signUpsPerAddressPerHour) {
+            refuse(
+                .journeysSignUpsPerAddressPerHour,
+                "must be between 1 and 10000, got \(signUpsPerAddressPerHour)")
+        }
         return found
     }
 }
@@ -95,6 +105,8 @@ extension JourneySettings {
             recovery: try container.decodeIfPresent([Channel].self, forKey: .recovery) ?? defaults.recovery,
             factors: try container.decodeIfPresent([Factor].self, forKey: .factors) ?? defaults.factors,
             codesPerIdentifierPerHour: try container.decodeIfPresent(Int.self, forKey: .codesPerIdentifierPerHour)
-                ?? defaults.codesPerIdentifierPerHour)
+                ?? defaults.codesPerIdentifierPerHour,
+            signUpsPerAddressPerHour: try container.decodeIfPresent(Int.self, forKey: .signUpsPerAddressPerHour)
+                ?? defaults.signUpsPerAddressPerHour)
     }
 }

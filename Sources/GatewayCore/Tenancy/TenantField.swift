@@ -40,6 +40,7 @@ public enum TenantField: String, Sendable, CaseIterable, Codable {
     case journeysRecovery = "journeys.recovery"
     case journeysFactors = "journeys.factors"
     case journeysCodesPerIdentifierPerHour = "journeys.codesPerIdentifierPerHour"
+    case journeysSignUpsPerAddressPerHour = "journeys.signUpsPerAddressPerHour"
 
     /// Whether the field holds a secret (sealed at rest, masked in output).
     public var isSecret: Bool {
@@ -102,6 +103,7 @@ public enum TenantField: String, Sendable, CaseIterable, Codable {
         case .journeysRecovery: t.journeys.recovery.map(\.rawValue).joined(separator: ",")
         case .journeysFactors: t.journeys.factors.map(\.rawValue).joined(separator: ",")
         case .journeysCodesPerIdentifierPerHour: String(t.journeys.codesPerIdentifierPerHour)
+        case .journeysSignUpsPerAddressPerHour: String(t.journeys.signUpsPerAddressPerHour)
         }
     }
 

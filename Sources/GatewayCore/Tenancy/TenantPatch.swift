@@ -131,12 +131,14 @@ public struct TenantPatch: Codable, Sendable, Equatable {
         public var recovery: [JourneySettings.Channel]?
         public var factors: [JourneySettings.Factor]?
         public var codesPerIdentifierPerHour: Int?
+        public var signUpsPerAddressPerHour: Int?
 
         public init(
             signUp: Bool? = nil, identifiers: [JourneySettings.Identifier]? = nil, verify: [JourneySettings.Channel]? = nil,
             recovery: [JourneySettings.Channel]? = nil, factors: [JourneySettings.Factor]? = nil,
-            codesPerIdentifierPerHour: Int? = nil
+            codesPerIdentifierPerHour: Int? = nil, signUpsPerAddressPerHour: Int? = nil
         ) {
+            self.signUpsPerAddressPerHour = signUpsPerAddressPerHour
             self.signUp = signUp
             self.identifiers = identifiers
             self.verify = verify
@@ -272,6 +274,7 @@ public struct TenantPatch: Codable, Sendable, Equatable {
             if let value = journeys.recovery { tenant.journeys.recovery = value }
             if let value = journeys.factors { tenant.journeys.factors = value }
             if let value = journeys.codesPerIdentifierPerHour { tenant.journeys.codesPerIdentifierPerHour = value }
+            if let value = journeys.signUpsPerAddressPerHour { tenant.journeys.signUpsPerAddressPerHour = value }
         }
     }
 

@@ -10,8 +10,6 @@ import NIOPosix
 public struct JourneyEngine: Sendable {
     /// How long a journey lives from its start.
     public static let lifetime: Duration = .seconds(600)
-    /// Sign-ups an address may make in an hour (each refused one counts too).
-    public static let signUpsPerAddressPerHour = 10
     /// Sign-ups a tenant takes in a day.
     public static let signUpsPerTenantPerDay = 10_000
 
@@ -143,7 +141,8 @@ public struct JourneyEngine: Sendable {
             journey.identifier = typed.isEmpty || LocalUser.usernameProblem(typed) != nil ? nil : typed
             return try await move(&journey, to: .register, settings: settings)
         case (.register, .submit):
-            return try await signUp(journey, values, screen: screen, address: address, onHostedPage: onHostedPage)
+            return try await signUp(
+                journey, values, screen: screen, settings: settings, address: address, onHostedPage: onHostedPage)
         case (.password, .submit):
             return try await password(
                 &journey, values["password"] ?? "", settings: settings, address: address, onHostedPage: onHostedPage)
@@ -248,7 +247,8 @@ public struct JourneyEngine: Sendable {
     /// field), the sign-up bounds spent, the password hashed off the cooperative pool, the user
     /// and its audit record (the user as actor) written together, and the person signed in.
     private func signUp(
-        _ journey: Journey, _ values: [String: String], screen: JourneyScreen, address: String?, onHostedPage: Bool
+        _ journey: Journey, _ values: [String: String], screen: JourneyScreen, settings: JourneySettings,
+        address: String?, onHostedPage: Bool
     ) async throws -> JourneyOutcome {
         let username = (values["username"] ?? "").trimmingCharacters(in: .whitespaces)
         let name = (values["name"] ?? "").trimmingCharacters(in: .whitespaces)
@@ -271,7 +271,8 @@ public struct JourneyEngine: Sendable {
         let windows = FixedWindow(cache: cache, clock: clock)
         for (key, limit, window) in [
             ("signup:\(journey.tenantID):tenant", Self.signUpsPerTenantPerDay, Int64(86_400)),
-            ("signup:\(journey.tenantID):address:\(CacheKey.escape(address ?? "-"))", Self.signUpsPerAddressPerHour, 3_600),
+            ("signup:\(journey.tenantID):address:\(CacheKey.escape(address ?? "-"))", settings.signUpsPerAddressPerHour,
+                3_600),
         ] {
             if let retryAfter = try await windows.spend(key, limit: limit, window: window) {
                 let seconds = String(max(1, retryAfter.components.seconds))
