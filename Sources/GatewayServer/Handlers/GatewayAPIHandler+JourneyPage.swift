@@ -53,7 +53,7 @@ extension GatewayAPIHandler {
         let outcome: JourneyOutcome
         do {
             outcome = try await services.journeys.advance(
-                id: journey.id, tenantID: tenant.id, settings: tenant.journeys, action: form.action, values: values,
+                journey, settings: tenant.journeys, action: form.action, values: values,
                 address: RequestScope.current?.clientAddress, onHostedPage: true)
         } catch JourneyError.notFound {
             return .notFound(try await journeyPageEnded(tenant))

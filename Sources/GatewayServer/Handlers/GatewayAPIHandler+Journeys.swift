@@ -46,7 +46,7 @@ extension GatewayAPIHandler {
         }
         let texts = await loginTexts(tenantID: tenant.id, uiLocales: nil, locale: journey.locale)
         let outcome = try await services.journeys.advance(
-            id: journey.id, tenantID: tenant.id, settings: tenant.journeys, action: body.action, values: values,
+            journey, settings: tenant.journeys, action: body.action, values: values,
             address: RequestScope.current?.clientAddress)
         // The journey as it stands after the step (its expiry never moves).
         func state(_ screen: JourneyScreen) -> JourneyJSON { journeyJSON(journey, screen, tenant: tenant, texts: texts) }

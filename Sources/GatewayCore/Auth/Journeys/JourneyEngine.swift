@@ -115,9 +115,19 @@ public struct JourneyEngine: Sendable {
         id: String, tenantID: String, settings: JourneySettings, action: String, values: [String: String],
         address: String?, onHostedPage: Bool = false
     ) async throws -> JourneyOutcome {
-        guard var journey = try await journey(id: id, tenantID: tenantID), let step = journey.currentStep else {
-            throw JourneyError.notFound
-        }
+        guard let journey = try await journey(id: id, tenantID: tenantID) else { throw JourneyError.notFound }
+        return try await advance(
+            journey, settings: settings, action: action, values: values, address: address, onHostedPage: onHostedPage)
+    }
+
+    /// One step of `loaded`, a journey the caller has just read with ``journey(id:tenantID:)``
+    /// (the handlers need it for its language and redirect URI; read once per request).
+    public func advance(
+        _ loaded: Journey, settings: JourneySettings, action: String, values: [String: String], address: String?,
+        onHostedPage: Bool = false
+    ) async throws -> JourneyOutcome {
+        var journey = loaded
+        guard let step = journey.currentStep else { throw JourneyError.notFound }
         let screen = Self.offered(step.screen(settings), settings: settings)
         guard let chosen = JourneyScreen.Action(rawValue: action), screen.actions.contains(chosen) else {
             return .refused(screen.filled(values).with([JourneyScreen.Message(key: "journey.error.action")]))
@@ -236,11 +246,13 @@ public struct JourneyEngine: Sendable {
         return holders.count == 1 ? holders[0].username : identifier
     }
 
-    private func throttled(_ screen: JourneyScreen, _ retryAfter: Duration) -> JourneyOutcome {
-        let seconds = String(max(1, retryAfter.components.seconds + (retryAfter.components.attoseconds > 0 ? 1 : 0)))
-        return .throttled(
-            screen.with([JourneyScreen.Message(key: "journey.error.throttled", values: ["seconds": seconds])]),
-            retryAfter: retryAfter)
+    /// `screen` held back for `retryAfter`, its message (`key`) saying the same whole seconds as
+    /// the `Retry-After` header the handlers send.
+    private func throttled(
+        _ screen: JourneyScreen, _ retryAfter: Duration, key: String = "journey.error.throttled"
+    ) -> JourneyOutcome {
+        let seconds = String(BrowserSignIn.wholeSeconds(retryAfter))
+        return .throttled(screen.with([JourneyScreen.Message(key: key, values: ["seconds": seconds])]), retryAfter: retryAfter)
     }
 
     /// A new account from the register screen: its values checked (each refusal beside its
@@ -275,10 +287,7 @@ public struct JourneyEngine: Sendable {
                 3_600),
         ] {
             if let retryAfter = try await windows.spend(key, limit: limit, window: window) {
-                let seconds = String(max(1, retryAfter.components.seconds))
-                return .throttled(
-                    shown.with([JourneyScreen.Message(key: "journey.error.sign-ups", values: ["seconds": seconds])]),
-                    retryAfter: retryAfter)
+                return throttled(shown, retryAfter, key: "journey.error.sign-ups")
             }
         }
         let hasher = auth.hasher
