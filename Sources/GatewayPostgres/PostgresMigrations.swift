@@ -520,6 +520,27 @@ enum PostgresMigrations {
             "v36-tenant-journeys",
             ["ALTER TABLE tenants ADD COLUMN journeys TEXT NOT NULL DEFAULT '{}'"]
         ),
+        (
+            // The courier's relay and SMS provider (issue 63 §4): one JSON object, secrets sealed.
+            "v37-tenant-courier",
+            ["ALTER TABLE tenants ADD COLUMN courier TEXT NOT NULL DEFAULT '{}'"]
+        ),
+        (
+            // The courier outbox (issue 63 §4): e-mail and SMS in one queue beside push's; the
+            // recipient and the text are sealed.
+            "v38-courier-outbox",
+            [
+                """
+                CREATE TABLE courier_messages (tenant_id TEXT NOT NULL REFERENCES tenants ON DELETE CASCADE,
+                    message_id TEXT NOT NULL, channel TEXT NOT NULL, purpose TEXT NOT NULL, recipient_masked TEXT NOT NULL,
+                    sealed TEXT NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL, last_error TEXT,
+                    next_attempt_at_ms BIGINT NOT NULL, lease_until_ms BIGINT, created_at_ms BIGINT NOT NULL,
+                    expires_at_ms BIGINT NOT NULL, updated_at_ms BIGINT NOT NULL, PRIMARY KEY (tenant_id, message_id))
+                """,
+                "CREATE INDEX courier_messages_due ON courier_messages (next_attempt_at_ms) WHERE state = 'pending'",
+                "CREATE INDEX courier_messages_created ON courier_messages (tenant_id, created_at_ms)",
+            ]
+        ),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the

@@ -44,6 +44,7 @@ public enum PostgresStores {
             releases: PostgresReleasePolicyStore(database: database),
             devices: PostgresDeviceStore(database: database), outbox: PostgresPushOutboxStore(database: database),
             pushCredentials: PostgresPushCredentialStore(database: database),
+            courier: PostgresCourierOutbox(database: database),
             messaging: PostgresMessagingStore(database: database),
             operators: PostgresOperatorStore(database: database), audit: PostgresAuditTrail(database: database),
             idempotency: PostgresAdminIdempotencyStore(database: database),

@@ -28,7 +28,7 @@ import Testing
         // Refused, nothing written: settings that do not fit, a misspelt member, a bad value, no file.
         for (json, words) in [
             (#"{"recovery": ["phone"], "identifiers": ["email"]}"#, "--journeys-file: journeys.recovery names phone"),
-            (#"{"signup": true}"#, "--journeys-file: signup is not a journey setting"),
+            (#"{"signup": true}"#, "--journeys-file: signup is not a setting"),
             (#"{"identifiers": ["fax"]}"#, "--journeys-file: identifiers are username, email, phone"),
             ("[1]", "is not a JSON object"),
         ] {

@@ -57,7 +57,15 @@ enum Fixtures {
             journeys: JourneySettings(
                 signUp: true, identifiers: [.phone, .email], verify: [.email, .phone], recovery: [.email],
                 factors: [.smsCode, .password, .totp], codesPerIdentifierPerHour: 3,
-                signUpsPerAddressPerHour: 250)
+                signUpsPerAddressPerHour: 250),
+            courier: CourierSettings(
+                smtp: SMTPRelay(
+                    url: "smtp://127.0.0.1:2525", from: "no-reply@acme.example", startTLS: .off, username: "mailer",
+                    password: SecretValue("SMTP-PASSWORD-SECRET-MARKER")),
+                sms: SMSSettings(
+                    provider: .webhook, url: "https://sms.acme.example/send", accountSid: "AC0123",
+                    authToken: SecretValue("SMS-TOKEN-SECRET-MARKER"), from: "Acme", allowedCountries: ["81", "1"],
+                    perCountryPerHour: 77))
         )
     }
 

@@ -101,7 +101,12 @@ struct ContractReadabilityTests {
             ciba: .init(revealUnknownUsers: true, recentSignInSeconds: 60, allowPrivateNotificationEndpoints: true),
             journeys: .init(
                 signUp: true, identifiers: [.email], verify: [.email], recovery: [.email], factors: [.password],
-                codesPerIdentifierPerHour: 5, signUpsPerAddressPerHour: 10))
+                codesPerIdentifierPerHour: 5, signUpsPerAddressPerHour: 10),
+            courier: .init(
+                smtp: .init(url: "u", from: "f", startTLS: .required, username: "n", password: "p"),
+                sms: .init(
+                    provider: .twilio, url: "u", accountSid: "a", authToken: "t", from: "f", allowedCountries: ["81"],
+                    perCountryPerHour: 1)))
         let patchSchema = try #require(schemas["TenantPatch"] as? [String: Any])
         #expect(paths(patchSchema) == paths(try json(full)))
         #expect(paths(try #require(schemas["TenantCreate"] as? [String: Any])) == paths(try json(full)).union(["id"]))
@@ -113,7 +118,12 @@ struct ContractReadabilityTests {
                 baseURL: "https://v", superAppID: "a", superAppVersion: "1", apiKey: SecretValue("pk-0123456789")),
             theme: Theme(logoURL: "https://acme.example/l.png"),
             hostApp: HostAppVersionPolicy(minimumVersion: "1", latestVersion: "2", updateURL: "https://u"),
-            featureFlags: ["f": true], ras: RASSettings(clientKeys: [RASClientKey(hash: "sha256$x", notAfter: Date())]))
+            featureFlags: ["f": true], ras: RASSettings(clientKeys: [RASClientKey(hash: "sha256$x", notAfter: Date())]),
+            courier: CourierSettings(
+                smtp: SMTPRelay(url: "u", from: "f", username: "n", password: SecretValue("p-0123456789")),
+                sms: SMSSettings(
+                    provider: .twilio, url: "u", accountSid: "a", authToken: SecretValue("t-0123456789"), from: "f",
+                    allowedCountries: ["81"])))
         let document = try json(TenantDocument(tenant, secrets: .masked, sealer: nil))
         #expect(paths(try #require(schemas["Tenant"] as? [String: Any])) == paths(document))
 

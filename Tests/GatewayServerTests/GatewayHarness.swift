@@ -132,6 +132,7 @@ struct GatewayHarness {
         clock: WallClock = .system,
         push: PushEndpoints? = nil,
         pushSendQuota: Int = SendQuota.defaultPerMinute,
+        courier: Bool = true,
         databaseTimeout: Duration = .seconds(10),
         databaseProbe: Duration = .seconds(1),
         nearCacheLifetime: Duration = .seconds(1),
@@ -151,6 +152,8 @@ struct GatewayHarness {
         // No delivery worker unless the test names the providers' fakes: queued deliveries stay put.
         configuration.pushConcurrency = push == nil ? 0 : 8
         configuration.pushSendQuotaPerMinute = pushSendQuota
+        // The courier works unless a test drives its own worker.
+        configuration.courierConcurrency = courier ? 4 : 0
         // The console's traffic figures reach the shared cache within a second.
         configuration.trafficFlushInterval = .seconds(1)
         configuration.databaseTimeout = databaseTimeout

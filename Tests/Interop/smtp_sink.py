@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A real SMTP server on loopback (aiosmtpd) for the courier's tests: it keeps what it receives.
 
-Usage: smtp_sink.py DIRECTORY MODE [USER PASSWORD]
+Usage: smtp_sink.py DIRECTORY MODE[:PORT] [USER PASSWORD]
+  PORT  the port to listen on (default: a free one), so a relay can come back where it was
   MODE  plain     SMTP without TLS
         starttls  STARTTLS required before AUTH and MAIL (a throwaway CA in DIRECTORY/ca.pem)
         reject    answers every recipient with 550
@@ -16,6 +17,7 @@ from aiosmtpd.smtp import AuthResult, LoginPassword
 from testcerts import make_certificates
 
 directory, mode = sys.argv[1:3]
+mode, _, fixed_port = mode.partition(":")
 credentials = tuple(sys.argv[3:5]) if len(sys.argv) >= 5 else None
 received = os.path.join(directory, "received.jsonl")
 
@@ -41,10 +43,12 @@ def authenticate(server, session, envelope, mechanism, auth_data):
 
 
 def main():
-    probe = socket.socket()
-    probe.bind(("127.0.0.1", 0))
-    port = probe.getsockname()[1]
-    probe.close()
+    port = int(fixed_port or 0)
+    if not port:
+        probe = socket.socket()
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+        probe.close()
     options = {}
     if mode == "starttls":
         paths = make_certificates(directory, "fake-smtp-test-ca")

@@ -38,6 +38,10 @@ extension TenantField {
         case .journeysSignUp, .journeysIdentifiers, .journeysVerify, .journeysRecovery, .journeysFactors,
             .journeysCodesPerIdentifierPerHour, .journeysSignUpsPerAddressPerHour:
             "--journeys-file: \(rawValue)"
+        case .courierSMTPURL, .courierSMTPFrom, .courierSMTPStartTLS, .courierSMTPUsername, .courierSMTPPassword,
+            .courierSMSProvider, .courierSMSURL, .courierSMSAccountSid, .courierSMSAuthToken, .courierSMSFrom,
+            .courierSMSAllowedCountries, .courierSMSPerCountryPerHour:
+            "--courier-file: \(rawValue)"
         }
     }
 }

@@ -5,9 +5,8 @@ extension TenantDocument {
     /// The tenant this document describes; sealed secrets are opened with `sealer`.
     /// Throws a one-line ``CLIError/invalid(_:)`` naming the field.
     func tenant(sealer: SecretSealer?) throws -> Tenant {
-        func secret(_ document: SecretDocument?, _ field: TenantField) throws -> SecretValue? {
+        func open(_ document: SecretDocument, _ field: TenantField) throws -> SecretValue {
             switch document {
-            case nil: return nil
             case .plaintext(let value): return SecretValue(value)
             case .masked:
                 throw CLIError.invalid(
@@ -20,6 +19,9 @@ extension TenantDocument {
                     throw CLIError.invalid("\(error)")
                 }
             }
+        }
+        func secret(_ document: SecretDocument?, _ field: TenantField) throws -> SecretValue? {
+            try document.map { try open($0, field) }
         }
         let defaults = Tenant(id: id, displayName: displayName)
         let now = Date()
@@ -47,6 +49,7 @@ extension TenantDocument {
             ras: ras ?? defaults.ras,
             ciba: ciba ?? defaults.ciba,
             journeys: journeys ?? defaults.journeys,
+            courier: try courier?.settings(opening: open) ?? defaults.courier,
             configVersion: configVersion ?? 1,
             createdAt: createdAt ?? now,
             updatedAt: updatedAt ?? now
@@ -60,8 +63,12 @@ extension TenantDocument {
         var copy = self
         if case .masked(let text) = platform?.subscriptionKey { masked[.platformSubscriptionKey] = text }
         if case .masked(let text) = provisioning?.apiKey { masked[.provisioningAPIKey] = text }
+        if case .masked(let text) = courier?.smtp?.password { masked[.courierSMTPPassword] = text }
+        if case .masked(let text) = courier?.sms?.authToken { masked[.courierSMSAuthToken] = text }
         copy.platform?.subscriptionKey = nil
         copy.provisioning?.apiKey = nil
+        copy.courier?.smtp?.password = nil
+        copy.courier?.sms?.authToken = nil
         return (try copy.tenant(sealer: nil), masked)
     }
 }

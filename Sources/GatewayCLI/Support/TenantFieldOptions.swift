@@ -82,6 +82,14 @@ struct TenantFieldOptions: ParsableArguments {
                 + "the list.",
             valueName: "file"))
     var journeysFile: String?
+    @Option(
+        name: .customLong("courier-file"),
+        help: ArgumentHelp(
+            "A JSON file of the courier settings to change: smtp {url, from, startTLS, username, password} and "
+                + "sms {provider, url, accountSid, authToken, from, allowedCountries, perCountryPerHour} "
+                + "(docs/journeys.md); secrets are sealed, an empty url removes the channel.",
+            valueName: "file"))
+    var courierFile: String?
 
     /// Whether no field flag was given.
     var isEmpty: Bool {
@@ -91,7 +99,7 @@ struct TenantFieldOptions: ParsableArguments {
             cacheMaxCount, cacheMaxDays, primaryColor, secondaryColor, logoURL,
             manifestTTL, catalogTTL, localizationTTL, publicKeyTTL,
             hostMinVersion, hostLatestVersion, hostUpdateURL, rasClientKey, rasRequireBearer,
-            cibaRevealUnknownUsers, cibaRecentSignIn, cibaAllowPrivateEndpoints, journeysFile,
+            cibaRevealUnknownUsers, cibaRecentSignIn, cibaAllowPrivateEndpoints, journeysFile, courierFile,
         ]
         return values.allSatisfy { $0 == nil } && setFlags.isEmpty && unsetFlags.isEmpty
     }
@@ -149,35 +157,34 @@ struct TenantFieldOptions: ParsableArguments {
                 TenantPatch.CIBA(
                     revealUnknownUsers: cibaRevealUnknownUsers, recentSignInSeconds: cibaRecentSignIn,
                     allowPrivateNotificationEndpoints: cibaAllowPrivateEndpoints), empty: .init()),
-            journeys: try journeysFile.map(Self.journeys(file:)))
+            journeys: try journeysFile.map(Self.journeys(file:)),
+            courier: try courierFile.map(Self.courier(file:)))
     }
 
     /// The journey settings a `--journeys-file` names: a JSON object of ``TenantPatch/Journeys``'s
     /// members and nothing else (a misspelt member is refused, not ignored).
     static func journeys(file: String) throws -> TenantPatch.Journeys {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: file))
-        } catch {
-            throw CLIError.invalid("--journeys-file: cannot read \(file)")
-        }
-        guard data.count <= 64 * 1024,
-            let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
-        else { throw CLIError.invalid("--journeys-file: \(file) is not a JSON object (at most 64 KiB)") }
-        let known: Set<String> = [
-            "signUp", "identifiers", "verify", "recovery", "factors", "codesPerIdentifierPerHour",
-            "signUpsPerAddressPerHour",
-        ]
-        if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
-            throw CLIError.invalid("--journeys-file: \(unknown) is not a journey setting (\(known.sorted().joined(separator: ", ")))")
-        }
-        do {
-            return try JSONDecoder().decode(TenantPatch.Journeys.self, from: data)
-        } catch {
-            throw CLIError.invalid(
-                "--journeys-file: identifiers are username, email, phone; verify and recovery email, phone; "
-                    + "factors password, email-code, sms-code, totp; signUp true or false")
-        }
+        try SettingsFile.read(
+            TenantPatch.Journeys.self, file: file, flag: "--journeys-file",
+            known: [
+                "signUp", "identifiers", "verify", "recovery", "factors", "codesPerIdentifierPerHour",
+                "signUpsPerAddressPerHour",
+            ],
+            hint: "identifiers are username, email, phone; verify and recovery email, phone; "
+                + "factors password, email-code, sms-code, totp; signUp true or false")
+    }
+
+    /// The courier settings a `--courier-file` names: a JSON object of ``TenantPatch/Courier``'s
+    /// members (`smtp`, `sms`) and nothing else.
+    static func courier(file: String) throws -> TenantPatch.Courier {
+        try SettingsFile.read(
+            TenantPatch.Courier.self, file: file, flag: "--courier-file", known: ["smtp", "sms"],
+            nested: [
+                "smtp": ["url", "from", "startTLS", "username", "password"],
+                "sms": ["provider", "url", "accountSid", "authToken", "from", "allowedCountries", "perCountryPerHour"],
+            ],
+            hint: "smtp members are texts (startTLS required or off); sms provider is twilio or webhook, "
+                + "allowedCountries a list of calling codes, perCountryPerHour a number")
     }
 
     /// Copies every given flag into `tenant` (empty strings clear optional fields) and
@@ -190,11 +197,17 @@ struct TenantFieldOptions: ParsableArguments {
         }
     }
 
-    /// Checks each given flag on its own, before any database is opened.
+    /// Checks each given flag on its own, before any database is opened. Settings checked
+    /// against each other (the journeys' and the courier's) wait for the stored tenant: a file
+    /// may change one member of settings the tenant already has.
     func validate() throws {
-        var probe = Tenant(id: "probe", displayName: displayName ?? "probe")
+        let probe = Tenant(id: "probe", displayName: displayName ?? "probe")
         do {
-            try apply(to: &probe, rasKey: rasClientKey == "generate" ? "probe-key-0123456789" : rasClientKey)
+            let key = rasClientKey == "generate" ? "probe-key-0123456789" : rasClientKey
+            let own = try patch(rasKey: key).problems(applyingTo: probe, now: Date()).filter {
+                !$0.field.rawValue.hasPrefix("journeys.") && !$0.field.rawValue.hasPrefix("courier.")
+            }
+            if let first = own.first { throw CLIError.invalid(first.flagMessage) }
         } catch let error as CLIError {
             throw ValidationError(error.description)
         } catch {

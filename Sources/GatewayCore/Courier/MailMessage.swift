@@ -67,18 +67,3 @@ public struct MailMessage: Sendable, Equatable {
             + "\(two(c.hour)):\(two(c.minute)):\(two(c.second)) +0000"
     }
 }
-
-/// Why an e-mail was not delivered, as the courier's retry decides on it.
-public enum MailDeliveryError: Error, Sendable, Equatable {
-    /// Try again later: the relay unreachable or busy, a timeout, a 4xx answer.
-    case transient(String)
-    /// Retrying will not help: a 5xx answer, a refused login, TLS the relay does not offer or
-    /// a certificate that does not verify.
-    case permanent(String)
-}
-
-/// Sends e-mail through a relay (the courier's seam; libcurl in GatewayServer).
-public protocol MailTransport: Sendable {
-    /// Sends `message` through `relay`, its id in `Message-ID`. Throws ``MailDeliveryError``.
-    func send(_ message: MailMessage, via relay: SMTPRelay, messageID: String) async throws
-}

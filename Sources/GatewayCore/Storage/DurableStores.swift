@@ -36,6 +36,8 @@ public struct DurableStores: Sendable {
     public let outbox: any PushOutbox
     /// Tenants' push provider credentials (sealed).
     public let pushCredentials: any PushCredentialStore
+    /// The courier outbox: e-mail and SMS to people (sealed), beside push's.
+    public let courier: any CourierOutbox
     /// Users' contacts, blocks and inboxes.
     public let messaging: any MessagingStore
     /// Operators and their role bindings (issue 48).
@@ -65,6 +67,7 @@ public struct DurableStores: Sendable {
         analytics: any AnalyticsStore,
         localization: any LocalizationStore, domains: any TenantDomainStore, releases: any ReleasePolicyStore,
         devices: any DeviceStore, outbox: any PushOutbox, pushCredentials: any PushCredentialStore,
+        courier: any CourierOutbox,
         messaging: any MessagingStore, operators: any OperatorStore, audit: any AuditTrail,
         idempotency: any AdminIdempotencyStore, jobs: any AdminJobStore, schema: StoreSchema,
         tenantChanges: (any TenantChangeSignal)? = nil, poolUsage: (@Sendable () -> PoolUsageSample)? = nil,
@@ -77,6 +80,7 @@ public struct DurableStores: Sendable {
         self.backend = backend
         self.location = location
         self.tenants = tenants
+        self.courier = courier
         self.auth = auth
         self.revocations = revocations
         self.consents = consents

@@ -58,6 +58,17 @@ extension BatchedRetention {
         }
     }
 
+    /// The courier outbox: messages that ended (sent, failed, expired) go `keepDays` after they
+    /// were queued, so operators can read what became of them meanwhile.
+    public static func courierOutbox(
+        _ outbox: any CourierOutbox, keepDays: Int = 7, batch: Int = 1_000, interval: Duration = .seconds(3600),
+        clock: @escaping @Sendable () -> Date = WallClock.system.now, logger: Logger
+    ) -> BatchedRetention {
+        BatchedRetention(name: "courier retention", batch: batch, interval: interval, logger: logger) { limit in
+            try await outbox.purge(createdBefore: clock().addingTimeInterval(-Double(max(1, keepDays)) * 86_400), limit: limit)
+        }
+    }
+
     /// Inboxes: messages go once they expire (the retention operators set, default 30 days);
     /// reads never answer an expired message meanwhile. Idempotency records of sends go after
     /// their day (``MessageSendRecord/lifetime``).

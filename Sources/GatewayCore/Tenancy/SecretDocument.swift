@@ -48,3 +48,21 @@ public enum SecretPresentation: Sendable {
     /// The secret itself (`--reveal`).
     case plaintext
 }
+
+extension SecretDocument {
+    /// `value` of the tenant's `field` as `presentation` shows it (masked when sealing is asked
+    /// for but no sealer is at hand); nil when there is none.
+    public static func presenting(
+        _ value: SecretValue?, field: TenantField, tenantID: String, as presentation: SecretPresentation,
+        sealer: SecretSealer?
+    ) throws -> SecretDocument? {
+        guard let value else { return nil }
+        switch presentation {
+        case .masked: return .masked(value.masked)
+        case .plaintext: return .plaintext(value.plaintext)
+        case .sealed:
+            guard let sealer else { return .masked(value.masked) }
+            return .sealed(try sealer.seal(value.plaintext, context: field.sealingContext(tenantID: tenantID)))
+        }
+    }
+}

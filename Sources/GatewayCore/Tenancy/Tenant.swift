@@ -34,6 +34,8 @@ public struct Tenant: Sendable, Equatable, Codable {
     public var ciba: CIBASettings
     /// How people get in on their own: identifiers, sign-up, verification, recovery, factors.
     public var journeys: JourneySettings
+    /// How codes and messages reach people: the SMTP relay and the SMS provider.
+    public var courier: CourierSettings
     /// Bumped by the store on every change; part of every cache key of the tenant.
     public var configVersion: Int64
     public var createdAt: Date
@@ -57,6 +59,7 @@ public struct Tenant: Sendable, Equatable, Codable {
         ras: RASSettings = RASSettings(),
         ciba: CIBASettings = CIBASettings(),
         journeys: JourneySettings = JourneySettings(),
+        courier: CourierSettings = CourierSettings(),
         configVersion: Int64 = 1,
         createdAt: Date = Date(),
         updatedAt: Date = Date()
@@ -75,6 +78,7 @@ public struct Tenant: Sendable, Equatable, Codable {
         self.ras = ras
         self.ciba = ciba
         self.journeys = journeys
+        self.courier = courier
         self.configVersion = configVersion
         self.createdAt = createdAt
         self.updatedAt = updatedAt

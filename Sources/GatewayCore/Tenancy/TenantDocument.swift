@@ -36,6 +36,8 @@ public struct TenantDocument: Codable, Sendable, Equatable {
     public var ras: RASSettings?
     public var ciba: CIBASettings?
     public var journeys: JourneySettings?
+    /// The courier's relay and SMS provider, secrets as the document's presentation says.
+    public var courier: CourierDocument?
     public var configVersion: Int64?
     public var createdAt: Date?
     public var updatedAt: Date?
@@ -45,14 +47,7 @@ extension TenantDocument {
     /// The document of `tenant`, secrets shown as `presentation` says.
     public init(_ tenant: Tenant, secrets presentation: SecretPresentation, sealer: SecretSealer?) throws {
         func secret(_ value: SecretValue?, _ field: TenantField) throws -> SecretDocument? {
-            guard let value else { return nil }
-            switch presentation {
-            case .masked: return .masked(value.masked)
-            case .plaintext: return .plaintext(value.plaintext)
-            case .sealed:
-                guard let sealer else { return .masked(value.masked) }
-                return .sealed(try sealer.seal(value.plaintext, context: field.sealingContext(tenantID: tenant.id)))
-            }
+            try SecretDocument.presenting(value, field: field, tenantID: tenant.id, as: presentation, sealer: sealer)
         }
         id = tenant.id
         displayName = tenant.displayName
@@ -77,6 +72,7 @@ extension TenantDocument {
         ras = tenant.ras
         ciba = tenant.ciba
         journeys = tenant.journeys
+        courier = try CourierDocument(tenant.courier, tenantID: tenant.id, secrets: presentation, sealer: sealer)
         configVersion = tenant.configVersion
         createdAt = tenant.createdAt
         updatedAt = tenant.updatedAt

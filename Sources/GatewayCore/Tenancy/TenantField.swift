@@ -41,10 +41,22 @@ public enum TenantField: String, Sendable, CaseIterable, Codable {
     case journeysFactors = "journeys.factors"
     case journeysCodesPerIdentifierPerHour = "journeys.codesPerIdentifierPerHour"
     case journeysSignUpsPerAddressPerHour = "journeys.signUpsPerAddressPerHour"
+    case courierSMTPURL = "courier.smtp.url"
+    case courierSMTPFrom = "courier.smtp.from"
+    case courierSMTPStartTLS = "courier.smtp.startTLS"
+    case courierSMTPUsername = "courier.smtp.username"
+    case courierSMTPPassword = "courier.smtp.password"
+    case courierSMSProvider = "courier.sms.provider"
+    case courierSMSURL = "courier.sms.url"
+    case courierSMSAccountSid = "courier.sms.accountSid"
+    case courierSMSAuthToken = "courier.sms.authToken"
+    case courierSMSFrom = "courier.sms.from"
+    case courierSMSAllowedCountries = "courier.sms.allowedCountries"
+    case courierSMSPerCountryPerHour = "courier.sms.perCountryPerHour"
 
     /// Whether the field holds a secret (sealed at rest, masked in output).
     public var isSecret: Bool {
-        self == .platformSubscriptionKey || self == .provisioningAPIKey
+        [.platformSubscriptionKey, .provisioningAPIKey, .courierSMTPPassword, .courierSMSAuthToken].contains(self)
     }
 
     /// The authenticated context a secret of this field is sealed under, binding the
@@ -104,6 +116,18 @@ public enum TenantField: String, Sendable, CaseIterable, Codable {
         case .journeysFactors: t.journeys.factors.map(\.rawValue).joined(separator: ",")
         case .journeysCodesPerIdentifierPerHour: String(t.journeys.codesPerIdentifierPerHour)
         case .journeysSignUpsPerAddressPerHour: String(t.journeys.signUpsPerAddressPerHour)
+        case .courierSMTPURL: t.courier.smtp?.url
+        case .courierSMTPFrom: t.courier.smtp?.from
+        case .courierSMTPStartTLS: t.courier.smtp?.startTLS.rawValue
+        case .courierSMTPUsername: t.courier.smtp?.username
+        case .courierSMTPPassword: t.courier.smtp?.password?.plaintext
+        case .courierSMSProvider: t.courier.sms?.provider.rawValue
+        case .courierSMSURL: t.courier.sms?.url
+        case .courierSMSAccountSid: t.courier.sms?.accountSid
+        case .courierSMSAuthToken: t.courier.sms?.authToken?.plaintext
+        case .courierSMSFrom: t.courier.sms?.from
+        case .courierSMSAllowedCountries: t.courier.sms?.allowedCountries.joined(separator: ",")
+        case .courierSMSPerCountryPerHour: t.courier.sms.map { String($0.perCountryPerHour) }
         }
     }
 

@@ -148,6 +148,98 @@ public struct TenantPatch: Codable, Sendable, Equatable {
         }
     }
 
+    /// The courier's relay and SMS provider: members given are set on the present settings (or
+    /// start new ones); an empty `url` removes that channel. Secrets are write-only.
+    public struct Courier: Codable, Sendable, Equatable {
+        public struct SMTP: Codable, Sendable, Equatable {
+            public var url: String?
+            public var from: String?
+            public var startTLS: SMTPRelay.Security?
+            /// Empty removes the login (and the password).
+            public var username: String?
+            public var password: String?
+
+            public init(
+                url: String? = nil, from: String? = nil, startTLS: SMTPRelay.Security? = nil, username: String? = nil,
+                password: String? = nil
+            ) {
+                self.url = url
+                self.from = from
+                self.startTLS = startTLS
+                self.username = username
+                self.password = password
+            }
+        }
+
+        public struct SMS: Codable, Sendable, Equatable {
+            public var provider: SMSSettings.Provider?
+            public var url: String?
+            public var accountSid: String?
+            public var authToken: String?
+            public var from: String?
+            public var allowedCountries: [String]?
+            public var perCountryPerHour: Int?
+
+            public init(
+                provider: SMSSettings.Provider? = nil, url: String? = nil, accountSid: String? = nil,
+                authToken: String? = nil, from: String? = nil, allowedCountries: [String]? = nil,
+                perCountryPerHour: Int? = nil
+            ) {
+                self.provider = provider
+                self.url = url
+                self.accountSid = accountSid
+                self.authToken = authToken
+                self.from = from
+                self.allowedCountries = allowedCountries
+                self.perCountryPerHour = perCountryPerHour
+            }
+        }
+
+        public var smtp: SMTP?
+        public var sms: SMS?
+
+        public init(smtp: SMTP? = nil, sms: SMS? = nil) {
+            self.smtp = smtp
+            self.sms = sms
+        }
+
+        /// Sets the given members on `settings`.
+        func apply(to settings: inout CourierSettings) {
+            func optional(_ value: String?) -> String?? { value.map { $0.isEmpty ? nil : $0 } }
+            if let smtp {
+                if smtp.url == "" {
+                    settings.smtp = nil
+                } else {
+                    var relay = settings.smtp ?? SMTPRelay(url: "", from: "")
+                    if let value = smtp.url { relay.url = value }
+                    if let value = smtp.from { relay.from = value }
+                    if let value = smtp.startTLS { relay.startTLS = value }
+                    if let value = optional(smtp.username) {
+                        relay.username = value
+                        if value == nil { relay.password = nil }
+                    }
+                    if let value = smtp.password { relay.password = SecretValue(value) }
+                    settings.smtp = relay
+                }
+            }
+            if let sms {
+                if sms.url == "" {
+                    settings.sms = nil
+                } else {
+                    var provider = settings.sms ?? SMSSettings(provider: .twilio, url: "", from: "", allowedCountries: [])
+                    if let value = sms.provider { provider.provider = value }
+                    if let value = sms.url { provider.url = value }
+                    if let value = optional(sms.accountSid) { provider.accountSid = value }
+                    if let value = sms.authToken { provider.authToken = SecretValue(value) }
+                    if let value = sms.from { provider.from = value }
+                    if let value = sms.allowedCountries { provider.allowedCountries = value }
+                    if let value = sms.perCountryPerHour { provider.perCountryPerHour = value }
+                    settings.sms = provider
+                }
+            }
+        }
+    }
+
     public var displayName: String?
     public var platform: Platform?
     public var provisioning: Provisioning?
@@ -163,6 +255,7 @@ public struct TenantPatch: Codable, Sendable, Equatable {
     public var ras: RAS?
     public var ciba: CIBA?
     public var journeys: Journeys?
+    public var courier: Courier?
 
     /// Seconds an earlier RAS client key stays valid after a new one when the patch does not say.
     public static let defaultClientKeyOverlapSeconds = 86_400
@@ -173,7 +266,8 @@ public struct TenantPatch: Codable, Sendable, Equatable {
         displayName: String? = nil, platform: Platform? = nil, provisioning: Provisioning? = nil,
         storageMaxSizeInBytes: Int64? = nil, cacheRules: CacheRules? = nil, theme: Theme? = nil,
         cacheTTLs: CacheTTLs? = nil, hostApp: HostApp? = nil, featureFlags: [String: Bool]? = nil,
-        removeFeatureFlags: [String]? = nil, ras: RAS? = nil, ciba: CIBA? = nil, journeys: Journeys? = nil
+        removeFeatureFlags: [String]? = nil, ras: RAS? = nil, ciba: CIBA? = nil, journeys: Journeys? = nil,
+        courier: Courier? = nil
     ) {
         self.displayName = displayName
         self.platform = platform
@@ -188,6 +282,7 @@ public struct TenantPatch: Codable, Sendable, Equatable {
         self.ras = ras
         self.ciba = ciba
         self.journeys = journeys
+        self.courier = courier
     }
 
     /// Copies every given member into `tenant` (empty text clears an optional field) and
@@ -276,6 +371,7 @@ public struct TenantPatch: Codable, Sendable, Equatable {
             if let value = journeys.codesPerIdentifierPerHour { tenant.journeys.codesPerIdentifierPerHour = value }
             if let value = journeys.signUpsPerAddressPerHour { tenant.journeys.signUpsPerAddressPerHour = value }
         }
+        courier?.apply(to: &tenant.courier)
     }
 
     private func applyFlags(to flags: inout [String: Bool]) throws(TenantValidationError) {

@@ -11,6 +11,7 @@ extension SQLiteTenantStore {
             localization: SQLiteLocalizationStore(database: self), domains: SQLiteTenantDomainStore(database: self),
             releases: SQLiteReleasePolicyStore(database: self), devices: SQLiteDeviceStore(database: self),
             outbox: SQLitePushOutboxStore(database: self), pushCredentials: SQLitePushCredentialStore(database: self),
+            courier: SQLiteCourierOutbox(database: self),
             messaging: SQLiteMessagingStore(database: self), operators: SQLiteOperatorStore(database: self),
             audit: SQLiteAuditTrail(database: self), idempotency: SQLiteAdminIdempotencyStore(database: self),
             jobs: SQLiteAdminJobStore(database: self),

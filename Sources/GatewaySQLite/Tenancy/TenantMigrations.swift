@@ -405,6 +405,24 @@ enum TenantMigrations {
             // How people get in on their own (issue 63): one JSON object, `{}` the defaults.
             try db.execute(sql: "ALTER TABLE tenants ADD COLUMN journeys TEXT NOT NULL DEFAULT '{}'")
         }
+        migrator.registerMigration("v37-tenant-courier") { db in
+            // The courier's relay and SMS provider (issue 63 §4): one JSON object, secrets sealed.
+            try db.execute(sql: "ALTER TABLE tenants ADD COLUMN courier TEXT NOT NULL DEFAULT '{}'")
+        }
+        migrator.registerMigration("v38-courier-outbox") { db in
+            // The courier outbox (issue 63 §4): e-mail and SMS in one queue beside push's; the
+            // recipient and the text are sealed.
+            try db.execute(
+                sql: """
+                    CREATE TABLE courier_messages (tenant_id TEXT NOT NULL REFERENCES tenants ON DELETE CASCADE,
+                        message_id TEXT NOT NULL, channel TEXT NOT NULL, purpose TEXT NOT NULL, recipient_masked TEXT NOT NULL,
+                        sealed TEXT NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL, last_error TEXT,
+                        next_attempt_at_ms INTEGER NOT NULL, lease_until_ms INTEGER, created_at_ms INTEGER NOT NULL,
+                        expires_at_ms INTEGER NOT NULL, updated_at_ms INTEGER NOT NULL, PRIMARY KEY (tenant_id, message_id))
+                    """)
+            try db.execute(sql: "CREATE INDEX courier_messages_due ON courier_messages (next_attempt_at_ms) WHERE state = 'pending'")
+            try db.execute(sql: "CREATE INDEX courier_messages_created ON courier_messages (tenant_id, created_at_ms)")
+        }
         return migrator
     }
 }

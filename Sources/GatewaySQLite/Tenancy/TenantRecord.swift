@@ -44,6 +44,8 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
     var cibaAllowPrivateEndpoints: Bool
     /// JSON object of the journey settings (``JourneySettings``; `{}`: the defaults).
     var journeys: String
+    /// JSON object of the courier settings (``CourierDocument``, secrets sealed; `{}`: none).
+    var courier: String
     package var configVersion: Int64
     var createdAtMs: Int64
     var updatedAtMs: Int64
@@ -80,6 +82,7 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
         case cibaRecentSignInSeconds = "ciba_recent_sign_in_seconds"
         case cibaAllowPrivateEndpoints = "ciba_allow_private_endpoints"
         case journeys
+        case courier
         case configVersion = "config_version"
         case createdAtMs = "created_at_ms"
         case updatedAtMs = "updated_at_ms"
@@ -126,6 +129,10 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
         cibaRecentSignInSeconds = t.ciba.recentSignInSeconds
         cibaAllowPrivateEndpoints = t.ciba.allowPrivateNotificationEndpoints
         journeys = String(decoding: try JSONEncoder.tenantColumn.encode(t.journeys), as: UTF8.self)
+        courier = String(
+            decoding: try JSONEncoder.tenantColumn.encode(
+                CourierDocument(t.courier, tenantID: t.id, secrets: .sealed, sealer: sealer)),
+            as: UTF8.self)
         configVersion = t.configVersion
         createdAtMs = StoreClock.milliseconds(t.createdAt)
         updatedAtMs = StoreClock.milliseconds(t.updatedAt)
@@ -166,10 +173,21 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
                 revealUnknownUsers: cibaRevealUnknownUsers, recentSignInSeconds: cibaRecentSignInSeconds,
                 allowPrivateNotificationEndpoints: cibaAllowPrivateEndpoints),
             journeys: try JSONDecoder.tenantColumn.decode(JourneySettings.self, from: Data(journeys.utf8)),
+            courier: try Self.decodeCourier(courier, tenantID: id, sealer: sealer),
             configVersion: configVersion,
             createdAt: StoreClock.date(createdAtMs),
             updatedAt: StoreClock.date(updatedAtMs)
         )
+    }
+
+    /// The courier column's settings, its secrets opened (only sealed ones are stored).
+    static func decodeCourier(_ text: String, tenantID: String, sealer: SecretSealer) throws -> CourierSettings {
+        try JSONDecoder.tenantColumn.decode(CourierDocument.self, from: Data(text.utf8)).settings { secret, field in
+            guard case .sealed(let sealed) = secret else {
+                throw TenantStoreError.invalid("tenant \(tenantID): \(field.rawValue) is stored unsealed")
+            }
+            return SecretValue(try sealer.open(sealed, context: context(tenantID: tenantID, field: field)))
+        }
     }
 
     static func encodeFlags(_ flags: [String: Bool]) throws -> String {

@@ -76,17 +76,27 @@ struct OnceAfterStartService: Service {
     }
 }
 
-/// Works the push outbox until the server shuts down; then stops gracefully (``PushDeliveryWorker/stop()``):
-/// the calls in flight finish and are recorded, unstarted claims go back to the outbox. Stops
-/// before the push providers' HTTP client is shut down (loops stop first).
-struct PushWorkerService: Service {
-    let worker: PushDeliveryWorker
+/// Works an outbox (push's, the courier's) until the server shuts down; then stops it gracefully
+/// (``PushDeliveryWorker/stop()``, ``CourierDeliveryWorker/stop()``): the sends in flight
+/// finish and are recorded, unstarted claims go back to the outbox. Stops before the providers'
+/// HTTP client is shut down (loops stop first).
+struct OutboxWorkerService: Service {
+    let work: @Sendable () async -> Void
+    let stop: @Sendable () -> Void
+
+    init(_ worker: PushDeliveryWorker) {
+        (work, stop) = ({ await worker.run() }, { worker.stop() })
+    }
+
+    init(_ worker: CourierDeliveryWorker) {
+        (work, stop) = ({ await worker.run() }, { worker.stop() })
+    }
 
     func run() async throws {
         await withGracefulShutdownHandler {
-            await worker.run()
+            await work()
         } onGracefulShutdown: {
-            worker.stop()
+            stop()
         }
     }
 }

@@ -212,8 +212,22 @@ public struct GatewayBootstrap: Sendable {
                 ], guards: guards, metrics: PushMetrics(factory: metrics.factory),
                 configuration: .init(concurrency: configuration.pushConcurrency, lease: configuration.pushLease),
                 clock: clock.now, logger: logger)
-            background.loops.append(PushWorkerService(worker: worker))
+            background.loops.append(OutboxWorkerService(worker))
         }
+        // The courier: codes by e-mail (and SMS) through each tenant's relay and provider.
+        if configuration.courierConcurrency > 0 {
+            let courier = CourierDeliveryWorker(
+                outbox: stores.courier, settings: { directory.tenant($0)?.courier },
+                mail: CurlSMTPTransport(caFile: configuration.courierCAFile), sms: nil, guards: guards,
+                metrics: CourierMetrics(factory: metrics.factory),
+                configuration: .init(
+                    concurrency: configuration.courierConcurrency,
+                    retry: RetryPolicy(maxAttempts: 8, baseDelay: configuration.courierRetryBase, maxDelay: .seconds(120))),
+                clock: clock, logger: logger)
+            background.loops.append(OutboxWorkerService(courier))
+        }
+        let courierRetention = BatchedRetention.courierOutbox(stores.courier, clock: clock.now, logger: logger)
+        background.loops.append(RetentionService { await courierRetention.run() })
         return GatewayBootstrap(
             services: services, stores: stores, backgroundServices: background.inStartOrder, drain: drain)
     }

@@ -126,6 +126,16 @@ extension GatewayConfiguration {
         if let milliseconds = try int(.pushLease, in: 1_000...3_600_000) {
             configuration.pushLease = .milliseconds(milliseconds)
         }
+        if let sends = try int(.courierConcurrency, in: 0...1_000) { configuration.courierConcurrency = sends }
+        if let file = string(.courierCAFile) {
+            guard FileManager.default.isReadableFile(atPath: file) else {
+                throw ConfigurationError(setting: .courierCAFile, reason: "cannot read \(file)")
+            }
+            configuration.courierCAFile = file
+        }
+        if let milliseconds = try int(.courierRetryBase, in: 100...600_000) {
+            configuration.courierRetryBase = .milliseconds(milliseconds)
+        }
         if let milliseconds = try int(.databaseTimeout, in: 1_000...600_000) {
             configuration.databaseTimeout = .milliseconds(milliseconds)
         }

@@ -59,6 +59,12 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var pushFCMURL = FCMClient.defaultBaseURL
     /// How long a claim on a batch of deliveries keeps other replicas off.
     public var pushLease: Duration = .seconds(60)
+    /// Messages the courier sends at once per replica (0: this replica's courier is off).
+    public var courierConcurrency = 16
+    /// The authorities tenants' SMTP relays are verified against (nil: the system's).
+    public var courierCAFile: String?
+    /// The courier's first backoff after a transient failure.
+    public var courierRetryBase: Duration = .seconds(2)
     /// How often this replica adds its tenant traffic counts to the shared cache (the
     /// console's overview figures lag by at most this).
     public var trafficFlushInterval: Duration = .seconds(10)

@@ -198,6 +198,15 @@ extension GatewaySetting {
     public static let pushConcurrency = GatewaySetting(
         "push.concurrency", env: "PUSH_CONCURRENCY", default: "64",
         "Push provider calls in flight per replica (1-1000); 0 turns this replica's delivery worker off.")
+    public static let courierCAFile = GatewaySetting(
+        "courier.ca.file", env: "COURIER_CA_FILE", default: nil,
+        "A PEM file of the certificate authorities tenants' SMTP relays are verified against (default: the system's trust store).")
+    public static let courierConcurrency = GatewaySetting(
+        "courier.concurrency", env: "COURIER_CONCURRENCY", default: "16",
+        "Messages (e-mail, SMS) the courier sends at once per replica (1-1000); 0 turns this replica's courier off.")
+    public static let courierRetryBase = GatewaySetting(
+        "courier.retry.base.ms", env: "COURIER_RETRY_BASE_MS", default: "2000",
+        "The courier's first backoff before a message is sent again after a transient failure (100-600000; doubling, jittered, at most 8 tries).")
     public static let messagesMaxContacts = GatewaySetting(
         "messages.max.contacts", env: "MESSAGES_MAX_CONTACTS", default: "5000",
         "Contacts a user may upload (1-100000); the upload body may hold 256 bytes per contact.")
@@ -233,7 +242,7 @@ extension GatewaySetting {
         .headerTimeout, .bodyTimeout, .idleTimeout, .maxConnections, .maxConnectionsPerAddress, .maxRequestsPerAddress,
         .trustedProxies, .proxyProtocol, .maxFormBytes, .maxJSONBytes, .maxAnalyticsBytes,
         .shutdownDrain, .shutdownTimeout, .replicaID, .tracing, .pushMaxDevicesPerUser,
-        .pushAPNsURL, .pushFCMURL, .pushConcurrency, .pushSendQuota, .pushLease, .messagesMaxContacts,
+        .pushAPNsURL, .pushFCMURL, .pushConcurrency, .pushSendQuota, .pushLease, .courierConcurrency, .courierCAFile, .courierRetryBase, .messagesMaxContacts,
         .messagesRetentionDays, .messagesPerMinute, .messagesPerDay, .messagesPerRecipientHour,
     ]
 }

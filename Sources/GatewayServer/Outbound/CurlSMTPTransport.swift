@@ -19,10 +19,10 @@ public struct CurlSMTPTransport: MailTransport {
     }
 
     public func send(_ message: MailMessage, via relay: SMTPRelay, messageID: String) async throws {
-        if let problem = relay.problem ?? message.problem { throw MailDeliveryError.permanent(problem) }
+        if let problem = relay.problem ?? message.problem { throw CourierDeliveryError.permanent(problem) }
         let bytes = message.rendered(from: relay.from, messageID: messageID, date: Date())
         let tls: gw_smtp_tls =
-            relay.implicitTLS ? GW_SMTP_TLS_IMPLICIT : relay.security == .off ? GW_SMTP_TLS_OFF : GW_SMTP_TLS_STARTTLS
+            relay.implicitTLS ? GW_SMTP_TLS_IMPLICIT : relay.startTLS == .off ? GW_SMTP_TLS_OFF : GW_SMTP_TLS_STARTTLS
         let milliseconds = Int(timeout.components.seconds * 1000)
         let (caFile, recipient) = (self.caFile, message.to)
         let result = try await NIOThreadPool.singleton.runIfActive { () -> gw_smtp_result in
@@ -53,7 +53,7 @@ public struct CurlSMTPTransport: MailTransport {
     /// Whether a failure is worth a retry: the relay's 5xx, a refused login, TLS the relay
     /// lacks and certificates that do not verify are permanent; the rest (no connection, a
     /// timeout, a 4xx) transient.
-    static func classify(curlCode: Int32, smtpCode: Int, text: String) -> MailDeliveryError {
+    static func classify(curlCode: Int32, smtpCode: Int, text: String) -> CourierDeliveryError {
         let detail = "SMTP \(smtpCode == 0 ? "no reply" : String(smtpCode)): \(text)"
         if smtpCode >= 500 { return .permanent(detail) }
         if smtpCode >= 400 { return .transient(detail) }

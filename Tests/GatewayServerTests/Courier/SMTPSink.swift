@@ -19,14 +19,15 @@ struct SMTPSink: Sendable {
     let folder: URL
     var caFile: String { folder.appendingPathComponent("ca.pem").path }
 
+    /// - Parameter port: where to listen (nil: a free port), so a relay can come back where it was.
     static func with<T: Sendable>(
-        _ mode: Mode, user: (String, String)? = nil, _ body: @Sendable (SMTPSink) async throws -> T
+        _ mode: Mode, user: (String, String)? = nil, port: Int? = nil, _ body: @Sendable (SMTPSink) async throws -> T
     ) async throws -> T {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("smtp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         return try await PythonScript.serving(
-            "smtp_sink.py", [folder.path, mode.rawValue] + (user.map { [$0.0, $0.1] } ?? [])
+            "smtp_sink.py", [folder.path, mode.rawValue + (port.map { ":\($0)" } ?? "")] + (user.map { [$0.0, $0.1] } ?? [])
         ) { started in
             try await body(SMTPSink(port: try started.get(), folder: folder))
         }

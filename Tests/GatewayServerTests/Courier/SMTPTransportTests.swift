@@ -47,7 +47,7 @@ struct SMTPTransportTests {
                 password: SecretValue("not-it"))
             do {
                 try await CurlSMTPTransport(caFile: sink.caFile).send(Self.message, via: wrong, messageID: "m-2")
-            } catch MailDeliveryError.permanent {
+            } catch CourierDeliveryError.permanent {
             } catch { Issue.record("a refused login is not permanent: \(error)") }
             // The system's trust store does not know the throwaway CA.
             let right = SMTPRelay(
@@ -56,7 +56,7 @@ struct SMTPTransportTests {
             do {
                 try await CurlSMTPTransport().send(Self.message, via: right, messageID: "m-3")
                 Issue.record("an unverified certificate was accepted")
-            } catch MailDeliveryError.permanent {}
+            } catch CourierDeliveryError.permanent {}
             #expect(try sink.received().isEmpty)
         }
         try await SMTPSink.with(.plain) { sink in
@@ -65,31 +65,31 @@ struct SMTPTransportTests {
             do {
                 try await CurlSMTPTransport().send(Self.message, via: required, messageID: "m-4")
                 Issue.record("mail went out without TLS")
-            } catch MailDeliveryError.permanent {}
+            } catch CourierDeliveryError.permanent {}
             #expect(try sink.received().isEmpty)
             // `off` on loopback: plain SMTP, delivered.
-            let plain = SMTPRelay(url: "smtp://127.0.0.1:\(sink.port)", from: "no-reply@acme.example", security: .off)
+            let plain = SMTPRelay(url: "smtp://127.0.0.1:\(sink.port)", from: "no-reply@acme.example", startTLS: .off)
             try await CurlSMTPTransport().send(Self.message, via: plain, messageID: "m-5")
             #expect(try sink.received().count == 1)
         }
         let port = try await SMTPSink.with(.plain) { $0.port }
-        let gone = SMTPRelay(url: "smtp://127.0.0.1:\(port)", from: "no-reply@acme.example", security: .off)
+        let gone = SMTPRelay(url: "smtp://127.0.0.1:\(port)", from: "no-reply@acme.example", startTLS: .off)
         do {
             try await CurlSMTPTransport(timeout: .seconds(5)).send(Self.message, via: gone, messageID: "m-6")
             Issue.record("a relay that is down took the message")
-        } catch MailDeliveryError.transient {}
+        } catch CourierDeliveryError.transient {}
     }
 
     @Test("a recipient the relay refuses with 5xx is permanent; settings that cannot work are refused before any connection")
     func refusedRecipientAndSettings() async throws {
         try await SMTPSink.with(.reject) { sink in
-            let relay = SMTPRelay(url: "smtp://127.0.0.1:\(sink.port)", from: "no-reply@acme.example", security: .off)
+            let relay = SMTPRelay(url: "smtp://127.0.0.1:\(sink.port)", from: "no-reply@acme.example", startTLS: .off)
             do {
                 try await CurlSMTPTransport().send(Self.message, via: relay, messageID: "m-7")
                 Issue.record("a refused recipient was taken")
-            } catch MailDeliveryError.permanent(let detail) { #expect(detail.contains("550")) }
+            } catch CourierDeliveryError.permanent(let detail) { #expect(detail.contains("550")) }
         }
-        #expect(SMTPRelay(url: "smtp://mail.example.com", from: "a@b.example", security: .off).problem != nil)
+        #expect(SMTPRelay(url: "smtp://mail.example.com", from: "a@b.example", startTLS: .off).problem != nil)
         #expect(SMTPRelay(url: "http://mail.example.com", from: "a@b.example").problem != nil)
         #expect(SMTPRelay(url: "smtps://mail.example.com:465", from: "a@b.example").problem == nil)
         #expect(SMTPRelay(url: "smtp://mail.example.com:587", from: "a@b.example\r\nBcc: x@y.example").problem != nil)

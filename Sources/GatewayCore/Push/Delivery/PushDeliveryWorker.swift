@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 
 /// Works the push outbox: claims due deliveries (leased, so replicas share the work and a dead
 /// replica's claims return when their lease runs out), calls the provider of each with the
@@ -57,8 +56,7 @@ public final class PushDeliveryWorker: Sendable {
     private let warnings = WarningThrottle()
     /// Credentials by tenant × provider for a few seconds: a change reaches the workers in 5 s.
     private let credentialMemo = ShortLivedMemo<PushCredentials?>(lifetime: .seconds(5))
-    /// Set by ``stop()``: no new claims, no new provider calls.
-    private let stopping = Atomic<Bool>(false)
+    private let rounds: OutboxRounds
 
     public init(
         queue: any PushDeliveryQueue, credentials: any PushCredentialStore,
@@ -71,6 +69,8 @@ public final class PushDeliveryWorker: Sendable {
         self.guards = guards
         self.metrics = metrics
         self.configuration = configuration
+        self.rounds = OutboxRounds(
+            batch: configuration.batch, idlePoll: configuration.idlePoll, backlogSample: configuration.backlogSample)
         self.clock = clock
         self.logger = logger
     }
@@ -127,34 +127,24 @@ public final class PushDeliveryWorker: Sendable {
     /// Stops the worker gracefully (a replica shutting down): no more claims, the calls in flight
     /// finish and are recorded, the claims not yet called are handed back. ``run()`` returns then.
     public func stop() {
-        stopping.store(true, ordering: .relaxed)
+        rounds.stop()
     }
 
-    private var isStopping: Bool { stopping.load(ordering: .relaxed) }
+    private var isStopping: Bool { rounds.isStopping }
 
     /// Rounds until cancelled; pauses when the outbox has less than a batch due. Failures are
     /// logged (throttled) and the loop goes on.
     public func run() async {
-        var lastSample = ContinuousClock.now - configuration.backlogSample
-        while !Task.isCancelled, !isStopping {
-            var pause = Duration.zero
-            do {
-                if lastSample.duration(to: .now) >= configuration.backlogSample {
-                    lastSample = .now
-                    let now = clock()
-                    metrics.backlog(try await queue.backlog(now: now), now: now)
-                }
-                if try await deliverDue() < configuration.batch { pause = configuration.idlePoll }
-            } catch is CancellationError {
-                return
-            } catch {
-                warnings.warning(logger, "push delivery round failed", kind: "push-round", metadata: ["error": "\(error)"])
-                pause = .seconds(1)
-            }
-            if pause > .zero {
-                do { try await Task.sleep(for: pause) } catch { return }
-            }
-        }
+        await rounds.run(
+            sample: {
+                let now = self.clock()
+                self.metrics.backlog(try await self.queue.backlog(now: now), now: now)
+            },
+            round: { try await self.deliverDue() },
+            failed: { error in
+                self.warnings.warning(
+                    self.logger, "push delivery round failed", kind: "push-round", metadata: ["error": "\(error)"])
+            })
     }
 
     /// Calls the provider for one delivery and decides what the answer means.
