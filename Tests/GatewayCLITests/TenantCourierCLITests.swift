@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewaySQLite
 import Testing
 
 /// `gatewayctl tenant update --courier-file F` (issue 63 §4): the courier's relay and SMS
@@ -41,5 +42,25 @@ import Testing
             #expect(refused.code == 2 && refused.error.contains(words), "\(json): \(refused.error)")
         }
         #expect(try await ctl.store().tenant(id: "acme")?.courier == stored.courier)
+    }
+
+    @Test("courier messages lists the outbox masked, never the text")
+    func courierMessages() async throws {
+        let ctl = try CLIHarness()
+        defer { ctl.remove() }
+        #expect(await ctl.run(["tenant", "create", "acme", "--display-name", "Acme"]).code == 0)
+        let now = Date()
+        try await SQLiteCourierOutbox(database: try ctl.store()).enqueue(
+            CourierMessage(
+                tenantID: "acme", id: "cm-1", channel: .email, purpose: "verify-email", to: "ken@acme.example",
+                subject: "Your code", text: "Your code is 918273", createdAt: now, expiresAt: now.addingTimeInterval(600)))
+        let listed = await ctl.run(["courier", "messages", "--tenant", "acme"])
+        #expect(listed.code == 0, "\(listed.error)")
+        #expect(listed.output.contains("k…@acme.example") && listed.output.contains("pending"), "\(listed.output)")
+        #expect(!listed.output.contains("918273") && !listed.output.contains("ken@"))
+        let failed = await ctl.run(["courier", "messages", "--tenant", "acme", "--state", "failed"])
+        #expect(failed.code == 0 && failed.output.contains("0 message(s)"), "\(failed.output)")
+        let bad = await ctl.run(["courier", "messages", "--tenant", "acme", "--state", "lost"])
+        #expect(bad.code != 0 && bad.error.contains("--state must be"), "\(bad.error)")
     }
 }

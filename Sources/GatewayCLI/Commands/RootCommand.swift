@@ -17,7 +17,7 @@ struct RootCommand: AsyncParsableCommand {
             """,
         subcommands: [
             MigrateCommand.self, DatabaseCommand.self, TenantCommand.self, KeysCommand.self, ClientCommand.self,
-            UserCommand.self, IdentityProviderCommand.self, IssuerCommand.self, ReleaseCommand.self, PushCommand.self,
+            UserCommand.self, IdentityProviderCommand.self, IssuerCommand.self, ReleaseCommand.self, PushCommand.self, CourierCommand.self,
             MessagesCommand.self, OperatorCommand.self, AuditCommand.self, LoginCommand.self, LogoutCommand.self,
         ] + UserStateCommands.all
     )

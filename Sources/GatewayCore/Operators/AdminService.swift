@@ -16,6 +16,7 @@ public struct AdminService: Sendable {
     let domains: any TenantDomainStore
     let localization: any LocalizationStore
     let outbox: any PushOutboxStore
+    let courier: any CourierOutbox
     let storage: any SecureStorageStore
     let analytics: any AnalyticsStore
     let jobs: any AdminJobStore
@@ -39,6 +40,7 @@ public struct AdminService: Sendable {
         self.domains = stores.domains
         self.localization = stores.localization
         self.outbox = stores.outbox
+        self.courier = stores.courier
         self.storage = stores.storage
         self.analytics = stores.analytics
         self.jobs = stores.jobs

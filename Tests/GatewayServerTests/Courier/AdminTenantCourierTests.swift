@@ -93,3 +93,56 @@ struct AdminTenantCourierTests {
         }
     }
 }
+
+/// The courier outbox as operators read it (issue 63 §4): the gateway's own worker dead-letters
+/// codes for a tenant that has no relay, and the admin API lists them masked, filtered, paged.
+@Suite("Courier messages over the admin API")
+struct AdminCourierMessagesTests {
+    @Test(arguments: DatabaseBackend.available)
+    func deadLettersAreListedMaskedAndPaged(backend: DatabaseBackend) async throws {
+        try await AdminAPITests.withAdmin(backend: backend) { admin in
+            let now = Date()
+            for (index, (channel, to)) in [(CourierMessage.Channel.email, "ken@acme.example"), (.sms, "+819012345678"),
+                                            (.email, "yui@acme.example")].enumerated() {
+                try await admin.stores.courier.enqueue(
+                    CourierMessage(
+                        tenantID: "acme", id: "cm-\(index)", channel: channel, purpose: "verify-email", to: to,
+                        subject: "Your code", text: "Your code is 918273", createdAt: now.addingTimeInterval(Double(index)),
+                        expiresAt: now.addingTimeInterval(600)))
+            }
+            // acme has no relay and no SMS provider: the gateway's courier ends all three at once.
+            #expect(
+                await eventually(within: .seconds(10)) {
+                    (try? await admin.stores.courier.messages(tenantID: "acme", state: .failed, before: nil, limit: 10).count) == 3
+                })
+            let listed = try await admin.call(
+                .GET, "/admin/v1/tenants/acme/courier/messages?state=failed&limit=2", token: admin.tokens["acme-admin"])
+            #expect(listed.status == 200, "\(listed.json)")
+            let items = try #require(listed.json["items"] as? [[String: Any]])
+            #expect(items.map { $0["id"] as? String } == ["cm-2", "cm-1"])
+            #expect(items.map { $0["recipient"] as? String } == ["y…@acme.example", "+81…5678"])
+            #expect(items.allSatisfy { ($0["lastError"] as? String)?.hasPrefix("not_configured") == true })
+            let text = AdminTenantAPITests.text(listed)
+            #expect(!text.contains("918273") && !text.contains("yui@") && !text.contains("9012345678"))
+            let next = try #require(listed.json["next"] as? String)
+            let rest = try await admin.call(
+                .GET, "/admin/v1/tenants/acme/courier/messages?state=failed&cursor=\(next)", token: admin.tokens["acme-admin"])
+            #expect((rest.json["items"] as? [[String: Any]])?.map { $0["id"] as? String } == ["cm-0"])
+            #expect(rest.json["next"] == nil)
+            let pending = try await admin.call(
+                .GET, "/admin/v1/tenants/acme/courier/messages?state=pending", token: admin.tokens["acme-admin"])
+            #expect((pending.json["items"] as? [Any])?.isEmpty == true)
+
+            // Refused: another tenant's operator, a bad state, a bad cursor.
+            let other = try await admin.call(
+                .GET, "/admin/v1/tenants/beta/courier/messages", token: admin.tokens["acme-admin"])
+            #expect(other.status == 404, "an operator of acme does not learn what beta holds")
+            let badState = try await admin.call(
+                .GET, "/admin/v1/tenants/acme/courier/messages?state=lost", token: admin.tokens["acme-admin"])
+            #expect(badState.status == 400)
+            let badCursor = try await admin.call(
+                .GET, "/admin/v1/tenants/acme/courier/messages?cursor=x.y", token: admin.tokens["acme-admin"])
+            #expect(badCursor.status == 400)
+        }
+    }
+}
