@@ -25,7 +25,8 @@ received = os.path.join(directory, "received.jsonl")
 class Sink:
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
         if mode == "reject":
-            return "550 5.1.1 no such mailbox here"
+            # As real relays do, the refusal names the address.
+            return f"550 5.1.1 <{address}>: no such mailbox here"
         envelope.rcpt_tos.append(address)
         return "250 OK"
 

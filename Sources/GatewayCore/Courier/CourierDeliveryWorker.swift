@@ -163,8 +163,19 @@ public final class CourierDeliveryWorker: Sendable {
         }
     }
 
-    private func conclude(_ claim: ClaimedCourierMessage, _ error: CourierDeliveryError?) -> CourierOutcome {
+    private func conclude(_ claim: ClaimedCourierMessage, _ found: CourierDeliveryError?) -> CourierOutcome {
         let message = claim.message
+        // A relay's refusal often names the address (`550 <ken@…>: no such user`): the reason is
+        // kept for operators with the recipient masked, as everywhere else.
+        let error = found.map { error -> CourierDeliveryError in
+            func scrub(_ text: String) -> String {
+                text.replacingOccurrences(of: message.to, with: message.maskedRecipient, options: .caseInsensitive)
+            }
+            return switch error {
+            case .transient(let reason): .transient(scrub(reason))
+            case .permanent(let reason): .permanent(scrub(reason))
+            }
+        }
         switch error {
         case nil:
             metrics.attempted(message, outcome: "sent")

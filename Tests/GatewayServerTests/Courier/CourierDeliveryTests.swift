@@ -19,6 +19,30 @@ struct CourierDeliveryTests {
             clock: clock.clock, logger: Logger(label: "courier-test"))
     }
 
+    /// A transport whose relay refuses with the address in its answer, as many relays word it.
+    struct AddressEchoingRelay: MailTransport {
+        func send(_ message: MailMessage, via relay: SMTPRelay, messageID: String) async throws {
+            throw CourierDeliveryError.permanent("550 5.1.1 <\(message.to.uppercased())>: Recipient address rejected")
+        }
+    }
+
+    @Test("a refusal that names the address is kept with the address masked")
+    func refusalsKeepNoAddress() async throws {
+        let clock = ManualClock(Date())
+        try await GatewayHarness.withGateway(clock: clock.clock, courier: false) { harness, _, _ in
+            try await Self.useRelay(harness, port: 2525)
+            let tenants = harness.operatorStores.tenants
+            let worker = CourierDeliveryWorker(
+                outbox: harness.operatorStores.courier, settings: { try await tenants.tenant(id: $0)?.courier },
+                mail: AddressEchoingRelay(), sms: nil, guards: UpstreamGuards(), metrics: CourierMetrics(),
+                clock: clock.clock, logger: Logger(label: "courier-test"))
+            try await harness.operatorStores.courier.enqueue(Self.code("echo", at: clock.clock.now()))
+            #expect(try await worker.deliverDue() == 1)
+            let kept = try #require(try await Self.states(harness)["echo"])
+            #expect(kept.0 == .failed && kept.2 == "550 5.1.1 <k…@acme.example>: Recipient address rejected", "\(kept)")
+        }
+    }
+
     static func code(_ id: String, to: String = "ken@acme.example", at now: Date) -> CourierMessage {
         CourierMessage(
             tenantID: "demo", id: id, channel: .email, purpose: "verify-email", to: to, subject: "Your code",
@@ -86,6 +110,7 @@ struct CourierDeliveryTests {
             }
             let refused = try #require(try await Self.states(harness)["refused"])
             #expect(refused.0 == .failed && refused.1 == 1 && refused.2?.contains("550") == true, "\(refused)")
+            #expect(refused.2?.contains("ken@") == false, "\(refused)")
 
             // A relay that stays down: retries run out (two attempts), then the dead letter.
             let port = try await SMTPSink.with(.plain) { $0.port }
