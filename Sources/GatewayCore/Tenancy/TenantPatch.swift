@@ -203,15 +203,24 @@ public struct TenantPatch: Codable, Sendable, Equatable {
             self.sms = sms
         }
 
-        /// Sets the given members on `settings`.
-        func apply(to settings: inout CourierSettings) {
+        /// Sets the given members on `settings`. A secret is never carried to another host or
+        /// provider: a patch that moves the relay (or the SMS provider) elsewhere without giving
+        /// its secret again is refused, so a password meant for one server is not sent to another.
+        func apply(to settings: inout CourierSettings) throws(TenantValidationError) {
             func optional(_ value: String?) -> String?? { value.map { $0.isEmpty ? nil : $0 } }
+            func host(_ url: String) -> String? { URLComponents(string: url)?.host?.lowercased() }
             if let smtp {
                 if smtp.url == "" {
                     settings.smtp = nil
                 } else {
                     var relay = settings.smtp ?? SMTPRelay(url: "", from: "")
-                    if let value = smtp.url { relay.url = value }
+                    if let value = smtp.url {
+                        if relay.password != nil, smtp.password == nil, host(value) != host(relay.url) {
+                            throw TenantValidationError(
+                                field: .courierSMTPPassword, problem: "must be given again when the relay moves to another host")
+                        }
+                        relay.url = value
+                    }
                     if let value = smtp.from { relay.from = value }
                     if let value = smtp.startTLS { relay.startTLS = value }
                     if let value = optional(smtp.username) {
@@ -227,6 +236,13 @@ public struct TenantPatch: Codable, Sendable, Equatable {
                     settings.sms = nil
                 } else {
                     var provider = settings.sms ?? SMSSettings(provider: .twilio, url: "", from: "", allowedCountries: [])
+                    let moved = (sms.provider.map { $0 != provider.provider } ?? false)
+                        || (sms.url.map { host($0) != host(provider.url) } ?? false)
+                    if provider.authToken != nil, sms.authToken == nil, moved {
+                        throw TenantValidationError(
+                            field: .courierSMSAuthToken,
+                            problem: "must be given again when the provider or its host changes")
+                    }
                     if let value = sms.provider { provider.provider = value }
                     if let value = sms.url { provider.url = value }
                     if let value = optional(sms.accountSid) { provider.accountSid = value }
@@ -371,7 +387,7 @@ public struct TenantPatch: Codable, Sendable, Equatable {
             if let value = journeys.codesPerIdentifierPerHour { tenant.journeys.codesPerIdentifierPerHour = value }
             if let value = journeys.signUpsPerAddressPerHour { tenant.journeys.signUpsPerAddressPerHour = value }
         }
-        courier?.apply(to: &tenant.courier)
+        try courier?.apply(to: &tenant.courier)
     }
 
     private func applyFlags(to flags: inout [String: Bool]) throws(TenantValidationError) {

@@ -46,6 +46,24 @@ struct AdminTenantCourierTests {
             let trail = String(decoding: try JSONEncoder().encode(records.map(\.change)), as: UTF8.self)
             #expect(trail.contains("courier") && !trail.contains("smtp-secret-0042") && !trail.contains("sms-token-secret-0042"))
 
+            // A secret never follows the relay or the provider elsewhere unless given again.
+            for (body, field) in [
+                (#"{"courier": {"smtp": {"url": "smtp://127.0.0.2:2525"}}}"#, "courier.smtp.password"),
+                (#"{"courier": {"sms": {"url": "https://sms.elsewhere.example"}}}"#, "courier.sms.authToken"),
+                (#"{"courier": {"sms": {"provider": "webhook"}}}"#, "courier.sms.authToken"),
+            ] {
+                let refused = try await admin.call(.PATCH, "/admin/v1/tenants/acme", token: admin.tokens["root"], body: body)
+                #expect(refused.status == 422 && (refused.json["detail"] as? String)?.contains(field) == true, "\(refused.json)")
+            }
+            let samePlace = try await admin.call(
+                .PATCH, "/admin/v1/tenants/acme", token: admin.tokens["root"],
+                body: #"{"courier": {"smtp": {"url": "smtp://127.0.0.1:2526"}}}"#)
+            #expect(samePlace.status == 200, "another port on the same host keeps the password: \(samePlace.json)")
+            let moved = try await admin.call(
+                .PATCH, "/admin/v1/tenants/acme", token: admin.tokens["root"],
+                body: #"{"courier": {"smtp": {"url": "smtp://localhost:2525", "password": "smtp-secret-0043"}}}"#)
+            #expect(moved.status == 200, "\(moved.json)")
+
             // An empty url removes the channel, its secret with it.
             let removed = try await admin.call(
                 .PATCH, "/admin/v1/tenants/acme", token: admin.tokens["root"], body: #"{"courier": {"smtp": {"url": ""}}}"#)
