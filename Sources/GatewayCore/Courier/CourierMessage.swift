@@ -39,16 +39,20 @@ public struct CourierMessage: Sendable, Equatable, Codable {
         self.expiresAt = expiresAt
     }
 
-    /// The recipient as operators see it: `j…@acme.example`, `+81…5678`.
-    public var maskedRecipient: String {
+    /// The recipient as operators see it: `k…@acme.example`, `+81…5678`.
+    public var maskedRecipient: String { Self.masked(to, channel: channel) }
+
+    /// `recipient` of `channel` masked: the first character and the domain of an address, the
+    /// country prefix and the last four digits of a number.
+    public static func masked(_ recipient: String, channel: Channel) -> String {
         switch channel {
         case .email:
-            let parts = to.split(separator: "@", maxSplits: 1)
+            let parts = recipient.split(separator: "@", maxSplits: 1)
             guard parts.count == 2, let first = parts[0].first else { return "…" }
             return "\(first)…@\(parts[1])"
         case .sms:
-            guard to.count > 7 else { return "…" }
-            return String(to.prefix(3)) + "…" + String(to.suffix(4))
+            guard recipient.count > 7 else { return "…" }
+            return String(recipient.prefix(3)) + "…" + String(recipient.suffix(4))
         }
     }
 

@@ -75,7 +75,7 @@ public final class GatewayServices: Sendable {
         bodyLimits: BodyLimits = .init(), tracer: (any Tracer)? = nil,
         accessLog: Bool = false, databaseBudget: Duration = .seconds(5), jwksMaxAge: Duration = .seconds(300),
         backchannelPollInterval: Int = BackchannelRules.pollInterval, backchannelPingGuards: UpstreamGuards? = nil,
-        audit: (any AuditTrail)? = nil
+        audit: (any AuditTrail)? = nil, journeyCourier: JourneyCourier? = nil
     ) {
         self.audit = audit
         self.backchannelPings = backchannelPingGuards.map { BackchannelPings(guards: $0, metrics: metrics) }
@@ -99,7 +99,7 @@ public final class GatewayServices: Sendable {
         self.issuerBase = issuerBase
         self.csrf = csrf
         self.signIn = BrowserSignIn(auth: auth, federation: federation.signIn, csrf: csrf)
-        self.journeys = JourneyEngine(auth: auth, cache: cache, clock: auth.clock)
+        self.journeys = JourneyEngine(auth: auth, cache: cache, clock: auth.clock, courier: journeyCourier)
         self.miniApps = miniApps
         self.releases = releases
         self.upstreamBudget = upstreamBudget

@@ -171,7 +171,11 @@ public struct GatewayBootstrap: Sendable {
             accessLog: configuration.accessLog,
             databaseBudget: configuration.databaseTimeout,
             jwksMaxAge: configuration.jwksMaxAge, backchannelPollInterval: configuration.cibaPollInterval,
-            backchannelPingGuards: guards, audit: stores.audit
+            backchannelPingGuards: guards, audit: stores.audit,
+            journeyCourier: JourneyCourier(
+                codes: OneTimeCodes(cache: instrumented, sealer: sealer), outbox: stores.courier, cache: instrumented,
+                sealer: sealer,
+                clock: clock, tenantName: { directory.tenant($0)?.displayName })
         )
         let analyticsRetention = AnalyticsRetention(store: stores.analytics, clock: clock.now, logger: logger)
         let refreshRetention = RefreshRetention(store: stores.auth, clock: clock.now, logger: logger)

@@ -44,6 +44,10 @@ enum JourneyTexts {
         "journey.error.taken": "That username is taken. Choose another one.",
         "journey.error.sign-ups":
             "Too many accounts were created from your network. Please wait {seconds} s and try again.",
+        "journey.error.email": "Enter one e-mail address, like name@example.com.",
+        "journey.code.sent": "We sent a code to {address}. It is good for 10 minutes.",
+        "journey.error.code": "That code is not right, or no longer good. Check the latest e-mail, or send a new code.",
+        "journey.error.codes": "Too many codes were asked for. Please wait {seconds} s and try again.",
     ]
 
     static let japanese: [String: String] = [
@@ -83,5 +87,9 @@ enum JourneyTexts {
         "journey.error.new-password": "{min}文字以上のパスワードを設定してください。",
         "journey.error.taken": "このユーザー名は使用されています。別のユーザー名を選んでください。",
         "journey.error.sign-ups": "このネットワークから作成されたアカウントが多すぎます。{seconds}秒待ってから、もう一度お試しください。",
+        "journey.error.email": "name@example.com のような形式でメールアドレスを1つ入力してください。",
+        "journey.code.sent": "{address} にコードを送信しました。10分間有効です。",
+        "journey.error.code": "コードが正しくないか、有効期限が切れています。最新のメールを確認するか、新しいコードを送信してください。",
+        "journey.error.codes": "コードの要求が多すぎます。{seconds}秒待ってから、もう一度お試しください。",
     ]
 }

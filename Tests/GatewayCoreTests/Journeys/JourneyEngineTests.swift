@@ -19,6 +19,8 @@ struct JourneyEngineTests {
         let auth: AuthorizationServer
         let store: SQLiteAuthStore
         let clock: ManualClock
+        /// The courier's outbox (the engine sends e-mail codes through it).
+        let outbox: SQLiteCourierOutbox
 
         init() async throws {
             folder = try TemporaryFolder()
@@ -29,7 +31,12 @@ struct JourneyEngineTests {
             let cache = MemoryCache(clock: clock.wall)
             auth = AuthorizationServer(
                 store: store, cache: cache, hasher: PasswordHasher(logN: 10), memo: nil, clock: clock.wall)
-            engine = JourneyEngine(auth: auth, cache: cache, clock: clock.wall)
+            outbox = SQLiteCourierOutbox(database: tenants)
+            engine = JourneyEngine(
+                auth: auth, cache: cache, clock: clock.wall,
+                courier: JourneyCourier(
+                    codes: OneTimeCodes(cache: cache, sealer: Fixtures.sealer), outbox: outbox, cache: cache,
+                    sealer: Fixtures.sealer, clock: clock.wall, tenantName: { _ in "Acme" }))
             var app = OAuthClient(tenantID: "acme", clientID: "host-app", redirectURIs: ["com.acme.app:/cb"])
             app.firstParty = true
             app.defaultScopes = OAuthClient.newDefaultScopes(firstParty: true)
@@ -62,10 +69,11 @@ struct JourneyEngineTests {
         }
 
         func step(
-            _ id: String, _ action: String, _ values: [String: String] = [:], onHostedPage: Bool = false
+            _ id: String, _ action: String, _ values: [String: String] = [:], onHostedPage: Bool = false,
+            settings: JourneySettings = JourneySettings()
         ) async throws -> JourneyOutcome {
             try await engine.advance(
-                id: id, tenantID: "acme", settings: JourneySettings(), action: action, values: values,
+                id: id, tenantID: "acme", settings: settings, action: action, values: values,
                 address: "192.0.2.1", onHostedPage: onHostedPage)
         }
     }

@@ -2,7 +2,8 @@ import Foundation
 
 /// A journey in flight (issue 63 §2): who started it, where it stands, and when it ends. Kept
 /// in the shared cache, so any replica continues it. It holds no password and no code: the
-/// PKCE challenge, the identifier typed, and the handle of a pending second factor.
+/// PKCE challenge, the identifier typed, the handle of a pending second factor, and a new
+/// account waiting for its e-mail code (its password only as the hash).
 public struct Journey: Sendable, Equatable, Codable {
     /// What the journey is for.
     public enum Kind: String, Sendable, Codable, CaseIterable {
@@ -30,10 +31,28 @@ public struct Journey: Sendable, Equatable, Codable {
     public var identifier: String?
     /// The pending second factor's session (``PendingSignIn``), after a right password.
     public var authSession: String?
+    /// A sign-up waiting for the code sent to its e-mail address.
+    public var pending: PendingAccount? = nil
     public var expiresAt: Date
 
     /// The step it stands at.
     public var currentStep: JourneyStep? { JourneyStep(rawValue: step) }
+}
+
+/// An account a sign-up asked for, created once the code sent to its address comes back.
+public struct PendingAccount: Sendable, Equatable, Codable {
+    public var username: String
+    public var name: String?
+    /// Lowercased.
+    public var email: String
+    public var passwordHash: String
+
+    public init(username: String, name: String?, email: String, passwordHash: String) {
+        self.username = username
+        self.name = name
+        self.email = email
+        self.passwordHash = passwordHash
+    }
 }
 
 /// What an app asks for when it starts a journey: an authorization request's parameters.

@@ -5,7 +5,8 @@ import NIOPosix
 /// endpoint): start, then one step per call, each answering the next screen. Built so far:
 /// signing in with a username (or an e-mail address the tenant's users hold) and a password,
 /// then the authenticator app's code when the account has one; signing up with a username and
-/// a password where nothing needs verifying (``signUpRuns(_:)``). Screens offer only the
+/// a password where nothing needs verifying (``signUpRuns(_:)``), and with an e-mail address
+/// verified by a code the courier sends (``emailSignUpRuns(_:)``). Screens offer only the
 /// actions the engine runs (``offered(_:settings:)``).
 public struct JourneyEngine: Sendable {
     /// How long a journey lives from its start.
@@ -13,29 +14,46 @@ public struct JourneyEngine: Sendable {
     /// Sign-ups a tenant takes in a day.
     public static let signUpsPerTenantPerDay = 10_000
 
-    /// Whether the engine runs sign-up for a tenant with `settings`: the tenant lets people sign
-    /// up, with a username and a password, and asks nothing verified. An e-mail address or a
-    /// phone number is not taken before a code has verified it: the gateway trusts a user's
-    /// e-mail (linking an identity provider's account by a verified e-mail), so an unverified
-    /// one would let anyone claim someone else's. Those sign-ups come with the courier.
+    /// Whether the engine runs sign-up with a username alone for a tenant with `settings`: the
+    /// tenant lets people sign up, with a username and a password, and asks nothing verified.
+    /// An e-mail address or a phone number is never taken before a code has verified it: the
+    /// gateway trusts a user's e-mail (linking an identity provider's account by a verified
+    /// e-mail), so an unverified one would let anyone claim someone else's
+    /// (``emailSignUpRuns(_:)``).
     public static func signUpRuns(_ settings: JourneySettings) -> Bool {
         settings.signUp && settings.identifiers == [.username] && settings.verify.isEmpty
             && settings.factors.contains(.password)
     }
 
+    /// Whether the engine runs a sign-up with an e-mail address for `settings` (given a courier):
+    /// the tenant lets people sign up with a password, e-mail is an identifier and verified, no
+    /// phone is asked (SMS comes next).
+    public static func emailSignUpRuns(_ settings: JourneySettings) -> Bool {
+        settings.signUp && settings.factors.contains(.password) && settings.identifiers.contains(.email)
+            && !settings.identifiers.contains(.phone) && settings.verify == [.email]
+    }
+
+    /// Whether this engine runs sign-up for `settings`.
+    public func runsSignUp(_ settings: JourneySettings) -> Bool {
+        Self.signUpRuns(settings) || (courier != nil && Self.emailSignUpRuns(settings))
+    }
+
     /// The actions the engine runs for `settings`; screens drop the others (recovery comes next).
-    static func runs(_ settings: JourneySettings) -> Set<JourneyScreen.Action> {
-        signUpRuns(settings) ? [.submit, .back, .signUp] : [.submit, .back]
+    func runs(_ settings: JourneySettings) -> Set<JourneyScreen.Action> {
+        runsSignUp(settings) ? [.submit, .back, .signUp, .resend] : [.submit, .back]
     }
 
     private let auth: AuthorizationServer
     private let cache: any Cache
     private let clock: WallClock
+    private let courier: JourneyCourier?
 
-    public init(auth: AuthorizationServer, cache: any Cache, clock: WallClock) {
+    /// - Parameter courier: sends the codes; nil: no journey needs one (username sign-up only).
+    public init(auth: AuthorizationServer, cache: any Cache, clock: WallClock, courier: JourneyCourier? = nil) {
         self.auth = auth
         self.cache = cache
         self.clock = clock
+        self.courier = courier
     }
 
     /// Starts a journey: the client must be first-party with the code grant and not bound to
@@ -68,7 +86,7 @@ public struct JourneyEngine: Sendable {
             }
             redirectURI = client.redirectURIs[0]
         }
-        guard request.kind == .signIn || (request.kind == .signUp && Self.signUpRuns(settings)) else {
+        guard request.kind == .signIn || (request.kind == .signUp && runsSignUp(settings)) else {
             throw JourneyError.kindNotOffered(request.kind)
         }
         let hint = request.loginHint.flatMap {
@@ -97,7 +115,8 @@ public struct JourneyEngine: Sendable {
     /// The screen the journey stands at (what the hosted page shows when opened).
     public func screen(of journey: Journey, settings: JourneySettings) -> JourneyScreen? {
         guard let step = journey.currentStep else { return nil }
-        let screen = Self.offered(step.screen(settings), settings: settings)
+        let screen = offered(step.screen(settings), settings: settings)
+        if step == .code, let pending = journey.pending { return Self.sent(screen, to: pending.email) }
         guard let typed = journey.identifier else { return screen }
         switch step {
         case .identify: return screen.filled(["identifier": typed])
@@ -128,7 +147,7 @@ public struct JourneyEngine: Sendable {
     ) async throws -> JourneyOutcome {
         var journey = loaded
         guard let step = journey.currentStep else { throw JourneyError.notFound }
-        let screen = Self.offered(step.screen(settings), settings: settings)
+        let screen = offered(step.screen(settings), settings: settings)
         guard let chosen = JourneyScreen.Action(rawValue: action), screen.actions.contains(chosen) else {
             return .refused(screen.filled(values).with([JourneyScreen.Message(key: "journey.error.action")]))
         }
@@ -152,7 +171,15 @@ public struct JourneyEngine: Sendable {
             return try await move(&journey, to: .register, settings: settings)
         case (.register, .submit):
             return try await signUp(
-                journey, values, screen: screen, settings: settings, address: address, onHostedPage: onHostedPage)
+                &journey, values, screen: screen, settings: settings, address: address, onHostedPage: onHostedPage)
+        case (.code, .submit):
+            return try await verifyEmail(
+                journey, values["code"] ?? "", screen: screen, address: address, onHostedPage: onHostedPage)
+        case (.code, .resend):
+            return try await resend(journey, screen: screen, settings: settings, address: address)
+        case (.code, .back):
+            journey.pending = nil
+            return try await move(&journey, to: .register, settings: settings)
         case (.password, .submit):
             return try await password(
                 &journey, values["password"] ?? "", settings: settings, address: address, onHostedPage: onHostedPage)
@@ -166,7 +193,7 @@ public struct JourneyEngine: Sendable {
     }
 
     /// `screen` with only the actions the engine runs for `settings`.
-    static func offered(_ screen: JourneyScreen, settings: JourneySettings) -> JourneyScreen {
+    func offered(_ screen: JourneyScreen, settings: JourneySettings) -> JourneyScreen {
         var copy = screen
         let runs = runs(settings)
         copy.actions = screen.actions.filter(runs.contains)
@@ -186,7 +213,7 @@ public struct JourneyEngine: Sendable {
         _ journey: inout Journey, _ password: String, settings: JourneySettings, address: String?,
         onHostedPage: Bool
     ) async throws -> JourneyOutcome {
-        let screen = Self.offered(JourneyStep.password.screen(settings), settings: settings)
+        let screen = offered(JourneyStep.password.screen(settings), settings: settings)
         guard !password.isEmpty, password.utf8.count <= 1024, let identifier = journey.identifier else {
             return .refused(screen.with([JourneyScreen.Message(field: "password", key: "journey.error.password")]))
         }
@@ -214,7 +241,7 @@ public struct JourneyEngine: Sendable {
     private func secondFactor(
         _ journey: Journey, _ code: String, settings: JourneySettings, address: String?, onHostedPage: Bool
     ) async throws -> JourneyOutcome {
-        let screen = Self.offered(JourneyStep.totp.screen(settings), settings: settings)
+        let screen = offered(JourneyStep.totp.screen(settings), settings: settings)
         guard let authSession = journey.authSession else { throw JourneyError.notFound }
         do {
             let signIn = try await auth.pendingSignIn(
@@ -256,18 +283,27 @@ public struct JourneyEngine: Sendable {
     }
 
     /// A new account from the register screen: its values checked (each refusal beside its
-    /// field), the sign-up bounds spent, the password hashed off the cooperative pool, the user
-    /// and its audit record (the user as actor) written together, and the person signed in.
+    /// field), the sign-up bounds spent, the password hashed off the cooperative pool. Without an
+    /// e-mail address the user and its audit record (the user as actor) are written together and
+    /// the person is signed in; with one, the account waits in the journey for the code the
+    /// courier sends to the address (``verifyEmail``).
     private func signUp(
-        _ journey: Journey, _ values: [String: String], screen: JourneyScreen, settings: JourneySettings,
+        _ journey: inout Journey, _ values: [String: String], screen: JourneyScreen, settings: JourneySettings,
         address: String?, onHostedPage: Bool
     ) async throws -> JourneyOutcome {
-        let username = (values["username"] ?? "").trimmingCharacters(in: .whitespaces)
+        let withEmail = settings.identifiers.contains(.email)
+        let email = (values["email"] ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+        // Without a username among the identifiers, the address is the username.
+        let typed = (values["username"] ?? "").trimmingCharacters(in: .whitespaces)
+        let username = settings.identifiers.contains(.username) ? typed : email
         let name = (values["name"] ?? "").trimmingCharacters(in: .whitespaces)
         let password = values["password"] ?? ""
         var messages: [JourneyScreen.Message] = []
-        if LocalUser.usernameProblem(username) != nil {
+        if settings.identifiers.contains(.username), LocalUser.usernameProblem(username) != nil {
             messages.append(JourneyScreen.Message(field: "username", key: "journey.error.username"))
+        }
+        if withEmail, MailAddress.problem(email) != nil {
+            messages.append(JourneyScreen.Message(field: "email", key: "journey.error.email"))
         }
         if name.count > 200 || ControlCharacters.held(in: name) {
             messages.append(JourneyScreen.Message(field: "name", key: "journey.error.name"))
@@ -278,7 +314,7 @@ public struct JourneyEngine: Sendable {
                     field: "password", key: "journey.error.new-password",
                     values: ["min": String(LocalUser.passwordLengths.lowerBound)]))
         }
-        let shown = screen.filled(["username": username, "name": name])
+        let shown = screen.filled(["username": typed, "name": name, "email": email])
         guard messages.isEmpty else { return .refused(shown.with(messages)) }
         let windows = FixedWindow(cache: cache, clock: clock)
         for (key, limit, window) in [
@@ -292,8 +328,93 @@ public struct JourneyEngine: Sendable {
         }
         let hasher = auth.hasher
         let hash = try await NIOThreadPool.singleton.runIfActive { try hasher.hash(password) }
+        guard withEmail else {
+            let user = LocalUser(
+                tenantID: journey.tenantID, username: username, name: name.isEmpty ? nil : name, passwordHash: hash)
+            guard try await create(user, journey: journey, address: address) else {
+                return .refused(shown.with([JourneyScreen.Message(field: "username", key: "journey.error.taken")]))
+            }
+            return try await finish(journey, user: user, onHostedPage: onHostedPage)
+        }
+        // A username someone holds is said at once (as without e-mail); whether the address is
+        // held is not: a code goes to a new address, a note to a known one, the screen is alike.
+        if settings.identifiers.contains(.username),
+            try await auth.users.user(tenantID: journey.tenantID, username: username) != nil
+        {
+            return .refused(shown.with([JourneyScreen.Message(field: "username", key: "journey.error.taken")]))
+        }
+        journey.pending = PendingAccount(
+            username: username, name: name.isEmpty ? nil : name, email: email, passwordHash: hash)
+        if let refused = try await sendCode(journey, settings: settings, address: address, screen: shown) {
+            return refused
+        }
+        return try await move(&journey, to: .code, settings: settings)
+    }
+
+    /// Sends the e-mail code of `journey`'s pending account (or the note to a known address);
+    /// nil when queued, else `screen` throttled.
+    private func sendCode(
+        _ journey: Journey, settings: JourneySettings, address: String?, screen: JourneyScreen
+    ) async throws -> JourneyOutcome? {
+        guard let courier, let pending = journey.pending else { throw JourneyError.notFound }
+        let known = try await !auth.users.users(tenantID: journey.tenantID, email: pending.email, limit: 1).isEmpty
+        switch try await courier.sendVerification(
+            tenantID: journey.tenantID, email: pending.email, known: known,
+            locale: journey.locale, settings: settings, address: address)
+        {
+        case .queued: return nil
+        case .throttled(let retryAfter): return throttled(screen, retryAfter, key: "journey.error.codes")
+        }
+    }
+
+    /// The code screen's submit: the right code creates the pending account (its e-mail
+    /// verified by it) and signs the person in. A wrong code, a used or expired one, and any
+    /// code for a known address (none was sent) are refused alike.
+    private func verifyEmail(
+        _ journey: Journey, _ code: String, screen: JourneyScreen, address: String?, onHostedPage: Bool
+    ) async throws -> JourneyOutcome {
+        guard let courier, let pending = journey.pending else { throw JourneyError.notFound }
+        let shown = Self.sent(screen, to: pending.email)
+        let typed = code.trimmingCharacters(in: .whitespaces)
+        let wrong = JourneyOutcome.refused(
+            shown.with([JourneyScreen.Message(field: "code", key: "journey.error.code")]))
+        guard typed.range(of: JourneyStep.codePattern, options: .regularExpression) != nil else { return wrong }
+        guard
+            try await courier.codes.check(
+                tenantID: journey.tenantID, purpose: .verifyEmail, identifier: pending.email, code: typed) == .accepted
+        else { return wrong }
         let user = LocalUser(
-            tenantID: journey.tenantID, username: username, name: name.isEmpty ? nil : name, passwordHash: hash)
+            tenantID: journey.tenantID, username: pending.username, name: pending.name, email: pending.email,
+            passwordHash: pending.passwordHash)
+        guard try await create(user, journey: journey, address: address) else {
+            return .refused(shown.with([JourneyScreen.Message(key: "journey.error.taken")]))
+        }
+        return try await finish(journey, user: user, onHostedPage: onHostedPage)
+    }
+
+    /// The code screen's "send a new code": a fresh code (the last one void), within the bounds.
+    private func resend(
+        _ journey: Journey, screen: JourneyScreen, settings: JourneySettings, address: String?
+    ) async throws -> JourneyOutcome {
+        guard let pending = journey.pending else { throw JourneyError.notFound }
+        let shown = Self.sent(screen, to: pending.email)
+        if let refused = try await sendCode(journey, settings: settings, address: address, screen: shown) {
+            return refused
+        }
+        return .screen(shown)
+    }
+
+    /// The code screen saying where the code went (the address masked).
+    static func sent(_ screen: JourneyScreen, to email: String) -> JourneyScreen {
+        screen.with([
+            JourneyScreen.Message(
+                key: "journey.code.sent", values: ["address": CourierMessage.masked(email, channel: .email)])
+        ])
+    }
+
+    /// Writes a signed-up user with its audit record (the user as actor); false when the
+    /// username is taken meanwhile.
+    private func create(_ user: LocalUser, journey: Journey, address: String?) async throws -> Bool {
         let now = clock.now()
         let clientID = journey.clientID
         do {
@@ -307,10 +428,10 @@ public struct JourneyEngine: Sendable {
                 draft.note = AuditNote(action: "sign-up", summary: "signed up through \(clientID)")
                 return draft
             }
+            return true
         } catch AuthStoreError.alreadyExists {
-            return .refused(shown.with([JourneyScreen.Message(field: "username", key: "journey.error.taken")]))
+            return false
         }
-        return try await finish(journey, user: user, onHostedPage: onHostedPage)
     }
 
     /// Signed in: the journey is taken (used once, by whichever replica gets there first) and
