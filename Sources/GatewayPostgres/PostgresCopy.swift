@@ -17,6 +17,7 @@ public enum PostgresCopy {
         "localization_overrides", "localization_state", "tenant_domains", "miniapp_tokens", "tenant_changes",
         "auth_identity_providers", "auth_trusted_issuers", "auth_identity_links", "release_policies",
         "release_history", "push_devices", "push_messages", "push_deliveries", "push_credentials",
+        "courier_messages",
         "user_contacts", "user_blocks", "inbox_messages", "message_sends", "operators", "operator_bindings",
         "operator_tokens", "operator_grants", "audit_records", "audit_checkpoints", "admin_idempotency", "admin_jobs",
     ]
