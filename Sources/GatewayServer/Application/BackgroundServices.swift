@@ -15,6 +15,8 @@ struct BackgroundServices {
     var closeUpstreamHTTP: (any Service)?
     /// Shuts the push providers' HTTP client down after the delivery worker stopped.
     var closePushHTTP: (any Service)?
+    /// Shuts the SMS providers' HTTP client down after the courier stopped.
+    var closeCourierHTTP: (any Service)?
     /// Shuts the Redis client down once nothing uses it (nil without Redis).
     var closeRedis: (any Service)?
     /// Loops that use the stores and Redis: stop first.
@@ -27,7 +29,7 @@ struct BackgroundServices {
 
     /// Start order; the service group stops them in reverse.
     var inStartOrder: [any Service] {
-        [closeStores, tenantReload] + [closeUpstreamHTTP, closePushHTTP, closeRedis].compactMap { $0 } + loops
+        [closeStores, tenantReload] + [closeUpstreamHTTP, closePushHTTP, closeCourierHTTP, closeRedis].compactMap { $0 } + loops
     }
 }
 

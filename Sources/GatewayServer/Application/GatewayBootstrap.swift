@@ -220,9 +220,13 @@ public struct GatewayBootstrap: Sendable {
         }
         // The courier: codes by e-mail (and SMS) through each tenant's relay and provider.
         if configuration.courierConcurrency > 0 {
+            let courierHTTP = CourierHTTPClientFactory.make(
+                connectionsPerHost: configuration.courierConcurrency, caFile: configuration.courierCAFile)
+            background.closeCourierHTTP = ShutdownActionService { try? await courierHTTP.shutdown() }
             let courier = CourierDeliveryWorker(
                 outbox: stores.courier, settings: { directory.tenant($0)?.courier },
-                mail: CurlSMTPTransport(caFile: configuration.courierCAFile), sms: nil, guards: guards,
+                mail: CurlSMTPTransport(caFile: configuration.courierCAFile),
+                sms: HTTPSMSTransport(client: courierHTTP, clock: clock.now), guards: guards,
                 metrics: CourierMetrics(factory: metrics.factory),
                 configuration: .init(
                     concurrency: configuration.courierConcurrency,

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import NIOCore
+import NIOSSL
 import Tracing
 
 /// The ONE AsyncHTTPClient of the process, tuned for fan-out to upstreams.
@@ -24,6 +25,25 @@ enum PushHTTPClientFactory {
     static func make(connectionsPerHost: Int) -> HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.httpVersion = .automatic
+        configuration.connectionPool = .init(
+            idleTimeout: .seconds(120), concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, connectionsPerHost))
+        configuration.timeout = .init(connect: .seconds(5), read: .seconds(15))
+        configuration.redirectConfiguration = .disallow
+        configuration.decompression = .disabled
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+}
+
+/// The HTTP client of SMS providers: its own pool; with `caFile`, providers' certificates are
+/// verified against its authorities instead of the system's (as the SMTP relays' are).
+enum CourierHTTPClientFactory {
+    static func make(connectionsPerHost: Int, caFile: String?) -> HTTPClient {
+        var configuration = HTTPClient.Configuration()
+        if let caFile {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .file(caFile)
+            configuration.tlsConfiguration = tls
+        }
         configuration.connectionPool = .init(
             idleTimeout: .seconds(120), concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, connectionsPerHost))
         configuration.timeout = .init(connect: .seconds(5), read: .seconds(15))

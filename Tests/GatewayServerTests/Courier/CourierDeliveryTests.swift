@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import GatewayCore
 import Logging
@@ -14,8 +15,9 @@ struct CourierDeliveryTests {
         let tenants = harness.operatorStores.tenants
         return CourierDeliveryWorker(
             outbox: harness.operatorStores.courier, settings: { try await tenants.tenant(id: $0)?.courier },
-            mail: CurlSMTPTransport(timeout: .seconds(5)), sms: nil, guards: UpstreamGuards(), metrics: CourierMetrics(),
-            configuration: .init(retry: RetryPolicy(maxAttempts: maxAttempts, baseDelay: .seconds(1), maxDelay: .seconds(4))),
+            mail: CurlSMTPTransport(timeout: .seconds(5)),
+            sms: HTTPSMSTransport(client: .shared, timeout: .seconds(5), clock: clock.clock.now),
+            guards: UpstreamGuards(), metrics: CourierMetrics(), configuration: .init(retry: RetryPolicy(maxAttempts: maxAttempts, baseDelay: .seconds(1), maxDelay: .seconds(4))),
             clock: clock.clock, logger: Logger(label: "courier-test"))
     }
 
@@ -122,6 +124,33 @@ struct CourierDeliveryTests {
             #expect(try await worker.deliverDue() == 1)
             let down = try #require(try await Self.states(harness)["down"])
             #expect(down.0 == .failed && down.1 == 2 && down.2?.hasPrefix("retries ran out") == true, "\(down)")
+        }
+    }
+
+    @Test("an SMS through a provider answering 503 arrives once, after the backoff", arguments: DatabaseBackend.available)
+    func smsAfterAProviderFault(backend: DatabaseBackend) async throws {
+        let clock = ManualClock(Date())
+        try await GatewayHarness.withGateway(backend: backend, clock: clock.clock, courier: false) { harness, _, _ in
+            try await SMSFake.with(.flaky) { fake in
+                try await harness.operatorStores.tenants.update(id: "demo", actor: "t") {
+                    $0.courier.sms = SMSTransportTests.twilio(fake)
+                }
+                let worker = Self.worker(harness, clock: clock)
+                let now = clock.clock.now()
+                try await harness.operatorStores.courier.enqueue(
+                    CourierMessage(
+                        tenantID: "demo", id: "sms-1", channel: .sms, purpose: "sign-in", to: "+819012345678",
+                        subject: "", text: "493021 is your code", createdAt: now, expiresAt: now.addingTimeInterval(600)))
+                #expect(try await worker.deliverDue() == 1)
+                let first = try #require(try await Self.states(harness)["sms-1"])
+                #expect(first.0 == .pending && first.2?.hasPrefix("status_503 code_20500") == true, "\(first)")
+                clock.advance(by: .seconds(5))
+                #expect(try await worker.deliverDue() == 1)
+                clock.advance(by: .seconds(60))
+                #expect(try await worker.deliverDue() == 0, "sent once, never again")
+                #expect(try fake.received().map(\.text) == ["493021 is your code"])
+                #expect(try await Self.states(harness)["sms-1"]?.0 == .sent)
+            }
         }
     }
 }

@@ -10,7 +10,7 @@ public final class APNsClient: PushProviderClient {
     public static let productionURL = "https://api.push.apple.com"
     public static let sandboxURL = "https://api.sandbox.push.apple.com"
 
-    private let http: PushHTTP
+    private let http: ProviderHTTP
     private let baseURL: String?
     private let clock: @Sendable () -> Date
     private let tokens: APNsProviderTokens
@@ -23,7 +23,7 @@ public final class APNsClient: PushProviderClient {
         client: HTTPClient, baseURL: String? = nil, timeout: Duration = .seconds(10),
         clock: @escaping @Sendable () -> Date
     ) {
-        http = PushHTTP(client: client, timeout: timeout)
+        http = ProviderHTTP(client: client, timeout: timeout)
         self.baseURL = baseURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         self.clock = clock
         tokens = APNsProviderTokens(clock: clock)
@@ -51,12 +51,12 @@ public final class APNsClient: PushProviderClient {
             } catch {
                 return .rejected(reason: "credentials")
             }
-            let exchange: PushHTTP.Exchange
+            let exchange: ProviderHTTP.Exchange
             do {
                 exchange = try await http.post(
                     base + "/3/device/" + delivery.token, headers: Self.headers(payload, topic: account.topic, jwt: jwt),
                     body: body)
-            } catch let failure as PushHTTP.TransportFailure {
+            } catch let failure as ProviderHTTP.TransportFailure {
                 return .retryable(reason: failure.reason, retryAfter: nil, providerFault: true)
             } catch {
                 return .retryable(reason: "cancelled", retryAfter: nil, providerFault: false)
@@ -91,10 +91,10 @@ public final class APNsClient: PushProviderClient {
     }
 
     /// What an answer means (`{"reason": …}` on errors).
-    static func answer(_ exchange: PushHTTP.Exchange, reason: String?, now: Date) -> ProviderAnswer {
+    static func answer(_ exchange: ProviderHTTP.Exchange, reason: String?, now: Date) -> ProviderAnswer {
         if exchange.status == 200 { return .accepted }
         let code = reason ?? "status_\(exchange.status)"
-        let retryAfter = PushHTTP.retryAfter(exchange.headers.first(name: "Retry-After"), now: now)
+        let retryAfter = ProviderHTTP.retryAfter(exchange.headers.first(name: "Retry-After"), now: now)
         switch (exchange.status, code) {
         case (410, _), (400, "BadDeviceToken"), (400, "DeviceTokenNotForTopic"):
             return .invalidToken(reason: code)

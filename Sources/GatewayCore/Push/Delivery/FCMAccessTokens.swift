@@ -21,12 +21,12 @@ actor FCMAccessTokens {
         let expiresAt: Date
     }
 
-    private let http: PushHTTP
+    private let http: ProviderHTTP
     private let clock: @Sendable () -> Date
     private var tokens: [String: Token] = [:]
     private var pending: [String: Task<Token, any Error>] = [:]
 
-    init(http: PushHTTP, clock: @escaping @Sendable () -> Date) {
+    init(http: ProviderHTTP, clock: @escaping @Sendable () -> Date) {
         self.http = http
         self.clock = clock
     }
@@ -45,7 +45,7 @@ actor FCMAccessTokens {
         return token.value
     }
 
-    private static func fetch(_ credentials: FCMCredentials, http: PushHTTP, now: Date) async throws -> Token {
+    private static func fetch(_ credentials: FCMCredentials, http: ProviderHTTP, now: Date) async throws -> Token {
         let issued = Int(now.timeIntervalSince1970)
         var header: [String: JSONValue] = ["alg": "RS256", "typ": "JWT"]
         if let kid = credentials.privateKeyID { header["kid"] = .string(kid) }
@@ -59,12 +59,12 @@ actor FCMAccessTokens {
         }
         let form = "grant_type=" + AuthorizationServer.formEncode("urn:ietf:params:oauth:grant-type:jwt-bearer")
             + "&assertion=" + AuthorizationServer.formEncode(assertion)
-        let exchange: PushHTTP.Exchange
+        let exchange: ProviderHTTP.Exchange
         do {
             exchange = try await http.post(
                 credentials.tokenURI, headers: [("Content-Type", "application/x-www-form-urlencoded")],
                 body: Array(form.utf8))
-        } catch let failure as PushHTTP.TransportFailure {
+        } catch let failure as ProviderHTTP.TransportFailure {
             throw Failure.unavailable("token_endpoint_" + failure.reason)
         }
         guard exchange.status == 200 else {

@@ -9,7 +9,7 @@ public final class FCMClient: PushProviderClient {
     /// Google's endpoint.
     public static let defaultBaseURL = "https://fcm.googleapis.com"
 
-    private let http: PushHTTP
+    private let http: ProviderHTTP
     private let baseURL: String
     private let clock: @Sendable () -> Date
     private let tokens: FCMAccessTokens
@@ -19,7 +19,7 @@ public final class FCMClient: PushProviderClient {
         client: HTTPClient, baseURL: String = FCMClient.defaultBaseURL, timeout: Duration = .seconds(10),
         clock: @escaping @Sendable () -> Date
     ) {
-        http = PushHTTP(client: client, timeout: timeout)
+        http = ProviderHTTP(client: client, timeout: timeout)
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.clock = clock
         tokens = FCMAccessTokens(http: http, clock: clock)
@@ -45,12 +45,12 @@ public final class FCMClient: PushProviderClient {
             } catch {
                 return .rejected(reason: "credentials")
             }
-            let exchange: PushHTTP.Exchange
+            let exchange: ProviderHTTP.Exchange
             do {
                 exchange = try await http.post(
                     url, headers: [("Authorization", "Bearer " + token), ("Content-Type", "application/json")],
                     body: body)
-            } catch let failure as PushHTTP.TransportFailure {
+            } catch let failure as ProviderHTTP.TransportFailure {
                 return .retryable(reason: failure.reason, retryAfter: nil, providerFault: true)
             } catch {
                 return .retryable(reason: "cancelled", retryAfter: nil, providerFault: false)
@@ -93,14 +93,14 @@ public final class FCMClient: PushProviderClient {
 
     /// What an answer of the API means (Google's error model: `error.status` and
     /// `error.details[].errorCode`).
-    static func answer(_ exchange: PushHTTP.Exchange, now: Date) -> ProviderAnswer {
+    static func answer(_ exchange: ProviderHTTP.Exchange, now: Date) -> ProviderAnswer {
         if (200..<300).contains(exchange.status) { return .accepted }
         let error = exchange.json?["error"]
         var reason = error?.objectValue?["status"]?.stringValue ?? "status_\(exchange.status)"
         for detail in error?.objectValue?["details"]?.arrayValue ?? [] {
             if let errorCode = detail.objectValue?["errorCode"]?.stringValue { reason = errorCode }
         }
-        let retryAfter = PushHTTP.retryAfter(exchange.headers.first(name: "Retry-After"), now: now)
+        let retryAfter = ProviderHTTP.retryAfter(exchange.headers.first(name: "Retry-After"), now: now)
         switch (exchange.status, reason) {
         case (_, "UNREGISTERED"), (_, "SENDER_ID_MISMATCH"), (404, _):
             return .invalidToken(reason: reason)

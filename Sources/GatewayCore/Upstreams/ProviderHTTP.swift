@@ -2,9 +2,9 @@ import AsyncHTTPClient
 import Foundation
 import NIOHTTP1
 
-/// One POST to a push provider through ``UpstreamHTTP`` (HTTP/2 where the server offers it over
+/// One POST to a provider (push, SMS) through ``UpstreamHTTP`` (HTTP/2 where the server offers it over
 /// TLS, as APNs requires), bounded by a timeout, answering every status with its body.
-struct PushHTTP: Sendable {
+struct ProviderHTTP: Sendable {
     /// The status, headers and (bounded) body of an answer.
     struct Exchange: Sendable {
         let status: Int
