@@ -31,7 +31,8 @@ extension PostgresAuthStore {
         of family: RefreshFamily, _ c: (String?, String?, String?, String?, Bool?, String?, String?)
     ) throws -> LocalUser? {
         guard let username = c.0, let disabled = c.4, let passwordHash = c.5 else { return nil }
-        return try user((family.tenantID, username, family.subject, c.1, c.2, c.3, disabled, passwordHash, c.6, 0))
+        // Nor the phone: no claim carries it yet.
+        return try user((family.tenantID, username, family.subject, c.1, c.2, c.3, disabled, passwordHash, c.6, 0, nil))
     }
 
     public func createFamily(

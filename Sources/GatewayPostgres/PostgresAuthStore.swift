@@ -181,8 +181,8 @@ public final class PostgresAuthStore: AuthStore {
     // MARK: users
 
     static let userColumns =
-        "tenant_id, username, subject, name, email, picture, disabled, password_hash, totp_secret_sealed, revision"
-    typealias UserRow = (String, String, String, String?, String?, String?, Bool, String, String?, Int64)
+        "tenant_id, username, subject, name, email, picture, disabled, password_hash, totp_secret_sealed, revision, phone"
+    typealias UserRow = (String, String, String, String?, String?, String?, Bool, String, String?, Int64, String?)
 
     func user(_ row: UserRow) throws -> LocalUser {
         let totp = try row.8.map {
@@ -190,7 +190,7 @@ public final class PostgresAuthStore: AuthStore {
                 try database.sealer.open($0, context: LocalUser.totpSealingContext(tenantID: row.0, subject: row.2)))
         }
         return LocalUser(
-            tenantID: row.0, username: row.1, subject: row.2, name: row.3, email: row.4, picture: row.5,
+            tenantID: row.0, username: row.1, subject: row.2, name: row.3, email: row.4, phone: row.10, picture: row.5,
             disabled: row.6, passwordHash: row.7,
             totpSecret: totp, revision: row.9)
     }
@@ -230,6 +230,13 @@ public final class PostgresAuthStore: AuthStore {
             """, as: UserRow.self).map(user)
     }
 
+    public func users(tenantID: String, phone: String, limit: Int) async throws -> [LocalUser] {
+        try await client.all("""
+            SELECT \(unescaped: Self.userColumns) FROM auth_users WHERE tenant_id = \(tenantID) AND phone = \(phone)
+            ORDER BY username COLLATE "C" LIMIT \(limit)
+            """, as: UserRow.self).map(user)
+    }
+
     public func users(tenantID: String, after: String?, limit: Int, disabled: Bool?) async throws -> [LocalUser] {
         try await client.all("""
             SELECT \(unescaped: Self.userColumns) FROM auth_users
@@ -245,8 +252,8 @@ public final class PostgresAuthStore: AuthStore {
         try await database.transaction { connection in
             for (user, totp) in rows {
                 let inserted = try await connection.execute("""
-                    INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, picture, disabled, totp_secret_sealed, created_at_ms, revision)
-                    VALUES (\(user.tenantID), \(user.username), \(user.subject), \(user.passwordHash), \(user.name), \(user.email), \(user.picture),
+                    INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, phone, picture, disabled, totp_secret_sealed, created_at_ms, revision)
+                    VALUES (\(user.tenantID), \(user.username), \(user.subject), \(user.passwordHash), \(user.name), \(user.email), \(user.phone), \(user.picture),
                             \(user.disabled), \(totp), \(now), 1)
                     ON CONFLICT DO NOTHING RETURNING 1
                     """)
@@ -285,7 +292,7 @@ public final class PostgresAuthStore: AuthStore {
             let totp = try self.sealedTOTP(new)
             try await connection.execute("""
                 UPDATE auth_users SET password_hash = \(new.passwordHash), name = \(new.name), email = \(new.email),
-                    picture = \(new.picture), disabled = \(new.disabled), totp_secret_sealed = \(totp), revision = \(new.revision)
+                    phone = \(new.phone), picture = \(new.picture), disabled = \(new.disabled), totp_secret_sealed = \(totp), revision = \(new.revision)
                 WHERE tenant_id = \(tenantID) AND username = \(username)
                 """)
             if let trail { _ = try await PostgresAuditTrail.append(trail(old, new), on: connection) }

@@ -541,6 +541,14 @@ enum PostgresMigrations {
                 "CREATE INDEX courier_messages_created ON courier_messages (tenant_id, created_at_ms)",
             ]
         ),
+        (
+            // A user's phone number (issue 63): signs in by SMS code, looked up per tenant.
+            "v39-user-phone",
+            [
+                "ALTER TABLE auth_users ADD COLUMN phone TEXT",
+                "CREATE INDEX auth_users_phone ON auth_users (tenant_id, phone) WHERE phone IS NOT NULL",
+            ]
+        ),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the

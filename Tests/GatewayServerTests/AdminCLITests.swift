@@ -178,7 +178,7 @@ struct AdminCLITests {
                 (["keys", "rotate", "--tenant", "beta", "--sign-after", "1h"], ["keys", "rotate", "--tenant", "beta", "--sign-after", "1h"]),
             ]
             let userWrites: [[String]] = [
-                ["user", "add", "--tenant", "acme", "--username", "%", "--password-stdin", "--name", "N", "--email", "n@x.example"],
+                ["user", "add", "--tenant", "acme", "--username", "%", "--password-stdin", "--name", "N", "--email", "n@x.example", "--phone", "+819012345678"],
                 ["user", "update", "--tenant", "acme", "--username", "%", "--email", "", "--picture", "https://x.example/p.png"],
                 ["user", "passwd", "--tenant", "acme", "--username", "%", "--password-stdin"],
                 ["user", "disable", "--tenant", "acme", "--username", "%"],

@@ -16,9 +16,10 @@ struct AdminUserAPITests {
             let token = admin.tokens["acme-admin"]
             let created = try await admin.call(
                 .POST, Self.users, token: token,
-                body: #"{"username": "alice", "password": "correct horse 42", "name": "Alice", "email": "a@acme.example"}"#,
+                body: #"{"username": "alice", "password": "correct horse 42", "name": "Alice", "email": "a@acme.example", "phone": "+819012345678"}"#,
                 contentType: "application/json")
             #expect(created.status == 201 && created.headers["ETag"].first == "\"1\"", "\(created.json)")
+            #expect(created.json["phone"] as? String == "+819012345678")
             #expect(created.json["name"] as? String == "Alice" && created.json["password"] == nil)
             let stored = try #require(try await admin.stores.auth.user(tenantID: "acme", username: "alice"))
             #expect(PasswordHasher().verify("correct horse 42", against: stored.passwordHash))
@@ -29,9 +30,14 @@ struct AdminUserAPITests {
 
             // A profile and password change at revision 1; the same If-Match again is stale.
             let patched = try await admin.call(
-                .PATCH, "\(Self.users)/alice", token: token, body: #"{"email": "", "password": "new secret 4242"}"#,
+                .PATCH, "\(Self.users)/alice", token: token, body: #"{"email": "", "phone": "", "password": "new secret 4242"}"#,
                 headers: [("If-Match", "\"1\"")])
+            #expect(patched.json["phone"] == nil)
             #expect(patched.status == 200 && patched.json["email"] == nil && patched.headers["ETag"].first == "\"2\"")
+            // A phone number that is not E.164 is refused, saying why; nothing written.
+            let local = try await admin.call(
+                .PATCH, "\(Self.users)/alice", token: token, body: #"{"phone": "090-1234-5678"}"#)
+            #expect(local.status == 422 && (local.json["detail"] as? String)?.contains("E.164") == true, "\(local.json)")
             let stale = try await admin.call(
                 .PATCH, "\(Self.users)/alice", token: token, body: #"{"name": "Lost"}"#, headers: [("If-Match", "\"1\"")])
             #expect(stale.status == 412 && stale.json["currentRevision"] as? String == "2", "\(stale.json)")
@@ -57,7 +63,7 @@ struct AdminUserAPITests {
                 matching: AuditQuery(chain: "acme", resourceType: .user, limit: 20)
             ).items
             #expect(records.map { "\($0.verb.rawValue):\($0.outcome.status)" } == [
-                "act:200", "update:412", "update:200", "create:409", "create:201",
+                "act:200", "update:412", "update:422", "update:200", "create:409", "create:201",
             ])
             let trail = String(decoding: try JSONEncoder().encode(records), as: UTF8.self)
             #expect(!trail.contains("scrypt$") && !trail.contains("correct horse") && !trail.contains("new secret"))

@@ -78,6 +78,7 @@ struct UserAddCommand: AsyncParsableCommand {
     var passwordStdin = false
     @Option(help: "Display name.") var name: String?
     @Option(help: "E-mail address.") var email: String?
+    @Option(help: "Phone number, E.164 (+819012345678).") var phone: String?
     @Option(help: "Picture URL.") var picture: String?
     @OptionGroup var global: GlobalOptions
 
@@ -91,7 +92,7 @@ struct UserAddCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try CLIContext.require()
         let password = try PasswordInput.read(context)
-        let profile = UserPatch(name: name, email: email, picture: picture)
+        let profile = UserPatch(name: name, email: email, phone: phone, picture: picture)
         let user: UserDocument
         if let remote = try await AdminRemote.select(global, context: context) {
             user = try await remote.addUser(tenantID: tenant.tenant, username: username, password: password, profile: profile)
@@ -173,6 +174,7 @@ struct UserUpdateCommand: AsyncParsableCommand {
     @Option(help: "Username.") var username: String
     @Option(help: "Display name (empty clears).") var name: String?
     @Option(help: "E-mail address (empty clears).") var email: String?
+    @Option(help: "Phone number, E.164 (empty clears).") var phone: String?
     @Option(help: "Picture URL (empty clears).") var picture: String?
     @Flag(
         name: .customLong("totp"), inversion: .prefixedNo,
@@ -187,15 +189,15 @@ struct UserUpdateCommand: AsyncParsableCommand {
     }
 
     func validate() throws {
-        guard name != nil || email != nil || picture != nil || totp != nil else {
-            throw ValidationError("nothing to change: give --totp, --no-totp, --name, --email or --picture")
+        guard name != nil || email != nil || phone != nil || picture != nil || totp != nil else {
+            throw ValidationError("nothing to change: give --totp, --no-totp, --name, --email, --phone or --picture")
         }
     }
 
     func run() async throws {
         let context = try CLIContext.require()
         let (user, secret) = try await UserChange.apply(
-            UserPatch(name: name, email: email, picture: picture), totp: totp, tenant: tenant.tenant, username: username,
+            UserPatch(name: name, email: email, phone: phone, picture: picture), totp: totp, tenant: tenant.tenant, username: username,
             global: global, context: context)
         let uri = secret.map { TOTP.provisioningURI(secret: $0, issuer: tenant.tenant, account: username) }
         if global.json {

@@ -23,7 +23,8 @@ extension AdminRemote {
 
     func addUser(tenantID: String, username: String, password: String, profile: UserPatch) async throws -> UserDocument {
         let body = Components.Schemas.UserCreate(
-            username: username, password: password, name: profile.name, email: profile.email, picture: profile.picture)
+            username: username, password: password, name: profile.name, email: profile.email, phone: profile.phone,
+            picture: profile.picture)
         let output = try await client.adminCreateUser(path: .init(tenant: tenantID), body: .json(body))
         guard case .created(let created) = output else { throw Self.refusal(output) }
         return try Self.document(try created.body.json, as: UserDocument.self)

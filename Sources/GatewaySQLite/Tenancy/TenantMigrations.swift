@@ -423,6 +423,11 @@ enum TenantMigrations {
             try db.execute(sql: "CREATE INDEX courier_messages_due ON courier_messages (next_attempt_at_ms) WHERE state = 'pending'")
             try db.execute(sql: "CREATE INDEX courier_messages_created ON courier_messages (tenant_id, created_at_ms)")
         }
+        migrator.registerMigration("v39-user-phone") { db in
+            // A user's phone number (issue 63): signs in by SMS code, looked up per tenant.
+            try db.execute(sql: "ALTER TABLE auth_users ADD COLUMN phone TEXT")
+            try db.execute(sql: "CREATE INDEX auth_users_phone ON auth_users (tenant_id, phone) WHERE phone IS NOT NULL")
+        }
         return migrator
     }
 }

@@ -28,7 +28,7 @@ extension AdminAPIHandler {
         let profile = try Self.userPatch(body)
         let user = try await service.createUser(
             try AdminScope.call(), tenantID: input.path.tenant, username: body.username, password: body.password,
-            profile: UserPatch(name: profile.name, email: profile.email, picture: profile.picture))
+            profile: UserPatch(name: profile.name, email: profile.email, phone: profile.phone, picture: profile.picture))
         return .created(
             .init(headers: .init(eTag: Self.etag(user.revision)), body: .json(try Self.wire(user, as: Components.Schemas.User.self))))
     }
@@ -69,6 +69,7 @@ extension AdminAPIHandler {
         let patch = try wire(body, as: UserPatch.self)
         try AdminInput.check(patch.name, max: 200, "name", empty: true)
         try AdminInput.check(patch.email, max: 320, "email", empty: true)
+        try AdminInput.check(patch.phone, max: 16, "phone", empty: true)
         try AdminInput.check(patch.picture, max: 2048, "picture", empty: true)
         if let password = patch.password, !LocalUser.passwordLengths.contains(password.count) {
             throw AdminError.badRequest("password must be 8-1024 characters")

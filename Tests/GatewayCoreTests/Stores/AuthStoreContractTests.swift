@@ -73,8 +73,13 @@ struct AuthStoreContractTests {
         }
         user.disabled = true
         user.email = "a@example.com"
+        user.phone = "+819012345678"
         try await auth.updateUser(user)
         #expect(try await auth.user(tenantID: "acme", subject: "sub-alice") == user)
+        // Found by phone number, in its tenant only (sign-in by SMS code).
+        #expect(try await auth.users(tenantID: "acme", phone: "+819012345678", limit: 2).map(\.username) == ["alice"])
+        #expect(try await auth.users(tenantID: "beta", phone: "+819012345678", limit: 2).isEmpty)
+        #expect(try await auth.users(tenantID: "acme", phone: "+819012345679", limit: 2).isEmpty)
         #expect(try await auth.user(tenantID: "acme", username: "alice") == user)
         #expect(try await auth.users(tenantID: "acme").map(\.username) == ["alice"])
         #expect(try await auth.user(tenantID: "beta", username: "alice") == nil)

@@ -120,6 +120,9 @@ public protocol UserStore: Sendable {
     func users(tenantID: String) async throws -> [LocalUser]
     /// Up to `limit` users whose email equals `email` ignoring ASCII case, by username (indexed).
     func users(tenantID: String, email: String, limit: Int) async throws -> [LocalUser]
+    /// The users holding the phone number `phone` (E.164, as stored), by username, at most
+    /// `limit`.
+    func users(tenantID: String, phone: String, limit: Int) async throws -> [LocalUser]
     /// Up to `limit` users by username after `after`; only disabled (true) or only active
     /// (false) ones when `disabled` is given.
     func users(tenantID: String, after: String?, limit: Int, disabled: Bool?) async throws -> [LocalUser]

@@ -8,6 +8,9 @@ public struct LocalUser: Sendable, Equatable {
     public var subject: String
     public var name: String?
     public var email: String?
+    /// The phone number, E.164 (`+819012345678`): one a code sent to it verified, or an
+    /// operator set.
+    public var phone: String?
     public var picture: String?
     public var disabled: Bool
     /// The scrypt hash (see ``PasswordHasher``); never logged.
@@ -23,7 +26,7 @@ public struct LocalUser: Sendable, Equatable {
     /// every path: a refresh reads the user without it), compared on its own where it matters.
     public static func == (lhs: LocalUser, rhs: LocalUser) -> Bool {
         (lhs.tenantID, lhs.username, lhs.subject, lhs.passwordHash) == (rhs.tenantID, rhs.username, rhs.subject, rhs.passwordHash)
-            && (lhs.name, lhs.email, lhs.picture) == (rhs.name, rhs.email, rhs.picture)
+            && (lhs.name, lhs.email, lhs.phone, lhs.picture) == (rhs.name, rhs.email, rhs.phone, rhs.picture)
             && (lhs.disabled, lhs.totpSecret) == (rhs.disabled, rhs.totpSecret)
     }
 
@@ -33,7 +36,7 @@ public struct LocalUser: Sendable, Equatable {
 
     public init(
         tenantID: String, username: String, subject: String = RandomUUID.lowercased(), name: String? = nil,
-        email: String? = nil, picture: String? = nil, disabled: Bool = false, passwordHash: String,
+        email: String? = nil, phone: String? = nil, picture: String? = nil, disabled: Bool = false, passwordHash: String,
         totpSecret: SecretValue? = nil, revision: Int64 = 1
     ) {
         self.totpSecret = totpSecret
@@ -43,6 +46,7 @@ public struct LocalUser: Sendable, Equatable {
         self.subject = subject
         self.name = name
         self.email = email
+        self.phone = phone
         self.picture = picture
         self.disabled = disabled
         self.passwordHash = passwordHash

@@ -7,6 +7,8 @@ public struct UserDocument: Sendable, Codable, Equatable {
     public var subject: String
     public var name: String?
     public var email: String?
+    /// E.164.
+    public var phone: String?
     public var picture: String?
     public var disabled: Bool
     /// Whether the user has a TOTP second factor (never the secret).
@@ -21,6 +23,7 @@ public struct UserDocument: Sendable, Codable, Equatable {
         subject = u.subject
         name = u.name
         email = u.email
+        phone = u.phone
         picture = u.picture
         disabled = u.disabled
         totp = u.totpSecret != nil
@@ -88,12 +91,17 @@ extension LocalUser {
 public struct UserPatch: Sendable, Codable, Equatable {
     public var name: String?
     public var email: String?
+    /// E.164 (`+819012345678`).
+    public var phone: String?
     public var picture: String?
     public var password: String?
 
-    public init(name: String? = nil, email: String? = nil, picture: String? = nil, password: String? = nil) {
+    public init(
+        name: String? = nil, email: String? = nil, phone: String? = nil, picture: String? = nil, password: String? = nil
+    ) {
         self.name = name
         self.email = email
+        self.phone = phone
         self.picture = picture
         self.password = password
     }
@@ -107,6 +115,9 @@ public struct UserPatch: Sendable, Codable, Equatable {
         for (member, value) in [("name", name), ("email", email), ("picture", picture)] {
             if let value, ControlCharacters.held(in: value) { return "\(member) must not contain control characters" }
         }
+        if let phone, !phone.isEmpty, phone.range(of: JourneyStep.phonePattern, options: .regularExpression) == nil {
+            return "phone must be an E.164 number: +, a country code and at most 15 digits in all"
+        }
         if let password, !LocalUser.passwordLengths.contains(password.count) {
             return "password must be \(LocalUser.passwordLengths.lowerBound)-\(LocalUser.passwordLengths.upperBound) characters"
         }
@@ -118,6 +129,7 @@ public struct UserPatch: Sendable, Codable, Equatable {
         func cleared(_ value: String) -> String? { value.isEmpty ? nil : value }
         if let name { user.name = cleared(name) }
         if let email { user.email = cleared(email) }
+        if let phone { user.phone = cleared(phone) }
         if let picture { user.picture = cleared(picture) }
     }
 }

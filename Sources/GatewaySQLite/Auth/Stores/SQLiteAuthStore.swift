@@ -209,7 +209,7 @@ public final class SQLiteAuthStore: AuthStore {
         }
         return LocalUser(
             tenantID: tenantID, username: row["username"], subject: subject, name: row["name"], email: row["email"],
-            picture: row["picture"], disabled: row["disabled"], passwordHash: row["password_hash"], totpSecret: totp,
+            phone: row["phone"], picture: row["picture"], disabled: row["disabled"], passwordHash: row["password_hash"], totpSecret: totp,
             revision: row["revision"])
     }
 
@@ -261,6 +261,16 @@ public final class SQLiteAuthStore: AuthStore {
         }
     }
 
+    public func users(tenantID: String, phone: String, limit: Int) async throws -> [LocalUser] {
+        let sealer = self.sealer
+        return try await pool.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM auth_users WHERE tenant_id = ? AND phone = ? ORDER BY username LIMIT ?",
+                arguments: [tenantID, phone, limit]
+            ).map { try Self.user($0, sealer: sealer) }
+        }
+    }
+
     public func users(tenantID: String, after: String?, limit: Int, disabled: Bool?) async throws -> [LocalUser] {
         let sealer = self.sealer
         return try await pool.read { db in
@@ -289,11 +299,11 @@ public final class SQLiteAuthStore: AuthStore {
                 do {
                     try db.execute(
                         sql: """
-                            INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, picture, disabled, totp_secret_sealed, created_at_ms, revision)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
+                            INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, phone, picture, disabled, totp_secret_sealed, created_at_ms, revision)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
                             """,
                         arguments: [
-                            user.tenantID, user.username, user.subject, user.passwordHash, user.name, user.email,
+                            user.tenantID, user.username, user.subject, user.passwordHash, user.name, user.email, user.phone,
                             user.picture, user.disabled, totp, now,
                         ])
                 } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
@@ -325,11 +335,11 @@ public final class SQLiteAuthStore: AuthStore {
             }
             try db.execute(
                 sql: """
-                    UPDATE auth_users SET password_hash = ?, name = ?, email = ?, picture = ?, disabled = ?,
+                    UPDATE auth_users SET password_hash = ?, name = ?, email = ?, phone = ?, picture = ?, disabled = ?,
                         totp_secret_sealed = ?, revision = ? WHERE tenant_id = ? AND username = ?
                     """,
                 arguments: [
-                    new.passwordHash, new.name, new.email, new.picture, new.disabled, totp, new.revision, tenantID, username,
+                    new.passwordHash, new.name, new.email, new.phone, new.picture, new.disabled, totp, new.revision, tenantID, username,
                 ])
             if let trail { _ = try SQLiteAuditTrail.append(trail(old, new), in: db) }
             return new
