@@ -1,35 +1,61 @@
 /// The texts the courier sends, in English and Japanese (the languages of the hosted pages);
-/// another language gets English. Tenants' own wording (l10n overrides) comes with SMS.
+/// another language gets English. Tenants' own wording (l10n overrides) comes next.
 public enum CourierTemplates {
-    /// One e-mail's subject and text.
+    /// One message's subject (e-mail only; empty for SMS) and text.
     public struct Mail: Sendable, Equatable {
         public var subject: String
         public var text: String
     }
 
-    /// The code that verifies an address, good for 10 minutes.
-    public static func verificationCode(_ code: String, tenantName: String, locale: String) -> Mail {
-        if japanese(locale) {
+    /// A code for `purpose`, good for 10 minutes: an e-mail, or an SMS short enough for one
+    /// segment in English (the code first, so a lock screen shows it).
+    public static func code(
+        _ code: String, purpose: OneTimeCodes.Purpose, tenantName: String, channel: CourierMessage.Channel,
+        locale: String
+    ) -> Mail {
+        let ja = japanese(locale)
+        if channel == .sms {
             return Mail(
-                subject: "\(tenantName)の確認コード: \(code)",
+                subject: "",
+                text: ja
+                    ? "\(code) は\(tenantName)の確認コードです（10分間有効）。他の人に教えないでください。"
+                    : "\(code) is your \(tenantName) code. It is good for 10 minutes. Never share it.")
+        }
+        let signIn = purpose == .signIn
+        if ja {
+            return Mail(
+                subject: "\(tenantName)の\(signIn ? "サインイン" : "確認")コード: \(code)",
                 text: """
-                    確認コードは \(code) です。10分間有効です。
+                    \(signIn ? "サインインコード" : "確認コード")は \(code) です。10分間有効です。
 
                     このメールに心当たりがない場合は、破棄してください。
                     """)
         }
         return Mail(
-            subject: "Your \(tenantName) code: \(code)",
+            subject: "Your \(tenantName) \(signIn ? "sign-in " : "")code: \(code)",
             text: """
-                Your verification code is \(code). It is good for 10 minutes.
+                Your \(signIn ? "sign-in" : "verification") code is \(code). It is good for 10 minutes.
 
                 If you did not ask for it, ignore this e-mail.
                 """)
     }
 
-    /// The note to an address an account already holds: no code, a pointer to sign-in.
-    public static func accountExists(tenantName: String, locale: String) -> Mail {
-        if japanese(locale) {
+    /// The code that verifies an e-mail address.
+    public static func verificationCode(_ code: String, tenantName: String, locale: String) -> Mail {
+        Self.code(code, purpose: .verifyEmail, tenantName: tenantName, channel: .email, locale: locale)
+    }
+
+    /// The note to an address or number an account already holds: no code, a pointer to sign-in.
+    public static func accountExists(tenantName: String, channel: CourierMessage.Channel = .email, locale: String) -> Mail {
+        let ja = japanese(locale)
+        if channel == .sms {
+            return Mail(
+                subject: "",
+                text: ja
+                    ? "この番号で\(tenantName)のアカウントを作成しようとする操作がありました。すでにアカウントをお持ちです。サインインしてください。"
+                    : "Someone tried to create a \(tenantName) account with this number. You already have one: sign in.")
+        }
+        if ja {
             return Mail(
                 subject: "\(tenantName)のアカウントについて",
                 text: """

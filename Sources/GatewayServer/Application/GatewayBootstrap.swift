@@ -175,7 +175,8 @@ public struct GatewayBootstrap: Sendable {
             journeyCourier: JourneyCourier(
                 codes: OneTimeCodes(cache: instrumented, sealer: sealer), outbox: stores.courier, cache: instrumented,
                 sealer: sealer,
-                clock: clock, tenantName: { directory.tenant($0)?.displayName })
+                clock: clock, tenantName: { directory.tenant($0)?.displayName },
+                courierSettings: { directory.tenant($0)?.courier })
         )
         let analyticsRetention = AnalyticsRetention(store: stores.analytics, clock: clock.now, logger: logger)
         let refreshRetention = RefreshRetention(store: stores.auth, clock: clock.now, logger: logger)

@@ -46,7 +46,9 @@ enum JourneyTexts {
             "Too many accounts were created from your network. Please wait {seconds} s and try again.",
         "journey.error.email": "Enter one e-mail address, like name@example.com.",
         "journey.code.sent": "We sent a code to {address}. It is good for 10 minutes.",
-        "journey.error.code": "That code is not right, or no longer good. Check the latest e-mail, or send a new code.",
+        "journey.error.code": "That code is not right, or no longer good. Check the latest message, or send a new code.",
+        "journey.error.phone": "Enter the number with its country code, like +81 90 1234 5678.",
+        "journey.error.country": "We cannot send codes to numbers in that country.",
         "journey.error.codes": "Too many codes were asked for. Please wait {seconds} s and try again.",
     ]
 
@@ -89,7 +91,9 @@ enum JourneyTexts {
         "journey.error.sign-ups": "このネットワークから作成されたアカウントが多すぎます。{seconds}秒待ってから、もう一度お試しください。",
         "journey.error.email": "name@example.com のような形式でメールアドレスを1つ入力してください。",
         "journey.code.sent": "{address} にコードを送信しました。10分間有効です。",
-        "journey.error.code": "コードが正しくないか、有効期限が切れています。最新のメールを確認するか、新しいコードを送信してください。",
+        "journey.error.code": "コードが正しくないか、有効期限が切れています。最新のメッセージを確認するか、新しいコードを送信してください。",
+        "journey.error.phone": "+81 90 1234 5678 のように国番号から電話番号を入力してください。",
+        "journey.error.country": "この国の電話番号にはコードを送信できません。",
         "journey.error.codes": "コードの要求が多すぎます。{seconds}秒待ってから、もう一度お試しください。",
     ]
 }

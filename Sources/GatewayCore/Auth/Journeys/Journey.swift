@@ -39,19 +39,35 @@ public struct Journey: Sendable, Equatable, Codable {
     public var currentStep: JourneyStep? { JourneyStep(rawValue: step) }
 }
 
-/// An account a sign-up asked for, created once the code sent to its address comes back.
+/// An account a sign-up asked for, created once the codes sent to its e-mail address and its
+/// phone number (those it has) come back, in that order.
 public struct PendingAccount: Sendable, Equatable, Codable {
     public var username: String
     public var name: String?
     /// Lowercased.
-    public var email: String
+    public var email: String?
+    /// E.164.
+    public var phone: String?
     public var passwordHash: String
+    /// The channels whose code came back so far.
+    public var verified: [JourneySettings.Channel] = []
 
-    public init(username: String, name: String?, email: String, passwordHash: String) {
+    public init(
+        username: String, name: String?, email: String?, phone: String? = nil, passwordHash: String
+    ) {
         self.username = username
         self.name = name
         self.email = email
+        self.phone = phone
         self.passwordHash = passwordHash
+    }
+
+    /// The channel whose code the account waits for (e-mail first), with its identifier; nil
+    /// when every one came back.
+    public var awaiting: (channel: JourneySettings.Channel, identifier: String)? {
+        if let email, !verified.contains(.email) { return (.email, email) }
+        if let phone, !verified.contains(.phone) { return (.phone, phone) }
+        return nil
     }
 }
 

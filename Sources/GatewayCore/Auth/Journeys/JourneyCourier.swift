@@ -1,16 +1,31 @@
 import Foundation
 
-/// What the journeys send through the courier (issue 63 §4-5): a code that verifies an e-mail
-/// address, bounded per address, client and tenant, queued in the durable outbox. An address an
-/// account already holds gets a note instead of a code (sign in, or recover), so a sign-up
-/// answers alike whether the address is known or not, and no code exists to take it over.
+/// What the journeys send through the courier (issue 63 §4-5): codes that verify an e-mail
+/// address or a phone number, or sign a person in, bounded per identifier, client and tenant
+/// (and, for SMS, to the tenant's allowed countries within a budget per country and hour),
+/// queued in the durable outbox. The caller says what goes out: a code, the note to an
+/// identifier an account already holds (sign-up), or nothing (a sign-in for an identifier no
+/// account holds); the bounds are spent alike, so the answers do not tell them apart.
 public struct JourneyCourier: Sendable {
     /// How a sending went.
     public enum Sent: Sendable, Equatable {
-        /// Queued (a code, or the note to a known address: the caller cannot tell).
+        /// Queued (or nothing to send: the caller cannot tell).
         case queued
         /// A bound refused it for this long.
         case throttled(Duration)
+        /// An SMS to a number outside the tenant's allowed countries, or no SMS provider set:
+        /// nothing is sent.
+        case countryNotAllowed
+    }
+
+    /// What goes to the identifier.
+    public enum Content: Sendable, Equatable {
+        /// A new code for the purpose (the last one void).
+        case code
+        /// The note that an account already holds it (sign-up).
+        case accountExists
+        /// Nothing: the bounds are spent all the same.
+        case nothing
     }
 
     public let codes: OneTimeCodes
@@ -19,13 +34,19 @@ public struct JourneyCourier: Sendable {
     private let sealer: SecretSealer
     private let clock: WallClock
     private let tenantName: @Sendable (_ tenantID: String) -> String?
+    private let courierSettings: @Sendable (_ tenantID: String) async throws -> CourierSettings?
 
-    /// - Parameter tenantName: the name mails give the tenant (its display name).
+    /// - Parameters:
+    ///   - tenantName: the name messages give the tenant (its display name).
+    ///   - courierSettings: the tenant's courier settings (SMS: the allowed countries, the
+    ///     budget per country).
     public init(
         codes: OneTimeCodes, outbox: any CourierOutbox, cache: any Cache, sealer: SecretSealer, clock: WallClock,
-        tenantName: @escaping @Sendable (_ tenantID: String) -> String?
+        tenantName: @escaping @Sendable (_ tenantID: String) -> String?,
+        courierSettings: @escaping @Sendable (_ tenantID: String) async throws -> CourierSettings?
     ) {
         self.tenantName = tenantName
+        self.courierSettings = courierSettings
         self.codes = codes
         self.outbox = outbox
         self.cache = cache
@@ -33,32 +54,48 @@ public struct JourneyCourier: Sendable {
         self.clock = clock
     }
 
-    /// Sends a verification code to `email` (lowercased), or the note when `known` (an account
-    /// holds it), in `locale`, within the tenant's bounds.
-    public func sendVerification(
-        tenantID: String, email: String, known: Bool, locale: String, settings: JourneySettings, address: String?
+    /// Sends `content` for `purpose` to `identifier` (an e-mail address, lowercased, or an E.164
+    /// number) over `channel`, in `locale`, within the tenant's bounds.
+    public func send(
+        _ purpose: OneTimeCodes.Purpose, _ content: Content, tenantID: String, to identifier: String,
+        channel: CourierMessage.Channel, locale: String, settings: JourneySettings, address: String?
     ) async throws -> Sent {
-        let tenantName = tenantName(tenantID) ?? tenantID
+        let windows = FixedWindow(cache: cache, clock: clock)
+        if channel == .sms {
+            // Numbers the tenant does not send to get nothing, whoever holds them (SMS pumping).
+            guard let sms = try await courierSettings(tenantID)?.sms, let country = sms.allowedCountry(of: identifier)
+            else { return .countryNotAllowed }
+            if let retryAfter = try await windows.spend(
+                "otb:\(tenantID):country:\(country)", limit: sms.perCountryPerHour, window: 3_600)
+            {
+                return .throttled(retryAfter)
+            }
+        }
         var limits = CodeBudget.Limits()
         limits.perIdentifierPerHour = settings.codesPerIdentifierPerHour
         let budget = CodeBudget(cache: cache, sealer: sealer, clock: clock, limits: limits)
-        if case .refused(_, let retryAfter) = try await budget.spend(tenantID: tenantID, identifier: email, address: address) {
+        if case .refused(_, let retryAfter) = try await budget.spend(
+            tenantID: tenantID, identifier: identifier, address: address)
+        {
             return .throttled(retryAfter)
         }
-        let mail: CourierTemplates.Mail
-        if known {
-            mail = CourierTemplates.accountExists(tenantName: tenantName, locale: locale)
-        } else {
-            let code = try await codes.issue(tenantID: tenantID, purpose: .verifyEmail, identifier: email)
-            mail = CourierTemplates.verificationCode(code, tenantName: tenantName, locale: locale)
+        let name = tenantName(tenantID) ?? tenantID
+        let message: CourierTemplates.Mail
+        switch content {
+        case .nothing:
+            return .queued
+        case .accountExists:
+            message = CourierTemplates.accountExists(tenantName: name, channel: channel, locale: locale)
+        case .code:
+            let code = try await codes.issue(tenantID: tenantID, purpose: purpose, identifier: identifier)
+            message = CourierTemplates.code(code, purpose: purpose, tenantName: name, channel: channel, locale: locale)
         }
         let now = clock.now()
         try await outbox.enqueue(
             CourierMessage(
-                tenantID: tenantID, id: "cm_" + Base64URL.random(byteCount: 16), channel: .email,
-                purpose: OneTimeCodes.Purpose.verifyEmail.rawValue, to: email, subject: mail.subject, text: mail.text,
-                createdAt: now,
-                expiresAt: now.addingTimeInterval(Double(codes.policy.lifetime.components.seconds))))
+                tenantID: tenantID, id: "cm_" + Base64URL.random(byteCount: 16), channel: channel,
+                purpose: purpose.rawValue, to: identifier, subject: message.subject, text: message.text,
+                createdAt: now, expiresAt: now.addingTimeInterval(Double(codes.policy.lifetime.components.seconds))))
         return .queued
     }
 }

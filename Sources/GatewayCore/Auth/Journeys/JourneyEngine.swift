@@ -3,50 +3,44 @@ import NIOPosix
 
 /// Runs journeys for first-party clients (the same restriction as the authorization challenge
 /// endpoint): start, then one step per call, each answering the next screen. Built so far:
-/// signing in with a username (or an e-mail address the tenant's users hold) and a password,
-/// then the authenticator app's code when the account has one; signing up with a username and
-/// a password where nothing needs verifying (``signUpRuns(_:)``), and with an e-mail address
-/// verified by a code the courier sends (``emailSignUpRuns(_:)``). Screens offer only the
-/// actions the engine runs (``offered(_:settings:)``).
+/// signing in with a username, an e-mail address or a phone number and a password, or with a
+/// code sent by e-mail or SMS (where the tenant's factors name `email-code` or `sms-code`),
+/// then the authenticator app's code when the account has one; signing up with a password
+/// and the identifiers the tenant names, each e-mail address and phone number verified by a
+/// code the courier sends before the account exists (``runsSignUp(_:)``). Screens offer only
+/// the actions the engine runs (``offered(_:settings:)``).
 public struct JourneyEngine: Sendable {
     /// How long a journey lives from its start.
     public static let lifetime: Duration = .seconds(600)
     /// Sign-ups a tenant takes in a day.
     public static let signUpsPerTenantPerDay = 10_000
 
-    /// Whether the engine runs sign-up with a username alone for a tenant with `settings`: the
-    /// tenant lets people sign up, with a username and a password, and asks nothing verified.
-    /// An e-mail address or a phone number is never taken before a code has verified it: the
-    /// gateway trusts a user's e-mail (linking an identity provider's account by a verified
-    /// e-mail), so an unverified one would let anyone claim someone else's
-    /// (``emailSignUpRuns(_:)``).
-    public static func signUpRuns(_ settings: JourneySettings) -> Bool {
-        settings.signUp && settings.identifiers == [.username] && settings.verify.isEmpty
-            && settings.factors.contains(.password)
-    }
-
-    /// Whether the engine runs a sign-up with an e-mail address for `settings` (given a courier):
-    /// the tenant lets people sign up with a password, e-mail is an identifier and verified, no
-    /// phone is asked (SMS comes next).
-    public static func emailSignUpRuns(_ settings: JourneySettings) -> Bool {
-        settings.signUp && settings.factors.contains(.password) && settings.identifiers.contains(.email)
-            && !settings.identifiers.contains(.phone) && settings.verify == [.email]
-    }
-
-    /// Whether this engine runs sign-up for `settings`.
+    /// Whether the engine runs sign-up for a tenant with `settings`: the tenant lets people sign
+    /// up with a password, and verifies every e-mail address and phone number it asks for (with
+    /// a courier to send the codes). An address or a number is never taken before a code has
+    /// verified it: the gateway trusts a user's e-mail (linking an identity provider's account
+    /// by a verified e-mail) and signs people in by their number, so an unverified one would let
+    /// anyone claim someone else's.
     public func runsSignUp(_ settings: JourneySettings) -> Bool {
-        Self.signUpRuns(settings) || (courier != nil && Self.emailSignUpRuns(settings))
+        let held = Set(settings.identifiers.compactMap { JourneySettings.Channel(rawValue: $0.rawValue) })
+        return settings.signUp && settings.factors.contains(.password) && Set(settings.verify) == held
+            && (held.isEmpty || courier != nil)
     }
 
     /// The actions the engine runs for `settings`; screens drop the others (recovery comes next).
     func runs(_ settings: JourneySettings) -> Set<JourneyScreen.Action> {
-        runsSignUp(settings) ? [.submit, .back, .signUp, .resend] : [.submit, .back]
+        var actions: Set<JourneyScreen.Action> = [.submit, .back]
+        if runsSignUp(settings) { actions.formUnion([.signUp, .resend]) }
+        if courier != nil, settings.factors.contains(.smsCode) || settings.factors.contains(.emailCode) {
+            actions.insert(.resend)
+        }
+        return actions
     }
 
-    private let auth: AuthorizationServer
-    private let cache: any Cache
-    private let clock: WallClock
-    private let courier: JourneyCourier?
+    let auth: AuthorizationServer
+    let cache: any Cache
+    let clock: WallClock
+    let courier: JourneyCourier?
 
     /// - Parameter courier: sends the codes; nil: no journey needs one (username sign-up only).
     public init(auth: AuthorizationServer, cache: any Cache, clock: WallClock, courier: JourneyCourier? = nil) {
@@ -116,7 +110,7 @@ public struct JourneyEngine: Sendable {
     public func screen(of journey: Journey, settings: JourneySettings) -> JourneyScreen? {
         guard let step = journey.currentStep else { return nil }
         let screen = offered(step.screen(settings), settings: settings)
-        if step == .code, let pending = journey.pending { return Self.sent(screen, to: pending.email) }
+        if step == .code, let target = Self.codeTarget(of: journey) { return Self.sent(screen, to: target) }
         guard let typed = journey.identifier else { return screen }
         switch step {
         case .identify: return screen.filled(["identifier": typed])
@@ -153,14 +147,24 @@ public struct JourneyEngine: Sendable {
         }
         switch (step, chosen) {
         case (.identify, .submit):
-            let identifier = (values["identifier"] ?? "").trimmingCharacters(in: .whitespaces)
+            let identifier = Self.typedIdentifier(values["identifier"] ?? "", settings: settings)
             guard !identifier.isEmpty, identifier.count <= 200, !ControlCharacters.held(in: identifier) else {
                 return .refused(
                     screen.filled(values).with([
                         JourneyScreen.Message(field: "identifier", key: "journey.error.identifier")
                     ]))
             }
+            if Self.looksLikePhone(identifier, settings: settings),
+                identifier.range(of: JourneyStep.phonePattern, options: .regularExpression) == nil
+            {
+                return .refused(
+                    screen.filled(values).with([JourneyScreen.Message(field: "identifier", key: "journey.error.phone")]))
+            }
             journey.identifier = identifier
+            if let channel = codeSignIn(for: identifier, settings: settings) {
+                return try await sendSignInCode(
+                    &journey, channel: channel, settings: settings, address: address, screen: screen.filled(values))
+            }
             return try await move(&journey, to: .password, settings: settings)
         case (.password, .back), (.totp, .back), (.register, .back):
             journey.authSession = nil
@@ -173,13 +177,20 @@ public struct JourneyEngine: Sendable {
             return try await signUp(
                 &journey, values, screen: screen, settings: settings, address: address, onHostedPage: onHostedPage)
         case (.code, .submit):
-            return try await verifyEmail(
-                journey, values["code"] ?? "", screen: screen, address: address, onHostedPage: onHostedPage)
+            guard journey.pending != nil else {
+                return try await checkSignInCode(
+                    &journey, values["code"] ?? "", screen: screen, settings: settings, address: address,
+                    onHostedPage: onHostedPage)
+            }
+            return try await verifySignUpCode(
+                &journey, values["code"] ?? "", screen: screen, settings: settings, address: address,
+                onHostedPage: onHostedPage)
         case (.code, .resend):
-            return try await resend(journey, screen: screen, settings: settings, address: address)
+            return try await resend(&journey, screen: screen, settings: settings, address: address)
         case (.code, .back):
+            let signingUp = journey.pending != nil
             journey.pending = nil
-            return try await move(&journey, to: .register, settings: settings)
+            return try await move(&journey, to: signingUp ? .register : .identify, settings: settings)
         case (.password, .submit):
             return try await password(
                 &journey, values["password"] ?? "", settings: settings, address: address, onHostedPage: onHostedPage)
@@ -200,7 +211,7 @@ public struct JourneyEngine: Sendable {
         return copy
     }
 
-    private func move(_ journey: inout Journey, to step: JourneyStep, settings: JourneySettings) async throws
+    func move(_ journey: inout Journey, to step: JourneyStep, settings: JourneySettings) async throws
         -> JourneyOutcome
     {
         journey.step = step.rawValue
@@ -226,16 +237,24 @@ public struct JourneyEngine: Sendable {
         case .throttled(let retryAfter):
             return throttled(screen, retryAfter)
         case .signedIn(let user):
-            guard user.totpSecret == nil else {
-                let signIn = PendingSignIn(
-                    tenantID: journey.tenantID, clientID: journey.clientID, username: user.username,
-                    redirectURI: nil, scope: journey.scope, codeChallenge: journey.codeChallenge,
-                    nonce: journey.nonce, binding: .journey(journey.id))
-                journey.authSession = try await auth.pending.start(signIn)
-                return try await move(&journey, to: .totp, settings: settings)
-            }
-            return try await finish(journey, user: user, onHostedPage: onHostedPage)
+            return try await signedIn(&journey, user: user, settings: settings, onHostedPage: onHostedPage)
         }
+    }
+
+    /// A first factor passed for `user`: the authenticator app's code next when the account has
+    /// one, else signed in.
+    func signedIn(_ journey: inout Journey, user: LocalUser, settings: JourneySettings, onHostedPage: Bool)
+        async throws -> JourneyOutcome
+    {
+        guard user.totpSecret == nil else {
+            let signIn = PendingSignIn(
+                tenantID: journey.tenantID, clientID: journey.clientID, username: user.username,
+                redirectURI: nil, scope: journey.scope, codeChallenge: journey.codeChallenge,
+                nonce: journey.nonce, binding: .journey(journey.id))
+            journey.authSession = try await auth.pending.start(signIn)
+            return try await move(&journey, to: .totp, settings: settings)
+        }
+        return try await finish(journey, user: user, onHostedPage: onHostedPage)
     }
 
     private func secondFactor(
@@ -264,157 +283,54 @@ public struct JourneyEngine: Sendable {
     }
 
     /// The account an identifier names: an e-mail address (with `@`, when the tenant's people
-    /// sign in with one) is the username of the one user holding it, ignoring case; anything
-    /// else is a username. An address no user or several users hold stays as typed, and then
-    /// fails like an unknown username, after the same work.
+    /// sign in with one) or a phone number (with `+`, likewise) is the username of the one user
+    /// holding it, ignoring case; anything else is a username. An address or a number no user
+    /// or several users hold stays as typed, and then fails like an unknown username, after the
+    /// same work.
     private func username(for identifier: String, tenantID: String, settings: JourneySettings) async throws -> String {
-        guard settings.identifiers.contains(.email), identifier.contains("@") else { return identifier }
-        let holders = try await auth.users.users(tenantID: tenantID, email: identifier, limit: 2)
-        return holders.count == 1 ? holders[0].username : identifier
+        try await holder(of: identifier, tenantID: tenantID, settings: settings)?.username ?? identifier
+    }
+
+    /// The one user holding the e-mail address or phone number `identifier` (nil: none, or
+    /// several, or a username).
+    func holder(of identifier: String, tenantID: String, settings: JourneySettings) async throws -> LocalUser? {
+        let holders: [LocalUser]
+        if settings.identifiers.contains(.email), identifier.contains("@") {
+            holders = try await auth.users.users(tenantID: tenantID, email: identifier, limit: 2)
+        } else if Self.looksLikePhone(identifier, settings: settings) {
+            holders = try await auth.users.users(tenantID: tenantID, phone: identifier, limit: 2)
+        } else {
+            return nil
+        }
+        return holders.count == 1 ? holders[0] : nil
+    }
+
+    /// What the person typed as an identifier, trimmed; a phone number (with `+`, or the tenant's
+    /// only identifier) without the spaces, hyphens and brackets people write it with.
+    static func typedIdentifier(_ typed: String, settings: JourneySettings) -> String {
+        let trimmed = typed.trimmingCharacters(in: .whitespaces)
+        guard looksLikePhone(trimmed, settings: settings) else { return trimmed }
+        return trimmed.filter { !" -().".contains($0) }
+    }
+
+    /// Whether `identifier` is meant as a phone number: the tenant's people sign in with one,
+    /// and it starts with `+` (or a phone number is their only identifier).
+    static func looksLikePhone(_ identifier: String, settings: JourneySettings) -> Bool {
+        settings.identifiers.contains(.phone) && (identifier.hasPrefix("+") || settings.identifiers == [.phone])
     }
 
     /// `screen` held back for `retryAfter`, its message (`key`) saying the same whole seconds as
     /// the `Retry-After` header the handlers send.
-    private func throttled(
+    func throttled(
         _ screen: JourneyScreen, _ retryAfter: Duration, key: String = "journey.error.throttled"
     ) -> JourneyOutcome {
         let seconds = String(BrowserSignIn.wholeSeconds(retryAfter))
         return .throttled(screen.with([JourneyScreen.Message(key: key, values: ["seconds": seconds])]), retryAfter: retryAfter)
     }
 
-    /// A new account from the register screen: its values checked (each refusal beside its
-    /// field), the sign-up bounds spent, the password hashed off the cooperative pool. Without an
-    /// e-mail address the user and its audit record (the user as actor) are written together and
-    /// the person is signed in; with one, the account waits in the journey for the code the
-    /// courier sends to the address (``verifyEmail``).
-    private func signUp(
-        _ journey: inout Journey, _ values: [String: String], screen: JourneyScreen, settings: JourneySettings,
-        address: String?, onHostedPage: Bool
-    ) async throws -> JourneyOutcome {
-        let withEmail = settings.identifiers.contains(.email)
-        let email = (values["email"] ?? "").trimmingCharacters(in: .whitespaces).lowercased()
-        // Without a username among the identifiers, the address is the username.
-        let typed = (values["username"] ?? "").trimmingCharacters(in: .whitespaces)
-        let username = settings.identifiers.contains(.username) ? typed : email
-        let name = (values["name"] ?? "").trimmingCharacters(in: .whitespaces)
-        let password = values["password"] ?? ""
-        var messages: [JourneyScreen.Message] = []
-        if settings.identifiers.contains(.username), LocalUser.usernameProblem(username) != nil {
-            messages.append(JourneyScreen.Message(field: "username", key: "journey.error.username"))
-        }
-        if withEmail, MailAddress.problem(email) != nil {
-            messages.append(JourneyScreen.Message(field: "email", key: "journey.error.email"))
-        }
-        if name.count > 200 || ControlCharacters.held(in: name) {
-            messages.append(JourneyScreen.Message(field: "name", key: "journey.error.name"))
-        }
-        if !LocalUser.passwordLengths.contains(password.count) {
-            messages.append(
-                JourneyScreen.Message(
-                    field: "password", key: "journey.error.new-password",
-                    values: ["min": String(LocalUser.passwordLengths.lowerBound)]))
-        }
-        let shown = screen.filled(["username": typed, "name": name, "email": email])
-        guard messages.isEmpty else { return .refused(shown.with(messages)) }
-        let windows = FixedWindow(cache: cache, clock: clock)
-        for (key, limit, window) in [
-            ("signup:\(journey.tenantID):tenant", Self.signUpsPerTenantPerDay, Int64(86_400)),
-            ("signup:\(journey.tenantID):address:\(CacheKey.escape(address ?? "-"))", settings.signUpsPerAddressPerHour,
-                3_600),
-        ] {
-            if let retryAfter = try await windows.spend(key, limit: limit, window: window) {
-                return throttled(shown, retryAfter, key: "journey.error.sign-ups")
-            }
-        }
-        let hasher = auth.hasher
-        let hash = try await NIOThreadPool.singleton.runIfActive { try hasher.hash(password) }
-        guard withEmail else {
-            let user = LocalUser(
-                tenantID: journey.tenantID, username: username, name: name.isEmpty ? nil : name, passwordHash: hash)
-            guard try await create(user, journey: journey, address: address) else {
-                return .refused(shown.with([JourneyScreen.Message(field: "username", key: "journey.error.taken")]))
-            }
-            return try await finish(journey, user: user, onHostedPage: onHostedPage)
-        }
-        // A username someone holds is said at once (as without e-mail); whether the address is
-        // held is not: a code goes to a new address, a note to a known one, the screen is alike.
-        if settings.identifiers.contains(.username),
-            try await auth.users.user(tenantID: journey.tenantID, username: username) != nil
-        {
-            return .refused(shown.with([JourneyScreen.Message(field: "username", key: "journey.error.taken")]))
-        }
-        journey.pending = PendingAccount(
-            username: username, name: name.isEmpty ? nil : name, email: email, passwordHash: hash)
-        if let refused = try await sendCode(journey, settings: settings, address: address, screen: shown) {
-            return refused
-        }
-        return try await move(&journey, to: .code, settings: settings)
-    }
-
-    /// Sends the e-mail code of `journey`'s pending account (or the note to a known address);
-    /// nil when queued, else `screen` throttled.
-    private func sendCode(
-        _ journey: Journey, settings: JourneySettings, address: String?, screen: JourneyScreen
-    ) async throws -> JourneyOutcome? {
-        guard let courier, let pending = journey.pending else { throw JourneyError.notFound }
-        let known = try await !auth.users.users(tenantID: journey.tenantID, email: pending.email, limit: 1).isEmpty
-        switch try await courier.sendVerification(
-            tenantID: journey.tenantID, email: pending.email, known: known,
-            locale: journey.locale, settings: settings, address: address)
-        {
-        case .queued: return nil
-        case .throttled(let retryAfter): return throttled(screen, retryAfter, key: "journey.error.codes")
-        }
-    }
-
-    /// The code screen's submit: the right code creates the pending account (its e-mail
-    /// verified by it) and signs the person in. A wrong code, a used or expired one, and any
-    /// code for a known address (none was sent) are refused alike.
-    private func verifyEmail(
-        _ journey: Journey, _ code: String, screen: JourneyScreen, address: String?, onHostedPage: Bool
-    ) async throws -> JourneyOutcome {
-        guard let courier, let pending = journey.pending else { throw JourneyError.notFound }
-        let shown = Self.sent(screen, to: pending.email)
-        let typed = code.trimmingCharacters(in: .whitespaces)
-        let wrong = JourneyOutcome.refused(
-            shown.with([JourneyScreen.Message(field: "code", key: "journey.error.code")]))
-        guard typed.range(of: JourneyStep.codePattern, options: .regularExpression) != nil else { return wrong }
-        guard
-            try await courier.codes.check(
-                tenantID: journey.tenantID, purpose: .verifyEmail, identifier: pending.email, code: typed) == .accepted
-        else { return wrong }
-        let user = LocalUser(
-            tenantID: journey.tenantID, username: pending.username, name: pending.name, email: pending.email,
-            passwordHash: pending.passwordHash)
-        guard try await create(user, journey: journey, address: address) else {
-            return .refused(shown.with([JourneyScreen.Message(key: "journey.error.taken")]))
-        }
-        return try await finish(journey, user: user, onHostedPage: onHostedPage)
-    }
-
-    /// The code screen's "send a new code": a fresh code (the last one void), within the bounds.
-    private func resend(
-        _ journey: Journey, screen: JourneyScreen, settings: JourneySettings, address: String?
-    ) async throws -> JourneyOutcome {
-        guard let pending = journey.pending else { throw JourneyError.notFound }
-        let shown = Self.sent(screen, to: pending.email)
-        if let refused = try await sendCode(journey, settings: settings, address: address, screen: shown) {
-            return refused
-        }
-        return .screen(shown)
-    }
-
-    /// The code screen saying where the code went (the address masked).
-    static func sent(_ screen: JourneyScreen, to email: String) -> JourneyScreen {
-        screen.with([
-            JourneyScreen.Message(
-                key: "journey.code.sent", values: ["address": CourierMessage.masked(email, channel: .email)])
-        ])
-    }
-
     /// Writes a signed-up user with its audit record (the user as actor); false when the
     /// username is taken meanwhile.
-    private func create(_ user: LocalUser, journey: Journey, address: String?) async throws -> Bool {
+    func create(_ user: LocalUser, journey: Journey, address: String?) async throws -> Bool {
         let now = clock.now()
         let clientID = journey.clientID
         do {
@@ -436,7 +352,7 @@ public struct JourneyEngine: Sendable {
 
     /// Signed in: the journey is taken (used once, by whichever replica gets there first) and
     /// its code issued.
-    private func finish(_ journey: Journey, user: LocalUser, onHostedPage: Bool) async throws -> JourneyOutcome {
+    func finish(_ journey: Journey, user: LocalUser, onHostedPage: Bool) async throws -> JourneyOutcome {
         guard let client = try await auth.client(tenantID: journey.tenantID, clientID: journey.clientID),
             try await cache.take(Self.key(journey.tenantID, journey.id)) != nil
         else { throw JourneyError.notFound }
@@ -447,7 +363,7 @@ public struct JourneyEngine: Sendable {
                 scope: journey.scope, nonce: journey.nonce, dpopJKT: nil, now: clock.now()))
     }
 
-    private func save(_ journey: Journey) async throws {
+    func save(_ journey: Journey) async throws {
         let left = journey.expiresAt.timeIntervalSince(clock.now())
         guard left > 0 else { throw JourneyError.notFound }
         try await cache.set(
