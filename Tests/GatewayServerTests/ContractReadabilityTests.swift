@@ -145,14 +145,15 @@ struct ContractReadabilityTests {
         var key = SigningKeyDocument(keys.keys[0], in: keys, at: Date(timeIntervalSince1970: 50))
         (key.signUntil, key.unpublishAt) = (Date(), Date())
         #expect(paths(try #require(schemas["SigningKey"] as? [String: Any])) == paths(try json(key)))
-        var user = LocalUser(tenantID: "acme", username: "u", name: "n", email: "e", picture: "p", passwordHash: "ph")
+        var user = LocalUser(
+            tenantID: "acme", username: "u", name: "n", email: "e", phone: "+819012345678", picture: "p", passwordHash: "ph")
         user.totpSecret = SecretValue("s")
         let userPaths = paths(try json(UserDocument(user)))
         #expect(paths(try #require(schemas["User"] as? [String: Any])) == userPaths)
         #expect(
             paths(try #require(schemas["UserStateChange"] as? [String: Any]))
                 == paths(try json(UserStateChange(user: UserDocument(user), revokedTokens: 1))))
-        let patchPaths = paths(try json(UserPatch(name: "n", email: "e", picture: "p", password: "pw")))
+        let patchPaths = paths(try json(UserPatch(name: "n", email: "e", phone: "+81", picture: "p", password: "pw")))
         #expect(paths(try #require(schemas["UserPatch"] as? [String: Any])) == patchPaths)
         #expect(paths(try #require(schemas["UserCreate"] as? [String: Any])) == patchPaths.union(["username"]))
         let apns = try APNsCredentials(

@@ -68,9 +68,10 @@ public struct HTTPSMSTransport: SMSTransport {
         if provider == .twilio ? status == 200 || status == 201 : (200..<300).contains(status) { return }
         var reason = "status_\(status)"
         // Twilio's errors: {"code": 21211, "message": "The 'To' number … is not valid", …}.
-        if let code = exchange.json?["code"]?.doubleValue, let number = Int(exactly: code) {
+        let twilioError = exchange.json
+        if let number = twilioError?["code"]?.doubleValue.flatMap({ Int(exactly: $0) }) {
             reason += " code_\(number)"
-            if let message = exchange.json?["message"]?.stringValue { reason += ": " + String(message.prefix(160)) }
+            if let message = twilioError?["message"]?.stringValue { reason += ": " + String(message.prefix(160)) }
         }
         if status == 429 || status >= 500 { throw CourierDeliveryError.transient(reason) }
         throw CourierDeliveryError.permanent(reason)

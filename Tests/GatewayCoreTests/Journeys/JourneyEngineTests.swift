@@ -133,10 +133,11 @@ struct JourneyEngineTests {
         // A tenant offering sign-up and recovery: the screens offer only what the engine runs.
         let settings = JourneySettings(signUp: true, identifiers: [.username, .email], recovery: [.email])
         let (journey, screen) = try await world.start(settings: settings)
-        #expect(screen.actions == [.submit] && journey.redirectURI == "com.acme.app:/cb")
+        // (Sign-up would take the address unverified: not offered.)
+        #expect(screen.actions == [.submit, .forgotPassword] && journey.redirectURI == "com.acme.app:/cb")
         let outcome = try await world.engine.advance(
-            id: journey.id, tenantID: "acme", settings: settings, action: "forgot-password", values: [:], address: nil)
-        guard case .refused(let same) = outcome else { Issue.record("forgot-password ran: \(outcome)"); return }
+            id: journey.id, tenantID: "acme", settings: settings, action: "sign-up", values: [:], address: nil)
+        guard case .refused(let same) = outcome else { Issue.record("sign-up ran: \(outcome)"); return }
         #expect(same.messages.map(\.key) == ["journey.error.action"])
     }
 

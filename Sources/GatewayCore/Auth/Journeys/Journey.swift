@@ -33,6 +33,8 @@ public struct Journey: Sendable, Equatable, Codable {
     public var authSession: String?
     /// A sign-up waiting for the code sent to its e-mail address.
     public var pending: PendingAccount? = nil
+    /// The username whose password a recovery sets, once its code (and second factor) passed.
+    public var recovering: String? = nil
     public var expiresAt: Date
 
     /// The step it stands at.

@@ -17,9 +17,10 @@ extension JourneyEngine {
         return nil
     }
 
-    /// Sends a sign-in code to the identifier typed (only when one account holds it: a number
-    /// or address no account holds gets nothing, after the same bounds are spent) and shows the
-    /// code screen; `screen` refused or throttled when a bound or the country says no.
+    /// Sends a sign-in (or, recovering, a recovery) code to the identifier typed (only when one
+    /// account holds it: a number or address no account holds gets nothing, after the same
+    /// bounds are spent) and shows the code screen; `screen` refused or throttled when a bound
+    /// or the country says no.
     func sendSignInCode(
         _ journey: inout Journey, channel: CourierMessage.Channel, settings: JourneySettings, address: String?,
         screen: JourneyScreen
@@ -37,7 +38,8 @@ extension JourneyEngine {
         guard let courier, let identifier = journey.identifier else { throw JourneyError.notFound }
         let holder = try await holder(of: identifier, tenantID: journey.tenantID, settings: settings)
         let sent = try await courier.send(
-            .signIn, holder.map { $0.disabled ? .nothing : .code } ?? .nothing, tenantID: journey.tenantID,
+            journey.kind == .recovery ? .recovery : .signIn, holder.map { $0.disabled ? .nothing : .code } ?? .nothing,
+            tenantID: journey.tenantID,
             to: identifier, channel: channel, locale: journey.locale, settings: settings, address: address)
         return refusal(sent, screen: screen, field: "identifier")
     }

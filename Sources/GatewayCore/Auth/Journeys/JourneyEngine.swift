@@ -27,10 +27,17 @@ public struct JourneyEngine: Sendable {
             && (held.isEmpty || courier != nil)
     }
 
-    /// The actions the engine runs for `settings`; screens drop the others (recovery comes next).
+    /// Whether the engine runs recovery for `settings`: the tenant names recovery channels, a
+    /// password is a factor, and a courier sends the codes.
+    public func runsRecovery(_ settings: JourneySettings) -> Bool {
+        !settings.recovery.isEmpty && settings.factors.contains(.password) && courier != nil
+    }
+
+    /// The actions the engine runs for `settings`; screens drop the others.
     func runs(_ settings: JourneySettings) -> Set<JourneyScreen.Action> {
         var actions: Set<JourneyScreen.Action> = [.submit, .back]
         if runsSignUp(settings) { actions.formUnion([.signUp, .resend]) }
+        if runsRecovery(settings) { actions.formUnion([.forgotPassword, .resend]) }
         if courier != nil, settings.factors.contains(.smsCode) || settings.factors.contains(.emailCode) {
             actions.insert(.resend)
         }
@@ -80,15 +87,18 @@ public struct JourneyEngine: Sendable {
             }
             redirectURI = client.redirectURIs[0]
         }
-        guard request.kind == .signIn || (request.kind == .signUp && runsSignUp(settings)) else {
-            throw JourneyError.kindNotOffered(request.kind)
+        switch request.kind {
+        case .signIn: break
+        case .signUp: guard runsSignUp(settings) else { throw JourneyError.kindNotOffered(request.kind) }
+        case .recovery: guard runsRecovery(settings) else { throw JourneyError.kindNotOffered(request.kind) }
         }
         let hint = request.loginHint.flatMap {
             $0.isEmpty || $0.count > 200 || ControlCharacters.held(in: $0) ? nil : $0
         }
         let journey = Journey(
             id: Base64URL.random(byteCount: 32), tenantID: tenantID, clientID: client.clientID, kind: request.kind,
-            step: (request.kind == .signUp ? JourneyStep.register : .identify).rawValue, codeChallenge: challenge, scope: granted, nonce: request.nonce,
+            step: (request.kind == .signUp ? JourneyStep.register : request.kind == .recovery ? .recover : .identify)
+                .rawValue, codeChallenge: challenge, scope: granted, nonce: request.nonce,
             redirectURI: redirectURI, state: request.state, locale: request.locale, identifier: hint,
             authSession: nil,
             expiresAt: clock.now().addingTimeInterval(Double(Self.lifetime.components.seconds)))
@@ -115,6 +125,7 @@ public struct JourneyEngine: Sendable {
         switch step {
         case .identify: return screen.filled(["identifier": typed])
         case .register: return screen.filled(["username": typed])
+        case .recover: return screen.filled(["identifier": typed])
         default: return screen
         }
     }
@@ -168,6 +179,7 @@ public struct JourneyEngine: Sendable {
             return try await move(&journey, to: .password, settings: settings)
         case (.password, .back), (.totp, .back), (.register, .back):
             journey.authSession = nil
+            if journey.kind == .recovery { journey.kind = .signIn }
             return try await move(&journey, to: .identify, settings: settings)
         case (.identify, .signUp):
             let typed = (values["identifier"] ?? "").trimmingCharacters(in: .whitespaces)
@@ -176,6 +188,24 @@ public struct JourneyEngine: Sendable {
         case (.register, .submit):
             return try await signUp(
                 &journey, values, screen: screen, settings: settings, address: address, onHostedPage: onHostedPage)
+        case (.identify, .forgotPassword), (.password, .forgotPassword):
+            let typed = (values["identifier"] ?? journey.identifier ?? "").trimmingCharacters(in: .whitespaces)
+            journey.identifier = typed.isEmpty || typed.count > 200 || ControlCharacters.held(in: typed) ? nil : typed
+            journey.kind = .recovery
+            journey.authSession = nil
+            return try await move(&journey, to: .recover, settings: settings)
+        case (.recover, .submit):
+            return try await startRecovery(
+                &journey, values["identifier"] ?? "", screen: screen.filled(values), settings: settings,
+                address: address)
+        case (.recover, .back):
+            journey.kind = .signIn
+            return try await move(&journey, to: .identify, settings: settings)
+        case (.newPassword, .submit):
+            return try await setNewPassword(
+                &journey, values["password"] ?? "", screen: screen, address: address, onHostedPage: onHostedPage)
+        case (.code, .submit) where journey.kind == .recovery:
+            return try await checkRecoveryCode(&journey, values["code"] ?? "", screen: screen, settings: settings)
         case (.code, .submit):
             guard journey.pending != nil else {
                 return try await checkSignInCode(
@@ -188,9 +218,9 @@ public struct JourneyEngine: Sendable {
         case (.code, .resend):
             return try await resend(&journey, screen: screen, settings: settings, address: address)
         case (.code, .back):
-            let signingUp = journey.pending != nil
+            let back: JourneyStep = journey.pending != nil ? .register : journey.kind == .recovery ? .recover : .identify
             journey.pending = nil
-            return try await move(&journey, to: signingUp ? .register : .identify, settings: settings)
+            return try await move(&journey, to: back, settings: settings)
         case (.password, .submit):
             return try await password(
                 &journey, values["password"] ?? "", settings: settings, address: address, onHostedPage: onHostedPage)
@@ -273,6 +303,13 @@ public struct JourneyEngine: Sendable {
             case .throttled(let retryAfter):
                 return throttled(screen, retryAfter)
             case .signedIn(let user, _):
+                guard journey.kind != .recovery else {
+                    // Recovering: the second factor passed, the new password comes next.
+                    var recovering = journey
+                    recovering.recovering = user.username
+                    recovering.authSession = nil
+                    return try await move(&recovering, to: .newPassword, settings: settings)
+                }
                 return try await finish(journey, user: user, onHostedPage: onHostedPage)
             }
         } catch let error as OAuthError where error.code == "invalid_session" {
@@ -336,10 +373,7 @@ public struct JourneyEngine: Sendable {
         do {
             try await auth.users.addUsers([user]) { stored in
                 var draft = UserTrail.draft(
-                    nil, stored,
-                    actor: AuditActor(
-                        subject: "user:\(stored.subject)", name: stored.username, roles: [],
-                        auth: AuditAuthentication(method: "sign-up", clientID: clientID), address: address),
+                    nil, stored, actor: Self.actor(stored, method: "sign-up", clientID: clientID, address: address),
                     requestID: nil, verb: .create, time: now, outcome: .created)
                 draft.note = AuditNote(action: "sign-up", summary: "signed up through \(clientID)")
                 return draft

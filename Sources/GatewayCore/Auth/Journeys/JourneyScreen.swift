@@ -19,6 +19,8 @@ public struct JourneyScreen: Sendable, Equatable {
         case register
         /// A new password, at the end of a recovery.
         case newPassword = "new-password"
+        /// Where to send a recovery code: the tenant's recovery channels.
+        case recover
     }
 
     /// How a field is typed: the input a native app shows, the `type` of the page's input.

@@ -3,7 +3,7 @@
 /// offered, whether a password is a factor). The journey engine decides which step comes
 /// next; the step says what its screen asks.
 public enum JourneyStep: String, Sendable, CaseIterable {
-    case identify, password, totp, code, register
+    case identify, password, totp, code, register, recover
     case newPassword = "new-password"
 
     /// An E.164 phone number: `+`, a country code, at most 15 digits in all.
@@ -49,6 +49,12 @@ public enum JourneyStep: String, Sendable, CaseIterable {
                 fields.append(Self.field("password", .password, autocomplete: "new-password"))
             }
             return JourneyScreen(name: .register, fields: fields, actions: [.submit, .back])
+        case .recover:
+            // The address or number a code goes to: the tenant's recovery channels.
+            let channels = settings.recovery.compactMap { JourneySettings.Identifier(rawValue: $0.rawValue) }
+            return JourneyScreen(
+                name: .recover, fields: [Self.identifierField(channels.isEmpty ? [.email] : channels)],
+                actions: [.submit, .back])
         case .newPassword:
             return JourneyScreen(
                 name: .newPassword, fields: [Self.field("password", .password, autocomplete: "new-password")],
