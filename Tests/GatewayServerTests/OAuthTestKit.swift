@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import NIOPosix
 import GatewayAPI
 import GatewayCore
 import GatewayServer
@@ -59,11 +60,13 @@ struct OAuthTestKit {
         if c.defaultScopes == nil { c.defaultScopes = OAuthClient.newDefaultScopes(firstParty: c.isFirstParty) }
         try await store.addClient(c, secretHash: nil)
         if try await store.user(tenantID: tenant, username: username) == nil {
+            // scrypt off the cooperative pool, as the gateway hashes (its stack is small).
+            let password = password
+            let hash = try await NIOThreadPool.singleton.runIfActive { try PasswordHasher(logN: 12).hash(password) }
             try await store.addUser(
                 LocalUser(
                     tenantID: tenant, username: username, name: "Alice", email: "alice@example.test",
-                    picture: "https://example.test/a.png",
-                    passwordHash: try PasswordHasher(logN: 12).hash(password)))
+                    picture: "https://example.test/a.png", passwordHash: hash))
         }
     }
 

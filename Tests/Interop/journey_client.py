@@ -1,16 +1,24 @@
 #!/usr/bin/env python3
 """A headless native client written from docs/journeys.md (not from the gateway's code).
 
-Usage: journey_client.py BASE TENANT CLIENT_ID REDIRECT_URI TOTP_USER TOTP_PASSWORD TOTP_SEED
+Usage: journey_client.py BASE TENANT CLIENT_ID REDIRECT_URI TOTP_USER TOTP_PASSWORD TOTP_SEED MAIL_DIR SMS_DIR
 
 It draws every screen generically from its fields (type, label, required, pattern, value) and
-fills them from what "the person" knows, keyed by field name. It knows the screens `identify`,
-`password` and `register` only: any other screen name makes it open the journey's `hostedUrl`,
-read that page's form and post it as a browser would, and take the code from the redirect.
-Steps: sign up, sign in as the new account, a wrong password (422 with a message), and an
+fills them from what "the person" knows, keyed by field name; a `code` field takes the code
+from the newest message the person received (MAIL_DIR: what the tenant's SMTP server on
+loopback received, SMS_DIR: what the fake Twilio received). It knows the screens `identify`,
+`password`, `register`, `code`, `recover` and `new-password` only: any other screen name makes
+it open the journey's `hostedUrl`, read that page's form and post it as a browser would, and
+take the code from the redirect. The tenant lets people sign up with a username, an e-mail
+address and a phone number (both verified), sign in with an SMS code, and recover by e-mail.
+Steps: sign up (a code by e-mail, then one by SMS), sign in with the username and password, a
+wrong password (422 with a message), sign in with the phone number and an SMS code, recover
+the password by e-mail (the sessions from before end; the new password signs in), and an
 account with an authenticator app, whose `totp` screen this client does not know. Prints one
 "ok <step>" line per step; exits non-zero on the first failure.
 """
+import email
+import os
 import base64
 import hashlib
 import hmac
@@ -25,7 +33,44 @@ from urllib.parse import parse_qs, urlsplit
 
 import requests
 
-KNOWN = {"identify", "password", "register"}
+KNOWN = {"identify", "password", "register", "code", "recover", "new-password"}
+
+
+class Inbox:
+    """What the person receives: the SMTP server's and the SMS provider's records."""
+
+    def __init__(self, mail_dir, sms_dir):
+        self.files = [os.path.join(mail_dir, "received.jsonl"), os.path.join(sms_dir, "received.jsonl")]
+        self.read = {path: 0 for path in self.files}
+
+    @property
+    def seen(self):
+        return sum(self.read.values())
+
+    @staticmethod
+    def text(record):
+        if "data" not in record:
+            return record["text"]  # an SMS
+        message = email.message_from_string(record["data"])
+        return message.get_payload(decode=True).decode("utf-8")
+
+    def next_code(self):
+        """The code in the next message to arrive (the courier sends in the background)."""
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            for path in self.files:
+                if not os.path.exists(path):
+                    continue
+                with open(path) as file:
+                    records = [json.loads(line) for line in file if line.strip()]
+                if len(records) > self.read[path]:
+                    record = records[self.read[path]]
+                    self.read[path] += 1
+                    found = re.search(r"\b[0-9]{6}\b", self.text(record))
+                    assert found, self.text(record)
+                    return found.group(0)
+            time.sleep(0.1)
+        raise AssertionError("no message came")
 
 
 def pkce():
@@ -93,6 +138,8 @@ class Client:
             assert field["type"] in {"text", "email", "tel", "password", "code", "checkbox"}, field
             assert field["label"], field
             value = person.get(field["name"], field.get("value"))
+            if callable(value):
+                value = value()
             if value is None:
                 assert not field["required"], f"the person cannot fill {field['name']}"
                 continue
@@ -153,19 +200,33 @@ class Client:
         answer = requests.post(f"{self.issuer}/oauth2/token", data=form, timeout=30)
         assert answer.status_code == 200, (answer.status_code, answer.text)
         tokens = answer.json()
+        self.tokens = tokens
         claims = json.loads(base64.urlsafe_b64decode(tokens["id_token"].split(".")[1] + "=="))
         assert claims["nonce"] == "n-" + self.state and claims["iss"] == self.issuer, claims
         return claims
 
 
+    def refresh(self, refresh_token):
+        """A refresh with `refresh_token`: its status (200, or 400 once its session ended) and
+        the rotated refresh token."""
+        answer = requests.post(f"{self.issuer}/oauth2/token", data={
+            "grant_type": "refresh_token", "refresh_token": refresh_token, "client_id": self.client_id}, timeout=30)
+        return answer.status_code, answer.json().get("refresh_token")
+
+
 def main():
-    base, tenant, client_id, redirect_uri, totp_user, totp_password, seed = sys.argv[1:8]
+    base, tenant, client_id, redirect_uri, totp_user, totp_password, seed, mail_dir, sms_dir = sys.argv[1:10]
     client = Client(base, tenant, client_id, redirect_uri)
+    inbox = Inbox(mail_dir, sms_dir)
     name = "py-" + secrets.token_hex(4)
-    person = {"username": name, "name": "Py Thon", "password": "a password long enough", "identifier": name}
+    phone = "+8190" + "".join(secrets.choice("0123456789") for _ in range(8))
+    person = {"username": name, "email": f"{name}@example.com", "phone": phone, "name": "Py Thon",
+              "password": "a password long enough", "identifier": name, "code": inbox.next_code}
 
     signed_up = client.run(client.start("sign-up"), person)
+    assert inbox.seen == 2, "one code by e-mail, one by SMS"
     print("ok sign-up", signed_up["sub"])
+    sessions = [client.tokens["refresh_token"]]
     signed_in = client.run(client.start("sign-in"), person)
     assert signed_in["sub"] == signed_up["sub"], (signed_in, signed_up)
     print("ok sign-in")
@@ -173,6 +234,25 @@ def main():
                          expect_refusal=True)
     assert refused["screen"]["name"] == "password", refused
     print("ok wrong-password", refused["screen"]["messages"][0]["code"])
+
+    by_sms = client.run(client.start("sign-in"), dict(person, identifier=phone[:3] + " " + phone[3:]))
+    assert by_sms["sub"] == signed_up["sub"] and inbox.seen == 3, by_sms
+    sessions.append(client.tokens["refresh_token"])
+    print("ok sms-sign-in")
+
+    # Both sessions live (each refreshed once: the rotated tokens are fresh, never used).
+    refreshed = [client.refresh(token) for token in sessions]
+    assert [status for status, _ in refreshed] == [200, 200], refreshed
+    sessions = [token for _, token in refreshed]
+
+    new_password = "a new password after recovery"
+    recovered = client.run(client.start("recovery"), dict(person, identifier=person["email"], password=new_password))
+    assert recovered["sub"] == signed_up["sub"] and inbox.seen == 4, recovered
+    ended = [client.refresh(token)[0] for token in sessions]
+    assert ended == [400, 400], f"a session from before the recovery lives: {ended}"
+    again = client.run(client.start("sign-in"), dict(person, password=new_password))
+    assert again["sub"] == signed_up["sub"]
+    print("ok recovery")
 
     # The authenticator app's screen is one this client does not know: the hosted page does it.
     if int(time.time()) % 30 > 25:

@@ -176,16 +176,41 @@ struct JourneyEndpointTests {
 
 extension JourneyEndpointTests {
     @Test(
-        "a native client written from docs/journeys.md (Python): sign-up, sign-in, a refusal, and a screen it does not know done on the hosted page",
-        .enabled(if: PythonScript.canImport("requests"), "python3 with requests is not installed (make test installs it)"))
+        "a native client written from docs/journeys.md (Python): sign-up with e-mail and SMS codes, sign-in by password and by SMS, recovery ending the sessions, and a screen it does not know done on the hosted page",
+        .enabled(
+            if: PythonScript.canImport("requests") && SMTPSink.available,
+            "python3 with requests and aiosmtpd is not installed (make test installs them)"))
     func nativeClientFromTheDocs() async throws {
-        try await withKit(totp: true, signUp: true) { kit, secret in
-            let (status, output) = try await PythonScript.run(
-                "journey_client.py",
-                [kit.base, kit.tenant, kit.clientID, kit.redirectURI, kit.username, kit.password, secret ?? ""])
-            #expect(status == 0, "\(output)")
-            for step in ["ok sign-up", "ok sign-in", "ok wrong-password journey.error.credentials", "ok hosted-totp"] {
-                #expect(output.contains(step), "\(step) missing: \(output)")
+        try await SMTPSink.with(.plain) { sink in
+            try await SMSFake.with { sms in
+                try await GatewayHarness.withGateway { harness, client, port in
+                    var kit = OAuthTestKit(harness: harness, client: client, port: port)
+                    kit.clientID = "journey-" + UUID().uuidString.prefix(6).lowercased()
+                    var tenant = Tenant(id: "py-" + UUID().uuidString.prefix(8).lowercased(), displayName: "Py")
+                    tenant.journeys = JourneySettings(
+                        signUp: true, identifiers: [.username, .email, .phone], verify: [.email, .phone],
+                        recovery: [.email], factors: [.password, .smsCode, .totp])
+                    tenant.courier = CourierSettings(
+                        smtp: SMTPRelay(url: "smtp://127.0.0.1:\(sink.port)", from: "no-reply@py.example", startTLS: .off),
+                        sms: SMSSettings(
+                            provider: .twilio, url: sms.url, accountSid: SMSFake.accountSid,
+                            authToken: SecretValue(SMSFake.authToken), from: "+15005550006", allowedCountries: ["81"]))
+                    try await harness.createTenant(tenant, signIn: false)
+                    kit.tenant = tenant.id
+                    try await kit.setUp()
+                    let secret = try await kit.addSecondFactor()
+                    let (status, output) = try await PythonScript.run(
+                        "journey_client.py",
+                        [kit.base, kit.tenant, kit.clientID, kit.redirectURI, kit.username, kit.password, secret,
+                            sink.folder.path, sms.folder.path])
+                    #expect(status == 0, "\(output)")
+                    for step in [
+                        "ok sign-up", "ok sign-in", "ok wrong-password journey.error.credentials", "ok sms-sign-in",
+                        "ok recovery", "ok hosted-totp",
+                    ] {
+                        #expect(output.contains(step), "\(step) missing: \(output)")
+                    }
+                }
             }
         }
     }
