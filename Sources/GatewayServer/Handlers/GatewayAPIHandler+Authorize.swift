@@ -11,11 +11,11 @@ extension GatewayAPIHandler {
             state: q.state, nonce: q.nonce,
             codeChallenge: q.codeChallenge, codeChallengeMethod: q.codeChallengeMethod, prompt: q.prompt,
             loginHint: q.loginHint,
-            acrValues: q.acrValues, requestURI: q.requestUri, uiLocales: q.uiLocales)
+            acrValues: q.acrValues, requestURI: q.requestUri, uiLocales: q.uiLocales, maxAge: q.maxAge)
         let issuer = services.issuerBase.issuer(tenantID: tenant.id)
         let pages = SignInPages(
             tenant: tenant, texts: await loginTexts(tenantID: tenant.id, uiLocales: request.uiLocales),
-            request: request, cookie: CSRFCookie(issuer: issuer))
+            request: request, cookie: CSRFCookie(issuer: issuer), session: SessionCookie(issuer: issuer, tenantID: tenant.id))
         if let tooLong = Self.overlongParameter(request) {
             return .badRequest(
                 .init(
@@ -24,7 +24,7 @@ extension GatewayAPIHandler {
         }
         let opening = try await services.signIn.open(
             request, tenantID: tenant.id, browser: pages.cookie.valueOrNew(in: RequestScope.requestHeaders),
-            idpHint: q.idpHint ?? q.kcIdpHint, callbackURL: Self.federationCallbackURL(issuer: issuer), issuer: issuer)
+            session: pages.session.value(in: RequestScope.requestHeaders), idpHint: q.idpHint ?? q.kcIdpHint, callbackURL: Self.federationCallbackURL(issuer: issuer), issuer: issuer)
         switch opening {
         case .form(let page):
             return .ok(
@@ -64,12 +64,13 @@ extension GatewayAPIHandler {
             state: form.state,
             nonce: form.nonce, codeChallenge: form.codeChallenge, codeChallengeMethod: form.codeChallengeMethod,
             prompt: form.prompt,
-            loginHint: form.loginHint, acrValues: form.acrValues, requestURI: form.requestUri, uiLocales: form.uiLocales
+            loginHint: form.loginHint, acrValues: form.acrValues, requestURI: form.requestUri, uiLocales: form.uiLocales,
+            maxAge: form.maxAge
         )
         let issuer = services.issuerBase.issuer(tenantID: tenant.id)
         let pages = SignInPages(
             tenant: tenant, texts: await loginTexts(tenantID: tenant.id, uiLocales: request.uiLocales),
-            request: request, cookie: CSRFCookie(issuer: issuer))
+            request: request, cookie: CSRFCookie(issuer: issuer), session: SessionCookie(issuer: issuer, tenantID: tenant.id))
         let poster: BrowserSignIn.Poster =
             wantsJSON
             ? .native : .browser(cookie: pages.cookie.value(in: RequestScope.requestHeaders), csrfToken: form.csrfToken)
@@ -122,7 +123,7 @@ extension GatewayAPIHandler {
             ("state", r.state, 512), ("nonce", r.nonce, 512), ("code_challenge", r.codeChallenge, 256),
             ("code_challenge_method", r.codeChallengeMethod, 16),
             ("prompt", r.prompt, 64), ("login_hint", r.loginHint, 256), ("acr_values", r.acrValues, 256),
-            ("request_uri", r.requestURI, 256),
+            ("request_uri", r.requestURI, 256), ("max_age", r.maxAge, 10),
         ])
     }
 

@@ -33,7 +33,9 @@ extension GatewayAPIHandler {
             let (validated, user) = try await services.federation.signIn.finish(
                 tenantID: tenant.id, callback: callback, browser: cookie.value(in: RequestScope.requestHeaders),
                 callbackURL: Self.federationCallbackURL(issuer: issuer), auth: services.auth)
-            let location = try await services.auth.completeAuthorization(validated, user: user, issuer: issuer)
+            // How the provider authenticated the person is its own: no `amr` is claimed for it.
+            let location = try await services.auth.completeAuthorization(
+                validated, user: user, issuer: issuer, amr: [])
             return .found(.init(headers: .init(location: location, setCookie: expired)))
         } catch FederationError.invalidState {
             return page(texts.text("login.error.federation"), forbidden: false)

@@ -65,6 +65,13 @@ extension GatewayAPIHandler {
                     headers: .init(
                         location: AuthorizationServer.redirect(
                             journey.redirectURI, ["code": code, "state": journey.state, "iss": issuer]))))
+        case .signedIn(let code, let session):
+            return .seeOther(
+                .init(
+                    headers: .init(
+                        location: AuthorizationServer.redirect(
+                            journey.redirectURI, ["code": code, "state": journey.state, "iss": issuer]),
+                        setCookie: SessionCookie(issuer: issuer, tenantID: tenant.id).setCookie(session))))
         case .screen(let screen):
             let (html, headers) = journeyPage(journey, screen, tenant: tenant, texts: texts)
             return .ok(

@@ -60,7 +60,8 @@ extension GatewayAPIHandler {
                 .init(
                     headers: .init(retryAfter: String(BrowserSignIn.wholeSeconds(retryAfter)), cacheControl: "no-store"),
                     body: .json(state(screen))))
-        case .authorizationCode(let code):
+        case .authorizationCode(let code), .signedIn(let code, _):
+            // (An app's step never starts a browser session: `signedIn` is the hosted page's.)
             return .ok(
                 .init(
                     headers: .init(cacheControl: "no-store"),

@@ -79,8 +79,16 @@ extension GatewayAPIHandler {
                   services.csrf.verify(token, binding: Self.logoutBinding(tenant.id, hint, browser: browser))
             else { return .refused(LoginPage.error("The sign-out form expired or was not submitted from this site.")) }
             try await services.auth.logout.endEverySession(hint, tenantID: tenant.id)
+            try await services.auth.browserSessions?.endAll(tenantID: tenant.id, subject: hint.subject)
             return .page(
                 LoginPage.page(title: "Signed out", body: "<h1>You are signed out on all devices</h1>"), setCookie: nil)
+        }
+        // A logout with a valid ID token hint ends this browser's single sign-on session at the
+        // tenant too (the cookie then names nothing); without one, a link on any site could
+        // sign the person out.
+        if hint != nil {
+            let session = SessionCookie(issuer: issuer, tenantID: tenant.id).value(in: RequestScope.requestHeaders)
+            try await services.auth.browserSessions?.end(tenantID: tenant.id, value: session)
         }
         var location: String?
         if let uri = r.postLogoutRedirectURI {

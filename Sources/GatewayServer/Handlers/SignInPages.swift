@@ -12,6 +12,8 @@ struct SignInPages {
     let texts: LoginTexts
     let request: AuthorizationRequest
     let cookie: CSRFCookie
+    /// The browser's single sign-on cookie at this tenant.
+    let session: SessionCookie
 
     /// Where the form posts.
     var action: String { "/t/\(tenant.id)/oauth2/authorize" }
@@ -49,6 +51,8 @@ struct SignInPages {
             return answer(page, html: codePage(page, authSession: authSession))
         case .exit(.redirect(let location)):
             return .seeOther(.init(headers: .init(location: location)))
+        case .signedIn(let location, let value):
+            return .seeOther(.init(headers: .init(location: location, setCookie: session.setCookie(value))))
         case .exit(.errorPage(let key)):
             return .forbidden(
                 .init(
@@ -63,7 +67,7 @@ struct SignInPages {
     /// The answer to a first-party app's post (error pages in English).
     func json(_ step: BrowserSignIn.Step) -> Output {
         switch step {
-        case .exit(.redirect(let location)):
+        case .exit(.redirect(let location)), .signedIn(let location, _):
             return .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(redirectTo: location))))
         case .exit(.errorPage(let key)):
             return .forbidden(

@@ -47,7 +47,7 @@ struct JourneyPhoneTests {
     static func screen(_ outcome: JourneyOutcome) -> JourneyScreen? {
         switch outcome {
         case .screen(let screen), .refused(let screen), .throttled(let screen, _): screen
-        case .authorizationCode: nil
+        case .authorizationCode, .signedIn: nil
         }
     }
 

@@ -95,6 +95,18 @@ struct JourneyPageTests {
             // The code is bound to the redirect URI it went to.
             let tokens = try await kit.exchange(code).ok.body.json
             #expect(tokens.idToken != nil)
+            #expect(try jwtClaims(try #require(tokens.idToken))["amr"] == .array(["pwd"]))
+
+            // The browser keeps a single sign-on session: /oauth2/authorize with prompt=none signs
+            // it in silently.
+            let session = try #require(done.cookie)
+            #expect(session.hasPrefix("gw-sso-\(kit.tenant)="))
+            let silent = try await Self.send(
+                kit.base + "/t/\(kit.tenant)/oauth2/authorize?response_type=code&client_id=\(kit.clientID)"
+                    + "&redirect_uri=\(AuthorizationServer.formEncode(kit.redirectURI))&scope=openid&state=s2"
+                    + "&code_challenge=\(OAuthTestKit.challenge)&code_challenge_method=S256&prompt=none",
+                cookie: session)
+            #expect(silent.status == 302 && silent.headers.first(name: "Location")?.contains("code=") == true)
 
             // The journey ended: its page says to start again.
             let ended = try await Self.send(url)

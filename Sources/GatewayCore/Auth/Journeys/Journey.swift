@@ -35,6 +35,8 @@ public struct Journey: Sendable, Equatable, Codable {
     public var pending: PendingAccount? = nil
     /// The username whose password a recovery sets, once its code (and second factor) passed.
     public var recovering: String? = nil
+    /// How the person authenticated so far (RFC 8176: `pwd`, `sms`, `otp`), for the ID token.
+    public var amr: [String]? = nil
     public var expiresAt: Date
 
     /// The step it stands at.
@@ -125,4 +127,7 @@ public enum JourneyOutcome: Sendable, Equatable {
     case throttled(JourneyScreen, retryAfter: Duration)
     /// Signed in: the code for the token endpoint, with the PKCE verifier (the journey ended).
     case authorizationCode(String)
+    /// Signed in on the hosted page: the code, and the browser's new single sign-on session
+    /// (its cookie value).
+    case signedIn(code: String, session: String)
 }

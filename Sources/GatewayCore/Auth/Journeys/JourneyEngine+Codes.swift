@@ -61,6 +61,7 @@ extension JourneyEngine {
                 == .accepted,
             let user = try await holder(of: identifier, tenantID: journey.tenantID, settings: settings), !user.disabled
         else { return wrong }
+        if identifier.hasPrefix("+") { journey.amr = (journey.amr ?? []) + ["sms"] }
         return try await signedIn(&journey, user: user, settings: settings, onHostedPage: onHostedPage)
     }
 

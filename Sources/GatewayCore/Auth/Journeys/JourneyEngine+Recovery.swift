@@ -102,6 +102,8 @@ extension JourneyEngine {
             throw JourneyError.notFound
         }
         try await auth.tokens.revokeSessions(.subject(tenantID: journey.tenantID, subject: user.subject))
+        try await auth.browserSessions?.endAll(tenantID: journey.tenantID, subject: user.subject)
+        journey.amr = ["pwd"]
         return try await finish(journey, user: user, onHostedPage: onHostedPage)
     }
 

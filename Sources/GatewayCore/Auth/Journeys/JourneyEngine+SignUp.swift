@@ -61,6 +61,7 @@ extension JourneyEngine {
             guard try await create(user, journey: journey, address: address) else {
                 return .refused(shown.with([JourneyScreen.Message(field: "username", key: "journey.error.taken")]))
             }
+            journey.amr = ["pwd"]
             return try await finish(journey, user: user, onHostedPage: onHostedPage)
         }
         // A username someone holds is said at once (as without e-mail); whether the address or
@@ -144,6 +145,7 @@ extension JourneyEngine {
         guard try await create(user, journey: journey, address: address) else {
             return .refused(shown.with([JourneyScreen.Message(key: "journey.error.taken")]))
         }
+        journey.amr = ["pwd"]
         return try await finish(journey, user: user, onHostedPage: onHostedPage)
     }
 }

@@ -267,6 +267,7 @@ public struct JourneyEngine: Sendable {
         case .throttled(let retryAfter):
             return throttled(screen, retryAfter)
         case .signedIn(let user):
+            journey.amr = (journey.amr ?? []) + ["pwd"]
             return try await signedIn(&journey, user: user, settings: settings, onHostedPage: onHostedPage)
         }
     }
@@ -303,6 +304,8 @@ public struct JourneyEngine: Sendable {
             case .throttled(let retryAfter):
                 return throttled(screen, retryAfter)
             case .signedIn(let user, _):
+                var journey = journey
+                journey.amr = (journey.amr ?? []) + ["otp"]
                 guard journey.kind != .recovery else {
                     // Recovering: the second factor passed, the new password comes next.
                     var recovering = journey
@@ -390,11 +393,14 @@ public struct JourneyEngine: Sendable {
         guard let client = try await auth.client(tenantID: journey.tenantID, clientID: journey.clientID),
             try await cache.take(Self.key(journey.tenantID, journey.id)) != nil
         else { throw JourneyError.notFound }
-        return .authorizationCode(
-            try await auth.issueCode(
-                client: client, redirectURI: onHostedPage ? journey.redirectURI : nil,
-                codeChallenge: journey.codeChallenge, user: user,
-                scope: journey.scope, nonce: journey.nonce, dpopJKT: nil, now: clock.now()))
+        let code = try await auth.issueCode(
+            client: client, redirectURI: onHostedPage ? journey.redirectURI : nil,
+            codeChallenge: journey.codeChallenge, user: user,
+            scope: journey.scope, nonce: journey.nonce, dpopJKT: nil, now: clock.now(), amr: journey.amr)
+        // A browser that signed in on the hosted page keeps a single sign-on session; an app does not.
+        guard onHostedPage, let sessions = auth.browserSessions else { return .authorizationCode(code) }
+        let session = try await sessions.start(tenantID: journey.tenantID, subject: user.subject, amr: journey.amr ?? [])
+        return .signedIn(code: code, session: session)
     }
 
     func save(_ journey: Journey) async throws {

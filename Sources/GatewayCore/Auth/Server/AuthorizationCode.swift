@@ -21,6 +21,11 @@ public struct AuthorizationGrant: Sendable, Codable, Equatable {
     /// When the code stops being redeemable (ms since 1970, on the server's clock); set by
     /// ``AuthorizationCodes/issue(_:lifetime:)``. The cache entry's TTL bounds it too.
     public var expiresAt: Int64?
+    /// How the person authenticated (RFC 8176 `amr` values: `pwd`, `otp`, `sms`, `mail`), for
+    /// the ID token; nil in codes from before it was recorded.
+    public var amr: [String]? = nil
+    /// The authentication context class the sign-in met (the ID token's `acr`).
+    public var acr: String? = nil
 
     public init(
         tenantID: String, clientID: String, redirectURI: String?, codeChallenge: String, subject: String, scope: String,

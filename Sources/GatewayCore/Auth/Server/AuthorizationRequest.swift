@@ -13,6 +13,9 @@ public struct AuthorizationRequest: Sendable, Codable, Equatable {
     public var prompt: String?
     public var loginHint: String?
     public var acrValues: String?
+    /// `max_age`: the most seconds since the person last actively authenticated; 0 (like
+    /// `prompt=login`) asks for a fresh sign-in.
+    public var maxAge: String? = nil
     /// A PAR `request_uri` replacing the other parameters.
     public var requestURI: String?
     /// Preferred languages of the sign-in page (`ui_locales`, space-separated BCP 47 tags).
@@ -23,8 +26,9 @@ public struct AuthorizationRequest: Sendable, Codable, Equatable {
         state: String? = nil, nonce: String? = nil,
         codeChallenge: String? = nil, codeChallengeMethod: String? = nil, prompt: String? = nil,
         loginHint: String? = nil, acrValues: String? = nil, requestURI: String? = nil,
-        uiLocales: String? = nil
+        uiLocales: String? = nil, maxAge: String? = nil
     ) {
+        self.maxAge = maxAge
         self.uiLocales = uiLocales
         self.responseType = responseType
         self.clientID = clientID
@@ -39,6 +43,13 @@ public struct AuthorizationRequest: Sendable, Codable, Equatable {
         self.acrValues = acrValues
         self.requestURI = requestURI
     }
+}
+
+extension AuthorizationRequest {
+    /// The `prompt` values (space-separated).
+    public var prompts: Set<String> { Set((prompt ?? "").split(separator: " ").map(String.init)) }
+    /// `max_age` in seconds (validated: a whole number, 0 or more).
+    public var maxAgeSeconds: Int? { maxAge.flatMap { Int($0) } }
 }
 
 /// A request that passed validation: the client and the exact redirect URI to use.

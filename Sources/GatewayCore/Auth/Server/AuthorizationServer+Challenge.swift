@@ -100,7 +100,7 @@ extension AuthorizationServer {
             return .authorizationCode(
                 try await issueCode(
                     client: client, redirectURI: nil, codeChallenge: codeChallenge, user: user, scope: scope,
-                    nonce: r.nonce, dpopJKT: r.dpopJKT, now: now))
+                    nonce: r.nonce, dpopJKT: r.dpopJKT, now: now, amr: ["pwd"]))
         }
     }
 
@@ -124,7 +124,7 @@ extension AuthorizationServer {
                 try await issueCode(
                     client: client, redirectURI: nil, codeChallenge: finished.codeChallenge, user: user,
                     scope: finished.scope,
-                    nonce: finished.nonce, dpopJKT: r.dpopJKT, now: now))
+                    nonce: finished.nonce, dpopJKT: r.dpopJKT, now: now, amr: ["pwd", "otp"]))
         }
     }
 }

@@ -21,6 +21,8 @@ public struct AuthorizationServer: Sendable {
     public let revocations: RevokedTokens
     /// Sign-ins waiting for a second factor (`auth_session`).
     public let pending: PendingSignIns
+    /// Browsers' single sign-on sessions (nil without a sealer: no SSO).
+    public let browserSessions: BrowserSessions?
     let cache: any Cache
     /// Seals what must not sit in the shared cache in the clear (CIBA's client notification tokens).
     let sealer: SecretSealer?
@@ -69,6 +71,7 @@ public struct AuthorizationServer: Sendable {
         self.hasher = hasher
         self.logout = SessionLogout(verifier: verifier, clients: clients, tokens: tokens, devices: devices)
         self.pending = PendingSignIns(cache: cache)
+        self.browserSessions = sealer.map { BrowserSessions(cache: cache, sealer: $0, clock: clock) }
     }
 
     /// Whether `clientID`'s DPoP proofs must carry the server's nonce on the API (`--dpop-nonce`,
@@ -154,7 +157,13 @@ public struct AuthorizationServer: Sendable {
         do { scope = try Self.grantedScope(request.scope, client: client) } catch let error as OAuthError {
             throw bounce(error)
         }
-        if request.prompt == "none" { throw bounce(OAuthError("login_required", "the user must sign in")) }
+        let prompts = request.prompts
+        if prompts.contains("none"), prompts.count > 1 {
+            throw bounce(.invalidRequest("prompt=none cannot be combined with other values"))
+        }
+        if let maxAge = request.maxAge, Int(maxAge).map({ $0 >= 0 }) != true {
+            throw bounce(.invalidRequest("max_age must be a whole number of seconds"))
+        }
         return ValidatedAuthorization(client: client, redirectURI: redirectURI, request: request, scope: scope)
     }
 
@@ -226,14 +235,17 @@ public struct AuthorizationServer: Sendable {
 
     /// Issues a code for a signed-in user; returns the redirect URL with code, state and iss.
     /// Every sign-in starts a new login session (the `sid` of the ID tokens it leads to).
+    /// - Parameters:
+    ///   - amr: how the person authenticated (RFC 8176); `authTime`: when (nil: now), for the
+    ///     ID token. A silent sign-in through a browser session gives the session's.
     public func completeAuthorization(
-        _ auth: ValidatedAuthorization, user: LocalUser, issuer: String
+        _ auth: ValidatedAuthorization, user: LocalUser, issuer: String, amr: [String], authTime: Int64? = nil
     ) async throws -> String {
         let now = clock.now()
         let code = try await issueCode(
             client: auth.client, redirectURI: auth.redirectURI, codeChallenge: auth.request.codeChallenge ?? "",
             user: user,
-            scope: auth.scope, nonce: auth.request.nonce, dpopJKT: nil, now: now)
+            scope: auth.scope, nonce: auth.request.nonce, dpopJKT: nil, now: now, amr: amr, authTime: authTime)
         return Self.redirect(auth.redirectURI, ["code": code, "state": auth.request.state, "iss": issuer])
     }
 
@@ -241,14 +253,24 @@ public struct AuthorizationServer: Sendable {
     func issueCode(
         client: OAuthClient, redirectURI: String?, codeChallenge: String, user: LocalUser, scope: String,
         nonce: String?, dpopJKT: String?,
-        now: Date
+        now: Date, amr: [String]? = nil, authTime: Int64? = nil
     ) async throws -> String {
-        let grant = AuthorizationGrant(
+        var grant = AuthorizationGrant(
             tenantID: client.tenantID, clientID: client.clientID, redirectURI: redirectURI,
             codeChallenge: codeChallenge,
-            subject: user.subject, scope: scope, nonce: nonce, authTime: Int64(now.timeIntervalSince1970),
+            subject: user.subject, scope: scope, nonce: nonce, authTime: authTime ?? Int64(now.timeIntervalSince1970),
             sessionID: Base64URL.random(byteCount: 16), dpopJKT: dpopJKT)
+        if let amr, !amr.isEmpty {
+            grant.amr = amr
+            grant.acr = Self.acr(of: amr)
+        }
         return try await codes.issue(grant)
+    }
+
+    /// The authentication context class `amr` meets: the TOTP one with a one-time password,
+    /// else the password one (the values `acr_values_supported` names).
+    public static func acr(of amr: [String]) -> String {
+        amr.contains("otp") ? BackchannelRules.totpACR : BackchannelRules.passwordACR
     }
 
     /// `uri` with query parameters appended (nil values skipped).

@@ -20,6 +20,9 @@ extension BrowserSignIn {
         /// A native caller whose user has a second factor: it must use the challenge endpoint.
         case secondFactorRequired
         case exit(Exit)
+        /// A browser signed in: to the client's redirect URI with the code (`location`),
+        /// holding the new single sign-on session's cookie value.
+        case signedIn(location: String, session: String)
     }
 
     /// The end of a sign-in that leaves the form.

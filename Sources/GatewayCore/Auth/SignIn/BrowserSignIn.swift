@@ -23,14 +23,27 @@ public struct BrowserSignIn: Sendable {
 
     /// The form for `request`, or the identity provider named by `idpHint` (else the tenant's
     /// auto-redirect provider). A PAR request is taken when going upstream: the sign-in may
-    /// outlive its 60 seconds.
-    /// - Parameter browser: the browser's CSRF cookie value (its own, or a new one).
+    /// outlive its 60 seconds. A browser with a live single sign-on session at the tenant is
+    /// signed in silently (``silentSignIn``); `prompt=none` without one is `login_required`.
+    /// - Parameters:
+    ///   - browser: the browser's CSRF cookie value (its own, or a new one).
+    ///   - session: the browser's single sign-on cookie value, when it sent one.
     public func open(
-        _ request: AuthorizationRequest, tenantID: String, browser: String, idpHint: String?, callbackURL: String,
-        issuer: String
+        _ request: AuthorizationRequest, tenantID: String, browser: String, session: String? = nil, idpHint: String?,
+        callbackURL: String, issuer: String
     ) async throws -> Opening {
         do {
             let validated = try await auth.validate(request, tenantID: tenantID, consumePAR: false)
+            if let location = try await silentSignIn(
+                request, validated, tenantID: tenantID, session: session, issuer: issuer)
+            {
+                return .exit(.redirect(location))
+            }
+            if validated.request.prompts.contains("none") {
+                throw AuthorizationFailure.redirect(
+                    OAuthError("login_required", "the user must sign in"), redirectURI: validated.redirectURI,
+                    state: validated.request.state)
+            }
             let providers = try await federation.providers(tenantID: tenantID)
             if let provider = providers.first(where: { $0.alias == idpHint }) ?? providers.first(where: \.autoRedirect) {
                 let taken =
@@ -59,6 +72,12 @@ public struct BrowserSignIn: Sendable {
     ) async throws -> Step {
         do {
             var validated = try await auth.validate(request, tenantID: tenantID, consumePAR: false)
+            if validated.request.prompts.contains("none") {
+                // No page may be shown, so none was posted.
+                throw AuthorizationFailure.redirect(
+                    OAuthError("login_required", "the user must sign in"), redirectURI: validated.redirectURI,
+                    state: validated.request.state)
+            }
             var browser: String?
             if case .browser(let cookie, let token) = poster {
                 guard let cookie, let token,
@@ -69,11 +88,14 @@ public struct BrowserSignIn: Sendable {
                 browser = cookie
             }
             let user: LocalUser
+            var amr = ["pwd"]
             if let authSession = fields.authSession {
                 guard let browser else { return .exit(.errorPage(key: "login.error.session")) }
                 let code = CodeStep(flow: self, tenantID: tenantID, validated: validated, browser: browser)
                 switch try await code.verify(authSession: authSession, code: fields.otp, address: address) {
-                case .signedIn(let signedIn): user = signedIn
+                case .signedIn(let signedIn):
+                    user = signedIn
+                    amr.append("otp")
                 case .step(let step): return step
                 }
             } else {
@@ -99,10 +121,41 @@ public struct BrowserSignIn: Sendable {
             if request.requestURI != nil {
                 validated = try await auth.validate(request, tenantID: tenantID, consumePAR: true)
             }
-            return .exit(.redirect(try await auth.completeAuthorization(validated, user: user, issuer: issuer)))
+            let location = try await auth.completeAuthorization(validated, user: user, issuer: issuer, amr: amr)
+            // A browser keeps a single sign-on session at the tenant; a native caller does not.
+            guard browser != nil, let sessions = auth.browserSessions else { return .exit(.redirect(location)) }
+            let session = try await sessions.start(tenantID: tenantID, subject: user.subject, amr: amr)
+            return .signedIn(location: location, session: session)
         } catch let failure as AuthorizationFailure {
             return .exit(Self.exit(for: failure, issuer: issuer))
         }
+    }
+
+    /// A code for the browser's single sign-on session, when it has one that fits: not when the
+    /// request asks a fresh sign-in (`prompt=login`, `max_age=0`), the session is older than
+    /// `max_age`, the `acr_values` ask the TOTP class of a session without it, or its user is
+    /// gone or disabled. The ID token carries the session's `auth_time`, `amr` and `acr`.
+    private func silentSignIn(
+        _ request: AuthorizationRequest, _ validated: ValidatedAuthorization, tenantID: String, session: String?,
+        issuer: String
+    ) async throws -> String? {
+        let asked = validated.request
+        guard let sessions = auth.browserSessions, !asked.prompts.contains("login"),
+            let current = try await sessions.current(tenantID: tenantID, value: session)
+        else { return nil }
+        if let maxAge = asked.maxAgeSeconds {
+            let age = Int64(auth.clock.now().timeIntervalSince1970) - current.authTime
+            guard age <= Int64(maxAge), maxAge > 0 else { return nil }
+        }
+        let acrValues = (asked.acrValues ?? "").split(separator: " ").map(String.init)
+        if acrValues.contains(BackchannelRules.totpACR), current.acr != BackchannelRules.totpACR { return nil }
+        guard let user = try await auth.users.user(tenantID: tenantID, subject: current.subject), !user.disabled else {
+            return nil
+        }
+        let taken =
+            request.requestURI == nil ? validated : try await auth.validate(request, tenantID: tenantID, consumePAR: true)
+        return try await auth.completeAuthorization(
+            taken, user: user, issuer: issuer, amr: current.amr, authTime: current.authTime)
     }
 
     /// Where a refused authorization request goes: an error page, or the error on the

@@ -100,7 +100,7 @@ public struct TokenService: Sendable {
             accessToken: accessToken)
         return try await issue(
             issuer: issuer, client: client, family: family, refreshToken: refresh, accessToken: accessToken,
-            refreshed: false, at: issuedAt, user: user)
+            refreshed: false, at: issuedAt, user: user, authentication: (grant.acr, grant.amr))
     }
 
     /// Tokens for a user the caller has already authenticated another way (token exchange of
@@ -258,7 +258,8 @@ public struct TokenService: Sendable {
     private func issue(
         issuer: String, client: OAuthClient, family: RefreshFamily, refreshToken: String,
         accessToken issued: IssuedAccessToken, refreshed: Bool, at issuedAt: Date, user known: LocalUser? = nil,
-        backchannel: (request: BackchannelRequest, answer: BackchannelAnswer)? = nil
+        backchannel: (request: BackchannelRequest, answer: BackchannelAnswer)? = nil,
+        authentication: (acr: String?, amr: [String]?)? = nil
     ) async throws -> TokenResponse {
         let key = try await keys.signingKey(tenantID: client.tenantID)
         let iat = Int64(issuedAt.timeIntervalSince1970)
@@ -289,6 +290,9 @@ public struct TokenService: Sendable {
             if let acr = backchannel.answer.acr { id["acr"] = .string(acr) }
             if let amr = backchannel.answer.amr { id["amr"] = .array(amr.map(JSONValue.string)) }
         }
+        // How the person signed in (OpenID Connect Core §2): a code exchange's sign-in.
+        if let acr = authentication?.acr { id["acr"] = .string(acr) }
+        if let amr = authentication?.amr, !amr.isEmpty { id["amr"] = .array(amr.map(JSONValue.string)) }
         let scopes = Set(family.scope.split(separator: " ").map(String.init))
         let user: LocalUser? =
             if let known { known } else { try await users.user(tenantID: client.tenantID, subject: family.subject) }
