@@ -2,6 +2,8 @@ import Foundation
 import GatewayAPI
 import Testing
 
+@testable import GatewayCore
+
 @Suite("Sign-in in a real browser (headless Chromium)")
 struct ChromiumLoginTests {
     /// Debian's `chromium` and Python's `websocket-client` (scripts/test-requirements.txt).
@@ -43,37 +45,71 @@ struct ChromiumLoginTests {
 }
 
 extension ChromiumLoginTests {
-    /// A journey's hosted pages (issue 63 §3) in a phone-sized Chromium: sign-up in Japanese
-    /// (a refusal beside its field), then sign-in in English, each ending at the app's redirect.
-    @Test(.enabled(if: available, "chromium or python3 websocket-client is not installed (make test installs both)"))
+    /// A journey's hosted pages (issue 63 §3, §6) in a phone-sized Chromium: sign-up in Japanese
+    /// (a refusal beside its field, then the codes sent by e-mail and SMS), sign-in with a phone
+    /// number and an SMS code, recovery by e-mail, each ending at the app's redirect; then the
+    /// browser's session signs a second client in silently, and `prompt=login` and `max_age=0`
+    /// ask again.
+    @Test(.enabled(if: available && SMTPSink.available, "chromium, websocket-client or aiosmtpd is not installed (make test installs them)"))
     func journeysOnAPhone() async throws {
-        try await GatewayHarness.withGateway { harness, client, port in
-            var kit = OAuthTestKit(harness: harness, client: client, port: port)
-            kit.redirectURI = "http://127.0.0.1:9/callback"  // nothing listens on 9
-            try await kit.useTenantWithSignUp()
-            try await kit.setUp()
-            func hosted(_ kind: Components.Schemas.JourneyStart.KindPayload, _ locale: String) async throws -> String {
-                try await kit.client.startJourney(
-                    path: .init(tenant: kit.tenant),
-                    body: .json(
-                        .init(
-                            kind: kind, clientId: kit.clientID, codeChallenge: OAuthTestKit.challenge,
-                            codeChallengeMethod: .s256, redirectUri: kit.redirectURI, state: "st", uiLocales: locale))
-                ).created.body.json.hostedUrl
+        try await SMTPSink.with(.plain) { sink in
+            try await SMSFake.with { sms in
+                try await GatewayHarness.withGateway { harness, client, port in
+                    var kit = OAuthTestKit(harness: harness, client: client, port: port)
+                    kit.redirectURI = "http://127.0.0.1:9/callback"  // nothing listens on 9
+                    var tenant = Tenant(id: "cj-" + UUID().uuidString.prefix(8).lowercased(), displayName: "Acme")
+                    tenant.journeys = JourneySettings(
+                        signUp: true, identifiers: [.username, .email, .phone], verify: [.email, .phone],
+                        recovery: [.email], factors: [.password, .smsCode])
+                    tenant.courier = CourierSettings(
+                        smtp: SMTPRelay(url: "smtp://127.0.0.1:\(sink.port)", from: "no-reply@acme.example", startTLS: .off),
+                        sms: SMSSettings(
+                            provider: .twilio, url: sms.url, accountSid: SMSFake.accountSid,
+                            authToken: SecretValue(SMSFake.authToken), from: "+15005550006", allowedCountries: ["81"]))
+                    try await harness.createTenant(tenant, signIn: false)
+                    kit.tenant = tenant.id
+                    try await kit.setUp()
+                    var second = kit
+                    second.clientID = "chromium-two"
+                    try await second.setUp()
+                    func hosted(_ kind: Components.Schemas.JourneyStart.KindPayload, _ locale: String) async throws -> String {
+                        try await kit.client.startJourney(
+                            path: .init(tenant: kit.tenant),
+                            body: .json(
+                                .init(
+                                    kind: kind, clientId: kit.clientID, codeChallenge: OAuthTestKit.challenge,
+                                    codeChallengeMethod: .s256, redirectUri: kit.redirectURI, state: "st", uiLocales: locale))
+                        ).created.body.json.hostedUrl
+                    }
+                    func authorize(_ extra: String) -> String {
+                        kit.base + "/t/\(kit.tenant)/oauth2/authorize?response_type=code&client_id=chromium-two"
+                            + "&redirect_uri=\(AuthorizationServer.formEncode(kit.redirectURI))&scope=openid&state=st"
+                            + "&code_challenge=\(OAuthTestKit.challenge)&code_challenge_method=S256&" + extra
+                    }
+                    let name = "chromium-" + UUID().uuidString.prefix(6).lowercased()
+                    let config: [String: String] = [
+                        "signUp": try await hosted(.signUp, "ja"), "signIn": try await hosted(.signIn, "en"),
+                        "recovery": try await hosted(.recovery, "en"), "silent": authorize("prompt=none"),
+                        "login": authorize("prompt=login"), "maxAge": authorize("max_age=0"), "redirect": kit.redirectURI,
+                        "username": name, "email": "\(name)@example.com", "phone": "+8190" + String(UInt32.random(in: 10_000_000...99_999_999)),
+                        "password": "a long enough password", "newPassword": "a new password after recovery",
+                        "shortError": "8文字以上のパスワードを設定してください。", "mailDir": sink.folder.path,
+                        "smsDir": sms.folder.path, "screenshots": RepositoryFile.url(".build/screenshots").path,
+                    ]
+                    let file = sink.folder.appendingPathComponent("chromium-journey.json")
+                    try JSONEncoder().encode(config).write(to: file)
+                    let (status, output) = try await PythonScript.run("chromium_journey.py", [file.path])
+                    #expect(status == 0, "\(output)")
+                    for step in [
+                        "ok register page", "ok refused beside its field", "ok signed up", "ok signed in by SMS",
+                        "ok recovered", "ok silent sign-in", "ok asked again",
+                    ] {
+                        #expect(output.contains(step), "\(step) missing: \(output)")
+                    }
+                    let user = try #require(try await kit.store.user(tenantID: kit.tenant, username: name))
+                    #expect(user.email == "\(name)@example.com" && user.phone == config["phone"])
+                }
             }
-            let name = "chromium-" + UUID().uuidString.prefix(6).lowercased()
-            let shots = RepositoryFile.url(".build/screenshots").path
-            let (status, output) = try await PythonScript.run(
-                "chromium_journey.py",
-                [
-                    try await hosted(.signUp, "ja"), try await hosted(.signIn, "en"), kit.redirectURI, name,
-                    "a long enough password", "8文字以上のパスワードを設定してください。", shots,
-                ])
-            #expect(status == 0, "\(output)")
-            for step in ["ok register page", "ok refused beside its field", "ok signed up", "ok signed in"] {
-                #expect(output.contains(step), "\(step) missing: \(output)")
-            }
-            #expect(try await kit.store.user(tenantID: kit.tenant, username: name) != nil)
         }
     }
 }

@@ -10,8 +10,13 @@ enum JourneyPage {
         _ screen: JourneyScreen, tenant: Tenant, texts: LoginTexts, csrf: String
     ) -> String {
         let title = texts.text(screen.titleKey, ["tenant": tenant.displayName])
-        let general = screen.messages.filter { $0.field == nil }.map { texts.text($0.key, $0.values) }
-        let alert = general.isEmpty ? "" : LoginPage.alertParagraph(general.joined(separator: " "))
+        // Errors are announced (`role=alert`); notes such as "we sent a code" are not errors.
+        let general = screen.messages.filter { $0.field == nil }
+        let errors = general.filter { $0.key.hasPrefix("journey.error.") }.map { texts.text($0.key, $0.values) }
+        let notes = general.filter { !$0.key.hasPrefix("journey.error.") }.map { texts.text($0.key, $0.values) }
+        let alert =
+            (notes.isEmpty ? "" : LoginPage.noteParagraph(notes.joined(separator: " ")))
+            + (errors.isEmpty ? "" : LoginPage.alertParagraph(errors.joined(separator: " ")))
         // The focus goes to the first field a message is about, else the first field.
         let focus = screen.fields.first { field in screen.messages.contains { $0.field == field.name } }?.name
             ?? screen.fields.first?.name

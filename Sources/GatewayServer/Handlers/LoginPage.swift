@@ -90,7 +90,8 @@ enum LoginPage {
             + ".idp{display:block;min-height:44px;margin-top:1rem;padding:.6rem 1.2rem;text-align:center;font-weight:600;border:2px solid \(primary);border-radius:.375rem;color:inherit;text-decoration:none}"
             + ".logo{display:block;max-width:100%;max-height:64px;margin:0 0 1rem}"
             + ".error{color:#b00020;background:#fdecee;border-radius:.375rem;padding:.5rem .75rem;overflow-wrap:anywhere}"
-            + "@media (prefers-color-scheme:dark){body{color:#eee;background:#121212}input{border-color:#999}.error{color:#ffb4ab;background:#3b1214}}"
+            + ".note{background:#eef3f8;border-radius:.375rem;padding:.5rem .75rem;overflow-wrap:anywhere}"
+            + "@media (prefers-color-scheme:dark){body{color:#eee;background:#121212}input{border-color:#999}.error{color:#ffb4ab;background:#3b1214}.note{background:#1e2a36}}"
     }
 
     static func page(title: String, body: String, locale: String = "en", theme: Theme = Theme()) -> String {
@@ -174,6 +175,11 @@ enum LoginPage {
     }
 
     /// The announced error paragraph (`role=alert`), or nothing.
+    /// A note about the screen that is no error (`role=status`: announced politely), or nothing.
+    static func noteParagraph(_ note: String?) -> String {
+        note.map { "<p class=\"note\" role=\"status\">\(escape($0))</p>" } ?? ""
+    }
+
     static func alertParagraph(_ error: String?) -> String {
         error.map { "<p class=\"error\" role=\"alert\" id=\"error\">\(escape($0))</p>" } ?? ""
     }
