@@ -20,7 +20,8 @@
 #   gateway (scripts/bench-flood.sh): how fast a newcomer is answered under it. Last, the cached
 #   manifest through a gateway with its admin listener on beside one without (scripts/bench-ab.sh),
 #   after the operator console's pages at 1,000 tenants and 1,000,000 audit records
-#   (scripts/bench-console.sh) and CIBA's flows per second (scripts/bench-ciba.sh).
+#   (scripts/bench-console.sh), CIBA's flows per second (scripts/bench-ciba.sh), and the journeys'
+#   steps, sign-ups per minute and known/unknown timing (scripts/bench-journeys.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${BENCH_MODE:-release}
@@ -186,6 +187,7 @@ scripts/bench-console.sh "$bin"
 # OpenID CIBA (issue 50): whole flows per second, and an unknown hint's time beside a known one's.
 echo "--- CIBA: bc-authorize + approve + token ---"
 scripts/bench-ciba.sh "$bin"
+scripts/bench-journeys.sh "$bin"
 # The read path with the admin listener on beside one without it (issue 48: unchanged).
 echo "--- cached manifest, admin listener off (old) vs on (new), alternating ---"
 BENCH_AB_NEW_ADMIN=1 scripts/bench-ab.sh "$bin/gateway" "$bin/gateway"

@@ -83,6 +83,9 @@ public struct JourneyCourier: Sendable {
         let message: CourierTemplates.Mail
         switch content {
         case .nothing:
+            // A code is issued all the same (nobody gets it; it can sign nobody in: no account
+            // holds the identifier), so the work, and the time, resembles a real sending's.
+            _ = try await codes.issue(tenantID: tenantID, purpose: purpose, identifier: identifier)
             return .queued
         case .accountExists:
             message = CourierTemplates.accountExists(tenantName: name, channel: channel, locale: locale)
