@@ -136,6 +136,8 @@ public struct GatewayBootstrap: Sendable {
         let servedVersions = ServedVersions(cache: instrumented, window: ReleaseHealth.defaultWindow, clock: clock)
         let issuerBase = IssuerBase(
             publicBaseURL: configuration.publicBaseURL, host: configuration.host, port: configuration.port)
+        // The courier's messages in the tenant's wording (its `courier.*` localization overrides).
+        let wording = LocalizationResolver(defaults: try LocalizationDefaults.builtIn(), store: stores.localization)
         let services = GatewayServices(
             directory: directory,
             cache: instrumented,
@@ -176,7 +178,10 @@ public struct GatewayBootstrap: Sendable {
                 codes: OneTimeCodes(cache: instrumented, sealer: sealer), outbox: stores.courier, cache: instrumented,
                 sealer: sealer,
                 clock: clock, tenantName: { directory.tenant($0)?.displayName },
-                courierSettings: { directory.tenant($0)?.courier })
+                courierSettings: { directory.tenant($0)?.courier },
+                wording: { [wording] in
+                    try await wording.overridesByLanguage(tenantID: $0, keyPrefixes: [CourierTemplates.keyPrefix])
+                })
         )
         let analyticsRetention = AnalyticsRetention(store: stores.analytics, clock: clock.now, logger: logger)
         let refreshRetention = RefreshRetention(store: stores.auth, clock: clock.now, logger: logger)

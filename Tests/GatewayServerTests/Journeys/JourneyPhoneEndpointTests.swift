@@ -8,8 +8,8 @@ import Testing
 /// Signing in with a phone number and an SMS code over HTTP end to end (issue 63): a native app
 /// types the number, the gateway's courier sends the code through the tenant's provider (a fake
 /// that follows Twilio's Messages API), the app reads it from what the provider received and
-/// finishes with tokens for the user holding the number; a number in a country the tenant does
-/// not allow gets nothing.
+/// finishes with tokens for the user holding the number; the SMS is in the tenant's own wording;
+/// a number in a country the tenant does not allow gets nothing.
 @Suite("Journey endpoints: sign-in by SMS code through a provider")
 struct JourneyPhoneEndpointTests {
     @Test("a number, the code from the SMS, then tokens; a country not allowed is refused beside the field")
@@ -24,6 +24,10 @@ struct JourneyPhoneEndpointTests {
                     provider: .twilio, url: fake.url, accountSid: SMSFake.accountSid,
                     authToken: SecretValue(SMSFake.authToken), from: "+15005550006", allowedCountries: ["81"])
                 try await harness.createTenant(tenant, signIn: false)
+                // The tenant's own wording of the SMS, in English (its Japanese is untouched).
+                _ = try await harness.operatorStores.localization.set(
+                    ["courier.sms.code": "{tenant}: {code} is your code. Do not share it."], tenantID: tenant.id,
+                    locale: "en")
                 kit.tenant = tenant.id
                 try await kit.setUp()
                 _ = try await kit.store.writeUser(tenantID: tenant.id, username: kit.username, trail: nil) {
@@ -48,6 +52,7 @@ struct JourneyPhoneEndpointTests {
                 let sms = try #require(try fake.received().first)
                 #expect(sms.api == "twilio" && sms.to == "+819012345678" && sms.from == "+15005550006")
                 let code = try #require(sms.text.firstMatch(of: /[0-9]{6}/).map { String($0.output) }, "\(sms.text)")
+                #expect(sms.text == "Acme: \(code) is your code. Do not share it.")
 
                 guard case .JourneyFinished(let finished) = try await JourneyEndpointTests.step(
                     kit, first.id, "submit", ["code": code]).ok.body.json

@@ -35,16 +35,21 @@ public struct JourneyCourier: Sendable {
     private let clock: WallClock
     private let tenantName: @Sendable (_ tenantID: String) -> String?
     private let courierSettings: @Sendable (_ tenantID: String) async throws -> CourierSettings?
+    private let wording: @Sendable (_ tenantID: String) async throws -> [String: [String: String]]
 
     /// - Parameters:
     ///   - tenantName: the name messages give the tenant (its display name).
     ///   - courierSettings: the tenant's courier settings (SMS: the allowed countries, the
     ///     budget per country).
+    ///   - wording: the tenant's `courier.*` localization overrides by language (none: the
+    ///     built-in texts; a failure to read them sends the built-in texts).
     public init(
         codes: OneTimeCodes, outbox: any CourierOutbox, cache: any Cache, sealer: SecretSealer, clock: WallClock,
         tenantName: @escaping @Sendable (_ tenantID: String) -> String?,
-        courierSettings: @escaping @Sendable (_ tenantID: String) async throws -> CourierSettings?
+        courierSettings: @escaping @Sendable (_ tenantID: String) async throws -> CourierSettings?,
+        wording: @escaping @Sendable (_ tenantID: String) async throws -> [String: [String: String]] = { _ in [:] }
     ) {
+        self.wording = wording
         self.tenantName = tenantName
         self.courierSettings = courierSettings
         self.codes = codes
@@ -80,6 +85,7 @@ public struct JourneyCourier: Sendable {
             return .throttled(retryAfter)
         }
         let name = tenantName(tenantID) ?? tenantID
+        let overrides = content == .nothing ? [:] : (try? await wording(tenantID)) ?? [:]
         let message: CourierTemplates.Mail
         switch content {
         case .nothing:
@@ -88,10 +94,12 @@ public struct JourneyCourier: Sendable {
             _ = try await codes.issue(tenantID: tenantID, purpose: purpose, identifier: identifier)
             return .queued
         case .accountExists:
-            message = CourierTemplates.accountExists(tenantName: name, channel: channel, locale: locale)
+            message = CourierTemplates.accountExists(
+                tenantName: name, channel: channel, locale: locale, overrides: overrides)
         case .code:
             let code = try await codes.issue(tenantID: tenantID, purpose: purpose, identifier: identifier)
-            message = CourierTemplates.code(code, purpose: purpose, tenantName: name, channel: channel, locale: locale)
+            message = CourierTemplates.code(
+                code, purpose: purpose, tenantName: name, channel: channel, locale: locale, overrides: overrides)
         }
         let now = clock.now()
         try await outbox.enqueue(
