@@ -64,4 +64,47 @@ struct JourneyEmailSignUpEndpointTests {
             }
         }
     }
+
+    @Test("the relay down during a sign-up: the code arrives once it is back, once, and finishes the sign-up")
+    func relayDownDuringSignUp() async throws {
+        let port = try await SMTPSink.with(.plain) { $0.port }  // a port nothing listens on now
+        try await GatewayHarness.withGateway { harness, client, gatewayPort in
+            var setup = OAuthTestKit(harness: harness, client: client, port: gatewayPort)
+            setup.clientID = "journey-" + UUID().uuidString.prefix(6).lowercased()
+            var tenant = Tenant(id: "down-" + UUID().uuidString.prefix(8).lowercased(), displayName: "Acme")
+            tenant.journeys = JourneySettings(signUp: true, identifiers: [.email], verify: [.email])
+            tenant.courier.smtp = SMTPRelay(url: "smtp://127.0.0.1:\(port)", from: "no-reply@acme.example", startTLS: .off)
+            try await harness.createTenant(tenant, signIn: false)
+            setup.tenant = tenant.id
+            try await setup.setUp()
+            let (kit, tenantID) = (setup, tenant.id)
+
+            let first = try await JourneyEndpointTests.start(kit, kind: .signUp).created.body.json
+            let sent = try JourneyEndpointTests.screen(
+                try await JourneyEndpointTests.step(
+                    kit, first.id, "submit", ["email": "rin@acme.example", "password": "a long enough one"]))
+            #expect(sent.screen.name == "code", "the journey goes on: the code waits in the outbox")
+            // The worker tried and failed: the message waits for a retry.
+            #expect(
+                await eventually(within: .seconds(10)) {
+                    let waiting = try? await harness.operatorStores.courier.messages(
+                        tenantID: tenantID, state: .pending, before: nil, limit: 5)
+                    return waiting?.first?.attempts == 1
+                })
+            try await SMTPSink.with(.plain, port: port) { sink in
+                #expect(await eventually(within: .seconds(20)) { (try? sink.received().count) == 1 })
+                let text = Self.body(try #require(try sink.received().first).data)
+                let code = try #require(text.firstMatch(of: /[0-9]{6}/).map { String($0.output) })
+                guard case .JourneyFinished = try await JourneyEndpointTests.step(
+                    kit, first.id, "submit", ["code": code]).ok.body.json
+                else { Issue.record("the code from the late mail did not finish the sign-up"); return }
+                try await Task.sleep(for: .seconds(3))
+                #expect(try sink.received().count == 1, "delivered once")
+            }
+            let sentMessages = try await harness.operatorStores.courier.messages(
+                tenantID: tenantID, state: .sent, before: nil, limit: 5)
+            #expect(sentMessages.count == 1 && (sentMessages.first?.attempts ?? 0) >= 2)
+            #expect(try await kit.store.user(tenantID: tenantID, username: "rin@acme.example") != nil)
+        }
+    }
 }
