@@ -57,17 +57,11 @@ extension ChromiumLoginTests {
                 try await GatewayHarness.withGateway { harness, client, port in
                     var kit = OAuthTestKit(harness: harness, client: client, port: port)
                     kit.redirectURI = "http://127.0.0.1:9/callback"  // nothing listens on 9
-                    var tenant = Tenant(id: "cj-" + UUID().uuidString.prefix(8).lowercased(), displayName: "Acme")
-                    tenant.journeys = JourneySettings(
-                        signUp: true, identifiers: [.username, .email, .phone], verify: [.email, .phone],
-                        recovery: [.email], factors: [.password, .smsCode])
-                    tenant.courier = CourierSettings(
-                        smtp: SMTPRelay(url: "smtp://127.0.0.1:\(sink.port)", from: "no-reply@acme.example", startTLS: .off),
-                        sms: SMSSettings(
-                            provider: .twilio, url: sms.url, accountSid: SMSFake.accountSid,
-                            authToken: SecretValue(SMSFake.authToken), from: "+15005550006", allowedCountries: ["81"]))
-                    try await harness.createTenant(tenant, signIn: false)
-                    kit.tenant = tenant.id
+                    try await kit.useTenant(
+                        journeys: JourneySettings(
+                            signUp: true, identifiers: [.username, .email, .phone], verify: [.email, .phone],
+                            recovery: [.email], factors: [.password, .smsCode]),
+                        smtpPort: sink.port, sms: sms)
                     try await kit.setUp()
                     var second = kit
                     second.clientID = "chromium-two"

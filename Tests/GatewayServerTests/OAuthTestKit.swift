@@ -33,6 +33,21 @@ struct OAuthTestKit {
     /// Moves the kit to a new tenant of its own where people may sign up (call before
     /// ``setUp(_:)``): per-tenant counters in the shared Redis (sign-ups per address) start at
     /// zero for it, whatever other tests and earlier runs spent.
+    /// Uses a fresh tenant with `journeys` whose courier sends through the SMTP server on
+    /// loopback at `smtpPort` (plain) and the fake Twilio `sms` (to +81 numbers); call before
+    /// ``setUp(_:)``.
+    mutating func useTenant(journeys: JourneySettings, smtpPort: Int, sms: SMSFake) async throws {
+        var fresh = Tenant(id: "cr-" + UUID().uuidString.prefix(8).lowercased(), displayName: "Acme")
+        fresh.journeys = journeys
+        fresh.courier = CourierSettings(
+            smtp: SMTPRelay(url: "smtp://127.0.0.1:\(smtpPort)", from: "no-reply@acme.example", startTLS: .off),
+            sms: SMSSettings(
+                provider: .twilio, url: sms.url, accountSid: SMSFake.accountSid,
+                authToken: SecretValue(SMSFake.authToken), from: "+15005550006", allowedCountries: ["81"]))
+        try await harness.createTenant(fresh, signIn: false)
+        tenant = fresh.id
+    }
+
     mutating func useTenantWithSignUp() async throws {
         var fresh = Tenant(id: "su-" + UUID().uuidString.prefix(8).lowercased(), displayName: "Sign-up test")
         fresh.journeys.signUp = true

@@ -212,7 +212,7 @@ public struct GatewayBootstrap: Sendable {
         let inboxRetention = BatchedRetention.inbox(stores.messaging, clock: clock.now, logger: logger)
         background.loops.append(RetentionService { await inboxRetention.run() })
         if configuration.pushConcurrency > 0 {
-            let pushHTTP = PushHTTPClientFactory.make(connectionsPerHost: configuration.pushConcurrency)
+            let pushHTTP = ProviderHTTPClientFactory.make(connectionsPerHost: configuration.pushConcurrency)
             background.closePushHTTP = ShutdownActionService { try? await pushHTTP.shutdown() }
             let worker = PushDeliveryWorker(
                 queue: stores.outbox, credentials: stores.pushCredentials,
@@ -226,7 +226,7 @@ public struct GatewayBootstrap: Sendable {
         }
         // The courier: codes by e-mail (and SMS) through each tenant's relay and provider.
         if configuration.courierConcurrency > 0 {
-            let courierHTTP = CourierHTTPClientFactory.make(
+            let courierHTTP = ProviderHTTPClientFactory.make(
                 connectionsPerHost: configuration.courierConcurrency, caFile: configuration.courierCAFile)
             background.closeCourierHTTP = ShutdownActionService { try? await courierHTTP.shutdown() }
             let courier = CourierDeliveryWorker(

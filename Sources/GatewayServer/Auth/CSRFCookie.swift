@@ -49,21 +49,12 @@ struct CSRFCookie: Sendable {
 
     /// The value the browser sent, when it has the shape of one of ours.
     func value(in headers: HTTPFields) -> String? {
-        for field in headers where field.name == .cookie {
-            for pair in field.value.split(separator: ";") {
-                let trimmed = pair.drop { $0 == " " }
-                guard trimmed.hasPrefix(name + "=") else { continue }
-                let value = trimmed.dropFirst(name.count + 1)
-                if value.utf8.count == 22,
-                    value.utf8.allSatisfy({
-                        ASCIIByte.isLetterOrDigit($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
-                    })
-                {
-                    return String(value)
+        CookieHeader.value(named: name, in: headers) { value in
+            value.utf8.count == 22
+                && value.utf8.allSatisfy {
+                    ASCIIByte.isLetterOrDigit($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
                 }
-            }
         }
-        return nil
     }
 
     /// The browser's value, or a new one.

@@ -19,15 +19,7 @@ struct SessionCookie: Sendable {
 
     /// The value the browser sent, when it has the shape of one of ours.
     func value(in headers: HTTPFields) -> String? {
-        for field in headers where field.name == .cookie {
-            for pair in field.value.split(separator: ";") {
-                let trimmed = pair.drop { $0 == " " }
-                guard trimmed.hasPrefix(name + "=") else { continue }
-                let value = String(trimmed.dropFirst(name.count + 1))
-                if Base64URL.isEncoding(value, ofByteCount: 32) { return value }
-            }
-        }
-        return nil
+        CookieHeader.value(named: name, in: headers) { Base64URL.isEncoding(String($0), ofByteCount: 32) }
     }
 
     /// The `Set-Cookie` header value holding `value`.

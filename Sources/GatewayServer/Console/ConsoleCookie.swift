@@ -45,15 +45,7 @@ struct ConsoleCookie: Sendable {
 
     /// The value the browser sent, when it has the shape of one of ours.
     func value(in headers: HTTPFields) -> String? {
-        for field in headers where field.name == .cookie {
-            for pair in field.value.split(separator: ";") {
-                let trimmed = pair.drop { $0 == " " }
-                guard trimmed.hasPrefix(name + "=") else { continue }
-                let value = String(trimmed.dropFirst(name.count + 1))
-                if accepts(value) { return value }
-            }
-        }
-        return nil
+        CookieHeader.value(named: name, in: headers) { accepts(String($0)) }
     }
 
     /// `Set-Cookie` for `value`.

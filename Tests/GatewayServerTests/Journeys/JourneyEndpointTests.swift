@@ -186,17 +186,11 @@ extension JourneyEndpointTests {
                 try await GatewayHarness.withGateway { harness, client, port in
                     var kit = OAuthTestKit(harness: harness, client: client, port: port)
                     kit.clientID = "journey-" + UUID().uuidString.prefix(6).lowercased()
-                    var tenant = Tenant(id: "py-" + UUID().uuidString.prefix(8).lowercased(), displayName: "Py")
-                    tenant.journeys = JourneySettings(
-                        signUp: true, identifiers: [.username, .email, .phone], verify: [.email, .phone],
-                        recovery: [.email], factors: [.password, .smsCode, .totp])
-                    tenant.courier = CourierSettings(
-                        smtp: SMTPRelay(url: "smtp://127.0.0.1:\(sink.port)", from: "no-reply@py.example", startTLS: .off),
-                        sms: SMSSettings(
-                            provider: .twilio, url: sms.url, accountSid: SMSFake.accountSid,
-                            authToken: SecretValue(SMSFake.authToken), from: "+15005550006", allowedCountries: ["81"]))
-                    try await harness.createTenant(tenant, signIn: false)
-                    kit.tenant = tenant.id
+                    try await kit.useTenant(
+                        journeys: JourneySettings(
+                            signUp: true, identifiers: [.username, .email, .phone], verify: [.email, .phone],
+                            recovery: [.email], factors: [.password, .smsCode, .totp]),
+                        smtpPort: sink.port, sms: sms)
                     try await kit.setUp()
                     let secret = try await kit.addSecondFactor()
                     let (status, output) = try await PythonScript.run(

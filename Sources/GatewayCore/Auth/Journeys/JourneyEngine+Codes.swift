@@ -52,17 +52,33 @@ extension JourneyEngine {
         _ journey: inout Journey, _ code: String, screen: JourneyScreen, settings: JourneySettings, address: String?,
         onHostedPage: Bool
     ) async throws -> JourneyOutcome {
-        guard let courier, let identifier = journey.identifier else { throw JourneyError.notFound }
-        let shown = Self.sent(screen, to: identifier)
-        let typed = code.trimmingCharacters(in: .whitespaces)
-        let wrong = JourneyOutcome.refused(shown.with([JourneyScreen.Message(field: "code", key: "journey.error.code")]))
-        guard typed.range(of: JourneyStep.codePattern, options: .regularExpression) != nil,
-            try await courier.codes.check(tenantID: journey.tenantID, purpose: .signIn, identifier: identifier, code: typed)
-                == .accepted,
-            let user = try await holder(of: identifier, tenantID: journey.tenantID, settings: settings), !user.disabled
-        else { return wrong }
+        guard let identifier = journey.identifier else { throw JourneyError.notFound }
+        guard let user = try await holderProving(code, purpose: .signIn, journey: journey, settings: settings) else {
+            return Self.wrongCode(screen, sentTo: identifier)
+        }
         if identifier.hasPrefix("+") { journey.amr = (journey.amr ?? []) + ["sms"] }
         return try await signedIn(&journey, user: user, settings: settings, onHostedPage: onHostedPage)
+    }
+
+    /// The one enabled account holding the journey's identifier, when `code` is the right
+    /// `purpose` code for it (used up then); nil for a wrong, used or expired code, and for an
+    /// identifier nobody (or a disabled account) holds: the caller refuses them alike.
+    func holderProving(
+        _ code: String, purpose: OneTimeCodes.Purpose, journey: Journey, settings: JourneySettings
+    ) async throws -> LocalUser? {
+        guard let courier, let identifier = journey.identifier else { throw JourneyError.notFound }
+        let typed = code.trimmingCharacters(in: .whitespaces)
+        guard typed.range(of: JourneyStep.codePattern, options: .regularExpression) != nil,
+            try await courier.codes.check(tenantID: journey.tenantID, purpose: purpose, identifier: identifier, code: typed)
+                == .accepted,
+            let user = try await holder(of: identifier, tenantID: journey.tenantID, settings: settings), !user.disabled
+        else { return nil }
+        return user
+    }
+
+    /// The code screen refusing a code, saying where the code went.
+    static func wrongCode(_ screen: JourneyScreen, sentTo identifier: String) -> JourneyOutcome {
+        .refused(sent(screen, to: identifier).with([JourneyScreen.Message(field: "code", key: "journey.error.code")]))
     }
 
     /// The code screen's "send a new code": a fresh code (the last one void), within the bounds.

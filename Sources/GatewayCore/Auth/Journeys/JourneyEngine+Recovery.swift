@@ -39,15 +39,10 @@ extension JourneyEngine {
     func checkRecoveryCode(
         _ journey: inout Journey, _ code: String, screen: JourneyScreen, settings: JourneySettings
     ) async throws -> JourneyOutcome {
-        guard let courier, let identifier = journey.identifier else { throw JourneyError.notFound }
-        let shown = Self.sent(screen, to: identifier)
-        let typed = code.trimmingCharacters(in: .whitespaces)
-        let wrong = JourneyOutcome.refused(shown.with([JourneyScreen.Message(field: "code", key: "journey.error.code")]))
-        guard typed.range(of: JourneyStep.codePattern, options: .regularExpression) != nil,
-            try await courier.codes.check(
-                tenantID: journey.tenantID, purpose: .recovery, identifier: identifier, code: typed) == .accepted,
-            let user = try await holder(of: identifier, tenantID: journey.tenantID, settings: settings), !user.disabled
-        else { return wrong }
+        guard let identifier = journey.identifier else { throw JourneyError.notFound }
+        guard let user = try await holderProving(code, purpose: .recovery, journey: journey, settings: settings) else {
+            return Self.wrongCode(screen, sentTo: identifier)
+        }
         guard user.totpSecret == nil else {
             // The second factor still stands between a mailbox (or a SIM) and the account.
             let signIn = PendingSignIn(

@@ -121,14 +121,12 @@ extension JourneyEngine {
         guard let courier, var pending = journey.pending, let (channel, identifier) = pending.awaiting.map({ ($0.channel, $0.identifier) }) else {
             throw JourneyError.notFound
         }
-        let shown = Self.sent(screen, to: identifier)
         let typed = code.trimmingCharacters(in: .whitespaces)
-        let wrong = JourneyOutcome.refused(shown.with([JourneyScreen.Message(field: "code", key: "journey.error.code")]))
         guard typed.range(of: JourneyStep.codePattern, options: .regularExpression) != nil,
             try await courier.codes.check(
                 tenantID: journey.tenantID, purpose: channel == .email ? .verifyEmail : .verifyPhone,
                 identifier: identifier, code: typed) == .accepted
-        else { return wrong }
+        else { return Self.wrongCode(screen, sentTo: identifier) }
         pending.verified.append(channel)
         journey.pending = pending
         if let next = pending.awaiting {
@@ -143,7 +141,7 @@ extension JourneyEngine {
             tenantID: journey.tenantID, username: pending.username, name: pending.name, email: pending.email,
             phone: pending.phone, passwordHash: pending.passwordHash)
         guard try await create(user, journey: journey, address: address) else {
-            return .refused(shown.with([JourneyScreen.Message(key: "journey.error.taken")]))
+            return .refused(Self.sent(screen, to: identifier).with([JourneyScreen.Message(key: "journey.error.taken")]))
         }
         journey.amr = ["pwd"]
         return try await finish(journey, user: user, onHostedPage: onHostedPage)
