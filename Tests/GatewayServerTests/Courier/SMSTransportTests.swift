@@ -79,7 +79,7 @@ struct SMSTransportTests {
         for mode in [SMSFake.Mode.unavailable, .throttled] {
             try await SMSFake.with(mode) { fake in
                 try await Self.sending { sms in
-                    await #expect(throws: CourierDeliveryError.self) {
+                    _ = await #expect(throws: CourierDeliveryError.self) {
                         do {
                             try await sms.send(text: Self.text, to: "+819012345678", via: Self.twilio(fake), messageID: "m")
                         } catch CourierDeliveryError.transient(let reason) {
