@@ -76,11 +76,6 @@ public enum CourierTemplates {
         return Mail(subject: texts["courier.email.\(kind).subject"], text: texts["courier.email.\(kind).text"])
     }
 
-    /// The code that verifies an e-mail address.
-    public static func verificationCode(_ code: String, tenantName: String, locale: String) -> Mail {
-        Self.code(code, purpose: .verifyEmail, tenantName: tenantName, channel: .email, locale: locale)
-    }
-
     /// The note to an address or number an account already holds: no code, a pointer to sign-in.
     public static func accountExists(
         tenantName: String, channel: CourierMessage.Channel = .email, locale: String,

@@ -26,20 +26,13 @@ struct SMSFake: Sendable {
     static func with<T: Sendable>(
         _ mode: Mode = .ok, delayMilliseconds: Int = 0, _ body: @Sendable (SMSFake) async throws -> T
     ) async throws -> T {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sms-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        return try await PythonScript.serving(
-            "sms_fake.py", [folder.path, accountSid, authToken, mode.rawValue, String(delayMilliseconds)]
-        ) { started in
-            try await body(SMSFake(port: try started.get(), folder: folder))
+        try await RecordingServer.serving(
+            "sms_fake.py", prefix: "sms", [accountSid, authToken, mode.rawValue, String(delayMilliseconds)]
+        ) { port, folder in
+            try await body(SMSFake(port: port, folder: folder))
         }
     }
 
     /// Every message accepted so far, in order.
-    func received() throws -> [Received] {
-        guard let text = try? String(contentsOf: folder.appendingPathComponent("received.jsonl"), encoding: .utf8)
-        else { return [] }
-        return try text.split(separator: "\n").map { try JSONDecoder().decode(Received.self, from: Data($0.utf8)) }
-    }
+    func received() throws -> [Received] { try RecordingServer.received(in: folder) }
 }

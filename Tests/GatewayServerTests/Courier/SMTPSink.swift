@@ -23,20 +23,13 @@ struct SMTPSink: Sendable {
     static func with<T: Sendable>(
         _ mode: Mode, user: (String, String)? = nil, port: Int? = nil, _ body: @Sendable (SMTPSink) async throws -> T
     ) async throws -> T {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("smtp-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        return try await PythonScript.serving(
-            "smtp_sink.py", [folder.path, mode.rawValue + (port.map { ":\($0)" } ?? "")] + (user.map { [$0.0, $0.1] } ?? [])
-        ) { started in
-            try await body(SMTPSink(port: try started.get(), folder: folder))
+        try await RecordingServer.serving(
+            "smtp_sink.py", prefix: "smtp", [mode.rawValue + (port.map { ":\($0)" } ?? "")] + (user.map { [$0.0, $0.1] } ?? [])
+        ) { port, folder in
+            try await body(SMTPSink(port: port, folder: folder))
         }
     }
 
     /// Every message received so far, in order.
-    func received() throws -> [Received] {
-        guard let text = try? String(contentsOf: folder.appendingPathComponent("received.jsonl"), encoding: .utf8)
-        else { return [] }
-        return try text.split(separator: "\n").map { try JSONDecoder().decode(Received.self, from: Data($0.utf8)) }
-    }
+    func received() throws -> [Received] { try RecordingServer.received(in: folder) }
 }
