@@ -31,8 +31,8 @@ extension PostgresAuthStore {
         of family: RefreshFamily, _ c: (String?, String?, String?, String?, Bool?, String?, String?)
     ) throws -> LocalUser? {
         guard let username = c.0, let disabled = c.4, let passwordHash = c.5 else { return nil }
-        // Nor the phone: no claim carries it yet.
-        return try user((family.tenantID, username, family.subject, c.1, c.2, c.3, disabled, passwordHash, c.6, 0, nil))
+        // Nor the phone and the verified flags: no claim carries them yet.
+        return try user((family.tenantID, username, family.subject, c.1, c.2, c.3, disabled, passwordHash, c.6, 0, nil, 0))
     }
 
     public func createFamily(
@@ -134,6 +134,19 @@ extension PostgresAuthStore {
         return (family, try joinedUser(of: family, (r.12, r.13, r.14, r.15, r.16, r.17, r.18)))
     }
 
+    public func liveFamilies(tenantID: String, subject: String, now: Date, limit: Int) async throws -> [RefreshFamily] {
+        let now = StoreClock.milliseconds(now)
+        return try await client.all(
+            """
+            SELECT \(unescaped: Self.familyColumnsOfF) FROM auth_refresh_families f
+            WHERE f.tenant_id = \(tenantID) AND f.subject = \(subject) AND NOT f.revoked AND f.absolute_expiry_ms > \(now)
+                AND EXISTS (SELECT 1 FROM auth_refresh_tokens t
+                    WHERE t.family_id = f.family_id AND t.state = 'active' AND t.idle_expiry_ms > \(now))
+            ORDER BY f.created_at_ms DESC, f.family_id COLLATE "C" LIMIT \(limit)
+            """, as: FamilyRow.self
+        ).map(Self.family)
+    }
+
     public func revokeFamily(_ familyID: String, now: Date) async throws -> [(jti: String, expiresAt: Date)] {
         try await database.transaction { connection in try await Self.revoke(connection, familyID: familyID, now: now) }
     }
@@ -160,6 +173,12 @@ extension PostgresAuthStore {
                         """
                         SELECT family_id FROM auth_refresh_families
                         WHERE tenant_id = \(tenantID) AND subject = \(subject) AND client_id = \(clientID) AND NOT revoked FOR UPDATE
+                        """, as: String.self)
+                case .family(let tenantID, let subject, let familyID):
+                    try await connection.column(
+                        """
+                        SELECT family_id FROM auth_refresh_families
+                        WHERE tenant_id = \(tenantID) AND subject = \(subject) AND family_id = \(familyID) AND NOT revoked FOR UPDATE
                         """, as: String.self)
                 }
             var tokens: [(jti: String, expiresAt: Date)] = []

@@ -181,18 +181,20 @@ public final class PostgresAuthStore: AuthStore {
     // MARK: users
 
     static let userColumns =
-        "tenant_id, username, subject, name, email, picture, disabled, password_hash, totp_secret_sealed, revision, phone"
-    typealias UserRow = (String, String, String, String?, String?, String?, Bool, String, String?, Int64, String?)
+        "tenant_id, username, subject, name, email, picture, disabled, password_hash, totp_secret_sealed, revision, phone, verified"
+    typealias UserRow = (String, String, String, String?, String?, String?, Bool, String, String?, Int64, String?, Int64)
 
     func user(_ row: UserRow) throws -> LocalUser {
         let totp = try row.8.map {
             SecretValue(
                 try database.sealer.open($0, context: LocalUser.totpSealingContext(tenantID: row.0, subject: row.2)))
         }
-        return LocalUser(
+        var user = LocalUser(
             tenantID: row.0, username: row.1, subject: row.2, name: row.3, email: row.4, phone: row.10, picture: row.5,
             disabled: row.6, passwordHash: row.7,
             totpSecret: totp, revision: row.9)
+        user.setVerified(bits: row.11)
+        return user
     }
 
     private func sealedTOTP(_ user: LocalUser) throws -> String? {
@@ -252,9 +254,9 @@ public final class PostgresAuthStore: AuthStore {
         try await database.transaction { connection in
             for (user, totp) in rows {
                 let inserted = try await connection.execute("""
-                    INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, phone, picture, disabled, totp_secret_sealed, created_at_ms, revision)
+                    INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, phone, picture, disabled, totp_secret_sealed, created_at_ms, revision, verified)
                     VALUES (\(user.tenantID), \(user.username), \(user.subject), \(user.passwordHash), \(user.name), \(user.email), \(user.phone), \(user.picture),
-                            \(user.disabled), \(totp), \(now), 1)
+                            \(user.disabled), \(totp), \(now), 1, \(user.verifiedBits))
                     ON CONFLICT DO NOTHING RETURNING 1
                     """)
                 guard inserted == 0 else {
@@ -292,7 +294,8 @@ public final class PostgresAuthStore: AuthStore {
             let totp = try self.sealedTOTP(new)
             try await connection.execute("""
                 UPDATE auth_users SET password_hash = \(new.passwordHash), name = \(new.name), email = \(new.email),
-                    phone = \(new.phone), picture = \(new.picture), disabled = \(new.disabled), totp_secret_sealed = \(totp), revision = \(new.revision)
+                    phone = \(new.phone), picture = \(new.picture), disabled = \(new.disabled), totp_secret_sealed = \(totp), revision = \(new.revision),
+                    verified = \(new.verifiedBits)
                 WHERE tenant_id = \(tenantID) AND username = \(username)
                 """)
             if let trail { _ = try await PostgresAuditTrail.append(trail(old, new), on: connection) }

@@ -549,6 +549,20 @@ enum PostgresMigrations {
                 "CREATE INDEX auth_users_phone ON auth_users (tenant_id, phone) WHERE phone IS NOT NULL",
             ]
         ),
+        (
+            // My account (issue 63 §7): which identifiers a code proved (1 the e-mail address,
+            // 2 the phone number), and the `account` scope among first-party clients' defaults.
+            "v40-my-account",
+            [
+                "ALTER TABLE auth_users ADD COLUMN verified BIGINT NOT NULL DEFAULT 0",
+                """
+                UPDATE auth_clients SET document = jsonb_set(document::jsonb, '{defaultScopes}',
+                    (document::jsonb -> 'defaultScopes') || '["account"]'::jsonb)::text
+                WHERE document::jsonb ->> 'firstParty' = 'true' AND jsonb_typeof(document::jsonb -> 'defaultScopes') = 'array'
+                    AND NOT ((document::jsonb -> 'defaultScopes') ? 'account')
+                """,
+            ]
+        ),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the

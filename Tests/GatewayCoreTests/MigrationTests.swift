@@ -88,7 +88,7 @@ import Testing
         #expect(try await auth.client(tenantID: "acme", clientID: "app")?.defaultScopes == APIScope.hostApp)
         #expect(
             try await auth.client(tenantID: "acme", clientID: "web")?.defaultScopes
-                == APIScope.hostApp.filter { $0 != APIScope.signInRequests })
+                == APIScope.hostApp.filter { !APIScope.firstPartyOnly.contains($0) })
         let sender = try await auth.client(tenantID: "acme", clientID: "shop")
         #expect(sender?.defaultScopes == nil && sender?.isSender == true)
         let scope = { (family: String) in "SELECT count(*) FROM auth_refresh_families WHERE family_id = '\(family)' AND scope = " }

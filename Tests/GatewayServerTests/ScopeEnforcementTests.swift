@@ -21,6 +21,10 @@ struct ScopeEnforcementTests {
         "messageId": "msg_unknown", "userId": "someone", "key": "greeting",
     ]
 
+    /// Bodies other than `{}`: what passes the edge without changing anything the test goes on
+    /// to use (a wrong password does not delete the account; a recent sign-in would).
+    static let bodies = ["deleteAccount": #"{"password": "not the password"}"#]
+
     /// One call of `operation` with `token`: the status, the problem's `code` and `WWW-Authenticate`.
     static func call(
         _ operation: ContractOperation, token: String, base: String, tenant: String = "demo"
@@ -32,7 +36,7 @@ struct ScopeEnforcementTests {
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         if operation.method == .post || operation.method == .put {
             request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(string: "{}"))
+            request.body = .bytes(ByteBuffer(string: bodies[operation.id] ?? "{}"))
         }
         let response = try await TestHTTP.noRedirects.execute(request, timeout: .seconds(15))
         let body = try await response.body.collect(upTo: 1 << 22)

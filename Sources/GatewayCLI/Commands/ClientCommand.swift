@@ -28,7 +28,7 @@ struct ClientSettingOptions: ParsableArguments {
     @Option(
         name: .customLong("default-scope"),
         help:
-            "Default scope, granted unasked (repeatable; replaces the list; a new client holds openid profile email, a --first-party one also host miniapp-data messages devices sign-in-requests)."
+            "Default scope, granted unasked (repeatable; replaces the list; a new client holds openid profile email, a --first-party one also host miniapp-data messages devices sign-in-requests account)."
     ) var defaultScopes: [String] = []
     @Flag(name: .customLong("require-par"), inversion: .prefixedNo, help: "Require pushed authorization requests.")
     var requirePAR: Bool?

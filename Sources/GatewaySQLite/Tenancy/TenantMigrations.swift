@@ -428,6 +428,18 @@ enum TenantMigrations {
             try db.execute(sql: "ALTER TABLE auth_users ADD COLUMN phone TEXT")
             try db.execute(sql: "CREATE INDEX auth_users_phone ON auth_users (tenant_id, phone) WHERE phone IS NOT NULL")
         }
+        migrator.registerMigration("v40-my-account") { db in
+            // My account (issue 63 §7): which identifiers a code proved (1 the e-mail address,
+            // 2 the phone number), and the `account` scope among first-party clients' defaults,
+            // so host apps already registered gain it at their users' next sign-in.
+            try db.execute(sql: "ALTER TABLE auth_users ADD COLUMN verified INTEGER NOT NULL DEFAULT 0")
+            try db.execute(
+                sql: """
+                    UPDATE auth_clients SET document = json_insert(document, '$.defaultScopes[#]', 'account')
+                    WHERE json_extract(document, '$.firstParty') = 1 AND json_type(document, '$.defaultScopes') = 'array'
+                        AND NOT EXISTS (SELECT 1 FROM json_each(document, '$.defaultScopes') WHERE value = 'account')
+                    """)
+        }
         return migrator
     }
 }

@@ -63,6 +63,8 @@ public final class GatewayServices: Sendable {
     public let signIn: BrowserSignIn
     /// The journeys whose screens native apps draw (issue 63).
     public let journeys: JourneyEngine
+    /// My account for the host app (issue 63 §7); nil: its operations answer 404.
+    public let account: AccountService?
     /// The wall clock of every time-based decision (tokens, throttles, rate windows).
     public var clock: WallClock { auth.clock }
 
@@ -75,8 +77,9 @@ public final class GatewayServices: Sendable {
         bodyLimits: BodyLimits = .init(), tracer: (any Tracer)? = nil,
         accessLog: Bool = false, databaseBudget: Duration = .seconds(5), jwksMaxAge: Duration = .seconds(300),
         backchannelPollInterval: Int = BackchannelRules.pollInterval, backchannelPingGuards: UpstreamGuards? = nil,
-        audit: (any AuditTrail)? = nil, journeyCourier: JourneyCourier? = nil
+        audit: (any AuditTrail)? = nil, journeyCourier: JourneyCourier? = nil, account: AccountService? = nil
     ) {
+        self.account = account
         self.audit = audit
         self.backchannelPings = backchannelPingGuards.map { BackchannelPings(guards: $0, metrics: metrics) }
         self.jwksMaxAge = jwksMaxAge

@@ -138,6 +138,14 @@ public struct GatewayBootstrap: Sendable {
             publicBaseURL: configuration.publicBaseURL, host: configuration.host, port: configuration.port)
         // The courier's messages in the tenant's wording (its `courier.*` localization overrides).
         let wording = LocalizationResolver(defaults: try LocalizationDefaults.builtIn(), store: stores.localization)
+        let journeyCourier = JourneyCourier(
+            codes: OneTimeCodes(cache: instrumented, sealer: sealer), outbox: stores.courier, cache: instrumented,
+            sealer: sealer,
+            clock: clock, tenantName: { directory.tenant($0)?.displayName },
+            courierSettings: { directory.tenant($0)?.courier },
+            wording: { [wording] in
+                try await wording.overridesByLanguage(tenantID: $0, keyPrefixes: [CourierTemplates.keyPrefix])
+            })
         let services = GatewayServices(
             directory: directory,
             cache: instrumented,
@@ -174,14 +182,11 @@ public struct GatewayBootstrap: Sendable {
             databaseBudget: configuration.databaseTimeout,
             jwksMaxAge: configuration.jwksMaxAge, backchannelPollInterval: configuration.cibaPollInterval,
             backchannelPingGuards: guards, audit: stores.audit,
-            journeyCourier: JourneyCourier(
-                codes: OneTimeCodes(cache: instrumented, sealer: sealer), outbox: stores.courier, cache: instrumented,
-                sealer: sealer,
-                clock: clock, tenantName: { directory.tenant($0)?.displayName },
-                courierSettings: { directory.tenant($0)?.courier },
-                wording: { [wording] in
-                    try await wording.overridesByLanguage(tenantID: $0, keyPrefixes: [CourierTemplates.keyPrefix])
-                })
+            journeyCourier: journeyCourier,
+            account: AccountService(
+                auth: auth, courier: journeyCourier,
+                accounts: UserAccountService(users: authStore, releases: stores.releases, hasher: passwordHasher),
+                audit: stores.audit)
         )
         let analyticsRetention = AnalyticsRetention(store: stores.analytics, clock: clock.now, logger: logger)
         let refreshRetention = RefreshRetention(store: stores.auth, clock: clock.now, logger: logger)

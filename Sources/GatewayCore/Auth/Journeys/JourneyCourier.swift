@@ -59,6 +59,16 @@ public struct JourneyCourier: Sendable {
         self.clock = clock
     }
 
+    /// Whether the tenant's courier sends on `channel`: an SMTP relay for e-mail, an SMS
+    /// provider for SMS.
+    public func sends(on channel: CourierMessage.Channel, tenantID: String) async throws -> Bool {
+        let settings = try await courierSettings(tenantID)
+        return switch channel {
+        case .email: settings?.smtp != nil
+        case .sms: settings?.sms != nil
+        }
+    }
+
     /// Sends `content` for `purpose` to `identifier` (an e-mail address, lowercased, or an E.164
     /// number) over `channel`, in `locale`, within the tenant's bounds.
     public func send(

@@ -82,7 +82,7 @@ extension JourneyEngine {
                 tenantID: journey.tenantID, username: username,
                 trail: { old, new in
                     var draft = UserTrail.draft(
-                        old, new, actor: Self.actor(new, method: "recovery", clientID: clientID, address: address),
+                        old, new, actor: AuditActor.user(new, method: "recovery", clientID: clientID, address: address),
                         requestID: nil, verb: .update, time: now)
                     draft.note = AuditNote(action: "recovery", summary: "reset the password through \(clientID)")
                     return draft
@@ -102,10 +102,4 @@ extension JourneyEngine {
         return try await finish(journey, user: user, onHostedPage: onHostedPage)
     }
 
-    /// The user acting on their own account through a journey (the audit trail's actor).
-    static func actor(_ user: LocalUser, method: String, clientID: String, address: String?) -> AuditActor {
-        AuditActor(
-            subject: "user:\(user.subject)", name: user.username, roles: [],
-            auth: AuditAuthentication(method: method, clientID: clientID), address: address)
-    }
 }

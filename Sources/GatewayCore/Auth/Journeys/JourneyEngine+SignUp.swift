@@ -137,9 +137,10 @@ extension JourneyEngine {
             }
             return try await move(&journey, to: .code, settings: settings)
         }
-        let user = LocalUser(
+        var user = LocalUser(
             tenantID: journey.tenantID, username: pending.username, name: pending.name, email: pending.email,
             phone: pending.phone, passwordHash: pending.passwordHash)
+        (user.emailVerified, user.phoneVerified) = (pending.verified.contains(.email), pending.verified.contains(.phone))
         guard try await create(user, journey: journey, address: address) else {
             return .refused(Self.sent(screen, to: identifier).with([JourneyScreen.Message(key: "journey.error.taken")]))
         }

@@ -324,11 +324,14 @@ public struct JourneyEngine: Sendable {
 
     /// The account an identifier names: an e-mail address (with `@`, when the tenant's people
     /// sign in with one) or a phone number (with `+`, likewise) is the username of the one user
-    /// holding it, ignoring case; anything else is a username. An address or a number no user
-    /// or several users hold stays as typed, and then fails like an unknown username, after the
-    /// same work.
+    /// holding it, ignoring case; anything else is a username, where the tenant's people sign
+    /// in with one. An address or a number no user or several users hold stays as typed, and
+    /// then fails like an unknown username, after the same work. Without usernames, the typed
+    /// value is never taken for one: an account signed up by e-mail has its first address as
+    /// username, and an address it changed or removed in My account must stop signing it in.
     private func username(for identifier: String, tenantID: String, settings: JourneySettings) async throws -> String {
-        try await holder(of: identifier, tenantID: tenantID, settings: settings)?.username ?? identifier
+        if let holder = try await holder(of: identifier, tenantID: tenantID, settings: settings) { return holder.username }
+        return settings.identifiers.contains(.username) ? identifier : ""
     }
 
     /// The one user holding the e-mail address or phone number `identifier` (nil: none, or
@@ -376,7 +379,7 @@ public struct JourneyEngine: Sendable {
         do {
             try await auth.users.addUsers([user]) { stored in
                 var draft = UserTrail.draft(
-                    nil, stored, actor: Self.actor(stored, method: "sign-up", clientID: clientID, address: address),
+                    nil, stored, actor: .user(stored, method: "sign-up", clientID: clientID, address: address),
                     requestID: nil, verb: .create, time: now, outcome: .created)
                 draft.note = AuditNote(action: "sign-up", summary: "signed up through \(clientID)")
                 return draft

@@ -15,26 +15,31 @@ public enum APIScope {
     /// Listing, approving and denying sign-in requests (CIBA) and a device's switch for them:
     /// only a first-party client's token from the user's own sign-in holds it.
     public static let signInRequests = "sign-in-requests"
+    /// My account: the user's identifiers, factors, sessions, password and the account itself;
+    /// only a first-party client's token from the user's own sign-in holds it.
+    public static let account = "account"
 
+    /// The scopes only the tenant's first-party host app holds, from the user's own sign-in.
+    public static let firstPartyOnly = [signInRequests, account]
     /// The host app's surface: what a first-party client (`--first-party`) holds by default.
-    public static let hostApp = [host, miniAppData, messages, devices, signInRequests]
+    public static let hostApp = [host, miniAppData, messages, devices, signInRequests, account]
     /// OpenID Connect's scopes: what a new client holds by default.
     public static let identity = ["openid", "profile", "email"]
     /// Every scope a user's token may carry (the sender scopes are ``ClientCredentials``').
     public static let userScopes = identity + ["offline_access"] + hostApp
 
     /// What a trusted issuer's token holds at the user API (`gatewayctl issuer trust`): `openid`
-    /// (UserInfo, as before scopes), the host app's surface but its sign-in requests, and the
-    /// `profile` and `email` it claims. The issuer's own scope names mean nothing here, so none
-    /// of them (a claimed `sign-in-requests` included) widens it.
+    /// (UserInfo, as before scopes), the host app's surface but its sign-in requests and the
+    /// account, and the `profile` and `email` it claims. The issuer's own scope names mean
+    /// nothing here, so none of them (a claimed `sign-in-requests` included) widens it.
     public static func trustedIssuerScope(claimed: [String]) -> String {
         let identity = ["openid"] + ["profile", "email"].filter(claimed.contains)
-        return (identity + hostApp.filter { $0 != signInRequests }).joined(separator: " ")
+        return (identity + hostApp.filter { !firstPartyOnly.contains($0) }).joined(separator: " ")
     }
 }
 
-/// How a grant reached the user, which decides whether its tokens may hold
-/// ``APIScope/signInRequests``.
+/// How a grant reached the user, which decides whether its tokens may hold the
+/// ``APIScope/firstPartyOnly`` scopes.
 public enum GrantOrigin: Sendable, Equatable {
     /// The user signed in at this client: the authorization code (browser or federated), the
     /// authorization challenge endpoint, and their refreshes.
@@ -66,9 +71,9 @@ extension OAuthClient {
 
     /// The scopes a grant gives the client: what it asked for (each one of its default or
     /// optional scopes, else `invalid_scope`), plus its defaults, asked or not. `openid` is
-    /// always allowed. ``APIScope/signInRequests`` only reaches a first-party client's tokens
-    /// from the user's own sign-in: asked for otherwise it is `invalid_scope`; among the
-    /// defaults it is left out.
+    /// always allowed. The ``APIScope/firstPartyOnly`` scopes only reach a first-party client's
+    /// tokens from the user's own sign-in: asked for otherwise they are `invalid_scope`; among
+    /// the defaults they are left out.
     /// - Returns: the scopes in the order asked, then the defaults not asked for.
     public func grantedScopes(requested: [String], origin: GrantOrigin) throws -> [String] {
         let defaults = defaultScopes ?? []
@@ -77,14 +82,14 @@ extension OAuthClient {
             throw OAuthError.invalidScope("scope '\(bad.prefix(64))' is not allowed for this client")
         }
         let mayApprove = isFirstParty && origin == .userSignIn
-        if !mayApprove, requested.contains(APIScope.signInRequests) {
+        if !mayApprove, let held = requested.first(where: APIScope.firstPartyOnly.contains) {
             throw OAuthError.invalidScope(
-                "scope '\(APIScope.signInRequests)' is only granted to the tenant's first-party host app when the user signs in on it"
+                "scope '\(held)' is only granted to the tenant's first-party host app when the user signs in on it"
             )
         }
         var granted: [String] = []
         for scope in requested + defaults where !granted.contains(scope) {
-            if scope == APIScope.signInRequests, !mayApprove { continue }
+            if APIScope.firstPartyOnly.contains(scope), !mayApprove { continue }
             granted.append(scope)
         }
         return granted

@@ -43,10 +43,11 @@ public struct ClientPatch: Codable, Sendable, Equatable {
         if let miniApps { client.miniApps = miniApps }
         if let dpopNonceRequired { client.dpopNonceRequired = dpopNonceRequired }
         if let firstParty { client.firstParty = firstParty }
-        // Sign-in requests are the host app's alone: a client that stops being first-party loses them.
+        // Sign-in requests and the account are the host app's alone: a client that stops being
+        // first-party loses them.
         if firstParty == false {
-            client.allowedScopes.removeAll { $0 == APIScope.signInRequests }
-            client.defaultScopes?.removeAll { $0 == APIScope.signInRequests }
+            client.allowedScopes.removeAll(where: APIScope.firstPartyOnly.contains)
+            client.defaultScopes?.removeAll(where: APIScope.firstPartyOnly.contains)
         }
         if let backchannelMode { client.backchannelMode = backchannelMode }
         if let backchannelNotificationEndpoint {

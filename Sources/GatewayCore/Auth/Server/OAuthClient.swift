@@ -161,8 +161,8 @@ public struct OAuthClient: Sendable, Codable, Equatable {
         for scope in defaultScopes ?? [] where scope.isEmpty || scope.contains(" ") {
             try fail("invalid --default-scope '\(scope)'")
         }
-        if !isFirstParty, (allowedScopes + (defaultScopes ?? [])).contains(APIScope.signInRequests) {
-            try fail("the \(APIScope.signInRequests) scope is for --first-party clients (the tenant's own host app)")
+        if !isFirstParty, let held = (allowedScopes + (defaultScopes ?? [])).first(where: APIScope.firstPartyOnly.contains) {
+            try fail("the \(held) scope is for --first-party clients (the tenant's own host app)")
         }
         if isSender, !(defaultScopes ?? []).isEmpty {
             try fail("a client_credentials client holds sender scopes (--scope), no --default-scope")

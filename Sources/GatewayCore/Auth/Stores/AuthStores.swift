@@ -266,6 +266,9 @@ public protocol RefreshTokenStore: Sendable {
     func revokeFamily(_ familyID: String, now: Date) async throws -> [(jti: String, expiresAt: Date)]
     /// Revokes every family `selection` names (logout); returns their unexpired access tokens.
     func revokeFamilies(_ selection: RefreshFamilySelection, now: Date) async throws -> [(jti: String, expiresAt: Date)]
+    /// The user's live families (My account's sessions): not revoked, within their absolute
+    /// lifetime, holding an active token within its idle lifetime; newest first, at most `limit`.
+    func liveFamilies(tenantID: String, subject: String, now: Date, limit: Int) async throws -> [RefreshFamily]
     /// Deletes at most `limit` records of access tokens expired before `now`, then at most
     /// `limit` families that can never be used again (past their absolute expiry, or revoked)
     /// and whose access tokens have all expired, with their refresh tokens.
@@ -307,11 +310,15 @@ public enum RefreshFamilySelection: Sendable, Equatable {
     case session(tenantID: String, subject: String, sessionID: String)
     /// The families of a user at one client (an ID token from before sessions, without `sid`).
     case client(tenantID: String, subject: String, clientID: String)
+    /// One family, when it is the user's (My account ends one session).
+    case family(tenantID: String, subject: String, familyID: String)
 
     /// The tenant whose families are selected.
     public var tenantID: String {
         switch self {
-        case .subject(let tenantID, _), .session(let tenantID, _, _), .client(let tenantID, _, _): tenantID
+        case .subject(let tenantID, _), .session(let tenantID, _, _), .client(let tenantID, _, _),
+            .family(let tenantID, _, _):
+            tenantID
         }
     }
 }

@@ -12,6 +12,11 @@ public struct LocalUser: Sendable, Equatable {
     /// operator set.
     public var phone: String?
     public var picture: String?
+    /// Whether a code sent to ``email`` proved it (a sign-up or My account); an operator's or
+    /// an import's address is not verified, and a new address is not until its code comes back.
+    public var emailVerified: Bool = false
+    /// Whether a code sent to ``phone`` proved it.
+    public var phoneVerified: Bool = false
     public var disabled: Bool
     /// The scrypt hash (see ``PasswordHasher``); never logged.
     public var passwordHash: String
@@ -28,6 +33,16 @@ public struct LocalUser: Sendable, Equatable {
         (lhs.tenantID, lhs.username, lhs.subject, lhs.passwordHash) == (rhs.tenantID, rhs.username, rhs.subject, rhs.passwordHash)
             && (lhs.name, lhs.email, lhs.phone, lhs.picture) == (rhs.name, rhs.email, rhs.phone, rhs.picture)
             && (lhs.disabled, lhs.totpSecret) == (rhs.disabled, rhs.totpSecret)
+            && (lhs.emailVerified, lhs.phoneVerified) == (rhs.emailVerified, rhs.phoneVerified)
+    }
+
+    /// The stores' `verified` column: 1 the e-mail address, 2 the phone number.
+    public var verifiedBits: Int64 { (emailVerified ? 1 : 0) | (phoneVerified ? 2 : 0) }
+
+    /// Sets the verified flags from the stores' `verified` column.
+    public mutating func setVerified(bits: Int64) {
+        emailVerified = bits & 1 != 0
+        phoneVerified = bits & 2 != 0
     }
 
     public static func totpSealingContext(tenantID: String, subject: String) -> String {

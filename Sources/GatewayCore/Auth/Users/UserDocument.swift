@@ -9,6 +9,10 @@ public struct UserDocument: Sendable, Codable, Equatable {
     public var email: String?
     /// E.164.
     public var phone: String?
+    /// Whether a code proved the e-mail address (a sign-up or My account).
+    public var emailVerified: Bool
+    /// Whether a code proved the phone number.
+    public var phoneVerified: Bool
     public var picture: String?
     public var disabled: Bool
     /// Whether the user has a TOTP second factor (never the secret).
@@ -24,6 +28,8 @@ public struct UserDocument: Sendable, Codable, Equatable {
         name = u.name
         email = u.email
         phone = u.phone
+        emailVerified = u.emailVerified
+        phoneVerified = u.phoneVerified
         picture = u.picture
         disabled = u.disabled
         totp = u.totpSecret != nil
@@ -125,11 +131,12 @@ public struct UserPatch: Sendable, Codable, Equatable {
     }
 
     /// `user` with the patch's profile members applied (the password is the caller's: it hashes).
+    /// An e-mail address or phone number that changes is no longer verified.
     public func applyProfile(to user: inout LocalUser) {
         func cleared(_ value: String) -> String? { value.isEmpty ? nil : value }
         if let name { user.name = cleared(name) }
-        if let email { user.email = cleared(email) }
-        if let phone { user.phone = cleared(phone) }
+        if let email, cleared(email) != user.email { (user.email, user.emailVerified) = (cleared(email), false) }
+        if let phone, cleared(phone) != user.phone { (user.phone, user.phoneVerified) = (cleared(phone), false) }
         if let picture { user.picture = cleared(picture) }
     }
 }

@@ -207,10 +207,12 @@ public final class SQLiteAuthStore: AuthStore {
             SecretValue(
                 try sealer.open($0, context: LocalUser.totpSealingContext(tenantID: tenantID, subject: subject)))
         }
-        return LocalUser(
+        var user = LocalUser(
             tenantID: tenantID, username: row["username"], subject: subject, name: row["name"], email: row["email"],
             phone: row["phone"], picture: row["picture"], disabled: row["disabled"], passwordHash: row["password_hash"], totpSecret: totp,
             revision: row["revision"])
+        user.setVerified(bits: row["verified"] ?? 0)
+        return user
     }
 
     func sealedTOTP(_ user: LocalUser) throws -> String? {
@@ -299,12 +301,12 @@ public final class SQLiteAuthStore: AuthStore {
                 do {
                     try db.execute(
                         sql: """
-                            INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, phone, picture, disabled, totp_secret_sealed, created_at_ms, revision)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
+                            INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, phone, picture, disabled, totp_secret_sealed, created_at_ms, revision, verified)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)
                             """,
                         arguments: [
                             user.tenantID, user.username, user.subject, user.passwordHash, user.name, user.email, user.phone,
-                            user.picture, user.disabled, totp, now,
+                            user.picture, user.disabled, totp, now, user.verifiedBits,
                         ])
                 } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
                     // The other unique key: (tenant, subject).
@@ -336,10 +338,11 @@ public final class SQLiteAuthStore: AuthStore {
             try db.execute(
                 sql: """
                     UPDATE auth_users SET password_hash = ?, name = ?, email = ?, phone = ?, picture = ?, disabled = ?,
-                        totp_secret_sealed = ?, revision = ? WHERE tenant_id = ? AND username = ?
+                        totp_secret_sealed = ?, revision = ?, verified = ? WHERE tenant_id = ? AND username = ?
                     """,
                 arguments: [
-                    new.passwordHash, new.name, new.email, new.phone, new.picture, new.disabled, totp, new.revision, tenantID, username,
+                    new.passwordHash, new.name, new.email, new.phone, new.picture, new.disabled, totp, new.revision,
+                    new.verifiedBits, tenantID, username,
                 ])
             if let trail { _ = try SQLiteAuditTrail.append(trail(old, new), in: db) }
             return new
@@ -488,10 +491,28 @@ public final class SQLiteAuthStore: AuthStore {
                 (base + " AND session_id = ?", [tenantID, subject, sessionID])
             case .client(let tenantID, let subject, let clientID):
                 (base + " AND client_id = ?", [tenantID, subject, clientID])
+            case .family(let tenantID, let subject, let familyID):
+                (base + " AND family_id = ?", [tenantID, subject, familyID])
             }
         return try await pool.write { db in
             let ids = try String.fetchAll(db, sql: sql, arguments: arguments)
             return try ids.flatMap { try Self.revoke(db, familyID: $0, now: now) }
+        }
+    }
+
+    public func liveFamilies(tenantID: String, subject: String, now: Date, limit: Int) async throws -> [RefreshFamily] {
+        let now = StoreClock.milliseconds(now)
+        return try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT f.* FROM auth_refresh_families f
+                    WHERE f.tenant_id = ? AND f.subject = ? AND f.revoked = 0 AND f.absolute_expiry_ms > ?
+                        AND EXISTS (SELECT 1 FROM auth_refresh_tokens t
+                            WHERE t.family_id = f.family_id AND t.state = 'active' AND t.idle_expiry_ms > ?)
+                    ORDER BY f.created_at_ms DESC, f.family_id LIMIT ?
+                    """, arguments: [tenantID, subject, now, now, limit]
+            ).map(Self.family)
         }
     }
 
