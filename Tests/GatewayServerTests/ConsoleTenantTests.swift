@@ -19,6 +19,11 @@ struct ConsoleTenantTests {
             (desk.backchannelMode, desk.backchannelNotificationEndpoint) = (.ping, "https://desk.example/ciba")
             desk.backchannelUserCodeRequired = true
             try await admin.stores.auth.addClients([NewClient(desk, secretHash: ClientSecret.generate().hash)])
+            try await admin.stores.courier.enqueue(
+                CourierMessage(
+                    tenantID: "gamma", id: "cm_console", channel: .email, purpose: "verify-email",
+                    to: "mika@acme.example", subject: "Your code", text: "Your code is 123456.", createdAt: Date(),
+                    expiresAt: Date().addingTimeInterval(600)))
             try await ConsoleTests.people(
                 admin.stores, [("tad", .tenantAdmin, "gamma"), ("rel", .releaseManager, "gamma")])
             var tenantAdmin = ConsoleTests.Browser(admin: admin)
@@ -33,6 +38,11 @@ struct ConsoleTenantTests {
             #expect(page.body.contains("<td>ciba (ping → https://desk.example/ciba, user_code)</td>"), "\(page.body)")
             #expect(
                 page.body.contains("<caption>Role bindings</caption>") && page.body.contains("<td>tenant-admin</td>"))
+            // The courier's latest messages: the recipient masked, never the text or its code.
+            #expect(page.body.contains("<caption>Courier: the latest e-mail and SMS</caption>"), "\(page.body)")
+            // (Pending, or already failed by the delivery loop: gamma has no relay.)
+            #expect(page.body.contains("<td>email</td><td>verify-email</td><td>m…@acme.example</td>"), "\(page.body)")
+            #expect(!page.body.contains("mika@acme.example") && !page.body.contains("123456"))
 
             var releaser = ConsoleTests.Browser(admin: admin)
             _ = try await releaser.signIn("rel")
@@ -123,6 +133,11 @@ struct ConsoleTenantTests {
             (desk.backchannelMode, desk.backchannelNotificationEndpoint) = (.ping, "https://desk.example/ciba")
             desk.backchannelUserCodeRequired = true
             try await admin.stores.auth.addClients([NewClient(desk, secretHash: ClientSecret.generate().hash)])
+            try await admin.stores.courier.enqueue(
+                CourierMessage(
+                    tenantID: "gamma", id: "cm_console", channel: .email, purpose: "verify-email",
+                    to: "mika@acme.example", subject: "Your code", text: "Your code is 123456.", createdAt: Date(),
+                    expiresAt: Date().addingTimeInterval(600)))
             try await ConsoleTests.people(
                 admin.stores, [("tad", .tenantAdmin, "gamma"), ("rel", .releaseManager, "gamma")])
             var tad = ConsoleTests.Browser(admin: admin)

@@ -56,6 +56,11 @@ extension AdminAPIHandler {
                     texts, tenant: tenant, csrf: signedIn.session.csrf, revision: tenant.configVersion, posted: posted,
                     problems: problems)
             }
+            if allowed(AdminPermission(.read, .notification)) {
+                sections.courier = try await service.courierMessages(
+                    call, tenantID: tenantID, state: nil, cursor: nil, limit: 20
+                ).items
+            }
             if allowed(AdminPermission(.read, .client)) {
                 sections.clients = try await service.clients(call, tenantID: tenantID, cursor: nil, limit: 200).items
             }

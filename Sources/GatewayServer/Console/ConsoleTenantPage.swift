@@ -14,6 +14,8 @@ enum ConsoleTenantPage {
         var bindings: [(operatorName: String, binding: RoleBinding)]?
         var releases: [ReleasePolicy]?
         var canReadNotifications: Bool
+        /// The newest courier messages (e-mail and SMS), recipients masked.
+        var courier: [CourierMessageDocument]?
         /// The configuration form, for an operator who may change it.
         var form: String?
     }
@@ -134,6 +136,25 @@ enum ConsoleTenantPage {
         if sections.canReadNotifications {
             body += "<p><a href=\"/console/t/\(tenant.id)/notifications\">\(escape(texts[.notifications]))</a></p>"
         }
+        body += "<h2>\(escape(texts[.courier]))</h2>"
+        body +=
+            sections.courier.map { messages in
+                messages.isEmpty
+                    ? "<p class=\"muted\">\(escape(texts[.noCourierMessages]))</p>"
+                    : ConsolePage.table(
+                        caption: texts[.courier],
+                        headers: [
+                            texts[.time], texts[.channel], texts[.purpose], texts[.recipient], texts[.state],
+                            texts[.attempts], texts[.lastError],
+                        ],
+                        rows: messages.map { message in
+                            [
+                                texts.time(message.createdAt), escape(message.channel), escape(message.purpose),
+                                escape(message.recipient), escape(message.state), String(message.attempts),
+                                escape(message.lastError ?? "-"),
+                            ]
+                        })
+            } ?? hidden
         return body
     }
 }

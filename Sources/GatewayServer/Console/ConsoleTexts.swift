@@ -97,7 +97,8 @@ struct ConsoleTexts: Sendable {
         case requestID, recordBroken, recordHolds, change, noChange, before, after, verifyWhole, auditRecord
         case useInstead, actionWithdraw, consequenceWithdraw, timeZone, save, moreTenants, perMinute, errorShare
         case latencyP95, backlog, pushBacklog, byProvider, secretKept, saveConfiguration, tenantChangedBy
-        case noDifference, editConfiguration, notSaved, grants
+        case noDifference, editConfiguration, notSaved, grants, courier, noCourierMessages, channel, purpose, recipient
+        case lastError
         case refusedPermission, refusedNoTenant, refusedNotFound, refusedOther
         case callbackDenied, callbackError, callbackNotStarted, callbackNoCode, callbackCodeUsed
 
@@ -217,6 +218,12 @@ struct ConsoleTexts: Sendable {
             case .kind: "Kind"
             case .redirects: "Redirect URIs"
             case .grants: "Grants"
+            case .courier: "Courier: the latest e-mail and SMS"
+            case .noCourierMessages: "The courier sent nothing in this tenant yet."
+            case .channel: "Channel"
+            case .purpose: "Purpose"
+            case .recipient: "To"
+            case .lastError: "Last error"
             case .refusedPermission: "Your roles do not allow this: it needs the %1 permission."
             case .refusedNoTenant: "There is no tenant %1, or none your roles let you see."
             case .refusedNotFound: "There is no such record, or none your roles let you see."
@@ -322,6 +329,8 @@ struct ConsoleTexts: Sendable {
         "callbackCodeUsed": "サインインのコードは使用済みか、期限切れです。",
         "clients": "OAuth クライアント", "kind": "種別", "redirects": "リダイレクト URI", "grants": "グラント", "scopes": "スコープ",
         "optionalScopes": "要求時: %1",
+        "courier": "配信: 最新のメールと SMS", "noCourierMessages": "このテナントではまだ何も送信されていません。",
+        "channel": "チャネル", "purpose": "用途", "recipient": "宛先", "lastError": "直近のエラー",
         "confidential": "コンフィデンシャル", "publicClient": "パブリック", "signingKeys": "署名鍵", "nextStep": "次の段階",
         "nextStepAt": "%2 に %1", "rotateHint": "署名中: ローテーションで置き換え", "linkDomains": "リンクドメイン",
         "host": "ホスト", "appIDs": "アプリ ID", "roleBindings": "ロールの割り当て", "role": "ロール", "miniApps": "ミニアプリ",
