@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import GatewayAPI
 import GatewayCore
@@ -30,13 +31,14 @@ struct BrowserSessionTests {
         }
 
         /// Signs in on the form; returns the code from the redirect.
-        func signIn(clientID: String? = nil) async throws -> String {
-            let page = try await authorize(clientID: clientID).ok
+        func signIn(clientID: String? = nil, acrValues: String? = nil) async throws -> String {
+            let page = try await authorize(clientID: clientID, acrValues: acrValues).ok
             let html = try await String(collecting: try page.body.textHtmlCharsetUtf8, upTo: 1 << 20)
             let csrf = try #require(
                 html.firstMatch(of: /name="csrf_token" value="([^"]+)"/).map { String($0.output.1) })
             var form = kit.form(clientID: clientID)
             form.scope = "openid profile"
+            form.acrValues = acrValues
             form.csrfToken = csrf
             let post = try await client.postAuthorize(
                 path: .init(tenant: kit.tenant), headers: .init(accept: [.init(contentType: .textHtmlCharsetUtf8)]),
@@ -112,6 +114,47 @@ struct BrowserSessionTests {
             // Another browser has no session.
             #expect(try Browser(kit: kit).silent(try await Browser(kit: kit).authorize(prompt: "none"))?
                 .contains("error=login_required") == true)
+        }
+    }
+
+    @Test("a tenant's own step-up classes: discovery lists them, the ID token names the one met, a session short of one asks again")
+    func tenantStepUpClasses() async throws {
+        try await GatewayHarness.withGateway { harness, client, port in
+            var kit = OAuthTestKit(harness: harness, client: client, port: port)
+            var tenant = Tenant(id: "loa-" + UUID().uuidString.prefix(8).lowercased(), displayName: "Acme")
+            tenant.journeys.stepUp = ["urn:acme:loa:1": [.password], "urn:acme:loa:2": [.password, .totp]]
+            try await harness.createTenant(tenant, signIn: false)
+            kit.tenant = tenant.id
+            try await kit.setUp()
+            let browser = Browser(kit: kit)
+
+            let discovery = try await TestHTTP.noRedirects.execute(
+                HTTPClientRequest(url: "\(kit.base)/t/\(tenant.id)/.well-known/openid-configuration"), timeout: .seconds(10))
+            let metadata = try JSONValue.decode(Data(buffer: try await discovery.body.collect(upTo: 1 << 20)))
+            #expect(
+                metadata.objectValue?["acr_values_supported"]?.strings
+                    == BackchannelRules.supportedACRValues + ["urn:acme:loa:1", "urn:acme:loa:2"])
+
+            // A password sign-in asked for both: it meets the first class only.
+            let asked = "urn:acme:loa:2 urn:acme:loa:1"
+            let tokens = try await kit.exchange(try await browser.signIn(acrValues: asked)).ok.body.json
+            let claims = try jwtClaims(tokens.issuedIDToken)
+            #expect(claims["acr"] == .string("urn:acme:loa:1") && claims["amr"] == .array(["pwd"]))
+            // The session answers the class it met silently, not the one it did not.
+            let met = try #require(try browser.silent(try await browser.authorize(prompt: "none", acrValues: "urn:acme:loa:1")))
+            let silent = try await kit.exchange(try Browser.code(met)).ok.body.json
+            #expect(try jwtClaims(silent.issuedIDToken)["acr"] == .string("urn:acme:loa:1"))
+            let short = try await browser.authorize(prompt: "none", acrValues: "urn:acme:loa:2")
+            #expect(try #require(try browser.silent(short)).contains("error=login_required"))
+
+            // A journey asked for the class names it in the ID token too.
+            let first = try await JourneyEndpointTests.start(kit, acrValues: "urn:acme:loa:1").created.body.json
+            _ = try await JourneyEndpointTests.step(kit, first.id, "submit", ["identifier": kit.username]).ok
+            guard case .JourneyFinished(let finished) = try await JourneyEndpointTests.step(
+                kit, first.id, "submit", ["password": kit.password]).ok.body.json
+            else { Issue.record("the password did not finish the journey"); return }
+            let journeyTokens = try await kit.exchangeWithoutRedirect(finished.authorizationCode).ok.body.json
+            #expect(try jwtClaims(journeyTokens.issuedIDToken)["acr"] == .string("urn:acme:loa:1"))
         }
     }
 

@@ -81,7 +81,7 @@ struct ContractReadabilityTests {
             }
         }
         func paths(_ value: JSONValue, prefix: String = "") -> Set<String> {
-            guard case .object(let members) = value, prefix.isEmpty || !members.isEmpty, !["featureFlags", "ras.clientKeys"].contains(prefix)
+            guard case .object(let members) = value, prefix.isEmpty || !members.isEmpty, !["featureFlags", "ras.clientKeys", "journeys.stepUp"].contains(prefix)
             else { return [prefix] }
             return members.reduce(into: Set<String>()) { found, member in
                 found.formUnion(paths(member.value, prefix: prefix.isEmpty ? member.key : "\(prefix).\(member.key)"))
@@ -101,7 +101,7 @@ struct ContractReadabilityTests {
             ciba: .init(revealUnknownUsers: true, recentSignInSeconds: 60, allowPrivateNotificationEndpoints: true),
             journeys: .init(
                 signUp: true, identifiers: [.email], verify: [.email], recovery: [.email], factors: [.password],
-                codesPerIdentifierPerHour: 5, signUpsPerAddressPerHour: 10),
+                codesPerIdentifierPerHour: 5, signUpsPerAddressPerHour: 10, stepUp: ["urn:acme:loa:2": [.totp]]),
             courier: .init(
                 smtp: .init(url: "u", from: "f", startTLS: .required, username: "n", password: "p"),
                 sms: .init(

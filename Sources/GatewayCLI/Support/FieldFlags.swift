@@ -36,7 +36,7 @@ extension TenantField {
         case .cibaRecentSignInSeconds: "--ciba-recent-sign-in"
         case .cibaAllowPrivateNotificationEndpoints: "--ciba-allow-private-endpoints"
         case .journeysSignUp, .journeysIdentifiers, .journeysVerify, .journeysRecovery, .journeysFactors,
-            .journeysCodesPerIdentifierPerHour, .journeysSignUpsPerAddressPerHour:
+            .journeysCodesPerIdentifierPerHour, .journeysSignUpsPerAddressPerHour, .journeysStepUp:
             "--journeys-file: \(rawValue)"
         case .courierSMTPURL, .courierSMTPFrom, .courierSMTPStartTLS, .courierSMTPUsername, .courierSMTPPassword,
             .courierSMSProvider, .courierSMSURL, .courierSMSAccountSid, .courierSMSAuthToken, .courierSMSFrom,

@@ -37,14 +37,22 @@ public struct JourneySettings: Sendable, Equatable, Codable {
     /// Sign-ups one client address may make in an hour (1-10,000; raise it for people behind a
     /// carrier's shared address).
     public var signUpsPerAddressPerHour: Int
+    /// The tenant's own authentication context classes (step-up): an `acr_values` value and the
+    /// factors a sign-in must have used for it (`password`, `totp`, `sms-code`). A sign-in that
+    /// used them carries that `acr`; a browser session that did not is asked again. At most
+    /// ``maxStepUpClasses``; the built-in classes (``BackchannelRules/supportedACRValues``)
+    /// stay.
+    public var stepUp: [String: [Factor]]
 
     public static let codesPerIdentifierPerHourRange: ClosedRange<Int> = 1...20
     public static let signUpsPerAddressPerHourRange: ClosedRange<Int> = 1...10_000
 
     public init(
         signUp: Bool = false, identifiers: [Identifier] = [.username], verify: [Channel] = [], recovery: [Channel] = [],
-        factors: [Factor] = [.password], codesPerIdentifierPerHour: Int = 5, signUpsPerAddressPerHour: Int = 10
+        factors: [Factor] = [.password], codesPerIdentifierPerHour: Int = 5, signUpsPerAddressPerHour: Int = 10,
+        stepUp: [String: [Factor]] = [:]
     ) {
+        self.stepUp = stepUp
         self.signUpsPerAddressPerHour = signUpsPerAddressPerHour
         self.signUp = signUp
         self.identifiers = identifiers
@@ -89,6 +97,7 @@ public struct JourneySettings: Sendable, Equatable, Codable {
                 .journeysSignUpsPerAddressPerHour,
                 "must be between 1 and 10000, got \(signUpsPerAddressPerHour)")
         }
+        for problem in stepUpProblems { refuse(.journeysStepUp, problem) }
         return found
     }
 }
@@ -107,6 +116,7 @@ extension JourneySettings {
             codesPerIdentifierPerHour: try container.decodeIfPresent(Int.self, forKey: .codesPerIdentifierPerHour)
                 ?? defaults.codesPerIdentifierPerHour,
             signUpsPerAddressPerHour: try container.decodeIfPresent(Int.self, forKey: .signUpsPerAddressPerHour)
-                ?? defaults.signUpsPerAddressPerHour)
+                ?? defaults.signUpsPerAddressPerHour,
+            stepUp: try container.decodeIfPresent([String: [Factor]].self, forKey: .stepUp) ?? defaults.stepUp)
     }
 }

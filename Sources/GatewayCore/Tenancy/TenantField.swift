@@ -41,6 +41,7 @@ public enum TenantField: String, Sendable, CaseIterable, Codable {
     case journeysFactors = "journeys.factors"
     case journeysCodesPerIdentifierPerHour = "journeys.codesPerIdentifierPerHour"
     case journeysSignUpsPerAddressPerHour = "journeys.signUpsPerAddressPerHour"
+    case journeysStepUp = "journeys.stepUp"
     case courierSMTPURL = "courier.smtp.url"
     case courierSMTPFrom = "courier.smtp.from"
     case courierSMTPStartTLS = "courier.smtp.startTLS"
@@ -116,6 +117,11 @@ public enum TenantField: String, Sendable, CaseIterable, Codable {
         case .journeysFactors: t.journeys.factors.map(\.rawValue).joined(separator: ",")
         case .journeysCodesPerIdentifierPerHour: String(t.journeys.codesPerIdentifierPerHour)
         case .journeysSignUpsPerAddressPerHour: String(t.journeys.signUpsPerAddressPerHour)
+        case .journeysStepUp:
+            t.journeys.stepUp.isEmpty
+                ? nil
+                : t.journeys.stepUp.sorted { $0.key < $1.key }
+                    .map { "\($0.key)=\($0.value.map(\.rawValue).joined(separator: "+"))" }.joined(separator: ",")
         case .courierSMTPURL: t.courier.smtp?.url
         case .courierSMTPFrom: t.courier.smtp?.from
         case .courierSMTPStartTLS: t.courier.smtp?.startTLS.rawValue

@@ -132,12 +132,16 @@ public struct TenantPatch: Codable, Sendable, Equatable {
         public var factors: [JourneySettings.Factor]?
         public var codesPerIdentifierPerHour: Int?
         public var signUpsPerAddressPerHour: Int?
+        /// The tenant's own `acr_values` classes; given, it replaces them all.
+        public var stepUp: [String: [JourneySettings.Factor]]?
 
         public init(
             signUp: Bool? = nil, identifiers: [JourneySettings.Identifier]? = nil, verify: [JourneySettings.Channel]? = nil,
             recovery: [JourneySettings.Channel]? = nil, factors: [JourneySettings.Factor]? = nil,
-            codesPerIdentifierPerHour: Int? = nil, signUpsPerAddressPerHour: Int? = nil
+            codesPerIdentifierPerHour: Int? = nil, signUpsPerAddressPerHour: Int? = nil,
+            stepUp: [String: [JourneySettings.Factor]]? = nil
         ) {
+            self.stepUp = stepUp
             self.signUpsPerAddressPerHour = signUpsPerAddressPerHour
             self.signUp = signUp
             self.identifiers = identifiers
@@ -386,6 +390,7 @@ public struct TenantPatch: Codable, Sendable, Equatable {
             if let value = journeys.factors { tenant.journeys.factors = value }
             if let value = journeys.codesPerIdentifierPerHour { tenant.journeys.codesPerIdentifierPerHour = value }
             if let value = journeys.signUpsPerAddressPerHour { tenant.journeys.signUpsPerAddressPerHour = value }
+            if let value = journeys.stepUp { tenant.journeys.stepUp = value }
         }
         try courier?.apply(to: &tenant.courier)
     }

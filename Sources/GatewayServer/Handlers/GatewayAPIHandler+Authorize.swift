@@ -24,7 +24,8 @@ extension GatewayAPIHandler {
         }
         let opening = try await services.signIn.open(
             request, tenantID: tenant.id, browser: pages.cookie.valueOrNew(in: RequestScope.requestHeaders),
-            session: pages.session.value(in: RequestScope.requestHeaders), idpHint: q.idpHint ?? q.kcIdpHint, callbackURL: Self.federationCallbackURL(issuer: issuer), issuer: issuer)
+            session: pages.session.value(in: RequestScope.requestHeaders), idpHint: q.idpHint ?? q.kcIdpHint, callbackURL: Self.federationCallbackURL(issuer: issuer), issuer: issuer,
+            stepUp: tenant.journeys)
         switch opening {
         case .form(let page):
             return .ok(
@@ -78,7 +79,7 @@ extension GatewayAPIHandler {
             request, tenantID: tenant.id, poster: poster,
             fields: .init(
                 username: form.username, password: form.password, authSession: form.authSession, otp: form.otp),
-            address: RequestScope.current?.clientAddress, issuer: issuer)
+            address: RequestScope.current?.clientAddress, issuer: issuer, stepUp: tenant.journeys)
         return wantsJSON ? pages.json(step) : pages.html(step)
     }
 

@@ -61,7 +61,7 @@ extension GatewayAPIHandler {
             backchannelAuthenticationEndpoint: iss + "/oauth2/bc-authorize",
             backchannelTokenDeliveryModesSupported: BackchannelRequest.DeliveryMode.allCases.map(\.rawValue),
             backchannelUserCodeParameterSupported: true,
-            acrValuesSupported: BackchannelRules.supportedACRValues
+            acrValuesSupported: tenant.journeys.acrValuesSupported
         )
     }
 

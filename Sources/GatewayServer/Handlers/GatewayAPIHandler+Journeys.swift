@@ -14,7 +14,7 @@ extension GatewayAPIHandler {
         if let tooLong = ParameterLength.firstOverlong([
             ("clientId", body.clientId, 128), ("codeChallenge", body.codeChallenge, 128), ("scope", body.scope, 512),
             ("nonce", body.nonce, 512), ("loginHint", body.loginHint, 200), ("redirectUri", body.redirectUri, 2048),
-            ("state", body.state, 512), ("uiLocales", body.uiLocales, 200),
+            ("state", body.state, 512), ("uiLocales", body.uiLocales, 200), ("acrValues", body.acrValues, 512),
         ]) {
             throw GatewayProblem.invalidRequest("\(tooLong) is too long")
         }
@@ -23,7 +23,7 @@ extension GatewayAPIHandler {
             kind: Journey.Kind(rawValue: body.kind.rawValue) ?? .signIn, clientID: body.clientId,
             codeChallenge: body.codeChallenge, codeChallengeMethod: body.codeChallengeMethod.rawValue,
             scope: body.scope, nonce: body.nonce, loginHint: body.loginHint, redirectURI: body.redirectUri,
-            state: body.state, locale: texts.locale)
+            state: body.state, locale: texts.locale, acrValues: body.acrValues)
         let (journey, screen) = try await services.journeys.start(
             request, tenantID: tenant.id, settings: tenant.journeys)
         return .created(

@@ -44,4 +44,41 @@ struct JourneySettingsTests {
         tenant.journeys.verify = [.email]
         #expect(TenantValidator.problems(tenant).map(\.field) == [.journeysVerify])
     }
+
+    @Test("a tenant's own step-up classes: what each demands, which one a sign-in meets, what is refused")
+    func stepUpClasses() throws {
+        let settings = try JSONDecoder().decode(
+            JourneySettings.self,
+            from: Data(#"{"stepUp": {"urn:acme:loa:1": ["password"], "urn:acme:loa:2": ["password", "totp"]}}"#.utf8))
+        #expect(settings.problems.isEmpty)
+        #expect(settings.demandedAMR(for: "urn:acme:loa:2") == ["pwd", "otp"])
+        #expect(settings.demandedAMR(for: BackchannelRules.totpACR) == ["otp"])
+        #expect(settings.demandedAMR(for: "urn:other") == nil)
+        let asked = ["urn:acme:loa:2", "urn:acme:loa:1"]
+        // The first asked class the sign-in meets; none met: the built-in class of its amr.
+        #expect(settings.acr(amr: ["pwd", "otp"], asked: asked) == "urn:acme:loa:2")
+        #expect(settings.acr(amr: ["pwd"], asked: asked) == "urn:acme:loa:1")
+        #expect(settings.acr(amr: ["sms"], asked: asked) == BackchannelRules.passwordACR)
+        #expect(settings.acr(amr: ["pwd", "otp"], asked: ["urn:other"]) == BackchannelRules.totpACR)
+        // A session meets a request that asks a class it met, or none anybody defined.
+        #expect(settings.meets(amr: ["pwd"], asked: asked) && settings.meets(amr: [], asked: ["urn:other"]))
+        #expect(!settings.meets(amr: ["pwd"], asked: ["urn:acme:loa:2"]))
+        #expect(!settings.meets(amr: ["pwd"], asked: [BackchannelRules.totpACR]))
+        #expect(
+            settings.acrValuesSupported
+                == BackchannelRules.supportedACRValues + ["urn:acme:loa:1", "urn:acme:loa:2"])
+
+        let refused: [([String: [JourneySettings.Factor]], String)] = [
+            (["urn:acme:x": []], "at least one factor"),
+            (["urn:acme:x": [.emailCode]], "a class demands password, totp or sms-code"),
+            (["urn:acme:x": [.smsCode]], "not among journeys.factors"),
+            ([BackchannelRules.totpACR: [.totp]], "is built in"),
+            (["with space": [.password]], "visible ASCII"),
+            (Dictionary(uniqueKeysWithValues: (0...10).map { ("urn:c:\($0)", [JourneySettings.Factor.password]) }), "at most 10"),
+        ]
+        for (classes, words) in refused {
+            let problems = JourneySettings(stepUp: classes).problems
+            #expect(problems.contains { $0.field == .journeysStepUp && $0.problem.contains(words) }, "\(problems)")
+        }
+    }
 }

@@ -28,15 +28,15 @@ struct JourneyEndpointTests {
 
     static func start(
         _ kit: OAuthTestKit, kind: Components.Schemas.JourneyStart.KindPayload = .signIn, clientID: String? = nil,
-        uiLocales: String? = nil, loginHint: String? = nil, redirect: String? = nil
+        uiLocales: String? = nil, loginHint: String? = nil, redirect: String? = nil, acrValues: String? = nil
     ) async throws -> Operations.StartJourney.Output {
         try await kit.client.startJourney(
             path: .init(tenant: kit.tenant),
             body: .json(
                 .init(
                     kind: kind, clientId: clientID ?? kit.clientID, codeChallenge: OAuthTestKit.challenge,
-                    codeChallengeMethod: .s256, scope: "openid profile", nonce: "n-journey", loginHint: loginHint,
-                    redirectUri: redirect ?? kit.redirectURI, uiLocales: uiLocales)))
+                    codeChallengeMethod: .s256, scope: "openid profile", nonce: "n-journey", acrValues: acrValues,
+                    loginHint: loginHint, redirectUri: redirect ?? kit.redirectURI, uiLocales: uiLocales)))
     }
 
     static func step(

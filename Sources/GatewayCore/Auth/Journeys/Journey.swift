@@ -37,6 +37,10 @@ public struct Journey: Sendable, Equatable, Codable {
     public var recovering: String? = nil
     /// How the person authenticated so far (RFC 8176: `pwd`, `sms`, `otp`), for the ID token.
     public var amr: [String]? = nil
+    /// The start's `acr_values`, in order, and what each class anybody defined demands (looked
+    /// up at the start): the ID token's `acr` is the first the sign-in meets.
+    public var acrValues: [String]? = nil
+    public var acrDemands: [String: [String]]? = nil
     public var expiresAt: Date
 
     /// The step it stands at.
@@ -84,6 +88,8 @@ public struct JourneyStart: Sendable, Equatable {
     public var scope: String?
     public var nonce: String?
     /// The identifier to fill in (`login_hint`).
+    /// `acr_values`: the classes asked (space-separated), the tenant's own or built in.
+    public var acrValues: String? = nil
     public var loginHint: String?
     /// Where the hosted page returns; nil: the client's only registered redirect URI.
     public var redirectURI: String?
@@ -94,8 +100,9 @@ public struct JourneyStart: Sendable, Equatable {
     public init(
         kind: Journey.Kind, clientID: String?, codeChallenge: String?, codeChallengeMethod: String?,
         scope: String? = nil, nonce: String? = nil, loginHint: String? = nil, redirectURI: String? = nil,
-        state: String? = nil, locale: String = "en"
+        state: String? = nil, locale: String = "en", acrValues: String? = nil
     ) {
+        self.acrValues = acrValues
         self.kind = kind
         self.clientID = clientID
         self.codeChallenge = codeChallenge

@@ -95,13 +95,15 @@ public struct JourneyEngine: Sendable {
         let hint = request.loginHint.flatMap {
             $0.isEmpty || $0.count > 200 || ControlCharacters.held(in: $0) ? nil : $0
         }
-        let journey = Journey(
+        var journey = Journey(
             id: Base64URL.random(byteCount: 32), tenantID: tenantID, clientID: client.clientID, kind: request.kind,
             step: (request.kind == .signUp ? JourneyStep.register : request.kind == .recovery ? .recover : .identify)
                 .rawValue, codeChallenge: challenge, scope: granted, nonce: request.nonce,
             redirectURI: redirectURI, state: request.state, locale: request.locale, identifier: hint,
             authSession: nil,
             expiresAt: clock.now().addingTimeInterval(Double(Self.lifetime.components.seconds)))
+        let asked = (request.acrValues ?? "").split(separator: " ").prefix(10).map(String.init)
+        if !asked.isEmpty { (journey.acrValues, journey.acrDemands) = (asked, settings.demands(of: asked)) }
         try await save(journey)
         guard let screen = screen(of: journey, settings: settings) else { throw JourneyError.notFound }
         return (journey, screen)
@@ -399,7 +401,8 @@ public struct JourneyEngine: Sendable {
         let code = try await auth.issueCode(
             client: client, redirectURI: onHostedPage ? journey.redirectURI : nil,
             codeChallenge: journey.codeChallenge, user: user,
-            scope: journey.scope, nonce: journey.nonce, dpopJKT: nil, now: clock.now(), amr: journey.amr)
+            scope: journey.scope, nonce: journey.nonce, dpopJKT: nil, now: clock.now(), amr: journey.amr,
+            acr: JourneySettings.acr(amr: journey.amr ?? [], asked: journey.acrValues ?? [], demands: journey.acrDemands ?? [:]))
         // A browser that signed in on the hosted page keeps a single sign-on session; an app does not.
         guard onHostedPage, let sessions = auth.browserSessions else { return .authorizationCode(code) }
         let session = try await sessions.start(tenantID: journey.tenantID, subject: user.subject, amr: journey.amr ?? [])

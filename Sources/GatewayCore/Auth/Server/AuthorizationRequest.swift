@@ -13,6 +13,8 @@ public struct AuthorizationRequest: Sendable, Codable, Equatable {
     public var prompt: String?
     public var loginHint: String?
     public var acrValues: String?
+    /// `acr_values` as a list, in the order asked.
+    public var acrList: [String] { (acrValues ?? "").split(separator: " ").map(String.init) }
     /// `max_age`: the most seconds since the person last actively authenticated; 0 (like
     /// `prompt=login`) asks for a fresh sign-in.
     public var maxAge: String? = nil

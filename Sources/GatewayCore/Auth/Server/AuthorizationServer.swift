@@ -238,14 +238,18 @@ public struct AuthorizationServer: Sendable {
     /// - Parameters:
     ///   - amr: how the person authenticated (RFC 8176); `authTime`: when (nil: now), for the
     ///     ID token. A silent sign-in through a browser session gives the session's.
+    ///   - stepUp: the tenant's settings, whose classes the request's `acr_values` may name
+    ///     (the ID token's `acr` is the first asked one the sign-in meets).
     public func completeAuthorization(
-        _ auth: ValidatedAuthorization, user: LocalUser, issuer: String, amr: [String], authTime: Int64? = nil
+        _ auth: ValidatedAuthorization, user: LocalUser, issuer: String, amr: [String], authTime: Int64? = nil,
+        stepUp: JourneySettings = JourneySettings()
     ) async throws -> String {
         let now = clock.now()
         let code = try await issueCode(
             client: auth.client, redirectURI: auth.redirectURI, codeChallenge: auth.request.codeChallenge ?? "",
             user: user,
-            scope: auth.scope, nonce: auth.request.nonce, dpopJKT: nil, now: now, amr: amr, authTime: authTime)
+            scope: auth.scope, nonce: auth.request.nonce, dpopJKT: nil, now: now, amr: amr, authTime: authTime,
+            acr: stepUp.acr(amr: amr, asked: auth.request.acrList))
         return Self.redirect(auth.redirectURI, ["code": code, "state": auth.request.state, "iss": issuer])
     }
 
@@ -253,7 +257,7 @@ public struct AuthorizationServer: Sendable {
     func issueCode(
         client: OAuthClient, redirectURI: String?, codeChallenge: String, user: LocalUser, scope: String,
         nonce: String?, dpopJKT: String?,
-        now: Date, amr: [String]? = nil, authTime: Int64? = nil
+        now: Date, amr: [String]? = nil, authTime: Int64? = nil, acr: String? = nil
     ) async throws -> String {
         var grant = AuthorizationGrant(
             tenantID: client.tenantID, clientID: client.clientID, redirectURI: redirectURI,
@@ -262,7 +266,7 @@ public struct AuthorizationServer: Sendable {
             sessionID: Base64URL.random(byteCount: 16), dpopJKT: dpopJKT)
         if let amr, !amr.isEmpty {
             grant.amr = amr
-            grant.acr = Self.acr(of: amr)
+            grant.acr = acr ?? Self.acr(of: amr)
         }
         return try await codes.issue(grant)
     }

@@ -28,14 +28,15 @@ public struct BrowserSignIn: Sendable {
     /// - Parameters:
     ///   - browser: the browser's CSRF cookie value (its own, or a new one).
     ///   - session: the browser's single sign-on cookie value, when it sent one.
+    ///   - stepUp: the tenant's settings, whose classes `acr_values` may ask.
     public func open(
         _ request: AuthorizationRequest, tenantID: String, browser: String, session: String? = nil, idpHint: String?,
-        callbackURL: String, issuer: String
+        callbackURL: String, issuer: String, stepUp: JourneySettings = JourneySettings()
     ) async throws -> Opening {
         do {
             let validated = try await auth.validate(request, tenantID: tenantID, consumePAR: false)
             if let location = try await silentSignIn(
-                request, validated, tenantID: tenantID, session: session, issuer: issuer)
+                request, validated, tenantID: tenantID, session: session, issuer: issuer, stepUp: stepUp)
             {
                 return .exit(.redirect(location))
             }
@@ -68,7 +69,7 @@ public struct BrowserSignIn: Sendable {
     /// code of the second step; a right one ends in a code on the client's redirect URI.
     public func submit(
         _ request: AuthorizationRequest, tenantID: String, poster: Poster, fields: Fields, address: String?,
-        issuer: String
+        issuer: String, stepUp: JourneySettings = JourneySettings()
     ) async throws -> Step {
         do {
             var validated = try await auth.validate(request, tenantID: tenantID, consumePAR: false)
@@ -121,7 +122,8 @@ public struct BrowserSignIn: Sendable {
             if request.requestURI != nil {
                 validated = try await auth.validate(request, tenantID: tenantID, consumePAR: true)
             }
-            let location = try await auth.completeAuthorization(validated, user: user, issuer: issuer, amr: amr)
+            let location = try await auth.completeAuthorization(
+                validated, user: user, issuer: issuer, amr: amr, stepUp: stepUp)
             // A browser keeps a single sign-on session at the tenant; a native caller does not.
             guard browser != nil, let sessions = auth.browserSessions else { return .exit(.redirect(location)) }
             let session = try await sessions.start(tenantID: tenantID, subject: user.subject, amr: amr)
@@ -133,11 +135,12 @@ public struct BrowserSignIn: Sendable {
 
     /// A code for the browser's single sign-on session, when it has one that fits: not when the
     /// request asks a fresh sign-in (`prompt=login`, `max_age=0`), the session is older than
-    /// `max_age`, the `acr_values` ask the TOTP class of a session without it, or its user is
-    /// gone or disabled. The ID token carries the session's `auth_time`, `amr` and `acr`.
+    /// `max_age`, the `acr_values` ask only classes the session's sign-in does not meet (the
+    /// TOTP class, a tenant's own), or its user is gone or disabled. The ID token carries the
+    /// session's `auth_time` and `amr`, and the asked class it meets as `acr`.
     private func silentSignIn(
         _ request: AuthorizationRequest, _ validated: ValidatedAuthorization, tenantID: String, session: String?,
-        issuer: String
+        issuer: String, stepUp: JourneySettings
     ) async throws -> String? {
         let asked = validated.request
         guard let sessions = auth.browserSessions, !asked.prompts.contains("login"),
@@ -147,15 +150,14 @@ public struct BrowserSignIn: Sendable {
             let age = Int64(auth.clock.now().timeIntervalSince1970) - current.authTime
             guard age <= Int64(maxAge), maxAge > 0 else { return nil }
         }
-        let acrValues = (asked.acrValues ?? "").split(separator: " ").map(String.init)
-        if acrValues.contains(BackchannelRules.totpACR), current.acr != BackchannelRules.totpACR { return nil }
+        guard stepUp.meets(amr: current.amr, asked: asked.acrList) else { return nil }
         guard let user = try await auth.users.user(tenantID: tenantID, subject: current.subject), !user.disabled else {
             return nil
         }
         let taken =
             request.requestURI == nil ? validated : try await auth.validate(request, tenantID: tenantID, consumePAR: true)
         return try await auth.completeAuthorization(
-            taken, user: user, issuer: issuer, amr: current.amr, authTime: current.authTime)
+            taken, user: user, issuer: issuer, amr: current.amr, authTime: current.authTime, stepUp: stepUp)
     }
 
     /// Where a refused authorization request goes: an error page, or the error on the
