@@ -55,14 +55,7 @@ extension AccountService {
         _ = try await write(
             caller, username: user.username,
             note: AuditNote(action: "verify-\(channel.rawValue)", summary: "proved a new \(Self.noun(channel)) by a code")
-        ) { current in
-            var changed = current
-            switch channel {
-            case .email: (changed.email, changed.emailVerified) = (value, true)
-            case .phone: (changed.phone, changed.phoneVerified) = (value, true)
-            }
-            return changed
-        }
+        ) { Self.setting(channel, of: $0, to: value, verified: true) }
         return try await overview(caller)
     }
 
@@ -86,14 +79,7 @@ extension AccountService {
         _ = try await write(
             caller, username: user.username,
             note: AuditNote(action: "remove-\(channel.rawValue)", summary: "removed the \(Self.noun(channel))")
-        ) { current in
-            var changed = current
-            switch channel {
-            case .email: (changed.email, changed.emailVerified) = (nil, false)
-            case .phone: (changed.phone, changed.phoneVerified) = (nil, false)
-            }
-            return changed
-        }
+        ) { Self.setting(channel, of: $0, to: nil, verified: false) }
         return try await overview(caller)
     }
 
@@ -122,6 +108,18 @@ extension AccountService {
         case .email: try await auth.users.users(tenantID: tenantID, email: value, limit: 2)
         case .phone: try await auth.users.users(tenantID: tenantID, phone: value, limit: 2)
         }
+    }
+
+    /// `user` with its e-mail address or phone number set to `value`, verified or not.
+    static func setting(
+        _ channel: JourneySettings.Channel, of user: LocalUser, to value: String?, verified: Bool
+    ) -> LocalUser {
+        var changed = user
+        switch channel {
+        case .email: (changed.email, changed.emailVerified) = (value, verified)
+        case .phone: (changed.phone, changed.phoneVerified) = (value, verified)
+        }
+        return changed
     }
 
     static func value(of user: LocalUser, _ channel: JourneySettings.Channel) -> String? {
