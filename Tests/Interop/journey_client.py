@@ -254,6 +254,24 @@ def main():
     assert again["sub"] == signed_up["sub"]
     print("ok recovery")
 
+    # My account, as docs/journeys.md describes it: the identifiers a code proved, the
+    # sessions, and a new address that becomes the account's once its mailed code comes back.
+    bearer = {"Authorization": "Bearer " + client.tokens["access_token"]}
+    account_url = f"{client.issuer}/v1/me/account"
+    account = requests.get(account_url, headers=bearer, timeout=30).json()
+    assert account["sub"] == signed_up["sub"] and account["emailVerified"] and account["phoneVerified"], account
+    assert account["sessions"] and all(session["clientId"] == client_id for session in account["sessions"]), account
+    new_address = f"{name}.new@example.com"
+    sent = requests.post(account_url + "/identifiers", json={"type": "email", "value": new_address.upper()},
+                         headers=bearer, timeout=30)
+    assert sent.status_code == 202 and sent.json()["value"] == new_address, sent.text
+    proved = requests.post(account_url + "/identifiers/verify",
+                           json={"type": "email", "value": new_address, "code": inbox.next_code()},
+                           headers=bearer, timeout=30)
+    assert proved.status_code == 200, proved.text
+    assert proved.json()["email"] == new_address and proved.json()["emailVerified"], proved.text
+    print("ok my-account")
+
     # The authenticator app's screen is one this client does not know: the hosted page does it.
     if int(time.time()) % 30 > 25:
         time.sleep(6)  # a code that stays good for the whole round trip

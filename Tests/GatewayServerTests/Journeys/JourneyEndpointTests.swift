@@ -176,7 +176,7 @@ struct JourneyEndpointTests {
 
 extension JourneyEndpointTests {
     @Test(
-        "a native client written from docs/journeys.md (Python): sign-up with e-mail and SMS codes, sign-in by password and by SMS, recovery ending the sessions, and a screen it does not know done on the hosted page",
+        "a native client written from docs/journeys.md (Python): sign-up with e-mail and SMS codes, sign-in by password and by SMS, recovery ending the sessions, My account proving a new address, and a screen it does not know done on the hosted page",
         .enabled(
             if: PythonScript.canImport("requests") && SMTPSink.available,
             "python3 with requests and aiosmtpd is not installed (make test installs them)"))
@@ -200,7 +200,7 @@ extension JourneyEndpointTests {
                     #expect(status == 0, "\(output)")
                     for step in [
                         "ok sign-up", "ok sign-in", "ok wrong-password journey.error.credentials", "ok sms-sign-in",
-                        "ok recovery", "ok hosted-totp",
+                        "ok recovery", "ok my-account", "ok hosted-totp",
                     ] {
                         #expect(output.contains(step), "\(step) missing: \(output)")
                     }
