@@ -57,7 +57,7 @@ struct TenantShapesTests {
     func recordRoundTrip() throws {
         let journeys = TenantField.allCases.filter { $0.rawValue.hasPrefix("journeys.") }.count
         let courier = TenantField.allCases.filter { $0.rawValue.hasPrefix("courier.") }.count
-        #expect(journeys == 7 && courier == 12)
+        #expect(journeys == 8 && courier == 12)
         #expect(
             TenantRecord.CodingKeys.allCases.count
                 == TenantField.allCases.count - journeys + 1 - courier + 1 + Self.bookkeeping.count)

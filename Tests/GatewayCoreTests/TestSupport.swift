@@ -57,7 +57,7 @@ enum Fixtures {
             journeys: JourneySettings(
                 signUp: true, identifiers: [.phone, .email], verify: [.email, .phone], recovery: [.email],
                 factors: [.smsCode, .password, .totp], codesPerIdentifierPerHour: 3,
-                signUpsPerAddressPerHour: 250),
+                signUpsPerAddressPerHour: 250, stepUp: ["urn:acme:loa:2": [.password, .totp]]),
             courier: CourierSettings(
                 smtp: SMTPRelay(
                     url: "smtp://127.0.0.1:2525", from: "no-reply@acme.example", startTLS: .off, username: "mailer",
