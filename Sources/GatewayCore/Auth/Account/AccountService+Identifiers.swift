@@ -52,11 +52,11 @@ extension AccountService {
         if try await holders(of: value, channel, tenantID: caller.tenantID).contains(where: { $0.subject != user.subject }) {
             throw AccountError.identifierTaken
         }
-        _ = try await write(
+        let written = try await write(
             caller, username: user.username,
             note: AuditNote(action: "verify-\(channel.rawValue)", summary: "proved a new \(Self.noun(channel)) by a code")
         ) { Self.setting(channel, of: $0, to: value, verified: true) }
-        return try await overview(caller)
+        return AccountOverview(user: written, sessions: try await sessions(of: caller))
     }
 
     /// Removes the account's e-mail address or phone number, unless the account would keep no
@@ -76,11 +76,11 @@ extension AccountService {
             }
         }
         guard !kept.isEmpty else { throw AccountError.identifierRequired }
-        _ = try await write(
+        let written = try await write(
             caller, username: user.username,
             note: AuditNote(action: "remove-\(channel.rawValue)", summary: "removed the \(Self.noun(channel))")
         ) { Self.setting(channel, of: $0, to: nil, verified: false) }
-        return try await overview(caller)
+        return AccountOverview(user: written, sessions: try await sessions(of: caller))
     }
 
     /// The value as stored: an e-mail address trimmed and lowercased, a phone number without
@@ -93,7 +93,7 @@ extension AccountService {
             guard MailAddress.problem(address) == nil else { throw AccountError.invalid("not one e-mail address") }
             return address
         case .phone:
-            let number = trimmed.filter { !" -().".contains($0) }
+            let number = JourneyStep.phoneDigits(trimmed)
             guard number.range(of: JourneyStep.phonePattern, options: .regularExpression) != nil else {
                 throw AccountError.invalid("a phone number is E.164: +, a country code and at most 15 digits in all")
             }

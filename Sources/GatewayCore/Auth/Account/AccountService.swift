@@ -58,7 +58,7 @@ public struct AccountService: Sendable {
         return user
     }
 
-    private func sessions(of caller: AccountCaller) async throws -> [AccountSession] {
+    func sessions(of caller: AccountCaller) async throws -> [AccountSession] {
         try await auth.tokens.refreshStore.liveFamilies(
             tenantID: caller.tenantID, subject: caller.subject, now: auth.clock.now(), limit: Self.maxSessions
         ).map(AccountSession.init)

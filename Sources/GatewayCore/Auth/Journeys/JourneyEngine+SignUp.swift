@@ -16,7 +16,7 @@ extension JourneyEngine {
         let withEmail = settings.identifiers.contains(.email)
         let withPhone = settings.identifiers.contains(.phone)
         let email = (values["email"] ?? "").trimmingCharacters(in: .whitespaces).lowercased()
-        let phone = (values["phone"] ?? "").filter { !" -().".contains($0) }
+        let phone = JourneyStep.phoneDigits(values["phone"] ?? "")
         // Without a username among the identifiers, the address (else the number) is the username.
         let typed = (values["username"] ?? "").trimmingCharacters(in: .whitespaces)
         let username = settings.identifiers.contains(.username) ? typed : withEmail ? email : phone

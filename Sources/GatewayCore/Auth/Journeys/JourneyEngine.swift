@@ -355,7 +355,7 @@ public struct JourneyEngine: Sendable {
     static func typedIdentifier(_ typed: String, settings: JourneySettings) -> String {
         let trimmed = typed.trimmingCharacters(in: .whitespaces)
         guard looksLikePhone(trimmed, settings: settings) else { return trimmed }
-        return trimmed.filter { !" -().".contains($0) }
+        return JourneyStep.phoneDigits(trimmed)
     }
 
     /// Whether `identifier` is meant as a phone number: the tenant's people sign in with one,

@@ -8,6 +8,8 @@ public enum JourneyStep: String, Sendable, CaseIterable {
 
     /// An E.164 phone number: `+`, a country code, at most 15 digits in all.
     public static let phonePattern = #"^\+[1-9][0-9]{6,14}$"#
+    /// A phone number as people write it, without the spaces, hyphens, brackets and dots.
+    public static func phoneDigits(_ typed: some StringProtocol) -> String { String(typed.filter { !" -().".contains($0) }) }
     /// A one-time code of ``OneTimeCodes``' 6 digits.
     public static let codePattern = "^[0-9]{6}$"
 
