@@ -52,6 +52,9 @@ let package = Package(
             name: "CCurlSMTP",
             linkerSettings: [.linkedLibrary("curl")]
         ),
+        // Child processes through posix_spawn (Foundation's Process over-reads /proc/self/fd on
+        // Linux): gatewayctl's browser and the tests' servers.
+        .target(name: "ProcessSpawn", swiftSettings: swiftSettings),
         // Async Redis client: SwiftNIO channel + hiredis reader. Knows nothing of the gateway.
         .target(
             name: "RedisClient",
@@ -167,6 +170,7 @@ let package = Package(
             name: "GatewayCLI",
             dependencies: [
                 "AdminAPI",
+                "ProcessSpawn",
                 "GatewayCore",
                 "GatewaySQLite",
                 "GatewayPostgres",
@@ -206,7 +210,7 @@ let package = Package(
 
         .testTarget(
             name: "RedisClientTests",
-            dependencies: ["RedisClient", .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log")],
+            dependencies: ["RedisClient", "ProcessSpawn", .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -228,7 +232,7 @@ let package = Package(
         .testTarget(
             name: "GatewayCLITests",
             dependencies: [
-                "GatewayCLI", "GatewayCore", "GatewaySQLite", "GatewayPostgres",
+                "GatewayCLI", "GatewayCore", "GatewaySQLite", "GatewayPostgres", "ProcessSpawn",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -238,6 +242,7 @@ let package = Package(
             name: "GatewayServerTests",
             dependencies: [
                 "GatewayServer", "GatewayCore", "GatewaySQLite", "GatewayAPI", "AdminAPI", "GatewayCLI", "GatewayPostgres",
+                "ProcessSpawn",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessSpawn
 
 /// A program of this repository's build (`.build/debug/NAME`) run as a real child process.
 enum ChildProcess {
@@ -14,39 +15,20 @@ enum ChildProcess {
     static func run(
         _ executable: URL, _ arguments: [String], environment: [String: String]
     ) async throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        let status = try await withCheckedThrowingContinuation {
-            (continuation: CheckedContinuation<Int32, any Error>) in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        return (status, String(decoding: data, as: UTF8.self))
+        let result = try await SpawnedProcess.output(executable.path, arguments, environment: environment)
+        return (result.status, String(decoding: result.output, as: UTF8.self))
     }
 
     /// Starts `executable` and leaves it running; the caller kills it. Standard error goes to
     /// `errorLog` when given.
     static func start(
         _ executable: URL, _ arguments: [String], environment: [String: String], errorLog: URL? = nil
-    ) throws -> Process {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        if let errorLog {
-            _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
-            process.standardError = try FileHandle(forWritingTo: errorLog)
-        } else {
-            process.standardError = FileHandle.nullDevice
-        }
-        try process.run()
-        return process
+    ) throws -> SpawnedProcess {
+        guard let errorLog else { return try SpawnedProcess.start(executable.path, arguments, environment: environment) }
+        _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
+        let log = try FileHandle(forWritingTo: errorLog)
+        defer { try? log.close() }
+        return try SpawnedProcess.start(
+            executable.path, arguments, environment: environment, standardError: .descriptor(log.fileDescriptor))
     }
 }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import ProcessSpawn
 import Synchronization
 import Testing
 
@@ -16,13 +17,13 @@ struct ClusterTests {
         let folder: URL
         let environment: [String: String]
         /// The replicas' processes, by index (a restarted replica replaces its entry).
-        private let processes: Mutex<[Process.Handle]>
+        private let processes: Mutex<[SpawnedProcess]>
         private let redis: RedisProcess
         private let schema: String
 
         private init(
             bases: [String], adminBases: [String], folder: URL, environment: [String: String],
-            processes: [Process.Handle], redis: RedisProcess, schema: String
+            processes: [SpawnedProcess], redis: RedisProcess, schema: String
         ) {
             self.bases = bases
             self.adminBases = adminBases
@@ -49,7 +50,7 @@ struct ClusterTests {
                 // ... and a request's database budget is the old 10 s, not 5 s, for the same reason.
                 "GATEWAY_DATABASE_TIMEOUT_MS": "10000",
             ].merging(settings) { $1 }
-            var processes: [Process.Handle] = []
+            var processes: [SpawnedProcess] = []
             var bases: [String] = []
             var adminBases: [String] = []
             for _ in 0 ..< 3 {
@@ -72,13 +73,13 @@ struct ClusterTests {
 
         private static func launchReplica(
             _ environment: [String: String], errorLog: URL? = nil
-        ) throws -> (base: String, process: Process.Handle) {
+        ) throws -> (base: String, process: SpawnedProcess) {
             let port = try freeTCPPort()
             var replica = environment
             replica["GATEWAY_HTTP_PORT"] = "\(port)"
             let process = try ChildProcess.start(
                 ChildProcess.binary("gateway"), ["serve"], environment: replica, errorLog: errorLog)
-            return ("http://127.0.0.1:\(port)", Process.Handle(process))
+            return ("http://127.0.0.1:\(port)", process)
         }
 
         private static func isUp(_ base: String) async -> Bool {
@@ -91,7 +92,7 @@ struct ClusterTests {
         /// (the caller kills it).
         func startLateReplica(
             settings: [String: String] = [:], errorLog: URL? = nil
-        ) async throws -> (base: String, process: Process.Handle) {
+        ) async throws -> (base: String, process: SpawnedProcess) {
             let replica = try Self.launchReplica(environment.merging(settings) { $1 }, errorLog: errorLog)
             guard await Self.isUp(replica.base) else {
                 replica.process.kill()
@@ -111,8 +112,7 @@ struct ClusterTests {
             let port = try #require(URL(string: bases[index])?.port)
             replica["GATEWAY_HTTP_PORT"] = "\(port)"
             replica["GATEWAY_ADMIN_PORT"] = "\(try #require(URL(string: adminBases[index])?.port))"
-            let process = Process.Handle(
-                try ChildProcess.start(ChildProcess.binary("gateway"), ["serve"], environment: replica))
+            let process = try ChildProcess.start(ChildProcess.binary("gateway"), ["serve"], environment: replica)
             processes.withLock { $0[index] = process }
             guard await Self.isUp(bases[index]) else { throw ClusterError.notUp(bases[index]) }
         }
@@ -562,34 +562,4 @@ final class StopFlag: Sendable {
     private let value = Mutex(false)
     var isSet: Bool { value.withLock { $0 } }
     func set() { value.withLock { $0 = true } }
-}
-
-extension Process {
-    /// A started child process that can be killed from any task (`Process` is not Sendable).
-    final class Handle: @unchecked Sendable {
-        // @unchecked: `process` is only read after init, and only `isRunning`,
-        // `processIdentifier`, `terminationStatus` and `kill` are used on it, which Foundation allows from any thread.
-        private let process: Process
-
-        init(_ process: Process) { self.process = process }
-
-        func kill() {
-            if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
-        }
-
-        /// SIGTERM: the polite stop an orchestrator sends first.
-        func terminate() {
-            signal(SIGTERM)
-        }
-
-        /// Sends `signal` while it runs.
-        func signal(_ signal: Int32) {
-            if process.isRunning { Foundation.kill(process.processIdentifier, signal) }
-        }
-
-        var isRunning: Bool { process.isRunning }
-
-        /// The exit status (once it has exited).
-        var terminationStatus: Int32 { process.terminationStatus }
-    }
 }

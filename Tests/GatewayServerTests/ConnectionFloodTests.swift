@@ -1,4 +1,5 @@
 import Foundation
+import ProcessSpawn
 import Testing
 
 /// The flood issue 27 measured: half-sent request heads from a few addresses, held and
@@ -30,11 +31,10 @@ struct ConnectionFloodTests {
             "PATH": "/usr/bin:/bin",
         ]
         // `ulimit -n 2048` as the issue measured, then the gateway itself.
-        let gateway = Process.Handle(
-            try ChildProcess.start(
-                URL(fileURLWithPath: "/bin/sh"),
-                ["-c", "ulimit -n 2048 && exec \"$0\" serve", ChildProcess.binary("gateway").path],
-                environment: environment, errorLog: folder.appendingPathComponent("gateway.log")))
+        let gateway = try ChildProcess.start(
+            URL(fileURLWithPath: "/bin/sh"),
+            ["-c", "ulimit -n 2048 && exec \"$0\" serve", ChildProcess.binary("gateway").path],
+            environment: environment, errorLog: folder.appendingPathComponent("gateway.log"))
         defer { gateway.kill() }
         let up = await eventually(within: .seconds(30)) {
             (try? await TestHTTP.noRedirects.get(url: "http://127.0.0.1:\(port)/t/demo/v1/host-config").get().status

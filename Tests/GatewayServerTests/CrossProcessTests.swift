@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import GatewayPostgres
 import NIOCore
+import ProcessSpawn
 import Synchronization
 import Testing
 @testable import GatewayCore

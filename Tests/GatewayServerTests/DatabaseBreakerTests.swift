@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import GatewayCore
+import ProcessSpawn
 import Testing
 
 /// Issue 47, item 6: a breaker on the database. PostgreSQL cut off (a proxy that stops passing
@@ -14,16 +15,15 @@ struct DatabaseBreakerTests {
     /// A link the test cuts and heals (`Tests/Interop/cutproxy.py`).
     final class CutLink: Sendable {
         let port: Int
-        let process: Process.Handle
+        let process: SpawnedProcess
 
         init(to target: URL) throws {
             port = try freeTCPPort()
-            process = Process.Handle(
-                try ChildProcess.start(
-                    URL(fileURLWithPath: "/usr/bin/env"),
-                    ["python3", RepositoryFile.url("Tests/Interop/cutproxy.py").path,
-                     "\(target.host ?? "127.0.0.1"):\(target.port ?? 5432)", "--port", "\(port)"],
-                    environment: ProcessInfo.processInfo.environment))
+            process = try ChildProcess.start(
+                URL(fileURLWithPath: "/usr/bin/env"),
+                ["python3", RepositoryFile.url("Tests/Interop/cutproxy.py").path,
+                 "\(target.host ?? "127.0.0.1"):\(target.port ?? 5432)", "--port", "\(port)"],
+                environment: ProcessInfo.processInfo.environment)
         }
 
         func cut() { process.signal(SIGUSR1) }

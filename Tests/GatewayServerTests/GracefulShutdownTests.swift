@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import ProcessSpawn
 import Testing
 
 /// SIGTERM drains a gateway process: readiness fails at once while requests are still
@@ -22,7 +23,7 @@ struct GracefulShutdownTests {
                 "GATEWAY_MASTER_KEY": GatewayHarness.masterKeyBase64, "GATEWAY_LOG_LEVEL": "error",
                 "GATEWAY_SHUTDOWN_DRAIN_MS": "1500", "GATEWAY_SHUTDOWN_TIMEOUT_MS": "10000",
             ])
-        let handle = Process.Handle(gateway)
+        let handle = gateway
         defer { handle.kill() }
         @Sendable func status(_ path: String) async -> Int? {
             guard let response = try? await TestHTTP.noRedirects.get(url: base + path).get() else { return nil }

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import GatewayCore
 import NIOCore
+import ProcessSpawn
 import Testing
 
 /// Sign-in through an OpenID Provider that is not the gateway: `oidc-provider-mock` from PyPI

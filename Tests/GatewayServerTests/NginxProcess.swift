@@ -1,13 +1,14 @@
 import Foundation
+import ProcessSpawn
 
 /// Debian's nginx as the load balancer in front of test replicas: round-robin, and an
 /// idempotent request that meets a refused connection or a 502/503/504 is tried on the next
 /// replica (what a production proxy does during a rolling restart).
 final class NginxProcess: Sendable {
     let base: String
-    private let process: Process.Handle
+    private let process: SpawnedProcess
 
-    private init(base: String, process: Process.Handle) {
+    private init(base: String, process: SpawnedProcess) {
         self.base = base
         self.process = process
     }
@@ -83,7 +84,7 @@ final class NginxProcess: Sendable {
         let process = try ChildProcess.start(
             URL(fileURLWithPath: "/usr/sbin/nginx"), ["-e", "\(path)/nginx-error.log", "-p", path, "-c", file.path],
             environment: [:])
-        let nginx = NginxProcess(base: "http://127.0.0.1:\(port)", process: Process.Handle(process))
+        let nginx = NginxProcess(base: "http://127.0.0.1:\(port)", process: process)
         let up = await eventually(within: .seconds(10)) {
             (try? await TestHTTP.noRedirects.get(url: "\(nginx.base)/healthz").get().status == .ok) ?? false
         }

@@ -1,40 +1,24 @@
 import Foundation
+import ProcessSpawn
 
 /// A Python test script (Tests/Interop) run beside a live gateway.
 enum PythonScript {
     /// True when `python3 -c "import <modules>"` succeeds.
     static func canImport(_ modules: String) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import \(modules)"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        guard let process = try? SpawnedProcess.start("/usr/bin/env", ["python3", "-c", "import \(modules)"]) else {
+            return false
+        }
+        return process.waitUntilExit() == 0
     }
 
     /// Runs `Tests/Interop/<name>` with `arguments`; returns its exit status and combined output.
-    /// The output is read and the exit awaited on a thread of its own: blocking a thread of the
-    /// cooperative pool (2 on 2 cores) for the script's whole run would stall every gateway of
-    /// the test process, the one the script talks to included, and two scripts at once would
-    /// stall them all until the scripts time out.
+    /// The output is read and the exit awaited off the cooperative pool (2 threads on 2 cores):
+    /// blocking one for the script's whole run would stall every gateway of the test process.
     static func run(_ name: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", RepositoryFile.url("Tests/Interop/" + name).path] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        return await withCheckedContinuation { continuation in
-            let waiter = Thread {
-                let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                process.waitUntilExit()
-                continuation.resume(returning: (process.terminationStatus, output))
-            }
-            waiter.start()
-        }
+        let result = try await SpawnedProcess.output(
+            "/usr/bin/env", ["python3", RepositoryFile.url("Tests/Interop/" + name).path] + arguments,
+            standardError: .descriptor(1))
+        return (result.status, String(decoding: result.output, as: UTF8.self))
     }
 
     /// The first line a child process writes to `pipe` (its "listening PORT"), read on a thread
@@ -60,14 +44,12 @@ enum PythonScript {
     static func serving<T>(
         _ name: String, _ arguments: [String], _ body: (Result<Int, ServerDidNotStart>) async throws -> T
     ) async throws -> T {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", RepositoryFile.url("Tests/Interop/" + name).path] + arguments
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer { kill(process.processIdentifier, SIGKILL) }
+        let process = try SpawnedProcess.start(
+            "/usr/bin/env", ["python3", RepositoryFile.url("Tests/Interop/" + name).path] + arguments,
+            standardOutput: .descriptor(output.fileHandleForWriting.fileDescriptor))
+        try output.fileHandleForWriting.close()
+        defer { process.kill() }
         let line = await firstLine(of: output)
         guard line.hasPrefix("listening "), let port = Int(line.dropFirst("listening ".count)) else {
             return try await body(.failure(ServerDidNotStart(name: name, line: line)))

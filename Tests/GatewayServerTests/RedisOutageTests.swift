@@ -34,18 +34,20 @@ struct RedisOutageTests {
     }
 }
 
-/// A TCP port that was free a moment ago.
+/// A TCP port that was free a moment ago: the kernel's pick for a socket bound to port 0.
 func freeTCPPort() throws -> Int {
-    let output = Pipe()
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [
-        "python3", "-c", "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])",
-    ]
-    process.standardOutput = output
-    try process.run()
-    process.waitUntilExit()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    guard let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw CancellationError() }
-    return port
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { throw CancellationError() }
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+        }
+    }
+    guard bound else { throw CancellationError() }
+    return Int(UInt16(bigEndian: address.sin_port))
 }

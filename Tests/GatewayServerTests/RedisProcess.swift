@@ -1,4 +1,6 @@
 import Foundation
+import ProcessSpawn
+import Synchronization
 
 /// A throwaway `redis-server` on a free loopback port that a test can kill and start again
 /// (empty: no persistence).
@@ -7,7 +9,7 @@ final class RedisProcess: Sendable {
     /// Leading arguments (a config file) and extra ones.
     private let configFile: String?
     private let extraArguments: [String]
-    private let process: LockedProcess
+    private let process = Mutex<SpawnedProcess?>(nil)
 
     /// The URL of this server.
     var url: String { "redis://127.0.0.1:\(port)/0" }
@@ -16,7 +18,6 @@ final class RedisProcess: Sendable {
         self.port = port
         self.configFile = configFile
         self.extraArguments = extraArguments
-        process = LockedProcess()
     }
 
     /// A server; `replicaOf` makes it a replica of that one.
@@ -42,15 +43,13 @@ final class RedisProcess: Sendable {
 
     /// Starts (again) on the same port, with no data.
     func launch() async throws {
-        let redis = Process()
-        redis.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        redis.arguments = ["redis-server"] + (configFile.map { [$0] } ?? [])
+        let arguments =
+            ["redis-server"] + (configFile.map { [$0] } ?? [])
             + ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
             // A replica writes the master's snapshot to its directory: a temporary one.
             + ["--dir", FileManager.default.temporaryDirectory.path] + extraArguments
-        redis.standardOutput = FileHandle.nullDevice
-        try redis.run()
-        process.set(redis)
+        let redis = try SpawnedProcess.start("/usr/bin/env", arguments, standardError: .inherit)
+        process.withLock { $0 = redis }
         // Up once it accepts a connection (it listens only after loading its configuration).
         let port = port
         guard
@@ -67,27 +66,14 @@ final class RedisProcess: Sendable {
         }
     }
 
-    /// SIGKILLs the server and waits until it is gone (polling: waitUntilExit() would block
-    /// a cooperative thread). SIGKILL because the test process ignores SIGTERM
-    /// (ServiceLifecycle), and children inherit that.
+    /// SIGKILLs the server and waits until it is gone.
     func kill() async {
-        guard let redis = process.get(), redis.isRunning else { return }
-        Foundation.kill(redis.processIdentifier, SIGKILL)
-        _ = await eventually { self.process.get()?.isRunning != true }
+        guard let redis = process.withLock({ $0 }) else { return }
+        redis.kill()
+        _ = await redis.exitStatus()
     }
 
     deinit {
-        if let redis = process.get(), redis.isRunning { Foundation.kill(redis.processIdentifier, SIGKILL) }
+        process.withLock { $0?.kill() }
     }
-}
-
-/// The current `Process` behind a lock (`Process` is not Sendable; it is only read and
-/// signalled here).
-private final class LockedProcess: @unchecked Sendable {
-    // @unchecked: every access to `process` goes through `lock`.
-    private let lock = NSLock()
-    private var process: Process?
-
-    func set(_ process: Process) { lock.withLock { self.process = process } }
-    func get() -> Process? { lock.withLock { process } }
 }

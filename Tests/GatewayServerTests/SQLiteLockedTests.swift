@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import GatewayCore
 import NIOCore
+import ProcessSpawn
 import Testing
 
 /// Issue 47, item 6, for SQLite: a database file the gateway cannot write (another process holds
@@ -11,7 +12,7 @@ import Testing
 @Suite("SQLite locked by another process: 503 database_unavailable, then served again")
 struct SQLiteLockedTests {
     /// Another process (Python's sqlite3) holding `BEGIN EXCLUSIVE` on `path` until killed.
-    static func lockWrites(_ path: String, folder: URL) async throws -> Process.Handle {
+    static func lockWrites(_ path: String, folder: URL) async throws -> SpawnedProcess {
         let marker = folder.appendingPathComponent("locked")
         let script = """
             import sqlite3, sys, time
@@ -20,10 +21,9 @@ struct SQLiteLockedTests {
             open(sys.argv[2], "w").close()
             time.sleep(600)
             """
-        let locker = Process.Handle(
-            try ChildProcess.start(
-                URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, path, marker.path],
-                environment: ProcessInfo.processInfo.environment))
+        let locker = try ChildProcess.start(
+            URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, path, marker.path],
+            environment: ProcessInfo.processInfo.environment)
         let locked = await eventually(within: .seconds(10)) { FileManager.default.fileExists(atPath: marker.path) }
         if !locked { locker.kill() }
         try #require(locked, "the locker never took the lock")

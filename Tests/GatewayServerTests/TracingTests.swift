@@ -3,6 +3,7 @@ import GatewayAPI
 import HTTPTypes
 import Hummingbird
 import Logging
+import ProcessSpawn
 import Synchronization
 import Testing
 
@@ -29,8 +30,7 @@ struct TracingTests {
                 "GATEWAY_TRACING": "otlp", "OTEL_EXPORTER_OTLP_ENDPOINT": collector.base,
                 "OTEL_BSP_SCHEDULE_DELAY": "100",
             ]
-            let gateway = Process.Handle(
-                try ChildProcess.start(ChildProcess.binary("gateway"), ["serve"], environment: environment))
+            let gateway = try ChildProcess.start(ChildProcess.binary("gateway"), ["serve"], environment: environment)
             defer { gateway.kill() }
             let up = await eventually(within: .seconds(30)) {
                 (try? await TestHTTP.noRedirects.get(url: "\(base)/healthz").get().status == .ok) ?? false

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import ProcessSpawn
 import RedisClient
 
 /// A throwaway `redis-server` process on a free local port, for tests only.
@@ -14,7 +15,7 @@ final class RedisTestServer {
     let tls: RedisTLSConfiguration?
     /// A config file read before the arguments (Sentinel needs a writable one).
     private let configFile: String?
-    private var process: Process?
+    private var process: SpawnedProcess?
 
     private init(port: Int, extraArguments: [String], tls: RedisTLSConfiguration? = nil, configFile: String? = nil) {
         self.port = port
@@ -91,9 +92,7 @@ final class RedisTestServer {
 
     /// SIGKILLs the server, without waiting.
     func kill() {
-        if let process, process.isRunning {
-            Foundation.kill(process.processIdentifier, SIGKILL)
-        }
+        process?.kill()
     }
 
     /// SIGKILLs the server and waits until it has exited.
@@ -107,27 +106,23 @@ final class RedisTestServer {
 
     /// SIGSTOP: the server keeps its sockets (the kernel still accepts connections) but never answers.
     func pause() {
-        if let process { Foundation.kill(process.processIdentifier, SIGSTOP) }
+        process?.signal(SIGSTOP)
     }
 
     /// SIGCONT after `pause()`.
     func resume() {
-        if let process { Foundation.kill(process.processIdentifier, SIGCONT) }
+        process?.signal(SIGCONT)
     }
 
     private func launch() async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-server")
-        process.arguments = (self.configFile.map { [$0] } ?? []) + [
-            "--port", "\(self.port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-            "--daemonize", "no", "--loglevel", "warning",
-            // A replica writes the master's snapshot to its directory: a temporary one.
-            "--dir", FileManager.default.temporaryDirectory.path,
-        ] + self.extraArguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        self.process = process
+        let arguments =
+            (self.configFile.map { [$0] } ?? []) + [
+                "--port", "\(self.port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                "--daemonize", "no", "--loglevel", "warning",
+                // A replica writes the master's snapshot to its directory: a temporary one.
+                "--dir", FileManager.default.temporaryDirectory.path,
+            ] + self.extraArguments
+        self.process = try SpawnedProcess.start("/usr/bin/redis-server", arguments)
         try await self.waitUntilReady()
     }
 
@@ -190,15 +185,9 @@ struct TestCertificates {
             printf 'subjectAltName=DNS:localhost\\n' > san.ext
             openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt -days 2 -extfile san.ext
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TestServerError.didNotStart("openssl failed (\(process.terminationStatus))")
+        let status = try SpawnedProcess.start("/bin/sh", ["-c", script]).waitUntilExit()
+        guard status == 0 else {
+            throw TestServerError.didNotStart("openssl failed (\(status))")
         }
         return TestCertificates(
             authority: "\(folder)/ca.crt", serverCertificate: "\(folder)/server.crt", serverKey: "\(folder)/server.key")

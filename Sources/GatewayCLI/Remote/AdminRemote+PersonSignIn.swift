@@ -1,6 +1,7 @@
 import AdminAPI
 import Foundation
 import GatewayCore
+import ProcessSpawn
 
 /// A person's sign-in to the admin API (issue 48, RFC 8252): the browser shows the admin
 /// listener's sign-in page, which redirects to a loopback listener of this process with a
@@ -123,9 +124,10 @@ extension AdminRemote {
     }
 
     private static func openBrowser(_ browser: String, _ address: String, _ context: CLIContext) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [browser, address]
-        do { try process.run() } catch { context.printError("could not start $BROWSER (\(browser)): \(error)") }
+        do {
+            _ = try SpawnedProcess.start("/usr/bin/env", [browser, address])
+        } catch {
+            context.printError("could not start $BROWSER (\(browser)): \(error)")
+        }
     }
 }
