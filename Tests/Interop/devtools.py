@@ -69,11 +69,23 @@ class Browser:
     def evaluate(self, expression):
         return self.call("Runtime.evaluate", expression=expression, returnByValue=True)["result"].get("value")
 
-    def load(self, action):
-        """Runs `action` and waits for the page it leads to."""
+    def load(self, action, tries=300):
+        """Runs `action` and waits for the page it leads to: a new document, loaded, not an error page.
+
+        A load event alone is not proof: one from the page before (an error page still loading
+        after a redirect nothing listens on) can arrive after `action`. The current document is
+        marked first; the wait ends when a document without the mark has finished loading."""
+        self.evaluate("window.__gatewayLeft = true")
         self.events.clear()
         action()
         self.wait_for(lambda e: e.get("method") == "Page.loadEventFired")
+        state = None
+        for _ in range(tries):
+            state = self.evaluate("[window.__gatewayLeft === true, document.readyState, location.protocol]")
+            if state and not state[0] and state[1] == "complete" and state[2] != "chrome-error:":
+                return
+            time.sleep(0.05)
+        raise AssertionError(f"no new page loaded: {state}")
 
     def screenshot(self, folder, name):
         os.makedirs(folder, exist_ok=True)
