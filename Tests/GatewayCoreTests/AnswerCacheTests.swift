@@ -167,13 +167,13 @@ struct AnswerCacheTests {
 extension AnswerCacheTests {
     /// An answer cache over `shared` with a 200 ms near copy on a manual clock, and a load that
     /// counts its calls and answers the count.
-    static func nearScene(_ shared: any Cache) -> (
+    static func nearScene(_ shared: any Cache, near: NearAnswers = NearAnswers(lifetime: .milliseconds(200))) -> (
         cache: AnswerCache, time: ManualClock, loads: Counted,
         load: @Sendable () async throws -> AnswerCache.Loaded
     ) {
         let time = ManualClock()
         let cache = AnswerCache(
-            cache: shared, near: NearAnswers(lifetime: .milliseconds(200)), factory: NOOPMetricsHandler.instance,
+            cache: shared, near: near, factory: NOOPMetricsHandler.instance,
             logger: Logger(label: "test"), clock: time.wall)
         let loads = Counted()
         return (cache, time, loads, {
@@ -221,7 +221,8 @@ extension AnswerCacheTests {
         .timeLimit(.minutes(1)))
     func refillAfterOutage() async throws {
         let shared = SwitchableCache()
-        let (cache, time, loads, load) = Self.nearScene(shared)
+        let near = NearAnswers(lifetime: .milliseconds(200))
+        let (cache, time, loads, load) = Self.nearScene(shared, near: near)
         let policy = CachePolicy.ttl(seconds: 300)
         shared.down.withLock { $0 = true }
         #expect(try await cache.answer("k", policy: policy, load: load).body == [1])
@@ -231,6 +232,8 @@ extension AnswerCacheTests {
         #expect(try await cache.answer("k", policy: policy, load: load).body == [1])
         // (the old code never stores it: this waits until the time limit fails the test)
         for await key in shared.writes.stream where key == "k" { break }
+        // (the write is seen before the background task keeps its ordinary near copy)
+        while near.awaitsSharing("k") { await Task.yield() }
         // ...and holds the answer again, for every replica: no second upstream load.
         let stored = try await shared.base.get("k")
         #expect(stored.flatMap(CacheEnvelope.decode)?.body == [1])

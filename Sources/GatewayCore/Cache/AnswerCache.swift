@@ -157,11 +157,13 @@ public final class AnswerCache: Sendable {
     /// that works it is an ordinary near copy again, and replicas share it.
     private func shareInBackground(_ key: String, _ answer: CachedAnswer) {
         Task {
-            let lifetime = max(answer.staleUntil, answer.errorUntil) - clock.milliseconds()
+            // Stamped when it was written: a near copy is as old as its copy in the shared cache.
+            let sharedAt = clock.milliseconds()
+            let lifetime = max(answer.staleUntil, answer.errorUntil) - sharedAt
             guard lifetime > 0,
                 (try? await cache.set(key, CacheEnvelope.encode(answer), ttl: .milliseconds(lifetime))) != nil
             else { return }
-            near.put(key, answer, now: clock.milliseconds())
+            near.put(key, answer, now: sharedAt)
         }
     }
 

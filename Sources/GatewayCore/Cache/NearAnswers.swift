@@ -69,6 +69,11 @@ public final class NearAnswers: Sendable {
         }
     }
 
+    /// Whether `key` is held only here, waiting to be stored in the shared cache.
+    func awaitsSharing(_ key: String) -> Bool {
+        state.withLock { $0[key]?.shareAt != nil }
+    }
+
     /// Number of entries held (expired ones included until touched).
     public var count: Int { state.withLock { $0.count } }
 }
