@@ -563,6 +563,17 @@ enum PostgresMigrations {
                 """,
             ]
         ),
+        (
+            // Consent (issue 63 §6): the scopes a user allowed a third-party client, one row each.
+            "v41-client-consents",
+            [
+                """
+                CREATE TABLE auth_client_consents (
+                    tenant_id TEXT NOT NULL, subject TEXT NOT NULL, client_id TEXT NOT NULL, scope TEXT NOT NULL,
+                    granted_at_ms BIGINT NOT NULL, PRIMARY KEY (tenant_id, subject, client_id, scope))
+                """,
+            ]
+        ),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the

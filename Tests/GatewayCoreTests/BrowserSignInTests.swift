@@ -26,9 +26,10 @@ struct BrowserSignInTests {
             let federation = Federation(
                 store: store, client: HTTPClient.shared, cache: cache, guards: UpstreamGuards(), auth: auth)
             flow = BrowserSignIn(auth: auth, federation: federation.signIn, csrf: CSRFTokens(masterKey: .generate()))
-            try await store.addClient(
-                OAuthClient(tenantID: "acme", clientID: "app", redirectURIs: [BrowserSignInTests.redirect]),
-                secretHash: nil)
+            // The tenant's own app: no consent page (ConsentTests covers third parties).
+            var app = OAuthClient(tenantID: "acme", clientID: "app", redirectURIs: [BrowserSignInTests.redirect])
+            app.firstParty = true
+            try await store.addClient(app, secretHash: nil)
             try await store.addUser(
                 LocalUser(
                     tenantID: "acme", username: "alice", subject: "user-1",

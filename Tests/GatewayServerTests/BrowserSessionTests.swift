@@ -72,7 +72,7 @@ struct BrowserSessionTests {
             try await kit.setUp()
             var other = kit
             other.clientID = "sso-two"
-            try await other.setUp { $0.firstParty = false }
+            try await other.setUp()
             let browser = Browser(kit: kit)
 
             // Without a session, prompt=none is login_required on the redirect URI.

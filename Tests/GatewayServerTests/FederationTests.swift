@@ -34,16 +34,21 @@ struct FederationTests {
                 OAuthClient(
                     tenantID: "corp", clientID: "shop-gw", confidential: true,
                     redirectURIs: [shopIssuer + "/oauth2/idp/callback"]), secretHash: secret.hash)
-            try await store.addClient(
-                OAuthClient(tenantID: "corp", clientID: "corp-app", redirectURIs: ["com.example.corp:/cb"]),
-                secretHash: nil)
+            // Each tenant's own app is first-party: it asks no consent.
+            var corpApp = OAuthClient(tenantID: "corp", clientID: "corp-app", redirectURIs: ["com.example.corp:/cb"])
+            corpApp.firstParty = true
+            try await store.addClient(corpApp, secretHash: nil)
             try await store.addUser(
                 LocalUser(
                     tenantID: "corp", username: carol, name: "Carol", email: "carol@example.test",
                     passwordHash: try PasswordHasher(logN: 12).hash(password)))
-            try await store.addClient(
-                OAuthClient(tenantID: "shop", clientID: "shop-app", redirectURIs: ["com.example.shop:/cb"]),
-                secretHash: nil)
+            // The shop's gateway is a third party at corp: carol allowed it once.
+            try await store.grant(
+                Set(APIScope.identity), tenantID: "corp", subject: try await carolAtCorp().subject, clientID: "shop-gw",
+                at: Date())
+            var shopApp = OAuthClient(tenantID: "shop", clientID: "shop-app", redirectURIs: ["com.example.shop:/cb"])
+            shopApp.firstParty = true
+            try await store.addClient(shopApp, secretHash: nil)
             try await store.addIdentityProvider(
                 IdentityProvider(
                     tenantID: "shop", alias: "corp", displayName: "Corp SSO", issuer: providerIssuer ?? corpIssuer,
@@ -79,6 +84,25 @@ struct FederationTests {
             let response = try await TestHTTP.noRedirects.execute(request, timeout: .seconds(10))
             let body = try await response.body.collect(upTo: 1 << 20)
             return (Int(response.status.code), (try? JSONValue.decode(Data(buffer: body)).objectValue) ?? [:])
+        }
+
+        /// A browser's form post (`Accept: text/html`) with `cookie`, without following redirects.
+        func postPage(
+            _ url: String, _ form: [(String, String)], cookie: String
+        ) async throws -> (status: Int, location: String?, body: String) {
+            var request = HTTPClientRequest(url: url)
+            request.method = .POST
+            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            request.headers.add(name: "Accept", value: "text/html")
+            request.headers.add(name: "Cookie", value: cookie)
+            request.body = .bytes(
+                ByteBuffer(
+                    string: form.map {
+                        "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
+                    }.joined(separator: "&")))
+            let response = try await TestHTTP.noRedirects.execute(request, timeout: .seconds(10))
+            let body = try await response.body.collect(upTo: 1 << 20)
+            return (Int(response.status.code), response.headers.first(name: "Location"), String(buffer: body))
         }
 
         /// The shop app's authorization URL (optionally naming the provider).
@@ -202,21 +226,40 @@ struct FederationTests {
                 item.value.map { (item.name, $0) }
             }
             form += [("csrf_token", csrf), ("username", "nobody"), ("password", "wrong password")]
-            var request = HTTPClientRequest(url: world.shopIssuer + "/oauth2/authorize")
-            request.method = .POST
-            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-            request.headers.add(name: "Accept", value: "text/html")
-            request.headers.add(name: "Cookie", value: cookie)
-            request.body = .bytes(
-                ByteBuffer(
-                    string: form.map {
-                        "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
-                    }.joined(separator: "&")))
-            let response = try await TestHTTP.noRedirects.execute(request, timeout: .seconds(10))
-            let again = String(buffer: try await response.body.collect(upTo: 1 << 20))
-            #expect(response.status.code == 401)
+            let (status, _, again) = try await world.postPage(world.shopIssuer + "/oauth2/authorize", form, cookie: cookie)
+            #expect(status == 401)
             #expect(again.contains("role=\"alert\""))
             #expect(again.contains("Continue with Corp SSO") && again.contains("idp_hint=corp"), "\(again)")
+        }
+    }
+
+    @Test("a third-party client of the shop: back from the provider, the consent page first; allowed, the code")
+    func aThirdPartyClientAsksConsentAfterTheProvider() async throws {
+        try await GatewayHarness.withGateway { harness, _, port in
+            let world = World(harness: harness, port: port)
+            try await world.setUp()
+            try await world.store.addClient(
+                OAuthClient(tenantID: "shop", clientID: "partner", redirectURIs: ["com.example.partner:/cb"]),
+                secretHash: nil)
+            let authorize = world.shopAuthorize().replacingOccurrences(of: "shop-app", with: "partner")
+                .replacingOccurrences(of: "com.example.shop:/cb", with: "com.example.partner:/cb")
+            let start = try await world.get(authorize)
+            let federation = try #require(start.setCookie?.split(separator: ";").first.map(String.init))
+            let callback = try await world.signInAtProvider(try #require(start.location))
+            let back = try await world.get(callback, cookie: federation)
+            #expect(back.status == 200, "callback answered \(back.status): \(back.location ?? "")")
+            #expect(back.body.contains("Allow partner?"))
+            let csrfCookie = try #require(back.setCookie?.split(separator: ";").first.map(String.init))
+            let form = [
+                ("csrf_token", try AuthorizationChallengeTests.hidden("csrf_token", in: back.body)),
+                ("consent_session", try AuthorizationChallengeTests.hidden("consent_session", in: back.body)),
+                ("consent", "allow"),
+            ]
+            let answer = try await world.postPage(world.shopIssuer + "/oauth2/authorize", form, cookie: csrfCookie)
+            #expect(answer.status == 303)
+            let location = try #require(answer.location)
+            #expect(location.hasPrefix("com.example.partner:/cb?") && location.contains("code="))
+            #expect(location.contains("state=shop-state"))
         }
     }
 

@@ -99,6 +99,9 @@ struct ScopeEnforcementTests {
             #expect(web.defaultScopes == ["openid", "profile", "email"] && web.hostAppScopes.isEmpty)
             try web.validate()
             try await kit.store.addClient(web, secretHash: nil)
+            // The user allowed it earlier (a third party signs in only with consent).
+            let subject = try #require(try await kit.store.user(tenantID: kit.tenant, username: kit.username)).subject
+            try await kit.store.grant(Set(web.defaultScopes ?? []), tenantID: kit.tenant, subject: subject, clientID: "webapp", at: Date())
             var webKit = kit
             webKit.clientID = "webapp"
             webKit.redirectURI = "https://partner.example/cb"

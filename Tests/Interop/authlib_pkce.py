@@ -2,12 +2,14 @@
 """A third-party OAuth client (authlib's OAuth2Session) against a live gateway.
 
 Usage: authlib_pkce.py BASE_URL TENANT CLIENT_ID REDIRECT_URI USERNAME PASSWORD
-Reads discovery, builds a PKCE (S256) authorization URL with authlib, signs in with the
-native JSON form post, exchanges the code, calls /v1/me, refreshes (rotation) and revokes.
+Reads discovery, builds a PKCE (S256) authorization URL with authlib, is refused the native
+JSON form post (a third party needs the user's consent), signs in on the hosted form and allows
+on the consent page, exchanges the code, calls /v1/me, refreshes (rotation) and revokes.
 Prints one "ok <step>" line per step; exits non-zero on the first failure.
 """
 import base64
 import json
+import re
 import sys
 from urllib.parse import urlparse, parse_qs
 
@@ -33,10 +35,28 @@ def main():
     url, state = session.create_authorization_url(meta["authorization_endpoint"], code_verifier=verifier, nonce="authlib-nonce")
     params = {k: v[0] for k, v in parse_qs(urlparse(url).query).items()}
     assert params["code_challenge_method"] == "S256"
-    params.update(username=username, password=password)
-    answer = requests.post(meta["authorization_endpoint"], data=params, headers={"Accept": "application/json"}, timeout=30)
-    answer.raise_for_status()
-    redirect_to = answer.json()["redirect_to"]
+    # A third party may not take the password as JSON and skip the user's consent.
+    native = requests.post(meta["authorization_endpoint"], data=dict(params, username=username, password=password),
+                           headers={"Accept": "application/json"}, timeout=30)
+    native.raise_for_status()
+    refused = parse_qs(urlparse(native.json()["redirect_to"]).query)
+    assert refused["error"] == ["consent_required"] and "code" not in refused, refused
+    print("ok consent_required")
+
+    # In a browser (a cookie jar): the sign-in form, then the consent page, then the code.
+    browser = requests.Session()
+    form = browser.get(url, timeout=30)
+    assert form.status_code == 200, form.status_code
+    csrf = re.search(r'name="csrf_token" value="([^"]+)"', form.text).group(1)
+    consent = browser.post(meta["authorization_endpoint"], allow_redirects=False, timeout=30,
+                           data=dict(params, username=username, password=password, csrf_token=csrf))
+    assert consent.status_code == 200 and 'name="consent_session"' in consent.text, consent.status_code
+    session_value = re.search(r'name="consent_session" value="([^"]+)"', consent.text).group(1)
+    csrf = re.search(r'name="csrf_token" value="([^"]+)"', consent.text).group(1)
+    answer = browser.post(meta["authorization_endpoint"], allow_redirects=False, timeout=30,
+                          data=dict(params, csrf_token=csrf, consent_session=session_value, consent="allow"))
+    assert answer.status_code == 303, answer.status_code
+    redirect_to = answer.headers["Location"]
     query = parse_qs(urlparse(redirect_to).query)
     assert query["iss"] == [issuer], query
     assert query["state"] == [state], query

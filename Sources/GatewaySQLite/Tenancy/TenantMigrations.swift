@@ -440,6 +440,15 @@ enum TenantMigrations {
                         AND NOT EXISTS (SELECT 1 FROM json_each(document, '$.defaultScopes') WHERE value = 'account')
                     """)
         }
+        migrator.registerMigration("v41-client-consents") { db in
+            // Consent (issue 63 §6): the scopes a user allowed a third-party client, one row each.
+            try db.execute(
+                sql: """
+                    CREATE TABLE auth_client_consents (
+                        tenant_id TEXT NOT NULL, subject TEXT NOT NULL, client_id TEXT NOT NULL, scope TEXT NOT NULL,
+                        granted_at_ms INTEGER NOT NULL, PRIMARY KEY (tenant_id, subject, client_id, scope))
+                    """)
+        }
         return migrator
     }
 }

@@ -34,6 +34,13 @@ extension GatewayAPIHandler {
                         cacheControl: "no-store", contentSecurityPolicy: pages.policy(page),
                         setCookie: pages.cookie.setCookie(page.browser)),
                     body: .textHtmlCharsetUtf8(.init(pages.form(page)))))
+        case .consent(let page):
+            return .ok(
+                .init(
+                    headers: .init(
+                        cacheControl: "no-store", contentSecurityPolicy: pages.policy(page),
+                        setCookie: pages.cookie.setCookie(page.browser)),
+                    body: .textHtmlCharsetUtf8(.init(pages.consentPage(page)))))
         case .upstream(let location, let browser):
             let cookie = CSRFCookie.federation(issuer: issuer)
             return .found(.init(headers: .init(location: location, setCookie: cookie.setCookie(browser))))
@@ -78,7 +85,8 @@ extension GatewayAPIHandler {
         let step = try await services.signIn.submit(
             request, tenantID: tenant.id, poster: poster,
             fields: .init(
-                username: form.username, password: form.password, authSession: form.authSession, otp: form.otp),
+                username: form.username, password: form.password, authSession: form.authSession, otp: form.otp,
+                consentSession: form.consentSession, consent: form.consent?.rawValue),
             address: RequestScope.current?.clientAddress, issuer: issuer, stepUp: tenant.journeys)
         return wantsJSON ? pages.json(step) : pages.html(step)
     }

@@ -33,6 +33,9 @@ extension GatewayAPIHandler {
             let (validated, user) = try await services.federation.signIn.finish(
                 tenantID: tenant.id, callback: callback, browser: cookie.value(in: RequestScope.requestHeaders),
                 callbackURL: Self.federationCallbackURL(issuer: issuer), auth: services.auth)
+            if try await services.auth.needsConsent(validated, subject: user.subject) {
+                return try await consentPage(validated, subject: user.subject, tenant: tenant, texts: texts)
+            }
             // How the provider authenticated the person is its own: no `amr` is claimed for it.
             let location = try await services.auth.completeAuthorization(
                 validated, user: user, issuer: issuer, amr: [])
@@ -47,5 +50,27 @@ extension GatewayAPIHandler {
                 return .found(.init(headers: .init(location: location, setCookie: expired)))
             }
         }
+    }
+
+    /// The consent page of a third-party client after the provider's sign-in, bound to the
+    /// browser's CSRF cookie (set here when it had none).
+    private func consentPage(
+        _ validated: ValidatedAuthorization, subject: String, tenant: Tenant, texts: LoginTexts
+    ) async throws -> Operations.FederationCallback.Output {
+        let issuer = services.issuerBase.issuer(tenantID: tenant.id)
+        let cookie = CSRFCookie(issuer: issuer)
+        let page = try await services.signIn.consentPage(
+            validated, requestURI: nil, tenantID: tenant.id, browser: cookie.valueOrNew(in: RequestScope.requestHeaders),
+            subject: subject, amr: [], authTime: Int64(services.auth.clock.now().timeIntervalSince1970),
+            startsSession: false)
+        let pages = SignInPages(
+            tenant: tenant, texts: texts, request: validated.request, cookie: cookie,
+            session: SessionCookie(issuer: issuer, tenantID: tenant.id))
+        return .ok(
+            .init(
+                headers: .init(
+                    cacheControl: "no-store", contentSecurityPolicy: pages.policy(page),
+                    setCookie: cookie.setCookie(page.browser)),
+                body: .textHtmlCharsetUtf8(.init(pages.consentPage(page)))))
     }
 }

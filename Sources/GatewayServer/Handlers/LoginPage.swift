@@ -154,6 +154,37 @@ enum LoginPage {
                 """, locale: texts.locale, theme: tenant.theme)
     }
 
+    /// The consent page of a third-party client: who asks (its id and its redirect URI's
+    /// host), each asked scope in words, and two buttons posting `consent=allow` or `deny` with
+    /// the same hidden authorization parameters and the `consent_session`.
+    static func consentForm(
+        tenant: Tenant, texts: LoginTexts, action: String, request: AuthorizationRequest, csrf: String,
+        consent: BrowserSignIn.ConsentScreen
+    ) -> String {
+        let fields =
+            hiddenFields(request, csrf: csrf)
+            + "<input type=\"hidden\" name=\"consent_session\" value=\"\(escape(consent.session))\">"
+        let title = texts.text("login.consent.title", ["client": consent.clientID])
+        let known: Set<String> = ["openid", "profile", "email", "phone", "offline_access"]
+        let items = consent.scopes.map { scope in
+            let text =
+                known.contains(scope)
+                ? texts.text("login.consent.scope.\(scope)", ["tenant": tenant.displayName])
+                : texts.text("login.consent.scope.other", ["scope": scope])
+            return "<li>\(escape(text))</li>"
+        }.joined()
+        let hint = texts.text("login.consent.hint", ["client": consent.clientID, "host": consent.clientHost])
+        return page(
+            title: title,
+            body: """
+                \(logo(tenant))<h1>\(escape(title))</h1>
+                <p>\(escape(hint))</p><ul class="scopes">\(items)</ul>
+                <form method="post" action="\(escape(action))">\(fields)
+                <button type="submit" name="consent" value="allow" autofocus>\(escape(texts.text("login.consent.allow")))</button>
+                <button type="submit" name="consent" value="deny" class="secondary">\(escape(texts.text("login.consent.deny")))</button></form>
+                """, locale: texts.locale, theme: tenant.theme)
+    }
+
     /// Every authorization parameter of `request` and the CSRF token, as hidden inputs.
     private static func hiddenFields(_ request: AuthorizationRequest, csrf: String) -> String {
         let hidden: [(String, String?)] = [

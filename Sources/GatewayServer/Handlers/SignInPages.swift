@@ -42,6 +42,12 @@ struct SignInPages {
             error: message(page.notice))
     }
 
+    func consentPage(_ page: BrowserSignIn.Page) -> String {
+        guard let consent = page.consent else { return errorPage("login.error.session") }
+        return LoginPage.consentForm(
+            tenant: tenant, texts: texts, action: action, request: request, csrf: page.csrf, consent: consent)
+    }
+
     /// The answer to a browser's post.
     func html(_ step: BrowserSignIn.Step) -> Output {
         switch step {
@@ -49,6 +55,8 @@ struct SignInPages {
             return answer(page, html: form(page))
         case .codePage(let page, let authSession):
             return answer(page, html: codePage(page, authSession: authSession))
+        case .consentPage(let page):
+            return answer(page, html: consentPage(page))
         case .exit(.redirect(let location)):
             return .seeOther(.init(headers: .init(location: location)))
         case .signedIn(let location, let value):
@@ -97,7 +105,7 @@ struct SignInPages {
                             errorDescription:
                                 "this user has a second factor: sign in through the authorization challenge endpoint"
                         ))))
-        case .form, .codePage:
+        case .form, .codePage, .consentPage:
             // Only browsers get pages.
             return html(step)
         }

@@ -499,6 +499,7 @@ struct AuthStoreContractTests {
                     tenantID: "acme", issuer: "https://idp.example", externalSubject: "ext-\(subject)", subject: subject
                 ))
             try await holdTokens(auth, subject: subject, now: now)
+            try await auth.grant(["openid", "profile"], tenantID: "acme", subject: subject, clientID: "partner", at: now)
             let owner = UserMiniAppKey(tenantID: "acme", userID: subject, miniAppID: "hello")
             try await stores.consents.touch(owner)
             _ = try await stores.consents.setConsents(["rakuten.miniapp.user.USER_NAME": .allowed], for: owner)
@@ -530,7 +531,8 @@ struct AuthStoreContractTests {
         #expect(
             erased.deleted == [
                 "user_consents": 1, "secure_storage_items": 1, "user_miniapps": 1, "miniapp_tokens": 2,
-                "push_devices": 1, "push_deliveries": 1, "auth_identity_links": 1, "auth_refresh_families": 1, "auth_users": 1,
+                "push_devices": 1, "push_deliveries": 1, "auth_identity_links": 1, "auth_client_consents": 2,
+                "auth_refresh_families": 1, "auth_users": 1,
                 "user_contacts": 0, "user_blocks": 0, "inbox_messages": 0, "message_sends": 1,
             ])
         let other = try await database.another()
@@ -557,6 +559,24 @@ struct AuthStoreContractTests {
         #expect(try await other.consents.userMiniApps(tenantID: "acme", userID: "bob").count == 1)
         #expect(try await other.storage.value(forKey: "note", of: bob) == "kept for bob")
         #expect(try await other.revocations.isRecorded(RevokedTokens.key("acme", "at-bob"), now: nowMS) == false)
+    }
+
+    @Test(arguments: StoreBackend.available) func consentGrantsAddUp(backend: StoreBackend) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        let auth = database.stores.auth
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(try await auth.grantedScopes(tenantID: "acme", subject: "alice", clientID: "partner").isEmpty)
+        try await auth.grant(["openid", "profile"], tenantID: "acme", subject: "alice", clientID: "partner", at: now)
+        try await auth.grant(["profile", "email"], tenantID: "acme", subject: "alice", clientID: "partner", at: now)
+        try await auth.grant(["openid"], tenantID: "acme", subject: "bob", clientID: "partner", at: now)
+        try await auth.grant(["openid"], tenantID: "other", subject: "alice", clientID: "partner", at: now)
+        let other = try await database.another().auth
+        #expect(
+            try await other.grantedScopes(tenantID: "acme", subject: "alice", clientID: "partner")
+                == ["openid", "profile", "email"])
+        #expect(try await other.grantedScopes(tenantID: "acme", subject: "alice", clientID: "another").isEmpty)
+        #expect(try await other.grantedScopes(tenantID: "acme", subject: "bob", clientID: "partner") == ["openid"])
     }
 
     @Test(arguments: StoreBackend.available) func logoutSelections(backend: StoreBackend) async throws {

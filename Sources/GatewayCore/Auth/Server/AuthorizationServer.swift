@@ -23,6 +23,8 @@ public struct AuthorizationServer: Sendable {
     public let pending: PendingSignIns
     /// Browsers' single sign-on sessions (nil without a sealer: no SSO).
     public let browserSessions: BrowserSessions?
+    /// Signed-in users on a third-party client's consent page.
+    public let consents: PendingConsents
     let cache: any Cache
     /// Seals what must not sit in the shared cache in the clear (CIBA's client notification tokens).
     let sealer: SecretSealer?
@@ -71,6 +73,7 @@ public struct AuthorizationServer: Sendable {
         self.hasher = hasher
         self.logout = SessionLogout(verifier: verifier, clients: clients, tokens: tokens, devices: devices)
         self.pending = PendingSignIns(cache: cache)
+        self.consents = PendingConsents(cache: cache)
         self.browserSessions = sealer.map { BrowserSessions(cache: cache, sealer: $0, clock: clock) }
     }
 

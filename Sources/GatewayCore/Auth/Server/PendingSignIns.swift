@@ -51,43 +51,33 @@ public struct PendingSignIns: Sendable {
     /// Wrong codes after which the session ends (the user starts again with the password).
     public static let maxFailures: Int64 = 5
     let cache: any Cache
+    private let entries: HashedTokenEntries<PendingSignIn>
 
     public init(cache: any Cache) {
         self.cache = cache
-    }
-
-    private static func key(_ token: String, tenantID: String) -> String {
-        "oauth:pending:\(tenantID):" + Base64URL.sha256(token)
+        entries = HashedTokenEntries(cache: cache, prefix: "oauth:pending", lifetime: Self.lifetime)
     }
 
     /// Stores `signIn`; returns its new `auth_session` value.
     public func start(_ signIn: PendingSignIn) async throws -> String {
-        let token = Base64URL.random(byteCount: 32)
-        try await cache.set(
-            Self.key(token, tenantID: signIn.tenantID), Array(try JSONEncoder().encode(signIn)), ttl: Self.lifetime)
-        return token
+        try await entries.start(signIn, tenantID: signIn.tenantID)
     }
 
     /// The pending sign-in, nil when unknown, expired, finished or ended by failures.
     public func find(_ token: String, tenantID: String) async throws -> PendingSignIn? {
-        guard token.count <= 128, let bytes = try await cache.get(Self.key(token, tenantID: tenantID)) else {
-            return nil
-        }
-        return try? JSONDecoder().decode(PendingSignIn.self, from: Data(bytes))
+        try await entries.find(token, tenantID: tenantID)
     }
 
     /// Takes the sign-in once (the code it leads to is issued once); nil when someone else did.
     public func finish(_ token: String, tenantID: String) async throws -> PendingSignIn? {
-        let key = Self.key(token, tenantID: tenantID)
-        _ = try await cache.delete([key + ":failures"])
-        guard let bytes = try await cache.take(key) else { return nil }
-        return try? JSONDecoder().decode(PendingSignIn.self, from: Data(bytes))
+        _ = try await cache.delete([entries.key(token, tenantID: tenantID) + ":failures"])
+        return try await entries.take(token, tenantID: tenantID)
     }
 
     /// Counts a wrong code (atomically, so parallel guesses count too); true when the
     /// session is still open, false when that was the last allowed failure (it is ended).
     public func recordFailure(_ token: String, tenantID: String) async throws -> Bool {
-        let key = Self.key(token, tenantID: tenantID)
+        let key = entries.key(token, tenantID: tenantID)
         let failures = try await cache.increment(key + ":failures", by: 1, ttl: Self.lifetime)
         guard failures < Self.maxFailures else {
             _ = try await cache.delete([key, key + ":failures"])

@@ -35,13 +35,13 @@ public struct BrowserSessions: Sendable {
         self.clock = clock
     }
 
-    /// A new session for `subject`, signed in now by `amr`; returns the cookie's value (32 random
-    /// bytes, base64url).
-    public func start(tenantID: String, subject: String, amr: [String]) async throws -> String {
+    /// A new session for `subject`, signed in by `amr` at `authTime` (default now); returns the
+    /// cookie's value (32 random bytes, base64url).
+    public func start(tenantID: String, subject: String, amr: [String], authTime: Int64? = nil) async throws -> String {
         let value = Base64URL.random(byteCount: 32)
         let now = clock.now()
         let session = BrowserSession(
-            subject: subject, authTime: Int64(now.timeIntervalSince1970), amr: amr,
+            subject: subject, authTime: authTime ?? Int64(now.timeIntervalSince1970), amr: amr,
             startedAtMS: StoreClock.milliseconds(now), expiresAt: now.addingTimeInterval(Double(Self.lifetime.components.seconds)))
         try await cache.set(key(tenantID, value), Array(try JSONEncoder().encode(session)), ttl: Self.lifetime)
         return value

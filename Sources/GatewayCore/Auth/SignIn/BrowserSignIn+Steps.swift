@@ -4,6 +4,8 @@ extension BrowserSignIn {
     /// What answers a `GET`: the form, or a provider the request (or the tenant) chose.
     public enum Opening: Sendable, Equatable {
         case form(Page)
+        /// The consent page of a browser whose session signed it in (``Page/consent``).
+        case consent(Page)
         /// Send the browser to an identity provider, bound to it by the federation cookie `browser`.
         case upstream(location: String, browser: String)
         case exit(Exit)
@@ -15,6 +17,8 @@ extension BrowserSignIn {
         case form(Page)
         /// The one-time-code page (its notice: a wrong code, or throttled).
         case codePage(Page, authSession: String)
+        /// The consent page of a third-party client (``Page/consent``).
+        case consentPage(Page)
         /// A native caller's refused attempt.
         case refused(Notice)
         /// A native caller whose user has a second factor: it must use the challenge endpoint.
@@ -47,6 +51,8 @@ extension BrowserSignIn {
         public let providers: [IdentityProvider]
         /// Why the last attempt was refused; nil on a first showing.
         public let notice: Notice?
+        /// What the consent page asks; nil on other pages.
+        public var consent: ConsentScreen? = nil
     }
 
     /// Why an attempt was refused.
@@ -87,12 +93,20 @@ extension BrowserSignIn {
         /// The code page's session (the second step).
         public var authSession: String?
         public var otp: String?
+        /// The consent page's session and answer (`allow` or `deny`).
+        public var consentSession: String?
+        public var consent: String?
 
-        public init(username: String?, password: String?, authSession: String?, otp: String?) {
+        public init(
+            username: String?, password: String?, authSession: String?, otp: String?, consentSession: String? = nil,
+            consent: String? = nil
+        ) {
             self.username = username ?? ""
             self.password = password ?? ""
             self.authSession = authSession
             self.otp = otp
+            self.consentSession = consentSession
+            self.consent = consent
         }
     }
 }

@@ -25,6 +25,8 @@ public struct BrowserSignIn: Sendable {
     /// auto-redirect provider). A PAR request is taken when going upstream: the sign-in may
     /// outlive its 60 seconds. A browser with a live single sign-on session at the tenant is
     /// signed in silently (``silentSignIn``); `prompt=none` without one is `login_required`.
+    /// A third-party client asking what the user has not allowed it gets the consent page
+    /// first (`prompt=none`: `consent_required`).
     /// - Parameters:
     ///   - browser: the browser's CSRF cookie value (its own, or a new one).
     ///   - session: the browser's single sign-on cookie value, when it sent one.
@@ -35,10 +37,13 @@ public struct BrowserSignIn: Sendable {
     ) async throws -> Opening {
         do {
             let validated = try await auth.validate(request, tenantID: tenantID, consumePAR: false)
-            if let location = try await silentSignIn(
-                request, validated, tenantID: tenantID, session: session, issuer: issuer, stepUp: stepUp)
+            switch try await silentSignIn(
+                request, validated, tenantID: tenantID, browser: browser, session: session, issuer: issuer,
+                stepUp: stepUp)
             {
-                return .exit(.redirect(location))
+            case .signedIn(let location): return .exit(.redirect(location))
+            case .consent(let page): return .consent(page)
+            case nil: break
             }
             if validated.request.prompts.contains("none") {
                 throw AuthorizationFailure.redirect(
@@ -72,6 +77,11 @@ public struct BrowserSignIn: Sendable {
         issuer: String, stepUp: JourneySettings = JourneySettings()
     ) async throws -> Step {
         do {
+            if let consentSession = fields.consentSession {
+                return try await answerConsent(
+                    session: consentSession, allow: fields.consent == "allow", poster: poster, tenantID: tenantID,
+                    issuer: issuer, stepUp: stepUp)
+            }
             var validated = try await auth.validate(request, tenantID: tenantID, consumePAR: false)
             if validated.request.prompts.contains("none") {
                 // No page may be shown, so none was posted.
@@ -119,6 +129,15 @@ public struct BrowserSignIn: Sendable {
                     return try await code.start(user: user)
                 }
             }
+            if try await auth.needsConsent(validated, subject: user.subject) {
+                // A native caller cannot show the page: it is refused, as `prompt=none` is.
+                guard let browser else { throw Self.consentRequired(validated) }
+                return .consentPage(
+                    try await consentPage(
+                        validated, requestURI: request.requestURI, tenantID: tenantID, browser: browser,
+                        subject: user.subject, amr: amr, authTime: Int64(auth.clock.now().timeIntervalSince1970),
+                        startsSession: true))
+            }
             if request.requestURI != nil {
                 validated = try await auth.validate(request, tenantID: tenantID, consumePAR: true)
             }
@@ -139,9 +158,9 @@ public struct BrowserSignIn: Sendable {
     /// TOTP class, a tenant's own), or its user is gone or disabled. The ID token carries the
     /// session's `auth_time` and `amr`, and the asked class it meets as `acr`.
     private func silentSignIn(
-        _ request: AuthorizationRequest, _ validated: ValidatedAuthorization, tenantID: String, session: String?,
-        issuer: String, stepUp: JourneySettings
-    ) async throws -> String? {
+        _ request: AuthorizationRequest, _ validated: ValidatedAuthorization, tenantID: String, browser: String,
+        session: String?, issuer: String, stepUp: JourneySettings
+    ) async throws -> Silent? {
         let asked = validated.request
         guard let sessions = auth.browserSessions, !asked.prompts.contains("login"),
             let current = try await sessions.current(tenantID: tenantID, value: session)
@@ -154,10 +173,31 @@ public struct BrowserSignIn: Sendable {
         guard let user = try await auth.users.user(tenantID: tenantID, subject: current.subject), !user.disabled else {
             return nil
         }
+        if try await auth.needsConsent(validated, subject: user.subject) {
+            if asked.prompts.contains("none") { throw Self.consentRequired(validated) }
+            return .consent(
+                try await consentPage(
+                    validated, requestURI: request.requestURI, tenantID: tenantID, browser: browser,
+                    subject: user.subject, amr: current.amr, authTime: current.authTime, startsSession: false))
+        }
         let taken =
             request.requestURI == nil ? validated : try await auth.validate(request, tenantID: tenantID, consumePAR: true)
-        return try await auth.completeAuthorization(
-            taken, user: user, issuer: issuer, amr: current.amr, authTime: current.authTime, stepUp: stepUp)
+        return .signedIn(
+            try await auth.completeAuthorization(
+                taken, user: user, issuer: issuer, amr: current.amr, authTime: current.authTime, stepUp: stepUp))
+    }
+
+    /// What the browser's session gives: a code, or the consent page first.
+    private enum Silent {
+        case signedIn(String)
+        case consent(Page)
+    }
+
+    /// `consent_required` on the client's redirect URI: the client must ask with a page.
+    static func consentRequired(_ validated: ValidatedAuthorization) -> AuthorizationFailure {
+        .redirect(
+            OAuthError("consent_required", "the user has not allowed this client what it asks"),
+            redirectURI: validated.redirectURI, state: validated.request.state)
     }
 
     /// Where a refused authorization request goes: an error page, or the error on the

@@ -114,7 +114,7 @@ extension ClientStore {
 }
 
 /// Local users.
-public protocol UserStore: Sendable {
+public protocol UserStore: ClientConsentStore {
     func user(tenantID: String, username: String) async throws -> LocalUser?
     func user(tenantID: String, subject: String) async throws -> LocalUser?
     func users(tenantID: String) async throws -> [LocalUser]
