@@ -208,6 +208,8 @@ let package = Package(
             ],
             path: "Benchmarks/push-bench", swiftSettings: swiftSettings),
 
+        // Helpers shared by the test targets (no tests of its own).
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "RedisClientTests",
             dependencies: ["RedisClient", "ProcessSpawn", .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log")],
@@ -220,10 +222,12 @@ let package = Package(
                 "GatewaySQLite",
                 "GatewayPostgres",
                 "RedisClient",
+                "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -242,7 +246,7 @@ let package = Package(
             name: "GatewayServerTests",
             dependencies: [
                 "GatewayServer", "GatewayCore", "GatewaySQLite", "GatewayAPI", "AdminAPI", "GatewayCLI", "GatewayPostgres",
-                "ProcessSpawn",
+                "ProcessSpawn", "TestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

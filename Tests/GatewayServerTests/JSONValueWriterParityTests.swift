@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import TestSupport
 import Testing
 
 /// Issue 32: signed tokens' headers and claims are written by `JSONValueWriter`, not by

@@ -3,6 +3,7 @@ import Foundation
 import GatewayAPI
 @_spi(Generated) import OpenAPIRuntime
 @testable import GatewayServer
+import TestSupport
 import Testing
 
 /// ``URLEncodedFormFields`` + ``FormFieldsDecoder`` (the token endpoint's form read from
@@ -118,18 +119,5 @@ struct URLEncodedFormParityTests {
             let (status, body) = try await post(refresh.replacingOccurrences(of: "_token&", with: "%5Ftoken&"))
             #expect(status == 200 && body["refresh_token"] != nil, "\(status) \(body)")
         }
-    }
-}
-
-/// SplitMix64: the same sequence on every run.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
