@@ -15,7 +15,7 @@ public enum PostgresCopy {
         "auth_family_access_tokens", "auth_revoked_tokens", "user_miniapps", "user_consents", "secure_storage_items",
         "analytics_events",
         "localization_overrides", "localization_state", "tenant_domains", "miniapp_tokens", "tenant_changes",
-        "auth_identity_providers", "auth_trusted_issuers", "auth_identity_links", "auth_client_consents",
+        "auth_identity_providers", "auth_trusted_issuers", "auth_identity_links", "auth_client_consents", "auth_passkeys",
         "release_policies",
         "release_history", "push_devices", "push_messages", "push_deliveries", "push_credentials",
         "courier_messages",

@@ -574,6 +574,21 @@ enum PostgresMigrations {
                 """,
             ]
         ),
+        (
+            // Passkeys (issue 64): a user's WebAuthn credentials, found by credential ID at sign-in.
+            "v42-passkeys",
+            [
+                """
+                CREATE TABLE auth_passkeys (
+                    tenant_id TEXT NOT NULL, credential_id TEXT NOT NULL, subject TEXT NOT NULL,
+                    public_key TEXT NOT NULL, algorithm INTEGER NOT NULL, sign_count BIGINT NOT NULL,
+                    backup_eligible BOOLEAN NOT NULL, backed_up BOOLEAN NOT NULL, aaguid TEXT NOT NULL,
+                    transports TEXT NOT NULL, name TEXT NOT NULL, created_at_ms BIGINT NOT NULL,
+                    last_used_at_ms BIGINT, PRIMARY KEY (tenant_id, credential_id))
+                """,
+                "CREATE INDEX auth_passkeys_by_subject ON auth_passkeys (tenant_id, subject)",
+            ]
+        ),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the

@@ -1,6 +1,6 @@
 /// The authorization server's stores, which one backend implements together.
 public typealias AuthStore = SigningKeyStore & ClientStore & UserStore & RefreshTokenStore & FederationStore
-    & UserEraser & UserSuspender
+    & PasskeyStore & UserEraser & UserSuspender
 
 /// Every durable store of one database, each behind its protocol: what a gateway process
 /// or `gatewayctl` works with, whichever backend holds the data (SQLite file by default,

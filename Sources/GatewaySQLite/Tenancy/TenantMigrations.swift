@@ -449,6 +449,19 @@ enum TenantMigrations {
                         granted_at_ms INTEGER NOT NULL, PRIMARY KEY (tenant_id, subject, client_id, scope))
                     """)
         }
+        migrator.registerMigration("v42-passkeys") { db in
+            // Passkeys (issue 64): a user's WebAuthn credentials, found by credential ID at sign-in.
+            try db.execute(
+                sql: """
+                    CREATE TABLE auth_passkeys (
+                        tenant_id TEXT NOT NULL, credential_id TEXT NOT NULL, subject TEXT NOT NULL,
+                        public_key TEXT NOT NULL, algorithm INTEGER NOT NULL, sign_count INTEGER NOT NULL,
+                        backup_eligible INTEGER NOT NULL, backed_up INTEGER NOT NULL, aaguid TEXT NOT NULL,
+                        transports TEXT NOT NULL, name TEXT NOT NULL, created_at_ms INTEGER NOT NULL,
+                        last_used_at_ms INTEGER, PRIMARY KEY (tenant_id, credential_id));
+                    CREATE INDEX auth_passkeys_by_subject ON auth_passkeys (tenant_id, subject);
+                    """)
+        }
         return migrator
     }
 }

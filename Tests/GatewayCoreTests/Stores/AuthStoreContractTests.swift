@@ -500,6 +500,7 @@ struct AuthStoreContractTests {
                 ))
             try await holdTokens(auth, subject: subject, now: now)
             try await auth.grant(["openid", "profile"], tenantID: "acme", subject: subject, clientID: "partner", at: now)
+            try await auth.addPasskey(Self.passkey(subject == "alice" ? 1 : 2, subject: subject, at: now), trail: nil)
             let owner = UserMiniAppKey(tenantID: "acme", userID: subject, miniAppID: "hello")
             try await stores.consents.touch(owner)
             _ = try await stores.consents.setConsents(["rakuten.miniapp.user.USER_NAME": .allowed], for: owner)
@@ -532,7 +533,7 @@ struct AuthStoreContractTests {
             erased.deleted == [
                 "user_consents": 1, "secure_storage_items": 1, "user_miniapps": 1, "miniapp_tokens": 2,
                 "push_devices": 1, "push_deliveries": 1, "auth_identity_links": 1, "auth_client_consents": 2,
-                "auth_refresh_families": 1, "auth_users": 1,
+                "auth_passkeys": 1, "auth_refresh_families": 1, "auth_users": 1,
                 "user_contacts": 0, "user_blocks": 0, "inbox_messages": 0, "message_sends": 1,
             ])
         let other = try await database.another()
@@ -728,5 +729,75 @@ struct AuthStoreContractTests {
         await #expect(throws: AuthStoreError.self) {
             try await auth.removeIdentityLink(tenantID: "acme", issuer: link.issuer, externalSubject: "ext-1")
         }
+    }
+}
+
+extension AuthStoreContractTests {
+    static func passkey(_ id: UInt8, subject: String = "alice", tenant: String = "acme", at: Date) -> StoredPasskey {
+        StoredPasskey(
+            tenantID: tenant, subject: subject, credentialID: [id, 0xFF, 0x00, id], publicKey: [0xA5, id],
+            algorithm: -7, signCount: 5, backupEligible: true, backedUp: false, aaguid: [UInt8](repeating: id, count: 16),
+            transports: ["internal", "hybrid"], name: "Phone \(id)", createdAt: at.addingTimeInterval(Double(id)))
+    }
+
+    static func trail(_ verb: AdminVerb, _ id: String, at: Date) -> AuditDraft {
+        AuditDraft(
+            time: at, actor: AuditActor(subject: "alice", name: "alice", roles: []), verb: verb,
+            resource: AuditResource(type: .user, tenant: "acme", id: id), outcome: AuditOutcome(status: 200, code: nil))
+    }
+
+    @Test(arguments: StoreBackend.available) func passkeysKeepCountersAndBounds(backend: StoreBackend) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        let auth = database.stores.auth
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        try await auth.addPasskey(Self.passkey(2, at: now), trail: Self.trail(.create, "alice", at: now))
+        try await auth.addPasskey(Self.passkey(1, at: now), trail: nil)
+        try await auth.addPasskey(Self.passkey(3, subject: "bob", at: now), trail: nil)
+        try await auth.addPasskey(Self.passkey(1, tenant: "other", at: now), trail: nil)
+        // A credential ID is one passkey in a tenant, whoever registers it again.
+        await #expect(throws: AuthStoreError.alreadyExists("passkey")) {
+            try await auth.addPasskey(Self.passkey(1, subject: "bob", at: now), trail: Self.trail(.create, "bob", at: now))
+        }
+        let other = try await database.another().auth
+        #expect(try await other.passkey(tenantID: "acme", credentialID: [1, 0xFF, 0x00, 1]) == Self.passkey(1, at: now))
+        #expect(try await other.passkey(tenantID: "acme", credentialID: [9]) == nil)
+        #expect(try await other.passkeys(tenantID: "acme", subject: "alice").map(\.name) == ["Phone 1", "Phone 2"])
+
+        // A use moves the counter only from the value it was checked against.
+        let id: [UInt8] = [2, 0xFF, 0x00, 2]
+        let used = now.addingTimeInterval(60)
+        #expect(try await auth.recordPasskeyUse(tenantID: "acme", credentialID: id, from: 5, to: 9, backedUp: true, at: used))
+        #expect(try await !auth.recordPasskeyUse(tenantID: "acme", credentialID: id, from: 5, to: 7, backedUp: false, at: used))
+        #expect(try await !auth.recordPasskeyUse(tenantID: "beta", credentialID: id, from: 9, to: 10, backedUp: true, at: used))
+        let after = try #require(try await other.passkey(tenantID: "acme", credentialID: id))
+        #expect(after.signCount == 9 && after.backedUp && after.lastUsedAt == used)
+
+        try await auth.renamePasskey(
+            tenantID: "acme", subject: "alice", credentialID: id, name: String(repeating: "n", count: 100),
+            trail: Self.trail(.update, "alice", at: now))
+        #expect(try await other.passkey(tenantID: "acme", credentialID: id)?.name.count == StoredPasskey.maximumNameLength)
+        // Another user's passkey is not theirs to rename or remove.
+        await #expect(throws: AuthStoreError.notFound("passkey")) {
+            try await auth.renamePasskey(tenantID: "acme", subject: "bob", credentialID: id, name: "x", trail: nil)
+        }
+        await #expect(throws: AuthStoreError.notFound("passkey")) {
+            try await auth.removePasskey(tenantID: "acme", subject: "bob", credentialID: id, trail: nil)
+        }
+        try await auth.removePasskey(tenantID: "acme", subject: "alice", credentialID: id, trail: Self.trail(.delete, "alice", at: now))
+        #expect(try await other.passkeys(tenantID: "acme", subject: "alice").map(\.name) == ["Phone 1"])
+        // Each change with a trail left one record; the refused one none.
+        let records = try await database.stores.audit.records(matching: AuditQuery(limit: 10)).items
+        #expect(records.map(\.verb) == [.delete, .update, .create], "\(records.map(\.verb))")
+
+        // A user holds a bounded number of passkeys.
+        for index in 0..<(StoredPasskey.maximumPerUser - 1) {
+            try await auth.addPasskey(Self.passkey(UInt8(100 + index), subject: "carol", at: now), trail: nil)
+        }
+        try await auth.addPasskey(Self.passkey(99, subject: "carol", at: now), trail: nil)
+        await #expect(throws: AuthStoreError.invalid("a user holds \(StoredPasskey.maximumPerUser) passkeys at most")) {
+            try await auth.addPasskey(Self.passkey(98, subject: "carol", at: now), trail: nil)
+        }
+        #expect(try await other.passkeys(tenantID: "acme", subject: "carol").count == StoredPasskey.maximumPerUser)
     }
 }

@@ -44,7 +44,7 @@ public struct UserErasure: Sendable, Equatable, Codable {
         ("user_contacts", "user_id"), ("user_contacts", "contact_id"), ("user_blocks", "user_id"),
         ("user_blocks", "blocked_id"), ("inbox_messages", "recipient_id"), ("inbox_messages", "sender_id"),
         ("message_sends", "sender_id"),
-        ("auth_identity_links", "subject"), ("auth_client_consents", "subject"), ("auth_refresh_families", "subject"),
+        ("auth_identity_links", "subject"), ("auth_client_consents", "subject"), ("auth_passkeys", "subject"), ("auth_refresh_families", "subject"),
         ("auth_users", "subject"),
     ]
 }
