@@ -27,20 +27,13 @@ extension GatewayAPIHandler {
             session: pages.session.value(in: RequestScope.requestHeaders), idpHint: q.idpHint ?? q.kcIdpHint, callbackURL: Self.federationCallbackURL(issuer: issuer), issuer: issuer,
             stepUp: tenant.journeys)
         switch opening {
-        case .form(let page):
+        case .form(let page), .consent(let page):
             return .ok(
                 .init(
                     headers: .init(
                         cacheControl: "no-store", contentSecurityPolicy: pages.policy(page),
                         setCookie: pages.cookie.setCookie(page.browser)),
                     body: .textHtmlCharsetUtf8(.init(pages.form(page)))))
-        case .consent(let page):
-            return .ok(
-                .init(
-                    headers: .init(
-                        cacheControl: "no-store", contentSecurityPolicy: pages.policy(page),
-                        setCookie: pages.cookie.setCookie(page.browser)),
-                    body: .textHtmlCharsetUtf8(.init(pages.consentPage(page)))))
         case .upstream(let location, let browser):
             let cookie = CSRFCookie.federation(issuer: issuer)
             return .found(.init(headers: .init(location: location, setCookie: cookie.setCookie(browser))))

@@ -71,6 +71,6 @@ extension GatewayAPIHandler {
                 headers: .init(
                     cacheControl: "no-store", contentSecurityPolicy: pages.policy(page),
                     setCookie: cookie.setCookie(page.browser)),
-                body: .textHtmlCharsetUtf8(.init(pages.consentPage(page)))))
+                body: .textHtmlCharsetUtf8(.init(pages.form(page)))))
     }
 }

@@ -27,8 +27,14 @@ struct SignInPages {
         LoginPage.error(texts.text(key, parameters), texts: texts)
     }
 
+    /// What `page` shows: a third-party client's consent page when it asks consent
+    /// (``BrowserSignIn/Page/consent``), else the sign-in form.
     func form(_ page: BrowserSignIn.Page) -> String {
-        LoginPage.form(
+        if let consent = page.consent {
+            return LoginPage.consentForm(
+                tenant: tenant, texts: texts, action: action, request: request, csrf: page.csrf, consent: consent)
+        }
+        return LoginPage.form(
             tenant: tenant, texts: texts, action: action, request: request, csrf: page.csrf, username: page.username,
             error: message(page.notice),
             providers: page.providers.map {
@@ -42,21 +48,13 @@ struct SignInPages {
             error: message(page.notice))
     }
 
-    func consentPage(_ page: BrowserSignIn.Page) -> String {
-        guard let consent = page.consent else { return errorPage("login.error.session") }
-        return LoginPage.consentForm(
-            tenant: tenant, texts: texts, action: action, request: request, csrf: page.csrf, consent: consent)
-    }
-
     /// The answer to a browser's post.
     func html(_ step: BrowserSignIn.Step) -> Output {
         switch step {
-        case .form(let page):
+        case .form(let page), .consentPage(let page):
             return answer(page, html: form(page))
         case .codePage(let page, let authSession):
             return answer(page, html: codePage(page, authSession: authSession))
-        case .consentPage(let page):
-            return answer(page, html: consentPage(page))
         case .exit(.redirect(let location)):
             return .seeOther(.init(headers: .init(location: location)))
         case .signedIn(let location, let value):

@@ -20,6 +20,7 @@ extension AuthorizationServer {
     /// Uses up a pushed request's `request_uri` (RFC 9126: once), when still there.
     func discardPushedRequest(_ requestURI: String, tenantID: String) async throws {
         guard requestURI.hasPrefix(Self.requestURIPrefix) else { return }
-        _ = try await cache.take("oauth:par:\(tenantID):\(requestURI.dropFirst(Self.requestURIPrefix.count))")
+        _ = try await cache.take(
+            Self.pushedRequestKey(tenantID: tenantID, id: requestURI.dropFirst(Self.requestURIPrefix.count)))
     }
 }

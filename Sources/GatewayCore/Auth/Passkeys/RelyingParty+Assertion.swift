@@ -33,11 +33,8 @@ extension RelyingParty {
     )
         throws(PasskeyError) -> VerifiedAssertion
     {
-        guard credential.type == "public-key" else { throw .malformed("type is not public-key") }
-        guard let rawID = Base64URL.decode(credential.rawId), Base64URL.decode(credential.id) == rawID else {
-            throw .malformed("id and rawId are not the same base64url credential ID")
-        }
-        guard Array(rawID) == passkey.credentialID else { throw .credentialMismatch }
+        let rawID = try credential.credentialID()
+        guard rawID == passkey.credentialID else { throw .credentialMismatch }
         if let handle = credential.response.userHandle, !handle.isEmpty {
             guard let decoded = Base64URL.decode(handle), Array(decoded) == passkey.userHandle else {
                 throw .credentialMismatch

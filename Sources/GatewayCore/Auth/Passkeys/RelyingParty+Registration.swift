@@ -20,10 +20,7 @@ extension RelyingParty {
     ) throws(PasskeyError)
         -> VerifiedRegistration
     {
-        guard credential.type == "public-key" else { throw .malformed("type is not public-key") }
-        guard let rawID = Base64URL.decode(credential.rawId), Base64URL.decode(credential.id) == rawID else {
-            throw .malformed("id and rawId are not the same base64url credential ID")
-        }
+        let rawID = try credential.credentialID()
         guard let clientData = Base64URL.decode(credential.response.clientDataJSON),
             let attestation = Base64URL.decode(credential.response.attestationObject)
         else { throw .malformed("clientDataJSON or attestationObject is not base64url") }
@@ -34,7 +31,7 @@ extension RelyingParty {
         }
         try checkAuthenticatorData(object.authenticatorData)
         let created = object.credential
-        guard created.credentialID == Array(rawID) else { throw .credentialMismatch }
+        guard created.credentialID == rawID else { throw .credentialMismatch }
         let flags = object.authenticatorData.flags
         return VerifiedRegistration(
             credentialID: created.credentialID, publicKey: created.publicKeyBytes,

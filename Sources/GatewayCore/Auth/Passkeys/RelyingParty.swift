@@ -35,9 +35,7 @@ public struct RelyingParty: Sendable {
     /// Checks what every ceremony's authenticator data must show (§7.1 steps 13-16, §7.2
     /// steps 15-17): this RP ID, the user present and verified.
     func checkAuthenticatorData(_ data: AuthenticatorData) throws(PasskeyError) {
-        guard ConstantTime.equals(Base64URL.encode(data.rpIDHash), Base64URL.encode(idHash)) else {
-            throw .rpIDMismatch
-        }
+        guard data.rpIDHash == idHash else { throw .rpIDMismatch }
         guard data.flags.contains(.userPresent) else { throw .userNotPresent }
         guard data.flags.contains(.userVerified) else { throw .userNotVerified }
     }

@@ -122,7 +122,7 @@ public struct AuthorizationServer: Sendable {
             guard requestURI.hasPrefix(Self.requestURIPrefix), let clientID = input.clientID else {
                 throw AuthorizationFailure.errorPage(.requestURIInvalid)
             }
-            let key = "oauth:par:\(tenantID):\(requestURI.dropFirst(Self.requestURIPrefix.count))"
+            let key = Self.pushedRequestKey(tenantID: tenantID, id: requestURI.dropFirst(Self.requestURIPrefix.count))
             let bytes = consumePAR ? try await cache.take(key) : try await cache.get(key)
             guard let bytes, let stored = try? JSONDecoder().decode(AuthorizationRequest.self, from: Data(bytes)),
                 stored.clientID == clientID
@@ -192,6 +192,9 @@ public struct AuthorizationServer: Sendable {
         return challenge
     }
 
+    /// Where a pushed request waits in the shared cache: `id` is its `request_uri` without the prefix.
+    static func pushedRequestKey(tenantID: String, id: some StringProtocol) -> String { "oauth:par:\(tenantID):\(id)" }
+
     /// Stores a pushed authorization request; returns its `request_uri`.
     public func push(_ request: AuthorizationRequest, client: OAuthClient) async throws -> String {
         var stored = request
@@ -199,7 +202,7 @@ public struct AuthorizationServer: Sendable {
         stored.clientID = client.clientID
         let id = Base64URL.random(byteCount: 24)
         try await cache.set(
-            "oauth:par:\(client.tenantID):\(id)", Array(try JSONEncoder().encode(stored)),
+            Self.pushedRequestKey(tenantID: client.tenantID, id: id), Array(try JSONEncoder().encode(stored)),
             ttl: .seconds(Self.parLifetime))
         return Self.requestURIPrefix + id
     }
