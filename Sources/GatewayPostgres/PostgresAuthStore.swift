@@ -281,25 +281,34 @@ public final class PostgresAuthStore: AuthStore {
         _ change: @escaping @Sendable (LocalUser) throws -> LocalUser
     ) async throws -> LocalUser {
         try await database.transaction { connection in
-            guard
-                let row = try await connection.first(
-                    """
-                    SELECT \(unescaped: Self.userColumns) FROM auth_users
-                    WHERE tenant_id = \(tenantID) AND username = \(username) FOR UPDATE
-                    """, as: UserRow.self)
-            else { throw AuthStoreError.notFound("user \(username)") }
-            let old = try self.user(row)
-            var new = try change(old)
-            (new.tenantID, new.username, new.subject, new.revision) = (old.tenantID, old.username, old.subject, old.revision + 1)
-            let totp = try self.sealedTOTP(new)
-            try await connection.execute("""
-                UPDATE auth_users SET password_hash = \(new.passwordHash), name = \(new.name), email = \(new.email),
-                    phone = \(new.phone), picture = \(new.picture), disabled = \(new.disabled), totp_secret_sealed = \(totp), revision = \(new.revision),
-                    verified = \(new.verifiedBits)
-                WHERE tenant_id = \(tenantID) AND username = \(username)
-                """)
-            if let trail { _ = try await PostgresAuditTrail.append(trail(old, new), on: connection) }
-            return new
+            try await self.writeUser(connection, tenantID: tenantID, username: username, trail: trail, change)
         }
+    }
+
+    /// ``writeUser(tenantID:username:trail:_:)`` on the caller's transaction, the user's row
+    /// locked first.
+    func writeUser(
+        _ connection: PostgresConnection, tenantID: String, username: String,
+        trail: (@Sendable (LocalUser, LocalUser) -> AuditDraft)?, _ change: (LocalUser) throws -> LocalUser
+    ) async throws -> LocalUser {
+        guard
+            let row = try await connection.first(
+                """
+                SELECT \(unescaped: Self.userColumns) FROM auth_users
+                WHERE tenant_id = \(tenantID) AND username = \(username) FOR UPDATE
+                """, as: UserRow.self)
+        else { throw AuthStoreError.notFound("user \(username)") }
+        let old = try self.user(row)
+        var new = try change(old)
+        (new.tenantID, new.username, new.subject, new.revision) = (old.tenantID, old.username, old.subject, old.revision + 1)
+        let totp = try self.sealedTOTP(new)
+        try await connection.execute("""
+            UPDATE auth_users SET password_hash = \(new.passwordHash), name = \(new.name), email = \(new.email),
+                phone = \(new.phone), picture = \(new.picture), disabled = \(new.disabled), totp_secret_sealed = \(totp), revision = \(new.revision),
+                verified = \(new.verifiedBits)
+            WHERE tenant_id = \(tenantID) AND username = \(username)
+            """)
+        if let trail { _ = try await PostgresAuditTrail.append(trail(old, new), on: connection) }
+        return new
     }
 }

@@ -482,6 +482,60 @@ struct AuthStoreContractTests {
         #expect(try await database.another().auth.user(tenantID: "acme", subject: "alice")?.disabled == false)
     }
 
+    /// Issue 63: a recovery's new password and the end of every session of the user are one
+    /// transaction: both stand, or (the change refused) neither.
+    @Test(arguments: StoreBackend.available) func aWriteThatEndsSessionsIsOneTransaction(
+        backend: StoreBackend
+    ) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        let stores = database.stores
+        let auth = stores.auth
+        _ = try await stores.tenants.create(Tenant(id: "acme", displayName: "Acme"), actor: "test")
+        let now = StoreClock.date(StoreClock.milliseconds(Date()))
+        let nowMS = StoreClock.milliseconds(now)
+        for subject in ["alice", "bob"] {
+            try await auth.addUser(LocalUser(tenantID: "acme", username: subject, subject: subject, passwordHash: "ph"))
+            try await holdTokens(auth, subject: subject, now: now)
+            try await stores.tokenLedger.record(
+                UserMiniAppKey(tenantID: "acme", userID: subject, miniAppID: "hello"), jti: "mt-\(subject)",
+                expiresAt: now.addingTimeInterval(300))
+        }
+        struct Refused: Error {}
+        await #expect(throws: Refused.self) {
+            try await auth.writeUserEndingSessions(tenantID: "acme", username: "alice", now: now, trail: nil) { _ in
+                throw Refused()
+            }
+        }
+        #expect(try await auth.family(ofTokenHash: "h-alice")?.revoked == false, "a refused change ends nothing")
+        #expect(try await !stores.revocations.isRecorded(RevokedTokens.key("acme", "at-alice"), now: nowMS))
+        await #expect(throws: AuthStoreError.notFound("user nobody")) {
+            try await auth.writeUserEndingSessions(tenantID: "acme", username: "nobody", now: now, trail: nil) { $0 }
+        }
+
+        let (user, revoked) = try await auth.writeUserEndingSessions(
+            tenantID: "acme", username: "alice", now: now,
+            trail: { _, _ in Self.trail(.update, "alice", at: now) }
+        ) { current in
+            var changed = current
+            changed.passwordHash = "ph-2"
+            return changed
+        }
+        #expect(user.passwordHash == "ph-2" && user.revision == 2)
+        #expect(Set(revoked.map(\.key)) == [RevokedTokens.key("acme", "at-alice"), RevokedTokens.key("acme", "mt-alice")])
+        #expect(revoked.allSatisfy { $0.untilMS == RevokedTokens.revokedUntil(expiresAtMS: nowMS + 300_000) })
+        for jti in ["at-alice", "mt-alice"] {
+            #expect(try await stores.revocations.isRecorded(RevokedTokens.key("acme", jti), now: nowMS))
+        }
+        #expect(try await auth.family(ofTokenHash: "h-alice")?.revoked == true)
+        #expect(try await auth.family(ofTokenHash: "h-bob")?.revoked == false)
+        #expect(try await !stores.revocations.isRecorded(RevokedTokens.key("acme", "at-bob"), now: nowMS))
+        let another = try await database.another().auth
+        #expect(try await another.user(tenantID: "acme", username: "alice")?.passwordHash == "ph-2")
+        let records = try await stores.audit.records(matching: AuditQuery(resourceType: .user, limit: 10)).items
+        #expect(records.map(\.verb) == [.update], "one audit record, in the same transaction")
+    }
+
     @Test(arguments: StoreBackend.available) func erasingAUser(backend: StoreBackend) async throws {
         let database = try await TestDatabase.make(backend)
         defer { database.remove() }

@@ -57,9 +57,9 @@ extension JourneyEngine {
     }
 
     /// The new-password screen's submit: the password set (hashed off the cooperative pool) with
-    /// the audit record (the user as actor, never the password), every session of the user
-    /// ended (refresh families and their access tokens, on every replica), and the person
-    /// signed in with a new one.
+    /// the audit record (the user as actor, never the password) and every session of the user
+    /// ended (refresh families, their access tokens and mini-app tokens) in one transaction,
+    /// announced to every replica, and the person signed in with a new one.
     func setNewPassword(
         _ journey: inout Journey, _ password: String, screen: JourneyScreen, address: String?, onHostedPage: Bool
     ) async throws -> JourneyOutcome {
@@ -76,10 +76,16 @@ extension JourneyEngine {
         let hash = try await NIOThreadPool.singleton.runIfActive { try hasher.hash(password) }
         let now = clock.now()
         let clientID = journey.clientID
+        // The browser sessions end first: were the write below to fail, the person is only
+        // signed out of the browser, and tries again.
+        guard let holder = try await auth.users.user(tenantID: journey.tenantID, username: username) else {
+            throw JourneyError.notFound
+        }
+        try await auth.browserSessions?.endAll(tenantID: journey.tenantID, subject: holder.subject)
         let user: LocalUser
         do {
-            user = try await auth.users.writeUser(
-                tenantID: journey.tenantID, username: username,
+            let (stored, revoked) = try await auth.users.writeUserEndingSessions(
+                tenantID: journey.tenantID, username: username, now: now,
                 trail: { old, new in
                     var draft = UserTrail.draft(
                         old, new, actor: AuditActor.user(new, method: "recovery", clientID: clientID, address: address),
@@ -93,11 +99,11 @@ extension JourneyEngine {
                 changed.passwordHash = hash
                 return changed
             }
+            user = stored
+            try await auth.revocations.announce(revoked)
         } catch AuthStoreError.notFound {
             throw JourneyError.notFound
         }
-        try await auth.tokens.revokeSessions(.subject(tenantID: journey.tenantID, subject: user.subject))
-        try await auth.browserSessions?.endAll(tenantID: journey.tenantID, subject: user.subject)
         journey.amr = ["pwd"]
         return try await finish(journey, user: user, onHostedPage: onHostedPage)
     }

@@ -48,8 +48,26 @@ public struct RevokedTokens: Sendable {
         let key = Self.key(tenantID, jti)
         let nowMS = StoreClock.milliseconds(now)
         let until = nowMS + Int64(seconds) * 1000
-        if let durable {
-            try await durable.record(key, until: until)
+        if let durable { try await durable.record(key, until: until) }
+        try await share(RecordedRevocation(key: key, untilMS: until), nowMS: nowMS)
+    }
+
+    /// Shares revocations a store already recorded durably (in the transaction that ended a
+    /// user's sessions): added to this process's mirror and announced to the other replicas
+    /// (best effort: they also poll the store). Without a durable store, they are kept where
+    /// ``revoke(tenantID:jti:expiresAt:)`` keeps them.
+    public func announce(_ revocations: [RecordedRevocation]) async throws {
+        let nowMS = StoreClock.milliseconds(clock.now())
+        for revocation in revocations where revocation.untilMS > nowMS {
+            try await share(revocation, nowMS: nowMS)
+        }
+    }
+
+    /// After the durable record (when there is a store): the mirror and the feed; else the
+    /// feed, or the cache.
+    private func share(_ revocation: RecordedRevocation, nowMS: Int64) async throws {
+        let (key, until) = (revocation.key, revocation.untilMS)
+        if durable != nil {
             mirror?.add(key, until: until, now: nowMS)
             guard let feed else { return }
             do {
@@ -61,6 +79,7 @@ public struct RevokedTokens: Sendable {
             try await feed.record(key, until: until)
             mirror?.add(key, until: until, now: nowMS)
         } else {
+            let seconds = Int((until - nowMS + 999) / 1000)
             try await cache.set(key, [1], ttl: .seconds(seconds))
         }
     }

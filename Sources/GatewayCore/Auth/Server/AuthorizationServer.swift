@@ -5,7 +5,8 @@ import NIOPosix
 /// issuance, client authentication and the token service, over injected stores and cache.
 public struct AuthorizationServer: Sendable {
     public let clients: any ClientStore
-    public let users: any UserStore
+    /// Local users; a recovery also ends their sessions in the password's transaction.
+    public let users: any UserStore & UserSuspender
     public let keys: KeyRing
     public let codes: AuthorizationCodes
     public let tokens: TokenService
@@ -48,7 +49,7 @@ public struct AuthorizationServer: Sendable {
     ///   - clock: what tokens are issued and checked against, and the sign-in throttle counts by.
     ///   - devices: users' push devices, removed when a user signs out everywhere.
     public init(
-        clients: any ClientStore, users: any UserStore, refreshTokens: any RefreshTokenStore, keys: KeyRing,
+        clients: any ClientStore, users: any UserStore & UserSuspender, refreshTokens: any RefreshTokenStore, keys: KeyRing,
         cache: any Cache,
         hasher: PasswordHasher = PasswordHasher(), memo: VerifiedTokenMemo? = VerifiedTokenMemo(),
         loginPolicy: LoginThrottle.Policy = .init(),

@@ -15,6 +15,18 @@ public protocol UserSuspender: Sendable {
         _ disabled: Bool, tenantID: String, subject: String, now: Date, check: (@Sendable (LocalUser) throws -> Void)?,
         trail: (@Sendable (LocalUser, LocalUser) -> AuditDraft)?
     ) async throws -> (user: LocalUser, revokedTokens: Int)
+
+    /// In one transaction: `change(current)` on the user `username` as
+    /// ``UserStore/writeUser(tenantID:username:trail:_:)`` does (revision bumped, `trail(old, new)`
+    /// appended), and every session of the user ended as disabling does (refresh families
+    /// revoked, unexpired access and mini-app tokens recorded as revoked). A recovery's new
+    /// password and the end of the old sessions stand or fall together. Throws `notFound` for
+    /// an unknown user; when `change` throws, nothing changes.
+    /// - Returns: the user as stored and the revocations recorded, for this process to announce.
+    func writeUserEndingSessions(
+        tenantID: String, username: String, now: Date, trail: (@Sendable (LocalUser, LocalUser) -> AuditDraft)?,
+        _ change: @escaping @Sendable (LocalUser) throws -> LocalUser
+    ) async throws -> (user: LocalUser, revoked: [RecordedRevocation])
 }
 
 extension UserSuspender {

@@ -13,7 +13,7 @@ extension SQLiteAuthStore {
         return try await pool.write { db in
             let user = try Self.lockedUser(db, tenantID: tenantID, subject: subject, sealer: sealer)
             try check?(user)
-            let revoked = try Self.revokeLiveTokens(db, tenantID: tenantID, subject: subject, nowMS: now)
+            let revoked = try Self.revokeLiveTokens(db, tenantID: tenantID, subject: subject, nowMS: now).count
             var deleted: [String: Int] = [:]
             for (table, column) in UserErasure.tables {
                 try db.execute(
@@ -45,17 +45,37 @@ extension SQLiteAuthStore {
                 if let trail { _ = try SQLiteAuditTrail.append(trail(old, user), in: db) }
             }
             guard disabled else { return (user, 0) }
-            let revoked = try Self.revokeLiveTokens(db, tenantID: tenantID, subject: subject, nowMS: nowMS)
-            try db.execute(
-                sql: """
-                    UPDATE auth_refresh_tokens SET state = 'revoked' WHERE family_id IN
-                        (SELECT family_id FROM auth_refresh_families WHERE tenant_id = ? AND subject = ? AND revoked = 0)
-                    """, arguments: [tenantID, subject])
-            try db.execute(
-                sql: "UPDATE auth_refresh_families SET revoked = 1 WHERE tenant_id = ? AND subject = ? AND revoked = 0",
-                arguments: [tenantID, subject])
-            return (user, revoked)
+            return (user, try Self.endSessions(db, tenantID: tenantID, subject: subject, nowMS: nowMS).count)
         }
+    }
+
+    public func writeUserEndingSessions(
+        tenantID: String, username: String, now: Date, trail: (@Sendable (LocalUser, LocalUser) -> AuditDraft)?,
+        _ change: @escaping @Sendable (LocalUser) throws -> LocalUser
+    ) async throws -> (user: LocalUser, revoked: [RecordedRevocation]) {
+        let nowMS = StoreClock.milliseconds(now)
+        let sealer = self.sealer
+        return try await pool.write { db in
+            let user = try Self.writeUser(db, tenantID: tenantID, username: username, sealer: sealer, trail: trail, change)
+            return (user, try Self.endSessions(db, tenantID: tenantID, subject: user.subject, nowMS: nowMS))
+        }
+    }
+
+    /// Ends every session of the user inside the caller's transaction: live tokens recorded as
+    /// revoked, then every refresh family (and its refresh tokens) revoked.
+    private static func endSessions(
+        _ db: Database, tenantID: String, subject: String, nowMS: Int64
+    ) throws -> [RecordedRevocation] {
+        let revoked = try revokeLiveTokens(db, tenantID: tenantID, subject: subject, nowMS: nowMS)
+        try db.execute(
+            sql: """
+                UPDATE auth_refresh_tokens SET state = 'revoked' WHERE family_id IN
+                    (SELECT family_id FROM auth_refresh_families WHERE tenant_id = ? AND subject = ? AND revoked = 0)
+                """, arguments: [tenantID, subject])
+        try db.execute(
+            sql: "UPDATE auth_refresh_families SET revoked = 1 WHERE tenant_id = ? AND subject = ? AND revoked = 0",
+            arguments: [tenantID, subject])
+        return revoked
     }
 
     /// The user `subject` inside the caller's write transaction (SQLite's one writer holds it).
@@ -68,8 +88,10 @@ extension SQLiteAuthStore {
     }
 
     /// Records every unexpired access token (of the user's refresh families) and mini-app token
-    /// of the user as revoked, inside the caller's transaction; returns how many.
-    static func revokeLiveTokens(_ db: Database, tenantID: String, subject: String, nowMS: Int64) throws -> Int {
+    /// of the user as revoked, inside the caller's transaction; returns them.
+    static func revokeLiveTokens(
+        _ db: Database, tenantID: String, subject: String, nowMS: Int64
+    ) throws -> [RecordedRevocation] {
         let live = try Row.fetchAll(
             db,
             sql: """
@@ -77,11 +99,12 @@ extension SQLiteAuthStore {
                     WHERE f.tenant_id = ?1 AND f.subject = ?2 AND a.expires_at_ms > ?3
                 UNION ALL SELECT jti, expires_at_ms FROM miniapp_tokens WHERE tenant_id = ?1 AND user_id = ?2 AND expires_at_ms > ?3
                 """, arguments: [tenantID, subject, nowMS])
-        for token in live {
-            try SQLiteRevocationStore.record(
-                RevokedTokens.key(tenantID, token["jti"]),
-                until: RevokedTokens.revokedUntil(expiresAtMS: token["expires_at_ms"]), in: db)
+        return try live.map { token in
+            let revocation = RecordedRevocation(
+                key: RevokedTokens.key(tenantID, token["jti"]),
+                untilMS: RevokedTokens.revokedUntil(expiresAtMS: token["expires_at_ms"]))
+            try SQLiteRevocationStore.record(revocation.key, until: revocation.untilMS, in: db)
+            return revocation
         }
-        return live.count
     }
 }

@@ -325,28 +325,36 @@ public final class SQLiteAuthStore: AuthStore {
     ) async throws -> LocalUser {
         let sealer = self.sealer
         return try await pool.write { db in
-            guard
-                let row = try Row.fetchOne(
-                    db, sql: "SELECT * FROM auth_users WHERE tenant_id = ? AND username = ?", arguments: [tenantID, username])
-            else { throw AuthStoreError.notFound("user \(username)") }
-            let old = try Self.user(row, sealer: sealer)
-            var new = try change(old)
-            (new.tenantID, new.username, new.subject, new.revision) = (old.tenantID, old.username, old.subject, old.revision + 1)
-            let totp = try new.totpSecret.map {
-                try sealer.seal($0.plaintext, context: LocalUser.totpSealingContext(tenantID: tenantID, subject: old.subject))
-            }
-            try db.execute(
-                sql: """
-                    UPDATE auth_users SET password_hash = ?, name = ?, email = ?, phone = ?, picture = ?, disabled = ?,
-                        totp_secret_sealed = ?, revision = ?, verified = ? WHERE tenant_id = ? AND username = ?
-                    """,
-                arguments: [
-                    new.passwordHash, new.name, new.email, new.phone, new.picture, new.disabled, totp, new.revision,
-                    new.verifiedBits, tenantID, username,
-                ])
-            if let trail { _ = try SQLiteAuditTrail.append(trail(old, new), in: db) }
-            return new
+            try Self.writeUser(db, tenantID: tenantID, username: username, sealer: sealer, trail: trail, change)
         }
+    }
+
+    /// ``writeUser(tenantID:username:trail:_:)`` inside the caller's write transaction.
+    static func writeUser(
+        _ db: Database, tenantID: String, username: String, sealer: SecretSealer,
+        trail: (@Sendable (LocalUser, LocalUser) -> AuditDraft)?, _ change: (LocalUser) throws -> LocalUser
+    ) throws -> LocalUser {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT * FROM auth_users WHERE tenant_id = ? AND username = ?", arguments: [tenantID, username])
+        else { throw AuthStoreError.notFound("user \(username)") }
+        let old = try Self.user(row, sealer: sealer)
+        var new = try change(old)
+        (new.tenantID, new.username, new.subject, new.revision) = (old.tenantID, old.username, old.subject, old.revision + 1)
+        let totp = try new.totpSecret.map {
+            try sealer.seal($0.plaintext, context: LocalUser.totpSealingContext(tenantID: tenantID, subject: old.subject))
+        }
+        try db.execute(
+            sql: """
+                UPDATE auth_users SET password_hash = ?, name = ?, email = ?, phone = ?, picture = ?, disabled = ?,
+                    totp_secret_sealed = ?, revision = ?, verified = ? WHERE tenant_id = ? AND username = ?
+                """,
+            arguments: [
+                new.passwordHash, new.name, new.email, new.phone, new.picture, new.disabled, totp, new.revision,
+                new.verifiedBits, tenantID, username,
+            ])
+        if let trail { _ = try SQLiteAuditTrail.append(trail(old, new), in: db) }
+        return new
     }
 
     // MARK: refresh families
