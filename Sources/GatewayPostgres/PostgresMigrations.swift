@@ -589,6 +589,11 @@ enum PostgresMigrations {
                 "CREATE INDEX auth_passkeys_by_subject ON auth_passkeys (tenant_id, subject)",
             ]
         ),
+        (
+            // The tenant's WebAuthn relying party (issue 64): one JSON object, `{}` the defaults.
+            "v43-tenant-passkeys",
+            ["ALTER TABLE tenants ADD COLUMN passkeys TEXT NOT NULL DEFAULT '{}'"]
+        ),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the

@@ -41,4 +41,27 @@ import Testing
         #expect(missing.code == 2 && missing.error.contains("cannot read"), "\(missing.error)")
         #expect(try await ctl.store().tenant(id: "acme")?.journeys == stored.journeys)
     }
+
+    @Test("the passkeys flags set, show, clear and bound the tenant's relying party")
+    func passkeysFlags() async throws {
+        let ctl = try CLIHarness()
+        defer { ctl.remove() }
+        #expect(await ctl.run(["tenant", "create", "acme", "--display-name", "Acme"]).code == 0)
+        let android = "android:apk-key-hash:" + String(repeating: "k", count: 43)
+        let updated = await ctl.run([
+            "tenant", "update", "acme", "--passkeys-rp-id", "acme.example",
+            "--passkeys-origins", "https://shop.acme.example, \(android)",
+        ])
+        #expect(updated.code == 0, "\(updated.error)")
+        #expect(
+            try await ctl.store().tenant(id: "acme")?.passkeys
+                == PasskeySettings(rpId: "acme.example", origins: ["https://shop.acme.example", android]))
+        let show = await ctl.run(["tenant", "show", "acme"])
+        #expect(show.output.contains("passkeys.rpId") && show.output.contains("acme.example"), "\(show.output)")
+        let refused = await ctl.run(["tenant", "update", "acme", "--passkeys-origins", "http://shop.acme.example"])
+        #expect(refused.code == 2 && refused.error.contains("--passkeys-origins names http://shop.acme.example"), "\(refused.error)")
+        let cleared = await ctl.run(["tenant", "update", "acme", "--passkeys-rp-id", "", "--passkeys-origins", ""])
+        #expect(cleared.code == 0, "\(cleared.error)")
+        #expect(try await ctl.store().tenant(id: "acme")?.passkeys == PasskeySettings())
+    }
 }

@@ -52,15 +52,16 @@ struct TenantShapesTests {
     }
 
     @Test(
-        "the storage row keeps every field: one column per TenantField (the journey settings share one JSON column, the courier's another) plus the store's bookkeeping, and a full tenant survives the round trip"
+        "the storage row keeps every field: one column per TenantField (the journey settings share one JSON column, the courier's and the passkeys' one each) plus the store's bookkeeping, and a full tenant survives the round trip"
     )
     func recordRoundTrip() throws {
         let journeys = TenantField.allCases.filter { $0.rawValue.hasPrefix("journeys.") }.count
         let courier = TenantField.allCases.filter { $0.rawValue.hasPrefix("courier.") }.count
-        #expect(journeys == 8 && courier == 12)
+        let passkeys = TenantField.allCases.filter { $0.rawValue.hasPrefix("passkeys.") }.count
+        #expect(journeys == 8 && courier == 12 && passkeys == 2)
         #expect(
             TenantRecord.CodingKeys.allCases.count
-                == TenantField.allCases.count - journeys + 1 - courier + 1 + Self.bookkeeping.count)
+                == TenantField.allCases.count - journeys + 1 - courier + 1 - passkeys + 1 + Self.bookkeeping.count)
         var tenant = Fixtures.fullTenant()
         tenant.configVersion = 9
         tenant.createdAt = StoreClock.date(1_800_000_000_123)

@@ -58,6 +58,9 @@ enum Fixtures {
                 signUp: true, identifiers: [.phone, .email], verify: [.email, .phone], recovery: [.email],
                 factors: [.smsCode, .password, .totp], codesPerIdentifierPerHour: 3,
                 signUpsPerAddressPerHour: 250, stepUp: ["urn:acme:loa:2": [.password, .totp]]),
+            passkeys: PasskeySettings(
+                rpId: "acme.example",
+                origins: ["https://shop.acme.example", "android:apk-key-hash:" + String(repeating: "A", count: 43)]),
             courier: CourierSettings(
                 smtp: SMTPRelay(
                     url: "smtp://127.0.0.1:2525", from: "no-reply@acme.example", startTLS: .off, username: "mailer",

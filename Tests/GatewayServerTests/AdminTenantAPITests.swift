@@ -30,7 +30,8 @@ struct AdminTenantAPITests {
                  "featureFlags": {"beta": true}, "removeFeatureFlags": ["old"],
                  "ras": {"clientKey": "client-key-0123456789", "requireBearer": true},
                  "ciba": {"recentSignInSeconds": 90, "revealUnknownUsers": true},
-                 "journeys": {"signUp": true, "identifiers": ["email", "username"], "verify": ["email"]}}
+                 "journeys": {"signUp": true, "identifiers": ["email", "username"], "verify": ["email"]},
+                 "passkeys": {"rpId": "acme.example", "origins": ["https://shop.acme.example"]}}
                 """
             let patched = try await admin.call(
                 .PATCH, "/admin/v1/tenants/acme", token: admin.tokens["acme-admin"], body: body, headers: [("If-Match", etag)])
@@ -60,6 +61,9 @@ struct AdminTenantAPITests {
                     == JourneySettings(signUp: true, identifiers: [.email, .username], verify: [.email]))
             let journeys = try #require(patched.json["journeys"] as? [String: Any])
             #expect(journeys["factors"] as? [String] == ["password"] && journeys["codesPerIdentifierPerHour"] as? Int == 5)
+            #expect(stored.passkeys == PasskeySettings(rpId: "acme.example", origins: ["https://shop.acme.example"]))
+            let passkeys = try #require(patched.json["passkeys"] as? [String: Any])
+            #expect(passkeys["rpId"] as? String == "acme.example")
 
             // The trail has the changed fields, before and after, secrets masked.
             let record = try #require(
@@ -70,7 +74,7 @@ struct AdminTenantAPITests {
                 return
             }
             #expect(Set(after.keys) == ["displayName", "platform", "provisioning", "storageMaxSizeInBytes", "cacheRules",
-                "theme", "cacheTTLs", "hostApp", "featureFlags", "ras", "ciba", "journeys"])
+                "theme", "cacheTTLs", "hostApp", "featureFlags", "ras", "ciba", "journeys", "passkeys"])
             #expect(before["displayName"] == "acme" && after["displayName"] == "Acme 2")
             let trail = String(decoding: try JSONEncoder().encode(record.change), as: UTF8.self)
             #expect(!trail.contains("sk-very-secret-4242") && !trail.contains("pk-also-secret-7777") && trail.contains("masked"))
@@ -105,6 +109,9 @@ struct AdminTenantAPITests {
                 (#"{"journeys": {"identifiers": ["fax"]}}"#, 400, "invalid_request"),
                 (#"{"journeys": {"codesPerIdentifierPerHour": 0}}"#, 422, "invalid_tenant"),
                 (#"{"journeys": {"signup": true}}"#, 400, "invalid_request"),
+                (#"{"passkeys": {"rpId": "https://acme.example"}}"#, 422, "invalid_tenant"),
+                (#"{"passkeys": {"origins": ["http://acme.example"]}}"#, 422, "invalid_tenant"),
+                (#"{"passkeys": {"rpid": "acme.example"}}"#, 400, "invalid_request"),
             ] {
                 let refused = try await admin.call(.PATCH, "/admin/v1/tenants/acme", token: admin.tokens["root"], body: body)
                 #expect(refused.status == status && refused.json["code"] as? String == code, "\(body): \(refused.json)")
@@ -120,7 +127,7 @@ struct AdminTenantAPITests {
             let refusals = try await admin.stores.audit.records(
                 matching: AuditQuery(chain: "acme", resourceType: .tenant, limit: 50)
             ).items.filter { $0.verb != .create }
-            #expect(refusals.count == 13 && refusals.allSatisfy { $0.outcome.code == "invalid_tenant" && $0.change == nil })
+            #expect(refusals.count == 15 && refusals.allSatisfy { $0.outcome.code == "invalid_tenant" && $0.change == nil })
         }
     }
 

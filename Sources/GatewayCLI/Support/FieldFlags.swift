@@ -38,6 +38,8 @@ extension TenantField {
         case .journeysSignUp, .journeysIdentifiers, .journeysVerify, .journeysRecovery, .journeysFactors,
             .journeysCodesPerIdentifierPerHour, .journeysSignUpsPerAddressPerHour, .journeysStepUp:
             "--journeys-file: \(rawValue)"
+        case .passkeysRPId: "--passkeys-rp-id"
+        case .passkeysOrigins: "--passkeys-origins"
         case .courierSMTPURL, .courierSMTPFrom, .courierSMTPStartTLS, .courierSMTPUsername, .courierSMTPPassword,
             .courierSMSProvider, .courierSMSURL, .courierSMSAccountSid, .courierSMSAuthToken, .courierSMSFrom,
             .courierSMSAllowedCountries, .courierSMSPerCountryPerHour:

@@ -49,6 +49,7 @@ extension TenantDocument {
             ras: ras ?? defaults.ras,
             ciba: ciba ?? defaults.ciba,
             journeys: journeys ?? defaults.journeys,
+            passkeys: passkeys ?? defaults.passkeys,
             courier: try courier?.settings(opening: open) ?? defaults.courier,
             configVersion: configVersion ?? 1,
             createdAt: createdAt ?? now,

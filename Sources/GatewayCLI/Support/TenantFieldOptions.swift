@@ -90,6 +90,17 @@ struct TenantFieldOptions: ParsableArguments {
                 + "(docs/journeys.md); secrets are sealed, an empty url removes the channel.",
             valueName: "file"))
     var courierFile: String?
+    @Option(
+        name: .customLong("passkeys-rp-id"),
+        help: "The domain passkeys are bound to (docs/passkeys.md; empty: the host of the tenant's public URL).")
+    var passkeysRPId: String?
+    @Option(
+        name: .customLong("passkeys-origins"),
+        help: ArgumentHelp(
+            "Origins besides the hosted pages' that passkey ceremonies may come from, comma-separated: "
+                + "https://host[:port] or android:apk-key-hash:<base64url SHA-256> (empty: none).",
+            valueName: "origins"))
+    var passkeysOrigins: String?
 
     /// Whether no field flag was given.
     var isEmpty: Bool {
@@ -100,6 +111,7 @@ struct TenantFieldOptions: ParsableArguments {
             manifestTTL, catalogTTL, localizationTTL, publicKeyTTL,
             hostMinVersion, hostLatestVersion, hostUpdateURL, rasClientKey, rasRequireBearer,
             cibaRevealUnknownUsers, cibaRecentSignIn, cibaAllowPrivateEndpoints, journeysFile, courierFile,
+            passkeysRPId, passkeysOrigins,
         ]
         return values.allSatisfy { $0 == nil } && setFlags.isEmpty && unsetFlags.isEmpty
     }
@@ -158,7 +170,12 @@ struct TenantFieldOptions: ParsableArguments {
                     revealUnknownUsers: cibaRevealUnknownUsers, recentSignInSeconds: cibaRecentSignIn,
                     allowPrivateNotificationEndpoints: cibaAllowPrivateEndpoints), empty: .init()),
             journeys: try journeysFile.map(Self.journeys(file:)),
-            courier: try courierFile.map(Self.courier(file:)))
+            courier: try courierFile.map(Self.courier(file:)),
+            passkeys: section(
+                TenantPatch.Passkeys(
+                    rpId: passkeysRPId,
+                    origins: passkeysOrigins.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }),
+                empty: .init()))
     }
 
     /// The journey settings a `--journeys-file` names: a JSON object of ``TenantPatch/Journeys``'s
@@ -171,7 +188,7 @@ struct TenantFieldOptions: ParsableArguments {
                 "signUpsPerAddressPerHour",
             ],
             hint: "identifiers are username, email, phone; verify and recovery email, phone; "
-                + "factors password, email-code, sms-code, totp; signUp true or false")
+                + "factors password, email-code, sms-code, totp, passkey; signUp true or false")
     }
 
     /// The courier settings a `--courier-file` names: a JSON object of ``TenantPatch/Courier``'s

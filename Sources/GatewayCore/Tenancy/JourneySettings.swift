@@ -20,6 +20,8 @@ public struct JourneySettings: Sendable, Equatable, Codable {
         case emailCode = "email-code"
         case smsCode = "sms-code"
         case totp
+        /// A passkey (WebAuthn, issue 64): a first factor, and a step-up.
+        case passkey
     }
 
     /// People may create an account themselves.
@@ -68,7 +70,7 @@ public struct JourneySettings: Sendable, Equatable, Codable {
         func refuse(_ field: TenantField, _ problem: String) { found.append(TenantValidationError(field: field, problem: problem)) }
         if identifiers.isEmpty { refuse(.journeysIdentifiers, "must name at least one of username, email, phone") }
         if let repeated = identifiers.firstRepeated() { refuse(.journeysIdentifiers, "names \(repeated.rawValue) twice") }
-        if factors.isEmpty { refuse(.journeysFactors, "must name at least one of password, email-code, sms-code, totp") }
+        if factors.isEmpty { refuse(.journeysFactors, "must name at least one of password, email-code, sms-code, totp, passkey") }
         if let repeated = factors.firstRepeated() { refuse(.journeysFactors, "names \(repeated.rawValue) twice") }
         if let repeated = verify.firstRepeated() { refuse(.journeysVerify, "names \(repeated.rawValue) twice") }
         if let repeated = recovery.firstRepeated() { refuse(.journeysRecovery, "names \(repeated.rawValue) twice") }

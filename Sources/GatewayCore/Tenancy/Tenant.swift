@@ -34,6 +34,8 @@ public struct Tenant: Sendable, Equatable, Codable {
     public var ciba: CIBASettings
     /// How people get in on their own: identifiers, sign-up, verification, recovery, factors.
     public var journeys: JourneySettings
+    /// The WebAuthn relying party passkeys are bound to: its RP ID and extra origins.
+    public var passkeys: PasskeySettings
     /// How codes and messages reach people: the SMTP relay and the SMS provider.
     public var courier: CourierSettings
     /// Bumped by the store on every change; part of every cache key of the tenant.
@@ -59,6 +61,7 @@ public struct Tenant: Sendable, Equatable, Codable {
         ras: RASSettings = RASSettings(),
         ciba: CIBASettings = CIBASettings(),
         journeys: JourneySettings = JourneySettings(),
+        passkeys: PasskeySettings = PasskeySettings(),
         courier: CourierSettings = CourierSettings(),
         configVersion: Int64 = 1,
         createdAt: Date = Date(),
@@ -78,6 +81,7 @@ public struct Tenant: Sendable, Equatable, Codable {
         self.ras = ras
         self.ciba = ciba
         self.journeys = journeys
+        self.passkeys = passkeys
         self.courier = courier
         self.configVersion = configVersion
         self.createdAt = createdAt

@@ -36,6 +36,7 @@ public struct TenantDocument: Codable, Sendable, Equatable {
     public var ras: RASSettings?
     public var ciba: CIBASettings?
     public var journeys: JourneySettings?
+    public var passkeys: PasskeySettings?
     /// The courier's relay and SMS provider, secrets as the document's presentation says.
     public var courier: CourierDocument?
     public var configVersion: Int64?
@@ -72,6 +73,7 @@ extension TenantDocument {
         ras = tenant.ras
         ciba = tenant.ciba
         journeys = tenant.journeys
+        passkeys = tenant.passkeys
         courier = try CourierDocument(tenant.courier, tenantID: tenant.id, secrets: presentation, sealer: sealer)
         configVersion = tenant.configVersion
         createdAt = tenant.createdAt

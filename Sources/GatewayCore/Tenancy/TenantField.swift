@@ -42,6 +42,8 @@ public enum TenantField: String, Sendable, CaseIterable, Codable {
     case journeysCodesPerIdentifierPerHour = "journeys.codesPerIdentifierPerHour"
     case journeysSignUpsPerAddressPerHour = "journeys.signUpsPerAddressPerHour"
     case journeysStepUp = "journeys.stepUp"
+    case passkeysRPId = "passkeys.rpId"
+    case passkeysOrigins = "passkeys.origins"
     case courierSMTPURL = "courier.smtp.url"
     case courierSMTPFrom = "courier.smtp.from"
     case courierSMTPStartTLS = "courier.smtp.startTLS"
@@ -122,6 +124,8 @@ public enum TenantField: String, Sendable, CaseIterable, Codable {
                 ? nil
                 : t.journeys.stepUp.sorted { $0.key < $1.key }
                     .map { "\($0.key)=\($0.value.map(\.rawValue).joined(separator: "+"))" }.joined(separator: ",")
+        case .passkeysRPId: t.passkeys.rpId
+        case .passkeysOrigins: t.passkeys.origins.isEmpty ? nil : t.passkeys.origins.joined(separator: ",")
         case .courierSMTPURL: t.courier.smtp?.url
         case .courierSMTPFrom: t.courier.smtp?.from
         case .courierSMTPStartTLS: t.courier.smtp?.startTLS.rawValue

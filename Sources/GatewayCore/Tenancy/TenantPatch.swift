@@ -276,6 +276,19 @@ public struct TenantPatch: Codable, Sendable, Equatable {
     public var ciba: CIBA?
     public var journeys: Journeys?
     public var courier: Courier?
+    public var passkeys: Passkeys?
+
+    /// The WebAuthn relying party (``PasskeySettings``): an empty `rpId` goes back to the
+    /// public URL's host; a list of origins given replaces the list.
+    public struct Passkeys: Codable, Sendable, Equatable {
+        public var rpId: String?
+        public var origins: [String]?
+
+        public init(rpId: String? = nil, origins: [String]? = nil) {
+            self.rpId = rpId
+            self.origins = origins
+        }
+    }
 
     /// Seconds an earlier RAS client key stays valid after a new one when the patch does not say.
     public static let defaultClientKeyOverlapSeconds = 86_400
@@ -287,8 +300,9 @@ public struct TenantPatch: Codable, Sendable, Equatable {
         storageMaxSizeInBytes: Int64? = nil, cacheRules: CacheRules? = nil, theme: Theme? = nil,
         cacheTTLs: CacheTTLs? = nil, hostApp: HostApp? = nil, featureFlags: [String: Bool]? = nil,
         removeFeatureFlags: [String]? = nil, ras: RAS? = nil, ciba: CIBA? = nil, journeys: Journeys? = nil,
-        courier: Courier? = nil
+        courier: Courier? = nil, passkeys: Passkeys? = nil
     ) {
+        self.passkeys = passkeys
         self.displayName = displayName
         self.platform = platform
         self.provisioning = provisioning
@@ -393,6 +407,8 @@ public struct TenantPatch: Codable, Sendable, Equatable {
             if let value = journeys.stepUp { tenant.journeys.stepUp = value }
         }
         try courier?.apply(to: &tenant.courier)
+        if let rpId = passkeys?.rpId { tenant.passkeys.rpId = rpId.isEmpty ? nil : rpId.lowercased() }
+        if let origins = passkeys?.origins { tenant.passkeys.origins = origins }
     }
 
     private func applyFlags(to flags: inout [String: Bool]) throws(TenantValidationError) {

@@ -52,6 +52,7 @@ public enum TenantValidator {
                 t.ciba.recentSignInSeconds, CIBASettings.recentSignInRange, field: .cibaRecentSignInSeconds)
         }
         found += t.journeys.problems
+        found += t.passkeys.problems
         found += t.courier.problems
         return found
     }

@@ -462,6 +462,10 @@ enum TenantMigrations {
                     CREATE INDEX auth_passkeys_by_subject ON auth_passkeys (tenant_id, subject);
                     """)
         }
+        migrator.registerMigration("v43-tenant-passkeys") { db in
+            // The tenant's WebAuthn relying party (issue 64): one JSON object, `{}` the defaults.
+            try db.execute(sql: "ALTER TABLE tenants ADD COLUMN passkeys TEXT NOT NULL DEFAULT '{}'")
+        }
         return migrator
     }
 }

@@ -44,6 +44,8 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
     var cibaAllowPrivateEndpoints: Bool
     /// JSON object of the journey settings (``JourneySettings``; `{}`: the defaults).
     var journeys: String
+    /// JSON object of the WebAuthn relying party (``PasskeySettings``; `{}`: the defaults).
+    var passkeys: String
     /// JSON object of the courier settings (``CourierDocument``, secrets sealed; `{}`: none).
     var courier: String
     package var configVersion: Int64
@@ -82,6 +84,7 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
         case cibaRecentSignInSeconds = "ciba_recent_sign_in_seconds"
         case cibaAllowPrivateEndpoints = "ciba_allow_private_endpoints"
         case journeys
+        case passkeys
         case courier
         case configVersion = "config_version"
         case createdAtMs = "created_at_ms"
@@ -129,6 +132,7 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
         cibaRecentSignInSeconds = t.ciba.recentSignInSeconds
         cibaAllowPrivateEndpoints = t.ciba.allowPrivateNotificationEndpoints
         journeys = String(decoding: try JSONEncoder.tenantColumn.encode(t.journeys), as: UTF8.self)
+        passkeys = String(decoding: try JSONEncoder.tenantColumn.encode(t.passkeys), as: UTF8.self)
         courier = String(
             decoding: try JSONEncoder.tenantColumn.encode(
                 CourierDocument(t.courier, tenantID: t.id, secrets: .sealed, sealer: sealer)),
@@ -173,6 +177,7 @@ package struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
                 revealUnknownUsers: cibaRevealUnknownUsers, recentSignInSeconds: cibaRecentSignInSeconds,
                 allowPrivateNotificationEndpoints: cibaAllowPrivateEndpoints),
             journeys: try JSONDecoder.tenantColumn.decode(JourneySettings.self, from: Data(journeys.utf8)),
+            passkeys: try JSONDecoder.tenantColumn.decode(PasskeySettings.self, from: Data(passkeys.utf8)),
             courier: try Self.decodeCourier(courier, tenantID: id, sealer: sealer),
             configVersion: configVersion,
             createdAt: StoreClock.date(createdAtMs),
