@@ -106,7 +106,8 @@ struct ContractReadabilityTests {
                 smtp: .init(url: "u", from: "f", startTLS: .required, username: "n", password: "p"),
                 sms: .init(
                     provider: .twilio, url: "u", accountSid: "a", authToken: "t", from: "f", allowedCountries: ["81"],
-                    perCountryPerHour: 1)))
+                    perCountryPerHour: 1)),
+            passkeys: .init(rpId: "acme.example", origins: ["https://acme.example"]))
         let patchSchema = try #require(schemas["TenantPatch"] as? [String: Any])
         #expect(paths(patchSchema) == paths(try json(full)))
         #expect(paths(try #require(schemas["TenantCreate"] as? [String: Any])) == paths(try json(full)).union(["id"]))
@@ -119,6 +120,7 @@ struct ContractReadabilityTests {
             theme: Theme(logoURL: "https://acme.example/l.png"),
             hostApp: HostAppVersionPolicy(minimumVersion: "1", latestVersion: "2", updateURL: "https://u"),
             featureFlags: ["f": true], ras: RASSettings(clientKeys: [RASClientKey(hash: "sha256$x", notAfter: Date())]),
+            passkeys: PasskeySettings(rpId: "acme.example", origins: ["https://acme.example"]),
             courier: CourierSettings(
                 smtp: SMTPRelay(url: "u", from: "f", username: "n", password: SecretValue("p-0123456789")),
                 sms: SMSSettings(

@@ -48,6 +48,14 @@ struct OAuthTestKit {
         tenant = fresh.id
     }
 
+    /// A fresh tenant with `journeys` and the relying party `passkeys` (no courier).
+    mutating func useTenant(journeys: JourneySettings, passkeys: PasskeySettings) async throws {
+        var fresh = Tenant(id: "pk-" + UUID().uuidString.prefix(8).lowercased(), displayName: "Acme")
+        (fresh.journeys, fresh.passkeys) = (journeys, passkeys)
+        try await harness.createTenant(fresh, signIn: false)
+        tenant = fresh.id
+    }
+
     mutating func useTenantWithSignUp() async throws {
         var fresh = Tenant(id: "su-" + UUID().uuidString.prefix(8).lowercased(), displayName: "Sign-up test")
         fresh.journeys.signUp = true

@@ -77,7 +77,8 @@ public final class GatewayServices: Sendable {
         bodyLimits: BodyLimits = .init(), tracer: (any Tracer)? = nil,
         accessLog: Bool = false, databaseBudget: Duration = .seconds(5), jwksMaxAge: Duration = .seconds(300),
         backchannelPollInterval: Int = BackchannelRules.pollInterval, backchannelPingGuards: UpstreamGuards? = nil,
-        audit: (any AuditTrail)? = nil, journeyCourier: JourneyCourier? = nil, account: AccountService? = nil
+        audit: (any AuditTrail)? = nil, journeyCourier: JourneyCourier? = nil, account: AccountService? = nil,
+        passkeys: PasskeyCeremonies? = nil
     ) {
         self.account = account
         self.audit = audit
@@ -102,7 +103,8 @@ public final class GatewayServices: Sendable {
         self.issuerBase = issuerBase
         self.csrf = csrf
         self.signIn = BrowserSignIn(auth: auth, federation: federation.signIn, csrf: csrf)
-        self.journeys = JourneyEngine(auth: auth, cache: cache, clock: auth.clock, courier: journeyCourier)
+        self.journeys = JourneyEngine(
+            auth: auth, cache: cache, clock: auth.clock, courier: journeyCourier, passkeys: passkeys)
         self.miniApps = miniApps
         self.releases = releases
         self.upstreamBudget = upstreamBudget

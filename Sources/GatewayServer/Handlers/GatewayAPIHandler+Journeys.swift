@@ -1,6 +1,7 @@
 import Foundation
 import GatewayAPI
 import GatewayCore
+import OpenAPIRuntime
 
 extension GatewayAPIHandler {
     typealias JourneyJSON = Components.Schemas.JourneyState
@@ -24,8 +25,11 @@ extension GatewayAPIHandler {
             codeChallenge: body.codeChallenge, codeChallengeMethod: body.codeChallengeMethod.rawValue,
             scope: body.scope, nonce: body.nonce, loginHint: body.loginHint, redirectURI: body.redirectUri,
             state: body.state, locale: texts.locale, acrValues: body.acrValues)
+        let party = JourneyParty(
+            tenant.passkeys.relyingParty(issuer: services.issuerBase.issuer(tenantID: tenant.id)),
+            name: tenant.displayName)
         let (journey, screen) = try await services.journeys.start(
-            request, tenantID: tenant.id, settings: tenant.journeys)
+            request, tenantID: tenant.id, settings: tenant.journeys, party: party)
         return .created(
             .init(
                 headers: .init(cacheControl: "no-store"),
@@ -37,10 +41,8 @@ extension GatewayAPIHandler {
     func advanceJourney(_ input: Operations.AdvanceJourney.Input) async throws -> Operations.AdvanceJourney.Output {
         let tenant = try RequestScope.requireTenant()
         guard case .json(let body) = input.body else { throw GatewayProblem.invalidRequest("expected a JSON body") }
-        let values = body.values?.additionalProperties ?? [:]
-        guard values.count <= 16, values.allSatisfy({ $0.key.unicodeScalars.count <= 64 && $0.value.unicodeScalars.count <= 1024 }),
-            body.action.unicodeScalars.count <= 64
-        else { throw GatewayProblem.invalidRequest("at most 16 values of 1024 characters each") }
+        let values = try Self.journeyValues(body.values?.additionalProperties ?? [:])
+        guard body.action.unicodeScalars.count <= 64 else { throw GatewayProblem.invalidRequest("action is too long") }
         guard let journey = try await services.journeys.journey(id: input.path.id, tenantID: tenant.id) else {
             throw JourneyError.notFound
         }
@@ -69,6 +71,33 @@ extension GatewayAPIHandler {
         }
     }
 
+    /// The step's values as the engine takes them: texts as they are, a passkey's credential
+    /// (an object) as its JSON. At most 16, of 1024 characters each, a credential 8 KiB.
+    static func journeyValues(
+        _ given: [String: Components.Schemas.JourneyAction.ValuesPayload.AdditionalPropertiesPayload]
+    ) throws -> [String: String] {
+        guard given.count <= 16, given.keys.allSatisfy({ $0.unicodeScalars.count <= 64 }) else {
+            throw GatewayProblem.invalidRequest("at most 16 values of 1024 characters each")
+        }
+        var values: [String: String] = [:]
+        for (name, value) in given {
+            switch value {
+            case .case1(let text):
+                guard text.unicodeScalars.count <= 1024 else {
+                    throw GatewayProblem.invalidRequest("at most 16 values of 1024 characters each")
+                }
+                values[name] = text
+            case .case2(let object):
+                let json = String(decoding: try JSONEncoder().encode(object.additionalProperties), as: UTF8.self)
+                guard json.utf8.count <= JourneyEngine.maximumCredentialLength else {
+                    throw GatewayProblem.invalidRequest("a passkey's credential is at most 8 KiB")
+                }
+                values[name] = json
+            }
+        }
+        return values
+    }
+
     /// A journey and its screen as the contract draws them: labels, titles and messages in
     /// the journey's language.
     func journeyJSON(_ journey: Journey, _ screen: JourneyScreen, tenant: Tenant, texts: LoginTexts) -> JourneyJSON {
@@ -85,9 +114,19 @@ extension GatewayAPIHandler {
                 .init(
                     name: field.name, _type: .init(rawValue: field.type.rawValue) ?? .text,
                     label: texts.text(field.labelKey), required: field.required, autocomplete: field.autocomplete,
-                    pattern: field.pattern, value: field.value)
+                    pattern: field.pattern, value: field.value, options: field.options.flatMap(passkeyOptionsJSON).map { .init(additionalProperties: $0) })
             },
             actions: screen.actions.map { .init(name: $0.rawValue, label: texts.text("journey.action.\($0.rawValue)")) },
             messages: screen.messages.map { .init(field: $0.field, code: $0.key, text: texts.text($0.key, $0.values)) })
     }
+}
+
+/// A passkey field's options as the contract's free-form object (the WebAuthn JSON as it is).
+private func passkeyOptionsJSON(_ options: JourneyScreen.PasskeyOptions) -> OpenAPIObjectContainer? {
+    let encoded: Data?
+    switch options {
+    case .create(let creation): encoded = try? JSONEncoder().encode(creation)
+    case .get(let request): encoded = try? JSONEncoder().encode(request)
+    }
+    return encoded.flatMap { try? JSONDecoder().decode(OpenAPIObjectContainer.self, from: $0) }
 }

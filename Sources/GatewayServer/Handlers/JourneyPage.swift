@@ -55,6 +55,10 @@ enum JourneyPage {
             "<p class=\"field-error\" id=\"m-\(field.name)\">\(LoginPage.escape(texts.text($0.key, $0.values)))</p>"
         } ?? ""
         switch field.type {
+        case .passkey:
+            // Filled by the page's passkey script with the credential the browser answered;
+            // empty without it (the other factors work as they do).
+            return "<input type=\"hidden\" id=\"\(id)\" name=\"\(LoginPage.escape(field.name))\" value=\"\">\(error)"
         case .checkbox:
             return "<label class=\"check\"><input type=\"checkbox\" value=\"true\" \(attributes)> \(label)</label>\(error)"
         case .code:

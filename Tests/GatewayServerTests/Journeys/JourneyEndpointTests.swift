@@ -44,7 +44,7 @@ struct JourneyEndpointTests {
     ) async throws -> Operations.AdvanceJourney.Output {
         try await kit.client.advanceJourney(
             path: .init(tenant: kit.tenant, id: id),
-            body: .json(.init(action: action, values: .init(additionalProperties: values))))
+            body: .json(.init(action: action, values: .init(additionalProperties: values.mapValues { .case1($0) }))))
     }
 
     static func screen(_ output: Operations.AdvanceJourney.Output) throws -> State {

@@ -41,6 +41,15 @@ public struct Journey: Sendable, Equatable, Codable {
     /// up at the start): the ID token's `acr` is the first the sign-in meets.
     public var acrValues: [String]? = nil
     public var acrDemands: [String: [String]]? = nil
+    /// The passkey ceremony the current screen carries (issue 64): its options, and the token
+    /// that finishes it. Each screen that shows one begins a new one (a ceremony is used once).
+    public var passkeyPrompt: PasskeyPrompt? = nil
+    /// The tenant's relying party as of the start; nil: no passkeys in this journey.
+    public var party: JourneyParty? = nil
+    /// The account signed in and offered to create a passkey before its code is issued.
+    public var signedInSubject: String? = nil
+    /// Whether creating a passkey was offered already (once a journey).
+    public var passkeyOffered: Bool? = nil
     public var expiresAt: Date
 
     /// The step it stands at.
@@ -56,7 +65,11 @@ public struct PendingAccount: Sendable, Equatable, Codable {
     public var email: String?
     /// E.164.
     public var phone: String?
+    /// The password's hash; ``IdentityLinker/noPassword`` for an account signing up with a
+    /// passkey, which is created once its passkey is (the subject named beforehand).
     public var passwordHash: String
+    /// The account's subject, named before the account exists when its passkey is made first.
+    public var subject: String? = nil
     /// The channels whose code came back so far.
     public var verified: [JourneySettings.Channel] = []
 
@@ -77,6 +90,16 @@ public struct PendingAccount: Sendable, Equatable, Codable {
         if let phone, !verified.contains(.phone) { return (.phone, phone) }
         return nil
     }
+}
+
+/// A passkey ceremony a journey screen carries: what the platform is handed (`options` of the
+/// screen's `passkey` field) and the ceremony's token, which stays on the server.
+public struct PasskeyPrompt: Sendable, Equatable, Codable {
+    public var token: String
+    /// To create a passkey (registration).
+    public var creation: CreationOptionsJSON?
+    /// To use one (authentication; no allowed credentials: any of the tenant's, discoverable).
+    public var request: RequestOptionsJSON?
 }
 
 /// What an app asks for when it starts a journey: an authorization request's parameters.

@@ -35,7 +35,9 @@ extension JourneyEngine {
         if name.count > 200 || ControlCharacters.held(in: name) {
             messages.append(JourneyScreen.Message(field: "name", key: "journey.error.name"))
         }
-        if !LocalUser.passwordLengths.contains(password.count) {
+        // Without a password among the factors, the account signs up with a passkey instead.
+        let withPassword = settings.factors.contains(.password)
+        if withPassword, !LocalUser.passwordLengths.contains(password.count) {
             messages.append(
                 JourneyScreen.Message(
                     field: "password", key: "journey.error.new-password",
@@ -54,8 +56,9 @@ extension JourneyEngine {
             }
         }
         let hasher = auth.hasher
-        let hash = try await NIOThreadPool.singleton.runIfActive { try hasher.hash(password) }
-        guard withEmail || withPhone else {
+        let hash =
+            withPassword ? try await NIOThreadPool.singleton.runIfActive { try hasher.hash(password) } : IdentityLinker.noPassword
+        guard withEmail || withPhone || !withPassword else {
             let user = LocalUser(
                 tenantID: journey.tenantID, username: username, name: name.isEmpty ? nil : name, passwordHash: hash)
             guard try await create(user, journey: journey, address: address) else {
@@ -75,6 +78,9 @@ extension JourneyEngine {
         journey.pending = PendingAccount(
             username: username, name: name.isEmpty ? nil : name, email: withEmail ? email : nil,
             phone: withPhone ? phone : nil, passwordHash: hash)
+        // The passkey's user handle names the account before it exists.
+        if !withPassword { journey.pending?.subject = RandomUUID.lowercased() }
+        guard withEmail || withPhone else { return try await move(&journey, to: .createPasskey, settings: settings) }
         return try await sendFirstSignUpCode(&journey, settings: settings, address: address, screen: shown)
     }
 
@@ -137,6 +143,8 @@ extension JourneyEngine {
             }
             return try await move(&journey, to: .code, settings: settings)
         }
+        // Every code back: an account without a password makes its passkey, then is written.
+        guard pending.subject == nil else { return try await move(&journey, to: .createPasskey, settings: settings) }
         var user = LocalUser(
             tenantID: journey.tenantID, username: pending.username, name: pending.name, email: pending.email,
             phone: pending.phone, passwordHash: pending.passwordHash)

@@ -23,7 +23,8 @@ public struct JourneyEngine: Sendable {
     /// anyone claim someone else's.
     public func runsSignUp(_ settings: JourneySettings) -> Bool {
         let held = Set(settings.identifiers.compactMap { JourneySettings.Channel(rawValue: $0.rawValue) })
-        return settings.signUp && settings.factors.contains(.password) && Set(settings.verify) == held
+        return settings.signUp && (settings.factors.contains(.password) || runsPasskeys(settings))
+            && Set(settings.verify) == held
             && (held.isEmpty || courier != nil)
     }
 
@@ -41,6 +42,7 @@ public struct JourneyEngine: Sendable {
         if courier != nil, settings.factors.contains(.smsCode) || settings.factors.contains(.emailCode) {
             actions.insert(.resend)
         }
+        if runsPasskeys(settings) { actions.insert(.skip) }
         return actions
     }
 
@@ -48,9 +50,17 @@ public struct JourneyEngine: Sendable {
     let cache: any Cache
     let clock: WallClock
     let courier: JourneyCourier?
+    /// Passkey ceremonies (issue 64); nil: journeys offer no passkey.
+    let passkeys: PasskeyCeremonies?
 
-    /// - Parameter courier: sends the codes; nil: no journey needs one (username sign-up only).
-    public init(auth: AuthorizationServer, cache: any Cache, clock: WallClock, courier: JourneyCourier? = nil) {
+    /// - Parameters:
+    ///   - courier: sends the codes; nil: no journey needs one (username sign-up only).
+    ///   - passkeys: the passkey ceremonies; nil: no passkeys.
+    public init(
+        auth: AuthorizationServer, cache: any Cache, clock: WallClock, courier: JourneyCourier? = nil,
+        passkeys: PasskeyCeremonies? = nil
+    ) {
+        self.passkeys = passkeys
         self.auth = auth
         self.cache = cache
         self.clock = clock
@@ -61,8 +71,9 @@ public struct JourneyEngine: Sendable {
     /// DPoP, PKCE S256 is required, the scope is what the client may hold, the redirect URI is
     /// registered (or the client's only one). Throws ``OAuthError`` for a client or request the
     /// rules refuse, ``JourneyError/kindNotOffered(_:)`` for a kind not run yet.
+    /// - Parameter party: the tenant's relying party, for passkeys (nil: none offered).
     public func start(
-        _ request: JourneyStart, tenantID: String, settings: JourneySettings
+        _ request: JourneyStart, tenantID: String, settings: JourneySettings, party: JourneyParty? = nil
     ) async throws -> (journey: Journey, screen: JourneyScreen) {
         let client = try await auth.authenticateClient(tenantID: tenantID, clientID: request.clientID, secret: nil)
         guard client.isFirstParty, client.allows(grantType: "authorization_code") else {
@@ -89,7 +100,11 @@ public struct JourneyEngine: Sendable {
         }
         switch request.kind {
         case .signIn: break
-        case .signUp: guard runsSignUp(settings) else { throw JourneyError.kindNotOffered(request.kind) }
+        case .signUp:
+            // Without a password, the account's passkey needs the relying party.
+            guard runsSignUp(settings), settings.factors.contains(.password) || party != nil else {
+                throw JourneyError.kindNotOffered(request.kind)
+            }
         case .recovery: guard runsRecovery(settings) else { throw JourneyError.kindNotOffered(request.kind) }
         }
         let hint = request.loginHint.flatMap {
@@ -104,6 +119,10 @@ public struct JourneyEngine: Sendable {
             expiresAt: clock.now().addingTimeInterval(Double(Self.lifetime.components.seconds)))
         let asked = (request.acrValues ?? "").split(separator: " ").prefix(10).map(String.init)
         if !asked.isEmpty { (journey.acrValues, journey.acrDemands) = (asked, settings.demands(of: asked)) }
+        if runsPasskeys(settings) { journey.party = party }
+        if let step = journey.currentStep {
+            journey.passkeyPrompt = try await passkeyPrompt(for: step, journey: journey, settings: settings)
+        }
         try await save(journey)
         guard let screen = screen(of: journey, settings: settings) else { throw JourneyError.notFound }
         return (journey, screen)
@@ -121,7 +140,7 @@ public struct JourneyEngine: Sendable {
     /// The screen the journey stands at (what the hosted page shows when opened).
     public func screen(of journey: Journey, settings: JourneySettings) -> JourneyScreen? {
         guard let step = journey.currentStep else { return nil }
-        let screen = offered(step.screen(settings), settings: settings)
+        let screen = withPasskeyOptions(offered(step.screen(settings), settings: settings), journey: journey)
         if step == .code, let target = Self.codeTarget(of: journey) { return Self.sent(screen, to: target) }
         guard let typed = journey.identifier else { return screen }
         switch step {
@@ -159,6 +178,13 @@ public struct JourneyEngine: Sendable {
             return .refused(screen.filled(values).with([JourneyScreen.Message(key: "journey.error.action")]))
         }
         switch (step, chosen) {
+        case (.identify, .submit) where !(values["credential"] ?? "").isEmpty:
+            return try await signInWithPasskey(&journey, values["credential"] ?? "", settings: settings, onHostedPage: onHostedPage)
+        case (.createPasskey, .submit):
+            return try await createPasskey(
+                &journey, values["credential"] ?? "", settings: settings, address: address, onHostedPage: onHostedPage)
+        case (.createPasskey, .skip):
+            return try await skipPasskey(journey, onHostedPage: onHostedPage)
         case (.identify, .submit):
             let identifier = Self.typedIdentifier(values["identifier"] ?? "", settings: settings)
             guard !identifier.isEmpty, identifier.count <= 200, !ControlCharacters.held(in: identifier) else {
@@ -247,6 +273,7 @@ public struct JourneyEngine: Sendable {
         -> JourneyOutcome
     {
         journey.step = step.rawValue
+        journey.passkeyPrompt = try await passkeyPrompt(for: step, journey: journey, settings: settings)
         try await save(journey)
         guard let screen = screen(of: journey, settings: settings) else { throw JourneyError.notFound }
         return .screen(screen)
@@ -287,7 +314,7 @@ public struct JourneyEngine: Sendable {
             journey.authSession = try await auth.pending.start(signIn)
             return try await move(&journey, to: .totp, settings: settings)
         }
-        return try await finish(journey, user: user, onHostedPage: onHostedPage)
+        return try await finishOfferingPasskey(&journey, user: user, settings: settings, onHostedPage: onHostedPage)
     }
 
     private func secondFactor(
@@ -315,7 +342,7 @@ public struct JourneyEngine: Sendable {
                     recovering.authSession = nil
                     return try await move(&recovering, to: .newPassword, settings: settings)
                 }
-                return try await finish(journey, user: user, onHostedPage: onHostedPage)
+                return try await finishOfferingPasskey(&journey, user: user, settings: settings, onHostedPage: onHostedPage)
             }
         } catch let error as OAuthError where error.code == "invalid_session" {
             // Five wrong codes, or the account changed: the journey ends with its sign-in.

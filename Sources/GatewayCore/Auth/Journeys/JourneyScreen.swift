@@ -21,11 +21,25 @@ public struct JourneyScreen: Sendable, Equatable {
         case newPassword = "new-password"
         /// Where to send a recovery code: the tenant's recovery channels.
         case recover
+        /// Create a passkey (issue 64): offered after a sign-in or a sign-up (skippable), or
+        /// the way a passwordless sign-up ends.
+        case createPasskey = "create-passkey"
     }
 
     /// How a field is typed: the input a native app shows, the `type` of the page's input.
     public enum FieldType: String, Sendable, CaseIterable {
         case text, email, tel, password, code, checkbox
+        /// A passkey: the app hands the field's ``Field/options`` to the platform and sends
+        /// back the credential as `PublicKeyCredential.toJSON()` gives it.
+        case passkey
+    }
+
+    /// A `passkey` field's WebAuthn options, as the platforms take them.
+    public enum PasskeyOptions: Sendable, Equatable {
+        /// `PublicKeyCredentialCreationOptionsJSON`: create a passkey.
+        case create(CreationOptionsJSON)
+        /// `PublicKeyCredentialRequestOptionsJSON`: use one.
+        case get(RequestOptionsJSON)
     }
 
     /// One input; `name` is what the app sends back in `values`.
@@ -41,6 +55,8 @@ public struct JourneyScreen: Sendable, Equatable {
         public var pattern: String?
         /// The value to show again (never a password or a code).
         public var value: String?
+        /// A `passkey` field's options.
+        public var options: PasskeyOptions? = nil
     }
 
     /// What the person may do on the screen; `name` is the `action` the app sends.
@@ -50,6 +66,8 @@ public struct JourneyScreen: Sendable, Equatable {
         case forgotPassword = "forgot-password"
         case resend
         case back
+        /// Go on without what the screen offers (creating a passkey).
+        case skip
     }
 
     /// Something to tell the person: about one field (`field`), or the whole screen (nil).

@@ -5,6 +5,7 @@
 public enum JourneyStep: String, Sendable, CaseIterable {
     case identify, password, totp, code, register, recover
     case newPassword = "new-password"
+    case createPasskey = "create-passkey"
 
     /// An E.164 phone number: `+`, a country code, at most 15 digits in all.
     public static let phonePattern = #"^\+[1-9][0-9]{6,14}$"#
@@ -18,8 +19,11 @@ public enum JourneyStep: String, Sendable, CaseIterable {
         let recover: [JourneyScreen.Action] = settings.recovery.isEmpty ? [] : [.forgotPassword]
         switch self {
         case .identify:
+            // With passkeys, the identifier field also offers the person's passkeys (autofill):
+            // a passkey answered signs in without the identifier.
+            let passkey = settings.factors.contains(.passkey) ? [Self.passkeyField(required: false)] : []
             return JourneyScreen(
-                name: .identify, fields: [Self.identifierField(settings.identifiers)],
+                name: .identify, fields: [Self.identifierField(settings.identifiers)] + passkey,
                 actions: [.submit] + (settings.signUp ? [.signUp] : []) + recover)
         case .password:
             return JourneyScreen(
@@ -61,7 +65,14 @@ public enum JourneyStep: String, Sendable, CaseIterable {
             return JourneyScreen(
                 name: .newPassword, fields: [Self.field("password", .password, autocomplete: "new-password")],
                 actions: [.submit])
+        case .createPasskey:
+            return JourneyScreen(name: .createPasskey, fields: [Self.passkeyField(required: true)], actions: [.submit, .skip])
         }
+    }
+
+    /// A passkey field, `credential`: its options come from the journey's ceremony.
+    static func passkeyField(required: Bool) -> JourneyScreen.Field {
+        field("credential", .passkey, required: required, autocomplete: required ? nil : "webauthn")
     }
 
     /// The identify screen's one field: typed for the only identifier, or plain text that

@@ -35,7 +35,17 @@ public struct PasskeyCeremonies: Sendable {
         party: RelyingParty, partyName: String, tenantID: String, subject: String, userName: String,
         displayName: String
     ) async throws -> (token: String, options: CreationOptionsJSON) {
-        let held = try await store.passkeys(tenantID: tenantID, subject: subject)
+        try await beginRegistration(
+            party: party, partyName: partyName, tenantID: tenantID, subject: subject, userName: userName,
+            displayName: displayName, held: try await store.passkeys(tenantID: tenantID, subject: subject))
+    }
+
+    /// ``beginRegistration(party:partyName:tenantID:subject:userName:displayName:)`` when the
+    /// caller knows the user's passkeys (`held`): none for an account not written yet.
+    public func beginRegistration(
+        party: RelyingParty, partyName: String, tenantID: String, subject: String, userName: String,
+        displayName: String, held: [StoredPasskey]
+    ) async throws -> (token: String, options: CreationOptionsJSON) {
         guard held.count < StoredPasskey.maximumPerUser else { throw PasskeyCeremonyError.tooMany }
         let challenge = Self.challenge()
         let token = try await pending.start(
@@ -58,19 +68,33 @@ public struct PasskeyCeremonies: Sendable {
         token: String, tenantID: String, answer: RegistrationResponseJSON, party: RelyingParty, name: String,
         trail: AuditDraft?
     ) async throws -> StoredPasskey {
+        let passkey = try await verifyRegistration(token: token, tenantID: tenantID, answer: answer, party: party, name: name)
+        try await keep(passkey, trail: trail)
+        return passkey
+    }
+
+    /// The first half of ``finishRegistration(token:tenantID:answer:party:name:trail:)``: the
+    /// ceremony taken and the answer verified, the passkey not kept yet (a sign-up writes its
+    /// account first, then ``keep(_:trail:)``).
+    public func verifyRegistration(
+        token: String, tenantID: String, answer: RegistrationResponseJSON, party: RelyingParty, name: String
+    ) async throws -> StoredPasskey {
         let ceremony = try await take(token, tenantID: tenantID, registration: true)
         guard let subject = ceremony.subject else { throw PasskeyCeremonyError.expired }
         let verified: VerifiedRegistration
         do { verified = try party.verifyRegistration(answer, challenge: ceremony.challenge) } catch {
             throw PasskeyCeremonyError.refused(error, subject: subject)
         }
-        let passkey = StoredPasskey(verified, tenantID: tenantID, subject: subject, name: name, at: clock.now())
+        return StoredPasskey(verified, tenantID: tenantID, subject: subject, name: name, at: clock.now())
+    }
+
+    /// Keeps a verified passkey (with `trail` in the same transaction).
+    public func keep(_ passkey: StoredPasskey, trail: AuditDraft?) async throws {
         do { try await store.addPasskey(passkey, trail: trail) } catch AuthStoreError.alreadyExists {
             throw PasskeyCeremonyError.alreadyRegistered
         } catch AuthStoreError.invalid {
             throw PasskeyCeremonyError.tooMany
         }
-        return passkey
     }
 
     /// Begins an authentication: for `subject`'s passkeys, or (nil) for any passkey the person

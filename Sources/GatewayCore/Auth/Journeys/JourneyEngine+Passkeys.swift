@@ -1,0 +1,214 @@
+import Foundation
+
+/// The relying party a journey keeps from its start: the tenant's `passkeys` settings then,
+/// resolved against its public URL (a journey lives minutes; a change applies to the next).
+public struct JourneyParty: Sendable, Equatable, Codable {
+    public var id: String
+    /// What the platform shows for the RP (the tenant's display name).
+    public var name: String
+    public var origins: [String]
+
+    public init(_ party: RelyingParty, name: String) {
+        id = party.id
+        self.name = name
+        origins = party.origins.sorted()
+    }
+
+    var relyingParty: RelyingParty { RelyingParty(id: id, origins: Set(origins)) }
+}
+
+/// Passkeys in the journeys (issue 64): the identify screen's `credential` field signs in with
+/// any passkey of the tenant's (discoverable, no identifier typed); `create-passkey` is offered
+/// once after a sign-in by another factor to an account holding none (skippable), and ends a
+/// sign-up without a password (the account is written with its passkey, not before).
+extension JourneyEngine {
+    /// What a platform may send for a `passkey` field: its credential JSON, at most 8 KiB.
+    public static let maximumCredentialLength = 8_192
+    /// The name a passkey made in a journey gets (the person renames it in My account).
+    static let passkeyName = "Passkey"
+
+    /// Whether journeys offer passkeys for `settings`: the tenant names the factor and the engine
+    /// has the ceremonies.
+    public func runsPasskeys(_ settings: JourneySettings) -> Bool {
+        passkeys != nil && settings.factors.contains(.passkey)
+    }
+
+    /// The `amr` of a sign-in with `passkey` (RFC 8176): proof of a key, `hwk` when it never
+    /// leaves its authenticator, `swk` when it may be synced (backup eligible), and `user` for
+    /// the user verification every ceremony requires.
+    static func amr(of passkey: StoredPasskey) -> [String] {
+        [passkey.backupEligible ? "swk" : "hwk", "user"]
+    }
+
+    /// The ceremony the screen of `step` carries: a discoverable authentication on the identify
+    /// screen, a registration on create-passkey; nil elsewhere, or without passkeys.
+    func passkeyPrompt(for step: JourneyStep, journey: Journey, settings: JourneySettings) async throws -> PasskeyPrompt? {
+        guard runsPasskeys(settings), let passkeys, let party = journey.party else { return nil }
+        switch step {
+        case .identify:
+            let (token, options) = try await passkeys.beginAuthentication(
+                party: party.relyingParty, tenantID: journey.tenantID, subject: nil)
+            return PasskeyPrompt(token: token, request: options)
+        case .createPasskey:
+            let (subject, userName, displayName, held): (String, String, String, [StoredPasskey])
+            if let pending = journey.pending, let pendingSubject = pending.subject {
+                (subject, userName, displayName, held) = (pendingSubject, pending.username, pending.name ?? pending.username, [])
+            } else if let signedIn = journey.signedInSubject,
+                let user = try await auth.users.user(tenantID: journey.tenantID, subject: signedIn)
+            {
+                (subject, userName, displayName) = (user.subject, user.username, user.name ?? user.username)
+                held = try await passkeys.store.passkeys(tenantID: journey.tenantID, subject: subject)
+            } else {
+                return nil
+            }
+            let (token, options) = try await passkeys.beginRegistration(
+                party: party.relyingParty, partyName: party.name, tenantID: journey.tenantID, subject: subject,
+                userName: userName, displayName: displayName, held: held)
+            return PasskeyPrompt(token: token, creation: options)
+        default:
+            return nil
+        }
+    }
+
+    /// `screen` with its passkey fields' options from the journey's ceremony (the fields
+    /// dropped when there is none) and, for an account waiting for its passkey, no `skip`.
+    func withPasskeyOptions(_ screen: JourneyScreen, journey: Journey) -> JourneyScreen {
+        var copy = screen
+        let options: JourneyScreen.PasskeyOptions? =
+            journey.passkeyPrompt.flatMap { prompt in prompt.creation.map { .create($0) } ?? prompt.request.map { .get($0) } }
+        copy.fields = screen.fields.compactMap { field in
+            guard field.type == .passkey else { return field }
+            guard let options else { return nil }
+            var filled = field
+            filled.options = options
+            return filled
+        }
+        if journey.pending != nil { copy.actions.removeAll { $0 == .skip } }
+        return copy
+    }
+
+    /// A first factor passed for `user`: create-passkey next when the tenant offers passkeys,
+    /// the account holds none and it was not offered in this journey; else signed in.
+    func finishOfferingPasskey(
+        _ journey: inout Journey, user: LocalUser, settings: JourneySettings, onHostedPage: Bool
+    ) async throws -> JourneyOutcome {
+        guard journey.passkeyOffered != true, journey.party != nil, runsPasskeys(settings), let passkeys,
+            try await passkeys.store.passkeys(tenantID: journey.tenantID, subject: user.subject).isEmpty
+        else { return try await finish(journey, user: user, onHostedPage: onHostedPage) }
+        journey.passkeyOffered = true
+        journey.signedInSubject = user.subject
+        return try await move(&journey, to: .createPasskey, settings: settings)
+    }
+
+    /// The identify screen's submit with a passkey's credential: the passkey any of the tenant's
+    /// accounts holds, verified against the screen's ceremony, signs its account in (no second
+    /// factor: a passkey is something held and, verified, something known or been). Refused
+    /// alike whatever failed, with a new ceremony.
+    func signInWithPasskey(
+        _ journey: inout Journey, _ credential: String, settings: JourneySettings, onHostedPage: Bool
+    ) async throws -> JourneyOutcome {
+        guard let passkeys, let party = journey.party, let prompt = journey.passkeyPrompt, prompt.request != nil else {
+            return try await refusePasskey(&journey, settings: settings)
+        }
+        guard let answer = Self.decodeCredential(AuthenticationResponseJSON.self, credential) else {
+            return try await refusePasskey(&journey, settings: settings)
+        }
+        let passkey: StoredPasskey
+        do {
+            passkey = try await passkeys.finishAuthentication(
+                token: prompt.token, tenantID: journey.tenantID, answer: answer, party: party.relyingParty)
+        } catch is PasskeyCeremonyError {
+            return try await refusePasskey(&journey, settings: settings)
+        }
+        guard let user = try await auth.users.user(tenantID: journey.tenantID, subject: passkey.subject), !user.disabled
+        else { return try await refusePasskey(&journey, settings: settings) }
+        journey.amr = Self.amr(of: passkey)
+        return try await finish(journey, user: user, onHostedPage: onHostedPage)
+    }
+
+    /// The create-passkey screen's submit: the new passkey verified against the screen's
+    /// ceremony and kept with its audit record (the user as actor). An account signing up
+    /// without a password is written first, then its passkey, and signed in with it; a signed-in
+    /// account is signed in as it was.
+    func createPasskey(
+        _ journey: inout Journey, _ credential: String, settings: JourneySettings, address: String?,
+        onHostedPage: Bool
+    ) async throws -> JourneyOutcome {
+        guard let passkeys, let party = journey.party, let prompt = journey.passkeyPrompt, prompt.creation != nil,
+            let answer = Self.decodeCredential(RegistrationResponseJSON.self, credential)
+        else { return try await refusePasskey(&journey, settings: settings) }
+        let passkey: StoredPasskey
+        do {
+            passkey = try await passkeys.verifyRegistration(
+                token: prompt.token, tenantID: journey.tenantID, answer: answer, party: party.relyingParty,
+                name: Self.passkeyName)
+        } catch is PasskeyCeremonyError {
+            return try await refusePasskey(&journey, settings: settings)
+        }
+        let user: LocalUser
+        if let pending = journey.pending {
+            var created = LocalUser(
+                tenantID: journey.tenantID, username: pending.username, subject: passkey.subject, name: pending.name,
+                email: pending.email, phone: pending.phone, passwordHash: IdentityLinker.noPassword)
+            (created.emailVerified, created.phoneVerified) = (pending.verified.contains(.email), pending.verified.contains(.phone))
+            guard try await create(created, journey: journey, address: address) else {
+                return .refused(try currentScreen(of: journey, settings: settings).with([JourneyScreen.Message(key: "journey.error.taken")]))
+            }
+            (user, journey.amr) = (created, Self.amr(of: passkey))
+        } else if let signedIn = journey.signedInSubject,
+            let found = try await auth.users.user(tenantID: journey.tenantID, subject: signedIn), !found.disabled
+        {
+            user = found
+        } else {
+            throw JourneyError.notFound
+        }
+        do {
+            try await passkeys.keep(passkey, trail: passkeyTrail(user, journey: journey, address: address))
+        } catch let error as PasskeyCeremonyError {
+            guard journey.pending == nil else { throw error }
+            return try await refusePasskey(&journey, settings: settings)
+        }
+        return try await finish(journey, user: user, onHostedPage: onHostedPage)
+    }
+
+    /// Create-passkey's skip: signed in as the first factor left it (never for an account
+    /// whose passkey is its only factor).
+    func skipPasskey(_ journey: Journey, onHostedPage: Bool) async throws -> JourneyOutcome {
+        guard journey.pending == nil, let subject = journey.signedInSubject,
+            let user = try await auth.users.user(tenantID: journey.tenantID, subject: subject), !user.disabled
+        else { throw JourneyError.notFound }
+        return try await finish(journey, user: user, onHostedPage: onHostedPage)
+    }
+
+    /// The current screen again with a new ceremony (the refused one is spent) and the message
+    /// that the passkey was not accepted.
+    private func refusePasskey(_ journey: inout Journey, settings: JourneySettings) async throws -> JourneyOutcome {
+        guard let step = journey.currentStep else { throw JourneyError.notFound }
+        journey.passkeyPrompt = try await passkeyPrompt(for: step, journey: journey, settings: settings)
+        try await save(journey)
+        return .refused(
+            try currentScreen(of: journey, settings: settings).with([
+                JourneyScreen.Message(field: "credential", key: "journey.error.passkey")
+            ]))
+    }
+
+    private func currentScreen(of journey: Journey, settings: JourneySettings) throws -> JourneyScreen {
+        guard let screen = screen(of: journey, settings: settings) else { throw JourneyError.notFound }
+        return screen
+    }
+
+    /// The audit record of a passkey made in a journey (the user as actor; never the key).
+    private func passkeyTrail(_ user: LocalUser, journey: Journey, address: String?) -> AuditDraft {
+        AuditDraft(
+            time: clock.now(), actor: .user(user, method: "passkey", clientID: journey.clientID, address: address),
+            verb: .create, resource: AuditResource(type: .user, tenant: journey.tenantID, id: user.username),
+            outcome: .created,
+            note: AuditNote(action: "passkey.create", summary: "created a passkey through \(journey.clientID)"))
+    }
+
+    /// A credential a platform sent (its JSON as text), decoded; nil when it is too long or not one.
+    static func decodeCredential<Response: Decodable>(_ type: Response.Type, _ text: String) -> Response? {
+        guard text.utf8.count <= maximumCredentialLength else { return nil }
+        return try? JSONDecoder().decode(Response.self, from: Data(text.utf8))
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+
+@testable import GatewayCore
+@testable import GatewayServer
+
+/// Passkeys through the journey endpoints (issue 64) over real sockets: a native-style client
+/// written from docs/passkeys.md, its authenticator built from the `fido2` package, signs up
+/// without a password, signs in with no username typed, and meets the refusals.
+@Suite("Journey endpoints: passkeys", .serialized)
+struct JourneyPasskeyEndpointTests {
+    @Test(
+        "a native client with a fido2 software authenticator: passwordless sign-up as iOS, sign-in as Android, a replay, another origin and no user verification refused",
+        .enabled(
+            if: PythonScript.canImport("requests") && PythonScript.canImport("fido2"),
+            "python3 with requests and fido2 is not installed (make test installs them)"))
+    func nativeClientWithFido2() async throws {
+        try await GatewayHarness.withGateway { harness, client, port in
+            var kit = OAuthTestKit(harness: harness, client: client, port: port)
+            kit.clientID = "passkey-" + UUID().uuidString.prefix(6).lowercased()
+            let android = PasskeySettings.androidOriginPrefix + Base64URL.encode(Array(repeating: 7, count: 32))
+            try await kit.useTenant(
+                journeys: JourneySettings(signUp: true, identifiers: [.username], factors: [.passkey]),
+                passkeys: PasskeySettings(rpId: "login.acme.example", origins: [android]))
+            try await kit.setUp()
+            let (status, output) = try await PythonScript.run(
+                "passkey_client.py", [kit.base, kit.tenant, kit.clientID, kit.redirectURI, "login.acme.example", android])
+            #expect(status == 0, "\(output)")
+            for step in [
+                "ok passkey-sign-up", "ok passkey-sign-in", "ok replay-refused", "ok wrong-origin-refused",
+                "ok no-user-verification-refused",
+            ] {
+                #expect(output.contains(step), "\(step) missing: \(output)")
+            }
+            // What the client made is kept: one passkey, its counter moved by the sign-in.
+            let users = try await kit.store.users(tenantID: kit.tenant).filter { $0.username.hasPrefix("kai-") }
+            let user = try #require(users.first)
+            let passkeys = try await kit.store.passkeys(tenantID: kit.tenant, subject: user.subject)
+            #expect(passkeys.count == 1 && passkeys.first?.signCount == 1 && passkeys.first?.lastUsedAt != nil)
+        }
+    }
+}

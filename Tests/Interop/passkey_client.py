@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""A native-style passkey client written from docs/passkeys.md (not from the gateway's code).
+
+Usage: passkey_client.py BASE TENANT CLIENT_ID REDIRECT_URI RP_ID ANDROID_ORIGIN
+
+The authenticator is software, built from the `fido2` package's WebAuthn structures (CBOR,
+COSE, authenticator data, attestation `none`) and a P-256 key from `cryptography`: it answers
+the `options` of a journey screen's `passkey` field as a phone's platform would, and the
+client sends back the credential as `PublicKeyCredential.toJSON()` gives it. The tenant lets
+people sign up with a username and a passkey, no password (`journeys.factors: ["passkey"]`),
+with RP ID RP_ID and ANDROID_ORIGIN among its origins. Steps: sign up with a passkey as an iOS
+app would (origin https://RP_ID); sign in with it as an Android app would (ANDROID_ORIGIN), no
+username typed; the same answer again, an answer for another origin and one without user
+verification, each refused with a new challenge on the screen. Prints one "ok <step>" line
+per step; exits non-zero on the first failure.
+"""
+import base64
+import hashlib
+import json
+import os
+import secrets
+import sys
+
+import requests
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import ec
+from fido2.cose import ES256
+from fido2.utils import websafe_encode
+from fido2.webauthn import (AttestationObject, AttestedCredentialData, AuthenticatorData, CollectedClientData,
+                            PublicKeyCredentialCreationOptions, PublicKeyCredentialRequestOptions)
+
+FLAGS = AuthenticatorData.FLAG
+
+
+class SoftwarePasskey:
+    """One discoverable ES256 credential, user verification done (a platform authenticator)."""
+
+    def __init__(self):
+        self.key = ec.generate_private_key(ec.SECP256R1())
+        self.credential_id = os.urandom(16)
+        self.counter = 0
+        self.rp_id = self.user_handle = None
+
+    def _sign(self, auth_data, client_data):
+        return self.key.sign(bytes(auth_data) + hashlib.sha256(client_data).digest(), ec.ECDSA(hashes.SHA256()))
+
+    def create(self, options_json, origin, flags=FLAGS.UP | FLAGS.UV):
+        options = PublicKeyCredentialCreationOptions.from_dict(options_json)
+        assert any(p.alg == ES256.ALGORITHM for p in options.pub_key_cred_params), options
+        assert options.authenticator_selection.user_verification == "required", options
+        client_data = CollectedClientData.create(type="webauthn.create", challenge=options.challenge, origin=origin)
+        credential = AttestedCredentialData.create(
+            bytes(16), self.credential_id, ES256.from_cryptography_key(self.key.public_key()))
+        auth_data = AuthenticatorData.create(
+            hashlib.sha256(options.rp.id.encode()).digest(), flags | FLAGS.AT, self.counter, credential)
+        attestation = AttestationObject.create("none", auth_data, {})
+        self.rp_id, self.user_handle = options.rp.id, options.user.id
+        return {
+            "id": websafe_encode(self.credential_id), "rawId": websafe_encode(self.credential_id), "type": "public-key",
+            "response": {"clientDataJSON": websafe_encode(client_data), "attestationObject": websafe_encode(attestation),
+                         "transports": ["internal", "hybrid"]},
+            "authenticatorAttachment": "platform", "clientExtensionResults": {"credProps": {"rk": True}},
+        }
+
+    def get(self, options_json, origin, flags=FLAGS.UP | FLAGS.UV):
+        options = PublicKeyCredentialRequestOptions.from_dict(options_json)
+        assert options.rp_id == self.rp_id, (options.rp_id, self.rp_id)
+        assert not options.allow_credentials, "a discoverable request names no credential"
+        client_data = CollectedClientData.create(type="webauthn.get", challenge=options.challenge, origin=origin)
+        self.counter += 1
+        auth_data = AuthenticatorData.create(hashlib.sha256(self.rp_id.encode()).digest(), flags, self.counter)
+        return {
+            "id": websafe_encode(self.credential_id), "rawId": websafe_encode(self.credential_id), "type": "public-key",
+            "response": {"clientDataJSON": websafe_encode(client_data), "authenticatorData": websafe_encode(auth_data),
+                         "signature": websafe_encode(self._sign(auth_data, client_data)),
+                         "userHandle": websafe_encode(self.user_handle)},
+            "authenticatorAttachment": "platform", "clientExtensionResults": {},
+        }
+
+
+class Client:
+    def __init__(self, base, tenant, client_id, redirect_uri):
+        self.issuer = f"{base}/t/{tenant}"
+        self.client_id, self.redirect_uri = client_id, redirect_uri
+
+    def start(self, kind):
+        self.verifier = secrets.token_urlsafe(48)
+        challenge = base64.urlsafe_b64encode(hashlib.sha256(self.verifier.encode()).digest()).rstrip(b"=").decode()
+        self.nonce = "n-" + secrets.token_urlsafe(8)
+        answer = requests.post(f"{self.issuer}/v1/journeys", json={
+            "kind": kind, "clientId": self.client_id, "codeChallenge": challenge, "codeChallengeMethod": "S256",
+            "scope": "openid profile", "nonce": self.nonce, "redirectUri": self.redirect_uri}, timeout=30)
+        assert answer.status_code == 201, (answer.status_code, answer.text)
+        return answer.json()
+
+    def step(self, journey, values, action="submit"):
+        answer = requests.post(f"{self.issuer}/v1/journeys/{journey['id']}",
+                               json={"action": action, "values": values}, timeout=30)
+        return answer.status_code, answer.json()
+
+    def redeem(self, code):
+        answer = requests.post(f"{self.issuer}/oauth2/token", data={
+            "grant_type": "authorization_code", "code": code, "code_verifier": self.verifier,
+            "client_id": self.client_id}, timeout=30)
+        assert answer.status_code == 200, (answer.status_code, answer.text)
+        claims = json.loads(base64.urlsafe_b64decode(answer.json()["id_token"].split(".")[1] + "=="))
+        assert claims["nonce"] == self.nonce and claims["iss"] == self.issuer, claims
+        return claims
+
+
+def passkey_field(screen):
+    fields = [f for f in screen["fields"] if f["type"] == "passkey"]
+    assert len(fields) == 1 and fields[0]["label"] and fields[0]["options"]["challenge"], screen
+    return fields[0]
+
+
+def main():
+    base, tenant, client_id, redirect_uri, rp_id, android_origin = sys.argv[1:7]
+    client = Client(base, tenant, client_id, redirect_uri)
+    passkey = SoftwarePasskey()
+
+    # Sign up: the register screen asks no password; create-passkey carries creation options.
+    journey = client.start("sign-up")
+    screen = journey["screen"]
+    assert screen["name"] == "register" and "password" not in {f["name"] for f in screen["fields"]}, screen
+    status, journey = client.step(journey, {"username": "kai-" + secrets.token_hex(3), "name": "Kai"})
+    assert status == 200 and journey["screen"]["name"] == "create-passkey", (status, journey)
+    assert {a["name"] for a in journey["screen"]["actions"]} == {"submit"}, "no skip without another factor"
+    field = passkey_field(journey["screen"])
+    assert field["required"] and field["options"]["rp"]["id"] == rp_id, field
+    status, body = client.step(journey, {field["name"]: passkey.create(field["options"], origin=f"https://{rp_id}")})
+    assert status == 200 and "authorizationCode" in body, (status, body)
+    signed_up = client.redeem(body["authorizationCode"])
+    assert signed_up["amr"] == ["hwk", "user"], signed_up
+    print("ok passkey-sign-up")
+
+    # Sign in: the identify screen's optional passkey field; no username typed.
+    journey = client.start("sign-in")
+    field = passkey_field(journey["screen"])
+    assert not field["required"] and "user" not in field["options"], field
+    answer = passkey.get(field["options"], origin=android_origin)
+    status, body = client.step(journey, {field["name"]: answer})
+    assert status == 200 and "authorizationCode" in body, (status, body)
+    signed_in = client.redeem(body["authorizationCode"])
+    assert signed_in["sub"] == signed_up["sub"] and signed_in["amr"] == ["hwk", "user"], signed_in
+    print("ok passkey-sign-in")
+
+    # Refused, each with a new challenge: a replayed answer, another origin, no user verification.
+    journey = client.start("sign-in")
+    cases = [("replay", lambda options: answer),
+             ("wrong-origin", lambda options: passkey.get(options, origin="https://evil.example")),
+             ("no-user-verification", lambda options: passkey.get(options, origin=android_origin, flags=FLAGS.UP))]
+    for name, make in cases:
+        field = passkey_field(journey["screen"])
+        status, body = client.step(journey, {field["name"]: make(field["options"])})
+        assert status == 422, (name, status, body)
+        assert [m["code"] for m in body["screen"]["messages"]] == ["journey.error.passkey"], body
+        assert passkey_field(body["screen"])["options"]["challenge"] != field["options"]["challenge"], name
+        journey = body
+        print(f"ok {name}-refused")
+
+
+if __name__ == "__main__":
+    main()
