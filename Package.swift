@@ -196,7 +196,7 @@ let package = Package(
         // Benchmarks (`make bench`): print figures, never run by the test suite.
         .executableTarget(name: "bare-route", dependencies: [.product(name: "Hummingbird", package: "hummingbird")], path: "Benchmarks/bare-route", swiftSettings: swiftSettings),
         .executableTarget(name: "redis-bench", dependencies: ["RedisClient"], path: "Benchmarks/redis-bench", swiftSettings: swiftSettings),
-        .executableTarget(name: "auth-bench", dependencies: ["GatewayCore", "GatewaySQLite", "RedisClient"], path: "Benchmarks/auth-bench", swiftSettings: swiftSettings),
+        .executableTarget(name: "auth-bench", dependencies: ["GatewayCore", "GatewaySQLite", "RedisClient", .product(name: "Crypto", package: "swift-crypto")], path: "Benchmarks/auth-bench", swiftSettings: swiftSettings),
         .executableTarget(name: "token-http-bench", dependencies: ["GatewayCore", "GatewaySQLite", "GatewayPostgres", "RedisClient", .product(name: "Logging", package: "swift-log"), .product(name: "AsyncHTTPClient", package: "async-http-client")],
                           path: "Benchmarks/token-http-bench", swiftSettings: swiftSettings),
         .executableTarget(name: "store-bench", dependencies: ["GatewayCore", "GatewaySQLite", "GatewayPostgres"], path: "Benchmarks/store-bench", swiftSettings: swiftSettings),

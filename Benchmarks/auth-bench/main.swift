@@ -1,7 +1,9 @@
 // Measures the authorization server's token paths in-process (no HTTP): authorization-code
 // exchanges/s and refreshes/s (SQLite WAL file + Redis at REDIS_URL, else the in-process
-// cache), and the per-call cost of access-token verification with and without the memo.
+// cache), the per-call cost of access-token verification with and without the memo, and
+// passkey sign-in ceremonies/s beside password sign-ins/s.
 // Usage: auth-bench [operations=2000] [concurrency=16]
+import Crypto
 import Foundation
 import GatewayCore
 import GatewaySQLite
@@ -118,6 +120,60 @@ for (label, memo) in [("without memo", nil), ("with memo", VerifiedTokenMemo())]
         "token verification \(label): \(String(format: "%.1f", signatureOnly)) µs (signature + claims), \(String(format: "%.1f", full)) µs (+ revocation lookup in \(cache.kind))"
     )
 }
+
+// 4. Passkey sign-in ceremonies beside password sign-ins (issue 64), side by side. A passkey
+// one: a challenge begun in the cache, an ES256 assertion verified (client data, authenticator
+// data, signature) and the counter moved by compare-and-set in SQLite; the signing, the
+// phone's work, is timed too, so the figure is a floor. A password one: the throttle, the
+// user read, scrypt at the gateway's production cost.
+let ceremonies = PasskeyCeremonies(store: store, cache: cache, clock: .system)
+let party = RelyingParty(id: "gw.example", origins: ["https://gw.example"])
+let keys = (0..<concurrency).map { _ in P256.Signing.PrivateKey() }
+for (t, key) in keys.enumerated() {
+    let raw = Array(key.publicKey.rawRepresentation)
+    let cose = CBOREncoder.encode(
+        .map([
+            .init(.unsigned(1), .unsigned(2)), .init(.unsigned(3), .negative(6)), .init(.negative(0), .unsigned(1)),
+            .init(.negative(1), .bytes(Array(raw[0..<32]))), .init(.negative(2), .bytes(Array(raw[32..<64]))),
+        ]))
+    try await store.addPasskey(
+        StoredPasskey(
+            tenantID: "bench", subject: "pk-\(t)", credentialID: [UInt8(t), 0xB0], publicKey: cose, algorithm: -7,
+            signCount: 0, backupEligible: true, backedUp: true, aaguid: [UInt8](repeating: 0, count: 16),
+            transports: ["internal"], name: "Bench", createdAt: Date()),
+        trail: nil)
+}
+let counters = RefreshBox()
+let ceremonyCount = min(operations, 2000)
+let passkeyRate = try await measure("passkey sign-in ceremonies (ES256, verified)", count: ceremonyCount) { i in
+    let t = i / max(1, ceremonyCount / concurrency)
+    let (token, options) = try await ceremonies.beginAuthentication(party: party, tenantID: "bench", subject: nil)
+    let counter = UInt32(Int(counters.getOrNil(t) ?? "0")! + 1)
+    counters.set(t, String(counter))
+    let clientData = Array(
+        #"{"type":"webauthn.get","challenge":"\#(options.challenge)","origin":"https://gw.example"}"#.utf8)
+    let authenticatorData =
+        Array(SHA256.hash(data: Data("gw.example".utf8))) + [0x1D] + withUnsafeBytes(of: counter.bigEndian, Array.init)
+    let signature = try keys[t].signature(for: authenticatorData + Array(SHA256.hash(data: clientData)))
+    let id = Base64URL.encode([UInt8(t), 0xB0])
+    let json = #"{"id":"\#(id)","rawId":"\#(id)","type":"public-key","response":{"clientDataJSON":"\#(Base64URL.encode(clientData))","authenticatorData":"\#(Base64URL.encode(authenticatorData))","signature":"\#(Base64URL.encode(Array(signature.derRepresentation)))","userHandle":"\#(Base64URL.encode(Array("pk-\(t)".utf8)))"}}"#
+    let answer = try JSONDecoder().decode(AuthenticationResponseJSON.self, from: Data(json.utf8))
+    _ = try await ceremonies.finishAuthentication(token: token, tenantID: "bench", answer: answer, party: party)
+}
+// One user per task: the sign-in throttle holds back a burst at one username, as it should.
+let production = PasswordHasher()
+let productionHash = try production.hash("password-123")
+try await store.addUsers(
+    (0..<concurrency).map { LocalUser(tenantID: "bench", username: "pw-\($0)", passwordHash: productionHash) })
+let passwordServer = AuthorizationServer(store: store, cache: cache, hasher: production)
+let passwordCount = min(operations, 4 * concurrency)
+let passwordRate = try await measure("password sign-ins (scrypt logN \(production.logN))", count: passwordCount) { i in
+    let outcome = try await passwordServer.authenticate(
+        tenantID: "bench", username: "pw-\(i / max(1, passwordCount / concurrency))", password: "password-123",
+        address: nil)
+    guard case .signedIn = outcome else { fatalError("a password sign-in did not sign in: \(outcome)") }
+}
+print(String(format: "passkey vs password sign-ins: %.1fx", passkeyRate / passwordRate))
 await redis?.shutdown()
 
 /// Per-task refresh token chains.
@@ -125,4 +181,5 @@ final class RefreshBox: Sendable {
     private let tokens = Mutex<[Int: String]>([:])
     func set(_ i: Int, _ token: String) { tokens.withLock { $0[i] = token } }
     func get(_ i: Int) -> String { tokens.withLock { $0[i]! } }
+    func getOrNil(_ i: Int) -> String? { tokens.withLock { $0[i] } }
 }

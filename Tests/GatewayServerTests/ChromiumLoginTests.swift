@@ -106,4 +106,62 @@ extension ChromiumLoginTests {
             }
         }
     }
+
+    /// Issue 64: passkeys on the hosted pages with a virtual authenticator: a sign-up without a
+    /// password in Japanese, then a sign-in by conditional mediation with no username typed.
+    @Test(.enabled(if: available, "chromium or websocket-client is not installed (make test installs them)"))
+    func passkeysOnAPhone() async throws {
+        try await GatewayHarness.withGateway { harness, client, port in
+            var kit = OAuthTestKit(harness: harness, client: client, port: port)
+            kit.redirectURI = "http://127.0.0.1:9/callback"  // nothing listens on 9
+            // http://localhost is a secure context whose host may be an RP ID (an IP address may not).
+            try await kit.useTenant(
+                journeys: JourneySettings(signUp: true, identifiers: [.username], factors: [.passkey]),
+                passkeys: PasskeySettings(rpId: "localhost", origins: ["http://localhost:\(port)"]))
+            try await kit.setUp()
+            // A second tenant where people have a password and step up with a passkey.
+            var stepUp = kit
+            try await stepUp.useTenant(
+                journeys: JourneySettings(
+                    identifiers: [.username], factors: [.password, .passkey], stepUp: ["urn:acme:loa:3": [.passkey]]),
+                passkeys: PasskeySettings(rpId: "localhost", origins: ["http://localhost:\(port)"]))
+            try await stepUp.setUp()
+            func hosted(
+                _ kit: OAuthTestKit, _ kind: Components.Schemas.JourneyStart.KindPayload, _ locale: String,
+                acrValues: String? = nil
+            ) async throws -> String {
+                try await kit.client.startJourney(
+                    path: .init(tenant: kit.tenant),
+                    body: .json(
+                        .init(
+                            kind: kind, clientId: kit.clientID, codeChallenge: OAuthTestKit.challenge,
+                            codeChallengeMethod: .s256, acrValues: acrValues, redirectUri: kit.redirectURI, state: "st",
+                            uiLocales: locale))
+                ).created.body.json.hostedUrl.replacingOccurrences(of: "http://127.0.0.1:", with: "http://localhost:")
+            }
+            let name = "passkey-" + UUID().uuidString.prefix(6).lowercased()
+            let config: [String: String] = [
+                "signUp": try await hosted(kit, .signUp, "ja"), "signIn": try await hosted(kit, .signIn, "en"),
+                "redirect": kit.redirectURI, "username": name,
+                "screenshots": RepositoryFile.url(".build/screenshots").path,
+                "passwordSignIn": try await hosted(stepUp, .signIn, "en"),
+                "stepUp": try await hosted(stepUp, .signIn, "ja", acrValues: "urn:acme:loa:3"),
+                "stepUpUser": stepUp.username, "stepUpPassword": stepUp.password,
+            ]
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("chromium-passkey-\(name).json")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try JSONEncoder().encode(config).write(to: file)
+            let (status, output) = try await PythonScript.run("chromium_passkey.py", [file.path])
+            #expect(status == 0, "\(output)")
+            for step in [
+                "ok register page", "ok signed up with a passkey", "ok signed in with a passkey",
+                "ok made a passkey after the password", "ok stepped up with the passkey",
+            ] {
+                #expect(output.contains(step), "\(step) missing: \(output)")
+            }
+            let user = try #require(try await kit.store.user(tenantID: kit.tenant, username: name))
+            let passkeys = try await kit.store.passkeys(tenantID: kit.tenant, subject: user.subject)
+            #expect(passkeys.count == 1 && passkeys.first?.lastUsedAt != nil, "signed in with the passkey it made")
+        }
+    }
 }

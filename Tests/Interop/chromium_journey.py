@@ -37,17 +37,11 @@ def press(browser, action):
 
 
 def fits(browser):
-    width = browser.evaluate("document.documentElement.scrollWidth")
-    assert width == 360, f"the page is {width} px wide in a 360 px viewport"
+    browser.fits()
 
 
 def redirected(browser, action):
-    browser.events.clear()
-    action()
-    sent = browser.wait_for(lambda e: e.get("method") == "Network.requestWillBeSent"
-                            and e["params"]["request"]["url"].startswith(redirect))
-    target = sent["params"]["request"]["url"]
-    assert "code=" in target and "state=" in target, target
+    browser.redirected(redirect, action, seconds=30)
 
 
 def code_page(browser, shot=None):

@@ -87,6 +87,20 @@ class Browser:
             time.sleep(0.05)
         raise AssertionError(f"no new page loaded: {state}")
 
+    def fits(self, width=360):
+        """Asserts the page is no wider than the viewport (nothing to scroll sideways)."""
+        scrolled = self.evaluate("document.documentElement.scrollWidth")
+        assert scrolled == width, f"the page is {scrolled} px wide in a {width} px viewport"
+
+    def redirected(self, redirect, action, seconds=15):
+        """Runs `action` and waits for the browser to go to `redirect` with a code and a state."""
+        self.events.clear()
+        action()
+        sent = self.wait_for(lambda e: e.get("method") == "Network.requestWillBeSent"
+                             and e["params"]["request"]["url"].startswith(redirect), seconds=seconds)
+        target = sent["params"]["request"]["url"]
+        assert "code=" in target and "state=" in target, target
+
     def screenshot(self, folder, name):
         os.makedirs(folder, exist_ok=True)
         with open(os.path.join(folder, name), "wb") as file:

@@ -36,6 +36,8 @@ public enum AdminError: Error, Sendable, Equatable {
     case idempotencyInProgress
     /// No user of that username in the tenant: 404 `user_not_found`.
     case userNotFound(String)
+    /// The user holds no passkey with that ID: 404 `passkey_not_found`.
+    case passkeyNotFound(String)
     /// The tenant has a user of that username: 409 `user_exists`.
     case userExists(String)
     /// A username or password the rules refuse: 422 `invalid_user`.

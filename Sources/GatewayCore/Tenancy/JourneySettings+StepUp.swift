@@ -6,8 +6,10 @@ extension JourneySettings {
     public static let maxStepUpClasses = 10
     /// The factors a class may demand, with the `amr` value (RFC 8176) a sign-in that used one
     /// carries.
+    /// A passkey demands `user`: every passkey sign-in carries it (its key proof is `hwk` or
+    /// `swk`, by whether the key may be synced), and no other factor does.
     public static let stepUpFactors = Dictionary(
-        uniqueKeysWithValues: [(Factor.password, "pwd"), (.totp, "otp"), (.smsCode, "sms")])
+        uniqueKeysWithValues: [(Factor.password, "pwd"), (.totp, "otp"), (.smsCode, "sms"), (.passkey, "user")])
 
     /// The `amr` values `acr` demands: a class of the tenant's, or a built-in one (the TOTP class
     /// demands `otp`, the password class nothing); nil for a value nobody defined.
@@ -64,7 +66,8 @@ extension JourneySettings {
             }
             if factors.isEmpty { found.append("class '\(shown)' must name at least one factor") }
             for factor in factors where Self.stepUpFactors[factor] == nil {
-                found.append("class '\(shown)' names \(factor.rawValue): a class demands password, totp or sms-code")
+                found.append(
+                    "class '\(shown)' names \(factor.rawValue): a class demands password, totp, sms-code or passkey")
             }
             for factor in factors where Self.stepUpFactors[factor] != nil && !self.factors.contains(factor)
                 && factor != .totp

@@ -71,8 +71,8 @@ public struct PasskeySettings: Sendable, Equatable, Codable {
             found.append(
                 TenantValidationError(
                     field: .passkeysOrigins,
-                    problem: "names \(wrong.prefix(100)), which is neither https://host[:port] nor "
-                        + "\(Self.androidOriginPrefix)<base64url SHA-256>"))
+                    problem: "names \(wrong.prefix(100)), which is neither https://host[:port], "
+                        + "http://localhost[:port] nor \(Self.androidOriginPrefix)<base64url SHA-256>"))
         }
         return found
     }
@@ -87,16 +87,18 @@ public struct PasskeySettings: Sendable, Equatable, Codable {
         }
     }
 
-    /// `https://host[:port]` with a domain host and nothing after, or an Android app's origin.
+    /// `https://host[:port]` with a domain host and nothing after, `http://localhost[:port]`
+    /// (browsers treat it as secure: development), or an Android app's origin.
     static func isOrigin(_ text: String) -> Bool {
         if text.hasPrefix(androidOriginPrefix) {
             let hash = text.dropFirst(androidOriginPrefix.count)
             return Base64URL.isEncoding(String(hash), ofByteCount: 32)
         }
-        guard text.count <= 200, text.hasPrefix("https://") else { return false }
-        let authority = text.dropFirst("https://".count)
+        let scheme = text.hasPrefix("https://") ? "https://" : text.hasPrefix("http://localhost") ? "http://" : nil
+        guard text.count <= 200, let scheme else { return false }
+        let authority = text.dropFirst(scheme.count)
         let parts = authority.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-        guard isDomain(String(parts[0])) else { return false }
+        guard isDomain(String(parts[0])), scheme == "https://" || parts[0] == "localhost" else { return false }
         guard parts.count == 2 else { return true }
         return Int(parts[1]).map { (1...65535).contains($0) && String($0) == parts[1] } ?? false
     }

@@ -77,3 +77,33 @@ extension AdminAPIHandler {
         return patch
     }
 }
+
+/// A user's passkeys (issue 64): translate, the ``AdminService`` decides.
+extension AdminAPIHandler {
+    func adminListUserPasskeys(
+        _ input: Operations.AdminListUserPasskeys.Input
+    ) async throws -> Operations.AdminListUserPasskeys.Output {
+        try AdminInput.check(input.path.username, max: 200, "username")
+        let passkeys = try await service.userPasskeys(
+            try AdminScope.call(), tenantID: input.path.tenant, username: input.path.username)
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        items: passkeys.map {
+                            .init(
+                                id: Base64URL.encode($0.credentialID), name: $0.name, createdAt: $0.createdAt,
+                                lastUsedAt: $0.lastUsedAt, backedUp: $0.backedUp)
+                        }))))
+    }
+
+    func adminRemoveUserPasskey(
+        _ input: Operations.AdminRemoveUserPasskey.Input
+    ) async throws -> Operations.AdminRemoveUserPasskey.Output {
+        try AdminInput.check(input.path.username, max: 200, "username")
+        try await service.removeUserPasskey(
+            try AdminScope.call(), tenantID: input.path.tenant, username: input.path.username,
+            passkeyID: input.path.passkeyId)
+        return .noContent(.init())
+    }
+}

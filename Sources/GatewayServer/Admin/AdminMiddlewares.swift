@@ -159,6 +159,9 @@ enum AdminProblems {
                 return GatewayProblem(status: 409, code: "client_exists", title: "Conflict", detail: "a client \(clientID) exists")
             case .userNotFound(let username):
                 return GatewayProblem(status: 404, code: "user_not_found", title: "Not Found", detail: "no user \(username)")
+            case .passkeyNotFound(let id):
+                return GatewayProblem(
+                    status: 404, code: "passkey_not_found", title: "Not Found", detail: "the user holds no passkey \(id.prefix(64))")
             case .userExists(let username):
                 return GatewayProblem(status: 409, code: "user_exists", title: "Conflict", detail: "a user \(username) exists")
             case .invalidUser(let detail):

@@ -104,7 +104,7 @@ public final class GatewayServices: Sendable {
         self.csrf = csrf
         self.signIn = BrowserSignIn(auth: auth, federation: federation.signIn, csrf: csrf)
         self.journeys = JourneyEngine(
-            auth: auth, cache: cache, clock: auth.clock, courier: journeyCourier, passkeys: passkeys)
+            auth: auth, cache: cache, clock: auth.clock, courier: journeyCourier, passkeys: passkeys, audit: audit)
         self.miniApps = miniApps
         self.releases = releases
         self.upstreamBudget = upstreamBudget

@@ -186,7 +186,7 @@ public struct GatewayBootstrap: Sendable {
             account: AccountService(
                 auth: auth, courier: journeyCourier,
                 accounts: UserAccountService(users: authStore, releases: stores.releases, hasher: passwordHasher),
-                audit: stores.audit),
+                audit: stores.audit, passkeys: authStore),
             passkeys: PasskeyCeremonies(store: authStore, cache: instrumented, clock: clock)
         )
         let analyticsRetention = AnalyticsRetention(store: stores.analytics, clock: clock.now, logger: logger)

@@ -62,6 +62,24 @@ extension GatewayAPIHandler {
         return .noContent(.init())
     }
 
+    func renameAccountPasskey(
+        _ input: Operations.RenameAccountPasskey.Input
+    ) async throws -> Operations.RenameAccountPasskey.Output {
+        guard case .json(let body) = input.body else { throw GatewayProblem.invalidRequest("Expected a JSON body.") }
+        let (service, caller) = try accountCaller()
+        let overview = try await service.renamePasskey(input.path.passkeyId, name: body.name, caller: caller)
+        return .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(Self.accountView(overview))))
+    }
+
+    func removeAccountPasskey(
+        _ input: Operations.RemoveAccountPasskey.Input
+    ) async throws -> Operations.RemoveAccountPasskey.Output {
+        let (service, caller) = try accountCaller()
+        let tenant = try RequestScope.requireTenant()
+        let overview = try await service.removePasskey(input.path.passkeyId, caller: caller, settings: tenant.journeys)
+        return .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(Self.accountView(overview))))
+    }
+
     func deleteAccount(_ input: Operations.DeleteAccount.Input) async throws -> Operations.DeleteAccount.Output {
         guard case .json(let body) = input.body else { throw GatewayProblem.invalidRequest("Expected a JSON body.") }
         let (service, caller) = try accountCaller()
@@ -93,6 +111,11 @@ extension GatewayAPIHandler {
             password: overview.hasPassword, totp: user.totpSecret != nil,
             sessions: overview.sessions.map {
                 .init(id: $0.id, clientId: $0.clientID, createdAt: $0.createdAt, authTime: $0.authTime, expiresAt: $0.expiresAt)
+            },
+            passkeys: overview.passkeys.map {
+                .init(
+                    id: Base64URL.encode($0.credentialID), name: $0.name, createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt,
+                    backedUp: $0.backedUp)
             })
     }
 }

@@ -29,6 +29,7 @@ extension GatewayAPIHandler {
             ("action", form.action, 64), ("csrf_token", form.csrfToken, 256), ("identifier", form.identifier, 200),
             ("password", form.password, 1024), ("code", form.code, 16), ("username", form.username, 200),
             ("email", form.email, 254), ("phone", form.phone, 16), ("name", form.name, 200),
+            ("credential", form.credential, 4096),
         ]) {
             throw GatewayProblem.invalidRequest("\(tooLong) is too long")
         }
@@ -49,6 +50,7 @@ extension GatewayAPIHandler {
         let values = [
             ("identifier", form.identifier), ("password", form.password), ("code", form.code),
             ("username", form.username), ("email", form.email), ("phone", form.phone), ("name", form.name),
+            ("credential", form.credential),
         ].reduce(into: [String: String]()) { values, pair in if let value = pair.1 { values[pair.0] = value } }
         let outcome: JourneyOutcome
         do {

@@ -12,6 +12,7 @@ extension GatewayAPIHandler {
     func startJourney(_ input: Operations.StartJourney.Input) async throws -> Operations.StartJourney.Output {
         let tenant = try RequestScope.requireTenant()
         guard case .json(let body) = input.body else { throw GatewayProblem.invalidRequest("expected a JSON body") }
+        try RequestValidation.length(RequestScope.header(.acceptLanguage), 0...1000, "Accept-Language")
         if let tooLong = ParameterLength.firstOverlong([
             ("clientId", body.clientId, 128), ("codeChallenge", body.codeChallenge, 128), ("scope", body.scope, 512),
             ("nonce", body.nonce, 512), ("loginHint", body.loginHint, 200), ("redirectUri", body.redirectUri, 2048),
@@ -41,6 +42,7 @@ extension GatewayAPIHandler {
     func advanceJourney(_ input: Operations.AdvanceJourney.Input) async throws -> Operations.AdvanceJourney.Output {
         let tenant = try RequestScope.requireTenant()
         guard case .json(let body) = input.body else { throw GatewayProblem.invalidRequest("expected a JSON body") }
+        try RequestValidation.length(RequestScope.header(.acceptLanguage), 0...1000, "Accept-Language")
         let values = try Self.journeyValues(body.values?.additionalProperties ?? [:])
         guard body.action.unicodeScalars.count <= 64 else { throw GatewayProblem.invalidRequest("action is too long") }
         guard let journey = try await services.journeys.journey(id: input.path.id, tenantID: tenant.id) else {

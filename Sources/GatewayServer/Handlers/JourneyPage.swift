@@ -20,8 +20,12 @@ enum JourneyPage {
         // The focus goes to the first field a message is about, else the first field.
         let focus = screen.fields.first { field in screen.messages.contains { $0.field == field.name } }?.name
             ?? screen.fields.first?.name
+        // The identifier field offers the person's passkeys too (conditional mediation).
+        let conditional = screen.fields.contains { if case .get = $0.options { true } else { false } }
         let fields = screen.fields.map { field in
-            input(field, texts: texts, message: screen.messages.first { $0.field == field.name }, focus: field.name == focus)
+            var shown = field
+            if conditional, field.name == "identifier" { shown.autocomplete = (field.autocomplete ?? "username") + " webauthn" }
+            return input(shown, texts: texts, message: screen.messages.first { $0.field == field.name }, focus: field.name == focus)
         }.joined()
         let buttons = screen.actions.enumerated().map { index, action -> String in
             let label = LoginPage.escape(texts.text("journey.action.\(action.rawValue)"))
@@ -56,9 +60,7 @@ enum JourneyPage {
         } ?? ""
         switch field.type {
         case .passkey:
-            // Filled by the page's passkey script with the credential the browser answered;
-            // empty without it (the other factors work as they do).
-            return "<input type=\"hidden\" id=\"\(id)\" name=\"\(LoginPage.escape(field.name))\" value=\"\">\(error)"
+            return PasskeyPageScript.field(field, id: id, error: error)
         case .checkbox:
             return "<label class=\"check\"><input type=\"checkbox\" value=\"true\" \(attributes)> \(label)</label>\(error)"
         case .code:

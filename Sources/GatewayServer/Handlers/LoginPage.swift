@@ -8,7 +8,7 @@ import GatewayCore
 enum LoginPage {
     /// Sent with every page.
     static let contentSecurityPolicy =
-        "default-src 'none'; style-src 'unsafe-inline'; script-src '\(showPasswordScriptHash)'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        "default-src 'none'; style-src 'unsafe-inline'; script-src '\(showPasswordScriptHash)' '\(PasskeyPageScript.hash)'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
     /// The page's one script: the show-password checkbox. Allowed by its hash, so no other
     /// script (inline or injected) can run; without it the form still works.

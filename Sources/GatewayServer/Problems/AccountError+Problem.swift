@@ -1,9 +1,9 @@
 import GatewayCore
 
 extension AccountError: ProblemConvertible {
-    /// My account's refusals: 404 `account_not_found`, `session_not_found`; 422
-    /// `invalid_account_change`, `invalid_code`, `invalid_password`; 409 `identifier_taken`,
-    /// `identifier_required`, `channel_unavailable`; 403 `reauthentication_required`; 429
+    /// My account's refusals: 404 `account_not_found`, `session_not_found`, `passkey_not_found`;
+    /// 422 `invalid_account_change`, `invalid_code`, `invalid_password`; 409 `identifier_taken`,
+    /// `identifier_required`, `channel_unavailable`, `last_factor`; 403 `reauthentication_required`; 429
     /// `account_throttled` with `Retry-After`.
     var problem: GatewayProblem {
         switch self {
@@ -11,6 +11,14 @@ extension AccountError: ProblemConvertible {
             GatewayProblem(
                 status: 404, code: "account_not_found", title: "Account not found",
                 detail: "the token's user has no account in this tenant any more")
+        case .passkeyNotFound:
+            GatewayProblem(
+                status: 404, code: "passkey_not_found", title: "Passkey not found",
+                detail: "the account holds no passkey with this id")
+        case .lastFactor:
+            GatewayProblem(
+                status: 409, code: "last_factor", title: "Last way in",
+                detail: "the account would keep no way to sign in: add a password or another passkey first")
         case .sessionNotFound:
             GatewayProblem(
                 status: 404, code: "session_not_found", title: "Session not found",

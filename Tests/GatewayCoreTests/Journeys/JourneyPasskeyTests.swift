@@ -33,7 +33,8 @@ struct JourneyPasskeyTests {
                 store: store, cache: cache, hasher: PasswordHasher(logN: 10), memo: nil, clock: clock.wall)
             engine = JourneyEngine(
                 auth: auth, cache: cache, clock: clock.wall,
-                passkeys: PasskeyCeremonies(store: store, cache: cache, clock: clock.wall))
+                passkeys: PasskeyCeremonies(store: store, cache: cache, clock: clock.wall),
+                audit: SQLiteAuditTrail(database: tenants))
             var app = OAuthClient(tenantID: "acme", clientID: "host-app", redirectURIs: ["com.acme.app:/cb"])
             app.firstParty = true
             app.defaultScopes = OAuthClient.newDefaultScopes(firstParty: true)
@@ -44,12 +45,14 @@ struct JourneyPasskeyTests {
                     passwordHash: try PasswordHasher(logN: 10).hash("correct horse battery")))
         }
 
-        func start(_ kind: Journey.Kind = .signIn, settings: JourneySettings) async throws -> (Journey, JourneyScreen) {
+        func start(
+            _ kind: Journey.Kind = .signIn, settings: JourneySettings, acrValues: String? = nil
+        ) async throws -> (Journey, JourneyScreen) {
             try await engine.start(
                 JourneyStart(
                     kind: kind, clientID: "host-app",
                     codeChallenge: PKCE.challenge(for: JourneyEngineTests.verifier), codeChallengeMethod: "S256",
-                    scope: "openid"),
+                    scope: "openid", acrValues: acrValues),
                 tenantID: "acme", settings: settings, party: JourneyPasskeyTests.party)
         }
 
@@ -64,6 +67,12 @@ struct JourneyPasskeyTests {
         func redeem(_ code: String) async throws -> (subject: String, amr: [String]?) {
             let grant = try #require(try await auth.codes.redeem(code, tenantID: "acme", producing: "f").granted)
             return (grant.subject, grant.amr)
+        }
+
+        /// The subject, `amr` and `acr` a code was issued for.
+        func redeemWithACR(_ code: String) async throws -> (subject: String, amr: [String]?, acr: String?) {
+            let grant = try #require(try await auth.codes.redeem(code, tenantID: "acme", producing: "f").granted)
+            return (grant.subject, grant.amr, grant.acr)
         }
     }
 
@@ -205,5 +214,50 @@ struct JourneyPasskeyTests {
                     codeChallengeMethod: "S256"),
                 tenantID: "acme", settings: Self.passwordless, party: nil)
         }
+    }
+
+    @Test("acr_values asking a passkey class: after the password, the account's own passkey; amr and acr say so, audited")
+    func stepUpWithAPasskey() async throws {
+        let world = try await World()
+        var settings = Self.both
+        settings.stepUp = ["urn:acme:loa:3": [.passkey]]
+        // Nina makes a passkey when it is offered after her password.
+        var authenticator = SoftwareAuthenticator.es256()
+        let (first, _) = try await world.start(settings: settings)
+        _ = try await world.step(first.id, "submit", ["identifier": "nina"], settings: settings)
+        let offered = try await world.step(first.id, "submit", ["password": "correct horse battery"], settings: settings)
+        _ = try await world.step(first.id, "submit", ["credential": try Self.registration(authenticator, Self.screen(offered))], settings: settings)
+
+        let (journey, _) = try await world.start(settings: settings, acrValues: "urn:acme:loa:3")
+        _ = try await world.step(journey.id, "submit", ["identifier": "nina"], settings: settings)
+        let asked = try await world.step(journey.id, "submit", ["password": "correct horse battery"], settings: settings)
+        let screen = try #require(Self.screen(asked))
+        #expect(screen.name == .passkey && screen.actions == [.submit, .back])
+        guard case .get(let options) = Self.options(screen) else { Issue.record("no request options"); return }
+        #expect(options.allowCredentials.map(\.id) == [Base64URL.encode(authenticator.credentialID)], "her passkeys only")
+
+        // Another account's passkey does not step Nina up.
+        var stranger = SoftwareAuthenticator.es256()
+        stranger.credentialID = [9, 9, 9, 9]
+        let refused = try await world.step(
+            journey.id, "submit", ["credential": try Self.assertion(stranger, screen, subject: "user-nina")], settings: settings)
+        guard case .refused(let again) = refused else { Issue.record("a stranger's passkey stepped up"); return }
+        authenticator.signCount += 1
+        guard
+            case .authorizationCode(let code) = try await world.step(
+                journey.id, "submit", ["credential": try Self.assertion(authenticator, again, subject: "user-nina")],
+                settings: settings)
+        else { Issue.record("the passkey did not step up"); return }
+        let granted = try await world.redeemWithACR(code)
+        #expect(granted.subject == "user-nina" && granted.amr == ["pwd", "hwk", "user"] && granted.acr == "urn:acme:loa:3")
+        let records = try await SQLiteAuditTrail(database: world.tenants)
+            .records(matching: AuditQuery(chain: "acme", resourceType: .user)).items
+        #expect(records.contains { $0.note?.action == "passkey.step-up" && $0.resource.id == "nina" })
+
+        // Without the class asked, the password alone signs in.
+        let (plain, _) = try await world.start(settings: settings)
+        _ = try await world.step(plain.id, "submit", ["identifier": "nina"], settings: settings)
+        guard case .authorizationCode = try await world.step(plain.id, "submit", ["password": "correct horse battery"], settings: settings)
+        else { Issue.record("a passkey was asked without the class"); return }
     }
 }

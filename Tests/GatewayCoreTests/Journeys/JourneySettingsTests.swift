@@ -70,8 +70,9 @@ struct JourneySettingsTests {
 
         let refused: [([String: [JourneySettings.Factor]], String)] = [
             (["urn:acme:x": []], "at least one factor"),
-            (["urn:acme:x": [.emailCode]], "a class demands password, totp or sms-code"),
+            (["urn:acme:x": [.emailCode]], "a class demands password, totp, sms-code or passkey"),
             (["urn:acme:x": [.smsCode]], "not among journeys.factors"),
+            (["urn:acme:x": [.passkey]], "passkey, which is not among journeys.factors"),
             ([BackchannelRules.totpACR: [.totp]], "is built in"),
             (["with space": [.password]], "visible ASCII"),
             (Dictionary(uniqueKeysWithValues: (0...10).map { ("urn:c:\($0)", [JourneySettings.Factor.password]) }), "at most 10"),

@@ -35,7 +35,7 @@ struct PasskeySettingsTests {
 
     @Test(
         "an origin is https://host[:port] or an Android app's key hash",
-        arguments: ["http://acme.example", "https://acme.example/", "https://acme.example:0", "https://acme.example:08",
+        arguments: ["http://acme.example", "http://localhost.acme.example", "https://acme.example/", "https://acme.example:0", "https://acme.example:08",
             "https://127.0.0.1", "android:apk-key-hash:short", "android:apk-key-hash:" + String(repeating: "+", count: 43),
             "ios:bundle-id:com.acme"])
     func refusedOrigins(origin: String) {
@@ -44,7 +44,7 @@ struct PasskeySettingsTests {
 
     @Test("origins are bounded and named once")
     func boundedOrigins() {
-        let good = ["https://shop.acme.example", "https://acme.example:8443", Self.android]
+        let good = ["https://shop.acme.example", "https://acme.example:8443", Self.android, "http://localhost:8080"]
         #expect(PasskeySettings(origins: good).problems.isEmpty)
         #expect(PasskeySettings(origins: good + [good[0]]).problems.map(\.problem) == ["names https://shop.acme.example twice"])
         let many = (0...PasskeySettings.maximumOrigins).map { "https://a\($0).example" }

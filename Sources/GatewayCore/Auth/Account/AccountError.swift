@@ -25,4 +25,9 @@ public enum AccountError: Error, Sendable, Equatable {
     case wrongPassword
     /// No live session of the user has this id.
     case sessionNotFound
+    /// The account holds no passkey with this ID.
+    case passkeyNotFound
+    /// Removing it would leave the account without a way in: no password, no other passkey,
+    /// and no code the tenant signs it in with.
+    case lastFactor
 }

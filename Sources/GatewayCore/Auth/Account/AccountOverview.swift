@@ -6,10 +6,13 @@ import Foundation
 public struct AccountOverview: Sendable, Equatable {
     public var user: LocalUser
     public var sessions: [AccountSession]
+    /// The account's passkeys, oldest first (their public keys never shown).
+    public var passkeys: [StoredPasskey]
 
-    public init(user: LocalUser, sessions: [AccountSession]) {
+    public init(user: LocalUser, sessions: [AccountSession], passkeys: [StoredPasskey] = []) {
         self.user = user
         self.sessions = sessions
+        self.passkeys = passkeys
     }
 
     /// Whether the account has a password (an upstream identity's account has none).

@@ -16,6 +16,8 @@ public struct AccountService: Sendable {
     let courier: JourneyCourier?
     let accounts: UserAccountService
     let audit: (any AuditTrail)?
+    /// The users' passkeys (nil: none listed, none changed).
+    let passkeys: (any PasskeyStore)?
 
     /// - Parameters:
     ///   - courier: sends the codes that prove a new e-mail address or phone number (nil:
@@ -23,9 +25,12 @@ public struct AccountService: Sendable {
     ///   - accounts: erases an account (the same erasure operators run).
     ///   - audit: where ending a session is recorded (writes to the account are recorded with
     ///     the write itself).
+    ///   - passkeys: the users' passkeys.
     public init(
-        auth: AuthorizationServer, courier: JourneyCourier?, accounts: UserAccountService, audit: (any AuditTrail)?
+        auth: AuthorizationServer, courier: JourneyCourier?, accounts: UserAccountService, audit: (any AuditTrail)?,
+        passkeys: (any PasskeyStore)? = nil
     ) {
+        self.passkeys = passkeys
         self.auth = auth
         self.courier = courier
         self.accounts = accounts
@@ -35,7 +40,8 @@ public struct AccountService: Sendable {
     /// The account and its live sessions, newest first.
     public func overview(_ caller: AccountCaller) async throws -> AccountOverview {
         let user = try await account(of: caller)
-        return AccountOverview(user: user, sessions: try await sessions(of: caller))
+        let held = try await passkeys?.passkeys(tenantID: caller.tenantID, subject: caller.subject) ?? []
+        return AccountOverview(user: user, sessions: try await sessions(of: caller), passkeys: held)
     }
 
     /// Ends one live session of the user (its refresh token and the access tokens issued from

@@ -17,6 +17,12 @@ public struct JourneyParty: Sendable, Equatable, Codable {
     var relyingParty: RelyingParty { RelyingParty(id: id, origins: Set(origins)) }
 }
 
+extension Journey {
+    /// Whether an account signing up without a password waits for its passkey (written with
+    /// it, not before).
+    var awaitsPasskey: Bool { pending?.subject != nil }
+}
+
 /// Passkeys in the journeys (issue 64): the identify screen's `credential` field signs in with
 /// any passkey of the tenant's (discoverable, no identifier typed); `create-passkey` is offered
 /// once after a sign-in by another factor to an account holding none (skippable), and ends a
@@ -48,6 +54,11 @@ extension JourneyEngine {
         case .identify:
             let (token, options) = try await passkeys.beginAuthentication(
                 party: party.relyingParty, tenantID: journey.tenantID, subject: nil)
+            return PasskeyPrompt(token: token, request: options)
+        case .passkey:
+            guard let subject = journey.signedInSubject else { return nil }
+            let (token, options) = try await passkeys.beginAuthentication(
+                party: party.relyingParty, tenantID: journey.tenantID, subject: subject)
             return PasskeyPrompt(token: token, request: options)
         case .createPasskey:
             let (subject, userName, displayName, held): (String, String, String, [StoredPasskey])
@@ -83,18 +94,27 @@ extension JourneyEngine {
             filled.options = options
             return filled
         }
-        if journey.pending != nil { copy.actions.removeAll { $0 == .skip } }
+        if journey.awaitsPasskey { copy.actions.removeAll { $0 == .skip } }
         return copy
     }
 
-    /// A first factor passed for `user`: create-passkey next when the tenant offers passkeys,
+    /// A first factor passed for `user`: the account's passkey next when the asked classes
+    /// demand one (step-up) and it holds one; create-passkey when the tenant offers passkeys,
     /// the account holds none and it was not offered in this journey; else signed in.
     func finishOfferingPasskey(
         _ journey: inout Journey, user: LocalUser, settings: JourneySettings, onHostedPage: Bool
     ) async throws -> JourneyOutcome {
-        guard journey.passkeyOffered != true, journey.party != nil, runsPasskeys(settings), let passkeys,
-            try await passkeys.store.passkeys(tenantID: journey.tenantID, subject: user.subject).isEmpty
-        else { return try await finish(journey, user: user, onHostedPage: onHostedPage) }
+        guard journey.party != nil, runsPasskeys(settings), let passkeys else {
+            return try await finish(journey, user: user, onHostedPage: onHostedPage)
+        }
+        let held = try await passkeys.store.passkeys(tenantID: journey.tenantID, subject: user.subject)
+        if !held.isEmpty, Self.asksPasskey(journey) {
+            journey.signedInSubject = user.subject
+            return try await move(&journey, to: .passkey, settings: settings)
+        }
+        guard journey.passkeyOffered != true, held.isEmpty else {
+            return try await finish(journey, user: user, onHostedPage: onHostedPage)
+        }
         journey.passkeyOffered = true
         journey.signedInSubject = user.subject
         return try await move(&journey, to: .createPasskey, settings: settings)
@@ -107,20 +127,8 @@ extension JourneyEngine {
     func signInWithPasskey(
         _ journey: inout Journey, _ credential: String, settings: JourneySettings, onHostedPage: Bool
     ) async throws -> JourneyOutcome {
-        guard let passkeys, let party = journey.party, let prompt = journey.passkeyPrompt, prompt.request != nil else {
-            return try await refusePasskey(&journey, settings: settings)
-        }
-        guard let answer = Self.decodeCredential(AuthenticationResponseJSON.self, credential) else {
-            return try await refusePasskey(&journey, settings: settings)
-        }
-        let passkey: StoredPasskey
-        do {
-            passkey = try await passkeys.finishAuthentication(
-                token: prompt.token, tenantID: journey.tenantID, answer: answer, party: party.relyingParty)
-        } catch is PasskeyCeremonyError {
-            return try await refusePasskey(&journey, settings: settings)
-        }
-        guard let user = try await auth.users.user(tenantID: journey.tenantID, subject: passkey.subject), !user.disabled
+        guard let passkey = try await verifiedAssertion(journey, credential),
+            let user = try await auth.users.user(tenantID: journey.tenantID, subject: passkey.subject), !user.disabled
         else { return try await refusePasskey(&journey, settings: settings) }
         journey.amr = Self.amr(of: passkey)
         return try await finish(journey, user: user, onHostedPage: onHostedPage)
@@ -146,7 +154,7 @@ extension JourneyEngine {
             return try await refusePasskey(&journey, settings: settings)
         }
         let user: LocalUser
-        if let pending = journey.pending {
+        if let pending = journey.pending, journey.awaitsPasskey {
             var created = LocalUser(
                 tenantID: journey.tenantID, username: pending.username, subject: passkey.subject, name: pending.name,
                 email: pending.email, phone: pending.phone, passwordHash: IdentityLinker.noPassword)
@@ -165,8 +173,38 @@ extension JourneyEngine {
         do {
             try await passkeys.keep(passkey, trail: passkeyTrail(user, journey: journey, address: address))
         } catch let error as PasskeyCeremonyError {
-            guard journey.pending == nil else { throw error }
+            guard !journey.awaitsPasskey else { throw error }
             return try await refusePasskey(&journey, settings: settings)
+        }
+        return try await finish(journey, user: user, onHostedPage: onHostedPage)
+    }
+
+    /// Whether the journey's asked classes demand a passkey its sign-in has not used yet.
+    static func asksPasskey(_ journey: Journey) -> Bool {
+        let amr = journey.amr ?? []
+        guard !amr.contains("user") else { return false }
+        return (journey.acrValues ?? []).contains { journey.acrDemands?[$0]?.contains("user") == true }
+    }
+
+    /// The step-up screen's submit: the signed-in account's own passkey, verified against the
+    /// screen's ceremony; the sign-in's `amr` gains the passkey's, its use is audited, and the
+    /// code is issued. Refused like a sign-in with a passkey.
+    func stepUpWithPasskey(
+        _ journey: inout Journey, _ credential: String, settings: JourneySettings, address: String?,
+        onHostedPage: Bool
+    ) async throws -> JourneyOutcome {
+        guard let subject = journey.signedInSubject, let passkey = try await verifiedAssertion(journey, credential),
+            passkey.subject == subject,
+            let user = try await auth.users.user(tenantID: journey.tenantID, subject: subject), !user.disabled
+        else { return try await refusePasskey(&journey, settings: settings) }
+        journey.amr = (journey.amr ?? []) + Self.amr(of: passkey)
+        if let audit {
+            _ = try await audit.append(
+                AuditDraft(
+                    time: clock.now(), actor: .user(user, method: "passkey", clientID: journey.clientID, address: address),
+                    verb: .act, resource: AuditResource(type: .user, tenant: journey.tenantID, id: user.username),
+                    outcome: .ok,
+                    note: AuditNote(action: "passkey.step-up", summary: "stepped up with a passkey through \(journey.clientID)")))
         }
         return try await finish(journey, user: user, onHostedPage: onHostedPage)
     }
@@ -174,10 +212,24 @@ extension JourneyEngine {
     /// Create-passkey's skip: signed in as the first factor left it (never for an account
     /// whose passkey is its only factor).
     func skipPasskey(_ journey: Journey, onHostedPage: Bool) async throws -> JourneyOutcome {
-        guard journey.pending == nil, let subject = journey.signedInSubject,
+        guard !journey.awaitsPasskey, let subject = journey.signedInSubject,
             let user = try await auth.users.user(tenantID: journey.tenantID, subject: subject), !user.disabled
         else { throw JourneyError.notFound }
         return try await finish(journey, user: user, onHostedPage: onHostedPage)
+    }
+
+    /// The passkey a credential answering the screen's request names, verified and its counter
+    /// moved; nil when anything failed (the ceremony is spent either way).
+    private func verifiedAssertion(_ journey: Journey, _ credential: String) async throws -> StoredPasskey? {
+        guard let passkeys, let party = journey.party, let prompt = journey.passkeyPrompt, prompt.request != nil,
+            let answer = Self.decodeCredential(AuthenticationResponseJSON.self, credential)
+        else { return nil }
+        do {
+            return try await passkeys.finishAuthentication(
+                token: prompt.token, tenantID: journey.tenantID, answer: answer, party: party.relyingParty)
+        } catch is PasskeyCeremonyError {
+            return nil
+        }
     }
 
     /// The current screen again with a new ceremony (the refused one is spent) and the message

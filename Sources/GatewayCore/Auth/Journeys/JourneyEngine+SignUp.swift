@@ -65,7 +65,7 @@ extension JourneyEngine {
                 return .refused(shown.with([JourneyScreen.Message(field: "username", key: "journey.error.taken")]))
             }
             journey.amr = ["pwd"]
-            return try await finish(journey, user: user, onHostedPage: onHostedPage)
+            return try await finishOfferingPasskey(&journey, user: user, settings: settings, onHostedPage: onHostedPage)
         }
         // A username someone holds is said at once (as without e-mail); whether the address or
         // the number is held is not: a code goes to a new one, a note to a known one (also when
@@ -152,7 +152,8 @@ extension JourneyEngine {
         guard try await create(user, journey: journey, address: address) else {
             return .refused(Self.sent(screen, to: identifier).with([JourneyScreen.Message(key: "journey.error.taken")]))
         }
+        journey.pending = nil  // written: what comes next is the account's own
         journey.amr = ["pwd"]
-        return try await finish(journey, user: user, onHostedPage: onHostedPage)
+        return try await finishOfferingPasskey(&journey, user: user, settings: settings, onHostedPage: onHostedPage)
     }
 }

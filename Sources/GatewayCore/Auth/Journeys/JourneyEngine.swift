@@ -52,14 +52,17 @@ public struct JourneyEngine: Sendable {
     let courier: JourneyCourier?
     /// Passkey ceremonies (issue 64); nil: journeys offer no passkey.
     let passkeys: PasskeyCeremonies?
+    /// Where passkey step-ups are recorded (nil: not recorded).
+    let audit: (any AuditTrail)?
 
     /// - Parameters:
     ///   - courier: sends the codes; nil: no journey needs one (username sign-up only).
     ///   - passkeys: the passkey ceremonies; nil: no passkeys.
     public init(
         auth: AuthorizationServer, cache: any Cache, clock: WallClock, courier: JourneyCourier? = nil,
-        passkeys: PasskeyCeremonies? = nil
+        passkeys: PasskeyCeremonies? = nil, audit: (any AuditTrail)? = nil
     ) {
+        self.audit = audit
         self.passkeys = passkeys
         self.auth = auth
         self.cache = cache
@@ -185,6 +188,12 @@ public struct JourneyEngine: Sendable {
                 &journey, values["credential"] ?? "", settings: settings, address: address, onHostedPage: onHostedPage)
         case (.createPasskey, .skip):
             return try await skipPasskey(journey, onHostedPage: onHostedPage)
+        case (.passkey, .submit):
+            return try await stepUpWithPasskey(
+                &journey, values["credential"] ?? "", settings: settings, address: address, onHostedPage: onHostedPage)
+        case (.passkey, .back):
+            (journey.signedInSubject, journey.amr, journey.identifier) = (nil, nil, nil)
+            return try await move(&journey, to: .identify, settings: settings)
         case (.identify, .submit):
             let identifier = Self.typedIdentifier(values["identifier"] ?? "", settings: settings)
             guard !identifier.isEmpty, identifier.count <= 200, !ControlCharacters.held(in: identifier) else {

@@ -24,6 +24,9 @@ public struct JourneyScreen: Sendable, Equatable {
         /// Create a passkey (issue 64): offered after a sign-in or a sign-up (skippable), or
         /// the way a passwordless sign-up ends.
         case createPasskey = "create-passkey"
+        /// The account's passkey, after a first factor, when the asked `acr_values` demand it
+        /// (step-up).
+        case passkey
     }
 
     /// How a field is typed: the input a native app shows, the `type` of the page's input.

@@ -6,6 +6,7 @@ public enum JourneyStep: String, Sendable, CaseIterable {
     case identify, password, totp, code, register, recover
     case newPassword = "new-password"
     case createPasskey = "create-passkey"
+    case passkey
 
     /// An E.164 phone number: `+`, a country code, at most 15 digits in all.
     public static let phonePattern = #"^\+[1-9][0-9]{6,14}$"#
@@ -65,8 +66,14 @@ public enum JourneyStep: String, Sendable, CaseIterable {
             return JourneyScreen(
                 name: .newPassword, fields: [Self.field("password", .password, autocomplete: "new-password")],
                 actions: [.submit])
+        case .passkey:
+            return JourneyScreen(
+                name: .passkey, fields: [Self.passkeyField(required: true)], actions: [.submit, .back],
+                messages: [JourneyScreen.Message(key: "journey.passkey.confirm")])
         case .createPasskey:
-            return JourneyScreen(name: .createPasskey, fields: [Self.passkeyField(required: true)], actions: [.submit, .skip])
+            return JourneyScreen(
+                name: .createPasskey, fields: [Self.passkeyField(required: true)], actions: [.submit, .skip],
+                messages: [JourneyScreen.Message(key: "journey.passkey.explain")])
         }
     }
 
