@@ -254,6 +254,16 @@ struct JourneyPasskeyTests {
             .records(matching: AuditQuery(chain: "acme", resourceType: .user)).items
         #expect(records.contains { $0.note?.action == "passkey.step-up" && $0.resource.id == "nina" })
 
+        // A clone: the same counter again is refused, and recorded against the owner.
+        let (cloned, identify) = try await world.start(settings: settings)
+        let replayedCounter = try await world.step(
+            cloned.id, "submit", ["credential": try Self.assertion(authenticator, identify, subject: "user-nina")],
+            settings: settings)
+        guard case .refused = replayedCounter else { Issue.record("a counter that did not move was accepted"); return }
+        let afterClone = try await SQLiteAuditTrail(database: world.tenants)
+            .records(matching: AuditQuery(chain: "acme", resourceType: .user)).items
+        #expect(afterClone.contains { $0.note?.action == "passkey.refused" && $0.outcome.code == "passkey_counter_went_back" })
+
         // Without the class asked, the password alone signs in.
         let (plain, _) = try await world.start(settings: settings)
         _ = try await world.step(plain.id, "submit", ["identifier": "nina"], settings: settings)

@@ -220,13 +220,30 @@ extension JourneyEngine {
 
     /// The passkey a credential answering the screen's request names, verified and its counter
     /// moved; nil when anything failed (the ceremony is spent either way).
-    private func verifiedAssertion(_ journey: Journey, _ credential: String) async throws -> StoredPasskey? {
+    /// A counter that went back (a cloned authenticator, WebAuthn §6.1.1) is recorded in the
+    /// audit trail against the passkey's owner.
+    private func verifiedAssertion(
+        _ journey: Journey, _ credential: String, address: String? = nil
+    ) async throws -> StoredPasskey? {
         guard let passkeys, let party = journey.party, let prompt = journey.passkeyPrompt, prompt.request != nil,
             let answer = Self.decodeCredential(AuthenticationResponseJSON.self, credential)
         else { return nil }
         do {
             return try await passkeys.finishAuthentication(
                 token: prompt.token, tenantID: journey.tenantID, answer: answer, party: party.relyingParty)
+        } catch PasskeyCeremonyError.refused(.counterWentBack(let stored, let received), let subject?) {
+            if let audit, let owner = try await auth.users.user(tenantID: journey.tenantID, subject: subject) {
+                _ = try await audit.append(
+                    AuditDraft(
+                        time: clock.now(),
+                        actor: .user(owner, method: "passkey", clientID: journey.clientID, address: address),
+                        verb: .act, resource: AuditResource(type: .user, tenant: journey.tenantID, id: owner.username),
+                        outcome: AuditOutcome(status: 422, code: "passkey_counter_went_back"),
+                        note: AuditNote(
+                            action: "passkey.refused",
+                            summary: "a passkey's sign counter went back (\(stored) to \(received)): refused as a possible clone")))
+            }
+            return nil
         } catch is PasskeyCeremonyError {
             return nil
         }
