@@ -238,7 +238,7 @@ extension JourneyEngine {
                         time: clock.now(),
                         actor: .user(owner, method: "passkey", clientID: journey.clientID, address: address),
                         verb: .act, resource: AuditResource(type: .user, tenant: journey.tenantID, id: owner.username),
-                        outcome: AuditOutcome(status: 422, code: "passkey_counter_went_back"),
+                        outcome: AuditOutcome(status: 422),
                         note: AuditNote(
                             action: "passkey.refused",
                             summary: "a passkey's sign counter went back (\(stored) to \(received)): refused as a possible clone")))
