@@ -125,10 +125,5 @@ extension GatewayAPIHandler {
 
 /// A passkey field's options as the contract's free-form object (the WebAuthn JSON as it is).
 private func passkeyOptionsJSON(_ options: JourneyScreen.PasskeyOptions) -> OpenAPIObjectContainer? {
-    let encoded: Data?
-    switch options {
-    case .create(let creation): encoded = try? JSONEncoder().encode(creation)
-    case .get(let request): encoded = try? JSONEncoder().encode(request)
-    }
-    return encoded.flatMap { try? JSONDecoder().decode(OpenAPIObjectContainer.self, from: $0) }
+    (try? options.json()).flatMap { try? JSONDecoder().decode(OpenAPIObjectContainer.self, from: $0) }
 }

@@ -29,12 +29,7 @@ enum PasskeyPageScript {
 
     /// A passkey field on the page: a hidden input carrying the options, filled by the script.
     static func field(_ field: JourneyScreen.Field, id: String, error: String) -> String {
-        let options: String
-        switch field.options {
-        case .create(let creation): options = (try? JSONEncoder().encode(creation)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        case .get(let request): options = (try? JSONEncoder().encode(request)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        case nil: options = "{}"
-        }
+        let options = (try? field.options?.json()).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         return "<input type=\"hidden\" id=\"\(id)\" name=\"\(LoginPage.escape(field.name))\" value=\"\" "
             + "data-options=\"\(LoginPage.escape(options))\">\(error)<script>\(source)</script>"
     }

@@ -27,6 +27,20 @@ struct AuthStoreContractTests {
             familyID: "f-\(subject)", jti: "at-\(subject)", expiresAt: now.addingTimeInterval(300))
     }
 
+    /// Users alice and bob (subjects alike) of tenant acme, each holding a session with a live
+    /// access token (`at-<subject>`, family hash `h-<subject>`) and a mini-app token
+    /// (`mt-<subject>`), all expiring five minutes after `now`.
+    private func usersHoldingTokens(_ stores: DurableStores, now: Date) async throws {
+        for subject in ["alice", "bob"] {
+            try await stores.auth.addUser(
+                LocalUser(tenantID: "acme", username: subject, subject: subject, passwordHash: "ph"))
+            try await holdTokens(stores.auth, subject: subject, now: now)
+            try await stores.tokenLedger.record(
+                UserMiniAppKey(tenantID: "acme", userID: subject, miniAppID: "hello"), jti: "mt-\(subject)",
+                expiresAt: now.addingTimeInterval(300))
+        }
+    }
+
     /// A fresh database of `backend`, its auth stores, `now` at the stores' precision and an
     /// idle expiry ten minutes on.
     private func refreshWorld(
@@ -451,13 +465,7 @@ struct AuthStoreContractTests {
         let auth = stores.auth
         _ = try await stores.tenants.create(Tenant(id: "acme", displayName: "Acme"), actor: "test")
         let now = StoreClock.date(StoreClock.milliseconds(Date()))
-        for subject in ["alice", "bob"] {
-            try await auth.addUser(LocalUser(tenantID: "acme", username: subject, subject: subject, passwordHash: "ph"))
-            try await holdTokens(auth, subject: subject, now: now)
-            try await stores.tokenLedger.record(
-                UserMiniAppKey(tenantID: "acme", userID: subject, miniAppID: "hello"), jti: "mt-\(subject)",
-                expiresAt: now.addingTimeInterval(300))
-        }
+        try await usersHoldingTokens(stores, now: now)
         await #expect(throws: AuthStoreError.notFound("user with subject nobody")) {
             try await auth.setUserDisabled(true, tenantID: "acme", subject: "nobody", now: now)
         }
@@ -494,13 +502,7 @@ struct AuthStoreContractTests {
         _ = try await stores.tenants.create(Tenant(id: "acme", displayName: "Acme"), actor: "test")
         let now = StoreClock.date(StoreClock.milliseconds(Date()))
         let nowMS = StoreClock.milliseconds(now)
-        for subject in ["alice", "bob"] {
-            try await auth.addUser(LocalUser(tenantID: "acme", username: subject, subject: subject, passwordHash: "ph"))
-            try await holdTokens(auth, subject: subject, now: now)
-            try await stores.tokenLedger.record(
-                UserMiniAppKey(tenantID: "acme", userID: subject, miniAppID: "hello"), jti: "mt-\(subject)",
-                expiresAt: now.addingTimeInterval(300))
-        }
+        try await usersHoldingTokens(stores, now: now)
         struct Refused: Error {}
         await #expect(throws: Refused.self) {
             try await auth.writeUserEndingSessions(tenantID: "acme", username: "alice", now: now, trail: nil) { _ in

@@ -198,14 +198,10 @@ extension JourneyEngine {
             let user = try await auth.users.user(tenantID: journey.tenantID, subject: subject), !user.disabled
         else { return try await refusePasskey(&journey, settings: settings) }
         journey.amr = (journey.amr ?? []) + Self.amr(of: passkey)
-        if let audit {
-            _ = try await audit.append(
-                AuditDraft(
-                    time: clock.now(), actor: .user(user, method: "passkey", clientID: journey.clientID, address: address),
-                    verb: .act, resource: AuditResource(type: .user, tenant: journey.tenantID, id: user.username),
-                    outcome: .ok,
-                    note: AuditNote(action: "passkey.step-up", summary: "stepped up with a passkey through \(journey.clientID)")))
-        }
+        _ = try await audit?.append(
+            passkeyTrail(
+                user, journey: journey, address: address, verb: .act, outcome: .ok, action: "passkey.step-up",
+                summary: "stepped up with a passkey through \(journey.clientID)"))
         return try await finish(journey, user: user, onHostedPage: onHostedPage)
     }
 
@@ -234,14 +230,10 @@ extension JourneyEngine {
         } catch PasskeyCeremonyError.refused(.counterWentBack(let stored, let received), let subject?) {
             if let audit, let owner = try await auth.users.user(tenantID: journey.tenantID, subject: subject) {
                 _ = try await audit.append(
-                    AuditDraft(
-                        time: clock.now(),
-                        actor: .user(owner, method: "passkey", clientID: journey.clientID, address: address),
-                        verb: .act, resource: AuditResource(type: .user, tenant: journey.tenantID, id: owner.username),
-                        outcome: AuditOutcome(status: 422),
-                        note: AuditNote(
-                            action: "passkey.refused",
-                            summary: "a passkey's sign counter went back (\(stored) to \(received)): refused as a possible clone")))
+                    passkeyTrail(
+                        owner, journey: journey, address: address, verb: .act, outcome: AuditOutcome(status: 422),
+                        action: "passkey.refused",
+                        summary: "a passkey's sign counter went back (\(stored) to \(received)): refused as a possible clone"))
             }
             return nil
         } catch is PasskeyCeremonyError {
@@ -266,13 +258,17 @@ extension JourneyEngine {
         return screen
     }
 
-    /// The audit record of a passkey made in a journey (the user as actor; never the key).
-    private func passkeyTrail(_ user: LocalUser, journey: Journey, address: String?) -> AuditDraft {
+    /// The audit record of something a passkey did in a journey, about `user`'s account (the
+    /// user as actor; never the key): made, used as a step-up, refused as a clone.
+    private func passkeyTrail(
+        _ user: LocalUser, journey: Journey, address: String?, verb: AdminVerb = .create, outcome: AuditOutcome = .created,
+        action: String = "passkey.create", summary: String? = nil
+    ) -> AuditDraft {
         AuditDraft(
             time: clock.now(), actor: .user(user, method: "passkey", clientID: journey.clientID, address: address),
-            verb: .create, resource: AuditResource(type: .user, tenant: journey.tenantID, id: user.username),
-            outcome: .created,
-            note: AuditNote(action: "passkey.create", summary: "created a passkey through \(journey.clientID)"))
+            verb: verb, resource: AuditResource(type: .user, tenant: journey.tenantID, id: user.username),
+            outcome: outcome,
+            note: AuditNote(action: action, summary: summary ?? "created a passkey through \(journey.clientID)"))
     }
 
     /// A credential a platform sent (its JSON as text), decoded; nil when it is too long or not one.

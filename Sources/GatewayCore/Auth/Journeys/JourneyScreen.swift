@@ -1,3 +1,5 @@
+import Foundation
+
 /// A screen of a journey (issue 63 §2): what a native app draws from its fields and the hosted
 /// sign-in page renders as a form, from this one definition. Labels and messages are text keys
 /// (`journey.field.password`), resolved in the asked language where the screen is rendered, so
@@ -43,6 +45,15 @@ public struct JourneyScreen: Sendable, Equatable {
         case create(CreationOptionsJSON)
         /// `PublicKeyCredentialRequestOptionsJSON`: use one.
         case get(RequestOptionsJSON)
+
+        /// The options as the JSON the platforms take (what the app's screen and the hosted
+        /// page's field carry alike).
+        public func json() throws -> Data {
+            switch self {
+            case .create(let creation): try JSONEncoder().encode(creation)
+            case .get(let request): try JSONEncoder().encode(request)
+            }
+        }
     }
 
     /// One input; `name` is what the app sends back in `values`.
