@@ -594,6 +594,11 @@ enum PostgresMigrations {
             "v43-tenant-passkeys",
             ["ALTER TABLE tenants ADD COLUMN passkeys TEXT NOT NULL DEFAULT '{}'"]
         ),
+        (
+            // A link domain's Android apps for assetlinks.json (issue 64): a JSON array.
+            "v44-link-domain-android-apps",
+            ["ALTER TABLE tenant_domains ADD COLUMN android_apps TEXT NOT NULL DEFAULT '[]'"]
+        ),
     ]
 
     /// `gateway_rotate_refresh`: one round trip per rotation. Locks the family, THEN reads the

@@ -13,22 +13,28 @@ public final class PostgresTenantDomainStore: TenantDomainStore {
 
     @discardableResult
     public func add(
-        host: String, tenantID: String, appIDs: [String], trail: (@Sendable (TenantDomain?, TenantDomain) -> AuditDraft)?
+        host: String, tenantID: String, appIDs: [String], androidApps: [AndroidApp],
+        trail: (@Sendable (TenantDomain?, TenantDomain) -> AuditDraft)?
     ) async throws -> TenantDomain {
         let name = try TenantDomainError.host(host)
         for id in appIDs { try TenantDomainError.check(appID: id) }
+        let apps = try androidApps.map { app throws(TenantDomainError) in
+            try AndroidApp.checked(packageName: app.packageName, fingerprints: app.sha256CertFingerprints)
+        }
         let now = StoreClock.now()
         return try await database.transaction { connection in
             // Serialize adds of one host: the row lock when it exists, the primary key when two create it.
             let old = try await Self.fetch(connection, host: name, lock: true)
-            var domain = old ?? TenantDomain(host: name, tenantID: tenantID, appIDs: [], createdAt: now)
-            guard domain.tenantID == tenantID else {
-                throw TenantDomainError.hostTaken(host: name, tenantID: domain.tenantID)
+            let base = old ?? TenantDomain(host: name, tenantID: tenantID, appIDs: [], createdAt: now)
+            guard base.tenantID == tenantID else {
+                throw TenantDomainError.hostTaken(host: name, tenantID: base.tenantID)
             }
-            for id in appIDs where !domain.appIDs.contains(id) { domain.appIDs.append(id) }
+            let domain = try base.adding(appIDs: appIDs, androidApps: apps)
+            let (ids, androids) = (try Self.encode(domain.appIDs), try Self.encode(domain.androidApps))
             try await connection.execute("""
-                INSERT INTO tenant_domains (host, tenant_id, app_ids, created_at_ms) VALUES (\(name), \(tenantID), \(try Self.encode(domain.appIDs)), \(StoreClock.milliseconds(domain.createdAt)))
-                ON CONFLICT (host) DO UPDATE SET app_ids = excluded.app_ids
+                INSERT INTO tenant_domains (host, tenant_id, app_ids, android_apps, created_at_ms)
+                VALUES (\(name), \(tenantID), \(ids), \(androids), \(StoreClock.milliseconds(domain.createdAt)))
+                ON CONFLICT (host) DO UPDATE SET app_ids = excluded.app_ids, android_apps = excluded.android_apps
                 """)
             try await PostgresTenantStore.bumpChangeCounter(connection, tenants: [tenantID])
             if let trail { _ = try await PostgresAuditTrail.append(trail(old, domain), on: connection) }
@@ -58,12 +64,12 @@ public final class PostgresTenantDomainStore: TenantDomainStore {
             if let tenantID {
                 try await database.pool.all(
                     """
-                    SELECT host, tenant_id, app_ids, created_at_ms FROM tenant_domains WHERE tenant_id = \(tenantID) ORDER BY host COLLATE "C"
-                    """, as: (String, String, String, Int64).self)
+                    SELECT host, tenant_id, app_ids, android_apps, created_at_ms FROM tenant_domains WHERE tenant_id = \(tenantID) ORDER BY host COLLATE "C"
+                    """, as: (String, String, String, String, Int64).self)
             } else {
                 try await database.pool.all(
-                    "SELECT host, tenant_id, app_ids, created_at_ms FROM tenant_domains ORDER BY host COLLATE \"C\"",
-                    as: (String, String, String, Int64).self)
+                    "SELECT host, tenant_id, app_ids, android_apps, created_at_ms FROM tenant_domains ORDER BY host COLLATE \"C\"",
+                    as: (String, String, String, String, Int64).self)
             }
         return try rows.map(Self.domain)
     }
@@ -72,21 +78,22 @@ public final class PostgresTenantDomainStore: TenantDomainStore {
         let row =
             lock
             ? try await runner.first(
-                "SELECT host, tenant_id, app_ids, created_at_ms FROM tenant_domains WHERE host = \(host) FOR UPDATE",
-                as: (String, String, String, Int64).self)
+                "SELECT host, tenant_id, app_ids, android_apps, created_at_ms FROM tenant_domains WHERE host = \(host) FOR UPDATE",
+                as: (String, String, String, String, Int64).self)
             : try await runner.first(
-                "SELECT host, tenant_id, app_ids, created_at_ms FROM tenant_domains WHERE host = \(host)",
-                as: (String, String, String, Int64).self)
+                "SELECT host, tenant_id, app_ids, android_apps, created_at_ms FROM tenant_domains WHERE host = \(host)",
+                as: (String, String, String, String, Int64).self)
         return try row.map(domain)
     }
 
-    private static func domain(_ row: (String, String, String, Int64)) throws -> TenantDomain {
+    private static func domain(_ row: (String, String, String, String, Int64)) throws -> TenantDomain {
         TenantDomain(
             host: row.0, tenantID: row.1, appIDs: try JSONDecoder().decode([String].self, from: Data(row.2.utf8)),
-            createdAt: StoreClock.date(row.3))
+            androidApps: try JSONDecoder().decode([AndroidApp].self, from: Data(row.3.utf8)),
+            createdAt: StoreClock.date(row.4))
     }
 
-    private static func encode(_ ids: [String]) throws -> String {
-        String(decoding: try JSONEncoder().encode(ids), as: UTF8.self)
+    private static func encode(_ value: some Encodable) throws -> String {
+        String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
     }
 }

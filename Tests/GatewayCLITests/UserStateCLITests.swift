@@ -121,6 +121,30 @@ import Testing
         #expect(try await ctl.run(["domain", "list", "--json"]).json() as? [Any] != nil)
     }
 
+    @Test("An Android app on a domain: its fingerprints merge per package and its passkey origin is printed")
+    func domainAndroidApps() async throws {
+        let ctl = try await harness()
+        defer { ctl.remove() }
+        let first = "14:6d:e9:83:c5:73:06:50:d8:ee:b9:95:2f:34:fc:64:16:a0:83:42:e6:1d:be:a8:8a:04:96:b2:3f:cf:44:e5"
+        let second = String(repeating: "AB:", count: 31) + "CD"
+        let add = await ctl.run([
+            "domain", "add", "--tenant", "acme", "--host", "links.acme.com", "--android-app", "com.acme.app=\(first)",
+        ])
+        #expect(add.code == 0, "\(add.error)")
+        // The base64url SHA-256 of the certificate, as Credential Manager presents the app's origin.
+        #expect(add.output.contains("com.acme.app passkey origins: android:apk-key-hash:FG3pg8VzBlDY7rmVLzT8ZBagg0LmHb6oigSWsj_PROU"))
+        let again = await ctl.run([
+            "domain", "add", "--tenant", "acme", "--host", "links.acme.com", "--android-app", "com.acme.app=\(second)",
+            "--app-id", "ABCDE12345.com.acme.app",
+        ])
+        #expect(again.code == 0, "\(again.error)")
+        let list = try #require(try await ctl.run(["domain", "list", "--json"]).json() as? [[String: Any]])
+        let apps = try #require(list.first?["androidApps"] as? [[String: Any]])
+        #expect(apps.count == 1 && apps.first?["packageName"] as? String == "com.acme.app")
+        #expect(apps.first?["sha256CertFingerprints"] as? [String] == [first.uppercased(), second])
+        #expect(list.first?["appIDs"] as? [String] == ["ABCDE12345.com.acme.app"])
+    }
+
     static let badCommands: [[String]] = [
         ["storage", "usage"],
         ["storage", "usage", "--tenant", "Nope!"],
@@ -144,6 +168,10 @@ import Testing
         ["domain", "add", "--tenant", "acme", "--host", "https://x.com", "--app-id", "ABCDE12345.a"],
         ["domain", "add", "--tenant", "acme", "--host", "x.com", "--app-id", "nope"],
         ["domain", "add", "--tenant", "acme", "--host", "x.com"],
+        ["domain", "add", "--tenant", "acme", "--host", "x.com", "--android-app", "com.acme.app"],
+        ["domain", "add", "--tenant", "acme", "--host", "x.com", "--android-app", "acme=" + String(repeating: "AB:", count: 31) + "CD"],
+        ["domain", "add", "--tenant", "acme", "--host", "x.com", "--android-app", "com.acme.app=" + String(repeating: "AB:", count: 31) + "C"],
+        ["domain", "add", "--tenant", "acme", "--host", "x.com", "--android-app", "com.acme.app=" + String(repeating: "+B:", count: 31) + "CD"],
         ["domain", "remove", "--tenant", "acme", "--host", "unknown.com"],
         ["domain", "list", "--tenant", "BAD"],
     ]

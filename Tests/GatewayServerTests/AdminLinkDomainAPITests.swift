@@ -14,6 +14,47 @@ struct AdminLinkDomainAPITests {
         String(decoding: try JSONSerialization.data(withJSONObject: ["host": host, "appIDs": appIDs]), as: UTF8.self)
     }
 
+    static let fingerprint = "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5"
+
+    @Test("Android apps: added alone, fingerprints merged per package, malformed ones refused", arguments: DatabaseBackend.available)
+    func androidApps(backend: DatabaseBackend) async throws {
+        try await AdminAPITests.withAdmin(backend: backend) { admin in
+            let token = admin.tokens["acme-admin"]
+            func add(_ apps: [[String: Any]], appIDs: [String]? = nil) async throws -> (status: Int, json: [String: Any]) {
+                var body: [String: Any] = ["host": "android.acme.example", "androidApps": apps]
+                if let appIDs { body["appIDs"] = appIDs }
+                let text = String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self)
+                let answer = try await admin.call(.POST, Self.base, token: token, body: text, contentType: "application/json")
+                return (answer.status, answer.json)
+            }
+            let lower = Self.fingerprint.lowercased()
+            let first = try await add([["packageName": "com.acme.app", "sha256CertFingerprints": [lower]]])
+            #expect(first.status == 200, "\(first.json)")
+            let second = String(repeating: "AB:", count: 31) + "CD"
+            let merged = try await add([["packageName": "com.acme.app", "sha256CertFingerprints": [second]]])
+            let apps = merged.json["androidApps"] as? [[String: Any]]
+            #expect(apps?.count == 1 && apps?.first?["sha256CertFingerprints"] as? [String] == [Self.fingerprint, second])
+            #expect(merged.json["appIDs"] as? [String] == [])
+
+            let before = try await admin.stores.domains.domain(host: "android.acme.example")
+            for (apps, appIDs) in [
+                ([["packageName": "acme", "sha256CertFingerprints": [second]]], nil),
+                ([["packageName": "com.acme.app", "sha256CertFingerprints": [String(second.dropLast(2)) + "ZZ"]]], nil),
+                ([["packageName": "com.1acme.app", "sha256CertFingerprints": [second]]], nil),
+                ([], [String]()),
+                ([], nil),
+            ] as [([[String: Any]], [String]?)] {
+                let refused = try await add(apps, appIDs: appIDs)
+                #expect(refused.status == 422 && refused.json["code"] as? String == "invalid_link_domain", "\(refused)")
+            }
+            #expect(try await admin.stores.domains.domain(host: "android.acme.example") == before)
+            let records = try await admin.stores.audit.records(
+                matching: AuditQuery(chain: "acme", resourceType: .linkDomain, limit: 30)
+            ).items
+            #expect(records.filter { $0.resource.id == "android.acme.example" && $0.outcome.status == 422 }.count == 5)
+        }
+    }
+
     @Test(arguments: DatabaseBackend.available)
     func addExtendListRemove(backend: DatabaseBackend) async throws {
         try await AdminAPITests.withAdmin(backend: backend) { admin in

@@ -146,4 +146,37 @@ struct HostStateEndpointTests {
             }
         }
     }
+
+    @Test("assetlinks.json is served per Host header: app links and passkeys for each Android app")
+    func assetLinks() async throws {
+        try await GatewayHarness.withGateway { harness, client, port in
+            let id = uniqueTenantID("links")
+            try await harness.createTenant(Tenant(id: id, displayName: "Asset links"))
+            let domains = harness.bootstrap.stores.domains
+            let print = String(repeating: "0A:", count: 31) + "FF"
+            let app = try AndroidApp.checked(packageName: "com.example.\(id.replacingOccurrences(of: "-", with: "_"))", fingerprints: [print.lowercased()])
+            try await domains.add(host: "android.\(id).example", tenantID: id, appIDs: [], androidApps: [app], trail: nil)
+            try await domains.add(host: "apple.\(id).example", tenantID: id, appIDs: ["TEAM111111.com.example.one"])
+
+            #expect(try await client.getAssetLinks().notFound.body.applicationProblemJson.code == "unknown_host")
+            func statements(_ host: String) async throws -> [[String: Any]]? {
+                var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/.well-known/assetlinks.json")
+                request.headers.replaceOrAdd(name: "Host", value: host)
+                let response = try await TestHTTP.noRedirects.execute(request, timeout: .seconds(10))
+                #expect(response.status.code == 200)
+                #expect(response.headers.first(name: "Content-Type")?.hasPrefix("application/json") == true)
+                let body = try await response.body.collect(upTo: 1 << 20)
+                return try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [[String: Any]]
+            }
+            let android = try #require(try await statements("Android.\(id).example:443"))
+            #expect(android.count == 1)
+            let relations = try #require(android.first?["relation"] as? [String])
+            #expect(Set(relations) == ["delegate_permission/common.handle_all_urls", "delegate_permission/common.get_login_creds"])
+            let target = try #require(android.first?["target"] as? [String: Any])
+            #expect(target["namespace"] as? String == "android_app" && target["package_name"] as? String == app.packageName)
+            #expect(target["sha256_cert_fingerprints"] as? [String] == [print])
+            // A domain with Apple apps only grants nothing on Android.
+            #expect(try await statements("apple.\(id).example")?.isEmpty == true)
+        }
+    }
 }

@@ -14,9 +14,15 @@ extension AdminRemote {
         }
     }
 
-    func addLinkDomain(tenantID: String, host: String, appIDs: [String]) async throws -> TenantDomain {
-        let output = try await client.adminAddLinkDomain(
-            path: .init(tenant: tenantID), body: .json(.init(host: host, appIDs: appIDs)))
+    func addLinkDomain(
+        tenantID: String, host: String, appIDs: [String], androidApps: [AndroidApp]
+    ) async throws -> TenantDomain {
+        let apps = androidApps.map {
+            Components.Schemas.AndroidApp(packageName: $0.packageName, sha256CertFingerprints: $0.sha256CertFingerprints)
+        }
+        let body = Components.Schemas.LinkDomainAdd(
+            host: host, appIDs: appIDs.isEmpty ? nil : appIDs, androidApps: apps.isEmpty ? nil : apps)
+        let output = try await client.adminAddLinkDomain(path: .init(tenant: tenantID), body: .json(body))
         guard case .ok(let ok) = output else { throw Self.refusal(output) }
         return try Self.document(try ok.body.json, as: TenantDomain.self)
     }

@@ -23,12 +23,13 @@ extension AdminService {
         return found
     }
 
-    /// Adds `host` to the tenant, or `appIDs` to a host it has. A host or app id the rules
-    /// refuse answers 422 `invalid_link_domain`, another tenant's host 409 `link_domain_taken`
+    /// Adds `host` to the tenant, or `appIDs` and `androidApps` to a host it has (an Android
+    /// app already there gains the new fingerprints). A host or app the rules refuse, or no
+    /// app at all, answers 422 `invalid_link_domain`, another tenant's host 409 `link_domain_taken`
     /// (without naming the tenant); both are recorded. Needs `link-domain:create` either way
     /// (one operation, one permission); the record says `update` when the host was there.
     public func addLinkDomain(
-        _ call: AdminCall, tenantID: String, host: String, appIDs: [String]
+        _ call: AdminCall, tenantID: String, host: String, appIDs: [String], androidApps: [AndroidApp] = []
     ) async throws -> TenantDomain {
         let name = host.lowercased()
         let verb = AdminVerb.create
@@ -37,12 +38,16 @@ extension AdminService {
         let resource = AuditResource(type: .linkDomain, tenant: tenantID, id: String(name.prefix(253)))
         do {
             _ = try TenantDomainError.host(host)
-            guard !appIDs.isEmpty else {
-                throw AdminError.invalidLinkDomain("appIDs needs at least one TEAMID.bundle.id")
+            guard !appIDs.isEmpty || !androidApps.isEmpty else {
+                throw AdminError.invalidLinkDomain(
+                    "give at least one app: appIDs (TEAMID.bundle.id) or androidApps (packageName and fingerprints)")
             }
             for id in appIDs { try TenantDomainError.check(appID: id) }
+            let apps = try androidApps.map { app throws(TenantDomainError) in
+                try AndroidApp.checked(packageName: app.packageName, fingerprints: app.sha256CertFingerprints)
+            }
             let (actor, requestID, now) = (call.actor, call.requestID, clock.now())
-            return try await domains.add(host: name, tenantID: tenantID, appIDs: appIDs) { old, new in
+            return try await domains.add(host: name, tenantID: tenantID, appIDs: appIDs, androidApps: apps) { old, new in
                 LinkDomainTrail.draft(old, new, actor: actor, requestID: requestID, time: now)
             }
         } catch let error as TenantDomainError {
@@ -50,7 +55,7 @@ extension AdminService {
                 switch error {
                 case .hostTaken: (.linkDomainTaken(name), AuditOutcome(status: 409, code: "link_domain_taken"))
                 case .notFound: (.linkDomainNotFound(name), AuditOutcome(status: 404, code: "link_domain_not_found"))
-                case .invalidHost, .invalidAppID:
+                case .invalidHost, .invalidAppID, .invalidAndroidApp:
                     (.invalidLinkDomain(error.description), AuditOutcome(status: 422, code: "invalid_link_domain"))
                 }
             try await refused(call, verb, resource, refusal.1)

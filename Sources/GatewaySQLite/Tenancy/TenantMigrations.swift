@@ -466,6 +466,10 @@ enum TenantMigrations {
             // The tenant's WebAuthn relying party (issue 64): one JSON object, `{}` the defaults.
             try db.execute(sql: "ALTER TABLE tenants ADD COLUMN passkeys TEXT NOT NULL DEFAULT '{}'")
         }
+        migrator.registerMigration("v44-link-domain-android-apps") { db in
+            // A link domain's Android apps for assetlinks.json (issue 64): a JSON array.
+            try db.execute(sql: "ALTER TABLE tenant_domains ADD COLUMN android_apps TEXT NOT NULL DEFAULT '[]'")
+        }
         return migrator
     }
 }

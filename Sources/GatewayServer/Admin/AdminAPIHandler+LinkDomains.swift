@@ -29,10 +29,21 @@ extension AdminAPIHandler {
     ) async throws -> Operations.AdminAddLinkDomain.Output {
         guard case .json(let body) = input.body else { throw AdminError.badRequest("a JSON body") }
         try AdminInput.check(body.host, max: 253, "host")
-        try AdminInput.check(body.appIDs, maxItems: 50, "appIDs")
-        for id in body.appIDs { try AdminInput.check(id, max: 166, "an app id") }
+        let appIDs = body.appIDs ?? []
+        try AdminInput.check(appIDs, maxItems: 50, "appIDs")
+        for id in appIDs { try AdminInput.check(id, max: 166, "an app id") }
+        let androidApps = body.androidApps ?? []
+        try AdminInput.check(androidApps, maxItems: 50, "androidApps")
+        for app in androidApps {
+            try AdminInput.check(app.packageName, max: 255, "a package name")
+            try AdminInput.check(app.sha256CertFingerprints, maxItems: 10, "sha256CertFingerprints")
+            for print in app.sha256CertFingerprints { try AdminInput.check(print, max: 95, "a fingerprint") }
+        }
         let domain = try await service.addLinkDomain(
-            try AdminScope.call(), tenantID: input.path.tenant, host: body.host, appIDs: body.appIDs)
+            try AdminScope.call(), tenantID: input.path.tenant, host: body.host, appIDs: appIDs,
+            androidApps: androidApps.map {
+                AndroidApp(packageName: $0.packageName, sha256CertFingerprints: $0.sha256CertFingerprints)
+            })
         return .ok(.init(body: .json(try Self.wire(domain, as: Components.Schemas.LinkDomain.self))))
     }
 

@@ -103,8 +103,13 @@ enum ConsoleTenantPage {
         body +=
             sections.domains.map { domains in
                 ConsolePage.table(
-                    caption: texts[.linkDomains], headers: [texts[.host], texts[.appIDs]],
-                    rows: domains.map { [escape($0.host), escape($0.appIDs.joined(separator: ", "))] })
+                    caption: texts[.linkDomains], headers: [texts[.host], texts[.appIDs], texts[.androidApps]],
+                    rows: domains.map {
+                        [
+                            escape($0.host), escape($0.appIDs.joined(separator: ", ")),
+                            escape($0.androidApps.map(\.packageName).joined(separator: ", ")),
+                        ]
+                    })
             } ?? hidden
 
         body += "<h2>\(escape(texts[.roleBindings]))</h2>"

@@ -93,7 +93,7 @@ struct ConsoleTexts: Sendable {
         case user, attempts, sendTitle, sendUsers, sendEveryone, preview, locale, textFor, titleField, bodyField
         case sendToEveryone, sendToUsers, cutToFit, sendNow, notReadable, configuration, setting, value
         case secretsMasked, clients, kind, redirects, scopes, optionalScopes, confidential, publicClient, signingKeys, nextStep
-        case nextStepAt, rotateHint, linkDomains, host, appIDs, roleBindings, role, miniApps, sequence, address
+        case nextStepAt, rotateHint, linkDomains, host, appIDs, androidApps, roleBindings, role, miniApps, sequence, address
         case requestID, recordBroken, recordHolds, change, noChange, before, after, verifyWhole, auditRecord
         case useInstead, actionWithdraw, consequenceWithdraw, timeZone, save, moreTenants, perMinute, errorShare
         case latencyP95, backlog, pushBacklog, byProvider, secretKept, saveConfiguration, tenantChangedBy
@@ -244,6 +244,7 @@ struct ConsoleTexts: Sendable {
             case .linkDomains: "Link domains"
             case .host: "Host"
             case .appIDs: "App ids"
+            case .androidApps: "Android apps"
             case .roleBindings: "Role bindings"
             case .role: "Role"
             case .miniApps: "Mini apps"
@@ -333,7 +334,7 @@ struct ConsoleTexts: Sendable {
         "channel": "チャネル", "purpose": "用途", "recipient": "宛先", "lastError": "直近のエラー",
         "confidential": "コンフィデンシャル", "publicClient": "パブリック", "signingKeys": "署名鍵", "nextStep": "次の段階",
         "nextStepAt": "%2 に %1", "rotateHint": "署名中: ローテーションで置き換え", "linkDomains": "リンクドメイン",
-        "host": "ホスト", "appIDs": "アプリ ID", "roleBindings": "ロールの割り当て", "role": "ロール", "miniApps": "ミニアプリ",
+        "host": "ホスト", "appIDs": "アプリ ID", "androidApps": "Android アプリ", "roleBindings": "ロールの割り当て", "role": "ロール", "miniApps": "ミニアプリ",
         "sequence": "シーケンス", "address": "アドレス", "requestID": "リクエスト ID",
         "recordBroken": "この記録はチェーン内で整合していません: %1。監査ログが改ざんされています。docs/operators.md を参照してください。",
         "recordHolds": "この記録はチェーン %1 で整合しています: 内容が封印と一致し、前後の記録とつながっています。",

@@ -6,49 +6,71 @@ import GatewayCore
 struct DomainCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "domain",
-        abstract: "Web domains of a tenant: deep links and apple-app-site-association.",
+        abstract: "Web domains of a tenant: deep links, apple-app-site-association and assetlinks.json.",
         subcommands: [DomainAddCommand.self, DomainListCommand.self, DomainRemoveCommand.self]
     )
 }
 
-/// `gatewayctl domain add --tenant T --host H --app-id TEAM.bundle [--app-id ...]`
+/// `gatewayctl domain add --tenant T --host H [--app-id TEAM.bundle ...] [--android-app PKG=FP ...]`
 struct DomainAddCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "add", abstract: "Add a host (or app ids to a host) of a tenant.")
+        commandName: "add", abstract: "Add a host (or apps to a host) of a tenant.")
 
     @OptionGroup var tenant: TenantOption
     @Option(help: "Host name, e.g. app.example.com.") var host: String
     @Option(name: .customLong("app-id"), help: "Apple app id TEAMID.bundle.id (repeatable).") var appIDs: [String] = []
+    @Option(
+        name: .customLong("android-app"),
+        help: "Android app PACKAGE=SHA256_CERT_FINGERPRINT as keytool prints it (repeatable; fingerprints add up).")
+    var androidApps: [String] = []
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
         do {
             _ = try TenantDomainError.host(host)
             for id in appIDs { try TenantDomainError.check(appID: id) }
+            _ = try apps()
         } catch {
             throw ValidationError(error.description)
         }
-        if appIDs.isEmpty { throw ValidationError("give at least one --app-id TEAMID.bundle.id") }
+        if appIDs.isEmpty && androidApps.isEmpty {
+            throw ValidationError("give at least one --app-id TEAMID.bundle.id or --android-app PACKAGE=FINGERPRINT")
+        }
+    }
+
+    /// The `--android-app` values, one app per package.
+    private func apps() throws(TenantDomainError) -> [AndroidApp] {
+        try TenantDomain(host: host, tenantID: tenant.tenant, appIDs: [])
+            .adding(appIDs: [], androidApps: try androidApps.map { argument throws(TenantDomainError) in
+                try AndroidApp.parse(argument)
+            })
+            .androidApps
     }
 
     func run() async throws {
         let context = try CLIContext.require()
         let domain: TenantDomain
         if let remote = try await AdminRemote.select(global, context: context) {
-            domain = try await remote.addLinkDomain(tenantID: tenant.tenant, host: host, appIDs: appIDs)
+            domain = try await remote.addLinkDomain(
+                tenantID: tenant.tenant, host: host, appIDs: appIDs, androidApps: try apps())
         } else {
             let state = try await UserStateAccess(global, tenantID: tenant.tenant, context: context)
-            let (store, user, now) = (state.access.stores.domains, state.access.actor, Date())
+            let (store, user, now, apps) = (state.access.stores.domains, state.access.actor, Date(), try apps())
             domain = try await UserStateAccess.mapErrors {
-                try await store.add(host: host, tenantID: tenant.tenant, appIDs: appIDs) { old, new in
+                try await store.add(host: host, tenantID: tenant.tenant, appIDs: appIDs, androidApps: apps) { old, new in
                     LinkDomainTrail.draft(old, new, actor: .local(user: user), requestID: nil, time: now)
                 }
             }
         }
         if global.json {
             try context.printJSON(domain)
-        } else {
-            context.print("tenant \(tenant.tenant) serves \(domain.host) for \(domain.appIDs.joined(separator: ", "))")
+            return
+        }
+        let apps = domain.appIDs + domain.androidApps.map(\.packageName)
+        context.print("tenant \(tenant.tenant) serves \(domain.host) for \(apps.joined(separator: ", "))")
+        for app in domain.androidApps {
+            // What the tenant lists in `passkeys.origins` so the app's passkey ceremonies pass.
+            context.print("  \(app.packageName) passkey origins: \(app.passkeyOrigins.joined(separator: " "))")
         }
     }
 }
@@ -81,8 +103,11 @@ struct DomainListCommand: AsyncParsableCommand {
             try context.printJSON(domains)
             return
         }
-        var table = TextTable(header: ["HOST", "TENANT", "APP IDS"])
-        table.rows = domains.map { [$0.host, $0.tenantID, $0.appIDs.joined(separator: ",")] }
+        var table = TextTable(header: ["HOST", "TENANT", "APP IDS", "ANDROID APPS"])
+        table.rows = domains.map {
+            let android = $0.androidApps.map(\.packageName).joined(separator: ",")
+            return [$0.host, $0.tenantID, $0.appIDs.joined(separator: ","), android]
+        }
         table.lines.forEach(context.print)
     }
 }

@@ -16,8 +16,17 @@ public struct DeepLinkService: Sendable {
 
     /// The AASA JSON for a request's `Host` header (port ignored), nil for an unknown host.
     public func appSiteAssociation(host: String) async throws -> Data? {
-        let name = host.split(separator: ":").first.map(String.init) ?? host
-        guard let domain = try await domains.domain(host: name) else { return nil }
+        guard let domain = try await domain(host: host) else { return nil }
         return try AppSiteAssociation.document(for: domain)
+    }
+
+    /// The `assetlinks.json` for a request's `Host` header (port ignored), nil for an unknown host.
+    public func assetLinks(host: String) async throws -> Data? {
+        guard let domain = try await domain(host: host) else { return nil }
+        return try AssetLinks.document(for: domain)
+    }
+
+    private func domain(host: String) async throws -> TenantDomain? {
+        try await domains.domain(host: host.split(separator: ":").first.map(String.init) ?? host)
     }
 }

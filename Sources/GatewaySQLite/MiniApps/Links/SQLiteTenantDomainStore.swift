@@ -13,24 +13,32 @@ public final class SQLiteTenantDomainStore: TenantDomainStore {
 
     @discardableResult
     public func add(
-        host: String, tenantID: String, appIDs: [String], trail: (@Sendable (TenantDomain?, TenantDomain) -> AuditDraft)?
+        host: String, tenantID: String, appIDs: [String], androidApps: [AndroidApp],
+        trail: (@Sendable (TenantDomain?, TenantDomain) -> AuditDraft)?
     ) async throws -> TenantDomain {
         let name = try TenantDomainError.host(host)
         for id in appIDs { try TenantDomainError.check(appID: id) }
+        let apps = try androidApps.map { app throws(TenantDomainError) in
+            try AndroidApp.checked(packageName: app.packageName, fingerprints: app.sha256CertFingerprints)
+        }
         let now = StoreClock.now()
         return try await pool.write { db in
             let old = try Self.fetch(db, host: name)
-            var domain = old ?? TenantDomain(host: name, tenantID: tenantID, appIDs: [], createdAt: now)
-            guard domain.tenantID == tenantID else {
-                throw TenantDomainError.hostTaken(host: name, tenantID: domain.tenantID)
+            let base = old ?? TenantDomain(host: name, tenantID: tenantID, appIDs: [], createdAt: now)
+            guard base.tenantID == tenantID else {
+                throw TenantDomainError.hostTaken(host: name, tenantID: base.tenantID)
             }
-            for id in appIDs where !domain.appIDs.contains(id) { domain.appIDs.append(id) }
+            let domain = try base.adding(appIDs: appIDs, androidApps: apps)
             try db.execute(
                 sql: """
-                    INSERT INTO tenant_domains (host, tenant_id, app_ids, created_at_ms) VALUES (?, ?, ?, ?)
-                    ON CONFLICT (host) DO UPDATE SET app_ids = excluded.app_ids
+                    INSERT INTO tenant_domains (host, tenant_id, app_ids, android_apps, created_at_ms)
+                    VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (host) DO UPDATE SET app_ids = excluded.app_ids, android_apps = excluded.android_apps
                     """,
-                arguments: [name, tenantID, try Self.encode(domain.appIDs), StoreClock.milliseconds(domain.createdAt)])
+                arguments: [
+                    name, tenantID, try Self.encode(domain.appIDs), try Self.encode(domain.androidApps),
+                    StoreClock.milliseconds(domain.createdAt),
+                ])
             try SQLiteTenantStore.bumpChangeCounter(db, tenants: [tenantID])
             if let trail { _ = try SQLiteAuditTrail.append(trail(old, domain), in: db) }
             return domain
@@ -57,7 +65,7 @@ public final class SQLiteTenantDomainStore: TenantDomainStore {
 
     public func domains(tenantID: String?) async throws -> [TenantDomain] {
         try await pool.read { db in
-            let sql = "SELECT host, tenant_id, app_ids, created_at_ms FROM tenant_domains"
+            let sql = "SELECT host, tenant_id, app_ids, android_apps, created_at_ms FROM tenant_domains"
             let rows = if let tenantID {
                 try Row.fetchAll(db, sql: sql + " WHERE tenant_id = ? ORDER BY host", arguments: [tenantID])
             } else {
@@ -69,17 +77,19 @@ public final class SQLiteTenantDomainStore: TenantDomainStore {
 
     private static func fetch(_ db: Database, host: String) throws -> TenantDomain? {
         try Row.fetchOne(
-            db, sql: "SELECT host, tenant_id, app_ids, created_at_ms FROM tenant_domains WHERE host = ?",
+            db, sql: "SELECT host, tenant_id, app_ids, android_apps, created_at_ms FROM tenant_domains WHERE host = ?",
             arguments: [host]
         ).map(domain)
     }
 
     private static func domain(_ row: Row) throws -> TenantDomain {
         let ids = try JSONDecoder().decode([String].self, from: Data((row[2] as String).utf8))
-        return TenantDomain(host: row[0], tenantID: row[1], appIDs: ids, createdAt: StoreClock.date(row[3]))
+        let apps = try JSONDecoder().decode([AndroidApp].self, from: Data((row[3] as String).utf8))
+        return TenantDomain(
+            host: row[0], tenantID: row[1], appIDs: ids, androidApps: apps, createdAt: StoreClock.date(row[4]))
     }
 
-    private static func encode(_ ids: [String]) throws -> String {
-        String(decoding: try JSONEncoder().encode(ids), as: UTF8.self)
+    private static func encode(_ value: some Encodable) throws -> String {
+        String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
     }
 }
