@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import GatewayCore
 
-/// `gatewayctl user add|import|list|passwd|update|disable|delete|link|unlink|links --tenant T`
+/// `gatewayctl user add|import|list|passwd|update|disable|delete|link|unlink|links|passkeys --tenant T`
 struct UserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user",
@@ -11,7 +11,7 @@ struct UserCommand: AsyncParsableCommand {
             UserAddCommand.self, UserImportCommand.self, UserListCommand.self, UserPasswdCommand.self,
             UserUpdateCommand.self, UserDisableCommand.self,
             UserDeleteCommand.self,
-            UserLinkCommand.self, UserUnlinkCommand.self, UserLinksCommand.self,
+            UserLinkCommand.self, UserUnlinkCommand.self, UserLinksCommand.self, UserPasskeysCommand.self,
         ]
     )
 }

@@ -52,3 +52,18 @@ extension AdminRemote {
         return try Self.document(try ok.body.json, as: UserErasureReport.self)
     }
 }
+
+/// A user's passkeys over the admin API.
+extension AdminRemote {
+    func userPasskeys(tenantID: String, username: String) async throws -> [PasskeyDocument] {
+        let output = try await client.adminListUserPasskeys(path: .init(tenant: tenantID, username: username))
+        guard case .ok(let ok) = output else { throw Self.refusal(output) }
+        return try Self.document(try ok.body.json.items, as: [PasskeyDocument].self)
+    }
+
+    func removeUserPasskey(tenantID: String, username: String, passkeyID: String) async throws {
+        let output = try await client.adminRemoveUserPasskey(
+            path: .init(tenant: tenantID, username: username, passkeyId: passkeyID))
+        guard case .noContent = output else { throw Self.refusal(output) }
+    }
+}

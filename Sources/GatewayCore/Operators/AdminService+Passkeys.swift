@@ -1,16 +1,14 @@
 import Foundation
 
-/// A user's passkeys on the admin API (issue 64): operators see them and remove one (a lost
-/// phone); removing is recorded in the tenant's audit trail with the operator as actor. Unlike
-/// My account, an operator may remove a user's last passkey: the user then recovers the account
-/// or is given a password.
+/// A user's passkeys on the admin API (issue 64): operators see them and remove one; what is
+/// done is the store's (``PasskeyStore/removePasskey(of:passkeyID:actor:requestID:time:)``),
+/// shared with gatewayctl on the database.
 extension AdminService {
     /// The user's passkeys, oldest first (their keys never). Needs `user:read`.
-    public func userPasskeys(_ call: AdminCall, tenantID: String, username: String) async throws -> [StoredPasskey] {
+    public func userPasskeys(_ call: AdminCall, tenantID: String, username: String) async throws -> [PasskeyDocument] {
         try await authorize(call, AdminPermission(.read, .user), tenantID: tenantID, resourceID: username)
         _ = try await requireTenant(tenantID)
-        let user = try await passkeyHolder(tenantID: tenantID, username: username)
-        return try await users.passkeys(tenantID: tenantID, subject: user.subject)
+        return try await users.passkeyDocuments(of: try await passkeyHolder(tenantID: tenantID, username: username))
     }
 
     /// Removes one of the user's passkeys (`passkeyID`: its credential ID, base64url); 404
@@ -21,19 +19,9 @@ extension AdminService {
         try await authorize(call, AdminPermission(.update, .user), tenantID: tenantID, resourceID: username)
         _ = try await requireTenant(tenantID)
         let user = try await passkeyHolder(tenantID: tenantID, username: username)
-        guard passkeyID.utf8.count <= 1_400, let credentialID = Base64URL.decode(passkeyID),
-            let passkey = try await users.passkey(tenantID: tenantID, credentialID: Array(credentialID)),
-            passkey.subject == user.subject
-        else { throw AdminError.passkeyNotFound(passkeyID) }
-        var draft = UserTrail.draft(
-            user, user, actor: call.actor, requestID: call.requestID, verb: .delete, time: clock.now())
-        draft.note = AuditNote(action: "passkey.remove", summary: "removed the passkey \(passkey.name)")
-        do {
-            try await users.removePasskey(
-                tenantID: tenantID, subject: user.subject, credentialID: passkey.credentialID, trail: draft)
-        } catch AuthStoreError.notFound {
-            throw AdminError.passkeyNotFound(passkeyID)
-        }
+        let removed = try await users.removePasskey(
+            of: user, passkeyID: passkeyID, actor: call.actor, requestID: call.requestID, time: clock.now())
+        if removed == nil { throw AdminError.passkeyNotFound(passkeyID) }
     }
 
     private func passkeyHolder(tenantID: String, username: String) async throws -> LocalUser {

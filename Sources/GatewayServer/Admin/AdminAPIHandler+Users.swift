@@ -86,15 +86,8 @@ extension AdminAPIHandler {
         try AdminInput.check(input.path.username, max: 200, "username")
         let passkeys = try await service.userPasskeys(
             try AdminScope.call(), tenantID: input.path.tenant, username: input.path.username)
-        return .ok(
-            .init(
-                body: .json(
-                    .init(
-                        items: passkeys.map {
-                            .init(
-                                id: Base64URL.encode($0.credentialID), name: $0.name, createdAt: $0.createdAt,
-                                lastUsedAt: $0.lastUsedAt, backedUp: $0.backedUp)
-                        }))))
+        let items = try passkeys.map { try Self.wire($0, as: Components.Schemas.UserPasskey.self) }
+        return .ok(.init(body: .json(.init(items: items))))
     }
 
     func adminRemoveUserPasskey(
