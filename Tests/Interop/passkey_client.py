@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A native-style passkey client written from docs/passkeys.md (not from the gateway's code).
 
-Usage: passkey_client.py BASE TENANT CLIENT_ID REDIRECT_URI RP_ID ANDROID_ORIGIN
+Usage: passkey_client.py BASE TENANT CLIENT_ID REDIRECT_URI RP_ID ANDROID_ORIGIN [CIBA_CLIENT CIBA_SECRET]
 
 The authenticator is software, built from the `fido2` package's WebAuthn structures (CBOR,
 COSE, authenticator data, attestation `none`) and a P-256 key from `cryptography`: it answers
@@ -11,8 +11,11 @@ people sign up with a username and a passkey, no password (`journeys.factors: ["
 with RP ID RP_ID and ANDROID_ORIGIN among its origins. Steps: sign up with a passkey as an iOS
 app would (origin https://RP_ID); sign in with it as an Android app would (ANDROID_ORIGIN), no
 username typed; the same answer again, an answer for another origin and one without user
-verification, each refused with a new challenge on the screen. Prints one "ok <step>" line
-per step; exits non-zero on the first failure.
+verification, each refused with a new challenge on the screen. With a CIBA client (docs/ciba.md),
+the phone then approves a TV's sign-in request whose `acr_values` ask for a passkey: the plain
+approval is refused, the passkey options are fetched, the assertion approves it, the TV's ID
+token says `acr` passkey and `amr` `hwk user`, and the same assertion again is refused. Prints
+one "ok <step>" line per step; exits non-zero on the first failure.
 """
 import base64
 import hashlib
@@ -65,7 +68,8 @@ class SoftwarePasskey:
     def get(self, options_json, origin, flags=FLAGS.UP | FLAGS.UV):
         options = PublicKeyCredentialRequestOptions.from_dict(options_json)
         assert options.rp_id == self.rp_id, (options.rp_id, self.rp_id)
-        assert not options.allow_credentials, "a discoverable request names no credential"
+        # A discoverable request names no credential; one for a known user names this one.
+        assert all(c.id == self.credential_id for c in options.allow_credentials or []), options
         client_data = CollectedClientData.create(type="webauthn.get", challenge=options.challenge, origin=origin)
         self.counter += 1
         auth_data = AuthenticatorData.create(hashlib.sha256(self.rp_id.encode()).digest(), flags, self.counter)
@@ -103,9 +107,60 @@ class Client:
             "grant_type": "authorization_code", "code": code, "code_verifier": self.verifier,
             "client_id": self.client_id}, timeout=30)
         assert answer.status_code == 200, (answer.status_code, answer.text)
-        claims = json.loads(base64.urlsafe_b64decode(answer.json()["id_token"].split(".")[1] + "=="))
+        claims = id_token_claims(answer.json())
         assert claims["nonce"] == self.nonce and claims["iss"] == self.issuer, claims
+        self.access_token = answer.json()["access_token"]
         return claims
+
+
+def id_token_claims(tokens):
+    return json.loads(base64.urlsafe_b64decode(tokens["id_token"].split(".")[1] + "=="))
+
+
+PASSKEY_ACR = "urn:superapp-gateway:acr:passkey"
+
+
+def ciba_step_up(client, passkey, android_origin, ciba_client, ciba_secret, subject):
+    """A TV asks for the user's approval with a passkey; the phone (this client) gives it."""
+    def ask():
+        answer = requests.post(f"{client.issuer}/oauth2/bc-authorize", auth=(ciba_client, ciba_secret), data={
+            "scope": "openid", "login_hint": subject, "binding_message": "TV 4821", "acr_values": PASSKEY_ACR},
+            timeout=30)
+        assert answer.status_code == 200, (answer.status_code, answer.text)
+        return answer.json()["auth_req_id"]
+
+    def phone(method, path, body=None):
+        answer = requests.request(method, f"{client.issuer}/v1/me/sign-in-requests{path}", json=body,
+                                  headers={"Authorization": f"Bearer {client.access_token}"}, timeout=30)
+        return answer.status_code, (answer.json() if answer.content else None)
+
+    request_id = ask()
+    status, listed = phone("GET", "")
+    item = next(i for i in listed["items"] if i["id"] == request_id)
+    assert item["acrValues"] == [PASSKEY_ACR], item
+    status, body = phone("POST", f"/{request_id}/approve")
+    assert status == 403 and body["code"] == "step_up_required", (status, body)
+    status, body = phone("POST", f"/{request_id}/passkey-options")
+    assert status == 200 and body["options"]["challenge"], (status, body)
+    assert [c["id"] for c in body["options"]["allowCredentials"]] == [websafe_encode(passkey.credential_id)], body
+    answer = passkey.get(body["options"], origin=android_origin)
+    status, body = phone("POST", f"/{request_id}/approve", {"passkey": answer})
+    assert status == 204, (status, body)
+    tokens = requests.post(f"{client.issuer}/oauth2/token", auth=(ciba_client, ciba_secret), data={
+        "grant_type": "urn:openid:params:grant-type:ciba", "auth_req_id": request_id}, timeout=30)
+    assert tokens.status_code == 200, (tokens.status_code, tokens.text)
+    claims = id_token_claims(tokens.json())
+    assert claims["sub"] == subject and claims["acr"] == PASSKEY_ACR and claims["amr"] == ["hwk", "user"], claims
+    print("ok ciba-passkey-step-up")
+
+    # The same assertion for the next request: its challenge was spent; refused, nothing approved.
+    again = ask()
+    phone("POST", f"/{again}/passkey-options")
+    status, body = phone("POST", f"/{again}/approve", {"passkey": answer})
+    assert status == 403 and body["code"] == "step_up_failed", (status, body)
+    status, listed = phone("GET", "")
+    assert again in [i["id"] for i in listed["items"]], listed
+    print("ok ciba-passkey-replay-refused")
 
 
 def passkey_field(screen):
@@ -116,6 +171,7 @@ def passkey_field(screen):
 
 def main():
     base, tenant, client_id, redirect_uri, rp_id, android_origin = sys.argv[1:7]
+    ciba = sys.argv[7:9]
     client = Client(base, tenant, client_id, redirect_uri)
     passkey = SoftwarePasskey()
 
@@ -158,6 +214,9 @@ def main():
         assert passkey_field(body["screen"])["options"]["challenge"] != field["options"]["challenge"], name
         journey = body
         print(f"ok {name}-refused")
+
+    if ciba:
+        ciba_step_up(client, passkey, android_origin, *ciba, subject=signed_in["sub"])
 
 
 if __name__ == "__main__":

@@ -12,10 +12,12 @@ extension JourneySettings {
         uniqueKeysWithValues: [(Factor.password, "pwd"), (.totp, "otp"), (.smsCode, "sms"), (.passkey, "user")])
 
     /// The `amr` values `acr` demands: a class of the tenant's, or a built-in one (the TOTP class
-    /// demands `otp`, the password class nothing); nil for a value nobody defined.
+    /// demands `otp`, the passkey class `user`, the password class nothing); nil for a value
+    /// nobody defined.
     public func demandedAMR(for acr: String) -> [String]? {
         if let factors = stepUp[acr] { return factors.compactMap { Self.stepUpFactors[$0] } }
         if acr == BackchannelRules.totpACR { return ["otp"] }
+        if acr == BackchannelRules.passkeyACR { return ["user"] }
         if acr == BackchannelRules.passwordACR { return [] }
         return nil
     }

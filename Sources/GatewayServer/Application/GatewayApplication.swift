@@ -65,6 +65,8 @@ public final class GatewayServices: Sendable {
     public let journeys: JourneyEngine
     /// My account for the host app (issue 63 §7); nil: its operations answer 404.
     public let account: AccountService?
+    /// Passkey ceremonies (issue 64), for a sign-in request's step-up; nil: no passkeys.
+    public let passkeys: PasskeyCeremonies?
     /// The wall clock of every time-based decision (tokens, throttles, rate windows).
     public var clock: WallClock { auth.clock }
 
@@ -103,6 +105,7 @@ public final class GatewayServices: Sendable {
         self.issuerBase = issuerBase
         self.csrf = csrf
         self.signIn = BrowserSignIn(auth: auth, federation: federation.signIn, csrf: csrf)
+        self.passkeys = passkeys
         self.journeys = JourneyEngine(
             auth: auth, cache: cache, clock: auth.clock, courier: journeyCourier, passkeys: passkeys, audit: audit)
         self.miniApps = miniApps

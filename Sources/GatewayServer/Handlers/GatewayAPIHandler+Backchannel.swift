@@ -1,6 +1,7 @@
 import Foundation
 import GatewayAPI
 import GatewayCore
+import OpenAPIRuntime
 
 /// OpenID CIBA (issue 50): the backchannel authentication endpoint for clients, and the
 /// signed-in user's sign-in requests for the host app. Translate; the authorization server decides.
@@ -70,24 +71,79 @@ extension GatewayAPIHandler {
             case .json(let body): body
             case nil: nil
             }
-        try await answerSignInRequest(input.path.id, approve: true, totp: step?.totp, password: step?.password)
+        try await answerSignInRequest(
+            input.path.id, approve: true, totp: step?.totp, password: step?.password,
+            passkey: try step?.passkey.map(Self.signInRequestPasskey))
         return .noContent(.init())
+    }
+
+    func startSignInRequestPasskey(
+        _ input: Operations.StartSignInRequestPasskey.Input
+    ) async throws -> Operations.StartSignInRequestPasskey.Output {
+        try RequestValidation.opaqueID(input.path.id, "id")
+        let principal = try RequestScope.requirePrincipal()
+        let tenant = try RequestScope.requireTenant()
+        guard let ceremonies = services.passkeys else {
+            throw BackchannelError.stepUpRequired("this gateway keeps no passkeys: step up with the TOTP code or password")
+        }
+        let (options, expiresAt) = try await services.auth.beginBackchannelPasskey(
+            tenantID: tenant.id, subject: principal.subject, id: input.path.id, ceremonies: ceremonies,
+            party: tenant.passkeys.relyingParty(issuer: services.issuerBase.issuer(tenantID: tenant.id)))
+        let json = try JSONDecoder().decode(OpenAPIObjectContainer.self, from: try JSONEncoder().encode(options))
+        return .ok(
+            .init(
+                headers: .init(cacheControl: "no-store"),
+                body: .json(.init(options: .init(additionalProperties: json), expiresAt: expiresAt))))
+    }
+
+    /// The approval's passkey credential as the relying party reads it (at most 8 KiB of JSON).
+    private static func signInRequestPasskey(
+        _ given: Components.Schemas.SignInApproval.PasskeyPayload
+    ) throws -> AuthenticationResponseJSON {
+        let json = try JSONEncoder().encode(given.additionalProperties)
+        guard json.count <= JourneyEngine.maximumCredentialLength,
+            let credential = try? JSONDecoder().decode(AuthenticationResponseJSON.self, from: json)
+        else {
+            throw GatewayProblem.invalidRequest(
+                "passkey must be the credential as PublicKeyCredential.toJSON() gives it, at most 8 KiB")
+        }
+        return credential
     }
 
     func denySignInRequest(
         _ input: Operations.DenySignInRequest.Input
     ) async throws -> Operations.DenySignInRequest.Output {
-        try await answerSignInRequest(input.path.id, approve: false, totp: nil, password: nil)
+        try await answerSignInRequest(input.path.id, approve: false, totp: nil, password: nil, passkey: nil)
         return .noContent(.init())
     }
 
-    private func answerSignInRequest(_ id: String, approve: Bool, totp: String?, password: String?) async throws {
+    private func answerSignInRequest(
+        _ id: String, approve: Bool, totp: String?, password: String?, passkey: AuthenticationResponseJSON?
+    ) async throws {
         try RequestValidation.opaqueID(id, "id")
         let principal = try RequestScope.requirePrincipal()
         let tenant = try RequestScope.requireTenant()
-        let (request, answer) = try await services.auth.answerBackchannel(
-            tenantID: tenant.id, subject: principal.subject, id: id, approve: approve, authTime: principal.authTime,
-            totp: totp, password: password, address: RequestScope.current?.clientAddress, settings: tenant.ciba)
+        var proof: BackchannelPasskeyAnswer?
+        if let passkey {
+            guard let ceremonies = services.passkeys else { throw BackchannelError.stepUpFailed }
+            proof = BackchannelPasskeyAnswer(
+                credential: passkey, ceremonies: ceremonies,
+                party: tenant.passkeys.relyingParty(issuer: services.issuerBase.issuer(tenantID: tenant.id)))
+        }
+        let (request, answer): (BackchannelRequest, BackchannelAnswer)
+        do {
+            (request, answer) = try await services.auth.answerBackchannel(
+                tenantID: tenant.id, subject: principal.subject, id: id, approve: approve,
+                authTime: principal.authTime, totp: totp, password: password, passkey: proof,
+                address: RequestScope.current?.clientAddress, settings: tenant.ciba)
+        } catch BackchannelError.passkeyCounterWentBack(let stored, let received) {
+            await record(
+                BackchannelTrail.passkeyRefused(
+                    tenantID: tenant.id, subject: principal.subject, stored: stored, received: received,
+                    address: RequestScope.current?.clientAddress, requestID: RequestScope.current?.requestID,
+                    at: services.clock.now()))
+            throw BackchannelError.passkeyCounterWentBack(stored: stored, received: received)
+        }
         services.metrics.recordBackchannel(
             tenant: tenant.id, client: request.clientID, event: approve ? "approved" : "denied")
         await notify { try await $0.withdraw(request, approved: approve) }

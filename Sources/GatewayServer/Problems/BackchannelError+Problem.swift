@@ -13,7 +13,7 @@ extension BackchannelError: ProblemConvertible {
                 status: 409, code: "sign_in_request_answered", title: "Sign-in request answered", detail: description)
         case .stepUpRequired:
             GatewayProblem(status: 403, code: "step_up_required", title: "Step-up required", detail: description)
-        case .stepUpFailed:
+        case .stepUpFailed, .passkeyCounterWentBack:
             GatewayProblem(status: 403, code: "step_up_failed", title: "Step-up failed", detail: description)
         }
     }

@@ -64,6 +64,11 @@ struct JourneySettingsTests {
         #expect(settings.meets(amr: ["pwd"], asked: asked) && settings.meets(amr: [], asked: ["urn:other"]))
         #expect(!settings.meets(amr: ["pwd"], asked: ["urn:acme:loa:2"]))
         #expect(!settings.meets(amr: ["pwd"], asked: [BackchannelRules.totpACR]))
+        // The built-in passkey class: met by a passkey's user verification, and what it carries.
+        #expect(settings.demandedAMR(for: BackchannelRules.passkeyACR) == ["user"])
+        #expect(settings.meets(amr: ["swk", "user"], asked: [BackchannelRules.passkeyACR]))
+        #expect(!settings.meets(amr: ["pwd", "otp"], asked: [BackchannelRules.passkeyACR]))
+        #expect(settings.acr(amr: ["hwk", "user"], asked: []) == BackchannelRules.passkeyACR)
         #expect(
             settings.acrValuesSupported
                 == BackchannelRules.supportedACRValues + ["urn:acme:loa:1", "urn:acme:loa:2"])

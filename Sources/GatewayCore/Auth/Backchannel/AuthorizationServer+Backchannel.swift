@@ -39,15 +39,18 @@ public enum BackchannelError: Error, Sendable, Equatable, CustomStringConvertibl
     /// The request asks for a step-up (`acr_values`), or the host app's sign-in is older than
     /// the tenant allows: the user's TOTP code or password must come with the approval.
     case stepUpRequired(String)
-    /// The step-up code or password was wrong (or held back by the sign-in throttle).
+    /// The step-up code, password or passkey was wrong (or held back by the sign-in throttle).
     case stepUpFailed
+    /// The passkey's sign counter went back (a possible clone, WebAuthn §6.1.1): refused like
+    /// ``stepUpFailed``, and recorded in the audit trail by the caller.
+    case passkeyCounterWentBack(stored: UInt32, received: UInt32)
 
     public var description: String {
         switch self {
         case .notFound: "no pending sign-in request of this user has that id"
         case .alreadyAnswered: "the sign-in request was answered already"
         case .stepUpRequired(let why): why
-        case .stepUpFailed: "the code or password is not right"
+        case .stepUpFailed, .passkeyCounterWentBack: "the code, password or passkey is not right"
         }
     }
 }
@@ -202,29 +205,37 @@ extension AuthorizationServer {
     /// The host app's answer for `subject` (CIBA's authentication device): approve or deny a
     /// pending request of that user. An approval needs the host app's sign-in to be recent
     /// (`authTime` within the tenant's ``CIBASettings/recentSignInSeconds``) or a step-up: the TOTP
-    /// code (`totp`) or the password; a request whose `acr_values` ask for one needs it
-    /// whatever the sign-in's age. Answered once, on any replica. Answers the request and the
-    /// answer recorded.
+    /// code (`totp`), the password, or a passkey answering the request's ceremony
+    /// (``beginBackchannelPasskey(tenantID:subject:id:ceremonies:party:)``); a request whose
+    /// `acr_values` ask for one needs it whatever the sign-in's age, and one that asks for a
+    /// passkey takes nothing else. A passkey satisfies every class. Answered once, on any
+    /// replica. Answers the request and the answer recorded.
     /// - Throws: ``BackchannelError``.
     public func answerBackchannel(
         tenantID: String, subject: String, id: String, approve: Bool, authTime: Date?, totp: String? = nil,
-        password: String? = nil, address: String? = nil, settings: CIBASettings = CIBASettings()
+        password: String? = nil, passkey: BackchannelPasskeyAnswer? = nil, address: String? = nil,
+        settings: CIBASettings = CIBASettings()
     ) async throws -> (request: BackchannelRequest, answer: BackchannelAnswer) {
         let now = clock.now()
-        guard id.utf8.count <= 64, let request = try await backchannel.request(tenantID: tenantID, id: id),
-            request.subject == subject, request.expiresAt > now
-        else { throw BackchannelError.notFound }
-        guard try await backchannel.answer(tenantID: tenantID, id: id) == nil else {
-            throw BackchannelError.alreadyAnswered
-        }
+        let request = try await pendingBackchannelRequest(tenantID: tenantID, subject: subject, id: id)
         var answer = BackchannelAnswer(approved: approve, at: now)
         if approve {
+            let wantsPasskey = request.acrValues.contains(BackchannelRules.passkeyACR)
             let wantsTOTP = request.acrValues.contains(BackchannelRules.totpACR)
-            let wantsStepUp = wantsTOTP || request.acrValues.contains(BackchannelRules.passwordACR)
+            let wantsStepUp = wantsPasskey || wantsTOTP || request.acrValues.contains(BackchannelRules.passwordACR)
             let recent = authTime.map {
                 now.timeIntervalSince($0) <= TimeInterval(settings.recentSignInSeconds)
             }
-            if let code = totp, !code.isEmpty {
+            if let passkey {
+                guard let user = try await users.user(tenantID: tenantID, subject: subject), !user.disabled else {
+                    throw BackchannelError.stepUpFailed
+                }
+                let used = try await backchannelPasskey(passkey, tenantID: tenantID, subject: user.subject, id: id)
+                answer.acr = wantsPasskey ? BackchannelRules.passkeyACR : request.acrValues.first
+                answer.amr = used.amr
+            } else if wantsPasskey {
+                throw BackchannelError.stepUpRequired("this request asks for one of the user's passkeys")
+            } else if let code = totp, !code.isEmpty {
                 guard let user = try await users.user(tenantID: tenantID, subject: subject), !user.disabled,
                     try await acceptsCode(code, of: user, address: address)
                 else { throw BackchannelError.stepUpFailed }

@@ -22,10 +22,12 @@ public enum BackchannelRules {
     /// Pending requests one user may have at once.
     public static let maxPendingPerUser = 10
 
-    /// `acr_values` that ask for a step-up at the approval: the password again, or a TOTP code.
+    /// `acr_values` that ask for a step-up at the approval: the password again, a TOTP code,
+    /// or one of the user's passkeys (phishing-resistant; it satisfies the other two as well).
     public static let passwordACR = "urn:superapp-gateway:acr:pwd"
     public static let totpACR = "urn:superapp-gateway:acr:otp"
-    public static let supportedACRValues = [passwordACR, totpACR]
+    public static let passkeyACR = "urn:superapp-gateway:acr:passkey"
+    public static let supportedACRValues = [passwordACR, totpACR, passkeyACR]
 
     /// Whether `message` is a binding message this gateway shows.
     public static func isValidBindingMessage(_ message: String) -> Bool {

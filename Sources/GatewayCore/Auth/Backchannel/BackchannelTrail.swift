@@ -39,4 +39,21 @@ public enum BackchannelTrail {
                 action: approved ? "sign-in-approve" : "sign-in-deny",
                 summary: "\(approved ? "approved" : "denied") \(request.clientID)'s sign-in request\(stepUp)"))
     }
+
+    /// The record of a passkey refused at an approval because its sign counter went back (a
+    /// possible clone, WebAuthn §6.1.1): the user is the actor, as at the answer.
+    public static func passkeyRefused(
+        tenantID: String, subject: String, stored: UInt32, received: UInt32, address: String?, requestID: String?,
+        at time: Date
+    ) -> AuditDraft {
+        AuditDraft(
+            time: time,
+            actor: AuditActor(subject: "user:\(subject)", name: subject, roles: [], address: address),
+            requestID: requestID, verb: .act,
+            resource: AuditResource(type: .user, tenant: tenantID, id: subject),
+            outcome: AuditOutcome(status: 403, code: "step_up_failed"),
+            note: AuditNote(
+                action: "passkey.refused",
+                summary: "a passkey's sign counter went back (\(stored) to \(received)) at a sign-in approval: refused as a possible clone"))
+    }
 }

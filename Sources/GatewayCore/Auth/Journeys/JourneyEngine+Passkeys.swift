@@ -39,13 +39,6 @@ extension JourneyEngine {
         passkeys != nil && settings.factors.contains(.passkey)
     }
 
-    /// The `amr` of a sign-in with `passkey` (RFC 8176): proof of a key, `hwk` when it never
-    /// leaves its authenticator, `swk` when it may be synced (backup eligible), and `user` for
-    /// the user verification every ceremony requires.
-    static func amr(of passkey: StoredPasskey) -> [String] {
-        [passkey.backupEligible ? "swk" : "hwk", "user"]
-    }
-
     /// The ceremony the screen of `step` carries: a discoverable authentication on the identify
     /// screen, a registration on create-passkey; nil elsewhere, or without passkeys.
     func passkeyPrompt(for step: JourneyStep, journey: Journey, settings: JourneySettings) async throws -> PasskeyPrompt? {
@@ -130,7 +123,7 @@ extension JourneyEngine {
         guard let passkey = try await verifiedAssertion(journey, credential),
             let user = try await auth.users.user(tenantID: journey.tenantID, subject: passkey.subject), !user.disabled
         else { return try await refusePasskey(&journey, settings: settings) }
-        journey.amr = Self.amr(of: passkey)
+        journey.amr = passkey.amr
         return try await finish(journey, user: user, onHostedPage: onHostedPage)
     }
 
@@ -162,7 +155,7 @@ extension JourneyEngine {
             guard try await create(created, journey: journey, address: address) else {
                 return .refused(try currentScreen(of: journey, settings: settings).with([JourneyScreen.Message(key: "journey.error.taken")]))
             }
-            (user, journey.amr) = (created, Self.amr(of: passkey))
+            (user, journey.amr) = (created, passkey.amr)
         } else if let signedIn = journey.signedInSubject,
             let found = try await auth.users.user(tenantID: journey.tenantID, subject: signedIn), !found.disabled
         {
@@ -197,7 +190,7 @@ extension JourneyEngine {
             passkey.subject == subject,
             let user = try await auth.users.user(tenantID: journey.tenantID, subject: subject), !user.disabled
         else { return try await refusePasskey(&journey, settings: settings) }
-        journey.amr = (journey.amr ?? []) + Self.amr(of: passkey)
+        journey.amr = (journey.amr ?? []) + passkey.amr
         _ = try await audit?.append(
             passkeyTrail(
                 user, journey: journey, address: address, verb: .act, outcome: .ok, action: "passkey.step-up",

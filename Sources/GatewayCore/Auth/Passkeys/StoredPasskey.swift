@@ -63,3 +63,10 @@ public struct StoredPasskey: Sendable, Equatable {
             userHandle: Self.userHandle(of: subject))
     }
 }
+
+extension StoredPasskey {
+    /// The `amr` of a sign-in or step-up with this passkey (RFC 8176): proof of a key, `hwk`
+    /// when it never leaves its authenticator, `swk` when it may be synced (backup eligible),
+    /// and `user` for the user verification every ceremony requires.
+    public var amr: [String] { [backupEligible ? "swk" : "hwk", "user"] }
+}

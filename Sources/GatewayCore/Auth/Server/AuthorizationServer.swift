@@ -278,10 +278,12 @@ public struct AuthorizationServer: Sendable {
         return try await codes.issue(grant)
     }
 
-    /// The authentication context class `amr` meets: the TOTP one with a one-time password,
-    /// else the password one (the values `acr_values_supported` names).
+    /// The authentication context class `amr` meets: the passkey one with a passkey's user
+    /// verification, the TOTP one with a one-time password, else the password one (the values
+    /// `acr_values_supported` names).
     public static func acr(of amr: [String]) -> String {
-        amr.contains("otp") ? BackchannelRules.totpACR : BackchannelRules.passwordACR
+        if amr.contains("user") { return BackchannelRules.passkeyACR }
+        return amr.contains("otp") ? BackchannelRules.totpACR : BackchannelRules.passwordACR
     }
 
     /// `uri` with query parameters appended (nil values skipped).
