@@ -38,7 +38,8 @@ public enum CourierClaimPlanner {
         var ended: [(Leased, CourierState, String)] = []
         for row in rows {
             guard row.expiresAt > now else {
-                ended.append((row, .expired, "expired before it went out"))
+                let unheld = row.purpose.hasSuffix(JourneyCourier.unheldSuffix)
+                ended.append((row, .expired, unheld ? "not sent: nobody holds the recipient" : "expired before it went out"))
                 continue
             }
             let context = "courier:\(row.tenantID):\(row.messageID)"

@@ -73,7 +73,7 @@ extension GatewayAPIHandler {
             }
         try await answerSignInRequest(
             input.path.id, approve: true, totp: step?.totp, password: step?.password,
-            passkey: try step?.passkey.map(Self.signInRequestPasskey))
+            passkey: step?.passkey.map(Self.signInRequestPasskey))
         return .noContent(.init())
     }
 
@@ -96,18 +96,15 @@ extension GatewayAPIHandler {
                 body: .json(.init(options: .init(additionalProperties: json), expiresAt: expiresAt))))
     }
 
-    /// The approval's passkey credential as the relying party reads it (at most 8 KiB of JSON).
+    /// The approval's passkey credential as the relying party reads it; nil for an object that
+    /// is none (or longer than 8 KiB of JSON): refused as a wrong passkey is, 403 `step_up_failed`.
     private static func signInRequestPasskey(
         _ given: Components.Schemas.SignInApproval.PasskeyPayload
-    ) throws -> AuthenticationResponseJSON {
-        let json = try JSONEncoder().encode(given.additionalProperties)
-        guard json.count <= JourneyEngine.maximumCredentialLength,
-            let credential = try? JSONDecoder().decode(AuthenticationResponseJSON.self, from: json)
-        else {
-            throw GatewayProblem.invalidRequest(
-                "passkey must be the credential as PublicKeyCredential.toJSON() gives it, at most 8 KiB")
-        }
-        return credential
+    ) -> AuthenticationResponseJSON? {
+        guard let json = try? JSONEncoder().encode(given.additionalProperties),
+            json.count <= JourneyEngine.maximumCredentialLength
+        else { return nil }
+        return try? JSONDecoder().decode(AuthenticationResponseJSON.self, from: json)
     }
 
     func denySignInRequest(
@@ -117,8 +114,10 @@ extension GatewayAPIHandler {
         return .noContent(.init())
     }
 
+    /// Answers the sign-in request `id`; `passkey` is the approval's `passkey` member: nil when
+    /// absent, else the credential read from it (nil inside: no such credential).
     private func answerSignInRequest(
-        _ id: String, approve: Bool, totp: String?, password: String?, passkey: AuthenticationResponseJSON?
+        _ id: String, approve: Bool, totp: String?, password: String?, passkey: AuthenticationResponseJSON??
     ) async throws {
         try RequestValidation.opaqueID(id, "id")
         let principal = try RequestScope.requirePrincipal()

@@ -84,6 +84,11 @@ struct JourneyPhoneTests {
         // Resend too: nothing goes out.
         #expect(Self.screen(try await world.step(unknown.id, "resend", settings: Self.settings))?.name == .code)
         #expect(try await Self.messages(world).isEmpty)
+        // The unknown number's messages were written as a real sending's are (so its answer takes
+        // as long), but expired: each ended at its claim, never handed to the provider.
+        let ended = try await world.outbox.messages(tenantID: "acme", state: .expired, before: nil, limit: 10)
+        #expect(ended.map(\.purpose) == ["sign-in.unheld", "sign-in.unheld"], "\(ended)")
+        #expect(ended.allSatisfy { $0.attempts == 0 && $0.lastError == "not sent: nobody holds the recipient" })
         var refusals: [[JourneyScreen.Message]] = []
         for journey in [known, unknown] {
             let outcome = try await world.step(journey.id, "submit", ["code": "123456"], settings: Self.settings)

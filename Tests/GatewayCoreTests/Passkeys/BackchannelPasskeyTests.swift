@@ -147,6 +147,15 @@ struct BackchannelPasskeyTests {
                 try await world.approve(id, passkey: try Self.assertion(&phone, first, origin: "https://evil.example"))
             } == .stepUpFailed)
         #expect(await Self.refusal { try await world.approve(id, passkey: try Self.assertion(&phone, first)) } == .stepUpFailed)
+        // Something that is no credential at all (the handler's nil): refused, the ceremony spent.
+        let malformed = try await world.options(id)
+        #expect(
+            await Self.refusal {
+                try await world.auth.answerBackchannel(
+                    tenantID: "acme", subject: "user-nina", id: id, approve: true, authTime: world.clock.wall.now(),
+                    passkey: BackchannelPasskeyAnswer(credential: nil, ceremonies: world.ceremonies, party: Self.party))
+            } == .stepUpFailed)
+        #expect(await Self.refusal { try await world.approve(id, passkey: try Self.assertion(&phone, malformed)) } == .stepUpFailed)
         // Asking again replaces the ceremony: the first challenge no longer counts.
         let replaced = try await world.options(id)
         _ = try await world.options(id)

@@ -1,13 +1,14 @@
 import Foundation
 
 /// A passkey answering a sign-in request's ceremony (issue 64): the credential as
-/// `PublicKeyCredential.toJSON()` gives it, and the tenant's relying party that checks it.
+/// `PublicKeyCredential.toJSON()` gives it (nil: what was sent is no such credential, refused
+/// like a wrong one), and the tenant's relying party that checks it.
 public struct BackchannelPasskeyAnswer: Sendable {
-    public var credential: AuthenticationResponseJSON
+    public var credential: AuthenticationResponseJSON?
     public var ceremonies: PasskeyCeremonies
     public var party: RelyingParty
 
-    public init(credential: AuthenticationResponseJSON, ceremonies: PasskeyCeremonies, party: RelyingParty) {
+    public init(credential: AuthenticationResponseJSON?, ceremonies: PasskeyCeremonies, party: RelyingParty) {
         self.credential = credential
         self.ceremonies = ceremonies
         self.party = party
@@ -45,12 +46,12 @@ extension AuthorizationServer {
     func backchannelPasskey(
         _ answer: BackchannelPasskeyAnswer, tenantID: String, subject: String, id: String
     ) async throws -> StoredPasskey {
-        guard let token = try await cache.take(Self.backchannelPasskeyKey(tenantID: tenantID, id: id)) else {
-            throw BackchannelError.stepUpFailed
-        }
+        guard let token = try await cache.take(Self.backchannelPasskeyKey(tenantID: tenantID, id: id)),
+            let credential = answer.credential
+        else { throw BackchannelError.stepUpFailed }
         do {
             let passkey = try await answer.ceremonies.finishAuthentication(
-                token: String(decoding: token, as: UTF8.self), tenantID: tenantID, answer: answer.credential,
+                token: String(decoding: token, as: UTF8.self), tenantID: tenantID, answer: credential,
                 party: answer.party)
             guard passkey.subject == subject else { throw BackchannelError.stepUpFailed }
             return passkey

@@ -24,9 +24,14 @@ public struct JourneyCourier: Sendable {
         case code
         /// The note that an account already holds it (sign-up).
         case accountExists
-        /// Nothing: the bounds are spent all the same.
+        /// Nothing reaches anybody: the bounds are spent and the message is written all the same,
+        /// but already expired, so it ends `expired` at its claim and is never sent (its purpose
+        /// ends in ``unheldSuffix``).
         case nothing
     }
+
+    /// What ends the purpose of a message written for an identifier nobody holds (never sent).
+    public static let unheldSuffix = ".unheld"
 
     public let codes: OneTimeCodes
     private let outbox: any CourierOutbox
@@ -95,28 +100,28 @@ public struct JourneyCourier: Sendable {
             return .throttled(retryAfter)
         }
         let name = tenantName(tenantID) ?? tenantID
-        let overrides = content == .nothing ? [:] : (try? await wording(tenantID)) ?? [:]
+        let overrides = (try? await wording(tenantID)) ?? [:]
         let message: CourierTemplates.Mail
         switch content {
-        case .nothing:
-            // A code is issued all the same (nobody gets it; it can sign nobody in: no account
-            // holds the identifier), so the work, and the time, resembles a real sending's.
-            _ = try await codes.issue(tenantID: tenantID, purpose: purpose, identifier: identifier)
-            return .queued
         case .accountExists:
             message = CourierTemplates.accountExists(
                 tenantName: name, channel: channel, locale: locale, overrides: overrides)
-        case .code:
+        case .code, .nothing:
+            // For nobody (no account holds the identifier) a code is issued and its message
+            // written all the same, so the work, and the time, is a real sending's; the code
+            // signs nobody in, and the message is written expired: it is never sent.
             let code = try await codes.issue(tenantID: tenantID, purpose: purpose, identifier: identifier)
             message = CourierTemplates.code(
                 code, purpose: purpose, tenantName: name, channel: channel, locale: locale, overrides: overrides)
         }
         let now = clock.now()
+        let unheld = content == .nothing
         try await outbox.enqueue(
             CourierMessage(
                 tenantID: tenantID, id: "cm_" + Base64URL.random(byteCount: 16), channel: channel,
-                purpose: purpose.rawValue, to: identifier, subject: message.subject, text: message.text,
-                createdAt: now, expiresAt: now.addingTimeInterval(Double(codes.policy.lifetime.components.seconds))))
+                purpose: purpose.rawValue + (unheld ? Self.unheldSuffix : ""), to: identifier,
+                subject: message.subject, text: message.text, createdAt: now,
+                expiresAt: unheld ? now : now.addingTimeInterval(Double(codes.policy.lifetime.components.seconds))))
         return .queued
     }
 }
