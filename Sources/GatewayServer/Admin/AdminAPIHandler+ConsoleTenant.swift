@@ -82,7 +82,8 @@ extension AdminAPIHandler {
                     entry.bindings.filter { $0.tenantID == tenantID }.map { (entry.operator.name, $0) }
                 }
             }
-            let body = try ConsoleTenantPage.body(texts, sections, notice: notice)
+            var body = try ConsoleTenantPage.body(texts, sections, notice: notice)
+            if allowed(AdminPermission(.read, .user)) { body += ConsoleUserPage.findForm(texts, tenantID: tenantID) }
             return .page(signedIn.page(texts, title: "\(texts[.tenant]) \(tenantID)", section: nil, body: body))
         } catch let error as AdminError {
             let html = ConsolePage.message(

@@ -98,7 +98,7 @@ struct ConsoleTexts: Sendable {
         case useInstead, actionWithdraw, consequenceWithdraw, timeZone, save, moreTenants, perMinute, errorShare
         case latencyP95, backlog, pushBacklog, byProvider, secretKept, saveConfiguration, tenantChangedBy
         case noDifference, editConfiguration, notSaved, grants, courier, noCourierMessages, channel, purpose, recipient
-        case lastError
+        case lastError, findUser, username, open, passkeys, noPasskeys, created, lastUsed, synced, removePasskey
         case refusedPermission, refusedNoTenant, refusedNotFound, refusedOther
         case callbackDenied, callbackError, callbackNotStarted, callbackNoCode, callbackCodeUsed
 
@@ -245,6 +245,15 @@ struct ConsoleTexts: Sendable {
             case .host: "Host"
             case .appIDs: "App ids"
             case .androidApps: "Android apps"
+            case .findUser: "Find a user"
+            case .username: "Username"
+            case .open: "Open"
+            case .passkeys: "Passkeys"
+            case .noPasskeys: "This user holds no passkey."
+            case .created: "Made"
+            case .lastUsed: "Last used"
+            case .synced: "Synced"
+            case .removePasskey: "Remove the passkey"
             case .roleBindings: "Role bindings"
             case .role: "Role"
             case .miniApps: "Mini apps"
@@ -334,7 +343,9 @@ struct ConsoleTexts: Sendable {
         "channel": "チャネル", "purpose": "用途", "recipient": "宛先", "lastError": "直近のエラー",
         "confidential": "コンフィデンシャル", "publicClient": "パブリック", "signingKeys": "署名鍵", "nextStep": "次の段階",
         "nextStepAt": "%2 に %1", "rotateHint": "署名中: ローテーションで置き換え", "linkDomains": "リンクドメイン",
-        "host": "ホスト", "appIDs": "アプリ ID", "androidApps": "Android アプリ", "roleBindings": "ロールの割り当て", "role": "ロール", "miniApps": "ミニアプリ",
+        "host": "ホスト", "appIDs": "アプリ ID", "androidApps": "Android アプリ", "findUser": "ユーザーを探す", "username": "ユーザー名", "open": "開く",
+        "passkeys": "パスキー", "noPasskeys": "このユーザーはパスキーを持っていません。", "created": "作成",
+        "lastUsed": "最終使用", "synced": "同期", "removePasskey": "パスキーを削除", "roleBindings": "ロールの割り当て", "role": "ロール", "miniApps": "ミニアプリ",
         "sequence": "シーケンス", "address": "アドレス", "requestID": "リクエスト ID",
         "recordBroken": "この記録はチェーン内で整合していません: %1。監査ログが改ざんされています。docs/operators.md を参照してください。",
         "recordHolds": "この記録はチェーン %1 で整合しています: 内容が封印と一致し、前後の記録とつながっています。",

@@ -54,6 +54,7 @@ public enum BackchannelTrail {
             outcome: AuditOutcome(status: 403, code: "step_up_failed"),
             note: AuditNote(
                 action: "passkey.refused",
-                summary: "a passkey's sign counter went back (\(stored) to \(received)) at a sign-in approval: refused as a possible clone"))
+                summary: "a passkey's sign counter went back (\(stored) to \(received)) at a sign-in approval: "
+                    + "refused as a possible clone"))
     }
 }
