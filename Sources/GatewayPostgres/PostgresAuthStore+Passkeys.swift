@@ -24,34 +24,51 @@ extension PostgresAuthStore {
     }
 
     public func addPasskey(_ passkey: StoredPasskey, trail: AuditDraft?) async throws {
+        try await database.transaction { connection in try await Self.insert(passkey, trail: trail, on: connection) }
+    }
+
+    public func addUser(
+        _ user: LocalUser, holding passkey: StoredPasskey, userTrail: (@Sendable (LocalUser) -> AuditDraft)?,
+        passkeyTrail: AuditDraft?
+    ) async throws {
+        let totp = try sealedTOTP(user)
+        let now = StoreClock.milliseconds(Date())
+        try await database.transaction { connection in
+            try await Self.insert(user, sealedTOTP: totp, at: now, trail: userTrail, on: connection)
+            try await Self.insert(passkey, trail: passkeyTrail, on: connection)
+        }
+    }
+
+    /// Inserts a passkey (and its audit record) on the caller's transaction, within the bound.
+    private static func insert(_ passkey: StoredPasskey, trail: AuditDraft?, on connection: PostgresConnection)
+        async throws
+    {
         let credentialID = Base64URL.encode(passkey.credentialID)
         let publicKey = Base64URL.encode(passkey.publicKey)
         let aaguid = Base64URL.encode(passkey.aaguid)
         let transports = passkey.transports.joined(separator: ",")
         let signCount = Int64(passkey.signCount)
         let createdAt = StoreClock.milliseconds(passkey.createdAt)
-        try await database.transaction { connection in
-            // One writer per user: the bound counts what the others added.
-            let lock = "gateway-passkeys:\(passkey.tenantID):\(passkey.subject)"
-            _ = try await connection.execute("SELECT pg_advisory_xact_lock(hashtext(\(lock)))")
-            let held: Int64 =
-                try await connection.first(
-                    "SELECT count(*) FROM auth_passkeys WHERE tenant_id = \(passkey.tenantID) AND subject = \(passkey.subject)",
-                    as: Int64.self) ?? 0
-            guard held < Int64(StoredPasskey.maximumPerUser) else {
-                throw AuthStoreError.invalid("a user holds \(StoredPasskey.maximumPerUser) passkeys at most")
-            }
-            let inserted = try await connection.execute(
-                """
-                INSERT INTO auth_passkeys (\(unescaped: Self.passkeyColumns))
-                VALUES (\(passkey.tenantID), \(credentialID), \(passkey.subject), \(publicKey), \(passkey.algorithm),
-                    \(signCount), \(passkey.backupEligible), \(passkey.backedUp), \(aaguid), \(transports),
-                    \(passkey.name), \(createdAt), NULL)
-                ON CONFLICT DO NOTHING RETURNING 1
-                """)
-            if inserted == 0 { throw AuthStoreError.alreadyExists("passkey") }
-            if let trail { _ = try await PostgresAuditTrail.append(trail, on: connection) }
+        // One writer per user: the bound counts what the others added.
+        let lock = "gateway-passkeys:\(passkey.tenantID):\(passkey.subject)"
+        _ = try await connection.execute("SELECT pg_advisory_xact_lock(hashtext(\(lock)))")
+        let held: Int64 =
+            try await connection.first(
+                "SELECT count(*) FROM auth_passkeys WHERE tenant_id = \(passkey.tenantID) AND subject = \(passkey.subject)",
+                as: Int64.self) ?? 0
+        guard held < Int64(StoredPasskey.maximumPerUser) else {
+            throw AuthStoreError.invalid("a user holds \(StoredPasskey.maximumPerUser) passkeys at most")
         }
+        let inserted = try await connection.execute(
+            """
+            INSERT INTO auth_passkeys (\(unescaped: passkeyColumns))
+            VALUES (\(passkey.tenantID), \(credentialID), \(passkey.subject), \(publicKey), \(passkey.algorithm),
+                \(signCount), \(passkey.backupEligible), \(passkey.backedUp), \(aaguid), \(transports),
+                \(passkey.name), \(createdAt), NULL)
+            ON CONFLICT DO NOTHING RETURNING 1
+            """)
+        if inserted == 0 { throw AuthStoreError.alreadyExists("passkey") }
+        if let trail { _ = try await PostgresAuditTrail.append(trail, on: connection) }
     }
 
     public func passkey(tenantID: String, credentialID: [UInt8]) async throws -> StoredPasskey? {

@@ -197,7 +197,7 @@ public final class PostgresAuthStore: AuthStore {
         return user
     }
 
-    private func sealedTOTP(_ user: LocalUser) throws -> String? {
+    func sealedTOTP(_ user: LocalUser) throws -> String? {
         try user.totpSecret.map {
             try database.sealer.seal(
                 $0.plaintext, context: LocalUser.totpSealingContext(tenantID: user.tenantID, subject: user.subject))
@@ -253,27 +253,36 @@ public final class PostgresAuthStore: AuthStore {
         let now = StoreClock.milliseconds(Date())
         try await database.transaction { connection in
             for (user, totp) in rows {
-                let inserted = try await connection.execute("""
-                    INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, phone, picture, disabled, totp_secret_sealed, created_at_ms, revision, verified)
-                    VALUES (\(user.tenantID), \(user.username), \(user.subject), \(user.passwordHash), \(user.name), \(user.email), \(user.phone), \(user.picture),
-                            \(user.disabled), \(totp), \(now), 1, \(user.verifiedBits))
-                    ON CONFLICT DO NOTHING RETURNING 1
-                    """)
-                guard inserted == 0 else {
-                    var stored = user
-                    stored.revision = 1
-                    if let trail { _ = try await PostgresAuditTrail.append(trail(stored), on: connection) }
-                    continue
-                }
-                // Either unique key: (tenant, username) or (tenant, subject).
-                let usernameTaken =
-                    try await connection.first(
-                        "SELECT 1 FROM auth_users WHERE tenant_id = \(user.tenantID) AND username = \(user.username)",
-                        as: Int32.self) != nil
-                throw AuthStoreError.alreadyExists(
-                    usernameTaken ? "user \(user.username)" : "user with subject \(user.subject)")
+                try await Self.insert(user, sealedTOTP: totp, at: now, trail: trail, on: connection)
             }
         }
+    }
+
+    /// Inserts a new user (and its audit record) on the caller's transaction; `alreadyExists`
+    /// for a taken username or subject.
+    static func insert(
+        _ user: LocalUser, sealedTOTP totp: String?, at now: Int64, trail: (@Sendable (LocalUser) -> AuditDraft)?,
+        on connection: PostgresConnection
+    ) async throws {
+        let inserted = try await connection.execute("""
+            INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, phone, picture, disabled, totp_secret_sealed, created_at_ms, revision, verified)
+            VALUES (\(user.tenantID), \(user.username), \(user.subject), \(user.passwordHash), \(user.name), \(user.email), \(user.phone), \(user.picture),
+                    \(user.disabled), \(totp), \(now), 1, \(user.verifiedBits))
+            ON CONFLICT DO NOTHING RETURNING 1
+            """)
+        guard inserted == 0 else {
+            var stored = user
+            stored.revision = 1
+            if let trail { _ = try await PostgresAuditTrail.append(trail(stored), on: connection) }
+            return
+        }
+        // Either unique key: (tenant, username) or (tenant, subject).
+        let usernameTaken =
+            try await connection.first(
+                "SELECT 1 FROM auth_users WHERE tenant_id = \(user.tenantID) AND username = \(user.username)",
+                as: Int32.self) != nil
+        throw AuthStoreError.alreadyExists(
+            usernameTaken ? "user \(user.username)" : "user with subject \(user.subject)")
     }
 
     public func writeUser(

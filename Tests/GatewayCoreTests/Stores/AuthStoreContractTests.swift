@@ -856,4 +856,39 @@ extension AuthStoreContractTests {
         }
         #expect(try await other.passkeys(tenantID: "acme", subject: "carol").count == StoredPasskey.maximumPerUser)
     }
+
+    @Test("a sign-up without a password: the account and its passkey in one transaction, or neither",
+          arguments: StoreBackend.available)
+    func anAccountWithItsPasskeyIsOneWrite(backend: StoreBackend) async throws {
+        let database = try await TestDatabase.make(backend)
+        defer { database.remove() }
+        let auth = database.stores.auth
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let userTrail: @Sendable (LocalUser) -> AuditDraft = { Self.trail(.create, $0.username, at: now) }
+        let dana = LocalUser(tenantID: "acme", username: "dana", subject: "dana", passwordHash: "!")
+        try await auth.addUser(
+            dana, holding: Self.passkey(7, subject: "dana", at: now), userTrail: userTrail,
+            passkeyTrail: Self.trail(.create, "dana", at: now))
+        let other = try await database.another().auth
+        #expect(try await other.user(tenantID: "acme", username: "dana")?.subject == "dana")
+        #expect(try await other.passkeys(tenantID: "acme", subject: "dana").map(\.name) == ["Phone 7"])
+
+        // The credential ID is taken: the account is not written either, nor any record.
+        let erin = LocalUser(tenantID: "acme", username: "erin", subject: "erin", passwordHash: "!")
+        await #expect(throws: AuthStoreError.alreadyExists("passkey")) {
+            try await auth.addUser(
+                erin, holding: Self.passkey(7, subject: "erin", at: now), userTrail: userTrail,
+                passkeyTrail: Self.trail(.create, "erin", at: now))
+        }
+        #expect(try await other.user(tenantID: "acme", username: "erin") == nil)
+        // The username is taken: the passkey is not written.
+        await #expect(throws: AuthStoreError.alreadyExists("user dana")) {
+            try await auth.addUser(
+                LocalUser(tenantID: "acme", username: "dana", subject: "dana-2", passwordHash: "!"),
+                holding: Self.passkey(8, subject: "dana-2", at: now), userTrail: userTrail, passkeyTrail: nil)
+        }
+        #expect(try await other.passkey(tenantID: "acme", credentialID: [8, 0xFF, 0x00, 8]) == nil)
+        let records = try await database.stores.audit.records(matching: AuditQuery(limit: 10)).items
+        #expect(records.count == 2, "\(records.map(\.resource.id))")
+    }
 }

@@ -152,10 +152,16 @@ extension JourneyEngine {
                 tenantID: journey.tenantID, username: pending.username, subject: passkey.subject, name: pending.name,
                 email: pending.email, phone: pending.phone, passwordHash: IdentityLinker.noPassword)
             (created.emailVerified, created.phoneVerified) = (pending.verified.contains(.email), pending.verified.contains(.phone))
-            guard try await create(created, journey: journey, address: address) else {
+            // The account and its only way in, in one transaction: never one without the other.
+            do {
+                try await passkeys.store.addUser(
+                    created, holding: passkey, userTrail: signUpTrail(journey, address: address),
+                    passkeyTrail: passkeyTrail(created, journey: journey, address: address))
+            } catch AuthStoreError.alreadyExists {
                 return .refused(try currentScreen(of: journey, settings: settings).with([JourneyScreen.Message(key: "journey.error.taken")]))
             }
-            (user, journey.amr) = (created, passkey.amr)
+            journey.amr = passkey.amr
+            return try await finish(journey, user: created, onHostedPage: onHostedPage)
         } else if let signedIn = journey.signedInSubject,
             let found = try await auth.users.user(tenantID: journey.tenantID, subject: signedIn), !found.disabled
         {
@@ -165,8 +171,7 @@ extension JourneyEngine {
         }
         do {
             try await passkeys.keep(passkey, trail: passkeyTrail(user, journey: journey, address: address))
-        } catch let error as PasskeyCeremonyError {
-            guard !journey.awaitsPasskey else { throw error }
+        } catch is PasskeyCeremonyError {
             return try await refusePasskey(&journey, settings: settings)
         }
         return try await finish(journey, user: user, onHostedPage: onHostedPage)

@@ -412,19 +412,23 @@ public struct JourneyEngine: Sendable {
     /// Writes a signed-up user with its audit record (the user as actor); false when the
     /// username is taken meanwhile.
     func create(_ user: LocalUser, journey: Journey, address: String?) async throws -> Bool {
-        let now = clock.now()
-        let clientID = journey.clientID
         do {
-            try await auth.users.addUsers([user]) { stored in
-                var draft = UserTrail.draft(
-                    nil, stored, actor: .user(stored, method: "sign-up", clientID: clientID, address: address),
-                    requestID: nil, verb: .create, time: now, outcome: .created)
-                draft.note = AuditNote(action: "sign-up", summary: "signed up through \(clientID)")
-                return draft
-            }
+            try await auth.users.addUsers([user], trail: signUpTrail(journey, address: address))
             return true
         } catch AuthStoreError.alreadyExists {
             return false
+        }
+    }
+
+    /// The audit record of a sign-up through `journey`, the new user as actor.
+    func signUpTrail(_ journey: Journey, address: String?) -> @Sendable (LocalUser) -> AuditDraft {
+        let (now, clientID) = (clock.now(), journey.clientID)
+        return { stored in
+            var draft = UserTrail.draft(
+                nil, stored, actor: .user(stored, method: "sign-up", clientID: clientID, address: address),
+                requestID: nil, verb: .create, time: now, outcome: .created)
+            draft.note = AuditNote(action: "sign-up", summary: "signed up through \(clientID)")
+            return draft
         }
     }
 

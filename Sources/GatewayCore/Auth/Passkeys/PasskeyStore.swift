@@ -8,6 +8,14 @@ public protocol PasskeyStore: Sendable {
     /// tenant already (to anyone), `invalid` when the user holds
     /// ``StoredPasskey/maximumPerUser`` passkeys.
     func addPasskey(_ passkey: StoredPasskey, trail: AuditDraft?) async throws
+    /// Writes a new account `user` and its first passkey in one transaction (a sign-up without
+    /// a password: the account never exists without its way in), each with its audit record.
+    /// Throws `alreadyExists` for a taken username, subject or credential ID; nothing is
+    /// written then.
+    func addUser(
+        _ user: LocalUser, holding passkey: StoredPasskey, userTrail: (@Sendable (LocalUser) -> AuditDraft)?,
+        passkeyTrail: AuditDraft?
+    ) async throws
     /// The passkey with `credentialID` in `tenantID`.
     func passkey(tenantID: String, credentialID: [UInt8]) async throws -> StoredPasskey?
     /// `subject`'s passkeys, oldest first.

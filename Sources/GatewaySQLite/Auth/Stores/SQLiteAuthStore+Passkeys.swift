@@ -21,29 +21,44 @@ extension SQLiteAuthStore {
     }
 
     public func addPasskey(_ passkey: StoredPasskey, trail: AuditDraft?) async throws {
+        try await pool.write { db in try Self.insert(passkey, trail: trail, in: db) }
+    }
+
+    public func addUser(
+        _ user: LocalUser, holding passkey: StoredPasskey, userTrail: (@Sendable (LocalUser) -> AuditDraft)?,
+        passkeyTrail: AuditDraft?
+    ) async throws {
+        let totp = try sealedTOTP(user)
+        let now = StoreClock.milliseconds(Date())
         try await pool.write { db in
-            let held =
-                try Int.fetchOne(
-                    db, sql: "SELECT count(*) FROM auth_passkeys WHERE tenant_id = ? AND subject = ?",
-                    arguments: [passkey.tenantID, passkey.subject]) ?? 0
-            guard held < StoredPasskey.maximumPerUser else {
-                throw AuthStoreError.invalid("a user holds \(StoredPasskey.maximumPerUser) passkeys at most")
-            }
-            try db.execute(
-                sql: """
-                    INSERT INTO auth_passkeys (tenant_id, credential_id, subject, public_key, algorithm, sign_count,
-                        backup_eligible, backed_up, aaguid, transports, name, created_at_ms, last_used_at_ms)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL) ON CONFLICT DO NOTHING
-                    """,
-                arguments: [
-                    passkey.tenantID, Base64URL.encode(passkey.credentialID), passkey.subject,
-                    Base64URL.encode(passkey.publicKey), passkey.algorithm, Int64(passkey.signCount),
-                    passkey.backupEligible, passkey.backedUp, Base64URL.encode(passkey.aaguid),
-                    passkey.transports.joined(separator: ","), passkey.name, StoreClock.milliseconds(passkey.createdAt),
-                ])
-            guard db.changesCount == 1 else { throw AuthStoreError.alreadyExists("passkey") }
-            if let trail { _ = try SQLiteAuditTrail.append(trail, in: db) }
+            try Self.insert(user, sealedTOTP: totp, at: now, trail: userTrail, in: db)
+            try Self.insert(passkey, trail: passkeyTrail, in: db)
         }
+    }
+
+    /// Inserts a passkey (and its audit record) on the caller's transaction, within the bound.
+    private static func insert(_ passkey: StoredPasskey, trail: AuditDraft?, in db: Database) throws {
+        let held =
+            try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM auth_passkeys WHERE tenant_id = ? AND subject = ?",
+                arguments: [passkey.tenantID, passkey.subject]) ?? 0
+        guard held < StoredPasskey.maximumPerUser else {
+            throw AuthStoreError.invalid("a user holds \(StoredPasskey.maximumPerUser) passkeys at most")
+        }
+        try db.execute(
+            sql: """
+                INSERT INTO auth_passkeys (tenant_id, credential_id, subject, public_key, algorithm, sign_count,
+                    backup_eligible, backed_up, aaguid, transports, name, created_at_ms, last_used_at_ms)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL) ON CONFLICT DO NOTHING
+                """,
+            arguments: [
+                passkey.tenantID, Base64URL.encode(passkey.credentialID), passkey.subject,
+                Base64URL.encode(passkey.publicKey), passkey.algorithm, Int64(passkey.signCount),
+                passkey.backupEligible, passkey.backedUp, Base64URL.encode(passkey.aaguid),
+                passkey.transports.joined(separator: ","), passkey.name, StoreClock.milliseconds(passkey.createdAt),
+            ])
+        guard db.changesCount == 1 else { throw AuthStoreError.alreadyExists("passkey") }
+        if let trail { _ = try SQLiteAuditTrail.append(trail, in: db) }
     }
 
     public func passkey(tenantID: String, credentialID: [UInt8]) async throws -> StoredPasskey? {

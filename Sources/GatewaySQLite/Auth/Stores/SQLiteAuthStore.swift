@@ -291,32 +291,39 @@ public final class SQLiteAuthStore: AuthStore {
         let rows = try users.map { ($0, try sealedTOTP($0)) }
         let now = StoreClock.milliseconds(Date())
         try await pool.write { db in
-            for (user, totp) in rows {
-                if try Bool.fetchOne(
-                    db, sql: "SELECT 1 FROM auth_users WHERE tenant_id = ? AND username = ?",
-                    arguments: [user.tenantID, user.username]) == true
-                {
-                    throw AuthStoreError.alreadyExists("user \(user.username)")
-                }
-                do {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, phone, picture, disabled, totp_secret_sealed, created_at_ms, revision, verified)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)
-                            """,
-                        arguments: [
-                            user.tenantID, user.username, user.subject, user.passwordHash, user.name, user.email, user.phone,
-                            user.picture, user.disabled, totp, now, user.verifiedBits,
-                        ])
-                } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-                    // The other unique key: (tenant, subject).
-                    throw AuthStoreError.alreadyExists("user with subject \(user.subject)")
-                }
-                var stored = user
-                stored.revision = 1
-                if let trail { _ = try SQLiteAuditTrail.append(trail(stored), in: db) }
-            }
+            for (user, totp) in rows { try Self.insert(user, sealedTOTP: totp, at: now, trail: trail, in: db) }
         }
+    }
+
+    /// Inserts a new user (and its audit record) on the caller's transaction; `alreadyExists`
+    /// for a taken username or subject.
+    static func insert(
+        _ user: LocalUser, sealedTOTP totp: String?, at now: Int64, trail: (@Sendable (LocalUser) -> AuditDraft)?,
+        in db: Database
+    ) throws {
+        if try Bool.fetchOne(
+            db, sql: "SELECT 1 FROM auth_users WHERE tenant_id = ? AND username = ?",
+            arguments: [user.tenantID, user.username]) == true
+        {
+            throw AuthStoreError.alreadyExists("user \(user.username)")
+        }
+        do {
+            try db.execute(
+                sql: """
+                    INSERT INTO auth_users (tenant_id, username, subject, password_hash, name, email, phone, picture, disabled, totp_secret_sealed, created_at_ms, revision, verified)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)
+                    """,
+                arguments: [
+                    user.tenantID, user.username, user.subject, user.passwordHash, user.name, user.email, user.phone,
+                    user.picture, user.disabled, totp, now, user.verifiedBits,
+                ])
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            // The other unique key: (tenant, subject).
+            throw AuthStoreError.alreadyExists("user with subject \(user.subject)")
+        }
+        var stored = user
+        stored.revision = 1
+        if let trail { _ = try SQLiteAuditTrail.append(trail(stored), in: db) }
     }
 
     public func writeUser(
