@@ -2,6 +2,7 @@
 """A native-style passkey client written from docs/passkeys.md (not from the gateway's code).
 
 Usage: passkey_client.py BASE TENANT CLIENT_ID REDIRECT_URI RP_ID ANDROID_ORIGIN [CIBA_CLIENT CIBA_SECRET]
+       passkey_client.py --step-up BASE TENANT CLIENT_ID REDIRECT_URI RP_ID
 
 The authenticator is software, built from the `fido2` package's WebAuthn structures (CBOR,
 COSE, authenticator data, attestation `none`) and a P-256 key from `cryptography`: it answers
@@ -16,6 +17,11 @@ the phone then approves a TV's sign-in request whose `acr_values` ask for a pass
 approval is refused, the passkey options are fetched, the assertion approves it, the TV's ID
 token says `acr` passkey and `amr` `hwk user`, and the same assertion again is refused. Prints
 one "ok <step>" line per step; exits non-zero on the first failure.
+
+With --step-up, the tenant's factors are the password and passkeys: the client signs up with a
+password and makes the passkey it is offered, then signs in with `acrValues` asking the passkey
+class: after the password the `passkey` screen asks for that passkey, and the ID token says
+`acr` passkey and `amr` `pwd hwk user`.
 """
 import base64
 import hashlib
@@ -87,13 +93,13 @@ class Client:
         self.issuer = f"{base}/t/{tenant}"
         self.client_id, self.redirect_uri = client_id, redirect_uri
 
-    def start(self, kind):
+    def start(self, kind, **extra):
         self.verifier = secrets.token_urlsafe(48)
         challenge = base64.urlsafe_b64encode(hashlib.sha256(self.verifier.encode()).digest()).rstrip(b"=").decode()
         self.nonce = "n-" + secrets.token_urlsafe(8)
         answer = requests.post(f"{self.issuer}/v1/journeys", json={
             "kind": kind, "clientId": self.client_id, "codeChallenge": challenge, "codeChallengeMethod": "S256",
-            "scope": "openid profile", "nonce": self.nonce, "redirectUri": self.redirect_uri}, timeout=30)
+            "scope": "openid profile", "nonce": self.nonce, "redirectUri": self.redirect_uri, **extra}, timeout=30)
         assert answer.status_code == 201, (answer.status_code, answer.text)
         return answer.json()
 
@@ -169,7 +175,40 @@ def passkey_field(screen):
     return fields[0]
 
 
+def step_up(base, tenant, client_id, redirect_uri, rp_id):
+    client = Client(base, tenant, client_id, redirect_uri)
+    passkey = SoftwarePasskey()
+    username, password = "lee-" + secrets.token_hex(3), "a passphrase long enough " + secrets.token_hex(4)
+
+    journey = client.start("sign-up")
+    status, journey = client.step(journey, {"username": username, "password": password})
+    assert status == 200 and journey["screen"]["name"] == "create-passkey", (status, journey)
+    assert "skip" in {a["name"] for a in journey["screen"]["actions"]}, "offered, skippable after a password"
+    field = passkey_field(journey["screen"])
+    status, body = client.step(journey, {field["name"]: passkey.create(field["options"], origin=f"https://{rp_id}")})
+    assert status == 200 and "authorizationCode" in body, (status, body)
+    client.redeem(body["authorizationCode"])
+    print("ok password-sign-up-with-passkey")
+
+    journey = client.start("sign-in", acrValues=PASSKEY_ACR)
+    status, journey = client.step(journey, {"identifier": username})
+    assert status == 200 and journey["screen"]["name"] == "password", (status, journey)
+    status, journey = client.step(journey, {"password": password})
+    assert status == 200 and journey["screen"]["name"] == "passkey", (status, journey)
+    field = passkey_field(journey["screen"])
+    assert field["required"] and [c["id"] for c in field["options"]["allowCredentials"]] == [
+        websafe_encode(passkey.credential_id)], field
+    status, body = client.step(journey, {field["name"]: passkey.get(field["options"], origin=f"https://{rp_id}")})
+    assert status == 200 and "authorizationCode" in body, (status, body)
+    claims = client.redeem(body["authorizationCode"])
+    assert claims["acr"] == PASSKEY_ACR and claims["amr"] == ["pwd", "hwk", "user"], claims
+    print("ok passkey-step-up")
+
+
 def main():
+    if sys.argv[1] == "--step-up":
+        step_up(*sys.argv[2:7])
+        return
     base, tenant, client_id, redirect_uri, rp_id, android_origin = sys.argv[1:7]
     ciba = sys.argv[7:9]
     client = Client(base, tenant, client_id, redirect_uri)

@@ -49,4 +49,31 @@ struct JourneyPasskeyEndpointTests {
             #expect(passkeys.count == 1 && passkeys.first?.signCount == 4 && passkeys.first?.lastUsedAt != nil)
         }
     }
+
+    @Test(
+        "the same client steps up: a password sign-up makes the offered passkey; acr_values for the passkey class ask for it after the password",
+        .enabled(
+            if: PythonScript.canImport("requests") && PythonScript.canImport("fido2"),
+            "python3 with requests and fido2 is not installed (make test installs them)"))
+    func nativeClientStepsUp() async throws {
+        try await GatewayHarness.withGateway { harness, client, port in
+            var kit = OAuthTestKit(harness: harness, client: client, port: port)
+            kit.clientID = "passkey-" + UUID().uuidString.prefix(6).lowercased()
+            try await kit.useTenant(
+                journeys: JourneySettings(signUp: true, identifiers: [.username], factors: [.password, .passkey]),
+                passkeys: PasskeySettings(rpId: "login.acme.example"))
+            try await kit.setUp()
+            let (status, output) = try await PythonScript.run(
+                "passkey_client.py",
+                ["--step-up", kit.base, kit.tenant, kit.clientID, kit.redirectURI, "login.acme.example"])
+            #expect(status == 0, "\(output)")
+            for step in ["ok password-sign-up-with-passkey", "ok passkey-step-up"] {
+                #expect(output.contains(step), "\(step) missing: \(output)")
+            }
+            let records = try await harness.bootstrap.stores.audit.records(
+                matching: AuditQuery(chain: kit.tenant, resourceType: .user, limit: 50)
+            ).items
+            #expect(records.contains { $0.note?.action == "passkey.step-up" }, "\(records.map(\.note))")
+        }
+    }
 }
