@@ -17,10 +17,7 @@ public final class PostgresTenantDomainStore: TenantDomainStore {
         trail: (@Sendable (TenantDomain?, TenantDomain) -> AuditDraft)?
     ) async throws -> TenantDomain {
         let name = try TenantDomainError.host(host)
-        for id in appIDs { try TenantDomainError.check(appID: id) }
-        let apps = try androidApps.map { app throws(TenantDomainError) in
-            try AndroidApp.checked(packageName: app.packageName, fingerprints: app.sha256CertFingerprints)
-        }
+        let apps = try TenantDomainError.checked(appIDs: appIDs, androidApps: androidApps)
         let now = StoreClock.now()
         return try await database.transaction { connection in
             // Serialize adds of one host: the row lock when it exists, the primary key when two create it.

@@ -42,10 +42,7 @@ extension AdminService {
                 throw AdminError.invalidLinkDomain(
                     "give at least one app: appIDs (TEAMID.bundle.id) or androidApps (packageName and fingerprints)")
             }
-            for id in appIDs { try TenantDomainError.check(appID: id) }
-            let apps = try androidApps.map { app throws(TenantDomainError) in
-                try AndroidApp.checked(packageName: app.packageName, fingerprints: app.sha256CertFingerprints)
-            }
+            let apps = try TenantDomainError.checked(appIDs: appIDs, androidApps: androidApps)
             let (actor, requestID, now) = (call.actor, call.requestID, clock.now())
             return try await domains.add(host: name, tenantID: tenantID, appIDs: appIDs, androidApps: apps) { old, new in
                 LinkDomainTrail.draft(old, new, actor: actor, requestID: requestID, time: now)

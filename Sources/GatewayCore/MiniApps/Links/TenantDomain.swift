@@ -96,6 +96,15 @@ public enum TenantDomainError: Error, Sendable, Equatable, CustomStringConvertib
         return lower
     }
 
+    /// The apps a domain add names, checked: each app id (``check(appID:)``) and each Android
+    /// app, answered canonical (``AndroidApp/checked(packageName:fingerprints:)``).
+    public static func checked(appIDs: [String], androidApps: [AndroidApp]) throws(TenantDomainError) -> [AndroidApp] {
+        for id in appIDs { try check(appID: id) }
+        return try androidApps.map { app throws(TenantDomainError) in
+            try AndroidApp.checked(packageName: app.packageName, fingerprints: app.sha256CertFingerprints)
+        }
+    }
+
     /// Throws unless `appID` is `TEAMID.bundle` (TEAMID: 10 of A-Z 0-9; bundle: letters, digits, `.`, `-`).
     public static func check(appID: String) throws(TenantDomainError) {
         let parts = appID.split(separator: ".", maxSplits: 1)

@@ -17,10 +17,7 @@ public final class SQLiteTenantDomainStore: TenantDomainStore {
         trail: (@Sendable (TenantDomain?, TenantDomain) -> AuditDraft)?
     ) async throws -> TenantDomain {
         let name = try TenantDomainError.host(host)
-        for id in appIDs { try TenantDomainError.check(appID: id) }
-        let apps = try androidApps.map { app throws(TenantDomainError) in
-            try AndroidApp.checked(packageName: app.packageName, fingerprints: app.sha256CertFingerprints)
-        }
+        let apps = try TenantDomainError.checked(appIDs: appIDs, androidApps: androidApps)
         let now = StoreClock.now()
         return try await pool.write { db in
             let old = try Self.fetch(db, host: name)
