@@ -75,14 +75,14 @@ extension AdminAPIHandler {
             switch error {
             case .forbidden:
                 return .forbidden(
-                .init(
-                    headers: .init(cacheControl: headers.0, contentSecurityPolicy: headers.1),
-                    body: .textHtmlCharsetUtf8(.init(html))))
+                    .init(
+                        headers: .init(cacheControl: headers.0, contentSecurityPolicy: headers.1),
+                        body: .textHtmlCharsetUtf8(.init(html))))
             case .tenantNotFound, .userNotFound, .passkeyNotFound:
                 return .notFound(
-                .init(
-                    headers: .init(cacheControl: headers.0, contentSecurityPolicy: headers.1),
-                    body: .textHtmlCharsetUtf8(.init(html))))
+                    .init(
+                        headers: .init(cacheControl: headers.0, contentSecurityPolicy: headers.1),
+                        body: .textHtmlCharsetUtf8(.init(html))))
             default: throw error
             }
         }

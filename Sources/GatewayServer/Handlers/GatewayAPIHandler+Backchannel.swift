@@ -73,7 +73,7 @@ extension GatewayAPIHandler {
             }
         try await answerSignInRequest(
             input.path.id, approve: true, totp: step?.totp, password: step?.password,
-            passkey: step?.passkey.map(Self.signInRequestPasskey))
+            passkey: try step?.passkey.map(signInRequestPasskey))
         return .noContent(.init())
     }
 
@@ -88,23 +88,33 @@ extension GatewayAPIHandler {
         }
         let (options, expiresAt) = try await services.auth.beginBackchannelPasskey(
             tenantID: tenant.id, subject: principal.subject, id: input.path.id, ceremonies: ceremonies,
-            party: tenant.passkeys.relyingParty(issuer: services.issuerBase.issuer(tenantID: tenant.id)))
-        let json = try JSONDecoder().decode(OpenAPIObjectContainer.self, from: try JSONEncoder().encode(options))
+            party: relyingParty(of: tenant))
+        let json: OpenAPIObjectContainer = try Self.decode(Array(try JSONEncoder().encode(options)))
         return .ok(
             .init(
                 headers: .init(cacheControl: "no-store"),
                 body: .json(.init(options: .init(additionalProperties: json), expiresAt: expiresAt))))
     }
 
-    /// The approval's passkey credential as the relying party reads it; nil for an object that
-    /// is none (or longer than 8 KiB of JSON): refused as a wrong passkey is, 403 `step_up_failed`.
-    private static func signInRequestPasskey(
+    /// The approval's passkey member as the authorization server checks it: the credential
+    /// (nil for an object that is none, or longer than 8 KiB of JSON: refused as a wrong passkey
+    /// is, 403 `step_up_failed`) with the tenant's relying party.
+    private func signInRequestPasskey(
         _ given: Components.Schemas.SignInApproval.PasskeyPayload
-    ) -> AuthenticationResponseJSON? {
-        guard let json = try? JSONEncoder().encode(given.additionalProperties),
-            json.count <= JourneyEngine.maximumCredentialLength
-        else { return nil }
-        return try? JSONDecoder().decode(AuthenticationResponseJSON.self, from: json)
+    ) throws -> BackchannelPasskeyAnswer {
+        guard let ceremonies = services.passkeys else { throw BackchannelError.stepUpFailed }
+        let json = try? JSONEncoder().encode(given.additionalProperties)
+        let credential = json.flatMap {
+            $0.count <= JourneyEngine.maximumCredentialLength
+                ? try? JSONDecoder().decode(AuthenticationResponseJSON.self, from: $0) : nil
+        }
+        return BackchannelPasskeyAnswer(
+            credential: credential, ceremonies: ceremonies, party: relyingParty(of: try RequestScope.requireTenant()))
+    }
+
+    /// The tenant's WebAuthn relying party: its settings over its issuer.
+    func relyingParty(of tenant: Tenant) -> RelyingParty {
+        tenant.passkeys.relyingParty(issuer: services.issuerBase.issuer(tenantID: tenant.id))
     }
 
     func denySignInRequest(
@@ -114,26 +124,17 @@ extension GatewayAPIHandler {
         return .noContent(.init())
     }
 
-    /// Answers the sign-in request `id`; `passkey` is the approval's `passkey` member: nil when
-    /// absent, else the credential read from it (nil inside: no such credential).
     private func answerSignInRequest(
-        _ id: String, approve: Bool, totp: String?, password: String?, passkey: AuthenticationResponseJSON??
+        _ id: String, approve: Bool, totp: String?, password: String?, passkey: BackchannelPasskeyAnswer?
     ) async throws {
         try RequestValidation.opaqueID(id, "id")
         let principal = try RequestScope.requirePrincipal()
         let tenant = try RequestScope.requireTenant()
-        var proof: BackchannelPasskeyAnswer?
-        if let passkey {
-            guard let ceremonies = services.passkeys else { throw BackchannelError.stepUpFailed }
-            proof = BackchannelPasskeyAnswer(
-                credential: passkey, ceremonies: ceremonies,
-                party: tenant.passkeys.relyingParty(issuer: services.issuerBase.issuer(tenantID: tenant.id)))
-        }
         let (request, answer): (BackchannelRequest, BackchannelAnswer)
         do {
             (request, answer) = try await services.auth.answerBackchannel(
                 tenantID: tenant.id, subject: principal.subject, id: id, approve: approve,
-                authTime: principal.authTime, totp: totp, password: password, passkey: proof,
+                authTime: principal.authTime, totp: totp, password: password, passkey: passkey,
                 address: RequestScope.current?.clientAddress, settings: tenant.ciba)
         } catch BackchannelError.passkeyCounterWentBack(let stored, let received) {
             await record(

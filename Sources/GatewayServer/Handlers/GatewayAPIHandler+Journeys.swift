@@ -26,9 +26,7 @@ extension GatewayAPIHandler {
             codeChallenge: body.codeChallenge, codeChallengeMethod: body.codeChallengeMethod.rawValue,
             scope: body.scope, nonce: body.nonce, loginHint: body.loginHint, redirectURI: body.redirectUri,
             state: body.state, locale: texts.locale, acrValues: body.acrValues)
-        let party = JourneyParty(
-            tenant.passkeys.relyingParty(issuer: services.issuerBase.issuer(tenantID: tenant.id)),
-            name: tenant.displayName)
+        let party = JourneyParty(relyingParty(of: tenant), name: tenant.displayName)
         let (journey, screen) = try await services.journeys.start(
             request, tenantID: tenant.id, settings: tenant.journeys, party: party)
         return .created(
